@@ -1,0 +1,72 @@
+#pragma once
+/// @file A constant-memory HDR-style (log-linear) histogram of nanosecond values.
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+namespace rtscope {
+
+/// @brief Records non-negative nanosecond values from 0 to kMaxTrackableNs with a relative error of at
+/// most 2^-kSubBucketBits (< 0.4 %) per value, in constant memory, plus an exact count, min, max and sum.
+///
+/// Layout: values below 2·S (S = 2^kSubBucketBits) have one bucket per ns; above, each power-of-two
+/// range [2^k, 2^(k+1)) is split into S equal buckets. Values above kMaxTrackableNs are counted as
+/// overflows (they still enter count/min/max/sum exactly). Negative values are clamped to 0 in the
+/// buckets, but min() stays exact.
+///
+/// Optionally it also keeps exact 1 µs bins for [0, exactUsBins) µs (cyclictest's histogram, where a
+/// value v ns falls into bin floor(v / 1000)), so exports in cyclictest's `-h` format are exact rather
+/// than re-binned from log buckets.
+class Histogram {
+public:
+    static constexpr int kSubBucketBits = 8;
+    static constexpr int64_t kMaxTrackableNs = int64_t(1) << 35; ///< ~34.4 s
+
+    explicit Histogram(size_t exactUsBins = 0);
+
+    void record(int64_t ns) { recordN(ns, 1); }
+    void recordN(int64_t ns, uint64_t n);
+    void merge(const Histogram& other); ///< exact-µs bins merge up to the shorter length
+    void reset();                       ///< keeps the exact-µs size
+
+    uint64_t count() const { return m_count; }
+    uint64_t overflowCount() const { return m_overflow; } ///< values > kMaxTrackableNs
+    int64_t min() const;  ///< 0 when empty
+    int64_t max() const;  ///< 0 when empty
+    double mean() const;  ///< 0 when empty
+    long double sum() const { return m_sum; }
+
+    /// @brief The value below which @p percent % (0..100) of the recorded values fall, within the bucket
+    /// precision; p=100 returns max(), p=0 returns min(). 0 when empty.
+    int64_t percentile(double percent) const;
+
+    /// @brief Exact 1 µs bins, if enabled: bin i counts values in [i µs, i+1 µs).
+    size_t exactUsBinCount() const { return m_exactUs.size(); }
+    const std::vector<uint64_t>& exactUsBins() const { return m_exactUs; }
+    uint64_t exactUsOverflow() const { return m_exactUsOverflow; } ///< values >= exactUsBins µs
+
+    /// @brief Visits every non-empty bucket as [lowNs, highNs] inclusive with its count, in order.
+    template <class F> void forEachBucket(F&& f) const
+    {
+        for (size_t i = 0; i < m_buckets.size(); ++i)
+            if (m_buckets[i])
+                f(bucketLow(i), bucketHigh(i), m_buckets[i]);
+    }
+    size_t bucketCount() const { return m_buckets.size(); }
+
+    static size_t bucketIndex(int64_t ns);
+    static int64_t bucketLow(size_t index);
+    static int64_t bucketHigh(size_t index);
+
+private:
+    std::vector<uint64_t> m_buckets;
+    std::vector<uint64_t> m_exactUs;
+    uint64_t m_exactUsOverflow = 0;
+    uint64_t m_count = 0;
+    uint64_t m_overflow = 0;
+    int64_t m_min = 0;
+    int64_t m_max = 0;
+    long double m_sum = 0;
+};
+
+} // namespace rtscope

@@ -1,0 +1,86 @@
+#pragma once
+/// @file Launching measurement and hog threads with explicit scheduling attributes, pinned, with a
+/// pre-faulted stack, blocked signals, and a stop path that interrupts any wait within milliseconds.
+#include "engine/rt/sched_policy.h"
+#include "engine/util/error.h"
+
+#include <atomic>
+#include <cstddef>
+#include <functional>
+#include <memory>
+#include <string>
+#include <sys/types.h>
+
+namespace rtscope {
+
+/// @brief How and where a worker thread runs.
+struct ThreadSpec {
+    Policy policy = Policy::Other;
+    int priority = 0;          ///< 1..99 for FIFO/RR, 0 otherwise
+    int nice = 0;              ///< -20..19, applied to non-RT policies
+    int cpu = -1;              ///< pin to this CPU; -1 = leave the inherited affinity
+    std::string name;          ///< thread name (15 chars max, as the kernel keeps it)
+    size_t stackBytes = 256 * 1024;
+    size_t prefaultBytes = 64 * 1024; ///< stack touched before the body runs, so the RT path never page-faults
+    bool lockStack = true;     ///< mlock() the pre-faulted stack region when mlockall is not in force
+};
+
+/// @brief The private signal used to interrupt a worker's wait on stop. Every signal except this one is
+/// blocked in workers; its handler does nothing, so a blocking wait returns EINTR and the body re-checks
+/// its stop flag. Installed once per process by installWakeSignalHandler().
+int wakeSignal();
+void installWakeSignalHandler();
+
+/// @brief Blocks in the calling thread every signal a worker must not take (all but wakeSignal()).
+/// Call it in main() before starting any thread, so signals aimed at the process land on a thread
+/// that waits for them (sigwait) instead of on a measuring thread.
+void blockProcessSignals(bool alsoBlockWake);
+
+/// @brief A joinable worker thread. Movable, not copyable; the destructor stops and joins.
+class RtThread {
+public:
+    RtThread();
+    ~RtThread();
+    RtThread(RtThread&&) noexcept;
+    RtThread& operator=(RtThread&&) noexcept;
+    RtThread(const RtThread&) = delete;
+    RtThread& operator=(const RtThread&) = delete;
+
+    /// @brief Starts @p body on a new thread created with explicit scheduling attributes (not inherited).
+    /// The body receives a stop flag it must poll. On failure nothing runs and the error names the cause:
+    /// EPERM with the reason (no CAP_SYS_NICE, RLIMIT_RTPRIO and its value, RT group scheduling without
+    /// runtime), EINVAL with the valid priority range, a CPU that is offline or outside the allowed set.
+    Error start(const ThreadSpec& spec, std::function<void(const std::atomic<bool>& stop)> body);
+
+    /// @brief Sets the stop flag and interrupts the thread's wait (re-sending the wake signal every few
+    /// milliseconds until the body returns), then joins. Returns true when joined within @p timeoutMs.
+    /// It never detaches: after a timeout it demotes the thread to SCHED_OTHER and keeps joining.
+    bool stop(int timeoutMs = 100);
+
+    /// @brief Changes the running thread's policy/priority (pthread_setschedparam) and nice.
+    Error setScheduling(Policy policy, int priority, int nice = 0);
+    /// @brief Drops the thread to SCHED_OTHER, nice 0. Safe to call from any thread while it runs.
+    void demote();
+
+    bool running() const;      ///< started and body not yet returned
+    pid_t tid() const;         ///< kernel thread id (valid once started)
+    const ThreadSpec& spec() const;
+
+private:
+    struct State;
+    std::unique_ptr<State> m_state;
+};
+
+/// @brief Explains a failed sched_setscheduler/pthread_create with EPERM or EINVAL for @p spec, in one
+/// sentence with the exact fix (used by RtThread and by the CLI's exit-3 message).
+Error explainSchedulingError(int err, const ThreadSpec& spec);
+
+/// @brief Current policy and priority of a thread (tid 0 = calling thread).
+struct SchedState {
+    Policy policy = Policy::Other;
+    int priority = 0;
+    int nice = 0;
+};
+SchedState schedulingOf(pid_t tid);
+
+} // namespace rtscope
