@@ -22,7 +22,10 @@ public:
     static constexpr int kSubBucketBits = 8;
     static constexpr int64_t kMaxTrackableNs = int64_t(1) << 35; ///< ~34.4 s
 
-    explicit Histogram(size_t exactUsBins = 0);
+    /// Not explicit, so a Histogram member of an aggregate can be value-initialised with `{}`.
+    Histogram()
+        : Histogram(0) {}
+    explicit Histogram(size_t exactUsBins);
 
     void record(int64_t ns) { recordN(ns, 1); }
     void recordN(int64_t ns, uint64_t n);

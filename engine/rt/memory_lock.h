@@ -17,6 +17,11 @@ struct MemoryLockStatus {
 MemoryLockStatus lockAllMemory();
 /// @brief mlock() of one range (a ring, a stack); pre-faults it first. Returns false with errno kept.
 bool lockRange(void* ptr, size_t bytes);
+/// @brief As above; with @p prefault false the range is not touched first (memory the caller has just
+/// touched itself, such as a thread's pre-faulted stack, where a touch could hit a sanitizer redzone).
+bool lockRange(void* ptr, size_t bytes, bool prefault);
+/// @brief munlock() of a range locked with lockRange() (a thread stack that is about to be reused).
+void unlockRange(void* ptr, size_t bytes);
 /// @brief The status recorded by the last lockAllMemory()/lockRange() calls, for reports.
 MemoryLockStatus memoryLockStatus();
 void unlockAllMemory();

@@ -30,6 +30,9 @@ struct ThreadSpec {
 /// its stop flag. Installed once per process by installWakeSignalHandler().
 int wakeSignal();
 void installWakeSignalHandler();
+/// @brief How many wake signals the calling thread has taken. The handler counts them, so a wait that makes
+/// no syscall (the busy waiter) can notice a stop request by watching this number change.
+unsigned wakeSignalCount();
 
 /// @brief Blocks in the calling thread every signal a worker must not take (all but wakeSignal()).
 /// Call it in main() before starting any thread, so signals aimed at the process land on a thread

@@ -2,6 +2,7 @@
 /// @file One interface for every way a thread can wait for its next period (SCIENCE.md §1, §3).
 #include "engine/util/error.h"
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -55,6 +56,10 @@ public:
 
 /// @brief Creates a waiter of the given kind. Timer slack is the thread's own (see setTimerSlack()).
 std::unique_ptr<Waiter> makeWaiter(WaiterKind kind);
+/// @brief As above, with a stop flag that every kind checks before it blocks and that the busy waiter polls
+/// while it spins (it has no syscall for the wake signal to interrupt), so waitNext() returns `interrupted`
+/// once the flag is set. Pass the flag an RtThread body receives; the waiter only reads it.
+std::unique_ptr<Waiter> makeWaiter(WaiterKind kind, const std::atomic<bool>* interruptFlag);
 
 /// @brief prctl(PR_SET_TIMERSLACK) for the calling thread (1 ns minimum; 0 restores the default).
 bool setTimerSlack(int64_t ns);

@@ -1,0 +1,42 @@
+#pragma once
+// The headless command line: `rtscope <experiment> …`. No Qt, no display needed.
+#include <CLI/CLI.hpp>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace rtscope::cli {
+
+/// Exit codes shared by every subcommand.
+enum ExitCode { ExitOk = 0, ExitFailure = 1, ExitBadInput = 2, ExitNoPrivilege = 3 };
+
+/// A subcommand registers its options and returns the function that runs it after parsing.
+using CommandRunner = std::function<int()>;
+struct Command {
+    CLI::App* app = nullptr;
+    CommandRunner run;
+};
+
+/// True when argv names a subcommand or a CLI-only flag (--help, --version): the GUI is not started.
+bool wantsCli(int argc, char** argv);
+/// Parses and runs; returns the process exit code.
+int runCli(int argc, char** argv);
+
+/// Each subcommand registers itself from its own file in app/cli/ with a static CommandRegistration, so
+/// adding an experiment touches no shared list. @p order sorts the help listing.
+using AddCommandFn = Command (*)(CLI::App& app);
+struct CommandRegistration {
+    CommandRegistration(const char* name, int order, AddCommandFn add);
+};
+
+// Helpers shared by the subcommands.
+/// Prints the validation sentences to stderr, one per line, prefixed "rtscope <cmd>: ".
+int reportInvalid(const std::string& command, const std::vector<std::string>& problems);
+/// Blocks until SIGINT/SIGTERM/SIGHUP arrives or @p timeoutMs passes; returns the signal or 0.
+int waitForStopSignal(int timeoutMs);
+/// Writes @p text to @p path; on failure prints why and returns false.
+bool writeFile(const std::string& path, const std::string& text);
+/// The command line as one string, for the cmdline field of cyclictest's JSON.
+std::string commandLine();
+
+} // namespace rtscope::cli

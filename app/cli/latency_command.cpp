@@ -1,0 +1,242 @@
+// `rtscope latency`: cyclictest's measurement with rtscope's summary, histogram and JSON output.
+#include "app/cli/cli.h"
+
+#include "engine/experiments/latency_experiment.h"
+#include "engine/io/cyclictest_format.h"
+#include "engine/io/report_json.h"
+#include "engine/rt/cpu_topology.h"
+#include "engine/rt/system_probe.h"
+#include "engine/util/clock.h"
+#include "engine/util/units.h"
+
+#include <cmath>
+#include <cstdio>
+#include <ctime>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <unistd.h>
+
+namespace rtscope::cli {
+
+namespace {
+
+struct LatencyOptions {
+    std::string policy;
+    int priority = 0;
+    int nice = 0;
+    std::string period = "1ms";
+    int hogs = 0;
+    std::string hogPolicy = "other";
+    int hogNice = 0;
+    int hogCpu = -1;
+    int cpu = -1;
+    std::string waiter = "abs";
+    std::string duration;
+    uint64_t samples = 0;
+    int histogram = -1;
+    std::string histfile;
+    std::string json;
+    bool quiet = false;
+    bool dmaLatency = false;
+};
+
+constexpr int kDefaultHistogramUs = 10000;
+
+// Builds the config from the flags. Unit and name errors are reported here; every range is validate()'s.
+LatencyConfig toConfig(const LatencyOptions& o, std::vector<std::string>& problems)
+{
+    LatencyConfig c;
+    if (!o.policy.empty()) {
+        if (auto p = parsePolicy(o.policy))
+            c.policy = *p;
+        else
+            problems.push_back("policy must be one of other, batch, idle, fifo, rr (got '" + o.policy + "')");
+    } else if (o.priority > 0) {
+        c.policy = Policy::Fifo; // like cyclictest -p: a priority alone means SCHED_FIFO
+    }
+    c.priority = o.priority;
+    c.nice = o.nice;
+    if (auto p = parseDuration(o.period))
+        c.periodNs = *p;
+    else
+        problems.push_back("period: '" + o.period + "' is not a duration; use a number with ns, us, ms or s (bare "
+                           "numbers are microseconds)");
+    c.hogs = o.hogs;
+    if (auto p = parsePolicy(o.hogPolicy))
+        c.hogPolicy = *p;
+    else
+        problems.push_back("hog-policy must be one of other, batch, idle (got '" + o.hogPolicy + "')");
+    c.hogNice = o.hogNice;
+    c.hogCpu = o.hogCpu;
+    c.cpu = o.cpu;
+    if (auto w = parseWaiter(o.waiter))
+        c.waiter = *w;
+    else
+        problems.push_back("waiter must be one of abs, rel, timerfd, itimer, posix, busy (got '" + o.waiter + "')");
+    if (!o.duration.empty()) {
+        if (auto d = parseDuration(o.duration, kNsPerSec))
+            c.durationNs = *d;
+        else
+            problems.push_back("duration: '" + o.duration + "' is not a duration; use e.g. 10s, 500ms (bare numbers "
+                               "are seconds)");
+    }
+    c.maxSamples = o.samples;
+    const bool wantsBins = !o.histfile.empty() || !o.json.empty();
+    c.histogramUs = o.histogram >= 0 ? o.histogram : (wantsBins ? kDefaultHistogramUs : 0);
+    if (!o.histfile.empty() && c.histogramUs == 0)
+        problems.push_back("histfile needs histogram bins: give --histogram US greater than 0");
+    c.dmaLatency = o.dmaLatency;
+    return c;
+}
+
+long us(int64_t ns) { return long(ns / 1000); } // truncated, as cyclictest's calcdiff
+
+std::string statusLine(const LatencySnapshot& s)
+{
+    if (s.threads.empty())
+        return {};
+    const LatencyThreadStats& t = s.threads.front();
+    char buf[200];
+    // cyclictest's layout: "T: 0 ( 2604) P:95 I:1000 C: 349868 Min:      4 Act:    6 Avg:    5 Max:      35"
+    std::snprintf(buf, sizeof buf, "T:%2d (%5d) P:%2d I:%ld C:%7lu Min:%7ld Act:%5ld Avg:%5ld Max:%8ld", 0, t.tid,
+                  s.config.priority, long(s.config.periodNs / 1000), (unsigned long)t.samples,
+                  us(t.histogram.min()), us(t.lastNs), long(t.histogram.mean() / 1000), us(t.histogram.max()));
+    return buf;
+}
+
+std::string fmtUs(int64_t ns)
+{
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.1f", double(ns) / 1000.0);
+    return buf;
+}
+
+void printSummary(const LatencySnapshot& s)
+{
+    for (const auto& t : s.threads) {
+        const Histogram& h = t.histogram;
+        std::printf("\nSummary: %s, CPU %d, %llu samples in %.2f s\n", s.config.label().c_str(), t.cpu,
+                    (unsigned long long)t.samples, double(s.publishedNs - s.startNs) / 1e9);
+        if (h.count() == 0) {
+            std::printf("  no samples\n");
+            continue;
+        }
+        std::printf("  latency (us)  min %s  avg %.1f  max %s\n", fmtUs(h.min()).c_str(), h.mean() / 1000.0,
+                    fmtUs(h.max()).c_str());
+        std::printf("  percentiles   p50 %s  p90 %s  p99 %s  p99.9 %s  p99.99 %s\n", fmtUs(h.percentile(50)).c_str(),
+                    fmtUs(h.percentile(90)).c_str(), fmtUs(h.percentile(99)).c_str(),
+                    fmtUs(h.percentile(99.9)).c_str(), fmtUs(h.percentile(99.99)).c_str());
+        std::printf("  skipped periods %llu   dropped samples %llu   sequence gaps %llu\n",
+                    (unsigned long long)t.skipped, (unsigned long long)t.drops, (unsigned long long)t.seqGaps);
+    }
+    if (s.config.hogs > 0)
+        std::printf("  hog work      %.3g iterations (%.3g per second, %d hogs)\n", double(s.hogIterations),
+                    s.hogIterationsPerSec, s.config.hogs);
+    std::printf("  memory        %s\n", s.memoryLock.c_str());
+    std::printf("  cpu_dma_latency %s\n", s.dmaLatencyNote.c_str());
+    if (!s.error.empty())
+        std::printf("  error         %s\n", s.error.c_str());
+}
+
+int run(const LatencyOptions& o)
+{
+    std::vector<std::string> problems;
+    LatencyConfig config = toConfig(o, problems);
+    const CpuTopology cpus = CpuTopology::current();
+    for (auto& p : config.validate(cpus))
+        problems.push_back(std::move(p));
+    if (!problems.empty())
+        return reportInvalid("latency", problems);
+
+    LatencyExperiment exp;
+    exp.setLockAllMemory(true);
+    const int64_t startUnix = int64_t(std::time(nullptr));
+    if (Error e = exp.start(config)) {
+        std::fprintf(stderr, "rtscope latency: %s\n", e.message.c_str());
+        return e.kind == ErrorKind::Permission ? ExitNoPrivilege
+               : e.kind == ErrorKind::InvalidConfig ? ExitBadInput
+                                                    : ExitFailure;
+    }
+    const bool tty = isatty(STDOUT_FILENO);
+    if (!o.quiet)
+        std::printf("# rtscope %s latency: %s\n", RTSCOPE_VERSION, exp.config().label().c_str());
+    int64_t lastPrint = 0;
+    int signal = 0;
+    while (!exp.finished()) {
+        signal = waitForStopSignal(100);
+        if (signal)
+            break;
+        if (o.quiet)
+            continue;
+        auto snap = exp.snapshot();
+        const int64_t now = nowNs();
+        if (snap && (tty || now - lastPrint >= kNsPerSec)) {
+            if (tty)
+                std::printf("\r%s\033[K", statusLine(*snap).c_str());
+            else
+                std::printf("%s\n", statusLine(*snap).c_str());
+            std::fflush(stdout);
+            lastPrint = now;
+        }
+    }
+    exp.stop();
+    auto snap = exp.snapshot();
+    if (!snap)
+        return ExitFailure;
+    if (!o.quiet)
+        std::printf("%s%s\n", tty ? "\r" : "", statusLine(*snap).c_str());
+    if (signal && !o.quiet)
+        std::printf("# stopped by %s: partial results follow\n", strsignal(signal));
+    printSummary(*snap);
+
+    bool written = true;
+    const CyclictestData data = cyclictestDataFrom(*snap);
+    if (!o.histfile.empty())
+        written = writeFile(o.histfile, writeCyclictestHistogram(data)) && written;
+    if (!o.json.empty()) {
+        nlohmann::json j = cyclictestJson(data, commandLine(), startUnix, int64_t(std::time(nullptr)));
+        nlohmann::json report = latencyReportJson(*snap);
+        report["probe"] = toJson(probeSystem());
+        j["rtscope"] = std::move(report);
+        written = writeFile(o.json, j.dump(2) + "\n") && written;
+    }
+    if (!snap->error.empty())
+        return ExitFailure;
+    return written ? ExitOk : ExitFailure;
+}
+
+} // namespace
+
+namespace {
+Command addLatencyCommand(CLI::App& app)
+{
+    auto o = std::make_shared<LatencyOptions>();
+    auto* sub = app.add_subcommand("latency", "Measure wake-up latency of a periodic thread (cyclictest's method)");
+    sub->add_option("--policy", o->policy, "other, batch, idle, fifo or rr (default: other; fifo if -p is given)");
+    sub->add_option("-p,--priority", o->priority, "RT priority 1-99 for fifo/rr");
+    sub->add_option("--nice", o->nice, "nice -20..19 for other/batch");
+    sub->add_option("-i,--period", o->period, "period 20us..10s; units ns, us, ms, s (bare number: us)")
+        ->capture_default_str();
+    sub->add_option("--hogs", o->hogs, "CPU-hog threads on the measuring CPU, 0..256")->capture_default_str();
+    sub->add_option("--hog-policy", o->hogPolicy, "hog policy: other, batch or idle")->capture_default_str();
+    sub->add_option("--hog-nice", o->hogNice, "hog nice -20..19")->capture_default_str();
+    sub->add_option("--hog-cpu", o->hogCpu, "CPU for the hogs (default: the measuring CPU)");
+    sub->add_option("-a,--cpu", o->cpu, "measuring CPU (default: the highest usable CPU)");
+    sub->add_option("--waiter", o->waiter, "abs, rel, timerfd, itimer, posix or busy")->capture_default_str();
+    auto* dur = sub->add_option("-D,--duration", o->duration, "run time, e.g. 10s or 500ms (bare number: seconds)");
+    auto* smp = sub->add_option("-l,--samples", o->samples, "stop after N samples");
+    dur->excludes(smp);
+    sub->add_option("--histogram", o->histogram,
+                    "keep exact 1 us bins up to US (cyclictest -h); default 10000 when --histfile/--json is given");
+    sub->add_option("--histfile", o->histfile, "write the histogram in cyclictest's -h text format");
+    sub->add_option("--json", o->json, "write cyclictest's --json layout plus an \"rtscope\" object");
+    sub->add_flag("-q,--quiet", o->quiet, "no status line, only the summary");
+    sub->add_flag("--dma-latency", o->dmaLatency, "hold /dev/cpu_dma_latency at 0 while running");
+    return {sub, [o] { return run(*o); }};
+}
+
+} // namespace
+
+const CommandRegistration kRegistration("latency", 10, &addLatencyCommand);
+
+} // namespace rtscope::cli

@@ -1,0 +1,143 @@
+#pragma once
+/// @file The latency experiment (SCIENCE.md §1, cyclictest's method): a periodic measuring thread and
+/// N CPU hogs on one CPU, reconfigurable while it runs, streaming samples through a ring to the collector.
+#include "engine/experiments/latency_config.h"
+#include "engine/pipeline/collector.h"
+#include "engine/pipeline/latency_aggregator.h"
+#include "engine/pipeline/spsc_ring.h"
+#include "engine/rt/dma_latency.h"
+#include "engine/rt/memory_lock.h"
+#include "engine/rt/rt_thread.h"
+#include "engine/util/error.h"
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+namespace rtscope {
+
+/// @brief A labelled point on the timeline: a configuration change, a start, a reset.
+struct Marker {
+    int64_t tNs = 0;
+    uint64_t seq = 0;
+    std::string label;
+};
+
+struct LatencySnapshot {
+    LatencyConfig config;        ///< in force now (cpu resolved)
+    uint64_t generation = 0;     ///< increases with every publish
+    bool running = false;
+    bool finished = false;       ///< reached its duration or sample count
+    int64_t startNs = 0;         ///< CLOCK_MONOTONIC at start
+    int64_t resetNs = 0;         ///< CLOCK_MONOTONIC of the last statistics reset (== startNs if none)
+    int64_t publishedNs = 0;
+    std::vector<LatencyThreadStats> threads;
+    std::vector<Marker> markers;
+    uint64_t hogIterations = 0;  ///< work done by all hogs since start (RT changes when, not how much)
+    double hogIterationsPerSec = 0;
+    std::string memoryLock;      ///< what was locked, in words
+    bool dmaLatencyHeld = false;
+    std::string dmaLatencyNote;
+    std::string error;           ///< a worker's failure (e.g. a wait returned an error), empty if none
+};
+
+class LatencyExperiment : private CollectorSource {
+public:
+    LatencyExperiment();
+    ~LatencyExperiment() override;
+    LatencyExperiment(const LatencyExperiment&) = delete;
+    LatencyExperiment& operator=(const LatencyExperiment&) = delete;
+
+    /// @brief Lock all memory with mlockall (CLI, like cyclictest -m) instead of only the RT path's
+    /// stacks and rings (GUI). Call before start().
+    void setLockAllMemory(bool all) { m_lockAll = all; }
+    /// @brief How much of the timeline each snapshot carries (1 s … 120 s, default 10 s).
+    void setSeriesWindow(int64_t ns);
+
+    /// @brief Validates, then starts hogs, the measuring thread and the collector. On any failure
+    /// everything started is stopped again and the error returned (InvalidConfig, Permission, …).
+    Error start(const LatencyConfig& config);
+    /// @brief Stops and joins every thread (demoted first), drains the last samples, publishes. Idempotent.
+    void stop();
+    /// @brief Applies a new configuration to the running experiment without restarting the process and
+    /// records a marker. Period, policy, priority and hog count change in place; a new waiter or CPU
+    /// restarts the measuring thread (the sequence numbers continue).
+    Error reconfigure(const LatencyConfig& config);
+    /// @brief Clears histogram and counters (the timeline is kept) and records a "reset" marker.
+    void resetStatistics();
+
+    bool running() const { return m_running.load(); }
+    bool finished() const { return m_finished.load(std::memory_order_acquire); }
+    const LatencyConfig& config() const { return m_config; }
+    /// @brief The latest published snapshot; never blocks a worker. Null before the first start().
+    std::shared_ptr<const LatencySnapshot> snapshot() const;
+    /// @brief Publishes now (after stop(), or for tests).
+    void publishNow();
+
+    /// @brief Samples the ring can hold before it drops (for tests and the benchmark).
+    static constexpr size_t kRingCapacity = 1 << 16;
+
+private:
+    size_t drain() override;
+    void publish() override;
+
+    Error startMeasuring();
+    void stopMeasuring();
+    Error setHogCount(int n);
+    void stopAllHogs();
+    void addMarker(const std::string& label);
+    void configChanged(); ///< hands m_config to the collector thread
+    uint64_t currentSeq() const;
+    void measuringLoop(const std::atomic<bool>& stop, uint64_t firstSeq);
+
+    LatencyConfig m_config;          ///< control thread's copy
+    LatencyConfig m_publishedConfig; ///< the collector's copy, guarded by m_controlMutex
+    std::atomic<bool> m_running{false};
+    bool m_lockAll = false;
+    std::atomic<int64_t> m_seriesWindowNs{10'000'000'000};
+
+    // Shared with the measuring thread.
+    std::unique_ptr<SpscRing<LatencySample>> m_ring;
+    std::atomic<int64_t> m_periodNs{1'000'000};
+    std::atomic<uint32_t> m_epoch{0};
+    std::atomic<bool> m_finished{false};
+    std::atomic<uint64_t> m_nextSeq{0};
+    int64_t m_startNs = 0;
+    RtThread m_measuring;
+    std::atomic<int> m_tid{0};
+    std::string m_workerError; ///< written by the measuring thread before it exits; read after join
+
+    // Hogs: counters on their own cache lines, so hogs do not slow each other through false sharing.
+    struct alignas(kCacheLine) HogCounter {
+        std::atomic<uint64_t> iterations{0};
+        std::atomic<bool> retire{false}; ///< set for every hog to remove before joining any of them
+    };
+    std::unique_ptr<HogCounter[]> m_hogCounters;
+    std::vector<std::unique_ptr<RtThread>> m_hogs;
+    std::atomic<uint64_t> m_retiredHogIterations{0};
+
+    Collector m_collector;
+    DmaLatencyHold m_dma;
+    MemoryLockStatus m_memoryLock;
+
+    // Collector-thread state (aggregates) ...
+    LatencyAggregator m_agg;
+    uint64_t m_dropsAtReset = 0;
+    int64_t m_lastHogSampleNs = 0;
+    uint64_t m_lastHogIterations = 0;
+    double m_hogRate = 0;
+    uint64_t m_generation = 0;
+    // ... and what the control thread hands to it.
+    std::mutex m_controlMutex;
+    std::vector<Marker> m_markers;
+    bool m_resetRequested = false;
+    int64_t m_resetNs = 0;
+
+    mutable std::mutex m_snapshotMutex;
+    std::shared_ptr<const LatencySnapshot> m_snapshot;
+};
+
+} // namespace rtscope

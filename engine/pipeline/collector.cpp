@@ -1,0 +1,94 @@
+#include "engine/pipeline/collector.h"
+
+#include "engine/util/clock.h"
+
+#include <algorithm>
+#include <chrono>
+#include <pthread.h>
+#include <sched.h>
+
+namespace rtscope {
+
+Collector::Collector() = default;
+
+Collector::~Collector() { stop(); }
+
+void Collector::addSource(CollectorSource* source)
+{
+    std::lock_guard lock(m_sourcesMutex);
+    if (std::find(m_sources.begin(), m_sources.end(), source) == m_sources.end())
+        m_sources.push_back(source);
+}
+
+void Collector::removeSource(CollectorSource* source)
+{
+    std::lock_guard lock(m_sourcesMutex);
+    m_sources.erase(std::remove(m_sources.begin(), m_sources.end(), source), m_sources.end());
+}
+
+void Collector::start(int64_t drainIntervalNs, int64_t publishIntervalNs, int cpu)
+{
+    if (m_thread.joinable())
+        return;
+    {
+        std::lock_guard lock(m_wakeMutex);
+        m_stopRequested = false;
+    }
+    m_thread = std::thread([this, drainIntervalNs, publishIntervalNs] { run(drainIntervalNs, publishIntervalNs); });
+    pthread_setname_np(m_thread.native_handle(), "rtscope-collect");
+    if (cpu >= 0) {
+        cpu_set_t set;
+        CPU_ZERO(&set);
+        CPU_SET(cpu, &set);
+        // Best effort: if the CPU is not allowed the collector simply floats.
+        pthread_setaffinity_np(m_thread.native_handle(), sizeof set, &set);
+    }
+}
+
+void Collector::stop()
+{
+    if (!m_thread.joinable())
+        return;
+    {
+        std::lock_guard lock(m_wakeMutex);
+        m_stopRequested = true;
+    }
+    m_wake.notify_all();
+    m_thread.join();
+    flushNow();
+}
+
+void Collector::flushNow()
+{
+    std::lock_guard lock(m_sourcesMutex);
+    for (CollectorSource* s : m_sources) {
+        while (s->drain() > 0) {
+        }
+        s->publish();
+    }
+}
+
+void Collector::run(int64_t drainIntervalNs, int64_t publishIntervalNs)
+{
+    int64_t nextPublish = nowNs() + publishIntervalNs;
+    std::unique_lock wakeLock(m_wakeMutex);
+    while (!m_stopRequested) {
+        wakeLock.unlock();
+        {
+            std::lock_guard lock(m_sourcesMutex);
+            for (CollectorSource* s : m_sources)
+                s->drain();
+            const int64_t now = nowNs();
+            if (now >= nextPublish || m_publishRequested.exchange(false, std::memory_order_relaxed)) {
+                for (CollectorSource* s : m_sources)
+                    s->publish();
+                nextPublish = now + publishIntervalNs;
+            }
+        }
+        m_passes.fetch_add(1, std::memory_order_relaxed);
+        wakeLock.lock();
+        m_wake.wait_for(wakeLock, std::chrono::nanoseconds(drainIntervalNs), [this] { return m_stopRequested; });
+    }
+}
+
+} // namespace rtscope

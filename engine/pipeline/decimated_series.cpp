@@ -1,0 +1,58 @@
+#include "engine/pipeline/decimated_series.h"
+
+#include <algorithm>
+
+namespace rtscope {
+
+DecimatedSeries::DecimatedSeries(int64_t bucketNs, size_t capacity)
+    : m_bucketNs(bucketNs > 0 ? bucketNs : 1)
+    , m_ring(std::max<size_t>(capacity, 1))
+{
+}
+
+void DecimatedSeries::add(int64_t tNs, int64_t value)
+{
+    const int64_t bucket = tNs - (((tNs % m_bucketNs) + m_bucketNs) % m_bucketNs);
+    if (m_size > 0) {
+        SeriesPoint& cur = m_ring[m_head];
+        if (cur.tNs == bucket) {
+            cur.minNs = std::min(cur.minNs, value);
+            cur.maxNs = std::max(cur.maxNs, value);
+            ++cur.count;
+            return;
+        }
+        // A sample older than the open bucket (clock readings from two threads): fold it into the open
+        // bucket rather than reordering the series; its value is kept, its time is approximate.
+        if (bucket < cur.tNs) {
+            cur.minNs = std::min(cur.minNs, value);
+            cur.maxNs = std::max(cur.maxNs, value);
+            ++cur.count;
+            return;
+        }
+        m_head = (m_head + 1) % m_ring.size();
+    }
+    m_ring[m_head] = SeriesPoint{bucket, value, value, 1};
+    m_size = std::min(m_size + 1, m_ring.size());
+}
+
+void DecimatedSeries::clear()
+{
+    m_head = 0;
+    m_size = 0;
+}
+
+std::vector<SeriesPoint> DecimatedSeries::points(int64_t sinceNs) const
+{
+    std::vector<SeriesPoint> out;
+    out.reserve(m_size);
+    const size_t n = m_ring.size();
+    const size_t oldest = (m_head + n + 1 - m_size) % n;
+    for (size_t i = 0; i < m_size; ++i) {
+        const SeriesPoint& p = m_ring[(oldest + i) % n];
+        if (p.tNs >= sinceNs)
+            out.push_back(p);
+    }
+    return out;
+}
+
+} // namespace rtscope

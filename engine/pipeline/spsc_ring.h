@@ -1,0 +1,123 @@
+#pragma once
+/// @file A bounded single-producer single-consumer ring: the only channel from a worker thread to the
+/// collector. The producer never blocks; a full ring counts a drop instead.
+#include <atomic>
+#include <bit>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <new>
+#include <type_traits>
+
+namespace rtscope {
+
+// 64 on x86-64 and most ARM cores; std::hardware_destructive_interference_size warns under GCC 12 (ABI).
+inline constexpr size_t kCacheLine = 64;
+
+/// @brief Lock-free SPSC ring of trivially copyable items, capacity a power of two.
+///
+/// Design (after rigtorp's SPSCQueue): the write index, the producer's cached copy of the read index and
+/// the drop counter live on the producer's cache line; the read index and the consumer's cached copy of
+/// the write index on the consumer's. Each side re-reads the other side's index (one shared cache line
+/// transfer) only when its cached copy says the ring is full/empty. Indices grow without wrapping (64-bit),
+/// the slot is index & mask. Only acquire/release ordering: the release store of the write index publishes
+/// the slot contents to the consumer's acquire load, and vice versa for freeing slots.
+template <class T> class SpscRing {
+    static_assert(std::is_trivially_copyable_v<T>, "ring items are copied with plain stores");
+
+public:
+    /// @param capacity rounded up to a power of two (minimum 2).
+    explicit SpscRing(size_t capacity)
+        : m_capacity(std::bit_ceil(capacity < 2 ? size_t(2) : capacity))
+        , m_mask(m_capacity - 1)
+        , m_slots(new T[m_capacity]())
+    {
+    }
+    SpscRing(const SpscRing&) = delete;
+    SpscRing& operator=(const SpscRing&) = delete;
+
+    size_t capacity() const noexcept { return m_capacity; }
+
+    /// @brief Producer only. Copies @p item in; returns false and counts a drop when the ring is full.
+    bool tryPush(const T& item) noexcept
+    {
+        const uint64_t w = m_prod.write.load(std::memory_order_relaxed);
+        if (w - m_prod.cachedRead >= m_capacity) {
+            m_prod.cachedRead = m_cons.read.load(std::memory_order_acquire);
+            if (w - m_prod.cachedRead >= m_capacity) {
+                // Only the producer writes the counter; relaxed is enough, readers just want a recent value.
+                m_prod.drops.store(m_prod.drops.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+                return false;
+            }
+        }
+        m_slots[w & m_mask] = item;
+        m_prod.write.store(w + 1, std::memory_order_release);
+        return true;
+    }
+
+    /// @brief Consumer only. Pops one item into @p out; false when empty.
+    bool tryPop(T& out) noexcept
+    {
+        const uint64_t r = m_cons.read.load(std::memory_order_relaxed);
+        if (r == m_cons.cachedWrite) {
+            m_cons.cachedWrite = m_prod.write.load(std::memory_order_acquire);
+            if (r == m_cons.cachedWrite)
+                return false;
+        }
+        out = m_slots[r & m_mask];
+        m_cons.read.store(r + 1, std::memory_order_release);
+        return true;
+    }
+
+    /// @brief Consumer only. Pops up to @p max items into @p out; returns how many. One index publish per batch.
+    size_t popBatch(T* out, size_t max) noexcept
+    {
+        const uint64_t r = m_cons.read.load(std::memory_order_relaxed);
+        if (m_cons.cachedWrite - r < max)
+            m_cons.cachedWrite = m_prod.write.load(std::memory_order_acquire);
+        size_t n = size_t(m_cons.cachedWrite - r);
+        if (n > max)
+            n = max;
+        for (size_t i = 0; i < n; ++i)
+            out[i] = m_slots[(r + i) & m_mask];
+        if (n)
+            m_cons.read.store(r + n, std::memory_order_release);
+        return n;
+    }
+
+    /// @brief Any thread: items pushed and not yet popped (approximate while both sides run).
+    size_t sizeApprox() const noexcept
+    {
+        const uint64_t r = m_cons.read.load(std::memory_order_acquire);
+        const uint64_t w = m_prod.write.load(std::memory_order_acquire);
+        return w >= r ? size_t(w - r) : 0;
+    }
+    /// @brief Any thread: pushes refused because the ring was full.
+    uint64_t drops() const noexcept { return m_prod.drops.load(std::memory_order_relaxed); }
+    /// @brief Any thread: items accepted so far.
+    uint64_t pushed() const noexcept { return m_prod.write.load(std::memory_order_relaxed); }
+
+    /// @brief Slot storage, for mlock() by the owner before the RT path starts.
+    void* storage() const noexcept { return m_slots.get(); }
+    size_t storageBytes() const noexcept { return m_capacity * sizeof(T); }
+
+private:
+    const size_t m_capacity;
+    const size_t m_mask;
+    std::unique_ptr<T[]> m_slots;
+
+    struct alignas(kCacheLine) Producer {
+        std::atomic<uint64_t> write{0};
+        uint64_t cachedRead = 0;
+        std::atomic<uint64_t> drops{0};
+    } m_prod;
+    struct alignas(kCacheLine) Consumer {
+        std::atomic<uint64_t> read{0};
+        uint64_t cachedWrite = 0;
+    } m_cons;
+
+    static_assert(sizeof(Producer) == kCacheLine && sizeof(Consumer) == kCacheLine, "one cache line per side");
+    static_assert(std::atomic<uint64_t>::is_always_lock_free);
+};
+
+} // namespace rtscope

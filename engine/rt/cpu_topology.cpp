@@ -1,0 +1,87 @@
+#include "engine/rt/cpu_topology.h"
+
+#include "engine/rt/system_probe.h"
+
+#include <algorithm>
+#include <fstream>
+#include <sched.h>
+#include <sstream>
+
+namespace rtscope {
+
+namespace {
+std::string readFirstLine(const char* path)
+{
+    std::ifstream in(path);
+    std::string line;
+    std::getline(in, line);
+    return line;
+}
+} // namespace
+
+CpuTopology CpuTopology::current()
+{
+    CpuTopology t;
+    t.online = parseSysfsCpuList(readFirstLine("/sys/devices/system/cpu/online"));
+    t.isolated = parseSysfsCpuList(readFirstLine("/sys/devices/system/cpu/isolated"));
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    if (sched_getaffinity(0, sizeof set, &set) == 0) {
+        for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu)
+            if (CPU_ISSET(cpu, &set) && (t.online.empty() || std::binary_search(t.online.begin(), t.online.end(), cpu)))
+                t.allowed.push_back(cpu);
+    }
+    if (t.online.empty())
+        t.online = t.allowed;
+    return t;
+}
+
+bool CpuTopology::usable(int cpu) const
+{
+    return std::binary_search(online.begin(), online.end(), cpu) &&
+           std::binary_search(allowed.begin(), allowed.end(), cpu);
+}
+
+int CpuTopology::lastUsable() const
+{
+    for (auto it = allowed.rbegin(); it != allowed.rend(); ++it)
+        if (usable(*it))
+            return *it;
+    return -1;
+}
+
+int CpuTopology::otherThan(const std::vector<int>& avoid) const
+{
+    for (int cpu : allowed)
+        if (usable(cpu) && std::find(avoid.begin(), avoid.end(), cpu) == avoid.end())
+            return cpu;
+    return -1;
+}
+
+std::string CpuTopology::usableText() const
+{
+    std::vector<int> u;
+    for (int cpu : allowed)
+        if (usable(cpu))
+            u.push_back(cpu);
+    return formatCpuList(u);
+}
+
+std::string formatCpuList(const std::vector<int>& cpus)
+{
+    std::ostringstream out;
+    for (size_t i = 0; i < cpus.size();) {
+        size_t j = i;
+        while (j + 1 < cpus.size() && cpus[j + 1] == cpus[j] + 1)
+            ++j;
+        if (i)
+            out << ',';
+        out << cpus[i];
+        if (j > i)
+            out << '-' << cpus[j];
+        i = j + 1;
+    }
+    return out.str();
+}
+
+} // namespace rtscope

@@ -1,0 +1,25 @@
+#pragma once
+/// @file Which CPUs exist and which this process may use: the limits every config is validated against.
+#include <string>
+#include <vector>
+
+namespace rtscope {
+
+struct CpuTopology {
+    std::vector<int> online;  ///< /sys/devices/system/cpu/online
+    std::vector<int> allowed; ///< sched_getaffinity(0): online CPUs this process may run on
+    std::vector<int> isolated; ///< /sys/devices/system/cpu/isolated
+
+    static CpuTopology current();
+    bool usable(int cpu) const; ///< online and allowed
+    int lastUsable() const;     ///< highest usable CPU (the default measuring CPU), -1 if none
+    /// @brief A usable CPU other than those in @p avoid, preferring the lowest; -1 when there is none.
+    int otherThan(const std::vector<int>& avoid) const;
+    /// @brief "0-1" style description of the usable CPUs, for error messages.
+    std::string usableText() const;
+};
+
+/// @brief "0-3,5" from a sorted list.
+std::string formatCpuList(const std::vector<int>& cpus);
+
+} // namespace rtscope

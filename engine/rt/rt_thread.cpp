@@ -1,0 +1,497 @@
+#include "engine/rt/rt_thread.h"
+
+#include "engine/rt/memory_lock.h"
+#include "engine/rt/rt_environment.h"
+#include "engine/util/clock.h"
+
+#include <algorithm>
+#include <alloca.h>
+#include <cerrno>
+#include <chrono>
+#include <climits>
+#include <condition_variable>
+#include <csignal>
+#include <cstdint>
+#include <cstring>
+#include <mutex>
+#include <pthread.h>
+#include <sched.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+namespace rtscope {
+
+namespace {
+
+// Counted per thread so a spinning wait can see that a stop request reached *its* thread. A constinit
+// thread_local of a static library linked into the executable uses the local-exec TLS model: no lazy
+// allocation, so touching it in a signal handler is async-signal-safe.
+constinit thread_local volatile sig_atomic_t t_wakeSignals = 0;
+
+void onWakeSignal(int) {
+    t_wakeSignals = t_wakeSignals + 1;
+}
+
+// Signals raised synchronously by a faulting instruction: blocking them is undefined (sigprocmask(2)), and the
+// sanitizers report through SIGSEGV/SIGBUS, so they stay deliverable everywhere.
+constexpr int kSynchronousSignals[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGTRAP, SIGSYS};
+
+sigset_t workerSignalMask(bool alsoBlockWake) {
+    sigset_t set;
+    sigfillset(&set);
+    for (int sig : kSynchronousSignals)
+        sigdelset(&set, sig);
+    if (!alsoBlockWake)
+        sigdelset(&set, wakeSignal());
+    return set;
+}
+
+size_t pageSize() {
+    static const size_t size = size_t(sysconf(_SC_PAGESIZE));
+    return size;
+}
+
+size_t minimumStack() {
+    const long m = sysconf(_SC_THREAD_STACK_MIN);
+    return m > 0 ? size_t(m) : size_t(PTHREAD_STACK_MIN);
+}
+
+struct StackRegion {
+    uintptr_t low = 0;
+    size_t bytes = 0;
+    bool locked = false;
+};
+
+// Touches @p bytes of stack below the current frame page by page, so the body's deepest frames are already
+// mapped, and locks them when asked. The range is handed back as an integer: GCC replaces a returned
+// pointer to a dead alloca() area with null.
+[[gnu::noinline]] void prefaultStack(size_t bytes, bool lock, StackRegion& out) {
+    if (bytes == 0)
+        return;
+    auto* area = static_cast<volatile char*>(alloca(bytes));
+    for (size_t off = 0; off < bytes; off += pageSize())
+        area[off] = 0;
+    area[bytes - 1] = 0;
+    out.low = reinterpret_cast<uintptr_t>(const_cast<char*>(area));
+    out.bytes = bytes;
+    if (lock)
+        out.locked = lockRange(const_cast<char*>(area), bytes, false);
+}
+
+std::string cpuListText(const std::vector<int>& cpus) {
+    std::string text;
+    for (size_t i = 0; i < cpus.size();) {
+        size_t j = i;
+        while (j + 1 < cpus.size() && cpus[j + 1] == cpus[j] + 1)
+            ++j;
+        if (!text.empty())
+            text += ',';
+        text += std::to_string(cpus[i]);
+        if (j > i)
+            text += '-' + std::to_string(cpus[j]);
+        i = j + 1;
+    }
+    return text.empty() ? "none" : text;
+}
+
+std::string threadWhat(const ThreadSpec& spec) {
+    std::string what = "thread";
+    if (!spec.name.empty())
+        what += " '" + spec.name + "'";
+    what += std::string(" as ") + policyKernelName(spec.policy);
+    if (isRealtime(spec.policy))
+        what += " priority " + std::to_string(spec.priority);
+    else if (spec.nice != 0)
+        what += " nice " + std::to_string(spec.nice);
+    return what;
+}
+
+std::string limitText(int64_t v) {
+    return v < 0 ? "unlimited" : std::to_string(v);
+}
+
+Error cpuError(const ThreadSpec& spec, const char* why) {
+    const std::vector<int> allowed = cpusForNewThreads();
+    return {ErrorKind::Unavailable, "Cannot pin " + threadWhat(spec) + " to CPU " + std::to_string(spec.cpu) + ": " +
+                                        why + "; the CPUs this process may use are " + cpuListText(allowed) +
+                                        " (choose one of them, or widen the cpuset/affinity)."};
+}
+
+// Checks made before asking the kernel, so that the error can say which value is wrong; the kernel still
+// has the last word (a cpuset change can race with us) and its errno goes through explainSchedulingError.
+Error validateSpec(const ThreadSpec& spec) {
+    if (isRealtime(spec.policy) &&
+        (spec.priority < priorityMin(spec.policy) || spec.priority > priorityMax(spec.policy)))
+        return explainSchedulingError(EINVAL, spec);
+    if (!isRealtime(spec.policy) && (spec.nice < -20 || spec.nice > 19))
+        return explainSchedulingError(EINVAL, spec);
+    if (spec.cpu >= 0) {
+        const std::vector<int> online = onlineCpuList();
+        if (spec.cpu >= CPU_SETSIZE || (!online.empty() && !std::ranges::binary_search(online, spec.cpu)))
+            return cpuError(spec, "that CPU is not online");
+        const std::vector<int> allowed = cpusForNewThreads();
+        if (!allowed.empty() && !std::ranges::binary_search(allowed, spec.cpu))
+            return cpuError(spec, "that CPU is outside this process's cpuset");
+    }
+    return {};
+}
+
+} // namespace
+
+int wakeSignal() {
+    // glibc keeps the first two RT signals for itself (SIGCANCEL, SIGSETXID) and SIGRTMIN already accounts for
+    // them; the top of the range is far from anything a library is likely to claim.
+    return SIGRTMAX - 1;
+}
+
+void installWakeSignalHandler() {
+    static std::once_flag once;
+    std::call_once(once, [] {
+        struct sigaction sa {};
+        sa.sa_handler = onWakeSignal;
+        sigemptyset(&sa.sa_mask);
+        // No SA_RESTART: the whole point is that clock_nanosleep/read/sigwaitinfo return EINTR.
+        sa.sa_flags = 0;
+        sigaction(wakeSignal(), &sa, nullptr);
+    });
+}
+
+unsigned wakeSignalCount() {
+    return unsigned(t_wakeSignals);
+}
+
+void blockProcessSignals(bool alsoBlockWake) {
+    installWakeSignalHandler();
+    const sigset_t set = workerSignalMask(alsoBlockWake);
+    pthread_sigmask(SIG_SETMASK, &set, nullptr);
+}
+
+struct RtThread::State {
+    ThreadSpec spec;
+    std::function<void(const std::atomic<bool>&)> body;
+    pthread_t thread{};
+    bool joinable = false; // touched by the owning thread only
+
+    std::atomic<bool> stop{false};
+    std::atomic<pid_t> tid{0};
+
+    enum class Phase { Starting, Running, Failed, Done };
+    std::mutex mutex;
+    std::condition_variable changed;
+    Phase phase = Phase::Starting;
+    Error setupError;
+
+    void setPhase(Phase p) {
+        {
+            std::lock_guard lock(mutex);
+            phase = p;
+        }
+        changed.notify_all();
+    }
+    Phase currentPhase() {
+        std::lock_guard lock(mutex);
+        return phase;
+    }
+
+    static void* entry(void* arg);
+};
+
+void* RtThread::State::entry(void* arg) {
+    State& s = *static_cast<State*>(arg);
+    // The thread was created with every signal blocked (see start()); let only the wake signal in.
+    sigset_t wake;
+    sigemptyset(&wake);
+    sigaddset(&wake, wakeSignal());
+    pthread_sigmask(SIG_UNBLOCK, &wake, nullptr);
+
+    const pid_t tid = gettid();
+    s.tid.store(tid, std::memory_order_release);
+    if (!s.spec.name.empty())
+        pthread_setname_np(pthread_self(), s.spec.name.substr(0, 15).c_str());
+
+    if (!isRealtime(s.spec.policy)) {
+        // Nice is a per-thread attribute on Linux (setpriority(2) BUGS), and pthread attributes have no slot
+        // for it, so the thread sets its own before the body runs.
+        if (setpriority(PRIO_PROCESS, id_t(tid), s.spec.nice) != 0) {
+            const int err = errno;
+            {
+                std::lock_guard lock(s.mutex);
+                s.setupError = explainSchedulingError(err, s.spec);
+            }
+            s.setPhase(Phase::Failed);
+            return nullptr;
+        }
+    }
+
+    StackRegion stack;
+    const bool lock = s.spec.lockStack && memoryLockStatus().mode != MemoryLockMode::All;
+    const size_t margin = 32 * 1024; // entry frames, TLS and the TCB live at the top of the same mapping
+    const size_t usable = s.spec.stackBytes > margin ? s.spec.stackBytes - margin : 0;
+    prefaultStack(std::min(s.spec.prefaultBytes, usable), lock, stack);
+
+    s.setPhase(Phase::Running);
+    s.body(s.stop);
+
+    if (stack.locked)
+        unlockRange(reinterpret_cast<void*>(stack.low), stack.bytes);
+    s.setPhase(Phase::Done);
+    return nullptr;
+}
+
+RtThread::RtThread()
+    : m_state(std::make_unique<State>()) {}
+
+RtThread::~RtThread() {
+    stop();
+}
+
+RtThread::RtThread(RtThread&& other) noexcept
+    : m_state(std::move(other.m_state)) {}
+
+RtThread& RtThread::operator=(RtThread&& other) noexcept {
+    if (this != &other) {
+        stop();
+        m_state = std::move(other.m_state);
+    }
+    return *this;
+}
+
+Error RtThread::start(const ThreadSpec& requested, std::function<void(const std::atomic<bool>& stop)> body) {
+    if (!m_state)
+        m_state = std::make_unique<State>();
+    if (m_state->joinable)
+        return {ErrorKind::InvalidConfig, "Thread '" + requested.name + "' is already running; stop it first."};
+    if (Error e = validateSpec(requested))
+        return e;
+    installWakeSignalHandler();
+
+    // A fresh State per run: a previous run's flags and error must not leak into this one.
+    m_state = std::make_unique<State>();
+    State& s = *m_state;
+    s.spec = requested;
+    if (!isRealtime(s.spec.policy))
+        s.spec.priority = 0;
+    s.body = std::move(body);
+
+    size_t stackBytes = std::max(s.spec.stackBytes, minimumStack());
+#ifdef RTSCOPE_SANITIZED
+    // Sanitizers pad every frame with redzones and shadow bookkeeping; a stack sized for the plain build
+    // overflows under them.
+    stackBytes *= 4;
+#endif
+    stackBytes = (stackBytes + pageSize() - 1) / pageSize() * pageSize();
+
+    pthread_attr_t attr;
+    pthread_attr_init(&attr);
+    pthread_attr_setstacksize(&attr, stackBytes);
+    // EXPLICIT_SCHED: without it the policy below is silently ignored and the creator's is inherited.
+    pthread_attr_setinheritsched(&attr, PTHREAD_EXPLICIT_SCHED);
+    pthread_attr_setschedpolicy(&attr, policyToKernel(s.spec.policy));
+    sched_param param{};
+    param.sched_priority = s.spec.priority;
+    pthread_attr_setschedparam(&attr, &param);
+    if (s.spec.cpu >= 0) {
+        cpu_set_t set;
+        CPU_ZERO(&set);
+        CPU_SET(s.spec.cpu, &set);
+        // glibc applies the affinity and then the policy to the new thread before it runs its first
+        // instruction, and reports either failure as pthread_create's return value.
+        pthread_attr_setaffinity_np(&attr, sizeof set, &set);
+    }
+
+    // Create the thread with every signal blocked so that nothing aimed at the process can land on it before
+    // its own mask is in place; the creator's mask is restored right after.
+    const sigset_t all = workerSignalMask(true);
+    sigset_t previous;
+    pthread_sigmask(SIG_SETMASK, &all, &previous);
+    const int rc = pthread_create(&s.thread, &attr, &State::entry, &s);
+    pthread_sigmask(SIG_SETMASK, &previous, nullptr);
+    pthread_attr_destroy(&attr);
+
+    if (rc != 0) {
+        if (rc == EINVAL && s.spec.cpu >= 0 && !validateSpec(s.spec))
+            return cpuError(s.spec, "the kernel refused that affinity (EINVAL)");
+        if (rc == EAGAIN)
+            return {ErrorKind::System, "Cannot create " + threadWhat(s.spec) +
+                                           ": out of threads or memory (EAGAIN); with mlockall in force every "
+                                           "new stack counts against RLIMIT_MEMLOCK."};
+        return explainSchedulingError(rc, s.spec);
+    }
+    s.joinable = true;
+
+    std::unique_lock lock(s.mutex);
+    s.changed.wait(lock, [&s] { return s.phase != State::Phase::Starting; });
+    if (s.phase == State::Phase::Failed) {
+        Error e = s.setupError;
+        lock.unlock();
+        pthread_join(s.thread, nullptr);
+        s.joinable = false;
+        return e;
+    }
+    return {};
+}
+
+bool RtThread::stop(int timeoutMs) {
+    if (!m_state || !m_state->joinable)
+        return true;
+    State& s = *m_state;
+    s.stop.store(true, std::memory_order_release);
+
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(std::max(timeoutMs, 0));
+    bool inTime = true;
+    {
+        std::unique_lock lock(s.mutex);
+        while (s.phase != State::Phase::Done) {
+            // Re-sent every 2 ms: a body that checked its flag just before we set it may be entering its wait
+            // right now, after the previous signal has already been handled.
+            pthread_kill(s.thread, wakeSignal());
+            s.changed.wait_for(lock, std::chrono::milliseconds(2));
+            if (s.phase != State::Phase::Done && inTime && std::chrono::steady_clock::now() >= deadline) {
+                inTime = false;
+                // A body that ignores its flag must at least stop hogging the CPU; we keep waiting for it
+                // rather than detach, because its stack and state belong to us.
+                lock.unlock();
+                demote();
+                lock.lock();
+            }
+        }
+    }
+    pthread_join(s.thread, nullptr);
+    s.joinable = false;
+    return inTime;
+}
+
+Error RtThread::setScheduling(Policy policy, int priority, int nice) {
+    if (!running())
+        return {ErrorKind::InvalidConfig, "Cannot change the scheduling of a thread that is not running."};
+    ThreadSpec wanted = m_state->spec;
+    wanted.policy = policy;
+    wanted.priority = isRealtime(policy) ? priority : 0;
+    wanted.nice = nice;
+    wanted.cpu = -1; // only the policy is being changed here
+    if (Error e = validateSpec(wanted))
+        return e;
+    const pid_t tid = m_state->tid.load(std::memory_order_acquire);
+    sched_param param{};
+    param.sched_priority = wanted.priority;
+    // sched_setscheduler on the tid rather than pthread_setschedparam: glibc reads the tid from the thread
+    // descriptor, which the kernel zeroes when the thread exits, and 0 would mean "the calling thread".
+    if (sched_setscheduler(tid, policyToKernel(policy), &param) != 0)
+        return explainSchedulingError(errno, wanted);
+    if (!isRealtime(policy) && setpriority(PRIO_PROCESS, id_t(tid), nice) != 0)
+        return explainSchedulingError(errno, wanted);
+    m_state->spec.policy = wanted.policy;
+    m_state->spec.priority = wanted.priority;
+    m_state->spec.nice = wanted.nice;
+    return {};
+}
+
+void RtThread::demote() {
+    if (!m_state)
+        return;
+    const pid_t tid = m_state->tid.load(std::memory_order_acquire);
+    if (tid <= 0 || m_state->currentPhase() != State::Phase::Running)
+        return;
+    sched_param param{};
+    sched_setscheduler(tid, SCHED_OTHER, &param);
+    // Raising nice needs no privilege, lowering it would; 0 is what a default thread has.
+    setpriority(PRIO_PROCESS, id_t(tid), 0);
+}
+
+bool RtThread::running() const {
+    return m_state && m_state->joinable && m_state->currentPhase() == State::Phase::Running;
+}
+
+pid_t RtThread::tid() const {
+    return m_state ? m_state->tid.load(std::memory_order_acquire) : 0;
+}
+
+const ThreadSpec& RtThread::spec() const {
+    static const ThreadSpec empty;
+    return m_state ? m_state->spec : empty;
+}
+
+Error explainSchedulingError(int err, const ThreadSpec& spec) {
+    const std::string what = "Cannot run " + threadWhat(spec);
+    if (err == EINVAL) {
+        if (isRealtime(spec.policy)) {
+            const int lo = priorityMin(spec.policy), hi = priorityMax(spec.policy);
+            if (spec.priority < lo || spec.priority > hi)
+                return {ErrorKind::InvalidConfig, what + ": priority " + std::to_string(spec.priority) +
+                                                      " is out of range; " + policyKernelName(spec.policy) +
+                                                      " accepts priorities " + std::to_string(lo) + ".." +
+                                                      std::to_string(hi) + "."};
+        } else if (spec.nice < -20 || spec.nice > 19) {
+            return {ErrorKind::InvalidConfig,
+                    what + ": nice " + std::to_string(spec.nice) + " is out of range; nice accepts -20..19."};
+        }
+        if (spec.cpu >= 0)
+            return cpuError(spec, "the kernel refused that CPU (EINVAL)");
+        return {ErrorKind::InvalidConfig, what + ": the kernel rejected the parameters (EINVAL)."};
+    }
+    if (err != EPERM && err != EACCES)
+        return {ErrorKind::System, what + ": " + errnoName(err) + " (" + std::strerror(err) + ")."};
+
+    const bool capNice = hasEffectiveCapability(kCapSysNice);
+    std::string message = what + ": permission denied (" + errnoName(err) + "). ";
+    if (!isRealtime(spec.policy)) {
+        // Lowering nice below the current value needs CAP_SYS_NICE or RLIMIT_NICE (setpriority(2) EACCES).
+        const Limit nl = resourceLimit(RLIMIT_NICE);
+        message += "A negative nice needs CAP_SYS_NICE (" + std::string(capNice ? "present" : "missing") +
+                   ") or RLIMIT_NICE of at least " + std::to_string(20 - spec.nice) + " (soft " + limitText(nl.soft) +
+                   ", hard " + limitText(nl.hard) + "); fix: add '@realtime - nice " + std::to_string(spec.nice) +
+                   "' to /etc/security/limits.d/99-rtscope.conf, add your user to group realtime, log in again "
+                   "— or run as root.";
+        return {ErrorKind::Permission, message};
+    }
+
+    std::vector<std::string> causes;
+    if (const auto budget = cgroupRtBudget(); budget && budget->runtimeUs == 0)
+        causes.push_back("RT group scheduling gives this process's cgroup no real-time budget (" + budget->file +
+                         " is 0); fix: write a budget there (e.g. 'echo 950000 > " + budget->file +
+                         "' as root, after giving its parents one) or start rtscope from the root cpu cgroup");
+    if (const auto runtime = readIntegerFile("/proc/sys/kernel/sched_rt_runtime_us"); runtime && *runtime == 0)
+        causes.push_back("/proc/sys/kernel/sched_rt_runtime_us is 0, so no real-time task may run; fix: "
+                         "'sysctl -w kernel.sched_rt_runtime_us=950000' as root");
+    const Limit rl = resourceLimit(RLIMIT_RTPRIO);
+    if (!capNice && rl.soft >= 0 && rl.soft < spec.priority) {
+        std::string c = "this process lacks CAP_SYS_NICE and its RLIMIT_RTPRIO is " + limitText(rl.soft) +
+                        " (soft) / " + limitText(rl.hard) + " (hard), below the requested priority " +
+                        std::to_string(spec.priority) +
+                        "; fix: add '@realtime - rtprio 98' and '@realtime - memlock unlimited' to "
+                        "/etc/security/limits.d/99-rtscope.conf, add your user to group realtime, log in again "
+                        "— or run as root";
+        if (rl.hard < 0 || rl.hard >= spec.priority)
+            c += " (the hard limit already allows it: 'ulimit -r " + std::to_string(spec.priority) +
+                 "' in the launching shell is enough)";
+        causes.push_back(c);
+    }
+    if (causes.empty())
+        causes.push_back(
+            std::string(capNice ? "CAP_SYS_NICE is present" : "RLIMIT_RTPRIO allows this priority") +
+            ", so something else refuses it: RT group scheduling with no budget for a cgroup v2 group (start "
+            "rtscope from the root cgroup), or a container/security policy (e.g. run the container with "
+            "--cap-add=SYS_NICE and an RT runtime such as --cpu-rt-runtime=950000)");
+    for (size_t i = 0; i < causes.size(); ++i)
+        message += (i ? "; also, " : "Cause: ") + causes[i];
+    message += '.';
+    return {ErrorKind::Permission, message};
+}
+
+SchedState schedulingOf(pid_t tid) {
+    SchedState st;
+    const int policy = sched_getscheduler(tid);
+    if (policy >= 0)
+        st.policy = policyFromKernel(policy).value_or(Policy::Other);
+    sched_param param{};
+    if (sched_getparam(tid, &param) == 0)
+        st.priority = param.sched_priority;
+    // getpriority() may legitimately return -1, so errno is the only failure signal (getpriority(2)).
+    errno = 0;
+    const int nice = getpriority(PRIO_PROCESS, id_t(tid));
+    if (errno == 0)
+        st.nice = nice;
+    return st;
+}
+
+} // namespace rtscope

@@ -1,0 +1,610 @@
+#include "engine/rt/waiter.h"
+
+#include "engine/rt/rt_environment.h"
+#include "engine/rt/rt_thread.h"
+#include "engine/util/clock.h"
+
+#include <atomic>
+#include <cctype>
+#include <cerrno>
+#include <csignal>
+#include <cstring>
+#include <ctime>
+#include <string>
+#include <sys/prctl.h>
+#include <sys/time.h>
+#include <sys/timerfd.h>
+#include <unistd.h>
+
+namespace rtscope {
+
+namespace {
+
+// The POSIX timer's signal: thread-directed (SIGEV_THREAD_ID) and queued, so the overrun count is exact. Just
+// below the wake signal, away from the low RT signals that glibc and other libraries hand out.
+int posixTimerSignal() {
+    return SIGRTMAX - 2;
+}
+
+bool stopRequested(const std::atomic<bool>* flag) {
+    return flag && flag->load(std::memory_order_relaxed);
+}
+
+WaitResult interruptedAt(int64_t deadlineNs) {
+    WaitResult r;
+    r.deadlineNs = deadlineNs;
+    r.wakeNs = nowNs();
+    r.interrupted = true;
+    return r;
+}
+
+WaitResult failedAt(int64_t deadlineNs, int err) {
+    WaitResult r;
+    r.deadlineNs = deadlineNs;
+    r.wakeNs = nowNs();
+    r.error = err;
+    return r;
+}
+
+Error systemError(const char* call, int err) {
+    return {ErrorKind::System, std::string(call) + " failed: " + errnoName(err) + " (" + std::strerror(err) + ")"};
+}
+
+Error badPeriod(int64_t periodNs) {
+    return {ErrorKind::InvalidConfig, "The period must be positive (got " + std::to_string(periodNs) + " ns)."};
+}
+
+void blockInThisThread(int sig) {
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, sig);
+    pthread_sigmask(SIG_BLOCK, &set, nullptr);
+}
+
+// Discards instances of @p sig already pending for this thread or the process, so a timer that is re-armed or
+// torn down cannot leave a stale tick for the next wait.
+void drainPending(int sig) {
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, sig);
+    const timespec zero{0, 0};
+    while (sigtimedwait(&set, nullptr, &zero) == sig) {
+    }
+}
+
+// Shared by the kinds that keep their own schedule t0 + k·P (Absolute, Itimer, Busy): after the wake-up for
+// m_next, move to the next tick and skip, counting them, the ticks whose time has already passed.
+struct Schedule {
+    int64_t next = 0;
+    int64_t period = 0;
+
+    uint32_t advancePast(int64_t wakeNs) {
+        next += period;
+        if (next > wakeNs)
+            return 0;
+        const int64_t missed = (wakeNs - next) / period + 1;
+        next += missed * period;
+        return uint32_t(std::min<int64_t>(missed, UINT32_MAX));
+    }
+};
+
+class AbsoluteWaiter final : public Waiter {
+public:
+    explicit AbsoluteWaiter(const std::atomic<bool>* interrupt)
+        : m_interrupt(interrupt) {}
+    WaiterKind kind() const override { return WaiterKind::Absolute; }
+
+    Error start(int64_t firstDeadlineNs, int64_t periodNs) override {
+        if (periodNs <= 0)
+            return badPeriod(periodNs);
+        m_schedule = {firstDeadlineNs, periodNs};
+        return {};
+    }
+
+    WaitResult waitNext() override {
+        const int64_t deadline = m_schedule.next;
+        if (stopRequested(m_interrupt))
+            return interruptedAt(deadline);
+        const timespec ts = toTimespec(deadline);
+        // clock_nanosleep returns the error number instead of setting errno (clock_nanosleep(2)).
+        const int rc = clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, nullptr);
+        if (rc == EINTR)
+            return interruptedAt(deadline);
+        if (rc != 0)
+            return failedAt(deadline, rc);
+        WaitResult r;
+        r.wakeNs = nowNs();
+        r.deadlineNs = deadline;
+        r.skipped = m_schedule.advancePast(r.wakeNs);
+        return r;
+    }
+
+    void setPeriod(int64_t periodNs) override {
+        if (periodNs > 0)
+            m_schedule = {nowNs() + periodNs, periodNs};
+    }
+
+    void stop() override {}
+
+private:
+    const std::atomic<bool>* m_interrupt;
+    Schedule m_schedule;
+};
+
+class RelativeWaiter final : public Waiter {
+public:
+    explicit RelativeWaiter(const std::atomic<bool>* interrupt)
+        : m_interrupt(interrupt) {}
+    WaiterKind kind() const override { return WaiterKind::Relative; }
+
+    Error start(int64_t firstDeadlineNs, int64_t periodNs) override {
+        if (periodNs <= 0)
+            return badPeriod(periodNs);
+        m_period = periodNs;
+        m_first = firstDeadlineNs;
+        m_haveFirst = true;
+        return {};
+    }
+
+    WaitResult waitNext() override {
+        // The naive loop cyclictest -r models: "sleep P from now", whatever time the last wake-up and the work
+        // since then took. Only the very first sleep aims at the deadline start() was given.
+        const int64_t startNs = nowNs();
+        const int64_t sleepNs = m_haveFirst ? std::max<int64_t>(m_first - startNs, 0) : m_period;
+        const int64_t deadline = startNs + sleepNs;
+        if (stopRequested(m_interrupt))
+            return interruptedAt(deadline);
+        const timespec ts = toTimespec(sleepNs);
+        const int rc = clock_nanosleep(CLOCK_MONOTONIC, 0, &ts, nullptr);
+        if (rc == EINTR)
+            return interruptedAt(deadline);
+        if (rc != 0)
+            return failedAt(deadline, rc);
+        m_haveFirst = false;
+        WaitResult r;
+        r.wakeNs = nowNs();
+        r.deadlineNs = deadline;
+        return r;
+    }
+
+    void setPeriod(int64_t periodNs) override {
+        if (periodNs > 0)
+            m_period = periodNs;
+    }
+
+    void stop() override {}
+
+private:
+    const std::atomic<bool>* m_interrupt;
+    int64_t m_period = 0;
+    int64_t m_first = 0;
+    bool m_haveFirst = false;
+};
+
+class TimerfdWaiter final : public Waiter {
+public:
+    explicit TimerfdWaiter(const std::atomic<bool>* interrupt)
+        : m_interrupt(interrupt) {}
+    ~TimerfdWaiter() override { stop(); }
+    WaiterKind kind() const override { return WaiterKind::Timerfd; }
+
+    Error start(int64_t firstDeadlineNs, int64_t periodNs) override {
+        if (periodNs <= 0)
+            return badPeriod(periodNs);
+        stop();
+        m_fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC);
+        if (m_fd < 0)
+            return systemError("timerfd_create", errno);
+        if (!arm(firstDeadlineNs, periodNs)) {
+            const int err = errno;
+            stop();
+            return systemError("timerfd_settime", err);
+        }
+        return {};
+    }
+
+    WaitResult waitNext() override {
+        const int64_t expected = m_t0 + m_ticks * m_period;
+        if (stopRequested(m_interrupt))
+            return interruptedAt(expected);
+        uint64_t expirations = 0;
+        const ssize_t n = read(m_fd, &expirations, sizeof expirations);
+        if (n < 0 && errno == EINTR)
+            return interruptedAt(expected);
+        if (n != ssize_t(sizeof expirations) || expirations == 0)
+            return failedAt(expected, n < 0 ? errno : EIO);
+        WaitResult r;
+        r.wakeNs = nowNs();
+        // The kernel's hrtimer expires exactly at t0 + k·P; read() says how many did since the last read, and
+        // the wake-up answers the latest of them.
+        m_ticks += int64_t(expirations);
+        r.deadlineNs = m_t0 + (m_ticks - 1) * m_period;
+        r.skipped = uint32_t(std::min<uint64_t>(expirations - 1, UINT32_MAX));
+        return r;
+    }
+
+    void setPeriod(int64_t periodNs) override {
+        if (periodNs > 0 && m_fd >= 0)
+            arm(nowNs() + periodNs, periodNs);
+    }
+
+    void stop() override {
+        if (m_fd >= 0) {
+            close(m_fd);
+            m_fd = -1;
+        }
+    }
+
+private:
+    bool arm(int64_t firstNs, int64_t periodNs) {
+        m_t0 = firstNs;
+        m_period = periodNs;
+        m_ticks = 0;
+        itimerspec spec{};
+        spec.it_value = toTimespec(firstNs);
+        spec.it_interval = toTimespec(periodNs);
+        // Re-arming resets the expiration count, so no tick of the old period leaks into the new schedule.
+        return timerfd_settime(m_fd, TFD_TIMER_ABSTIME, &spec, nullptr) == 0;
+    }
+
+    const std::atomic<bool>* m_interrupt;
+    int m_fd = -1;
+    int64_t m_t0 = 0;
+    int64_t m_period = 0;
+    int64_t m_ticks = 0; // expirations consumed so far
+};
+
+// ITIMER_REAL exists once per process, so only one Itimer waiter may be armed at a time.
+std::atomic<bool> g_itimerInUse{false};
+// The thread that waits for SIGALRM, for the handler below.
+std::atomic<pid_t> g_itimerWaiterTid{0};
+
+// SIGALRM is process-directed: the kernel hands it to any thread that does not block it. A thread created
+// before main() blocked it (a library's helper thread, QTest's watchdog) would otherwise swallow the tick, or
+// be killed by the default action. Such a thread runs this handler and passes the signal on to the waiter;
+// the waiter itself never runs it, because it keeps SIGALRM blocked and takes it with sigwaitinfo.
+void forwardAlarm(int) {
+    const int savedErrno = errno;
+    const pid_t tid = g_itimerWaiterTid.load(std::memory_order_relaxed);
+    if (tid > 0 && tid != gettid())
+        tgkill(getpid(), tid, SIGALRM);
+    errno = savedErrno;
+}
+
+class ItimerWaiter final : public Waiter {
+public:
+    explicit ItimerWaiter(const std::atomic<bool>* interrupt)
+        : m_interrupt(interrupt) {}
+    ~ItimerWaiter() override { stop(); }
+    WaiterKind kind() const override { return WaiterKind::Itimer; }
+
+    Error start(int64_t firstDeadlineNs, int64_t periodNs) override {
+        if (periodNs <= 0)
+            return badPeriod(periodNs);
+        if (periodNs % kNsPerUs != 0)
+            return {ErrorKind::InvalidConfig, "setitimer counts in microseconds: the period (" +
+                                                  std::to_string(periodNs) + " ns) must be a whole number of µs."};
+        stop();
+        bool expected = false;
+        if (!g_itimerInUse.compare_exchange_strong(expected, true))
+            return {ErrorKind::Unavailable,
+                    "ITIMER_REAL is process-wide and another itimer waiter is already using it."};
+        m_armed = true;
+        installWakeSignalHandler();
+        // Blocked here so it stays pending for sigwaitinfo (workers block it already; main must call
+        // blockProcessSignals before it starts threads); threads that do not block it forward it to us.
+        blockInThisThread(SIGALRM);
+        g_itimerWaiterTid.store(gettid(), std::memory_order_relaxed);
+        struct sigaction old {};
+        sigaction(SIGALRM, nullptr, &old);
+        if (old.sa_handler == SIG_DFL || old.sa_handler == SIG_IGN) {
+            struct sigaction sa {};
+            sa.sa_handler = forwardAlarm;
+            sigemptyset(&sa.sa_mask);
+            sa.sa_flags = SA_RESTART; // the interrupted thread is not ours: do not make its syscalls fail
+            sigaction(SIGALRM, &sa, nullptr);
+        }
+        drainPending(SIGALRM);
+        if (!arm(firstDeadlineNs, periodNs)) {
+            const int err = errno;
+            stop();
+            return systemError("setitimer", err);
+        }
+        return {};
+    }
+
+    WaitResult waitNext() override {
+        const int64_t deadline = m_schedule.next;
+        if (stopRequested(m_interrupt))
+            return interruptedAt(deadline);
+        sigset_t set;
+        sigemptyset(&set);
+        sigaddset(&set, SIGALRM);
+        sigaddset(&set, wakeSignal());
+        const int sig = sigwaitinfo(&set, nullptr);
+        if (sig < 0 && errno == EINTR)
+            return interruptedAt(deadline);
+        if (sig < 0)
+            return failedAt(deadline, errno);
+        if (sig != SIGALRM)
+            return interruptedAt(deadline);
+        WaitResult r;
+        r.wakeNs = nowNs();
+        r.deadlineNs = deadline;
+        // SIGALRM is a standard signal: ticks that expire while one is pending merge into it, and the kernel
+        // forwards the timer past them when it is dequeued. The schedule tells how many were lost.
+        r.skipped = m_schedule.advancePast(r.wakeNs);
+        return r;
+    }
+
+    void setPeriod(int64_t periodNs) override {
+        if (periodNs > 0 && periodNs % kNsPerUs == 0 && m_armed) {
+            arm(nowNs() + periodNs, periodNs);
+            drainPending(SIGALRM);
+        }
+    }
+
+    void stop() override {
+        if (!m_armed)
+            return;
+        itimerval off{};
+        setitimer(ITIMER_REAL, &off, nullptr);
+        drainPending(SIGALRM);
+        g_itimerWaiterTid.store(0, std::memory_order_relaxed);
+        m_armed = false;
+        g_itimerInUse.store(false);
+    }
+
+private:
+    bool arm(int64_t firstNs, int64_t periodNs) {
+        m_schedule = {firstNs, periodNs};
+        // No absolute mode: it_value is relative to the moment the kernel arms the timer, which is after our
+        // clock read, and rounding up to a whole µs keeps every kernel tick at or after our t0 + k·P, so a
+        // latency is never negative.
+        const int64_t delay = std::max<int64_t>(firstNs - nowNs(), 1000);
+        itimerval v{};
+        const int64_t delayUs = (delay + kNsPerUs - 1) / kNsPerUs;
+        v.it_value.tv_sec = time_t(delayUs / 1000000);
+        v.it_value.tv_usec = suseconds_t(delayUs % 1000000);
+        const int64_t periodUs = periodNs / kNsPerUs;
+        v.it_interval.tv_sec = time_t(periodUs / 1000000);
+        v.it_interval.tv_usec = suseconds_t(periodUs % 1000000);
+        return setitimer(ITIMER_REAL, &v, nullptr) == 0;
+    }
+
+    const std::atomic<bool>* m_interrupt;
+    Schedule m_schedule;
+    bool m_armed = false;
+};
+
+class PosixTimerWaiter final : public Waiter {
+public:
+    explicit PosixTimerWaiter(const std::atomic<bool>* interrupt)
+        : m_interrupt(interrupt) {}
+    ~PosixTimerWaiter() override { stop(); }
+    WaiterKind kind() const override { return WaiterKind::Posix; }
+
+    Error start(int64_t firstDeadlineNs, int64_t periodNs) override {
+        if (periodNs <= 0)
+            return badPeriod(periodNs);
+        stop();
+        installWakeSignalHandler();
+        // Blocked so that it stays pending until sigwaitinfo takes it (workers block it already).
+        blockInThisThread(posixTimerSignal());
+        drainPending(posixTimerSignal());
+        sigevent sev{};
+        sev.sigev_notify = SIGEV_THREAD_ID;
+        sev.sigev_signo = posixTimerSignal();
+        // glibc 2.36 does not define the sigev_notify_thread_id alias for this union member.
+        sev._sigev_un._tid = gettid();
+        if (timer_create(CLOCK_MONOTONIC, &sev, &m_timer) != 0)
+            return systemError("timer_create", errno);
+        m_created = true;
+        if (!arm(firstDeadlineNs, periodNs)) {
+            const int err = errno;
+            stop();
+            return systemError("timer_settime", err);
+        }
+        return {};
+    }
+
+    WaitResult waitNext() override {
+        const int64_t expected = m_t0 + m_ticks * m_period;
+        if (stopRequested(m_interrupt))
+            return interruptedAt(expected);
+        sigset_t set;
+        sigemptyset(&set);
+        sigaddset(&set, posixTimerSignal());
+        sigaddset(&set, wakeSignal());
+        siginfo_t info{};
+        const int sig = sigwaitinfo(&set, &info);
+        if (sig < 0 && errno == EINTR)
+            return interruptedAt(expected);
+        if (sig < 0)
+            return failedAt(expected, errno);
+        if (sig != posixTimerSignal())
+            return interruptedAt(expected);
+        WaitResult r;
+        r.wakeNs = nowNs();
+        // The timer is re-armed when its signal is dequeued; the periods that expired in the meantime are the
+        // overrun (timer_getoverrun(2)). Like timerfd, the wake-up answers the latest expired tick.
+        const int overrun = std::max(timer_getoverrun(m_timer), 0);
+        m_ticks += 1 + overrun;
+        r.deadlineNs = m_t0 + (m_ticks - 1) * m_period;
+        r.skipped = uint32_t(overrun);
+        return r;
+    }
+
+    void setPeriod(int64_t periodNs) override {
+        if (periodNs > 0 && m_created) {
+            arm(nowNs() + periodNs, periodNs);
+            drainPending(posixTimerSignal());
+        }
+    }
+
+    void stop() override {
+        if (!m_created)
+            return;
+        timer_delete(m_timer);
+        m_created = false;
+        drainPending(posixTimerSignal());
+    }
+
+private:
+    bool arm(int64_t firstNs, int64_t periodNs) {
+        m_t0 = firstNs;
+        m_period = periodNs;
+        m_ticks = 0;
+        itimerspec spec{};
+        spec.it_value = toTimespec(firstNs);
+        spec.it_interval = toTimespec(periodNs);
+        return timer_settime(m_timer, TIMER_ABSTIME, &spec, nullptr) == 0;
+    }
+
+    const std::atomic<bool>* m_interrupt;
+    timer_t m_timer{};
+    bool m_created = false;
+    int64_t m_t0 = 0;
+    int64_t m_period = 0;
+    int64_t m_ticks = 0;
+};
+
+class BusyWaiter final : public Waiter {
+public:
+    explicit BusyWaiter(const std::atomic<bool>* interrupt)
+        : m_interrupt(interrupt) {}
+    WaiterKind kind() const override { return WaiterKind::Busy; }
+
+    Error start(int64_t firstDeadlineNs, int64_t periodNs) override {
+        if (periodNs <= 0)
+            return badPeriod(periodNs);
+        m_schedule = {firstDeadlineNs, periodNs};
+        return {};
+    }
+
+    WaitResult waitNext() override {
+        const int64_t deadline = m_schedule.next;
+        // No syscall to interrupt: the spin watches the stop flag and the count of wake signals this thread
+        // has taken (a sanitizer runtime may defer the handler, which is why the flag is watched too).
+        const unsigned wakes = wakeSignalCount();
+        int64_t now = nowNs();
+        while (now < deadline) {
+            if (stopRequested(m_interrupt) || wakeSignalCount() != wakes)
+                return interruptedAt(deadline);
+            now = nowNs();
+        }
+        WaitResult r;
+        r.wakeNs = now;
+        r.deadlineNs = deadline;
+        r.skipped = m_schedule.advancePast(now);
+        return r;
+    }
+
+    void setPeriod(int64_t periodNs) override {
+        if (periodNs > 0)
+            m_schedule = {nowNs() + periodNs, periodNs};
+    }
+
+    void stop() override {}
+
+private:
+    const std::atomic<bool>* m_interrupt;
+    Schedule m_schedule;
+};
+
+struct WaiterNames {
+    WaiterKind kind;
+    const char* name;
+    const char* label;
+};
+
+constexpr WaiterNames kNames[] = {
+    {WaiterKind::Absolute, "abs", "absolute clock_nanosleep"},
+    {WaiterKind::Relative, "rel", "relative clock_nanosleep"},
+    {WaiterKind::Timerfd, "timerfd", "timerfd (periodic)"},
+    {WaiterKind::Itimer, "itimer", "setitimer + SIGALRM"},
+    {WaiterKind::Posix, "posix", "POSIX timer (timer_create)"},
+    {WaiterKind::Busy, "busy", "busy-wait on clock_gettime"},
+};
+
+std::string lowered(std::string_view s) {
+    std::string out(s);
+    for (char& c : out)
+        c = char(std::tolower(static_cast<unsigned char>(c)));
+    return out;
+}
+
+} // namespace
+
+const char* waiterName(WaiterKind k) {
+    for (const WaiterNames& n : kNames)
+        if (n.kind == k)
+            return n.name;
+    return "?";
+}
+
+const char* waiterLabel(WaiterKind k) {
+    for (const WaiterNames& n : kNames)
+        if (n.kind == k)
+            return n.label;
+    return "?";
+}
+
+std::optional<WaiterKind> parseWaiter(std::string_view name) {
+    const std::string n = lowered(name);
+    for (const WaiterNames& w : kNames)
+        if (n == w.name)
+            return w.kind;
+    struct Alias {
+        const char* alias;
+        WaiterKind kind;
+    };
+    static constexpr Alias kAliases[] = {
+        {"absolute", WaiterKind::Absolute}, {"clock_nanosleep", WaiterKind::Absolute},
+        {"relative", WaiterKind::Relative}, {"nanosleep", WaiterKind::Relative},
+        {"naive", WaiterKind::Relative},    {"setitimer", WaiterKind::Itimer},
+        {"sigalrm", WaiterKind::Itimer},    {"timer_create", WaiterKind::Posix},
+        {"posix-timer", WaiterKind::Posix}, {"busy-wait", WaiterKind::Busy},
+        {"spin", WaiterKind::Busy},
+    };
+    for (const Alias& a : kAliases)
+        if (n == a.alias)
+            return a.kind;
+    return std::nullopt;
+}
+
+std::unique_ptr<Waiter> makeWaiter(WaiterKind kind) {
+    return makeWaiter(kind, nullptr);
+}
+
+std::unique_ptr<Waiter> makeWaiter(WaiterKind kind, const std::atomic<bool>* interruptFlag) {
+    switch (kind) {
+    case WaiterKind::Absolute:
+        return std::make_unique<AbsoluteWaiter>(interruptFlag);
+    case WaiterKind::Relative:
+        return std::make_unique<RelativeWaiter>(interruptFlag);
+    case WaiterKind::Timerfd:
+        return std::make_unique<TimerfdWaiter>(interruptFlag);
+    case WaiterKind::Itimer:
+        return std::make_unique<ItimerWaiter>(interruptFlag);
+    case WaiterKind::Posix:
+        return std::make_unique<PosixTimerWaiter>(interruptFlag);
+    case WaiterKind::Busy:
+        return std::make_unique<BusyWaiter>(interruptFlag);
+    }
+    return nullptr;
+}
+
+bool setTimerSlack(int64_t ns) {
+    if (ns < 0)
+        return false;
+    // 0 asks the kernel for the thread's default slack back (prctl(2) PR_SET_TIMERSLACK).
+    return prctl(PR_SET_TIMERSLACK, static_cast<unsigned long>(ns), 0, 0, 0) == 0;
+}
+
+int64_t timerSlack() {
+    const int v = prctl(PR_GET_TIMERSLACK, 0, 0, 0, 0);
+    return v < 0 ? 0 : int64_t(v);
+}
+
+} // namespace rtscope

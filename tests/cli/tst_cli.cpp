@@ -1,0 +1,178 @@
+// The `rtscope` command line end to end: exit codes, validation sentences, the cyclictest histogram file
+// and JSON keys, and Ctrl-C writing partial results. Runs the real binary (RTSCOPE_BINARY from ctest).
+#include "engine/io/cyclictest_format.h"
+
+#include <QFile>
+#include <QProcess>
+#include <QStandardPaths>
+#include <QTemporaryDir>
+#include <QtTest>
+#include <csignal>
+#include <nlohmann/json.hpp>
+#include <unistd.h>
+
+using namespace rtscope;
+
+namespace {
+struct Run {
+    int exitCode = -1;
+    QString out;
+    QString err;
+};
+
+QString binary() { return qEnvironmentVariable("RTSCOPE_BINARY"); }
+
+Run run(const QStringList& args, int timeoutMs = 30000, const QString& program = binary())
+{
+    QProcess p;
+    p.start(program, args);
+    Run r;
+    if (!p.waitForFinished(timeoutMs)) {
+        p.kill();
+        p.waitForFinished();
+        r.err = "timed out";
+        return r;
+    }
+    r.exitCode = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
+    r.out = QString::fromUtf8(p.readAllStandardOutput());
+    r.err = QString::fromUtf8(p.readAllStandardError());
+    return r;
+}
+
+QByteArray readAll(const QString& path)
+{
+    QFile f(path);
+    return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
+}
+} // namespace
+
+class TestCli : public QObject {
+    Q_OBJECT
+private slots:
+    void initTestCase() { QVERIFY2(QFile::exists(binary()), "RTSCOPE_BINARY must point at the built rtscope"); }
+
+    void versionAndHelp()
+    {
+        Run v = run({"--version"});
+        QCOMPARE(v.exitCode, 0);
+        QVERIFY(v.out.startsWith("rtscope " RTSCOPE_VERSION));
+        Run h = run({"--help"});
+        QCOMPARE(h.exitCode, 0);
+        QVERIFY(h.out.contains("latency"));
+        Run lh = run({"latency", "--help"});
+        QCOMPARE(lh.exitCode, 0);
+        QVERIFY(lh.out.contains("--histfile"));
+        QVERIFY(lh.out.contains("--waiter"));
+    }
+
+    void badInputExitsTwoNamingTheField_data()
+    {
+        QTest::addColumn<QStringList>("args");
+        QTest::addColumn<QString>("expected");
+        QTest::newRow("period too short") << QStringList{"latency", "--period", "5us"} << "period must be between 20.0 us and 10.000 s";
+        QTest::newRow("period garbage") << QStringList{"latency", "--period", "fast"} << "period: 'fast' is not a duration";
+        QTest::newRow("period zero") << QStringList{"latency", "--period", "0"} << "period must be between";
+        QTest::newRow("hogs") << QStringList{"latency", "--hogs", "999"} << "hogs must be between 0 and 256";
+        QTest::newRow("hogs negative") << QStringList{"latency", "--hogs", "-3"} << "hogs must be between 0 and 256";
+        QTest::newRow("hogs text") << QStringList{"latency", "--hogs", "many"} << "--hogs";
+        QTest::newRow("priority") << QStringList{"latency", "--policy", "fifo", "-p", "120"} << "priority must be between 1 and 99";
+        QTest::newRow("priority for other") << QStringList{"latency", "--policy", "other", "-p", "50"} << "priority must be 0 for other";
+        QTest::newRow("policy") << QStringList{"latency", "--policy", "fast"} << "policy must be one of";
+        QTest::newRow("cpu") << QStringList{"latency", "--cpu", "4096"} << "cpu must be one of the online CPUs";
+        QTest::newRow("waiter") << QStringList{"latency", "--waiter", "sleepy"} << "waiter must be one of";
+        QTest::newRow("duration garbage") << QStringList{"latency", "--duration", "soon"} << "duration: 'soon' is not a duration";
+        QTest::newRow("duration and samples") << QStringList{"latency", "-D", "1s", "-l", "5"} << "excludes";
+        QTest::newRow("hog policy fifo") << QStringList{"latency", "--hog-policy", "fifo"} << "hog-policy must be other, batch or idle";
+        QTest::newRow("histfile without bins") << QStringList{"latency", "--histogram", "0", "--histfile", "/tmp/x"} << "histfile needs histogram bins";
+        QTest::newRow("unknown flag") << QStringList{"latency", "--turbo"} << "turbo";
+        QTest::newRow("unknown command") << QStringList{"lantency"} << "unknown command 'lantency'";
+    }
+    void badInputExitsTwoNamingTheField()
+    {
+        QFETCH(QStringList, args);
+        QFETCH(QString, expected);
+        Run r = run(args);
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.err.contains(expected), qPrintable(r.err));
+    }
+
+    void histfileAndJsonAreCyclictestCompatible()
+    {
+        QTemporaryDir dir;
+        const QString hist = dir.filePath("run.hist"), json = dir.filePath("run.json");
+        Run r = run({"latency", "-i", "1ms", "-l", "300", "--histogram", "100", "--histfile", hist, "--json", json, "-q"});
+        QCOMPARE(r.exitCode, 0);
+        QVERIFY2(r.out.contains("Summary:"), qPrintable(r.out));
+        QVERIFY(r.out.contains("p99.9"));
+        QVERIFY(r.out.contains("dropped samples 0"));
+
+        const QByteArray text = readAll(hist);
+        CyclictestData data;
+        std::string error;
+        QVERIFY2(parseCyclictestHistogram(text.toStdString(), data, error), error.c_str());
+        QCOMPARE(data.threads.size(), size_t(1));
+        QCOMPARE(data.threads[0].bins.size(), size_t(100));
+        uint64_t total = data.threads[0].overflows;
+        for (uint64_t b : data.threads[0].bins)
+            total += b;
+        QCOMPARE(total, uint64_t(300));
+        QVERIFY(text.startsWith("# Histogram\n000000 ") || text.contains("\n# Histogram\n000000 "));
+        QVERIFY(text.contains("\n# Total: "));
+        QVERIFY(text.endsWith("\n\n"));
+
+        const auto j = nlohmann::json::parse(readAll(json).toStdString());
+        for (const char* key : {"file_version", "cmdline:", "rt_test_version:", "sysinfo", "num_threads", "resolution_in_ns", "thread"})
+            QVERIFY2(j.contains(key), key);
+        const auto& t0 = j["thread"]["0"];
+        for (const char* key : {"histogram", "cycles", "min", "max", "avg", "cpu"})
+            QVERIFY2(t0.contains(key), key);
+        QCOMPARE(t0["cycles"].get<uint64_t>(), uint64_t(300));
+        QVERIFY(j["rtscope"]["config"]["period_ns"] == 1'000'000);
+        QVERIFY(j["rtscope"]["threads"][0].contains("p99_9_ns"));
+        QVERIFY(j["rtscope"]["probe"].contains("kernel_release"));
+    }
+
+    void interruptWritesPartialResults_data()
+    {
+        QTest::addColumn<int>("signal");
+        QTest::newRow("SIGINT") << SIGINT;
+        QTest::newRow("SIGTERM") << SIGTERM;
+    }
+    void interruptWritesPartialResults()
+    {
+        QFETCH(int, signal);
+        QTemporaryDir dir;
+        const QString json = dir.filePath("partial.json");
+        QProcess p;
+        p.start(binary(), {"latency", "-i", "1ms", "--hogs", "2", "--json", json});
+        QVERIFY(p.waitForStarted());
+        QTest::qWait(700);
+        ::kill(pid_t(p.processId()), signal);
+        QVERIFY(p.waitForFinished(3000));
+        QCOMPARE(p.exitStatus(), QProcess::NormalExit);
+        QCOMPARE(p.exitCode(), 0);
+        const QString out = QString::fromUtf8(p.readAllStandardOutput());
+        QVERIFY2(out.contains("partial results"), qPrintable(out));
+        const auto j = nlohmann::json::parse(readAll(json).toStdString());
+        QVERIFY(j["thread"]["0"]["cycles"].get<uint64_t>() > 50);
+    }
+
+    void missingRtPrivilegeExitsThreeWithTheFix()
+    {
+        const QString setpriv = QStandardPaths::findExecutable("setpriv");
+        if (geteuid() != 0 || setpriv.isEmpty())
+            QSKIP("needs root and setpriv(1) to drop to an unprivileged user for this check");
+        // An unprivileged user (nobody) with RLIMIT_RTPRIO 0 and no CAP_SYS_NICE cannot use SCHED_FIFO.
+        Run r = run({"--reuid=65534", "--regid=65534", "--clear-groups", "--inh-caps=-all", "--bounding-set=-all",
+                     "prlimit", "--rtprio=0", binary(), "latency", "--policy", "fifo", "-p", "80", "-l", "10"},
+                    30000, setpriv);
+        if (r.exitCode == -1 || (r.err.contains("Permission denied") && !r.err.contains("rtscope")))
+            QSKIP(qPrintable("cannot run the binary as nobody here: " + r.err));
+        QCOMPARE(r.exitCode, 3);
+        QVERIFY2(r.err.contains("RLIMIT_RTPRIO") || r.err.contains("rtprio"), qPrintable(r.err));
+        QVERIFY2(r.err.contains("limits.d"), qPrintable(r.err));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestCli)
+#include "tst_cli.moc"

@@ -1,0 +1,231 @@
+// The latency experiment end to end: real threads, real waits, real hogs. Asserts shapes and invariants
+// (no sample lost, markers recorded, threads joined, FIFO beats OTHER under many hogs), never absolute times.
+#include "engine/experiments/latency_experiment.h"
+#include "engine/rt/cpu_topology.h"
+#include "engine/rt/rt_thread.h"
+#include "engine/rt/system_probe.h"
+#include "engine/util/clock.h"
+
+#include <QDir>
+#include <QFile>
+#include <QtTest>
+
+using namespace rtscope;
+
+namespace {
+
+// Threads whose name starts with @p prefix: "rtscope-" counts every worker and the collector.
+int rtscopeThreadsAlive(const char* prefix = "rtscope-") {
+    int n = 0;
+    const QDir tasks("/proc/self/task");
+    for (const QString& tid : tasks.entryList(QDir::Dirs | QDir::NoDotAndDotDot)) {
+        QFile comm(tasks.filePath(tid) + "/comm");
+        if (comm.open(QIODevice::ReadOnly) && comm.readAll().startsWith(prefix))
+            ++n;
+    }
+    return n;
+}
+
+std::shared_ptr<const LatencySnapshot> runUntilFinished(LatencyExperiment& exp, int timeoutMs = 20000) {
+    const int64_t end = nowNs() + int64_t(timeoutMs) * kNsPerMs;
+    while (!exp.finished() && nowNs() < end)
+        QTest::qWait(10);
+    exp.stop();
+    return exp.snapshot();
+}
+
+LatencyConfig quickConfig() {
+    LatencyConfig c;
+    c.periodNs = 1'000'000;
+    c.maxSamples = 300;
+    c.histogramUs = 2000;
+    return c;
+}
+
+} // namespace
+
+class TestLatencyExperiment : public QObject {
+    Q_OBJECT
+    SystemProbe m_probe;
+
+private slots:
+    void initTestCase() {
+        installWakeSignalHandler();
+        blockProcessSignals(false);
+        m_probe = probeSystem();
+    }
+
+    void otherPolicyCollectsEverySample() {
+        LatencyExperiment exp;
+        QVERIFY(!exp.start(quickConfig()));
+        auto snap = runUntilFinished(exp);
+        QVERIFY(snap);
+        QVERIFY(snap->finished);
+        QCOMPARE(snap->threads.size(), size_t(1));
+        const auto& t = snap->threads.front();
+        QCOMPARE(t.samples, uint64_t(300));
+        QCOMPARE(t.histogram.count(), uint64_t(300));
+        QCOMPARE(t.drops, uint64_t(0));
+        QCOMPARE(t.seqGaps, uint64_t(0));
+        QVERIFY(t.histogram.min() >= 0); // an absolute sleep never wakes before its deadline
+        QVERIFY(t.histogram.max() >= t.histogram.percentile(50));
+        QCOMPARE(t.cpu, CpuTopology::current().lastUsable());
+        uint64_t binned = t.histogram.exactUsOverflow();
+        for (uint64_t b : t.histogram.exactUsBins())
+            binned += b;
+        QCOMPARE(binned, uint64_t(300));
+        QVERIFY(!snap->markers.empty());
+        QVERIFY(QString::fromStdString(snap->markers.front().label).startsWith("start: OTHER"));
+        QCOMPARE(rtscopeThreadsAlive(), 0);
+    }
+
+    void invalidConfigIsRefusedWithTheSentence() {
+        LatencyExperiment exp;
+        LatencyConfig c;
+        c.periodNs = 5;
+        const Error e = exp.start(c);
+        QCOMPARE(e.kind, ErrorKind::InvalidConfig);
+        QVERIFY(QString::fromStdString(e.message).startsWith("period must be between"));
+        QVERIFY(!exp.running());
+        QCOMPARE(rtscopeThreadsAlive(), 0);
+    }
+
+    void reconfigureWhileRunningLeavesMarkers() {
+        LatencyExperiment exp;
+        LatencyConfig c;
+        c.periodNs = 1'000'000;
+        QVERIFY(!exp.start(c));
+        QTRY_VERIFY(exp.snapshot() && exp.snapshot()->threads.front().samples > 20);
+
+        LatencyConfig next = c;
+        next.periodNs = 500'000;
+        next.hogs = 3;
+        QVERIFY(!exp.reconfigure(next));
+        QCOMPARE(exp.config().hogs, 3);
+        QTRY_COMPARE(rtscopeThreadsAlive("rtscope-hog"), 3);
+        QCOMPARE(rtscopeThreadsAlive("rtscope-measure"), 1);
+
+        next.waiter = WaiterKind::Timerfd; // restarts the measuring thread: the sequence must continue
+        QVERIFY(!exp.reconfigure(next));
+        const uint64_t before = exp.snapshot()->threads.front().samples;
+        QTRY_VERIFY(exp.snapshot()->threads.front().samples > before + 50);
+
+        next.hogs = 0;
+        QVERIFY(!exp.reconfigure(next));
+        QTRY_COMPARE(rtscopeThreadsAlive("rtscope-hog"), 0);
+
+        LatencyConfig bad = next;
+        bad.hogs = 1000;
+        const Error e = exp.reconfigure(bad);
+        QCOMPARE(e.kind, ErrorKind::InvalidConfig);
+        QCOMPARE(exp.config().hogs, 0); // a refused change leaves the run as it was
+
+        exp.stop();
+        auto snap = exp.snapshot();
+        QStringList labels;
+        for (const auto& m : snap->markers)
+            labels << QString::fromStdString(m.label);
+        QVERIFY2(labels.contains("period 500.0 us, 3 hogs"), qPrintable(labels.join(" | ")));
+        QVERIFY2(labels.contains("waiter timerfd"), qPrintable(labels.join(" | ")));
+        QVERIFY2(labels.contains("0 hogs"), qPrintable(labels.join(" | ")));
+        QCOMPARE(snap->threads.front().seqGaps, uint64_t(0));
+        QCOMPARE(snap->threads.front().drops, uint64_t(0));
+        QVERIFY(snap->hogIterations > 0);
+        for (size_t i = 1; i < snap->markers.size(); ++i)
+            QVERIFY(snap->markers[i].tNs >= snap->markers[i - 1].tNs);
+        QCOMPARE(rtscopeThreadsAlive(), 0);
+    }
+
+    void resetClearsStatisticsButNotTimeline() {
+        LatencyExperiment exp;
+        LatencyConfig c;
+        c.periodNs = 500'000;
+        QVERIFY(!exp.start(c));
+        QTRY_VERIFY(exp.snapshot() && exp.snapshot()->threads.front().samples > 1000);
+        const uint64_t before = exp.snapshot()->threads.front().samples;
+        exp.resetStatistics();
+        QTRY_VERIFY(exp.snapshot()->resetNs > exp.snapshot()->startNs);
+        QVERIFY(exp.snapshot()->threads.front().samples < before);
+        QVERIFY(exp.snapshot()->threads.front().series.size() > 40);
+        exp.stop();
+        QCOMPARE(exp.snapshot()->markers.back().label, std::string("reset"));
+    }
+
+    void stopJoinsWithinAHundredMilliseconds_data() {
+        QTest::addColumn<int>("waiter");
+        QTest::addColumn<int>("hogs");
+        for (WaiterKind w : {WaiterKind::Absolute, WaiterKind::Relative, WaiterKind::Timerfd, WaiterKind::Itimer,
+                             WaiterKind::Posix, WaiterKind::Busy})
+            QTest::newRow(waiterName(w)) << int(w) << 0;
+        QTest::newRow("abs + 64 hogs") << int(WaiterKind::Absolute) << 64;
+    }
+    void stopJoinsWithinAHundredMilliseconds() {
+        QFETCH(int, waiter);
+        QFETCH(int, hogs);
+        LatencyExperiment exp;
+        LatencyConfig c;
+        c.periodNs = 5'000'000'000; // a 5 s sleep must not delay Stop
+        c.waiter = WaiterKind(waiter);
+        c.hogs = hogs;
+        QVERIFY(!exp.start(c));
+        QTest::qWait(50);
+        const int64_t t0 = nowNs();
+        exp.stop();
+        const int64_t took = nowNs() - t0;
+        QVERIFY2(took < 100 * kNsPerMs, qPrintable(QString("stop took %1 ms").arg(double(took) / 1e6)));
+        QCOMPARE(rtscopeThreadsAlive(), 0);
+    }
+
+    void fifoRunsAsFifo() {
+        if (!m_probe.rtAvailable)
+            QSKIP(
+                qPrintable("SCHED_FIFO is not permitted here: " + QString::fromStdString(m_probe.rtUnavailableReason)));
+        LatencyExperiment exp;
+        LatencyConfig c = quickConfig();
+        c.policy = Policy::Fifo;
+        c.priority = 80;
+        c.maxSamples = 0;
+        QVERIFY(!exp.start(c));
+        QTRY_VERIFY(exp.snapshot() && exp.snapshot()->threads.front().samples > 10);
+        const SchedState s = schedulingOf(exp.snapshot()->threads.front().tid);
+        QCOMPARE(int(s.policy), int(Policy::Fifo));
+        QCOMPARE(s.priority, 80);
+        LatencyConfig other = c;
+        other.policy = Policy::Other;
+        other.priority = 0;
+        QVERIFY(!exp.reconfigure(other)); // live change of policy, same thread
+        const SchedState after = schedulingOf(exp.snapshot()->threads.front().tid);
+        QCOMPARE(int(after.policy), int(Policy::Other));
+        exp.stop();
+    }
+
+    // SCIENCE.md §1: with many hogs on the CPU, SCHED_OTHER's wake-ups queue behind them, SCHED_FIFO's do not.
+    void fifoBeatsOtherUnderSixteenHogs() {
+        if (!m_probe.rtAvailable)
+            QSKIP(
+                qPrintable("SCHED_FIFO is not permitted here: " + QString::fromStdString(m_probe.rtUnavailableReason)));
+        if (CpuTopology::current().allowed.size() < 2)
+            QSKIP("needs two CPUs: hogs on one, the test and the collector on another");
+        auto measure = [](Policy p, int prio) {
+            LatencyExperiment exp;
+            LatencyConfig c;
+            c.policy = p;
+            c.priority = prio;
+            c.periodNs = 2'000'000;
+            c.hogs = 16;
+            c.maxSamples = 400;
+            if (exp.start(c))
+                return int64_t(-1);
+            auto snap = runUntilFinished(exp);
+            return snap->threads.front().histogram.percentile(90);
+        };
+        const int64_t other = measure(Policy::Other, 0);
+        const int64_t fifo = measure(Policy::Fifo, 80);
+        QVERIFY(other > 0 && fifo >= 0);
+        qInfo("p90 with 16 hogs: SCHED_OTHER %.1f us, SCHED_FIFO 80 %.1f us", double(other) / 1e3, double(fifo) / 1e3);
+        QVERIFY2(fifo * 5 < other, "SCHED_FIFO's p90 should be far below SCHED_OTHER's under 16 hogs");
+    }
+};
+
+QTEST_GUILESS_MAIN(TestLatencyExperiment)
+#include "tst_latency_experiment.moc"
