@@ -65,6 +65,20 @@ int waitForStopSignal(int timeoutMs)
     return sig > 0 ? sig : 0;
 }
 
+int exitCodeFor(ErrorKind kind)
+{
+    switch (kind) {
+    case ErrorKind::None:
+        return ExitOk;
+    case ErrorKind::InvalidConfig:
+        return ExitBadInput;
+    case ErrorKind::Permission:
+        return ExitNoPrivilege;
+    default:
+        return ExitFailure;
+    }
+}
+
 bool writeFile(const std::string& path, const std::string& text)
 {
     std::ofstream out(path, std::ios::binary | std::ios::trunc);

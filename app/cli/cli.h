@@ -1,5 +1,7 @@
 #pragma once
 // The headless command line: `rtscope <experiment> …`. No Qt, no display needed.
+#include "engine/util/error.h"
+
 #include <CLI/CLI.hpp>
 #include <functional>
 #include <string>
@@ -34,6 +36,8 @@ struct CommandRegistration {
 int reportInvalid(const std::string& command, const std::vector<std::string>& problems);
 /// Blocks until SIGINT/SIGTERM/SIGHUP arrives or @p timeoutMs passes; returns the signal or 0.
 int waitForStopSignal(int timeoutMs);
+/// Maps an engine error to the exit code: InvalidConfig 2, Permission 3, anything else 1.
+int exitCodeFor(ErrorKind kind);
 /// Writes @p text to @p path; on failure prints why and returns false.
 bool writeFile(const std::string& path, const std::string& text);
 /// The command line as one string, for the cmdline field of cyclictest's JSON.

@@ -153,9 +153,7 @@ int run(const LatencyOptions& o)
     const int64_t startUnix = int64_t(std::time(nullptr));
     if (Error e = exp.start(config)) {
         std::fprintf(stderr, "rtscope latency: %s\n", e.message.c_str());
-        return e.kind == ErrorKind::Permission ? ExitNoPrivilege
-               : e.kind == ErrorKind::InvalidConfig ? ExitBadInput
-                                                    : ExitFailure;
+        return exitCodeFor(e.kind);
     }
     const bool tty = isatty(STDOUT_FILENO);
     if (!o.quiet)
