@@ -30,6 +30,7 @@ struct LatencyOptions {
     int hogNice = 0;
     int hogCpu = -1;
     int cpu = -1;
+    std::string cpus;
     std::string waiter = "abs";
     std::string duration;
     uint64_t samples = 0;
@@ -69,6 +70,13 @@ LatencyConfig toConfig(const LatencyOptions& o, std::vector<std::string>& proble
     c.hogNice = o.hogNice;
     c.hogCpu = o.hogCpu;
     c.cpu = o.cpu;
+    if (!o.cpus.empty()) {
+        const CpuTopology topo = CpuTopology::current();
+        if (auto list = parseCpuList(o.cpus, topo.allowed))
+            c.cpus = *list;
+        else
+            problems.push_back("cpus: '" + o.cpus + "' is not a CPU list; use all, or numbers and ranges like 0,2-3");
+    }
     if (auto w = parseWaiter(o.waiter))
         c.waiter = *w;
     else
@@ -91,17 +99,31 @@ LatencyConfig toConfig(const LatencyOptions& o, std::vector<std::string>& proble
 
 long us(int64_t ns) { return long(ns / 1000); } // truncated, as cyclictest's calcdiff
 
-std::string statusLine(const LatencySnapshot& s)
+// One line per measuring thread, cyclictest's layout:
+// "T: 0 ( 2604) P:95 I:1000 C: 349868 Min:      4 Act:    6 Avg:    5 Max:      35"
+std::vector<std::string> statusLines(const LatencySnapshot& s)
 {
-    if (s.threads.empty())
-        return {};
-    const LatencyThreadStats& t = s.threads.front();
-    char buf[200];
-    // cyclictest's layout: "T: 0 ( 2604) P:95 I:1000 C: 349868 Min:      4 Act:    6 Avg:    5 Max:      35"
-    std::snprintf(buf, sizeof buf, "T:%2d (%5d) P:%2d I:%ld C:%7lu Min:%7ld Act:%5ld Avg:%5ld Max:%8ld", 0, t.tid,
-                  s.config.priority, long(s.config.periodNs / 1000), (unsigned long)t.samples,
-                  us(t.histogram.min()), us(t.lastNs), long(t.histogram.mean() / 1000), us(t.histogram.max()));
-    return buf;
+    std::vector<std::string> lines;
+    for (size_t i = 0; i < s.threads.size(); ++i) {
+        const LatencyThreadStats& t = s.threads[i];
+        char buf[200];
+        std::snprintf(buf, sizeof buf, "T:%2d (%5d) P:%2d I:%ld C:%7lu Min:%7ld Act:%5ld Avg:%5ld Max:%8ld", int(i),
+                      t.tid, s.config.priority, long(s.config.periodNs / 1000), (unsigned long)t.samples,
+                      us(t.histogram.min()), us(t.lastNs), long(t.histogram.mean() / 1000), us(t.histogram.max()));
+        lines.push_back(buf);
+    }
+    return lines;
+}
+
+void printStatus(const LatencySnapshot& s, bool tty, bool first)
+{
+    const auto lines = statusLines(s);
+    // On a terminal the block is redrawn in place (cursor up over the previous block), as cyclictest does.
+    if (tty && !first)
+        std::printf("\033[%zuA", lines.size());
+    for (const auto& l : lines)
+        std::printf("%s%s\n", l.c_str(), tty ? "\033[K" : "");
+    std::fflush(stdout);
 }
 
 std::string fmtUs(int64_t ns)
@@ -160,6 +182,7 @@ int run(const LatencyOptions& o)
         std::printf("# rtscope %s latency: %s\n", RTSCOPE_VERSION, exp.config().label().c_str());
     int64_t lastPrint = 0;
     int signal = 0;
+    bool printed = false;
     while (!exp.finished()) {
         signal = waitForStopSignal(100);
         if (signal)
@@ -169,11 +192,8 @@ int run(const LatencyOptions& o)
         auto snap = exp.snapshot();
         const int64_t now = nowNs();
         if (snap && (tty || now - lastPrint >= kNsPerSec)) {
-            if (tty)
-                std::printf("\r%s\033[K", statusLine(*snap).c_str());
-            else
-                std::printf("%s\n", statusLine(*snap).c_str());
-            std::fflush(stdout);
+            printStatus(*snap, tty, !printed);
+            printed = true;
             lastPrint = now;
         }
     }
@@ -182,7 +202,7 @@ int run(const LatencyOptions& o)
     if (!snap)
         return ExitFailure;
     if (!o.quiet)
-        std::printf("%s%s\n", tty ? "\r" : "", statusLine(*snap).c_str());
+        printStatus(*snap, tty, !printed);
     if (signal && !o.quiet)
         std::printf("# stopped by %s: partial results follow\n", strsignal(signal));
     printSummary(*snap);
@@ -215,11 +235,15 @@ Command addLatencyCommand(CLI::App& app)
     sub->add_option("--nice", o->nice, "nice -20..19 for other/batch");
     sub->add_option("-i,--period", o->period, "period 20us..10s; units ns, us, ms, s (bare number: us)")
         ->capture_default_str();
-    sub->add_option("--hogs", o->hogs, "CPU-hog threads on the measuring CPU, 0..256")->capture_default_str();
+    sub->add_option("--hogs", o->hogs, "CPU-hog threads on each measuring CPU (or on --hog-cpu), 0..256")
+        ->capture_default_str();
     sub->add_option("--hog-policy", o->hogPolicy, "hog policy: other, batch or idle")->capture_default_str();
     sub->add_option("--hog-nice", o->hogNice, "hog nice -20..19")->capture_default_str();
     sub->add_option("--hog-cpu", o->hogCpu, "CPU for the hogs (default: the measuring CPU)");
-    sub->add_option("-a,--cpu", o->cpu, "measuring CPU (default: the highest usable CPU)");
+    auto* cpu = sub->add_option("-a,--cpu", o->cpu, "measuring CPU (default: the highest usable CPU)");
+    sub->add_option("--cpus", o->cpus,
+                    "one measuring thread per CPU at once: all, or a list like 0,2-3 (cyclictest -t -a)")
+        ->excludes(cpu);
     sub->add_option("--waiter", o->waiter, "abs, rel, timerfd, itimer, posix or busy")->capture_default_str();
     auto* dur = sub->add_option("-D,--duration", o->duration, "run time, e.g. 10s or 500ms (bare number: seconds)");
     auto* smp = sub->add_option("-l,--samples", o->samples, "stop after N samples");

@@ -3,6 +3,7 @@
 #include "engine/rt/cpu_topology.h"
 #include "engine/util/units.h"
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
@@ -54,12 +55,25 @@ std::vector<std::string> LatencyConfig::validate(const CpuTopology& cpus) const
         out.push_back("period must be between " + range(kMinPeriodNs, kMaxPeriodNs) + " (got " +
                       formatDuration(periodNs) + ")");
     checkCpu(out, "cpu", cpu, cpus);
+    for (size_t i = 0; i < this->cpus.size(); ++i) {
+        const int c = this->cpus[i];
+        if (!cpus.usable(c))
+            out.push_back("cpus must list online CPUs this process may use (" + cpus.usableText() + "); got " +
+                          std::to_string(c));
+        for (size_t j = 0; j < i; ++j)
+            if (this->cpus[j] == c)
+                out.push_back("cpus lists CPU " + std::to_string(c) + " twice");
+    }
     if (hogs < 0 || hogs > kMaxHogs)
         out.push_back("hogs must be between 0 and " + std::to_string(kMaxHogs) + " (got " + std::to_string(hogs) + ")");
     if (isRealtime(hogPolicy))
         out.push_back(std::string("hog-policy must be other, batch or idle (got ") + policyName(hogPolicy) +
                       "): real-time spinners can starve a CPU; the starvation lab runs them under a watchdog");
     checkNice(out, "hog-nice", hogNice);
+    const size_t hogCpuCount = hogCpu >= 0 ? 1 : std::max<size_t>(1, this->cpus.size());
+    if (hogs > 0 && size_t(hogs) * hogCpuCount > size_t(kMaxHogThreads))
+        out.push_back("hogs × measured CPUs must not exceed " + std::to_string(kMaxHogThreads) + " threads (got " +
+                      std::to_string(hogs) + " × " + std::to_string(hogCpuCount) + ")");
     checkCpu(out, "hog-cpu", hogCpu, cpus);
     if (durationNs != 0 && (durationNs < kMinDurationNs || durationNs > kMaxDurationNs))
         out.push_back("duration must be between " + range(kMinDurationNs, kMaxDurationNs) + ", or 0 for no limit (got " +
@@ -78,13 +92,34 @@ std::vector<std::string> LatencyConfig::validate(const CpuTopology& cpus) const
 
 int LatencyConfig::resolvedCpu(const CpuTopology& cpus) const { return cpu >= 0 ? cpu : cpus.lastUsable(); }
 
-int LatencyConfig::resolvedHogCpu(const CpuTopology& cpus) const { return hogCpu >= 0 ? hogCpu : resolvedCpu(cpus); }
+int LatencyConfig::resolvedHogCpu(const CpuTopology& cpus) const
+{
+    return hogCpu >= 0 ? hogCpu : resolvedCpus(cpus).front();
+}
+
+std::vector<int> LatencyConfig::resolvedCpus(const CpuTopology& topo) const
+{
+    if (!cpus.empty())
+        return cpus;
+    return {resolvedCpu(topo)};
+}
+
+std::vector<int> LatencyConfig::resolvedHogCpus(const CpuTopology& topo) const
+{
+    if (hogCpu >= 0)
+        return {hogCpu};
+    return resolvedCpus(topo);
+}
 
 std::string LatencyConfig::label() const
 {
     std::ostringstream s;
     s << policyLabel(policy, priority, nice) << " · " << formatDuration(periodNs) << " · " << hogs
-      << (hogs == 1 ? " hog" : " hogs") << " · " << (cpu >= 0 ? "CPU " + std::to_string(cpu) : std::string("CPU auto"))
+      << (hogs == 1 ? " hog" : " hogs") << " · "
+      << (cpus.size() > 1    ? "CPUs " + formatCpuList(cpus)
+          : cpus.size() == 1 ? "CPU " + std::to_string(cpus.front())
+          : cpu >= 0         ? "CPU " + std::to_string(cpu)
+                             : std::string("CPU auto"))
       << " · " << waiterName(waiter);
     return s.str();
 }
@@ -96,6 +131,7 @@ nlohmann::json toJson(const LatencyConfig& c)
                           {"nice", c.nice},
                           {"period_ns", c.periodNs},
                           {"cpu", c.cpu},
+                          {"cpus", c.cpus},
                           {"waiter", waiterName(c.waiter)},
                           {"hogs", c.hogs},
                           {"hog_policy", policyName(c.hogPolicy)},
@@ -146,7 +182,7 @@ LatencyConfig latencyConfigFromJson(const nlohmann::json& j, std::vector<std::st
         else
             dst = *p;
     };
-    static const char* known[] = {"policy",   "priority", "nice",     "period_ns", "cpu",     "waiter",       "hogs",
+    static const char* known[] = {"policy",   "priority", "nice",     "period_ns", "cpu", "cpus",     "waiter",       "hogs",
                                   "hog_policy", "hog_nice", "hog_cpu", "duration_ns", "samples", "histogram_us",
                                   "dma_latency"};
     for (const auto& [key, value] : j.items()) {
@@ -161,6 +197,17 @@ LatencyConfig latencyConfigFromJson(const nlohmann::json& j, std::vector<std::st
     intField("nice", c.nice);
     intField("period_ns", c.periodNs);
     intField("cpu", c.cpu);
+    if (j.contains("cpus")) {
+        const auto& v = j.at("cpus");
+        bool ok = v.is_array();
+        if (ok)
+            for (const auto& x : v)
+                ok = ok && x.is_number_integer() && x.get<int64_t>() >= 0 && x.get<int64_t>() < 65536;
+        if (!ok)
+            errors.push_back("cpus must be an array of CPU numbers");
+        else
+            c.cpus = v.get<std::vector<int>>();
+    }
     if (j.contains("waiter")) {
         const auto& v = j.at("waiter");
         auto w = v.is_string() ? parseWaiter(v.get<std::string>()) : std::nullopt;

@@ -22,18 +22,20 @@ struct LatencyConfig {
     static constexpr int64_t kMaxDurationNs = 30LL * 86400 * 1'000'000'000; ///< 30 days
     static constexpr uint64_t kMaxSamples = 1'000'000'000'000ULL;
     static constexpr int kMaxHistogramUs = 1'000'000;
+    static constexpr int kMaxHogThreads = 1024; ///< hogs × hog CPUs
 
     Policy policy = Policy::Other;
     int priority = 0;          ///< 1..99 for fifo/rr, 0 for the others
     int nice = 0;              ///< -20..19, for other/batch
     int64_t periodNs = 1'000'000;
     int cpu = -1;              ///< measuring CPU; -1 = the highest usable CPU
+    std::vector<int> cpus;     ///< measure on each of these CPUs at once (cyclictest -t -a); empty = just `cpu`
     WaiterKind waiter = WaiterKind::Absolute;
 
-    int hogs = 0;              ///< CPU-hog threads, 0..256
+    int hogs = 0;              ///< CPU-hog threads per hog CPU, 0..256
     Policy hogPolicy = Policy::Other; ///< other, batch or idle: RT spinners belong to the starvation lab
     int hogNice = 0;
-    int hogCpu = -1;           ///< -1 = the measuring CPU
+    int hogCpu = -1;           ///< -1 = every measuring CPU
 
     int64_t durationNs = 0;    ///< 0 = until stopped
     uint64_t maxSamples = 0;   ///< 0 = until stopped; exclusive with durationNs
@@ -44,7 +46,11 @@ struct LatencyConfig {
     std::vector<std::string> validate(const CpuTopology& cpus) const;
 
     int resolvedCpu(const CpuTopology& cpus) const;    ///< cpu, or the default
-    int resolvedHogCpu(const CpuTopology& cpus) const; ///< hogCpu, or the measuring CPU
+    int resolvedHogCpu(const CpuTopology& cpus) const; ///< hogCpu, or the (first) measuring CPU
+    /// @brief The CPUs measured: `cpus` if given, else the single resolved `cpu`.
+    std::vector<int> resolvedCpus(const CpuTopology& topo) const;
+    /// @brief The CPUs that get `hogs` hogs each: hogCpu if given, else every measured CPU.
+    std::vector<int> resolvedHogCpus(const CpuTopology& topo) const;
 
     /// @brief "FIFO 80 · 1 ms · 4 hogs · CPU 1 · abs": the label of a config on markers and table rows.
     std::string label() const;

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <utility>
 
 namespace rtscope {
 
@@ -20,10 +21,12 @@ std::string joinErrors(const std::vector<std::string>& errors)
         out += (out.empty() ? "" : "\n") + e;
     return out;
 }
+
+std::string hogsLabel(int n) { return std::to_string(n) + (n == 1 ? " hog" : " hogs"); }
 } // namespace
 
 LatencyExperiment::LatencyExperiment()
-    : m_hogCounters(new HogCounter[LatencyConfig::kMaxHogs])
+    : m_hogCounters(new HogCounter[LatencyConfig::kMaxHogThreads])
 {
 }
 
@@ -38,40 +41,27 @@ Error LatencyExperiment::start(const LatencyConfig& requested)
 {
     if (m_running)
         return {ErrorKind::InvalidConfig, "the latency experiment is already running"};
-    const CpuTopology cpus = CpuTopology::current();
-    if (auto errors = requested.validate(cpus); !errors.empty())
+    const CpuTopology topo = CpuTopology::current();
+    if (auto errors = requested.validate(topo); !errors.empty())
         return {ErrorKind::InvalidConfig, joinErrors(errors)};
 
     m_config = requested;
-    m_config.cpu = requested.resolvedCpu(cpus);
-    m_config.hogCpu = requested.resolvedHogCpu(cpus);
-
-    // A fresh ring per run: its push and drop counters then count this run's samples.
-    m_ring = std::make_unique<SpscRing<LatencySample>>(kRingCapacity);
-    m_dropsAtReset = 0;
-    m_agg.clear(size_t(m_config.histogramUs));
+    m_cpus = requested.resolvedCpus(topo);
+    m_hogCpus = requested.resolvedHogCpus(topo);
+    m_config.cpu = m_cpus.front();
+    m_config.hogCpu = requested.hogCpu;
     m_markers.clear();
-    m_nextSeq = 0;
     m_retiredHogIterations = 0;
-    for (int i = 0; i < LatencyConfig::kMaxHogs; ++i)
+    for (int i = 0; i < LatencyConfig::kMaxHogThreads; ++i)
         m_hogCounters[i].iterations.store(0, std::memory_order_relaxed);
     m_lastHogIterations = 0;
     m_hogRate = 0;
     m_finished.store(false, std::memory_order_release);
-    m_workerError.clear();
+    m_workersDone.store(0);
     m_resetRequested = false;
 
-    if (m_lockAll) {
-        m_memoryLock = lockAllMemory();
-    }
-    if (m_memoryLock.mode != MemoryLockMode::All) {
-        if (lockRange(m_ring->storage(), m_ring->storageBytes()))
-            m_memoryLock = {MemoryLockMode::Ranges, "mlock of the ring and the measuring thread's stack" +
-                                                        (m_memoryLock.detail.empty() ? std::string()
-                                                                                     : " (" + m_memoryLock.detail + ")")};
-        else
-            m_memoryLock = {MemoryLockMode::None, std::string("memory not locked: mlock failed: ") + std::strerror(errno)};
-    }
+    m_memoryLock = m_lockAll ? lockAllMemory() : MemoryLockStatus{};
+    m_lockAllDetail = m_memoryLock.mode == MemoryLockMode::All ? "" : m_memoryLock.detail;
     if (m_config.dmaLatency)
         m_dma.acquire(0);
 
@@ -81,12 +71,11 @@ Error LatencyExperiment::start(const LatencyConfig& requested)
     m_periodNs.store(m_config.periodNs, std::memory_order_relaxed);
     m_epoch.store(0, std::memory_order_relaxed);
 
-    if (Error e = setHogCount(m_config.hogs)) {
-        stopAllHogs();
-        m_dma.release();
-        return e;
-    }
-    if (Error e = startMeasuring()) {
+    Error e = setHogCount(m_config.hogs);
+    if (!e)
+        e = startAllWorkers(m_cpus);
+    if (e) {
+        stopAllWorkers();
         stopAllHogs();
         m_dma.release();
         return e;
@@ -95,8 +84,10 @@ Error LatencyExperiment::start(const LatencyConfig& requested)
     configChanged();
     addMarker("start: " + m_config.label());
     m_collector.addSource(this);
-    // Keep the collector off the measured CPU, where hogs would starve it and the ring would overflow.
-    m_collector.start(1'000'000, 16'000'000, cpus.otherThan({m_config.cpu, m_config.hogCpu}));
+    // Keep the collector off the measured and hog CPUs, where hogs would starve it and the rings overflow.
+    std::vector<int> busy = m_cpus;
+    busy.insert(busy.end(), m_hogCpus.begin(), m_hogCpus.end());
+    m_collector.start(1'000'000, 16'000'000, topo.otherThan(busy));
     return {};
 }
 
@@ -104,7 +95,9 @@ void LatencyExperiment::stop()
 {
     if (!m_running)
         return;
-    stopMeasuring();
+    for (auto& w : m_workers)
+        w->thread.demote();
+    stopAllWorkers();
     stopAllHogs();
     m_running = false;
     m_collector.stop(); // drains what is left and publishes
@@ -113,42 +106,88 @@ void LatencyExperiment::stop()
     publishNow();
 }
 
-Error LatencyExperiment::startMeasuring()
+Error LatencyExperiment::startAllWorkers(const std::vector<int>& cpus)
+{
+    // The collector must not iterate the workers while the set changes.
+    m_collector.removeSource(this);
+    m_workers.clear();
+    for (int cpu : cpus) {
+        auto w = std::make_unique<Worker>();
+        w->cpu = cpu;
+        // A fresh ring per worker and run: its push and drop counters then count this run's samples.
+        w->ring = std::make_unique<SpscRing<LatencySample>>(kRingCapacity);
+        w->agg.clear(size_t(m_config.histogramUs));
+        m_workers.push_back(std::move(w));
+    }
+    if (m_memoryLock.mode != MemoryLockMode::All) {
+        // mlockall was not asked for or not allowed: lock what the RT path touches (the stacks are locked by
+        // RtThread), and say which, with the reason mlockall failed if it did.
+        bool locked = true;
+        int err = 0;
+        for (auto& w : m_workers)
+            if (!lockRange(w->ring->storage(), w->ring->storageBytes())) {
+                locked = false;
+                err = errno;
+            }
+        const std::string why = m_lockAllDetail.empty() ? "" : " (" + m_lockAllDetail + ")";
+        m_memoryLock = locked ? MemoryLockStatus{MemoryLockMode::Ranges,
+                                                 "mlock of the rings and the measuring threads' stacks" + why}
+                              : MemoryLockStatus{MemoryLockMode::None,
+                                                 std::string("memory not locked: mlock failed: ") + std::strerror(err) + why};
+    }
+    Error result;
+    for (auto& w : m_workers)
+        if (!result)
+            result = startWorker(*w);
+    if (m_running)
+        m_collector.addSource(this);
+    return result;
+}
+
+void LatencyExperiment::stopAllWorkers()
+{
+    for (auto& w : m_workers)
+        stopWorker(*w);
+}
+
+Error LatencyExperiment::startWorker(Worker& w)
 {
     ThreadSpec spec;
     spec.policy = m_config.policy;
     spec.priority = m_config.priority;
     spec.nice = m_config.nice;
-    spec.cpu = m_config.cpu;
+    spec.cpu = w.cpu;
     spec.name = "rtscope-measure";
     spec.lockStack = m_memoryLock.mode != MemoryLockMode::All;
-    const uint64_t firstSeq = m_nextSeq.load(std::memory_order_relaxed);
-    Error e = m_measuring.start(spec, [this, firstSeq](const std::atomic<bool>& stop) { measuringLoop(stop, firstSeq); });
+    const uint64_t firstSeq = w.nextSeq.load(std::memory_order_relaxed);
+    w.error.clear();
+    Error e = w.thread.start(spec, [this, &w, firstSeq](const std::atomic<bool>& stop) { measuringLoop(w, stop, firstSeq); });
     if (!e)
-        m_tid.store(m_measuring.tid());
+        w.tid.store(w.thread.tid());
     return e;
 }
 
-void LatencyExperiment::stopMeasuring()
+void LatencyExperiment::stopWorker(Worker& w)
 {
-    m_measuring.demote();
-    m_measuring.stop(100);
+    w.thread.demote();
+    w.thread.stop(100);
 }
 
-void LatencyExperiment::measuringLoop(const std::atomic<bool>& stop, uint64_t firstSeq)
+void LatencyExperiment::measuringLoop(Worker& w, const std::atomic<bool>& stop, uint64_t firstSeq)
 {
     // Everything allocated here happens before the first measured cycle.
     std::unique_ptr<Waiter> waiter = makeWaiter(m_config.waiter, &stop);
+    SpscRing<LatencySample>& ring = *w.ring;
     int64_t period = m_periodNs.load(std::memory_order_relaxed);
     const int64_t endNs = m_config.durationNs > 0 ? m_startNs + m_config.durationNs : INT64_MAX;
     const uint64_t maxSamples = m_config.maxSamples;
-    if (Error e = waiter->start(nowNs() + period, period)) {
-        m_workerError = e.message;
-        m_finished.store(true, std::memory_order_release);
-        return;
-    }
     uint64_t seq = firstSeq;
-    while (!stop.load(std::memory_order_relaxed)) {
+    bool done = false;
+    if (Error e = waiter->start(nowNs() + period, period)) {
+        w.error = e.message;
+        done = true;
+    }
+    while (!done && !stop.load(std::memory_order_relaxed)) {
         const int64_t p = m_periodNs.load(std::memory_order_relaxed);
         if (p != period) {
             waiter->setPeriod(p);
@@ -158,7 +197,8 @@ void LatencyExperiment::measuringLoop(const std::atomic<bool>& stop, uint64_t fi
         if (r.interrupted)
             continue;
         if (r.error) {
-            m_workerError = std::string("wait failed: ") + std::strerror(r.error);
+            w.error = std::string("wait failed: ") + std::strerror(r.error);
+            done = true;
             break;
         }
         LatencySample s;
@@ -168,19 +208,18 @@ void LatencyExperiment::measuringLoop(const std::atomic<bool>& stop, uint64_t fi
         s.latencyNs = r.wakeNs - r.deadlineNs;
         s.skipped = r.skipped;
         s.epoch = m_epoch.load(std::memory_order_relaxed);
-        m_ring->tryPush(s);
-        if ((maxSamples && seq >= maxSamples) || r.wakeNs >= endNs) {
-            m_finished.store(true, std::memory_order_release);
-            break;
-        }
+        ring.tryPush(s);
+        done = (maxSamples && seq >= maxSamples) || r.wakeNs >= endNs;
     }
-    m_nextSeq.store(seq, std::memory_order_relaxed);
+    w.nextSeq.store(seq, std::memory_order_relaxed);
     waiter->stop();
+    if (done && m_workersDone.fetch_add(1) + 1 == int(m_workers.size()))
+        m_finished.store(true, std::memory_order_release);
 }
 
-Error LatencyExperiment::setHogCount(int n)
+Error LatencyExperiment::setHogCount(int perCpu)
 {
-    n = std::clamp(n, 0, LatencyConfig::kMaxHogs);
+    const int n = std::clamp(perCpu, 0, LatencyConfig::kMaxHogs) * int(m_hogCpus.size());
     const int have = int(m_hogs.size());
     if (n < have) {
         // Flag every hog to remove first: each then exits the moment it next runs, instead of one slice
@@ -198,7 +237,7 @@ Error LatencyExperiment::setHogCount(int n)
         ThreadSpec spec;
         spec.policy = m_config.hogPolicy;
         spec.nice = m_config.hogNice;
-        spec.cpu = m_config.hogCpu;
+        spec.cpu = m_hogCpus[size_t(i) % m_hogCpus.size()]; // hog i on CPU i mod n: every CPU gets `hogs`
         spec.name = "rtscope-hog";
         spec.stackBytes = 64 * 1024;
         spec.prefaultBytes = 0;
@@ -228,19 +267,22 @@ void LatencyExperiment::stopAllHogs()
 {
     for (size_t i = 0; i < m_hogs.size(); ++i)
         m_hogCounters[i].retire.store(true, std::memory_order_relaxed);
+    const auto keep = m_hogCpus;
     setHogCount(0);
+    m_hogCpus = keep;
 }
 
 Error LatencyExperiment::reconfigure(const LatencyConfig& requested)
 {
     if (!m_running)
         return {ErrorKind::InvalidConfig, "the latency experiment is not running"};
-    const CpuTopology cpus = CpuTopology::current();
-    if (auto errors = requested.validate(cpus); !errors.empty())
+    const CpuTopology topo = CpuTopology::current();
+    if (auto errors = requested.validate(topo); !errors.empty())
         return {ErrorKind::InvalidConfig, joinErrors(errors)};
     LatencyConfig next = requested;
-    next.cpu = requested.resolvedCpu(cpus);
-    next.hogCpu = requested.resolvedHogCpu(cpus);
+    const std::vector<int> nextCpus = requested.resolvedCpus(topo);
+    const std::vector<int> nextHogCpus = requested.resolvedHogCpus(topo);
+    next.cpu = nextCpus.front();
     // Run limits and histogram size belong to the run, not to a live change.
     next.durationNs = m_config.durationNs;
     next.maxSamples = m_config.maxSamples;
@@ -251,14 +293,20 @@ Error LatencyExperiment::reconfigure(const LatencyConfig& requested)
 
     const LatencyConfig prev = m_config;
     std::vector<std::string> changes;
-    const bool restart = next.waiter != prev.waiter || next.cpu != prev.cpu;
-    const bool hogsMove = next.hogCpu != prev.hogCpu || next.hogPolicy != prev.hogPolicy || next.hogNice != prev.hogNice;
+    const bool restart = next.waiter != prev.waiter || nextCpus != m_cpus;
+    const bool hogsMove = nextHogCpus != m_hogCpus || next.hogPolicy != prev.hogPolicy || next.hogNice != prev.hogNice;
+    const bool schedChanged = next.policy != prev.policy || next.priority != prev.priority || next.nice != prev.nice;
 
-    if (!restart && (next.policy != prev.policy || next.priority != prev.priority || next.nice != prev.nice)) {
-        if (Error e = m_measuring.setScheduling(next.policy, next.priority, next.nice))
-            return e;
+    if (!restart && schedChanged) {
+        for (size_t i = 0; i < m_workers.size(); ++i) {
+            if (Error e = m_workers[i]->thread.setScheduling(next.policy, next.priority, next.nice)) {
+                for (size_t k = 0; k < i; ++k) // all threads or none
+                    m_workers[k]->thread.setScheduling(prev.policy, prev.priority, prev.nice);
+                return e;
+            }
+        }
     }
-    if (next.policy != prev.policy || next.priority != prev.priority || next.nice != prev.nice)
+    if (schedChanged)
         changes.push_back(policyLabel(next.policy, next.priority, next.nice));
     m_config.policy = next.policy;
     m_config.priority = next.priority;
@@ -272,39 +320,60 @@ Error LatencyExperiment::reconfigure(const LatencyConfig& requested)
 
     if (hogsMove) {
         stopAllHogs();
+        m_hogCpus = nextHogCpus;
         m_config.hogCpu = next.hogCpu;
         m_config.hogPolicy = next.hogPolicy;
         m_config.hogNice = next.hogNice;
-        changes.push_back("hogs " + std::string(policyName(next.hogPolicy)) + " on CPU " + std::to_string(next.hogCpu));
+        changes.push_back("hogs " + std::string(policyName(next.hogPolicy)) + " on CPU " + formatCpuList(nextHogCpus));
     }
-    if (next.hogs != int(m_hogs.size())) {
+    if (next.hogs != prev.hogs || hogsMove) {
         m_config.hogs = next.hogs;
         if (Error e = setHogCount(next.hogs)) {
-            m_config.hogs = int(m_hogs.size());
+            m_config.hogs = int(m_hogs.size() / std::max<size_t>(1, m_hogCpus.size()));
+            configChanged();
             return e;
         }
-        if (next.hogs != prev.hogs || hogsMove)
-            changes.push_back(std::to_string(next.hogs) + (next.hogs == 1 ? " hog" : " hogs"));
+        if (next.hogs != prev.hogs)
+            changes.push_back(hogsLabel(next.hogs));
     }
 
     if (restart) {
-        stopMeasuring();
+        stopAllWorkers();
+        const std::vector<int> prevCpus = m_cpus;
         m_config.waiter = next.waiter;
         m_config.cpu = next.cpu;
-        if (Error e = startMeasuring()) {
-            // Put back the thread that worked, so a refused change does not stop the measurement.
+        m_config.cpus = next.cpus;
+        m_cpus = nextCpus;
+        Error e;
+        if (nextCpus == prevCpus) {
+            for (auto& w : m_workers)
+                if (!e)
+                    e = startWorker(*w); // same CPUs: the aggregates and sequence numbers continue
+        } else {
+            e = startAllWorkers(nextCpus);
+        }
+        if (e) {
+            // Put back what worked, so a refused change does not stop the measurement.
+            stopAllWorkers();
             m_config.waiter = prev.waiter;
             m_config.cpu = prev.cpu;
+            m_config.cpus = prev.cpus;
             m_config.policy = prev.policy;
             m_config.priority = prev.priority;
             m_config.nice = prev.nice;
-            startMeasuring();
+            m_cpus = prevCpus;
+            if (nextCpus == prevCpus)
+                for (auto& w : m_workers)
+                    startWorker(*w);
+            else
+                startAllWorkers(prevCpus);
+            configChanged();
             return e;
         }
         if (next.waiter != prev.waiter)
             changes.push_back(std::string("waiter ") + waiterName(next.waiter));
-        if (next.cpu != prev.cpu)
-            changes.push_back("CPU " + std::to_string(next.cpu));
+        if (nextCpus != prevCpus)
+            changes.push_back((nextCpus.size() > 1 ? "CPUs " : "CPU ") + formatCpuList(nextCpus));
     }
     m_epoch.fetch_add(1, std::memory_order_relaxed);
     configChanged();
@@ -326,7 +395,14 @@ void LatencyExperiment::resetStatistics()
         m_markers.push_back({m_resetNs, currentSeq(), "reset"});
 }
 
-uint64_t LatencyExperiment::currentSeq() const { return m_ring ? m_ring->pushed() + m_ring->drops() : 0; }
+uint64_t LatencyExperiment::currentSeq() const
+{
+    // The first thread's sequence: markers are drawn on a shared time axis, the seq is for reference only.
+    if (m_workers.empty() || !m_workers.front()->ring)
+        return 0;
+    const auto& ring = *m_workers.front()->ring;
+    return ring.pushed() + ring.drops();
+}
 
 void LatencyExperiment::addMarker(const std::string& label)
 {
@@ -343,23 +419,26 @@ void LatencyExperiment::configChanged()
 
 size_t LatencyExperiment::drain()
 {
+    bool reset = false;
     {
         std::lock_guard lock(m_controlMutex);
-        if (m_resetRequested) {
-            m_resetRequested = false;
-            m_agg.resetStatistics();
-            m_dropsAtReset = m_ring->drops();
-        }
+        reset = std::exchange(m_resetRequested, false);
     }
     LatencySample batch[kDrainBatch];
     size_t total = 0;
-    for (;;) {
-        const size_t n = m_ring->popBatch(batch, kDrainBatch);
-        for (size_t i = 0; i < n; ++i)
-            m_agg.add(batch[i]);
-        total += n;
-        if (n < kDrainBatch)
-            break;
+    for (auto& w : m_workers) {
+        if (reset) {
+            w->agg.resetStatistics();
+            w->dropsAtReset = w->ring->drops();
+        }
+        for (;;) {
+            const size_t n = w->ring->popBatch(batch, kDrainBatch);
+            for (size_t i = 0; i < n; ++i)
+                w->agg.add(batch[i]);
+            total += n;
+            if (n < kDrainBatch)
+                break;
+        }
     }
     return total;
 }
@@ -378,14 +457,19 @@ void LatencyExperiment::publish()
         snap->resetNs = m_resetNs;
         snap->markers = m_markers;
     }
-    LatencyThreadStats t = m_agg.stats(snap->publishedNs - m_seriesWindowNs);
-    t.cpu = snap->config.cpu;
-    t.tid = m_tid.load();
-    t.drops = m_ring ? m_ring->drops() - m_dropsAtReset : 0;
-    snap->threads.push_back(std::move(t));
+    const int64_t since = snap->publishedNs - m_seriesWindowNs.load(std::memory_order_relaxed);
+    for (const auto& w : m_workers) {
+        LatencyThreadStats t = w->agg.stats(since);
+        t.cpu = w->cpu;
+        t.tid = w->tid.load();
+        t.drops = w->ring->drops() - w->dropsAtReset;
+        snap->threads.push_back(std::move(t));
+        if (!m_running && !w->error.empty() && snap->error.empty())
+            snap->error = "CPU " + std::to_string(w->cpu) + ": " + w->error;
+    }
 
     uint64_t hog = m_retiredHogIterations.load(std::memory_order_relaxed);
-    for (int i = 0; i < LatencyConfig::kMaxHogs; ++i)
+    for (int i = 0; i < LatencyConfig::kMaxHogThreads; ++i)
         hog += m_hogCounters[i].iterations.load(std::memory_order_relaxed);
     const int64_t dt = snap->publishedNs - m_lastHogSampleNs;
     if (dt >= 250 * kNsPerMs) {
@@ -398,8 +482,6 @@ void LatencyExperiment::publish()
     snap->memoryLock = m_memoryLock.detail;
     snap->dmaLatencyHeld = m_dma.held();
     snap->dmaLatencyNote = snap->config.dmaLatency ? (m_dma.held() ? "held at 0 us" : m_dma.reason()) : "not requested";
-    if (!m_running)
-        snap->error = m_workerError;
 
     std::lock_guard lock(m_snapshotMutex);
     m_snapshot = std::move(snap);
@@ -411,9 +493,8 @@ void LatencyExperiment::publishNow()
         m_collector.requestPublish();
         return;
     }
-    if (m_ring)
-        while (drain() > 0) {
-        }
+    while (drain() > 0) {
+    }
     publish();
 }
 

@@ -57,19 +57,20 @@ public:
     /// @brief How much of the timeline each snapshot carries (1 s … 120 s, default 10 s).
     void setSeriesWindow(int64_t ns);
 
-    /// @brief Validates, then starts hogs, the measuring thread and the collector. On any failure
+    /// @brief Validates, then starts hogs, the measuring thread(s) (one per CPU in config.cpus) and the collector. On any failure
     /// everything started is stopped again and the error returned (InvalidConfig, Permission, …).
     Error start(const LatencyConfig& config);
     /// @brief Stops and joins every thread (demoted first), drains the last samples, publishes. Idempotent.
     void stop();
     /// @brief Applies a new configuration to the running experiment without restarting the process and
     /// records a marker. Period, policy, priority and hog count change in place; a new waiter or CPU
-    /// restarts the measuring thread (the sequence numbers continue).
+    /// restarts the measuring threads (each thread's sequence numbers continue).
     Error reconfigure(const LatencyConfig& config);
     /// @brief Clears histogram and counters (the timeline is kept) and records a "reset" marker.
     void resetStatistics();
 
     bool running() const { return m_running.load(); }
+    /// @brief Every measuring thread reached the duration or sample count.
     bool finished() const { return m_finished.load(std::memory_order_acquire); }
     const LatencyConfig& config() const { return m_config; }
     /// @brief The latest published snapshot; never blocks a worker. Null before the first start().
@@ -84,31 +85,45 @@ private:
     size_t drain() override;
     void publish() override;
 
-    Error startMeasuring();
-    void stopMeasuring();
-    Error setHogCount(int n);
+    /// One measuring thread with its own ring and aggregates (cyclictest -t: one per CPU).
+    struct Worker {
+        int cpu = -1;
+        RtThread thread;
+        std::unique_ptr<SpscRing<LatencySample>> ring;
+        std::atomic<int> tid{0};
+        std::atomic<uint64_t> nextSeq{0}; ///< written by the thread as it exits; the restart continues from it
+        std::string error;                ///< written by the thread before it exits; read after join
+        // Collector-thread state.
+        LatencyAggregator agg;
+        uint64_t dropsAtReset = 0;
+    };
+
+    Error startWorker(Worker& w);
+    void stopWorker(Worker& w);
+    Error startAllWorkers(const std::vector<int>& cpus);
+    void stopAllWorkers();
+    Error setHogCount(int perCpu);
     void stopAllHogs();
     void addMarker(const std::string& label);
     void configChanged(); ///< hands m_config to the collector thread
     uint64_t currentSeq() const;
-    void measuringLoop(const std::atomic<bool>& stop, uint64_t firstSeq);
+    void measuringLoop(Worker& w, const std::atomic<bool>& stop, uint64_t firstSeq);
 
-    LatencyConfig m_config;          ///< control thread's copy
+    LatencyConfig m_config;          ///< control thread's copy (cpu and hogCpu resolved)
     LatencyConfig m_publishedConfig; ///< the collector's copy, guarded by m_controlMutex
+    std::vector<int> m_cpus;         ///< measured CPUs (resolved)
+    std::vector<int> m_hogCpus;      ///< CPUs that get m_config.hogs hogs each
     std::atomic<bool> m_running{false};
     bool m_lockAll = false;
     std::atomic<int64_t> m_seriesWindowNs{10'000'000'000};
 
-    // Shared with the measuring thread.
-    std::unique_ptr<SpscRing<LatencySample>> m_ring;
+    // Shared with the measuring threads.
     std::atomic<int64_t> m_periodNs{1'000'000};
     std::atomic<uint32_t> m_epoch{0};
     std::atomic<bool> m_finished{false};
-    std::atomic<uint64_t> m_nextSeq{0};
+    std::atomic<int> m_workersDone{0}; ///< threads that reached their duration or sample count
     int64_t m_startNs = 0;
-    RtThread m_measuring;
-    std::atomic<int> m_tid{0};
-    std::string m_workerError; ///< written by the measuring thread before it exits; read after join
+    std::vector<std::unique_ptr<Worker>> m_workers; ///< changed only while the collector is detached
 
     // Hogs: counters on their own cache lines, so hogs do not slow each other through false sharing.
     struct alignas(kCacheLine) HogCounter {
@@ -122,10 +137,9 @@ private:
     Collector m_collector;
     DmaLatencyHold m_dma;
     MemoryLockStatus m_memoryLock;
+    std::string m_lockAllDetail; ///< why mlockall did not happen, if it was asked for
 
-    // Collector-thread state (aggregates) ...
-    LatencyAggregator m_agg;
-    uint64_t m_dropsAtReset = 0;
+    // Collector-thread state ...
     int64_t m_lastHogSampleNs = 0;
     uint64_t m_lastHogIterations = 0;
     double m_hogRate = 0;

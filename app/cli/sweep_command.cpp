@@ -1,0 +1,152 @@
+// `rtscope sweep`: the latency experiment over a list of policies/priorities under a chosen load.
+#include "app/cli/cli.h"
+
+#include "engine/experiments/sweep_experiment.h"
+#include "engine/io/report_json.h"
+#include "engine/rt/cpu_topology.h"
+#include "engine/rt/system_probe.h"
+#include "engine/util/clock.h"
+#include "engine/util/units.h"
+
+#include <cstdio>
+#include <memory>
+#include <nlohmann/json.hpp>
+
+namespace rtscope::cli {
+
+namespace {
+
+struct SweepOptions {
+    std::string settings = "other,fifo:1,fifo:50,fifo:80";
+    std::string each = "10s";
+    std::string period = "1ms";
+    int hogs = 0;
+    int cpu = -1;
+    std::string loadCmd;
+    std::string json;
+};
+
+std::string us1(int64_t ns)
+{
+    char b[32];
+    std::snprintf(b, sizeof b, "%.1f", double(ns) / 1000.0);
+    return b;
+}
+
+int run(const SweepOptions& o)
+{
+    SweepConfig c;
+    std::vector<std::string> problems;
+    std::string error;
+    if (!parseSweepSettings(o.settings, c.settings, error))
+        problems.push_back(error);
+    if (auto d = parseDuration(o.each, kNsPerSec))
+        c.eachNs = *d;
+    else
+        problems.push_back("each: '" + o.each + "' is not a duration; use e.g. 10s (bare numbers are seconds)");
+    if (auto p = parseDuration(o.period))
+        c.base.periodNs = *p;
+    else
+        problems.push_back("period: '" + o.period + "' is not a duration; use a number with ns, us, ms or s");
+    c.base.hogs = o.hogs;
+    c.base.cpu = o.cpu;
+    c.loadCmd = o.loadCmd;
+    if (problems.empty())
+        for (auto& p : c.validate(CpuTopology::current()))
+            problems.push_back(std::move(p));
+    if (!problems.empty())
+        return reportInvalid("sweep", problems);
+
+    SweepExperiment sweep;
+    if (Error e = sweep.start(c)) {
+        std::fprintf(stderr, "rtscope sweep: %s\n", e.message.c_str());
+        return exitCodeFor(e.kind);
+    }
+    std::printf("# rtscope sweep: %zu settings x %s, period %s, %s\n", c.settings.size(),
+                formatDuration(c.eachNs).c_str(), formatDuration(c.base.periodNs).c_str(),
+                !c.loadCmd.empty() ? ("load: " + c.loadCmd).c_str()
+                                   : (std::to_string(c.base.hogs) + " hogs").c_str());
+    std::fflush(stdout);
+    int signal = 0;
+    size_t printed = 0;
+    auto printRows = [&](const SweepSnapshot& s) {
+        for (; printed < s.results.size(); ++printed) {
+            const SweepResult& r = s.results[printed];
+            const Histogram& h = r.stats.histogram;
+            if (!r.error.empty() && r.stats.samples == 0) {
+                std::printf("%-10s  error: %s\n", r.setting.label().c_str(), r.error.c_str());
+                continue;
+            }
+            std::printf("%-10s %9llu %9s %9s %9s %9s %7llu %7llu\n", r.setting.label().c_str(),
+                        (unsigned long long)r.stats.samples, us1(h.percentile(50)).c_str(),
+                        us1(h.percentile(99)).c_str(), us1(h.percentile(99.9)).c_str(), us1(h.max()).c_str(),
+                        (unsigned long long)r.stats.skipped, (unsigned long long)r.stats.drops);
+        }
+        std::fflush(stdout);
+    };
+    std::printf("%-10s %9s %9s %9s %9s %9s %7s %7s\n", "setting", "samples", "p50 us", "p99 us", "p99.9 us", "max us",
+                "skipped", "dropped");
+    while (sweep.running()) {
+        signal = waitForStopSignal(100);
+        if (signal)
+            break;
+        printRows(sweep.snapshot());
+    }
+    sweep.cancel();
+    const SweepSnapshot s = sweep.snapshot();
+    printRows(s);
+    if (signal)
+        std::printf("# stopped by %s after %zu of %zu settings\n", strsignal(signal), s.results.size(), s.total);
+    if (!s.loadStatus.empty())
+        std::printf("# load command: %s\n", s.loadStatus.c_str());
+
+    if (!o.json.empty()) {
+        nlohmann::json rows = nlohmann::json::array();
+        for (const SweepResult& r : s.results) {
+            nlohmann::json row = histogramSummaryJson(r.stats.histogram);
+            row["setting"] = r.setting.label();
+            row["policy"] = policyName(r.setting.policy);
+            row["priority"] = r.setting.priority;
+            row["samples"] = r.stats.samples;
+            row["skipped_periods"] = r.stats.skipped;
+            row["dropped_samples"] = r.stats.drops;
+            row["duration_ns"] = r.durationNs;
+            row["error"] = r.error;
+            rows.push_back(std::move(row));
+        }
+        nlohmann::json j{{"rtscope", RTSCOPE_VERSION},
+                         {"experiment", "sweep"},
+                         {"each_ns", c.eachNs},
+                         {"base", toJson(c.base)},
+                         {"load_cmd", c.loadCmd},
+                         {"load_status", s.loadStatus},
+                         {"cancelled", signal != 0},
+                         {"results", rows},
+                         {"probe", toJson(probeSystem())}};
+        if (!writeFile(o.json, j.dump(2) + "\n"))
+            return ExitFailure;
+    }
+    return ExitOk;
+}
+
+Command addSweepCommand(CLI::App& app)
+{
+    auto o = std::make_shared<SweepOptions>();
+    auto* sub = app.add_subcommand("sweep", "Run the latency experiment over a list of policies/priorities");
+    sub->add_option("--settings", o->settings, "comma list: other, batch, idle, fifo:PRIO, rr:PRIO")
+        ->capture_default_str();
+    sub->add_option("--each", o->each, "time per setting, 100ms..1h (bare number: seconds)")->capture_default_str();
+    sub->add_option("-i,--period", o->period, "period 20us..10s (bare number: us)")->capture_default_str();
+    auto* hogs = sub->add_option("--hogs", o->hogs, "built-in CPU hogs on the measuring CPU, 0..256");
+    sub->add_option("--load-cmd", o->loadCmd, "your own load, run with /bin/sh -c for the whole sweep, then stopped")
+        ->excludes(hogs);
+    sub->add_option("-a,--cpu", o->cpu, "measuring CPU (default: the highest usable CPU)");
+    sub->add_option("--json", o->json, "write every setting's figures as JSON");
+    return {sub, [o] { return run(*o); }};
+}
+
+} // namespace
+
+const CommandRegistration kRegistration("sweep", 80, &addSweepCommand);
+
+} // namespace rtscope::cli

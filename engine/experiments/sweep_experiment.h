@@ -1,0 +1,89 @@
+#pragma once
+/// @file Priority sweep: the latency experiment run over a list of settings (OTHER, FIFO 1, 50, 80, …)
+/// for a fixed time each, under built-in hogs or the user's own load command.
+#include "engine/experiments/latency_experiment.h"
+#include "engine/rt/load_process.h"
+
+#include <atomic>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <thread>
+#include <vector>
+
+namespace rtscope {
+
+struct SweepSetting {
+    Policy policy = Policy::Other;
+    int priority = 0;
+    std::string label() const { return policyLabel(policy, priority); }
+    bool operator==(const SweepSetting&) const = default;
+};
+
+/// @brief "other,fifo:1,fifo:50,rr:10" → settings; false with @p error naming the bad item.
+bool parseSweepSettings(std::string_view text, std::vector<SweepSetting>& out, std::string& error);
+
+struct SweepConfig {
+    static constexpr int64_t kMinEachNs = 100'000'000;          ///< 100 ms
+    static constexpr int64_t kMaxEachNs = 3600LL * 1'000'000'000; ///< 1 h
+    static constexpr size_t kMaxSettings = 32;
+
+    std::vector<SweepSetting> settings;
+    int64_t eachNs = 10'000'000'000;
+    LatencyConfig base;      ///< period, CPU(s), hogs, waiter…; policy/priority come from each setting
+    std::string loadCmd;     ///< run for the whole sweep with /bin/sh -c; empty = none
+
+    /// @brief Every problem as a sentence: sweep fields here, each setting through LatencyConfig::validate.
+    std::vector<std::string> validate(const CpuTopology& cpus) const;
+};
+
+struct SweepResult {
+    SweepSetting setting;
+    LatencyThreadStats stats; ///< first measured CPU; the histogram is kept for overlays
+    int64_t durationNs = 0;
+    std::string error;        ///< e.g. the permission error of a FIFO setting; the sweep goes on
+};
+
+struct SweepSnapshot {
+    std::vector<SweepResult> results;                 ///< settings finished so far, in order
+    size_t current = 0;                               ///< index of the running setting
+    size_t total = 0;
+    std::shared_ptr<const LatencySnapshot> live;      ///< the running setting's latest snapshot
+    bool running = false;
+    bool cancelled = false;
+    std::string loadStatus;                           ///< the load command's state ("running", "exited with 1", …)
+};
+
+class SweepExperiment {
+public:
+    SweepExperiment() = default;
+    ~SweepExperiment(); ///< cancels and joins
+    SweepExperiment(const SweepExperiment&) = delete;
+    SweepExperiment& operator=(const SweepExperiment&) = delete;
+
+    /// @brief Validates and starts the sweep on its own (non-RT) controller thread.
+    Error start(const SweepConfig& config);
+    /// @brief Stops the running setting and the load command; results so far are kept. Joins.
+    void cancel();
+    bool running() const { return m_running.load(); }
+    SweepSnapshot snapshot() const;
+    /// @brief For tests: the pid of the load process while it runs (-1 otherwise).
+    pid_t loadPid() const { return m_loadPid.load(); }
+
+private:
+    void run();
+
+    SweepConfig m_config;
+    std::thread m_thread;
+    std::atomic<bool> m_running{false};
+    std::atomic<bool> m_cancel{false};
+    std::atomic<pid_t> m_loadPid{-1};
+    mutable std::mutex m_mutex; ///< guards the fields below
+    std::vector<SweepResult> m_results;
+    size_t m_current = 0;
+    LatencyExperiment* m_live = nullptr;
+    std::string m_loadStatus;
+};
+
+} // namespace rtscope
