@@ -26,7 +26,7 @@ struct DriftOptions {
     int64_t ticks = 500;
     std::string duration;
     std::string work = "0";
-    std::string methods = driftMethodList();
+    std::string methods = compactList(driftMethodList());
     std::string slack = "default";
     std::string policy;
     int priority = 0;

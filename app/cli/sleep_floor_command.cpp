@@ -24,7 +24,7 @@ namespace {
 struct SleepFloorOptions {
     std::string requests = "0,1ns,10ns,100ns,1us,10us,100us,1ms,10ms";
     int64_t samples = 200;
-    std::string methods = sleepMethodList();
+    std::string methods = compactList(sleepMethodList());
     std::string slack = "default";
     std::string policy;
     int priority = 0;
@@ -91,8 +91,8 @@ void printTable(const SleepFloorSnapshot& s)
                         100.0 * c.cpuShare);
         }
     }
-    std::printf("(overshoot = median - request; ratio = median / request; cpu share = CPU time / wall time, CPU time "
-                "less %s per wait for reading the CPU clock)\n",
+    std::printf("(overshoot = median - request; ratio = median / request; cpu/wait = median CPU time per wait, less "
+                "%s for reading the CPU clock; cpu share = cpu/wait / median)\n",
                 formatDuration(s.cpuClockOverheadNs).c_str());
     std::printf("clock_getres(CLOCK_MONOTONIC): %s\n", formatDuration(s.clockResolutionNs).c_str());
     if (!s.floorNs.empty() && !s.config.requestsNs.empty()) {

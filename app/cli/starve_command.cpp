@@ -226,7 +226,7 @@ void printSummary(const StarvationSnapshot& s)
         std::printf("\n");
     }
     std::printf("  kernel safety net RT throttling %s; fair server %s\n", s.kernel.rtThrottlingText().c_str(),
-                s.kernel.fairServerText().c_str());
+                s.kernel.fairServerRuntimeNs ? s.kernel.fairServerText().c_str() : "not readable (see above)");
     if (s.watchdogTrips.empty()) {
         std::printf("  watchdog          never had to act\n");
     } else {

@@ -53,6 +53,15 @@ std::vector<T> parseMethodList(const std::string& text, Parse parse, const std::
     return out;
 }
 
+// "a, b, c" -> "a,b,c": the form a default shows in --help and a user types back.
+inline std::string compactList(const std::string& list)
+{
+    std::string out;
+    for (const std::string& item : splitList(list))
+        out += (out.empty() ? "" : ",") + item;
+    return out;
+}
+
 inline std::string usText(double ns, int decimals = 1)
 {
     char buf[48];

@@ -14,7 +14,8 @@ namespace {
 
 constexpr const char* kDevice = "/dev/cpu_dma_latency";
 
-std::string describe(const char* what, int err) {
+std::string describe(const char* what, int err)
+{
     std::string s = std::string(kDevice) + ": " + (what[0] ? std::string(what) + ": " : std::string()) +
                     errnoName(err) + " (" + strerror(err) + ")";
     if (err == EACCES || err == EPERM)
@@ -24,11 +25,13 @@ std::string describe(const char* what, int err) {
 
 } // namespace
 
-DmaLatencyHold::~DmaLatencyHold() {
+DmaLatencyHold::~DmaLatencyHold()
+{
     release();
 }
 
-bool DmaLatencyHold::acquire(int microseconds) {
+bool DmaLatencyHold::acquire(int microseconds)
+{
     release();
     m_reason.clear();
     if (microseconds < 0) {
@@ -52,7 +55,8 @@ bool DmaLatencyHold::acquire(int microseconds) {
     return true;
 }
 
-void DmaLatencyHold::release() {
+void DmaLatencyHold::release()
+{
     if (m_fd >= 0) {
         ::close(m_fd);
         m_fd = -1;

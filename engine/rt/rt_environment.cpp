@@ -16,7 +16,8 @@ namespace rtscope {
 
 namespace {
 
-std::vector<std::string> splitOn(const std::string& text, char sep) {
+std::vector<std::string> splitOn(const std::string& text, char sep)
+{
     std::vector<std::string> parts;
     std::string item;
     std::istringstream in(text);
@@ -25,13 +26,15 @@ std::vector<std::string> splitOn(const std::string& text, char sep) {
     return parts;
 }
 
-bool fileExists(const std::string& path) {
+bool fileExists(const std::string& path)
+{
     return access(path.c_str(), F_OK) == 0;
 }
 
 // Where this process sits in the hierarchy that carries @p controller ("" = the cgroup v2 hierarchy), as a
 // directory under the mount point: /proc/self/cgroup gives the path, /proc/self/mountinfo the mount.
-std::string cgroupDirectory(const std::string& controller) {
+std::string cgroupDirectory(const std::string& controller)
+{
     std::string path;
     {
         std::ifstream in("/proc/self/cgroup");
@@ -80,7 +83,8 @@ std::string cgroupDirectory(const std::string& controller) {
 
 } // namespace
 
-std::string readFirstLine(const std::string& path) {
+std::string readFirstLine(const std::string& path)
+{
     std::ifstream in(path);
     std::string line;
     std::getline(in, line);
@@ -89,7 +93,8 @@ std::string readFirstLine(const std::string& path) {
     return line;
 }
 
-std::optional<int64_t> readIntegerFile(const std::string& path) {
+std::optional<int64_t> readIntegerFile(const std::string& path)
+{
     const std::string text = readFirstLine(path);
     int64_t value = 0;
     const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
@@ -98,7 +103,8 @@ std::optional<int64_t> readIntegerFile(const std::string& path) {
     return value;
 }
 
-bool hasEffectiveCapability(int cap) {
+bool hasEffectiveCapability(int cap)
+{
     // /proc/self/status is per thread for most fields but CapEff is shared by the thread group in practice
     // (capset(2) changes only the caller, which we never do); reading it avoids a libcap dependency.
     std::ifstream in("/proc/self/status");
@@ -114,7 +120,8 @@ bool hasEffectiveCapability(int cap) {
     return geteuid() == 0;
 }
 
-Limit resourceLimit(int resource) {
+Limit resourceLimit(int resource)
+{
     rlimit r{};
     Limit l;
     if (getrlimit(resource, &r) != 0)
@@ -124,7 +131,8 @@ Limit resourceLimit(int resource) {
     return l;
 }
 
-std::optional<RtGroupBudget> cgroupRtBudget() {
+std::optional<RtGroupBudget> cgroupRtBudget()
+{
     // cgroup v1 exposes cpu.rt_runtime_us when CONFIG_RT_GROUP_SCHED is on; recent kernels may expose it on
     // the v2 hierarchy as well, so look in both.
     for (const std::string& controller : {std::string("cpu"), std::string()}) {
@@ -138,11 +146,13 @@ std::optional<RtGroupBudget> cgroupRtBudget() {
     return std::nullopt;
 }
 
-std::vector<int> onlineCpuList() {
+std::vector<int> onlineCpuList()
+{
     return parseSysfsCpuList(readFirstLine("/sys/devices/system/cpu/online"));
 }
 
-std::vector<int> cpusForNewThreads() {
+std::vector<int> cpusForNewThreads()
+{
     const std::vector<int> online = onlineCpuList();
     std::vector<int> allowed;
     for (const std::string& name : {std::string("cpuset.effective_cpus"), std::string("cpuset.cpus.effective")}) {
@@ -174,7 +184,8 @@ std::vector<int> cpusForNewThreads() {
     return usable;
 }
 
-std::string errnoName(int err) {
+std::string errnoName(int err)
+{
     const char* name = strerrorname_np(err);
     return name ? std::string(name) : "errno " + std::to_string(err);
 }

@@ -28,7 +28,8 @@ namespace {
 // allocation, so touching it in a signal handler is async-signal-safe.
 constinit thread_local volatile sig_atomic_t t_wakeSignals = 0;
 
-void onWakeSignal(int) {
+void onWakeSignal(int)
+{
     t_wakeSignals = t_wakeSignals + 1;
 }
 
@@ -36,7 +37,8 @@ void onWakeSignal(int) {
 // sanitizers report through SIGSEGV/SIGBUS, so they stay deliverable everywhere.
 constexpr int kSynchronousSignals[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGTRAP, SIGSYS};
 
-sigset_t workerSignalMask(bool alsoBlockWake) {
+sigset_t workerSignalMask(bool alsoBlockWake)
+{
     sigset_t set;
     sigfillset(&set);
     for (int sig : kSynchronousSignals)
@@ -46,12 +48,14 @@ sigset_t workerSignalMask(bool alsoBlockWake) {
     return set;
 }
 
-size_t pageSize() {
+size_t pageSize()
+{
     static const size_t size = size_t(sysconf(_SC_PAGESIZE));
     return size;
 }
 
-size_t minimumStack() {
+size_t minimumStack()
+{
     const long m = sysconf(_SC_THREAD_STACK_MIN);
     return m > 0 ? size_t(m) : size_t(PTHREAD_STACK_MIN);
 }
@@ -65,7 +69,8 @@ struct StackRegion {
 // Touches @p bytes of stack below the current frame page by page, so the body's deepest frames are already
 // mapped, and locks them when asked. The range is handed back as an integer: GCC replaces a returned
 // pointer to a dead alloca() area with null.
-[[gnu::noinline]] void prefaultStack(size_t bytes, bool lock, StackRegion& out) {
+[[gnu::noinline]] void prefaultStack(size_t bytes, bool lock, StackRegion& out)
+{
     if (bytes == 0)
         return;
     auto* area = static_cast<volatile char*>(alloca(bytes));
@@ -78,7 +83,8 @@ struct StackRegion {
         out.locked = lockRange(const_cast<char*>(area), bytes, false);
 }
 
-std::string cpuListText(const std::vector<int>& cpus) {
+std::string cpuListText(const std::vector<int>& cpus)
+{
     std::string text;
     for (size_t i = 0; i < cpus.size();) {
         size_t j = i;
@@ -94,7 +100,8 @@ std::string cpuListText(const std::vector<int>& cpus) {
     return text.empty() ? "none" : text;
 }
 
-std::string threadWhat(const ThreadSpec& spec) {
+std::string threadWhat(const ThreadSpec& spec)
+{
     std::string what = "thread";
     if (!spec.name.empty())
         what += " '" + spec.name + "'";
@@ -106,11 +113,13 @@ std::string threadWhat(const ThreadSpec& spec) {
     return what;
 }
 
-std::string limitText(int64_t v) {
+std::string limitText(int64_t v)
+{
     return v < 0 ? "unlimited" : std::to_string(v);
 }
 
-Error cpuError(const ThreadSpec& spec, const char* why) {
+Error cpuError(const ThreadSpec& spec, const char* why)
+{
     const std::vector<int> allowed = cpusForNewThreads();
     return {ErrorKind::Unavailable, "Cannot pin " + threadWhat(spec) + " to CPU " + std::to_string(spec.cpu) + ": " +
                                         why + "; the CPUs this process may use are " + cpuListText(allowed) +
@@ -119,7 +128,8 @@ Error cpuError(const ThreadSpec& spec, const char* why) {
 
 // Checks made before asking the kernel, so that the error can say which value is wrong; the kernel still
 // has the last word (a cpuset change can race with us) and its errno goes through explainSchedulingError.
-Error validateSpec(const ThreadSpec& spec) {
+Error validateSpec(const ThreadSpec& spec)
+{
     if (isRealtime(spec.policy) &&
         (spec.priority < priorityMin(spec.policy) || spec.priority > priorityMax(spec.policy)))
         return explainSchedulingError(EINVAL, spec);
@@ -138,13 +148,15 @@ Error validateSpec(const ThreadSpec& spec) {
 
 } // namespace
 
-int wakeSignal() {
+int wakeSignal()
+{
     // glibc keeps the first two RT signals for itself (SIGCANCEL, SIGSETXID) and SIGRTMIN already accounts for
     // them; the top of the range is far from anything a library is likely to claim.
     return SIGRTMAX - 1;
 }
 
-void installWakeSignalHandler() {
+void installWakeSignalHandler()
+{
     static std::once_flag once;
     std::call_once(once, [] {
         struct sigaction sa {};
@@ -156,11 +168,13 @@ void installWakeSignalHandler() {
     });
 }
 
-unsigned wakeSignalCount() {
+unsigned wakeSignalCount()
+{
     return unsigned(t_wakeSignals);
 }
 
-void blockProcessSignals(bool alsoBlockWake) {
+void blockProcessSignals(bool alsoBlockWake)
+{
     installWakeSignalHandler();
     const sigset_t set = workerSignalMask(alsoBlockWake);
     pthread_sigmask(SIG_SETMASK, &set, nullptr);
@@ -181,14 +195,16 @@ struct RtThread::State {
     Phase phase = Phase::Starting;
     Error setupError;
 
-    void setPhase(Phase p) {
+    void setPhase(Phase p)
+    {
         {
             std::lock_guard lock(mutex);
             phase = p;
         }
         changed.notify_all();
     }
-    Phase currentPhase() {
+    Phase currentPhase()
+    {
         std::lock_guard lock(mutex);
         return phase;
     }
@@ -196,7 +212,8 @@ struct RtThread::State {
     static void* entry(void* arg);
 };
 
-void* RtThread::State::entry(void* arg) {
+void* RtThread::State::entry(void* arg)
+{
     State& s = *static_cast<State*>(arg);
     // The thread was created with every signal blocked (see start()); let only the wake signal in.
     sigset_t wake;
@@ -239,16 +256,20 @@ void* RtThread::State::entry(void* arg) {
 }
 
 RtThread::RtThread()
-    : m_state(std::make_unique<State>()) {}
+    : m_state(std::make_unique<State>())
+{}
 
-RtThread::~RtThread() {
+RtThread::~RtThread()
+{
     stop();
 }
 
 RtThread::RtThread(RtThread&& other) noexcept
-    : m_state(std::move(other.m_state)) {}
+    : m_state(std::move(other.m_state))
+{}
 
-RtThread& RtThread::operator=(RtThread&& other) noexcept {
+RtThread& RtThread::operator=(RtThread&& other) noexcept
+{
     if (this != &other) {
         stop();
         m_state = std::move(other.m_state);
@@ -256,9 +277,12 @@ RtThread& RtThread::operator=(RtThread&& other) noexcept {
     return *this;
 }
 
-Error RtThread::start(const ThreadSpec& requested, std::function<void(const std::atomic<bool>& stop)> body) {
+Error RtThread::start(const ThreadSpec& requested, std::function<void(const std::atomic<bool>& stop)> body)
+{
     if (!m_state)
         m_state = std::make_unique<State>();
+    if (m_state->joinable && m_state->currentPhase() == State::Phase::Done)
+        stop(); // the body returned on its own: only the join is left
     if (m_state->joinable)
         return {ErrorKind::InvalidConfig, "Thread '" + requested.name + "' is already running; stop it first."};
     if (Error e = validateSpec(requested))
@@ -331,7 +355,8 @@ Error RtThread::start(const ThreadSpec& requested, std::function<void(const std:
     return {};
 }
 
-bool RtThread::stop(int timeoutMs) {
+bool RtThread::stop(int timeoutMs)
+{
     if (!m_state || !m_state->joinable)
         return true;
     State& s = *m_state;
@@ -361,7 +386,8 @@ bool RtThread::stop(int timeoutMs) {
     return inTime;
 }
 
-Error RtThread::setScheduling(Policy policy, int priority, int nice) {
+Error RtThread::setScheduling(Policy policy, int priority, int nice)
+{
     if (!running())
         return {ErrorKind::InvalidConfig, "Cannot change the scheduling of a thread that is not running."};
     ThreadSpec wanted = m_state->spec;
@@ -386,7 +412,8 @@ Error RtThread::setScheduling(Policy policy, int priority, int nice) {
     return {};
 }
 
-void RtThread::demote() {
+void RtThread::demote()
+{
     if (!m_state)
         return;
     const pid_t tid = m_state->tid.load(std::memory_order_acquire);
@@ -398,20 +425,24 @@ void RtThread::demote() {
     setpriority(PRIO_PROCESS, id_t(tid), 0);
 }
 
-bool RtThread::running() const {
+bool RtThread::running() const
+{
     return m_state && m_state->joinable && m_state->currentPhase() == State::Phase::Running;
 }
 
-pid_t RtThread::tid() const {
+pid_t RtThread::tid() const
+{
     return m_state ? m_state->tid.load(std::memory_order_acquire) : 0;
 }
 
-const ThreadSpec& RtThread::spec() const {
+const ThreadSpec& RtThread::spec() const
+{
     static const ThreadSpec empty;
     return m_state ? m_state->spec : empty;
 }
 
-Error explainSchedulingError(int err, const ThreadSpec& spec) {
+Error explainSchedulingError(int err, const ThreadSpec& spec)
+{
     const std::string what = "Cannot run " + threadWhat(spec);
     if (err == EINVAL) {
         if (isRealtime(spec.policy)) {
@@ -478,7 +509,8 @@ Error explainSchedulingError(int err, const ThreadSpec& spec) {
     return {ErrorKind::Permission, message};
 }
 
-SchedState schedulingOf(pid_t tid) {
+SchedState schedulingOf(pid_t tid)
+{
     SchedState st;
     const int policy = sched_getscheduler(tid);
     if (policy >= 0)

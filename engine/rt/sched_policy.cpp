@@ -22,14 +22,16 @@ constexpr PolicyInfo kPolicies[] = {
     {Policy::RR, "rr", "SCHED_RR", SCHED_RR},
 };
 
-const PolicyInfo& info(Policy p) {
+const PolicyInfo& info(Policy p)
+{
     for (const PolicyInfo& i : kPolicies)
         if (i.policy == p)
             return i;
     return kPolicies[0];
 }
 
-bool equalsIgnoreCase(std::string_view a, std::string_view b) {
+bool equalsIgnoreCase(std::string_view a, std::string_view b)
+{
     if (a.size() != b.size())
         return false;
     for (size_t i = 0; i < a.size(); ++i)
@@ -40,15 +42,18 @@ bool equalsIgnoreCase(std::string_view a, std::string_view b) {
 
 } // namespace
 
-const char* policyName(Policy p) {
+const char* policyName(Policy p)
+{
     return info(p).name;
 }
 
-const char* policyKernelName(Policy p) {
+const char* policyKernelName(Policy p)
+{
     return info(p).kernelName;
 }
 
-std::optional<Policy> parsePolicy(std::string_view name) {
+std::optional<Policy> parsePolicy(std::string_view name)
+{
     for (const PolicyInfo& i : kPolicies)
         if (equalsIgnoreCase(name, i.name) || equalsIgnoreCase(name, i.kernelName))
             return i.policy;
@@ -58,11 +63,13 @@ std::optional<Policy> parsePolicy(std::string_view name) {
     return std::nullopt;
 }
 
-int policyToKernel(Policy p) {
+int policyToKernel(Policy p)
+{
     return info(p).kernel;
 }
 
-std::optional<Policy> policyFromKernel(int sched) {
+std::optional<Policy> policyFromKernel(int sched)
+{
     // sched_getscheduler() ORs SCHED_RESET_ON_FORK into the result when that flag is set.
     sched &= ~SCHED_RESET_ON_FORK;
     for (const PolicyInfo& i : kPolicies)
@@ -71,21 +78,25 @@ std::optional<Policy> policyFromKernel(int sched) {
     return std::nullopt;
 }
 
-bool isRealtime(Policy p) {
+bool isRealtime(Policy p)
+{
     return p == Policy::Fifo || p == Policy::RR;
 }
 
-int priorityMin(Policy p) {
+int priorityMin(Policy p)
+{
     const int v = sched_get_priority_min(policyToKernel(p));
     return v < 0 ? 0 : v;
 }
 
-int priorityMax(Policy p) {
+int priorityMax(Policy p)
+{
     const int v = sched_get_priority_max(policyToKernel(p));
     return v < 0 ? 0 : v;
 }
 
-std::string policyLabel(Policy p, int priority, int nice) {
+std::string policyLabel(Policy p, int priority, int nice)
+{
     std::string label;
     for (const char* c = policyName(p); *c; ++c)
         label += char(std::toupper(static_cast<unsigned char>(*c)));

@@ -26,7 +26,8 @@ namespace rtscope {
 
 namespace {
 
-std::string trim(std::string s) {
+std::string trim(std::string s)
+{
     while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back())))
         s.pop_back();
     size_t i = 0;
@@ -35,7 +36,8 @@ std::string trim(std::string s) {
     return s.substr(i);
 }
 
-bool hasToken(const std::string& text, const std::string& token) {
+bool hasToken(const std::string& text, const std::string& token)
+{
     std::istringstream in(text);
     std::string word;
     while (in >> word)
@@ -44,14 +46,16 @@ bool hasToken(const std::string& text, const std::string& token) {
     return false;
 }
 
-std::pair<int, int> kernelMajorMinor(const std::string& release) {
+std::pair<int, int> kernelMajorMinor(const std::string& release)
+{
     int major = 0, minor = 0;
     std::sscanf(release.c_str(), "%d.%d", &major, &minor);
     return {major, minor};
 }
 
 // The current mode is the parenthesised word of /sys/kernel/debug/sched/preempt ("none voluntary (full) lazy").
-std::string dynamicPreemptMode() {
+std::string dynamicPreemptMode()
+{
     const std::string line = readFirstLine("/sys/kernel/debug/sched/preempt");
     const size_t open = line.find('('), close = line.find(')');
     if (open != std::string::npos && close != std::string::npos && close > open)
@@ -66,7 +70,8 @@ std::string dynamicPreemptMode() {
 }
 
 // The build-time preemption model, from the config a distribution installs next to the kernel.
-std::string configuredPreempt(const std::string& release) {
+std::string configuredPreempt(const std::string& release)
+{
     std::ifstream in("/boot/config-" + release);
     std::string line;
     while (std::getline(in, line)) {
@@ -82,7 +87,8 @@ std::string configuredPreempt(const std::string& release) {
     return {};
 }
 
-std::string preemptModelOf(const std::string& release, const std::string& version, bool& rt) {
+std::string preemptModelOf(const std::string& release, const std::string& version, bool& rt)
+{
     rt = readFirstLine("/sys/kernel/realtime") == "1" || hasToken(version, "PREEMPT_RT");
     if (rt)
         return "PREEMPT_RT";
@@ -100,7 +106,8 @@ std::string preemptModelOf(const std::string& release, const std::string& versio
     return configured.empty() ? "unknown" : configured;
 }
 
-std::string cpuinfoField(const std::string& key, bool& hypervisorFlag) {
+std::string cpuinfoField(const std::string& key, bool& hypervisorFlag)
+{
     std::ifstream in("/proc/cpuinfo");
     std::string line, value;
     while (std::getline(in, line)) {
@@ -119,7 +126,8 @@ std::string cpuinfoField(const std::string& key, bool& hypervisorFlag) {
 }
 
 // CPUID leaf 0x40000000 carries the hypervisor's vendor signature when the "hypervisor" bit is set.
-std::string cpuidHypervisor() {
+std::string cpuidHypervisor()
+{
 #if defined(__x86_64__) || defined(__i386__)
     unsigned a = 0, b = 0, c = 0, d = 0;
     __cpuid(0x40000000, a, b, c, d);
@@ -150,7 +158,8 @@ std::string cpuidHypervisor() {
 #endif
 }
 
-std::string dmiHypervisor(const std::string& vendor, const std::string& product) {
+std::string dmiHypervisor(const std::string& vendor, const std::string& product)
+{
     const auto has = [](const std::string& s, const char* needle) {
         return s.find(needle) != std::string::npos;
     };
@@ -173,13 +182,15 @@ std::string dmiHypervisor(const std::string& vendor, const std::string& product)
     return {};
 }
 
-void* exitAtOnce(void*) {
+void* exitAtOnce(void*)
+{
     return nullptr;
 }
 
 // Creates a SCHED_FIFO priority-1 thread that returns immediately: the only honest test of "may we use RT",
 // since a capability, an rlimit, RT group budgets and container policies all take part in the answer.
-int tryRealtimeThread() {
+int tryRealtimeThread()
+{
     pthread_attr_t attr;
     pthread_attr_init(&attr);
     pthread_attr_setinheritsched(&attr, PTHREAD_EXPLICIT_SCHED);
@@ -195,15 +206,18 @@ int tryRealtimeThread() {
     return rc;
 }
 
-std::string yesNo(bool b) {
+std::string yesNo(bool b)
+{
     return b ? "yes" : "no";
 }
 
-std::string limitText(int64_t v) {
+std::string limitText(int64_t v)
+{
     return v < 0 ? "unlimited" : std::to_string(v);
 }
 
-std::string cpuListOrNone(const std::vector<int>& cpus) {
+std::string cpuListOrNone(const std::vector<int>& cpus)
+{
     std::string text;
     for (size_t i = 0; i < cpus.size();) {
         size_t j = i;
@@ -221,7 +235,8 @@ std::string cpuListOrNone(const std::vector<int>& cpus) {
 
 } // namespace
 
-std::vector<int> parseSysfsCpuList(const std::string& text) {
+std::vector<int> parseSysfsCpuList(const std::string& text)
+{
     std::vector<int> cpus;
     const std::string t = trim(text);
     if (t.empty())
@@ -256,7 +271,8 @@ std::vector<int> parseSysfsCpuList(const std::string& text) {
     return cpus;
 }
 
-SystemProbe probeSystem() {
+SystemProbe probeSystem()
+{
     SystemProbe p;
     utsname u{};
     if (uname(&u) == 0) {
@@ -332,7 +348,8 @@ SystemProbe probeSystem() {
     return p;
 }
 
-std::string SystemProbe::toText() const {
+std::string SystemProbe::toText() const
+{
     std::vector<std::pair<std::string, std::string>> rows = {
         {"kernel", kernelRelease},
         {"kernel version", kernelVersion},

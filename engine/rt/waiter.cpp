@@ -22,15 +22,18 @@ namespace {
 
 // The POSIX timer's signal: thread-directed (SIGEV_THREAD_ID) and queued, so the overrun count is exact. Just
 // below the wake signal, away from the low RT signals that glibc and other libraries hand out.
-int posixTimerSignal() {
+int posixTimerSignal()
+{
     return SIGRTMAX - 2;
 }
 
-bool stopRequested(const std::atomic<bool>* flag) {
+bool stopRequested(const std::atomic<bool>* flag)
+{
     return flag && flag->load(std::memory_order_relaxed);
 }
 
-WaitResult interruptedAt(int64_t deadlineNs) {
+WaitResult interruptedAt(int64_t deadlineNs)
+{
     WaitResult r;
     r.deadlineNs = deadlineNs;
     r.wakeNs = nowNs();
@@ -38,7 +41,8 @@ WaitResult interruptedAt(int64_t deadlineNs) {
     return r;
 }
 
-WaitResult failedAt(int64_t deadlineNs, int err) {
+WaitResult failedAt(int64_t deadlineNs, int err)
+{
     WaitResult r;
     r.deadlineNs = deadlineNs;
     r.wakeNs = nowNs();
@@ -46,15 +50,18 @@ WaitResult failedAt(int64_t deadlineNs, int err) {
     return r;
 }
 
-Error systemError(const char* call, int err) {
+Error systemError(const char* call, int err)
+{
     return {ErrorKind::System, std::string(call) + " failed: " + errnoName(err) + " (" + std::strerror(err) + ")"};
 }
 
-Error badPeriod(int64_t periodNs) {
+Error badPeriod(int64_t periodNs)
+{
     return {ErrorKind::InvalidConfig, "The period must be positive (got " + std::to_string(periodNs) + " ns)."};
 }
 
-void blockInThisThread(int sig) {
+void blockInThisThread(int sig)
+{
     sigset_t set;
     sigemptyset(&set);
     sigaddset(&set, sig);
@@ -63,7 +70,8 @@ void blockInThisThread(int sig) {
 
 // Discards instances of @p sig already pending for this thread or the process, so a timer that is re-armed or
 // torn down cannot leave a stale tick for the next wait.
-void drainPending(int sig) {
+void drainPending(int sig)
+{
     sigset_t set;
     sigemptyset(&set);
     sigaddset(&set, sig);
@@ -78,7 +86,8 @@ struct Schedule {
     int64_t next = 0;
     int64_t period = 0;
 
-    uint32_t advancePast(int64_t wakeNs) {
+    uint32_t advancePast(int64_t wakeNs)
+    {
         next += period;
         if (next > wakeNs)
             return 0;
@@ -91,17 +100,20 @@ struct Schedule {
 class AbsoluteWaiter final : public Waiter {
 public:
     explicit AbsoluteWaiter(const std::atomic<bool>* interrupt)
-        : m_interrupt(interrupt) {}
+        : m_interrupt(interrupt)
+    {}
     WaiterKind kind() const override { return WaiterKind::Absolute; }
 
-    Error start(int64_t firstDeadlineNs, int64_t periodNs) override {
+    Error start(int64_t firstDeadlineNs, int64_t periodNs) override
+    {
         if (periodNs <= 0)
             return badPeriod(periodNs);
         m_schedule = {firstDeadlineNs, periodNs};
         return {};
     }
 
-    WaitResult waitNext() override {
+    WaitResult waitNext() override
+    {
         const int64_t deadline = m_schedule.next;
         if (stopRequested(m_interrupt))
             return interruptedAt(deadline);
@@ -119,7 +131,8 @@ public:
         return r;
     }
 
-    void setPeriod(int64_t periodNs) override {
+    void setPeriod(int64_t periodNs) override
+    {
         if (periodNs > 0)
             m_schedule = {nowNs() + periodNs, periodNs};
     }
@@ -134,10 +147,12 @@ private:
 class RelativeWaiter final : public Waiter {
 public:
     explicit RelativeWaiter(const std::atomic<bool>* interrupt)
-        : m_interrupt(interrupt) {}
+        : m_interrupt(interrupt)
+    {}
     WaiterKind kind() const override { return WaiterKind::Relative; }
 
-    Error start(int64_t firstDeadlineNs, int64_t periodNs) override {
+    Error start(int64_t firstDeadlineNs, int64_t periodNs) override
+    {
         if (periodNs <= 0)
             return badPeriod(periodNs);
         m_period = periodNs;
@@ -146,7 +161,8 @@ public:
         return {};
     }
 
-    WaitResult waitNext() override {
+    WaitResult waitNext() override
+    {
         // The naive loop cyclictest -r models: "sleep P from now", whatever time the last wake-up and the work
         // since then took. Only the very first sleep aims at the deadline start() was given.
         const int64_t startNs = nowNs();
@@ -167,7 +183,8 @@ public:
         return r;
     }
 
-    void setPeriod(int64_t periodNs) override {
+    void setPeriod(int64_t periodNs) override
+    {
         if (periodNs > 0)
             m_period = periodNs;
     }
@@ -184,11 +201,13 @@ private:
 class TimerfdWaiter final : public Waiter {
 public:
     explicit TimerfdWaiter(const std::atomic<bool>* interrupt)
-        : m_interrupt(interrupt) {}
+        : m_interrupt(interrupt)
+    {}
     ~TimerfdWaiter() override { stop(); }
     WaiterKind kind() const override { return WaiterKind::Timerfd; }
 
-    Error start(int64_t firstDeadlineNs, int64_t periodNs) override {
+    Error start(int64_t firstDeadlineNs, int64_t periodNs) override
+    {
         if (periodNs <= 0)
             return badPeriod(periodNs);
         stop();
@@ -203,7 +222,8 @@ public:
         return {};
     }
 
-    WaitResult waitNext() override {
+    WaitResult waitNext() override
+    {
         const int64_t expected = m_t0 + m_ticks * m_period;
         if (stopRequested(m_interrupt))
             return interruptedAt(expected);
@@ -223,12 +243,14 @@ public:
         return r;
     }
 
-    void setPeriod(int64_t periodNs) override {
+    void setPeriod(int64_t periodNs) override
+    {
         if (periodNs > 0 && m_fd >= 0)
             arm(nowNs() + periodNs, periodNs);
     }
 
-    void stop() override {
+    void stop() override
+    {
         if (m_fd >= 0) {
             close(m_fd);
             m_fd = -1;
@@ -236,7 +258,8 @@ public:
     }
 
 private:
-    bool arm(int64_t firstNs, int64_t periodNs) {
+    bool arm(int64_t firstNs, int64_t periodNs)
+    {
         m_t0 = firstNs;
         m_period = periodNs;
         m_ticks = 0;
@@ -263,7 +286,8 @@ std::atomic<pid_t> g_itimerWaiterTid{0};
 // before main() blocked it (a library's helper thread, QTest's watchdog) would otherwise swallow the tick, or
 // be killed by the default action. Such a thread runs this handler and passes the signal on to the waiter;
 // the waiter itself never runs it, because it keeps SIGALRM blocked and takes it with sigwaitinfo.
-void forwardAlarm(int) {
+void forwardAlarm(int)
+{
     const int savedErrno = errno;
     const pid_t tid = g_itimerWaiterTid.load(std::memory_order_relaxed);
     if (tid > 0 && tid != gettid())
@@ -274,11 +298,13 @@ void forwardAlarm(int) {
 class ItimerWaiter final : public Waiter {
 public:
     explicit ItimerWaiter(const std::atomic<bool>* interrupt)
-        : m_interrupt(interrupt) {}
+        : m_interrupt(interrupt)
+    {}
     ~ItimerWaiter() override { stop(); }
     WaiterKind kind() const override { return WaiterKind::Itimer; }
 
-    Error start(int64_t firstDeadlineNs, int64_t periodNs) override {
+    Error start(int64_t firstDeadlineNs, int64_t periodNs) override
+    {
         if (periodNs <= 0)
             return badPeriod(periodNs);
         if (periodNs % kNsPerUs != 0)
@@ -313,7 +339,8 @@ public:
         return {};
     }
 
-    WaitResult waitNext() override {
+    WaitResult waitNext() override
+    {
         const int64_t deadline = m_schedule.next;
         if (stopRequested(m_interrupt))
             return interruptedAt(deadline);
@@ -337,14 +364,16 @@ public:
         return r;
     }
 
-    void setPeriod(int64_t periodNs) override {
+    void setPeriod(int64_t periodNs) override
+    {
         if (periodNs > 0 && periodNs % kNsPerUs == 0 && m_armed) {
             arm(nowNs() + periodNs, periodNs);
             drainPending(SIGALRM);
         }
     }
 
-    void stop() override {
+    void stop() override
+    {
         if (!m_armed)
             return;
         itimerval off{};
@@ -356,7 +385,8 @@ public:
     }
 
 private:
-    bool arm(int64_t firstNs, int64_t periodNs) {
+    bool arm(int64_t firstNs, int64_t periodNs)
+    {
         m_schedule = {firstNs, periodNs};
         // No absolute mode: it_value is relative to the moment the kernel arms the timer, which is after our
         // clock read, and rounding up to a whole µs keeps every kernel tick at or after our t0 + k·P, so a
@@ -380,11 +410,13 @@ private:
 class PosixTimerWaiter final : public Waiter {
 public:
     explicit PosixTimerWaiter(const std::atomic<bool>* interrupt)
-        : m_interrupt(interrupt) {}
+        : m_interrupt(interrupt)
+    {}
     ~PosixTimerWaiter() override { stop(); }
     WaiterKind kind() const override { return WaiterKind::Posix; }
 
-    Error start(int64_t firstDeadlineNs, int64_t periodNs) override {
+    Error start(int64_t firstDeadlineNs, int64_t periodNs) override
+    {
         if (periodNs <= 0)
             return badPeriod(periodNs);
         stop();
@@ -408,7 +440,8 @@ public:
         return {};
     }
 
-    WaitResult waitNext() override {
+    WaitResult waitNext() override
+    {
         const int64_t expected = m_t0 + m_ticks * m_period;
         if (stopRequested(m_interrupt))
             return interruptedAt(expected);
@@ -435,14 +468,16 @@ public:
         return r;
     }
 
-    void setPeriod(int64_t periodNs) override {
+    void setPeriod(int64_t periodNs) override
+    {
         if (periodNs > 0 && m_created) {
             arm(nowNs() + periodNs, periodNs);
             drainPending(posixTimerSignal());
         }
     }
 
-    void stop() override {
+    void stop() override
+    {
         if (!m_created)
             return;
         timer_delete(m_timer);
@@ -451,7 +486,8 @@ public:
     }
 
 private:
-    bool arm(int64_t firstNs, int64_t periodNs) {
+    bool arm(int64_t firstNs, int64_t periodNs)
+    {
         m_t0 = firstNs;
         m_period = periodNs;
         m_ticks = 0;
@@ -472,20 +508,23 @@ private:
 class BusyWaiter final : public Waiter {
 public:
     explicit BusyWaiter(const std::atomic<bool>* interrupt)
-        : m_interrupt(interrupt) {}
+        : m_interrupt(interrupt)
+    {}
     WaiterKind kind() const override { return WaiterKind::Busy; }
 
-    Error start(int64_t firstDeadlineNs, int64_t periodNs) override {
+    Error start(int64_t firstDeadlineNs, int64_t periodNs) override
+    {
         if (periodNs <= 0)
             return badPeriod(periodNs);
         m_schedule = {firstDeadlineNs, periodNs};
         return {};
     }
 
-    WaitResult waitNext() override {
+    WaitResult waitNext() override
+    {
         const int64_t deadline = m_schedule.next;
-        // No syscall to interrupt: the spin watches the stop flag and the count of wake signals this thread
-        // has taken (a sanitizer runtime may defer the handler, which is why the flag is watched too).
+        // No syscall for the wake signal to interrupt: the spin watches the stop flag (when it has one) and the
+        // count of wake signals this thread's handler has taken.
         const unsigned wakes = wakeSignalCount();
         int64_t now = nowNs();
         while (now < deadline) {
@@ -500,7 +539,8 @@ public:
         return r;
     }
 
-    void setPeriod(int64_t periodNs) override {
+    void setPeriod(int64_t periodNs) override
+    {
         if (periodNs > 0)
             m_schedule = {nowNs() + periodNs, periodNs};
     }
@@ -527,7 +567,8 @@ constexpr WaiterNames kNames[] = {
     {WaiterKind::Busy, "busy", "busy-wait on clock_gettime"},
 };
 
-std::string lowered(std::string_view s) {
+std::string lowered(std::string_view s)
+{
     std::string out(s);
     for (char& c : out)
         c = char(std::tolower(static_cast<unsigned char>(c)));
@@ -536,21 +577,29 @@ std::string lowered(std::string_view s) {
 
 } // namespace
 
-const char* waiterName(WaiterKind k) {
+int waiterTimerSignal()
+{
+    return posixTimerSignal();
+}
+
+const char* waiterName(WaiterKind k)
+{
     for (const WaiterNames& n : kNames)
         if (n.kind == k)
             return n.name;
     return "?";
 }
 
-const char* waiterLabel(WaiterKind k) {
+const char* waiterLabel(WaiterKind k)
+{
     for (const WaiterNames& n : kNames)
         if (n.kind == k)
             return n.label;
     return "?";
 }
 
-std::optional<WaiterKind> parseWaiter(std::string_view name) {
+std::optional<WaiterKind> parseWaiter(std::string_view name)
+{
     const std::string n = lowered(name);
     for (const WaiterNames& w : kNames)
         if (n == w.name)
@@ -573,11 +622,13 @@ std::optional<WaiterKind> parseWaiter(std::string_view name) {
     return std::nullopt;
 }
 
-std::unique_ptr<Waiter> makeWaiter(WaiterKind kind) {
+std::unique_ptr<Waiter> makeWaiter(WaiterKind kind)
+{
     return makeWaiter(kind, nullptr);
 }
 
-std::unique_ptr<Waiter> makeWaiter(WaiterKind kind, const std::atomic<bool>* interruptFlag) {
+std::unique_ptr<Waiter> makeWaiter(WaiterKind kind, const std::atomic<bool>* interruptFlag)
+{
     switch (kind) {
     case WaiterKind::Absolute:
         return std::make_unique<AbsoluteWaiter>(interruptFlag);
@@ -595,14 +646,16 @@ std::unique_ptr<Waiter> makeWaiter(WaiterKind kind, const std::atomic<bool>* int
     return nullptr;
 }
 
-bool setTimerSlack(int64_t ns) {
+bool setTimerSlack(int64_t ns)
+{
     if (ns < 0)
         return false;
     // 0 asks the kernel for the thread's default slack back (prctl(2) PR_SET_TIMERSLACK).
     return prctl(PR_SET_TIMERSLACK, static_cast<unsigned long>(ns), 0, 0, 0) == 0;
 }
 
-int64_t timerSlack() {
+int64_t timerSlack()
+{
     const int v = prctl(PR_GET_TIMERSLACK, 0, 0, 0, 0);
     return v < 0 ? 0 : int64_t(v);
 }

@@ -61,6 +61,10 @@ std::unique_ptr<Waiter> makeWaiter(WaiterKind kind);
 /// once the flag is set. Pass the flag an RtThread body receives; the waiter only reads it.
 std::unique_ptr<Waiter> makeWaiter(WaiterKind kind, const std::atomic<bool>* interruptFlag);
 
+/// @brief The signal the POSIX-timer waiter is notified with (thread-directed to the waiting thread). A GUI main
+/// thread that does not go through blockProcessSignals() blocks it (and SIGALRM) itself.
+int waiterTimerSignal();
+
 /// @brief prctl(PR_SET_TIMERSLACK) for the calling thread (1 ns minimum; 0 restores the default).
 bool setTimerSlack(int64_t ns);
 /// @brief The calling thread's timer slack in ns (prctl(PR_GET_TIMERSLACK)).

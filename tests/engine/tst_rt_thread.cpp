@@ -1,3 +1,5 @@
+#include "engine/rt/dma_latency.h"
+#include "engine/rt/memory_lock.h"
 #include "engine/rt/rt_thread.h"
 #include "engine/rt/system_probe.h"
 #include "engine/util/clock.h"
@@ -7,6 +9,7 @@
 #include <atomic>
 #include <cerrno>
 #include <csignal>
+#include <fstream>
 #include <linux/capability.h>
 #include <pthread.h>
 #include <sched.h>
@@ -19,18 +22,38 @@
 using namespace rtscope;
 
 Q_DECLARE_METATYPE(rtscope::Policy)
+Q_DECLARE_METATYPE(rtscope::MemoryLockMode)
 
 namespace {
 
 // A body that sleeps in long blocking waits until asked to stop: only the wake signal can end a wait early.
-void sleepUntilStopped(const std::atomic<bool>& stop) {
+void sleepUntilStopped(const std::atomic<bool>& stop)
+{
     while (!stop.load(std::memory_order_relaxed)) {
         const timespec tenSeconds{10, 0};
         clock_nanosleep(CLOCK_MONOTONIC, 0, &tenSeconds, nullptr);
     }
 }
 
-std::string sysfsOnlineText() {
+// VmLck of /proc/self/status: what this process has mlock()ed, in kB.
+int64_t lockedKiB()
+{
+    std::ifstream in("/proc/self/status");
+    std::string key;
+    while (in >> key) {
+        if (key == "VmLck:") {
+            int64_t kb = 0;
+            in >> kb;
+            return kb;
+        }
+        std::string rest;
+        std::getline(in, rest);
+    }
+    return -1;
+}
+
+std::string sysfsOnlineText()
+{
     char buf[256] = {};
     FILE* f = std::fopen("/sys/devices/system/cpu/online", "r");
     if (!f)
@@ -53,7 +76,8 @@ private:
     SystemProbe m_probe;
     int m_cpu = 0; // the last usable CPU: tests pin there, away from CPU 0
 
-    ThreadSpec spec(Policy policy, int priority, int nice = 0, int cpu = -1) const {
+    ThreadSpec spec(Policy policy, int priority, int nice = 0, int cpu = -1) const
+    {
         ThreadSpec s;
         s.policy = policy;
         s.priority = priority;
@@ -64,19 +88,22 @@ private:
     }
 
 private slots:
-    void initTestCase() {
+    void initTestCase()
+    {
         blockProcessSignals(false);
         m_probe = probeSystem();
         QVERIFY(!m_probe.allowedCpus.empty());
         m_cpu = m_probe.allowedCpus.back();
     }
 
-    void wakeSignalIsAPrivateRealtimeSignal() {
+    void wakeSignalIsAPrivateRealtimeSignal()
+    {
         QVERIFY(wakeSignal() >= SIGRTMIN);
         QVERIFY(wakeSignal() <= SIGRTMAX);
     }
 
-    void otherThreadHasRequestedAttributes_data() {
+    void otherThreadHasRequestedAttributes_data()
+    {
         QTest::addColumn<int>("nice");
         QTest::addColumn<bool>("pin");
         QTest::addColumn<QString>("name");
@@ -86,7 +113,8 @@ private slots:
         QTest::newRow("pinned, nice -5") << -5 << true << "rts-neg-nice";
         QTest::newRow("long name is cut") << 0 << true << "a-very-long-thread-name";
     }
-    void otherThreadHasRequestedAttributes() {
+    void otherThreadHasRequestedAttributes()
+    {
         QFETCH(int, nice);
         QFETCH(bool, pin);
         QFETCH(QString, name);
@@ -126,14 +154,16 @@ private slots:
         QVERIFY(!t.running());
     }
 
-    void realtimeThreadGetsItsPolicy_data() {
+    void realtimeThreadGetsItsPolicy_data()
+    {
         QTest::addColumn<Policy>("policy");
         QTest::addColumn<int>("priority");
         QTest::newRow("FIFO 10") << Policy::Fifo << 10;
         QTest::newRow("FIFO 1") << Policy::Fifo << 1;
         QTest::newRow("RR 20") << Policy::RR << 20;
     }
-    void realtimeThreadGetsItsPolicy() {
+    void realtimeThreadGetsItsPolicy()
+    {
         QFETCH(Policy, policy);
         QFETCH(int, priority);
         if (!m_probe.rtAvailable)
@@ -153,14 +183,16 @@ private slots:
         QVERIFY(t.stop());
     }
 
-    void invalidPriorityNamesTheRange_data() {
+    void invalidPriorityNamesTheRange_data()
+    {
         QTest::addColumn<Policy>("policy");
         QTest::addColumn<int>("priority");
         QTest::newRow("FIFO 0") << Policy::Fifo << 0;
         QTest::newRow("FIFO 100") << Policy::Fifo << 100;
         QTest::newRow("RR -1") << Policy::RR << -1;
     }
-    void invalidPriorityNamesTheRange() {
+    void invalidPriorityNamesTheRange()
+    {
         QFETCH(Policy, policy);
         QFETCH(int, priority);
         std::atomic<bool> ran{false};
@@ -175,20 +207,23 @@ private slots:
         QVERIFY(!ran.load());
     }
 
-    void invalidNiceIsRefused() {
+    void invalidNiceIsRefused()
+    {
         RtThread t;
         const Error e = t.start(spec(Policy::Other, 0, 25), [](const std::atomic<bool>&) {});
         QCOMPARE(e.kind, ErrorKind::InvalidConfig);
         QVERIFY2(QString::fromStdString(e.message).contains("-20..19"), e.message.c_str());
     }
 
-    void unusableCpuNamesTheAllowedOnes_data() {
+    void unusableCpuNamesTheAllowedOnes_data()
+    {
         QTest::addColumn<int>("cpu");
         QTest::newRow("4096") << 4096;
         QTest::newRow("one past the last online") << -2; // resolved below
         QTest::newRow("100000") << 100000;
     }
-    void unusableCpuNamesTheAllowedOnes() {
+    void unusableCpuNamesTheAllowedOnes()
+    {
         QFETCH(int, cpu);
         if (cpu == -2)
             cpu = m_probe.onlineCpus.back() + 1;
@@ -204,12 +239,14 @@ private slots:
         QVERIFY(!ran.load());
     }
 
-    void stopInterruptsALongSleepQuickly_data() {
+    void stopInterruptsALongSleepQuickly_data()
+    {
         QTest::addColumn<Policy>("policy");
         QTest::newRow("OTHER") << Policy::Other;
         QTest::newRow("FIFO") << Policy::Fifo;
     }
-    void stopInterruptsALongSleepQuickly() {
+    void stopInterruptsALongSleepQuickly()
+    {
         QFETCH(Policy, policy);
         if (isRealtime(policy) && !m_probe.rtAvailable)
             QSKIP(m_probe.rtUnavailableReason.c_str());
@@ -233,7 +270,8 @@ private slots:
 
     // Stopping right after starting hits the window between the body's flag check and its blocking call;
     // the re-sent wake signal must still end the wait promptly.
-    void stopRightAfterStartNeverHangs() {
+    void stopRightAfterStartNeverHangs()
+    {
         for (int i = 0; i < 40; ++i) {
             RtThread t;
             const Error e = t.start(spec(Policy::Other, 0, 0, m_cpu), sleepUntilStopped);
@@ -244,7 +282,8 @@ private slots:
         }
     }
 
-    void restartAfterStop() {
+    void restartAfterStop()
+    {
         RtThread t;
         std::atomic<int> runs{0};
         for (int i = 0; i < 3; ++i) {
@@ -258,7 +297,19 @@ private slots:
         QCOMPARE(runs.load(), 3);
     }
 
-    void startTwiceIsRefused() {
+    void startAgainAfterTheBodyReturned()
+    {
+        RtThread t;
+        std::atomic<int> runs{0};
+        QVERIFY(!t.start(spec(Policy::Other, 0), [&](const std::atomic<bool>&) { ++runs; }));
+        QTRY_VERIFY(!t.running());
+        QVERIFY(!t.start(spec(Policy::Other, 0), [&](const std::atomic<bool>&) { ++runs; }));
+        QVERIFY(t.stop());
+        QCOMPARE(runs.load(), 2);
+    }
+
+    void startTwiceIsRefused()
+    {
         RtThread t;
         QVERIFY(!t.start(spec(Policy::Other, 0), sleepUntilStopped));
         const Error e = t.start(spec(Policy::Other, 0), sleepUntilStopped);
@@ -266,7 +317,8 @@ private slots:
         QVERIFY(t.stop());
     }
 
-    void moveKeepsTheThread() {
+    void moveKeepsTheThread()
+    {
         RtThread a;
         QVERIFY(!a.start(spec(Policy::Other, 0), sleepUntilStopped));
         const pid_t tid = a.tid();
@@ -279,7 +331,8 @@ private slots:
         QVERIFY(c.stop());
     }
 
-    void setSchedulingOnARunningThread() {
+    void setSchedulingOnARunningThread()
+    {
         RtThread t;
         QVERIFY(!t.start(spec(Policy::Other, 0, 0, m_cpu), sleepUntilStopped));
         Error e = t.setScheduling(Policy::Other, 0, 7);
@@ -304,7 +357,8 @@ private slots:
         QVERIFY(t.setScheduling(Policy::Other, 0)); // not running any more
     }
 
-    void demoteDropsToOther() {
+    void demoteDropsToOther()
+    {
         if (!m_probe.rtAvailable)
             QSKIP(m_probe.rtUnavailableReason.c_str());
         RtThread t;
@@ -319,7 +373,8 @@ private slots:
     }
 
     // A body that ignores its flag: stop() reports the timeout, demotes the thread and still joins it.
-    void stopTimeoutDemotesAndStillJoins() {
+    void stopTimeoutDemotesAndStillJoins()
+    {
         if (!m_probe.rtAvailable)
             QSKIP(m_probe.rtUnavailableReason.c_str());
         std::atomic<int> policyAtEnd{-1};
@@ -338,7 +393,8 @@ private slots:
         QVERIFY(!t.running());
     }
 
-    void explainsPermissionErrorWithTheFix() {
+    void explainsPermissionErrorWithTheFix()
+    {
         ThreadSpec s = spec(Policy::Fifo, 80);
         const Error e = explainSchedulingError(EPERM, s);
         QCOMPARE(e.kind, ErrorKind::Permission);
@@ -347,7 +403,8 @@ private slots:
     }
 
     // The real EPERM path: a child process without CAP_SYS_NICE and with RLIMIT_RTPRIO 0 asks for FIFO.
-    void withoutPrivilegeTheErrorNamesLimitAndFix() {
+    void withoutPrivilegeTheErrorNamesLimitAndFix()
+    {
 #if defined(__SANITIZE_THREAD__)
         QSKIP("TSan cannot start threads in a child forked from a multithreaded process");
 #endif
@@ -394,7 +451,8 @@ private slots:
 
     // RT group scheduling: a child moved into a fresh cgroup v1 cpu group (whose RT budget starts at 0) is
     // refused SCHED_FIFO, and the error names the knob to fix. Needs root and a cgroup v1 cpu hierarchy.
-    void rtGroupWithoutBudgetIsNamed() {
+    void rtGroupWithoutBudgetIsNamed()
+    {
 #if defined(__SANITIZE_THREAD__)
         QSKIP("TSan cannot start threads in a child forked from a multithreaded process");
 #endif
@@ -441,7 +499,79 @@ private slots:
         QVERIFY2(text.contains(QString::fromStdString(group + "/cpu.rt_runtime_us")), qPrintable(text));
     }
 
-    void schedulingOfTheCallingThread() {
+    // The pre-faulted stack is mlock()ed while the thread runs (when mlockall is not in force) and unlocked
+    // when it ends, since glibc reuses the stack for the next thread.
+    void stackIsLockedWhileRunning()
+    {
+#ifdef RTSCOPE_SANITIZED
+        QSKIP("sanitizer runtimes make mlock a no-op");
+#endif
+        if (memoryLockStatus().mode == MemoryLockMode::All)
+            QSKIP("mlockall is in force: stacks are not locked one by one");
+        const int64_t before = lockedKiB();
+        std::atomic<int64_t> during{-1};
+        RtThread t;
+        ThreadSpec s = spec(Policy::Other, 0);
+        s.prefaultBytes = 128 * 1024;
+        QVERIFY(!t.start(s, [&](const std::atomic<bool>& stop) {
+            during = lockedKiB();
+            sleepUntilStopped(stop);
+        }));
+        QTRY_VERIFY(during.load() >= 0);
+        if (during.load() == before)
+            QSKIP("mlock refused here (RLIMIT_MEMLOCK)");
+        QVERIFY2(during.load() - before >= 128,
+                 qPrintable(QString("VmLck %1 -> %2 kB").arg(before).arg(during.load())));
+        QCOMPARE(memoryLockStatus().mode, MemoryLockMode::Ranges);
+        QVERIFY(t.stop());
+        QCOMPARE(lockedKiB(), before);
+    }
+
+    void lockAllMemoryReportsWhatHappened()
+    {
+        const MemoryLockStatus st = lockAllMemory();
+#ifdef RTSCOPE_SANITIZED
+        QCOMPARE(st.mode, MemoryLockMode::None);
+        QVERIFY2(QString::fromStdString(st.detail).contains("sanitizer"), st.detail.c_str());
+#else
+        if (geteuid() == 0)
+            QCOMPARE(st.mode, MemoryLockMode::All);
+        if (st.mode == MemoryLockMode::All)
+            QVERIFY(lockedKiB() > 0);
+        else
+            QVERIFY2(QString::fromStdString(st.detail).contains("mlockall"), st.detail.c_str());
+#endif
+        QCOMPARE(memoryLockStatus().mode, st.mode);
+        unlockAllMemory();
+        QCOMPARE(memoryLockStatus().mode, MemoryLockMode::None);
+    }
+
+    void lockRangeOfABuffer()
+    {
+#ifdef RTSCOPE_SANITIZED
+        QSKIP("sanitizer runtimes make mlock a no-op");
+#endif
+        std::vector<char> buffer(256 * 1024);
+        if (!lockRange(buffer.data(), buffer.size()))
+            QSKIP("mlock refused here (RLIMIT_MEMLOCK)");
+        QVERIFY(lockedKiB() >= 256);
+        unlockRange(buffer.data(), buffer.size());
+    }
+
+    void dmaLatencyHold()
+    {
+        DmaLatencyHold hold;
+        if (!hold.acquire(0)) {
+            QVERIFY2(QString::fromStdString(hold.reason()).contains("/dev/cpu_dma_latency"), hold.reason().c_str());
+            QSKIP(hold.reason().c_str());
+        }
+        QVERIFY(hold.held());
+        hold.release();
+        QVERIFY(!hold.held());
+    }
+
+    void schedulingOfTheCallingThread()
+    {
         const SchedState st = schedulingOf(0);
         QCOMPARE(st.policy, Policy::Other);
         QCOMPARE(st.priority, 0);

@@ -17,7 +17,8 @@ private:
 private slots:
     void initTestCase() { m_probe = probeSystem(); }
 
-    void fieldsAreFilledAndSane() {
+    void fieldsAreFilledAndSane()
+    {
         const SystemProbe& p = m_probe;
         QVERIFY(!p.kernelRelease.empty());
         QVERIFY(!p.kernelVersion.empty());
@@ -46,7 +47,8 @@ private slots:
             QCOMPARE(p.preemptModel, std::string("PREEMPT_RT"));
     }
 
-    void schedulerFollowsKernelVersion() {
+    void schedulerFollowsKernelVersion()
+    {
         int major = 0, minor = 0;
         QVERIFY(std::sscanf(m_probe.kernelRelease.c_str(), "%d.%d", &major, &minor) == 2);
         const bool eevdf = major > 6 || (major == 6 && minor >= 6);
@@ -55,7 +57,8 @@ private slots:
         QCOMPARE(m_probe.fairServer, fairServer);
     }
 
-    void hypervisorFlagMeansVirtualMachine() {
+    void hypervisorFlagMeansVirtualMachine()
+    {
         std::ifstream in("/proc/cpuinfo");
         std::string line;
         bool flag = false;
@@ -68,7 +71,8 @@ private slots:
               m_probe.hypervisor.c_str(), m_probe.preemptModel.c_str());
     }
 
-    void textIsAlignedKeyValueLines() {
+    void textIsAlignedKeyValueLines()
+    {
         const QString text = QString::fromStdString(m_probe.toText());
         const QStringList lines = text.split('\n', Qt::SkipEmptyParts);
         QVERIFY(lines.size() >= 15);
@@ -87,14 +91,16 @@ private slots:
         QVERIFY(text.contains(QString::fromStdString(m_probe.kernelRelease)));
     }
 
-    void probeIsRepeatable() {
+    void probeIsRepeatable()
+    {
         const SystemProbe again = probeSystem();
         QCOMPARE(again.kernelRelease, m_probe.kernelRelease);
         QCOMPARE(again.onlineCpus, m_probe.onlineCpus);
         QCOMPARE(again.rtAvailable, m_probe.rtAvailable);
     }
 
-    void parseSysfsCpuList_data() {
+    void parseSysfsCpuList_data()
+    {
         QTest::addColumn<QString>("text");
         QTest::addColumn<QList<int>>("cpus");
         QTest::newRow("range and single") << "0-3,5" << QList<int>{0, 1, 2, 3, 5};
@@ -113,7 +119,8 @@ private slots:
         QTest::newRow("number then garbage") << "1x" << QList<int>{};
         QTest::newRow("absurd range") << "0-99999999" << QList<int>{};
     }
-    void parseSysfsCpuList() {
+    void parseSysfsCpuList()
+    {
         QFETCH(QString, text);
         QFETCH(QList<int>, cpus);
         const std::vector<int> got = rtscope::parseSysfsCpuList(text.toStdString());

@@ -26,17 +26,20 @@ constexpr int64_t kPeriod = kNsPerMs;
     return true;
 }();
 
-bool keepsSchedule(WaiterKind k) {
+bool keepsSchedule(WaiterKind k)
+{
     return k != WaiterKind::Relative;
 }
 
 // Timerfd and Posix report the latest expired tick, counting the earlier ones as skipped; the kinds that
 // keep their own schedule report the tick they woke for and count the ticks already past after it.
-bool kernelCountsSkips(WaiterKind k) {
+bool kernelCountsSkips(WaiterKind k)
+{
     return k == WaiterKind::Timerfd || k == WaiterKind::Posix;
 }
 
-void addAllKinds() {
+void addAllKinds()
+{
     QTest::addColumn<WaiterKind>("kind");
     for (WaiterKind k : {WaiterKind::Absolute, WaiterKind::Relative, WaiterKind::Timerfd, WaiterKind::Itimer,
                          WaiterKind::Posix, WaiterKind::Busy})
@@ -55,7 +58,8 @@ private:
     // Waiters run inside RtThread, as in production: all signals but the wake signal blocked, pinned to the
     // last CPU. FIFO 10 when allowed, so a busy build on the same machine does not make ticks skip; the busy
     // waiter stays SCHED_OTHER so that no test ever leaves an RT thread spinning.
-    ThreadSpec specFor(WaiterKind kind) const {
+    ThreadSpec specFor(WaiterKind kind) const
+    {
         ThreadSpec s;
         const bool rt = m_probe.rtAvailable && kind != WaiterKind::Busy;
         s.policy = rt ? Policy::Fifo : Policy::Other;
@@ -66,7 +70,8 @@ private:
     }
 
     // Runs @p body in a worker and waits until it says it is done (bounded by @p timeoutMs).
-    bool runInWorker(WaiterKind kind, const std::function<void(const std::atomic<bool>&)>& body, int timeoutMs) {
+    bool runInWorker(WaiterKind kind, const std::function<void(const std::atomic<bool>&)>& body, int timeoutMs)
+    {
         std::atomic<bool> done{false};
         RtThread t;
         const Error e = t.start(specFor(kind), [&](const std::atomic<bool>& stop) {
@@ -85,7 +90,8 @@ private:
     }
 
 private slots:
-    void initTestCase() {
+    void initTestCase()
+    {
         // ITIMER_REAL's SIGALRM goes to any thread that does not block it: block it (and the rest) here.
         blockProcessSignals(false);
         m_probe = probeSystem();
@@ -96,13 +102,15 @@ private slots:
     }
 
     void namesRoundTrip_data() { addAllKinds(); }
-    void namesRoundTrip() {
+    void namesRoundTrip()
+    {
         QFETCH(WaiterKind, kind);
         QCOMPARE(parseWaiter(waiterName(kind)), std::optional<WaiterKind>(kind));
         QVERIFY(std::string(waiterLabel(kind)).size() > 3);
     }
 
-    void parseAliases() {
+    void parseAliases()
+    {
         QCOMPARE(parseWaiter("ABS"), std::optional<WaiterKind>(WaiterKind::Absolute));
         QCOMPARE(parseWaiter("relative"), std::optional<WaiterKind>(WaiterKind::Relative));
         QCOMPARE(parseWaiter("setitimer"), std::optional<WaiterKind>(WaiterKind::Itimer));
@@ -111,7 +119,8 @@ private slots:
     }
 
     void periodicTicks_data() { addAllKinds(); }
-    void periodicTicks() {
+    void periodicTicks()
+    {
         QFETCH(WaiterKind, kind);
         constexpr int kTicks = 201;
         std::vector<WaitResult> results;
@@ -174,13 +183,15 @@ private slots:
     }
 
     // The consumer stalls 5.5 periods between two waits: the ticks it slept through are counted, not lost.
-    void stalledConsumerCountsSkippedTicks_data() {
+    void stalledConsumerCountsSkippedTicks_data()
+    {
         QTest::addColumn<WaiterKind>("kind");
         for (WaiterKind k :
              {WaiterKind::Timerfd, WaiterKind::Posix, WaiterKind::Absolute, WaiterKind::Itimer, WaiterKind::Busy})
             QTest::newRow(waiterName(k)) << k;
     }
-    void stalledConsumerCountsSkippedTicks() {
+    void stalledConsumerCountsSkippedTicks()
+    {
         QFETCH(WaiterKind, kind);
         std::vector<WaitResult> results;
         results.reserve(4);
@@ -219,7 +230,8 @@ private slots:
 
     // A wait for a 10 s period must end within 100 ms of RtThread::stop(), whatever the kind; with and without
     // the stop flag handed to the waiter (without it, only the wake signal can end the wait).
-    void stopInterruptsAnyWait_data() {
+    void stopInterruptsAnyWait_data()
+    {
         QTest::addColumn<WaiterKind>("kind");
         QTest::addColumn<bool>("withFlag");
         for (WaiterKind k : {WaiterKind::Absolute, WaiterKind::Relative, WaiterKind::Timerfd, WaiterKind::Itimer,
@@ -228,7 +240,8 @@ private slots:
             QTest::newRow(qPrintable(QString(waiterName(k)) + " signal only")) << k << false;
         }
     }
-    void stopInterruptsAnyWait() {
+    void stopInterruptsAnyWait()
+    {
         QFETCH(WaiterKind, kind);
         QFETCH(bool, withFlag);
         std::atomic<bool> waiting{false};
@@ -266,10 +279,9 @@ private slots:
         QVERIFY(interrupted.load() >= 1);
     }
 
-    void setPeriodTakesEffect_data() {
-        addAllKinds();
-    }
-    void setPeriodTakesEffect() {
+    void setPeriodTakesEffect_data() { addAllKinds(); }
+    void setPeriodTakesEffect()
+    {
         QFETCH(WaiterKind, kind);
         constexpr int64_t kNewPeriod = 3 * kNsPerMs;
         constexpr int kEach = 20;
@@ -316,10 +328,9 @@ private slots:
         }
     }
 
-    void invalidPeriodIsRefused_data() {
-        addAllKinds();
-    }
-    void invalidPeriodIsRefused() {
+    void invalidPeriodIsRefused_data() { addAllKinds(); }
+    void invalidPeriodIsRefused()
+    {
         QFETCH(WaiterKind, kind);
         auto w = makeWaiter(kind);
         QCOMPARE(w->kind(), kind);
@@ -328,7 +339,8 @@ private slots:
         w->stop();
     }
 
-    void itimerIsOnePerProcess() {
+    void itimerIsOnePerProcess()
+    {
         auto a = makeWaiter(WaiterKind::Itimer);
         auto b = makeWaiter(WaiterKind::Itimer);
         QVERIFY(!a->start(nowNs() + kNsPerSec, kNsPerSec));
@@ -339,7 +351,8 @@ private slots:
         b->stop();
     }
 
-    void timerSlackRoundTrip() {
+    void timerSlackRoundTrip()
+    {
         const int64_t original = timerSlack();
         QVERIFY(original > 0);
         QVERIFY(setTimerSlack(1));

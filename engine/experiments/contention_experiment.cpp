@@ -1,0 +1,571 @@
+#include "engine/experiments/contention_experiment.h"
+
+#include "engine/locks/busy_work.h"
+#include "engine/rt/cpu_topology.h"
+#include "engine/util/clock.h"
+
+#include <algorithm>
+#include <bit>
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <sys/resource.h>
+#include <unistd.h>
+
+namespace rtscope {
+
+namespace {
+
+constexpr size_t kDrainBatch = 4096;
+// From opening the start gate to releasing the workers: every worker is blocked at the gate by then.
+constexpr int64_t kStartDelayNs = 5'000'000;
+
+/// One acquisition as it crosses the ring: how long the worker waited for the lock.
+struct LockWaitSample {
+    int64_t waitNs = 0;
+};
+
+size_t ringCapacity(int threads)
+{
+    // About 16 ms of samples at 8 M acquisitions/s per worker, within 1 MB per worker and 8 MB per run.
+    const size_t perWorker = (size_t(1) << 20) / size_t(std::max(threads, 1));
+    return std::clamp<size_t>(std::bit_floor(perWorker), size_t(1) << 15, size_t(1) << 17);
+}
+
+std::string joinErrors(const std::vector<std::string>& errors)
+{
+    std::string out;
+    for (const auto& e : errors)
+        out += (out.empty() ? "" : "\n") + e;
+    return out;
+}
+
+} // namespace
+
+void AcquisitionCounts::add(const AcquisitionCounts& o)
+{
+    acquisitions += o.acquisitions;
+    uncontended += o.uncontended;
+    spun += o.spun;
+    slept += o.slept;
+    sleptOwnerNotRunning += o.sleptOwnerNotRunning;
+    sleptOwnerOnThisCpu += o.sleptOwnerOnThisCpu;
+    sleptSpinLimit += o.sleptSpinLimit;
+    spinIterations += o.spinIterations;
+    futexSleeps += o.futexSleeps;
+}
+
+const char* kindRunStateName(KindRunState s)
+{
+    switch (s) {
+    case KindRunState::Pending:
+        return "pending";
+    case KindRunState::Running:
+        return "running";
+    case KindRunState::Done:
+        return "done";
+    case KindRunState::Stopped:
+        return "stopped";
+    case KindRunState::Failed:
+        return "failed";
+    }
+    return "?";
+}
+
+const ContentionKindResult* ContentionSnapshot::result(LockKind kind) const
+{
+    for (const auto& r : kinds)
+        if (r && r->kind == kind)
+            return r.get();
+    return nullptr;
+}
+
+double jainFairness(const std::vector<uint64_t>& counts)
+{
+    long double sum = 0, squares = 0;
+    for (uint64_t c : counts) {
+        sum += static_cast<long double>(c);
+        squares += static_cast<long double>(c) * static_cast<long double>(c);
+    }
+    if (counts.empty() || squares == 0)
+        return 0;
+    return double(sum * sum / (static_cast<long double>(counts.size()) * squares));
+}
+
+// Written by one worker only (relaxed stores of values it keeps locally), read by the collector. Each worker's
+// block starts on its own cache line, so workers do not slow each other through false sharing.
+struct alignas(kCacheLine) ContentionExperiment::WorkerCounters {
+    std::atomic<uint64_t> acquisitions{0};
+    std::atomic<uint64_t> uncontended{0};
+    std::atomic<uint64_t> spun{0};
+    std::atomic<uint64_t> slept{0};
+    std::atomic<uint64_t> sleptOwnerNotRunning{0};
+    std::atomic<uint64_t> sleptOwnerOnThisCpu{0};
+    std::atomic<uint64_t> sleptSpinLimit{0};
+    std::atomic<uint64_t> spinIterations{0};
+    std::atomic<uint64_t> futexSleeps{0};
+    std::atomic<uint64_t> voluntary{0};
+    std::atomic<uint64_t> involuntary{0};
+    std::atomic<int64_t> cpuNs{0};
+    std::atomic<int> tid{0};
+    std::atomic<int> lockError{0};
+
+    void store(const AcquisitionCounts& c)
+    {
+        acquisitions.store(c.acquisitions, std::memory_order_relaxed);
+        uncontended.store(c.uncontended, std::memory_order_relaxed);
+        spun.store(c.spun, std::memory_order_relaxed);
+        slept.store(c.slept, std::memory_order_relaxed);
+        sleptOwnerNotRunning.store(c.sleptOwnerNotRunning, std::memory_order_relaxed);
+        sleptOwnerOnThisCpu.store(c.sleptOwnerOnThisCpu, std::memory_order_relaxed);
+        sleptSpinLimit.store(c.sleptSpinLimit, std::memory_order_relaxed);
+        spinIterations.store(c.spinIterations, std::memory_order_relaxed);
+        futexSleeps.store(c.futexSleeps, std::memory_order_relaxed);
+    }
+    AcquisitionCounts load() const
+    {
+        AcquisitionCounts c;
+        c.acquisitions = acquisitions.load(std::memory_order_relaxed);
+        c.uncontended = uncontended.load(std::memory_order_relaxed);
+        c.spun = spun.load(std::memory_order_relaxed);
+        c.slept = slept.load(std::memory_order_relaxed);
+        c.sleptOwnerNotRunning = sleptOwnerNotRunning.load(std::memory_order_relaxed);
+        c.sleptOwnerOnThisCpu = sleptOwnerOnThisCpu.load(std::memory_order_relaxed);
+        c.sleptSpinLimit = sleptSpinLimit.load(std::memory_order_relaxed);
+        c.spinIterations = spinIterations.load(std::memory_order_relaxed);
+        c.futexSleeps = futexSleeps.load(std::memory_order_relaxed);
+        return c;
+    }
+};
+
+struct ContentionExperiment::KindRun {
+    size_t index = 0;
+    LockKind kind = LockKind::Mutex;
+    std::unique_ptr<Lock> lock;
+    std::vector<std::unique_ptr<SpscRing<LockWaitSample>>> rings;
+    std::unique_ptr<WorkerCounters[]> counters;
+    std::vector<RtThread> threads;
+    // The start gate. Workers wait here until every one of them exists: a real-time worker released early would
+    // own the CPU that the next one still has to be created on. t0/endNs are written before the gate opens.
+    std::mutex gateMutex;
+    std::condition_variable gateCv;
+    bool gateOpen = false;
+    int64_t t0 = 0;
+    int64_t endNs = 0;
+    std::atomic<int64_t> stoppedNs{0}; ///< set when stopped before endNs
+    std::atomic<bool> stop{false};
+    Histogram wait; ///< the collector's, guarded by m_runMutex
+};
+
+ContentionExperiment::ContentionExperiment() = default;
+
+ContentionExperiment::~ContentionExperiment()
+{
+    stop();
+}
+
+Error ContentionExperiment::start(const ContentionConfig& requested)
+{
+    if (m_running)
+        return {ErrorKind::InvalidConfig, "the contention experiment is already running"};
+    if (m_runner.joinable())
+        m_runner.join();
+    const CpuTopology cpus = CpuTopology::current();
+    if (auto errors = requested.validate(cpus); !errors.empty())
+        return {ErrorKind::InvalidConfig, joinErrors(errors)};
+
+    m_config = requested;
+    if (m_config.placement == Placement::OneCpu)
+        m_config.cpu = requested.resolvedCpu(cpus);
+    m_workerCpus = m_config.workerCpus(cpus);
+
+    // Refuse now, with the kernel's reason, rather than from the control thread after the start returned.
+    {
+        ThreadSpec spec;
+        spec.policy = m_config.policy;
+        spec.priority = m_config.priority;
+        spec.nice = m_config.nice;
+        spec.cpu = m_workerCpus.front();
+        spec.name = "rtscope-lockchk";
+        spec.stackBytes = 64 * 1024;
+        spec.prefaultBytes = 0;
+        spec.lockStack = false;
+        RtThread probe;
+        if (Error e = probe.start(spec, [](const std::atomic<bool>&) {}))
+            return e;
+        probe.stop();
+    }
+
+    if (m_lockAll)
+        m_memoryLock = lockAllMemory();
+    else
+        m_memoryLock = memoryLockStatus();
+
+    {
+        std::lock_guard lock(m_stopMutex);
+        m_stopAll = false;
+    }
+    {
+        std::lock_guard lock(m_runMutex);
+        m_results.clear();
+        for (LockKind k : m_config.kinds) {
+            auto pending = std::make_shared<ContentionKindResult>();
+            pending->kind = k;
+            m_results.push_back(std::move(pending));
+        }
+        m_current.reset();
+        m_currentIndex = -1;
+        m_error.clear();
+    }
+    m_finished.store(false, std::memory_order_release);
+    m_startNs = nowNs();
+    m_running = true;
+    m_collector.addSource(this);
+    // Off the workers' CPU when they share one; with spread workers every CPU is theirs and it floats.
+    std::vector<int> avoid = m_workerCpus;
+    m_collector.start(1'000'000, 16'000'000, cpus.otherThan(avoid));
+    m_runner = std::thread([this] { runAll(); });
+    pthread_setname_np(m_runner.native_handle(), "rtscope-lockrun");
+    return {};
+}
+
+void ContentionExperiment::stop()
+{
+    if (!m_running) {
+        if (m_runner.joinable())
+            m_runner.join();
+        return;
+    }
+    {
+        std::lock_guard lock(m_stopMutex);
+        m_stopAll = true;
+    }
+    m_stopCv.notify_all();
+    if (m_runner.joinable())
+        m_runner.join();
+    m_running = false;
+    m_collector.stop(); // drains what is left and publishes
+    m_collector.removeSource(this);
+    publishNow();
+}
+
+void ContentionExperiment::runAll()
+{
+    for (size_t i = 0; i < m_config.kinds.size(); ++i) {
+        {
+            std::lock_guard lock(m_stopMutex);
+            if (m_stopAll)
+                break;
+        }
+        if (Error e = runKind(i)) {
+            std::lock_guard lock(m_runMutex);
+            m_error = std::string(lockKindName(m_config.kinds[i])) + ": " + e.message;
+            break;
+        }
+    }
+    m_finished.store(true, std::memory_order_release);
+    m_collector.requestPublish();
+}
+
+Error ContentionExperiment::runKind(size_t index)
+{
+    auto run = std::make_shared<KindRun>();
+    run->index = index;
+    run->kind = m_config.kinds[index];
+    const int n = m_config.threads;
+
+    auto fail = [&](const Error& e) {
+        auto r = buildResult(*run, KindRunState::Failed, nowNs());
+        r->error = e.message;
+        std::lock_guard lock(m_runMutex);
+        m_results[index] = std::move(r);
+        m_current.reset();
+        m_currentIndex = -1;
+        return e;
+    };
+
+    Error lockError;
+    run->lock = makeLock(run->kind, m_config.lockOptions(), &lockError);
+    if (!run->lock)
+        return fail(lockError);
+    const size_t capacity = ringCapacity(n);
+    for (int i = 0; i < n; ++i) {
+        run->rings.push_back(std::make_unique<SpscRing<LockWaitSample>>(capacity));
+        if (m_memoryLock.mode != MemoryLockMode::All)
+            lockRange(run->rings.back()->storage(), run->rings.back()->storageBytes());
+    }
+    run->counters.reset(new WorkerCounters[size_t(n)]);
+    run->threads.resize(size_t(n));
+    auto openGate = [&run](int64_t t0) {
+        {
+            std::lock_guard lock(run->gateMutex);
+            const int64_t duration = run->endNs - run->t0;
+            run->t0 = t0;
+            run->endNs = t0 + duration;
+            run->gateOpen = true;
+        }
+        run->gateCv.notify_all();
+    };
+    run->t0 = nowNs();
+    run->endNs = run->t0 + m_config.durationNs;
+
+    for (int i = 0; i < n; ++i) {
+        ThreadSpec spec;
+        spec.policy = m_config.policy;
+        spec.priority = m_config.priority;
+        spec.nice = m_config.nice;
+        spec.cpu = m_workerCpus[size_t(i)];
+        spec.name = "rtscope-lock";
+        spec.stackBytes = 128 * 1024;
+        spec.prefaultBytes = 32 * 1024;
+        spec.lockStack = m_memoryLock.mode != MemoryLockMode::All;
+        KindRun& r = *run;
+        Error e = run->threads[size_t(i)].start(
+            spec, [this, &r, i](const std::atomic<bool>& threadStop) { workerLoop(r, i, threadStop); });
+        if (e) {
+            run->stop.store(true, std::memory_order_relaxed);
+            openGate(nowNs());
+            for (RtThread& t : run->threads)
+                t.demote();
+            for (RtThread& t : run->threads)
+                t.stop(100);
+            return fail(e);
+        }
+    }
+    openGate(nowNs() + kStartDelayNs);
+    {
+        std::lock_guard lock(m_runMutex);
+        m_current = run;
+        m_currentIndex = int(index);
+    }
+
+    bool stoppedEarly = false;
+    {
+        std::unique_lock lock(m_stopMutex);
+        const auto end = std::chrono::steady_clock::time_point(std::chrono::nanoseconds(run->endNs + kNsPerMs));
+        stoppedEarly = m_stopCv.wait_until(lock, end, [this] { return m_stopAll; });
+    }
+    const int64_t now = nowNs();
+    if (stoppedEarly && now < run->endNs)
+        run->stoppedNs.store(std::max(now, run->t0), std::memory_order_relaxed);
+    else
+        stoppedEarly = false;
+    run->stop.store(true, std::memory_order_relaxed);
+    // Demote first: a real-time worker that has not noticed the flag yet must stop owning its CPU at once.
+    for (RtThread& t : run->threads)
+        t.demote();
+    for (RtThread& t : run->threads)
+        t.stop(100);
+
+    int lockErrno = 0;
+    for (int i = 0; i < n; ++i)
+        lockErrno = lockErrno ? lockErrno : run->counters[size_t(i)].lockError.load(std::memory_order_relaxed);
+    {
+        std::lock_guard lock(m_runMutex);
+        drainRun(*run);
+        auto r = buildResult(*run, stoppedEarly ? KindRunState::Stopped : KindRunState::Done, nowNs());
+        if (lockErrno) {
+            r->state = KindRunState::Failed;
+            r->error = std::string("pthread_mutex_lock failed: ") + std::strerror(lockErrno);
+        }
+        m_results[index] = std::move(r);
+        m_current.reset();
+        m_currentIndex = -1;
+    }
+    m_collector.requestPublish();
+    if (lockErrno)
+        return {ErrorKind::System, std::string("pthread_mutex_lock failed: ") + std::strerror(lockErrno)};
+    return {};
+}
+
+void ContentionExperiment::workerLoop(KindRun& run, int worker, const std::atomic<bool>& threadStop)
+{
+    WorkerCounters& out = run.counters[size_t(worker)];
+    SpscRing<LockWaitSample>& ring = *run.rings[size_t(worker)];
+    Lock& lock = *run.lock;
+    const int64_t hold = m_config.holdNs;
+    const int64_t work = m_config.workNs;
+    out.tid.store(int(gettid()), std::memory_order_relaxed);
+    {
+        std::unique_lock lock(run.gateMutex);
+        run.gateCv.wait(lock, [&run] { return run.gateOpen; });
+    }
+    const int64_t endNs = run.endNs;
+
+    // Released together, so every worker contends from the first acquisition on.
+    const timespec start = toTimespec(run.t0);
+    while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &start, nullptr) == EINTR)
+        if (threadStop.load(std::memory_order_relaxed) || run.stop.load(std::memory_order_relaxed))
+            return;
+
+    rusage base{};
+    getrusage(RUSAGE_THREAD, &base);
+    const int64_t cpuBase = threadCpuNs();
+    auto refresh = [&] {
+        rusage now{};
+        getrusage(RUSAGE_THREAD, &now);
+        out.voluntary.store(uint64_t(now.ru_nvcsw - base.ru_nvcsw), std::memory_order_relaxed);
+        out.involuntary.store(uint64_t(now.ru_nivcsw - base.ru_nivcsw), std::memory_order_relaxed);
+        out.cpuNs.store(threadCpuNs() - cpuBase, std::memory_order_relaxed);
+    };
+
+    AcquisitionCounts c;
+    int64_t t = nowNs();
+    int64_t nextRefresh = t + kCounterRefreshNs;
+    while (t < endNs && !threadStop.load(std::memory_order_relaxed) && !run.stop.load(std::memory_order_relaxed)) {
+        const int64_t request = t;
+        const Acquisition a = lock.lock();
+        if (a.error) {
+            out.lockError.store(a.error, std::memory_order_relaxed);
+            break;
+        }
+        const int64_t acquired = nowNs();
+        const int64_t released = hold > 0 ? busyWork(acquired, hold, &run.stop) : acquired;
+        lock.unlock();
+        ring.tryPush({acquired - request});
+
+        ++c.acquisitions;
+        switch (a.path) {
+        case AcquirePath::Uncontended:
+            ++c.uncontended;
+            break;
+        case AcquirePath::Spun:
+            ++c.spun;
+            break;
+        case AcquirePath::Slept:
+            ++c.slept;
+            if (a.reason == SleepReason::OwnerNotRunning)
+                ++c.sleptOwnerNotRunning;
+            else if (a.reason == SleepReason::OwnerOnThisCpu)
+                ++c.sleptOwnerOnThisCpu;
+            else if (a.reason == SleepReason::SpinLimit && run.kind == LockKind::Adaptive)
+                ++c.sleptSpinLimit;
+            break;
+        }
+        c.spinIterations += a.spins;
+        c.futexSleeps += a.sleeps;
+        out.store(c);
+
+        t = work > 0 ? busyWork(released, work, &run.stop) : nowNs();
+        if (t >= nextRefresh) {
+            refresh();
+            t = nowNs(); // the syscalls above are not part of the next request's wait
+            nextRefresh = t + kCounterRefreshNs;
+        }
+    }
+    out.store(c);
+    refresh();
+}
+
+size_t ContentionExperiment::drainRun(KindRun& run)
+{
+    LockWaitSample batch[256];
+    size_t total = 0;
+    for (auto& ring : run.rings) {
+        size_t moved = 0;
+        for (;;) {
+            const size_t got = ring->popBatch(batch, std::size(batch));
+            for (size_t i = 0; i < got; ++i)
+                run.wait.record(batch[i].waitNs);
+            moved += got;
+            // Bounded per pass, so one busy ring cannot keep the collector from the others (or from publishing).
+            if (got < std::size(batch) || moved >= kDrainBatch * 16)
+                break;
+        }
+        total += moved;
+    }
+    return total;
+}
+
+std::shared_ptr<ContentionKindResult> ContentionExperiment::buildResult(const KindRun& run, KindRunState state,
+                                                                        int64_t now) const
+{
+    auto r = std::make_shared<ContentionKindResult>();
+    r->kind = run.kind;
+    r->state = state;
+    r->startNs = run.t0;
+    const int64_t stopped = run.stoppedNs.load(std::memory_order_relaxed);
+    const int64_t end = stopped > 0 ? stopped : std::min(now, run.endNs);
+    r->elapsedNs = std::max<int64_t>(0, end - run.t0);
+    r->wait = run.wait;
+    std::vector<uint64_t> perThread;
+    int64_t cpuNs = 0;
+    for (size_t i = 0; i < run.threads.size() && run.counters; ++i) {
+        const WorkerCounters& w = run.counters[i];
+        ContentionThreadStats t;
+        t.index = int(i);
+        t.cpu = i < m_workerCpus.size() ? m_workerCpus[i] : -1;
+        t.tid = w.tid.load(std::memory_order_relaxed);
+        t.counts = w.load();
+        t.voluntarySwitches = w.voluntary.load(std::memory_order_relaxed);
+        t.involuntarySwitches = w.involuntary.load(std::memory_order_relaxed);
+        t.cpuNs = w.cpuNs.load(std::memory_order_relaxed);
+        t.samplesDropped = i < run.rings.size() ? run.rings[i]->drops() : 0;
+        r->counts.add(t.counts);
+        r->voluntarySwitches += t.voluntarySwitches;
+        r->involuntarySwitches += t.involuntarySwitches;
+        r->samplesDropped += t.samplesDropped;
+        cpuNs += t.cpuNs;
+        perThread.push_back(t.counts.acquisitions);
+        r->threads.push_back(t);
+    }
+    if (r->elapsedNs > 0)
+        r->acquisitionsPerSec = double(r->counts.acquisitions) * 1e9 / double(r->elapsedNs);
+    if (r->counts.acquisitions > 0) {
+        r->cpuNsPerAcquisition = double(cpuNs) / double(r->counts.acquisitions);
+        const double mean = double(r->counts.acquisitions) / double(perThread.size());
+        r->minShare = double(*std::min_element(perThread.begin(), perThread.end())) / mean;
+        r->maxShare = double(*std::max_element(perThread.begin(), perThread.end())) / mean;
+    }
+    r->fairness = jainFairness(perThread);
+    return r;
+}
+
+size_t ContentionExperiment::drain()
+{
+    std::lock_guard lock(m_runMutex);
+    return m_current ? drainRun(*m_current) : 0;
+}
+
+void ContentionExperiment::publish()
+{
+    auto snap = std::make_shared<ContentionSnapshot>();
+    snap->config = m_config;
+    snap->workerCpus = m_workerCpus;
+    snap->generation = ++m_generation;
+    snap->running = m_running;
+    snap->finished = m_finished.load(std::memory_order_acquire);
+    snap->startNs = m_startNs;
+    snap->publishedNs = nowNs();
+    snap->memoryLock = m_memoryLock.detail;
+    {
+        std::lock_guard lock(m_runMutex);
+        snap->kinds = m_results;
+        if (m_current && m_currentIndex >= 0) {
+            snap->currentKind = m_currentIndex;
+            snap->kinds[size_t(m_currentIndex)] = buildResult(*m_current, KindRunState::Running, snap->publishedNs);
+        }
+        snap->error = m_error;
+    }
+    std::lock_guard lock(m_snapshotMutex);
+    m_snapshot = std::move(snap);
+}
+
+void ContentionExperiment::publishNow()
+{
+    if (m_collector.running()) {
+        m_collector.requestPublish();
+        return;
+    }
+    while (drain() > 0) {
+    }
+    publish();
+}
+
+std::shared_ptr<const ContentionSnapshot> ContentionExperiment::snapshot() const
+{
+    std::lock_guard lock(m_snapshotMutex);
+    return m_snapshot;
+}
+
+} // namespace rtscope

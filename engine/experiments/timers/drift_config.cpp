@@ -1,0 +1,187 @@
+#include "engine/experiments/timers/drift_config.h"
+
+#include "engine/experiments/timers/timer_config_util.h"
+#include "engine/rt/cpu_topology.h"
+#include "engine/util/clock.h"
+#include "engine/util/units.h"
+
+#include <algorithm>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+namespace rtscope {
+
+const char* driftMethodName(WaiterKind k)
+{
+    return k == WaiterKind::Relative ? "naive" : waiterName(k);
+}
+
+const char* driftMethodLabel(WaiterKind k)
+{
+    switch (k) {
+    case WaiterKind::Relative:
+        return "naive loop (work; sleep P)";
+    case WaiterKind::Absolute:
+        return "absolute clock_nanosleep";
+    case WaiterKind::Timerfd:
+        return "timerfd";
+    case WaiterKind::Itimer:
+        return "setitimer + SIGALRM";
+    case WaiterKind::Posix:
+        return "POSIX timer";
+    case WaiterKind::Busy:
+        break;
+    }
+    return waiterLabel(k);
+}
+
+std::optional<WaiterKind> parseDriftMethod(std::string_view name)
+{
+    const std::optional<WaiterKind> k = parseWaiter(name);
+    if (!k || *k == WaiterKind::Busy)
+        return std::nullopt;
+    return k;
+}
+
+std::string driftMethodList()
+{
+    std::string out;
+    for (WaiterKind k : kDriftMethods)
+        out += (out.empty() ? "" : ", ") + std::string(driftMethodName(k));
+    return out;
+}
+
+std::vector<std::string> DriftConfig::validate(const CpuTopology& cpus) const
+{
+    std::vector<std::string> out;
+    const bool periodOk = periodNs >= kMinPeriodNs && periodNs <= kMaxPeriodNs;
+    if (!periodOk)
+        out.push_back("period must be between " + formatDuration(kMinPeriodNs) + " and " +
+                      formatDuration(kMaxPeriodNs) + " (got " + formatDuration(periodNs) + ")");
+    if (periodOk) {
+        const int64_t maxWork = periodNs / 100 * kMaxWorkPercent;
+        if (workNs < 0 || workNs > maxWork)
+            out.push_back("work must be between 0 ns and " + std::to_string(kMaxWorkPercent) + " % of the period (" +
+                          formatDuration(maxWork) + ") (got " + formatDuration(workNs) + ")");
+    } else if (workNs < 0) {
+        out.push_back("work must be between 0 ns and " + std::to_string(kMaxWorkPercent) + " % of the period (got " +
+                      formatDuration(workNs) + ")");
+    }
+
+    if (durationNs != 0) {
+        const int64_t lo = periodOk ? kMinTicks * periodNs : kMinTicks * kMinPeriodNs;
+        if (durationNs < lo || durationNs > kMaxRunNs)
+            out.push_back("duration must be between " + formatDuration(lo) + " (two periods) and " +
+                          formatDuration(kMaxRunNs) + ", or 0 to give ticks instead (got " +
+                          formatDuration(durationNs) + ")");
+        else if (periodOk && durationNs / periodNs > kMaxTicks)
+            out.push_back("duration must be at most " + std::to_string(kMaxTicks) + " periods (" +
+                          formatDuration(kMaxTicks * periodNs) + " at " + formatDuration(periodNs) + ") (got " +
+                          formatDuration(durationNs) + ")");
+    } else if (ticks < kMinTicks || ticks > kMaxTicks) {
+        out.push_back("ticks must be between " + std::to_string(kMinTicks) + " and " + std::to_string(kMaxTicks) +
+                      " (got " + std::to_string(ticks) + ")");
+    } else if (periodOk && ticks > kMaxRunNs / periodNs) {
+        out.push_back("ticks × period must be at most " + formatDuration(kMaxRunNs) + " (got " + std::to_string(ticks) +
+                      " × " + formatDuration(periodNs) + ")");
+    }
+
+    checkMethodList(
+        out, methods, [](WaiterKind k) { return parseDriftMethod(waiterName(k)).has_value(); },
+        [](WaiterKind k) { return std::string(driftMethodName(k)); }, driftMethodList());
+    if (periodOk && periodNs % kNsPerUs != 0 && std::ranges::find(methods, WaiterKind::Itimer) != methods.end())
+        out.push_back("period must be a whole number of microseconds when methods include itimer (setitimer "
+                      "counts in us) (got " +
+                      std::to_string(periodNs) + " ns)");
+
+    checkSchedulingFields(out, policy, priority);
+    checkTimerSlack(out, timerSlackNs, kMaxSlackNs);
+    checkMeasuringCpu(out, cpu, cpus, policy);
+
+    if (isRealtime(policy) && periodOk && workNs > 0 && !methods.empty()) {
+        const int64_t combined = workNs * int64_t(methods.size());
+        if (combined > periodNs / 100 * kMaxWorkPercent)
+            out.push_back("work × methods must be at most " + std::to_string(kMaxWorkPercent) +
+                          " % of the period under " + policyName(policy) + " (got " + std::to_string(methods.size()) +
+                          " × " + formatDuration(workNs) + " = " + formatDuration(combined) + " of " +
+                          formatDuration(periodNs) + "): real-time threads that never block starve their CPU");
+    }
+
+    if (stallNs < 0 || stallNs > kMaxStallNs)
+        out.push_back("stall must be between 0 ns and " + formatDuration(kMaxStallNs) + " (got " +
+                      formatDuration(stallNs) + ")");
+    const int64_t n = periodOk ? tickCount() : ticks;
+    if (stallTick < 0 || (stallTick > 0 && stallTick >= n))
+        out.push_back("stall-at must be between 1 and " + std::to_string(std::max<int64_t>(n - 1, 1)) +
+                      " (the tick after which to stall), or 0 for no stall (got " + std::to_string(stallTick) + ")");
+    else if (stallNs > 0 && stallTick == 0)
+        out.push_back("stall-at must be between 1 and " + std::to_string(std::max<int64_t>(n - 1, 1)) +
+                      " when stall is set (got 0)");
+    return out;
+}
+
+int DriftConfig::resolvedCpu(const CpuTopology& cpus) const
+{
+    return cpu >= 0 ? cpu : cpus.lastUsable();
+}
+
+int64_t DriftConfig::tickCount() const
+{
+    if (durationNs > 0 && periodNs > 0)
+        return durationNs / periodNs;
+    return ticks;
+}
+
+std::string DriftConfig::label() const
+{
+    std::ostringstream s;
+    s << policyLabel(policy, priority) << " · " << formatDuration(periodNs) << " · " << tickCount() << " ticks";
+    if (workNs > 0)
+        s << " · work " << formatDuration(workNs);
+    s << " · slack " << slackText(timerSlackNs) << " · "
+      << (cpu >= 0 ? "CPU " + std::to_string(cpu) : std::string("CPU auto"));
+    return s.str();
+}
+
+nlohmann::json toJson(const DriftConfig& c)
+{
+    nlohmann::json methods = nlohmann::json::array();
+    for (WaiterKind k : c.methods)
+        methods.push_back(driftMethodName(k));
+    return nlohmann::json{{"period_ns", c.periodNs},
+                          {"work_ns", c.workNs},
+                          {"ticks", c.tickCount()},
+                          {"duration_ns", c.durationNs},
+                          {"methods", methods},
+                          {"policy", policyName(c.policy)},
+                          {"priority", c.priority},
+                          {"timer_slack_ns", c.timerSlackNs},
+                          {"cpu", c.cpu},
+                          {"stall_tick", c.stallTick},
+                          {"stall_ns", c.stallNs}};
+}
+
+DriftConfig driftConfigFromJson(const nlohmann::json& j, std::vector<std::string>& errors)
+{
+    DriftConfig c;
+    JsonFieldReader r(j, "drift config", errors,
+                      {"period_ns", "work_ns", "ticks", "duration_ns", "methods", "policy", "priority",
+                       "timer_slack_ns", "cpu", "stall_tick", "stall_ns"});
+    if (!r.ok())
+        return c;
+    r.integer("period_ns", c.periodNs);
+    r.integer("work_ns", c.workNs);
+    r.integer("ticks", c.ticks);
+    r.integer("duration_ns", c.durationNs);
+    r.policy("policy", c.policy);
+    r.integer("priority", c.priority);
+    r.integer("timer_slack_ns", c.timerSlackNs);
+    r.integer("cpu", c.cpu);
+    r.integer("stall_tick", c.stallTick);
+    r.integer("stall_ns", c.stallNs);
+    r.nameList(
+        "methods", c.methods, [](std::string_view n) { return parseDriftMethod(n); }, driftMethodList());
+    return c;
+}
+
+} // namespace rtscope

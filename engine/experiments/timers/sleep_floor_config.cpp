@@ -1,0 +1,193 @@
+#include "engine/experiments/timers/sleep_floor_config.h"
+
+#include "engine/experiments/timers/timer_config_util.h"
+#include "engine/rt/cpu_topology.h"
+#include "engine/util/units.h"
+
+#include <algorithm>
+#include <cctype>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+namespace rtscope {
+
+namespace {
+
+struct SleepMethodNames {
+    SleepMethod method;
+    const char* name;
+    const char* label;
+};
+
+constexpr SleepMethodNames kNames[] = {
+    {SleepMethod::Nanosleep, "nanosleep", "nanosleep"},
+    {SleepMethod::Relative, "rel", "clock_nanosleep relative"},
+    {SleepMethod::Absolute, "abs", "clock_nanosleep absolute"},
+    {SleepMethod::Busy, "busy", "busy-wait"},
+    {SleepMethod::Hybrid, "hybrid", "hybrid (sleep, then spin)"},
+};
+
+// Padding per sleeping wait in the run-length estimate: more than any floor measured on the development VM.
+constexpr int64_t kFloorAllowanceNs = 100'000;
+
+} // namespace
+
+const char* sleepMethodName(SleepMethod m)
+{
+    for (const auto& n : kNames)
+        if (n.method == m)
+            return n.name;
+    return "?";
+}
+
+const char* sleepMethodLabel(SleepMethod m)
+{
+    for (const auto& n : kNames)
+        if (n.method == m)
+            return n.label;
+    return "?";
+}
+
+std::optional<SleepMethod> parseSleepMethod(std::string_view name)
+{
+    std::string n(name);
+    for (char& c : n)
+        c = char(std::tolower(static_cast<unsigned char>(c)));
+    for (const auto& m : kNames)
+        if (n == m.name)
+            return m.method;
+    struct Alias {
+        const char* alias;
+        SleepMethod method;
+    };
+    static constexpr Alias kAliases[] = {
+        {"relative", SleepMethod::Relative}, {"clock_nanosleep", SleepMethod::Relative},
+        {"absolute", SleepMethod::Absolute}, {"busy-wait", SleepMethod::Busy},
+        {"spin", SleepMethod::Busy},         {"sleep-spin", SleepMethod::Hybrid},
+    };
+    for (const auto& a : kAliases)
+        if (n == a.alias)
+            return a.method;
+    return std::nullopt;
+}
+
+std::string sleepMethodList()
+{
+    std::string out;
+    for (const auto& n : kNames)
+        out += (out.empty() ? "" : ", ") + std::string(n.name);
+    return out;
+}
+
+std::vector<std::string> SleepFloorConfig::validate(const CpuTopology& cpus) const
+{
+    std::vector<std::string> out;
+    if (requestsNs.empty())
+        out.push_back("requests must list at least one length between 0 ns and " + formatDuration(kMaxRequestNs) +
+                      " (got none)");
+    else if (requestsNs.size() > kMaxRequests)
+        out.push_back("requests must list between 1 and " + std::to_string(kMaxRequests) + " lengths (got " +
+                      std::to_string(requestsNs.size()) + ")");
+    for (size_t i = 0; i < requestsNs.size(); ++i) {
+        const int64_t r = requestsNs[i];
+        if (r < 0 || r > kMaxRequestNs)
+            out.push_back("requests must each be between 0 ns and " + formatDuration(kMaxRequestNs) + " (got " +
+                          formatDuration(r) + ")");
+        else if (std::find(requestsNs.begin(), requestsNs.begin() + i, r) != requestsNs.begin() + i)
+            out.push_back("requests must not repeat " + formatDuration(r));
+    }
+    const bool samplesOk = samples >= 1 && samples <= kMaxSamples;
+    if (!samplesOk)
+        out.push_back("samples must be between 1 and " + std::to_string(kMaxSamples) + " (got " +
+                      std::to_string(samples) + ")");
+    checkMethodList(
+        out, methods, [](SleepMethod) { return true; }, [](SleepMethod m) { return std::string(sleepMethodName(m)); },
+        sleepMethodList());
+    checkTimerSlack(out, timerSlackNs, kMaxSlackNs);
+    checkSchedulingFields(out, policy, priority);
+    checkMeasuringCpu(out, cpu, cpus, policy);
+    if (hybridMarginNs < 0 || hybridMarginNs > kMaxMarginNs)
+        out.push_back("margin must be between 0 ns and " + formatDuration(kMaxMarginNs) + " (got " +
+                      formatDuration(hybridMarginNs) + ")");
+
+    // The products below only mean something once every factor is in range.
+    if (out.empty()) {
+        if (totalSamples() > kMaxTotalSamples)
+            out.push_back("samples × requests × methods must be at most " + std::to_string(kMaxTotalSamples) +
+                          " (got " + std::to_string(samples) + " × " + std::to_string(requestsNs.size()) + " × " +
+                          std::to_string(methods.size()) + " = " + std::to_string(totalSamples()) + ")");
+        else if (estimatedRunNs() > kMaxRunNs)
+            out.push_back("samples × requests × methods would take about " + formatDuration(estimatedRunNs()) +
+                          "; the run must be at most " + formatDuration(kMaxRunNs) +
+                          " (use fewer samples or shorter requests)");
+    }
+    return out;
+}
+
+int SleepFloorConfig::resolvedCpu(const CpuTopology& cpus) const
+{
+    return cpu >= 0 ? cpu : cpus.lastUsable();
+}
+
+int64_t SleepFloorConfig::totalSamples() const
+{
+    return int64_t(requestsNs.size()) * int64_t(methods.size()) * samples;
+}
+
+int64_t SleepFloorConfig::estimatedRunNs() const
+{
+    int64_t perSample = 0;
+    for (int64_t r : requestsNs)
+        for (SleepMethod m : methods)
+            perSample += r + (m == SleepMethod::Busy ? 0 : timerSlackNs + kFloorAllowanceNs);
+    return perSample * samples;
+}
+
+std::string SleepFloorConfig::label() const
+{
+    std::ostringstream s;
+    s << policyLabel(policy, priority) << " · " << requestsNs.size() << " requests × " << methods.size()
+      << " methods × " << samples << " samples · slack " << slackText(timerSlackNs) << " · "
+      << (cpu >= 0 ? "CPU " + std::to_string(cpu) : std::string("CPU auto")) << " · load "
+      << (backgroundLoad ? "on" : "off");
+    return s.str();
+}
+
+nlohmann::json toJson(const SleepFloorConfig& c)
+{
+    nlohmann::json methods = nlohmann::json::array();
+    for (SleepMethod m : c.methods)
+        methods.push_back(sleepMethodName(m));
+    return nlohmann::json{{"requests_ns", c.requestsNs},
+                          {"samples", c.samples},
+                          {"methods", methods},
+                          {"timer_slack_ns", c.timerSlackNs},
+                          {"policy", policyName(c.policy)},
+                          {"priority", c.priority},
+                          {"cpu", c.cpu},
+                          {"background_load", c.backgroundLoad},
+                          {"hybrid_margin_ns", c.hybridMarginNs}};
+}
+
+SleepFloorConfig sleepFloorConfigFromJson(const nlohmann::json& j, std::vector<std::string>& errors)
+{
+    SleepFloorConfig c;
+    JsonFieldReader r(j, "sleep-floor config", errors,
+                      {"requests_ns", "samples", "methods", "timer_slack_ns", "policy", "priority", "cpu",
+                       "background_load", "hybrid_margin_ns"});
+    if (!r.ok())
+        return c;
+    r.integerList("requests_ns", c.requestsNs);
+    r.integer("samples", c.samples);
+    r.nameList(
+        "methods", c.methods, [](std::string_view n) { return parseSleepMethod(n); }, sleepMethodList());
+    r.integer("timer_slack_ns", c.timerSlackNs);
+    r.policy("policy", c.policy);
+    r.integer("priority", c.priority);
+    r.integer("cpu", c.cpu);
+    r.boolean("background_load", c.backgroundLoad);
+    r.integer("hybrid_margin_ns", c.hybridMarginNs);
+    return c;
+}
+
+} // namespace rtscope

@@ -1,0 +1,88 @@
+#pragma once
+/// @file Validation sentences and JSON field reading shared by the timer lab's configs (drift, sleep floor),
+/// so both word the same problem the same way.
+#include "engine/rt/sched_policy.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <initializer_list>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace rtscope {
+
+struct CpuTopology;
+
+/// @brief "default" for 0, the duration otherwise.
+std::string slackText(int64_t slackNs);
+
+/// @brief Priority against the policy's range (the latency config's wording).
+void checkSchedulingFields(std::vector<std::string>& out, Policy policy, int priority);
+/// @brief 0 (the thread's default) … @p maxNs.
+void checkTimerSlack(std::vector<std::string>& out, int64_t slackNs, int64_t maxNs);
+/// @brief An online CPU this process may use (-1 = automatic); under fifo/rr another usable CPU must remain,
+/// so a real-time thread never holds every CPU.
+void checkMeasuringCpu(std::vector<std::string>& out, int cpu, const CpuTopology& cpus, Policy policy);
+
+/// @brief Non-empty, every entry allowed, none repeated.
+template <class T, class Valid, class Name>
+void checkMethodList(std::vector<std::string>& out, const std::vector<T>& methods, Valid valid, Name name,
+                     const std::string& choices)
+{
+    if (methods.empty()) {
+        out.push_back("methods must name at least one of " + choices + " (got none)");
+        return;
+    }
+    for (size_t i = 0; i < methods.size(); ++i) {
+        if (!valid(methods[i]))
+            out.push_back("methods: '" + name(methods[i]) + "' is not allowed here; choose from " + choices);
+        else if (std::find(methods.begin(), methods.begin() + i, methods[i]) != methods.begin() + i)
+            out.push_back("methods must not repeat '" + name(methods[i]) + "'");
+    }
+}
+
+/// @brief Reads the fields of a config object, reporting wrong types and unknown keys with the field named.
+class JsonFieldReader {
+public:
+    JsonFieldReader(const nlohmann::json& j, const char* what, std::vector<std::string>& errors,
+                    std::initializer_list<const char*> known);
+    bool ok() const { return m_ok; }
+
+    void integer(const char* key, int64_t& dst);
+    void integer(const char* key, int& dst);
+    void boolean(const char* key, bool& dst);
+    void policy(const char* key, Policy& dst);
+    void integerList(const char* key, std::vector<int64_t>& dst);
+
+    template <class T, class Parse>
+    void nameList(const char* key, std::vector<T>& dst, Parse parse, const std::string& choices)
+    {
+        if (!m_j.contains(key))
+            return;
+        const nlohmann::json& v = m_j.at(key);
+        if (!v.is_array()) {
+            m_errors.push_back(std::string(key) + " must be a list of names");
+            return;
+        }
+        std::vector<T> parsed;
+        for (const nlohmann::json& item : v) {
+            std::optional<T> t = item.is_string() ? parse(item.get<std::string>()) : std::nullopt;
+            if (!t) {
+                m_errors.push_back(std::string(key) + ": unknown method " + item.dump() + "; choose from " + choices);
+                return;
+            }
+            parsed.push_back(*t);
+        }
+        dst = std::move(parsed);
+    }
+
+private:
+    const nlohmann::json& m_j;
+    std::vector<std::string>& m_errors;
+    bool m_ok = true;
+};
+
+} // namespace rtscope

@@ -1,0 +1,132 @@
+#include "engine/locks/lock.h"
+
+#include "engine/locks/adaptive_lock.h"
+#include "engine/locks/pthread_lock.h"
+#include "engine/locks/spin_lock.h"
+
+#include <algorithm>
+#include <cctype>
+#include <string>
+
+namespace rtscope {
+
+const char* lockKindName(LockKind k)
+{
+    switch (k) {
+    case LockKind::Spin:
+        return "spin";
+    case LockKind::Mutex:
+        return "mutex";
+    case LockKind::AdaptiveGlibc:
+        return "adaptive-glibc";
+    case LockKind::Adaptive:
+        return "adaptive";
+    case LockKind::Pi:
+        return "pi";
+    case LockKind::Ceiling:
+        return "ceiling";
+    }
+    return "?";
+}
+
+const char* lockKindLabel(LockKind k)
+{
+    switch (k) {
+    case LockKind::Spin:
+        return "TTAS spinlock";
+    case LockKind::Mutex:
+        return "pthread mutex";
+    case LockKind::AdaptiveGlibc:
+        return "glibc adaptive mutex";
+    case LockKind::Adaptive:
+        return "rtscope adaptive lock";
+    case LockKind::Pi:
+        return "priority-inheritance mutex";
+    case LockKind::Ceiling:
+        return "priority-ceiling mutex";
+    }
+    return "?";
+}
+
+std::optional<LockKind> parseLockKind(std::string_view name)
+{
+    std::string n(name);
+    std::transform(n.begin(), n.end(), n.begin(), [](unsigned char c) { return char(std::tolower(c)); });
+    for (LockKind k : allLockKinds())
+        if (n == lockKindName(k))
+            return k;
+    if (n == "spinlock")
+        return LockKind::Spin;
+    if (n == "glibc-adaptive" || n == "adaptive_glibc")
+        return LockKind::AdaptiveGlibc;
+    if (n == "prio-inherit" || n == "inherit")
+        return LockKind::Pi;
+    if (n == "protect" || n == "prio-protect")
+        return LockKind::Ceiling;
+    return std::nullopt;
+}
+
+bool isAdaptive(LockKind k)
+{
+    return k == LockKind::Adaptive || k == LockKind::AdaptiveGlibc;
+}
+
+const std::vector<LockKind>& allLockKinds()
+{
+    static const std::vector<LockKind> kinds = {LockKind::Spin,     LockKind::Mutex, LockKind::AdaptiveGlibc,
+                                                LockKind::Adaptive, LockKind::Pi,    LockKind::Ceiling};
+    return kinds;
+}
+
+const char* acquirePathName(AcquirePath p)
+{
+    switch (p) {
+    case AcquirePath::Uncontended:
+        return "uncontended";
+    case AcquirePath::Spun:
+        return "spun";
+    case AcquirePath::Slept:
+        return "slept";
+    }
+    return "?";
+}
+
+const char* sleepReasonName(SleepReason r)
+{
+    switch (r) {
+    case SleepReason::None:
+        return "none";
+    case SleepReason::OwnerNotRunning:
+        return "owner-not-running";
+    case SleepReason::OwnerOnThisCpu:
+        return "owner-on-this-cpu";
+    case SleepReason::SpinLimit:
+        return "spin-limit";
+    }
+    return "?";
+}
+
+std::unique_ptr<Lock> makeLock(LockKind kind, const LockOptions& options, Error* error)
+{
+    switch (kind) {
+    case LockKind::Spin:
+        return std::make_unique<SpinLock>();
+    case LockKind::Adaptive:
+        return std::make_unique<AdaptiveLock>(options.spinLimit, options.stealing);
+    case LockKind::Mutex:
+    case LockKind::AdaptiveGlibc:
+    case LockKind::Pi:
+    case LockKind::Ceiling: {
+        Error e;
+        auto lock = PthreadLock::create(kind, options.ceilingPriority, e);
+        if (!lock && error)
+            *error = e;
+        return lock;
+    }
+    }
+    if (error)
+        *error = {ErrorKind::InvalidConfig, "unknown lock kind"};
+    return nullptr;
+}
+
+} // namespace rtscope
