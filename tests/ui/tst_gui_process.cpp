@@ -1,0 +1,115 @@
+// The desktop app as a process: bad options exit 2 with the sentence, SIGTERM closes the window cleanly
+// (exit 0, every worker joined), and a scripted screenshot is written.
+#include <QDir>
+#include <QFile>
+#include <QImage>
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <csignal>
+
+namespace {
+
+QString binary()
+{
+    return qEnvironmentVariable("RTSCOPE_BINARY");
+}
+
+QProcessEnvironment offscreen(const QString& home)
+{
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.insert("QT_QPA_PLATFORM", "offscreen");
+    env.insert("XDG_CONFIG_HOME", home); // never the user's settings
+    return env;
+}
+
+int threadsNamed(qint64 pid, const QByteArray& prefix)
+{
+    int n = 0;
+    const QDir tasks(QString("/proc/%1/task").arg(pid));
+    for (const QString& tid : tasks.entryList(QDir::Dirs | QDir::NoDotAndDotDot)) {
+        QFile comm(tasks.filePath(tid) + "/comm");
+        if (comm.open(QIODevice::ReadOnly) && comm.readAll().startsWith(prefix))
+            ++n;
+    }
+    return n;
+}
+
+} // namespace
+
+class TestGuiProcess : public QObject {
+    Q_OBJECT
+    QTemporaryDir m_dir;
+
+private slots:
+    void initTestCase()
+    {
+        if (binary().isEmpty())
+            QSKIP("RTSCOPE_BINARY is not set (run through ctest)");
+        QVERIFY(m_dir.isValid());
+    }
+
+    void badOptionsExitTwoWithTheSentence_data()
+    {
+        QTest::addColumn<QStringList>("args");
+        QTest::addColumn<QString>("message");
+        QTest::newRow("period range") << QStringList{"--period", "5ns"} << "period must be between";
+        QTest::newRow("period unit") << QStringList{"--period", "fast"} << "is not a duration";
+        QTest::newRow("policy") << QStringList{"--policy", "deadline"} << "policy must be one of";
+        QTest::newRow("hogs") << QStringList{"--hogs", "65"} << "hogs must be between 0 and 64";
+        QTest::newRow("unknown") << QStringList{"--frobnicate"} << "Unknown option";
+    }
+    void badOptionsExitTwoWithTheSentence()
+    {
+        QFETCH(QStringList, args);
+        QFETCH(QString, message);
+        QProcess p;
+        p.setProcessEnvironment(offscreen(m_dir.path()));
+        p.start(binary(), args << "--settings" << m_dir.filePath("bad.ini"));
+        QVERIFY(p.waitForFinished(20000));
+        QCOMPARE(p.exitStatus(), QProcess::NormalExit);
+        const QString err = QString::fromUtf8(p.readAllStandardError());
+        QCOMPARE(p.exitCode(), 2);
+        QVERIFY2(err.contains(message), qPrintable(err));
+    }
+
+    void sigtermClosesCleanly()
+    {
+        QProcess p;
+        p.setProcessEnvironment(offscreen(m_dir.path()));
+        p.start(binary(), {"--start", "--hogs", "2", "--period", "1ms", "--settings", m_dir.filePath("term.ini")});
+        QVERIFY(p.waitForStarted());
+        QByteArray err;
+        QTRY_VERIFY_WITH_TIMEOUT((err += p.readAllStandardError()).contains("latency experiment started"), 20000);
+        QTRY_COMPARE_WITH_TIMEOUT(threadsNamed(p.processId(), "rtscope-hog"), 2, 5000);
+        QCOMPARE(threadsNamed(p.processId(), "rtscope-measure"), 1);
+        ::kill(pid_t(p.processId()), SIGTERM);
+        QVERIFY(p.waitForFinished(10000));
+        err += p.readAllStandardError();
+        QCOMPARE(p.exitStatus(), QProcess::NormalExit);
+        QCOMPARE(p.exitCode(), 0);
+        QVERIFY2(err.contains("stopping"), err.constData());
+        // The close path saved the settings, the given config included.
+        QVERIFY(QFile(m_dir.filePath("term.ini")).size() > 0);
+    }
+
+    void screenshotIsWritten()
+    {
+        const QString shot = m_dir.filePath("shots/scope.png");
+        QProcess p;
+        p.setProcessEnvironment(offscreen(m_dir.path()));
+        p.start(binary(), {"--start", "--size", "1280x800", "--screenshot", shot, "--screenshot-after", "1",
+                           "--quit-after-screenshot", "--settings", m_dir.filePath("shot.ini")});
+        QVERIFY(p.waitForFinished(30000));
+        const QByteArray err = p.readAllStandardError();
+        QCOMPARE(p.exitCode(), 0);
+        QVERIFY2(err.contains("screenshot"), err.constData());
+        QImage image(shot);
+        QVERIFY(!image.isNull());
+        QCOMPARE(image.size(), QSize(1280, 800));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestGuiProcess)
+#include "tst_gui_process.moc"

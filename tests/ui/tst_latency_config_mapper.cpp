@@ -1,0 +1,257 @@
+// The latency controls ↔ LatencyConfig mapping, data-driven over every control: a user change of each control
+// reaches the config field it names (and says so), and every config shows in the controls and reads back.
+#include "engine/rt/cpu_topology.h"
+#include "ui/latency/latency_config_mapper.h"
+#include "ui/latency/latency_controls.h"
+#include "ui/widgets/duration_spin_box.h"
+#include "ui/widgets/period_editor.h"
+
+#include <QComboBox>
+#include <QSignalSpy>
+#include <QSlider>
+#include <QSpinBox>
+#include <QtTest>
+
+#include <sched.h>
+
+using namespace rtscope;
+
+Q_DECLARE_METATYPE(rtscope::LatencyConfig)
+
+namespace {
+
+std::vector<int> onlineCpus()
+{
+    return CpuTopology::current().online;
+}
+
+// The config field a row checks, as a number.
+qlonglong field(const LatencyConfig& c, const QString& name)
+{
+    if (name == "policy")
+        return qlonglong(c.policy);
+    if (name == "priority")
+        return c.priority;
+    if (name == "periodNs")
+        return c.periodNs;
+    if (name == "hogs")
+        return c.hogs;
+    if (name == "cpu")
+        return c.cpu;
+    if (name == "hogCpu")
+        return c.hogCpu;
+    if (name == "waiter")
+        return qlonglong(c.waiter);
+    qFatal("unknown field %s", qPrintable(name));
+}
+
+// Sets a control the way a user would (its change signal fires).
+void setControl(QWidget* w, qlonglong value)
+{
+    if (auto* box = qobject_cast<QComboBox*>(w)) {
+        const int i = box->findData(int(value));
+        QVERIFY2(i >= 0, qPrintable(QString("%1 has no item %2").arg(w->objectName()).arg(value)));
+        box->setCurrentIndex(i);
+    } else if (auto* spin = qobject_cast<DurationSpinBox*>(w)) {
+        spin->setValueNs(value);
+    } else if (auto* spin = qobject_cast<QSpinBox*>(w)) {
+        spin->setValue(int(value));
+    } else if (auto* slider = qobject_cast<QSlider*>(w)) {
+        slider->setValue(int(value));
+    } else {
+        QFAIL("unknown control type");
+    }
+}
+
+} // namespace
+
+class TestLatencyConfigMapper : public QObject {
+    Q_OBJECT
+private slots:
+    void everyControlReachesItsField_data()
+    {
+        QTest::addColumn<QString>("control");
+        QTest::addColumn<qlonglong>("value");
+        QTest::addColumn<QString>("field");
+        QTest::addColumn<qlonglong>("expected");
+        QTest::addColumn<bool>("fifoFirst");
+        for (Policy p : {Policy::Other, Policy::Batch, Policy::Idle, Policy::Fifo, Policy::RR})
+            QTest::addRow("policy %s", policyName(p)) << "policy" << qlonglong(p) << "policy" << qlonglong(p) << false;
+        for (int prio : {priorityMin(Policy::Fifo), 50, priorityMax(Policy::Fifo)})
+            QTest::addRow("priority %d", prio)
+                << "priority" << qlonglong(prio) << "priority" << qlonglong(prio) << true;
+        QTest::newRow("priority under OTHER is 0") << "priority" << 42LL << "priority" << 0LL << false;
+        for (qlonglong ns : {20'000LL, 250'000LL, 1'000'000LL, 1'000'000'000LL})
+            QTest::addRow("period %lld ns", ns) << "period" << ns << "periodNs" << ns << false;
+        QTest::newRow("period slider at 0") << "periodSlider" << 0LL << "periodNs" << 20'000LL << false;
+        QTest::newRow("period slider at the end")
+            << "periodSlider" << qlonglong(PeriodEditor::kSliderSteps) << "periodNs" << 1'000'000'000LL << false;
+        for (int hogs : {0, 1, 16, 64})
+            QTest::addRow("hogs %d", hogs) << "hogs" << qlonglong(hogs) << "hogs" << qlonglong(hogs) << false;
+        QTest::newRow("cpu auto") << "cpu" << -1LL << "cpu" << -1LL << false;
+        QTest::newRow("hog cpu same as measuring") << "hogCpu" << -1LL << "hogCpu" << -1LL << false;
+        for (int cpu : onlineCpus()) {
+            QTest::addRow("cpu %d", cpu) << "cpu" << qlonglong(cpu) << "cpu" << qlonglong(cpu) << false;
+            QTest::addRow("hog cpu %d", cpu) << "hogCpu" << qlonglong(cpu) << "hogCpu" << qlonglong(cpu) << false;
+        }
+        for (WaiterKind w : {WaiterKind::Absolute, WaiterKind::Relative, WaiterKind::Timerfd, WaiterKind::Itimer,
+                             WaiterKind::Posix, WaiterKind::Busy})
+            QTest::addRow("waiter %s", waiterName(w)) << "waiter" << qlonglong(w) << "waiter" << qlonglong(w) << false;
+    }
+    void everyControlReachesItsField()
+    {
+        QFETCH(QString, control);
+        QFETCH(qlonglong, value);
+        QFETCH(QString, field);
+        QFETCH(qlonglong, expected);
+        QFETCH(bool, fifoFirst);
+
+        LatencyControls controls(onlineCpus());
+        LatencyConfig start;
+        start.hogs = 2; // so a row that sets hogs to 0 is a change
+        start.periodNs = 2'000'000;
+        start.waiter = WaiterKind::Timerfd;
+        if (fifoFirst) {
+            start.policy = Policy::Fifo;
+            start.priority = 10;
+        }
+        // Start from a different value, so setting the control is a change the user could make.
+        if (field != "priority" && ::field(start, field) == expected) {
+            if (field == "cpu")
+                start.cpu = expected == -1 ? onlineCpus().front() : -1;
+            else if (field == "hogCpu")
+                start.hogCpu = expected == -1 ? onlineCpus().front() : -1;
+            else if (field == "waiter")
+                start.waiter = WaiterKind::Absolute;
+            else if (field == "policy")
+                start.policy = Policy::Batch;
+        }
+        controls.mapper().setConfig(start);
+        QSignalSpy edited(&controls, &LatencyControls::edited);
+        QWidget* w = controls.findChild<QWidget*>(control);
+        QVERIFY2(w, qPrintable("no control named " + control));
+        setControl(w, value);
+        // The slider is throttled; everything else reports at once.
+        QTRY_COMPARE_WITH_TIMEOUT(edited.count(), 1, 2000);
+        const LatencyConfig c = controls.mapper().config(start);
+        QCOMPARE(::field(c, field), expected);
+        // Nothing else moved.
+        for (const QString other : {"policy", "priority", "periodNs", "hogs", "cpu", "hogCpu", "waiter"})
+            if (other != field && !(field == "policy" && other == "priority"))
+                QCOMPARE(::field(c, other), ::field(start, other));
+    }
+
+    void configsShowAndReadBack_data()
+    {
+        QTest::addColumn<LatencyConfig>("config");
+        const std::vector<int> cpus = onlineCpus();
+        int row = 0;
+        for (Policy p : {Policy::Other, Policy::Batch, Policy::Idle, Policy::Fifo, Policy::RR}) {
+            for (WaiterKind w : {WaiterKind::Absolute, WaiterKind::Relative, WaiterKind::Timerfd, WaiterKind::Itimer,
+                                 WaiterKind::Posix, WaiterKind::Busy}) {
+                LatencyConfig c;
+                c.policy = p;
+                c.priority = isRealtime(p) ? 1 + row % 99 : 0;
+                c.waiter = w;
+                c.periodNs = (row % 2) ? 20'000 : 5'000'000;
+                c.hogs = row % 65;
+                c.cpu = row % 3 == 0 ? -1 : cpus[size_t(row) % cpus.size()];
+                c.hogCpu = row % 4 == 0 ? -1 : cpus[size_t(row + 1) % cpus.size()];
+                c.nice = 3; // no control: must come from the base config untouched
+                QTest::addRow("%s %s", policyName(p), waiterName(w)) << c;
+                ++row;
+            }
+        }
+    }
+    void configsShowAndReadBack()
+    {
+        QFETCH(LatencyConfig, config);
+        LatencyControls controls(onlineCpus());
+        QSignalSpy edited(&controls, &LatencyControls::edited);
+        QVERIFY(controls.mapper().unrepresentable(config).isEmpty());
+        controls.mapper().setConfig(config);
+        QCOMPARE(edited.count(), 0); // config → controls is not a user edit
+        QVERIFY(controls.mapper().config(config) == config);
+        QCOMPARE(controls.widgets().priority->isEnabled(), isRealtime(config.policy));
+    }
+
+    void priorityRangeComesFromTheKernel()
+    {
+        LatencyControls controls(onlineCpus());
+        QCOMPARE(controls.widgets().priority->minimum(), sched_get_priority_min(SCHED_FIFO));
+        QCOMPARE(controls.widgets().priority->maximum(), sched_get_priority_max(SCHED_FIFO));
+        QCOMPARE(controls.widgets().hogs->maximum(), 64);
+        QCOMPARE(controls.widgets().period->minimumNs(), int64_t(20'000));
+        QCOMPARE(controls.widgets().period->maximumNs(), int64_t(1'000'000'000));
+    }
+
+    void valuesOutsideTheWindowAreReportedNotClamped()
+    {
+        LatencyControls controls(onlineCpus());
+        LatencyConfig c;
+        c.periodNs = 5'000'000'000;
+        c.hogs = 100;
+        const QStringList problems = controls.mapper().unrepresentable(c);
+        QCOMPARE(problems.size(), 2);
+        QVERIFY2(problems[0].startsWith("period must be between 20.0 us and 1.000 s"), qPrintable(problems[0]));
+        QVERIFY2(problems[1].startsWith("hogs must be between 0 and 64"), qPrintable(problems[1]));
+    }
+
+    void sliderIsLogScaledAndThrottled()
+    {
+        PeriodEditor editor(20'000, 1'000'000'000);
+        QCOMPARE(editor.periodAt(0), int64_t(20'000));
+        QCOMPARE(editor.periodAt(PeriodEditor::kSliderSteps), int64_t(1'000'000'000));
+        int64_t previous = 0;
+        for (int pos = 0; pos <= PeriodEditor::kSliderSteps; pos += 50) {
+            QVERIFY(editor.periodAt(pos) > previous);
+            previous = editor.periodAt(pos);
+        }
+        // The middle of a log slider over 20 µs … 1 s is the geometric mean, about 4.5 ms.
+        const int64_t mid = editor.periodAt(PeriodEditor::kSliderSteps / 2);
+        QVERIFY(mid > 4'000'000 && mid < 5'000'000);
+
+        QSignalSpy changed(&editor, &PeriodEditor::periodChanged);
+        for (int pos = 100; pos < 200; pos += 10)
+            editor.slider()->setValue(pos); // a drag: ten moves at once
+        QCOMPARE(changed.count(), 0);
+        QTRY_COMPARE(changed.count(), 1);
+        QCOMPARE(changed.first().first().value<int64_t>(), editor.periodAt(190));
+        QCOMPARE(editor.periodNs(), editor.periodAt(190));
+    }
+
+    void durationSpinBoxReadsUnits_data()
+    {
+        QTest::addColumn<QString>("text");
+        QTest::addColumn<qlonglong>("ns");
+        QTest::newRow("250us") << "250us" << 250'000LL;
+        QTest::newRow("µs") << QString::fromUtf8("250 µs") << 250'000LL;
+        QTest::newRow("1.5ms") << "1.5ms" << 1'500'000LL;
+        QTest::newRow("bare µs") << "500" << 500'000LL;
+        QTest::newRow("1 s") << "1s" << 1'000'000'000LL;
+    }
+    void durationSpinBoxReadsUnits()
+    {
+        QFETCH(QString, text);
+        QFETCH(qlonglong, ns);
+        DurationSpinBox box;
+        box.setRangeNs(20'000, 1'000'000'000);
+        int pos = 0;
+        QString t = text;
+        QCOMPARE(box.validate(t, pos), QValidator::Acceptable);
+        QCOMPARE(box.valueFromText(text), double(ns));
+        QString tooShort = "5us";
+        QCOMPARE(box.validate(tooShort, pos), QValidator::Intermediate);
+        QCOMPARE(DurationSpinBox::formatNs(1'500'000), QString::fromUtf8("1.5 ms"));
+        QCOMPARE(DurationSpinBox::formatNs(20'000), QString::fromUtf8("20 µs"));
+        QCOMPARE(DurationSpinBox::formatNs(1'000'000'000), QString("1 s"));
+        box.setValueNs(1'000'000);
+        box.stepBy(1);
+        QCOMPARE(box.valueNs(), int64_t(2'000'000));
+        box.stepBy(-2);
+        QCOMPARE(box.valueNs(), int64_t(500'000));
+    }
+};
+
+QTEST_MAIN(TestLatencyConfigMapper)
+#include "tst_latency_config_mapper.moc"

@@ -1,0 +1,203 @@
+// ui/plot: display bins conserve every count, a single spike survives per-pixel decimation, auto-ranging does
+// not jump on jitter, and the charts draw what they are given (whole series, frozen reference kept).
+#include "ui/plot/axis_auto_range.h"
+#include "ui/plot/histogram_chart.h"
+#include "ui/plot/plot_math.h"
+#include "ui/plot/timeline_chart.h"
+
+#include <QtTest>
+
+using namespace rtscope;
+using namespace rtscope::plot;
+
+namespace {
+
+uint64_t total(const std::vector<uint64_t>& v)
+{
+    uint64_t n = 0;
+    for (uint64_t c : v)
+        n += c;
+    return n;
+}
+
+// The count a step line shows at latency x.
+double stepAt(const QList<QPointF>& points, double x)
+{
+    for (qsizetype i = 0; i + 1 < points.size(); i += 2)
+        if (points[i].x() <= x && x < points[i + 1].x())
+            return points[i].y();
+    return -1;
+}
+
+HistogramCurve curve(const std::vector<std::pair<double, uint64_t>>& values, const QString& name = "live")
+{
+    HistogramCurve c;
+    c.name = name;
+    for (auto [us, n] : values)
+        c.buckets.push_back({us, us * 1.002, n});
+    return c;
+}
+
+} // namespace
+
+class TestPlot : public QObject {
+    Q_OBJECT
+private slots:
+    void niceNumbers_data()
+    {
+        QTest::addColumn<double>("value");
+        QTest::addColumn<double>("ceil");
+        QTest::addColumn<double>("floor");
+        QTest::newRow("1") << 1.0 << 1.0 << 1.0;
+        QTest::newRow("1.3") << 1.3 << 2.0 << 1.0;
+        QTest::newRow("3") << 3.0 << 5.0 << 2.0;
+        QTest::newRow("7") << 7.0 << 10.0 << 5.0;
+        QTest::newRow("3901") << 3901.0 << 5000.0 << 2000.0;
+        QTest::newRow("0.04") << 0.04 << 0.05 << 0.02;
+    }
+    void niceNumbers()
+    {
+        QFETCH(double, value);
+        QFETCH(double, ceil);
+        QFETCH(double, floor);
+        QCOMPARE(niceCeil(value), ceil);
+        QCOMPARE(niceFloor(value), floor);
+        QVERIFY(decadeCeil(value) >= value && decadeFloor(value) <= value);
+    }
+
+    void rebinConservesCountsAndPlacesValues()
+    {
+        const HistogramCurve c = curve({{10, 600}, {20, 300}, {100, 99}, {3000, 1}});
+        const std::vector<double> lin = linearEdges(0, 5000, 200); // 25 µs bins
+        const std::vector<uint64_t> a = rebin(c.buckets, lin);
+        QCOMPARE(a.size(), size_t(200));
+        QCOMPARE(total(a), uint64_t(1000));
+        QCOMPARE(a[0], uint64_t(900));
+        QCOMPARE(a[4], uint64_t(99));
+        QCOMPARE(a[120], uint64_t(1));
+
+        const std::vector<double> log = logEdges(1, 10000, 50);
+        QCOMPARE(log.size(), size_t(201));
+        for (size_t i = 1; i < log.size(); ++i)
+            QVERIFY(log[i] > log[i - 1]);
+        const std::vector<uint64_t> b = rebin(c.buckets, log);
+        QCOMPARE(total(b), uint64_t(1000));
+        const QList<QPointF> steps = stepPoints(log, b, 0.5);
+        QCOMPARE(steps.size(), qsizetype(400));
+        QCOMPARE(stepAt(steps, 10.01), 600.0);
+        QCOMPARE(stepAt(steps, 20.01), 300.0);
+        QCOMPARE(stepAt(steps, 100.1), 99.0);
+        QCOMPARE(stepAt(steps, 3001), 1.0);
+        QCOMPARE(stepAt(steps, 500), 0.5); // an empty bin sits on the floor of the log count axis
+
+        // Out of range: clamped into the end bins, never lost.
+        const std::vector<uint64_t> clamped = rebin(c.buckets, linearEdges(15, 50, 7));
+        QCOMPARE(total(clamped), uint64_t(1000));
+        QCOMPARE(clamped.front(), uint64_t(600));
+        QCOMPARE(clamped.back(), uint64_t(100));
+    }
+
+    void aSingleSpikeSurvivesDecimation()
+    {
+        std::vector<TimelinePoint> points;
+        for (int i = 0; i < 10000; ++i) // 10 s of 1 ms buckets at 5 µs, one 3 ms spike
+            points.push_back({-10.0 + i * 0.001, 4.0, i == 5123 ? 3000.0 : 5.0});
+        const std::vector<TimelinePoint> cols = decimateColumns(points, -10, 0, 700);
+        QVERIFY(cols.size() <= 700 && cols.size() >= 690);
+        int spikes = 0;
+        for (const TimelinePoint& c : cols) {
+            QCOMPARE(c.minUs, 4.0);
+            if (c.maxUs == 3000.0)
+                ++spikes;
+            else
+                QCOMPARE(c.maxUs, 5.0);
+        }
+        QCOMPARE(spikes, 1);
+        const QList<QPointF> env = envelopePoints(cols, 0.1);
+        QCOMPARE(env.size(), qsizetype(cols.size() * 2));
+        double top = 0;
+        for (const QPointF& p : env)
+            top = std::max(top, p.y());
+        QCOMPARE(top, 3000.0);
+    }
+
+    void autoRangeIgnoresJitterAndNarrowsLate()
+    {
+        AxisAutoRange r(AxisAutoRange::Scale::Linear);
+        QVERIFY(r.update(0, 80));
+        const double upper = r.upper();
+        QCOMPARE(upper, 100.0);
+        int changes = 0;
+        for (int i = 0; i < 200; ++i)
+            changes += r.update(0, i % 2 ? 70 : 92);
+        QCOMPARE(changes, 0);
+        QVERIFY(r.update(0, 3000)); // widening is immediate
+        QCOMPARE(r.upper(), 5000.0);
+        for (int i = 0; i < AxisAutoRange::kShrinkAfterUpdates - 1; ++i)
+            QVERIFY(!r.update(0, 50));
+        QVERIFY(r.update(0, 50));
+        QCOMPARE(r.upper(), 100.0);
+
+        AxisAutoRange log(AxisAutoRange::Scale::Log);
+        log.update(3, 4000);
+        QCOMPARE(log.lower(), 2.0);
+        QCOMPARE(log.upper(), 5000.0);
+        for (int i = 0; i < 100; ++i)
+            QVERIFY(!log.update(2.5 + i % 3, 3000 + 500 * (i % 3)));
+    }
+
+    void histogramChartDrawsLiveAndKeepsTheReference()
+    {
+        HistogramChart chart;
+        chart.resize(800, 500);
+        chart.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&chart));
+        QVERIFY(chart.logLatencyAxis());
+        const HistogramCurve ref = curve({{800, 500}, {2000, 400}, {3900, 3}}, "reference: OTHER");
+        chart.setReference(&ref);
+        const QList<QPointF> frozen = chart.referencePoints();
+        QVERIFY(!frozen.isEmpty());
+        const int updatesBefore = chart.axisUpdates();
+        for (int frame = 0; frame < 100; ++frame) {
+            const HistogramCurve live = curve({{5.0 + frame % 3, 900u + frame}, {12, 80}, {30.0 + frame % 5, 2}});
+            chart.setLive(live, {{5, "p50", MarkerRole::Median}, {32, "max", MarkerRole::Max}});
+        }
+        QVERIFY2(chart.axisUpdates() - updatesBefore <= 2, qPrintable(QString::number(chart.axisUpdates())));
+        QCOMPARE(chart.referencePoints(), frozen); // new live data leaves the reference as it was
+        QCOMPARE(chart.referenceName(), QString("reference: OTHER"));
+        QCOMPARE(chart.visibleMarkers(), 2);
+        QVERIFY(chart.latencyAxisMax() >= 3900);
+        QCOMPARE(stepAt(chart.livePoints(), 12 * 1.001), 80.0); // at the bucket's middle, where rebin puts it
+
+        chart.setLogLatencyAxis(false);
+        QVERIFY(!chart.livePoints().isEmpty());
+        QCOMPARE(chart.latencyAxisMin(), 0.0);
+        chart.setReference(nullptr);
+        QVERIFY(chart.referencePoints().isEmpty());
+    }
+
+    void timelineChartKeepsTheSpikeAndShowsMarkers()
+    {
+        TimelineChart chart;
+        chart.resize(900, 500);
+        chart.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&chart));
+        std::vector<TimelinePoint> points;
+        for (int i = 0; i < 10000; ++i)
+            points.push_back({-10.0 + i * 0.001, 3.0, i == 7777 ? 3000.0 : 6.0});
+        chart.setData(points, {{-6, "FIFO 80", MarkerRole::Change}, {-20, "too old", MarkerRole::Change}});
+        QVERIFY(chart.columns() >= 50);
+        double top = 0;
+        for (const QPointF& p : chart.envelope())
+            top = std::max(top, p.y());
+        QCOMPARE(top, 3000.0);
+        QVERIFY(chart.envelope().size() <= 2 * chart.columns());
+        QCOMPARE(chart.visibleMarkers(), 1);
+        QVERIFY(chart.latencyAxisMax() >= 3000);
+        chart.setWindowSeconds(30);
+        QCOMPARE(chart.windowSeconds(), 30.0);
+    }
+};
+
+QTEST_MAIN(TestPlot)
+#include "tst_plot.moc"

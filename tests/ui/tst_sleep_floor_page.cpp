@@ -1,0 +1,441 @@
+// The sleep-floor page: every control reaches its SleepFloorConfig field and back, bad text and invalid values
+// show validate()'s sentence next to the controls, a small real sweep fills the table and the log-log chart, and
+// a stop in the middle of a long busy-wait joins every thread (the load spinners too) within 100 ms.
+#include "engine/experiments/timers/sleep_floor_experiment.h"
+#include "engine/rt/cpu_topology.h"
+#include "engine/rt/rt_thread.h"
+#include "engine/rt/system_probe.h"
+#include "engine/util/units.h"
+#include "ui/plot/sleep_floor_chart.h"
+#include "ui/timers/sleep_floor_controls.h"
+#include "ui/timers/sleep_floor_page.h"
+#include "ui/timers/sleep_floor_table_model.h"
+#include "ui/widgets/duration_spin_box.h"
+
+#include <QAbstractItemModelTester>
+#include <QCheckBox>
+#include <QComboBox>
+#include <QDir>
+#include <QElapsedTimer>
+#include <QFile>
+#include <QLineEdit>
+#include <QSignalSpy>
+#include <QSpinBox>
+#include <QtTest>
+
+#include <cmath>
+
+using namespace rtscope;
+
+Q_DECLARE_METATYPE(rtscope::SleepFloorConfig)
+
+namespace {
+
+int rtscopeThreadsAlive()
+{
+    int n = 0;
+    const QDir tasks("/proc/self/task");
+    for (const QString& tid : tasks.entryList(QDir::Dirs | QDir::NoDotAndDotDot)) {
+        QFile comm(tasks.filePath(tid) + "/comm");
+        if (comm.open(QIODevice::ReadOnly) && comm.readAll().startsWith("rtscope-"))
+            ++n;
+    }
+    return n;
+}
+
+std::vector<int> onlineCpus()
+{
+    return CpuTopology::current().online;
+}
+
+int measuringCpu()
+{
+    const CpuTopology t = CpuTopology::current();
+    return t.usable(1) ? 1 : t.allowed.back();
+}
+
+qlonglong methodMask(const std::vector<SleepMethod>& methods)
+{
+    qlonglong mask = 0;
+    for (SleepMethod m : methods)
+        mask |= 1LL << int(m);
+    return mask;
+}
+
+qlonglong requestHash(const std::vector<int64_t>& r)
+{
+    qlonglong h = qlonglong(r.size());
+    for (int64_t v : r)
+        h = h * 1'000'003 + v;
+    return h;
+}
+
+qlonglong field(const SleepFloorConfig& c, const QString& name)
+{
+    if (name == "requests")
+        return requestHash(c.requestsNs);
+    if (name == "samples")
+        return c.samples;
+    if (name == "methods")
+        return methodMask(c.methods);
+    if (name == "timerSlackNs")
+        return c.timerSlackNs;
+    if (name == "policy")
+        return qlonglong(c.policy);
+    if (name == "priority")
+        return c.priority;
+    if (name == "load")
+        return c.backgroundLoad;
+    if (name == "margin")
+        return c.hybridMarginNs;
+    if (name == "cpu")
+        return c.cpu;
+    qFatal("unknown field %s", qPrintable(name));
+}
+
+const QStringList kFields = {"requests", "samples", "methods", "timerSlackNs", "policy",
+                             "priority", "load",    "margin",  "cpu"};
+
+void setControl(QWidget* w, const QVariant& value)
+{
+    if (auto* box = qobject_cast<QComboBox*>(w)) {
+        const int i = box->findData(value.toInt());
+        QVERIFY2(i >= 0, qPrintable(QString("%1 has no item %2").arg(w->objectName()).arg(value.toInt())));
+        box->setCurrentIndex(i);
+    } else if (auto* spin = qobject_cast<DurationSpinBox*>(w)) {
+        spin->setValueNs(value.toLongLong());
+    } else if (auto* spin = qobject_cast<QSpinBox*>(w)) {
+        spin->setValue(value.toInt());
+    } else if (auto* check = qobject_cast<QCheckBox*>(w)) {
+        check->setChecked(value.toBool());
+    } else if (auto* line = qobject_cast<QLineEdit*>(w)) {
+        line->setText(value.toString());
+        emit line->editingFinished(); // what pressing Enter or leaving the field does
+    } else {
+        QFAIL("unknown control type");
+    }
+}
+
+SleepFloorConfig smallSweep()
+{
+    SleepFloorConfig c;
+    c.requestsNs = {0, 1'000, 100'000, 1'000'000};
+    c.samples = 20;
+    c.cpu = measuringCpu();
+    return c;
+}
+
+} // namespace
+
+class TestSleepFloorPage : public QObject {
+    Q_OBJECT
+    SystemProbe m_probe;
+
+private slots:
+    void initTestCase()
+    {
+        installWakeSignalHandler();
+        m_probe = probeSystem();
+        // The point size the desktop app uses (gui_main.cpp), so the screenshots show what a user sees.
+        QFont f = QApplication::font();
+        f.setPointSizeF(12);
+        QApplication::setFont(f);
+    }
+
+    void everyControlReachesItsField_data()
+    {
+        QTest::addColumn<QString>("control");
+        QTest::addColumn<QVariant>("value");
+        QTest::addColumn<QString>("field");
+        QTest::addColumn<qlonglong>("expected");
+        QTest::addColumn<QString>("startAs");
+
+        QTest::newRow("requests with units") << "requests" << QVariant("0, 1ns, 2.5us, 3ms") << "requests"
+                                             << requestHash({0, 1, 2'500, 3'000'000}) << "";
+        QTest::newRow("requests, bare numbers are µs")
+            << "requests" << QVariant("10 100") << "requests" << requestHash({10'000, 100'000}) << "";
+        for (int n : {1, 500, 100'000})
+            QTest::addRow("samples %d", n) << "samples" << QVariant(n) << "samples" << qlonglong(n) << "";
+        const qlonglong all = methodMask({std::begin(kSleepMethods), std::end(kSleepMethods)});
+        for (SleepMethod m : kSleepMethods)
+            QTest::addRow("method %s off", sleepMethodName(m))
+                << QString("method_%1").arg(sleepMethodName(m)) << QVariant(false) << "methods"
+                << (all & ~(1LL << int(m))) << "";
+        QTest::newRow("slack default") << "slack" << QVariant(int(SlackChoice::Default)) << "timerSlackNs" << 0LL
+                                       << "slack";
+        QTest::newRow("slack 1 ns") << "slack" << QVariant(int(SlackChoice::OneNs)) << "timerSlackNs" << 1LL << "";
+        QTest::newRow("slack custom") << "slack" << QVariant(int(SlackChoice::Custom)) << "timerSlackNs" << 10'000LL
+                                      << "";
+        QTest::newRow("slack custom value")
+            << "slackCustom" << QVariant(2'000'000LL) << "timerSlackNs" << 2'000'000LL << "slack";
+        QTest::newRow("policy fifo") << "policy" << QVariant(int(Policy::Fifo)) << "policy" << qlonglong(Policy::Fifo)
+                                     << "";
+        QTest::newRow("policy other") << "policy" << QVariant(int(Policy::Other)) << "policy"
+                                      << qlonglong(Policy::Other) << "fifo";
+        for (int prio : {priorityMin(Policy::Fifo), 50, priorityMax(Policy::Fifo)})
+            QTest::addRow("priority %d", prio)
+                << "priority" << QVariant(prio) << "priority" << qlonglong(prio) << "fifo";
+        QTest::newRow("load on") << "load" << QVariant(true) << "load" << 1LL << "";
+        QTest::newRow("load off") << "load" << QVariant(false) << "load" << 0LL << "load";
+        for (qlonglong ns : {0LL, 50'000LL, 10'000'000LL})
+            QTest::addRow("margin %lld", ns) << "margin" << QVariant(ns) << "margin" << ns << "";
+        QTest::newRow("cpu auto") << "cpu" << QVariant(-1) << "cpu" << -1LL << "cpu";
+        for (int cpu : onlineCpus())
+            QTest::addRow("cpu %d", cpu) << "cpu" << QVariant(cpu) << "cpu" << qlonglong(cpu) << "";
+    }
+    void everyControlReachesItsField()
+    {
+        QFETCH(QString, control);
+        QFETCH(QVariant, value);
+        QFETCH(QString, field);
+        QFETCH(qlonglong, expected);
+        QFETCH(QString, startAs);
+
+        SleepFloorControls controls(onlineCpus());
+        SleepFloorConfig start;
+        start.samples = 300;
+        start.hybridMarginNs = 20'000;
+        if (startAs == "slack")
+            start.timerSlackNs = 5'000;
+        if (startAs == "fifo") {
+            start.policy = Policy::Fifo;
+            start.priority = 10;
+        }
+        if (startAs == "load")
+            start.backgroundLoad = true;
+        if (startAs == "cpu")
+            start.cpu = onlineCpus().front();
+        QVERIFY(controls.mapper().unrepresentable(start).isEmpty());
+        controls.mapper().setConfig(start);
+        QVERIFY(controls.mapper().config(start) == start);
+
+        QSignalSpy edited(&controls, &SleepFloorControls::edited);
+        QWidget* w = controls.findChild<QWidget*>(control);
+        QVERIFY2(w, qPrintable("no control named " + control));
+        setControl(w, value);
+        QVERIFY(edited.count() >= 1);
+        QVERIFY(controls.mapper().textProblems().isEmpty());
+        const SleepFloorConfig c = controls.mapper().config(start);
+        QCOMPARE(::field(c, field), expected);
+        for (const QString& other : kFields)
+            if (other != field && !(field == "policy" && other == "priority"))
+                QCOMPARE(::field(c, other), ::field(start, other));
+    }
+
+    void configsShowAndReadBack_data()
+    {
+        QTest::addColumn<SleepFloorConfig>("config");
+        const std::vector<int> cpus = onlineCpus();
+        int row = 0;
+        for (Policy p : {Policy::Other, Policy::Fifo}) {
+            for (int64_t slack : {0LL, 1LL, 75'000LL}) {
+                for (bool load : {false, true}) {
+                    SleepFloorConfig c;
+                    c.policy = p;
+                    c.priority = isRealtime(p) ? 1 + row * 7 % 99 : 0;
+                    c.timerSlackNs = slack;
+                    c.backgroundLoad = load;
+                    c.samples = 1 + row * 37;
+                    c.hybridMarginNs = row * 1'000;
+                    c.requestsNs = {int64_t(row) * 7, 1'234, 1'000'000, 999'999'99};
+                    c.cpu = row % 3 == 1 ? -1 : cpus[size_t(row) % cpus.size()];
+                    c.methods.clear();
+                    for (size_t i = 0; i < std::size(kSleepMethods); ++i)
+                        if ((row + int(i)) % 3 != 0)
+                            c.methods.push_back(kSleepMethods[i]);
+                    QTest::addRow("%s slack %lld load %d", policyName(p), qlonglong(slack), int(load)) << c;
+                    ++row;
+                }
+            }
+        }
+    }
+    void configsShowAndReadBack()
+    {
+        QFETCH(SleepFloorConfig, config);
+        SleepFloorControls controls(onlineCpus());
+        QSignalSpy edited(&controls, &SleepFloorControls::edited);
+        QVERIFY(controls.mapper().unrepresentable(config).isEmpty());
+        controls.mapper().setConfig(config);
+        QCOMPARE(edited.count(), 0);
+        QVERIFY(controls.mapper().textProblems().isEmpty());
+        QVERIFY(controls.mapper().config(SleepFloorConfig{}) == config);
+        QCOMPARE(controls.widgets().priority->isEnabled(), isRealtime(config.policy));
+        QCOMPARE(controls.widgets().slackCustom->isEnabled(), config.timerSlackNs > 1);
+    }
+
+    void requestTextIsExact()
+    {
+        QCOMPARE(SleepFloorConfigMapper::requestText({0, 1, 1'500, 2'000'000, 1'000'000'000}),
+                 QString("0, 1ns, 1500ns, 2ms, 1s"));
+    }
+
+    void invalidValuesShowTheValidationSentence_data()
+    {
+        QTest::addColumn<SleepFloorConfig>("config");
+        QTest::addColumn<QString>("sentence");
+        SleepFloorConfig c;
+        c.samples = 0;
+        QTest::newRow("samples 0") << c << "samples must be between 1 and 100000 (got 0)";
+        c = SleepFloorConfig{};
+        c.requestsNs = {200'000'000};
+        QTest::newRow("request too long") << c << "requests must each be between 0 ns and 100";
+        c = SleepFloorConfig{};
+        c.methods.clear();
+        QTest::newRow("no method") << c << "methods must name at least one of";
+        c = SleepFloorConfig{};
+        c.hybridMarginNs = -1;
+        QTest::newRow("margin") << c << "margin must be between 0 ns and";
+    }
+    void invalidValuesShowTheValidationSentence()
+    {
+        QFETCH(SleepFloorConfig, config);
+        QFETCH(QString, sentence);
+        SleepFloorPage page(m_probe);
+        const SleepFloorConfig before = page.config();
+        const QStringList problems = page.applyConfig(config);
+        QVERIFY2(problems.join('\n').contains(sentence), qPrintable(problems.join('\n')));
+        QCOMPARE(page.problems(), problems);
+        QVERIFY(page.config() == before);
+    }
+
+    void unreadableRequestTextIsShownAndStartRefuses()
+    {
+        SleepFloorPage page(m_probe);
+        setControl(page.sleepFloorControls()->widgets().requests, "0, 1ns, soon");
+        QVERIFY2(page.problems().join(' ').contains("requests: 'soon' is not a duration"),
+                 qPrintable(page.problems().join(' ')));
+        QVERIFY(!page.start());
+        QVERIFY(!page.isRunning());
+        setControl(page.sleepFloorControls()->widgets().requests, "");
+        QVERIFY2(page.problems().join(' ').contains("requests must list at least one length"),
+                 qPrintable(page.problems().join(' ')));
+        setControl(page.sleepFloorControls()->widgets().requests, "0, 1us");
+        QVERIFY(page.problems().isEmpty());
+    }
+
+    void smallSweepFillsTheTableAndTheChart()
+    {
+        SleepFloorPage page(m_probe);
+        QAbstractItemModelTester tester(page.tableModel(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+        page.resize(1400, 850);
+        page.show();
+        const SleepFloorConfig c = smallSweep();
+        QVERIFY(page.applyConfig(c).isEmpty());
+        QVERIFY2(page.start(), qPrintable(page.problems().join('\n')));
+        QCOMPARE(page.busyCpus(), std::vector<int>{measuringCpu()});
+        QTRY_VERIFY_WITH_TIMEOUT(!page.isRunning(), 30000);
+        QCOMPARE(rtscopeThreadsAlive(), 0);
+        QVERIFY(page.busyCpus().empty());
+
+        const auto snap = page.experiment().snapshot();
+        QVERIFY(snap->finished);
+        const size_t methods = c.methods.size();
+        QCOMPARE(page.tableModel()->rowCount(), int(c.requestsNs.size() * methods));
+        QCOMPARE(page.chart()->curveCount(), int(methods));
+        for (int m = 0; m < int(methods); ++m) {
+            QCOMPARE(page.chart()->medianPoints(m).size(), qsizetype(c.requestsNs.size()));
+            QCOMPARE(page.chart()->p99Points(m).size(), qsizetype(c.requestsNs.size()));
+            // The 0 ns request sits left of every other, at the nominal position.
+            QVERIFY(page.chart()->medianPoints(m).first().x() < page.chart()->medianPoints(m).at(1).x());
+            for (int r = 0; r < int(c.requestsNs.size()); ++r)
+                QVERIFY(page.chart()->p99Points(m).at(r).y() >= page.chart()->medianPoints(m).at(r).y());
+        }
+        QVERIFY(page.chart()->requestAxisLabels().contains("0"));
+        QVERIFY(!page.chart()->identityPoints().isEmpty());
+
+        size_t busy = methods, sleeper = methods;
+        for (size_t m = 0; m < methods; ++m) {
+            if (c.methods[m] == SleepMethod::Busy)
+                busy = m;
+            if (c.methods[m] == SleepMethod::Absolute)
+                sleeper = m;
+        }
+        QVERIFY(busy < methods && sleeper < methods);
+        for (int row = 0; row < page.tableModel()->rowCount(); ++row) {
+            const auto raw = [&](int col) {
+                return page.tableModel()->index(row, col).data(SleepFloorTableModel::RawValueRole);
+            };
+            QCOMPARE(raw(SleepFloorTableModel::Samples).toULongLong(), 20ULL);
+            // No wait ends before it was asked to: the overshoot is never negative.
+            QVERIFY(raw(SleepFloorTableModel::Median).toLongLong() >= raw(SleepFloorTableModel::Request).toLongLong());
+            QVERIFY(raw(SleepFloorTableModel::P99).toLongLong() >= raw(SleepFloorTableModel::Median).toLongLong());
+            QVERIFY(raw(SleepFloorTableModel::Max).toLongLong() >= raw(SleepFloorTableModel::P99).toLongLong());
+        }
+        // Busy-waiting pays for precision with the CPU: a 1 ms spin costs far more CPU than a 1 ms sleep.
+        const size_t oneMs = 3;
+        // (CPU time, not its share of the wall time: a busy machine preempts the spinner and dilutes its share.)
+        QVERIFY2(snap->cell(oneMs, busy).cpuPerWaitNs > 4 * snap->cell(oneMs, sleeper).cpuPerWaitNs,
+                 qPrintable(QString("busy %1 ns vs abs %2 ns of CPU per 1 ms wait")
+                                .arg(snap->cell(oneMs, busy).cpuPerWaitNs)
+                                .arg(snap->cell(oneMs, sleeper).cpuPerWaitNs)));
+        // The facts in large text: clock_getres next to the measured floor, the slack and the policy.
+        QCOMPARE(page.resolutionText(), QString::fromStdString(formatDuration(snap->clockResolutionNs)));
+        QVERIFY(page.floorText() != "—");
+        QVERIFY(snap->floorNs[sleeper] > snap->clockResolutionNs);
+        QVERIFY(page.slackText().startsWith(QString::fromStdString(formatDuration(snap->effectiveSlackNs))));
+        QCOMPARE(page.policyText(), QString("OTHER"));
+
+        if (const QByteArray dir = qgetenv("RTSCOPE_SCREENSHOT_DIR"); !dir.isEmpty()) {
+            QDir().mkpath(QString::fromLocal8Bit(dir));
+            const QString file = QDir(QString::fromLocal8Bit(dir)).filePath("sleep-floor.png");
+            QVERIFY(page.grab().save(file, "PNG"));
+            qInfo("screenshot written to %s", qPrintable(file));
+        }
+    }
+
+    void stopInsideALongBusyWaitJoinsEverythingWithin100ms()
+    {
+        SleepFloorPage page(m_probe);
+        SleepFloorConfig c;
+        c.requestsNs = {50'000'000};
+        c.methods = {SleepMethod::Busy};
+        c.samples = 100; // 5 s of spinning: stopped long before
+        c.cpu = measuringCpu();
+        c.backgroundLoad = true;
+        QVERIFY(page.applyConfig(c).isEmpty());
+        QVERIFY2(page.start(), qPrintable(page.problems().join('\n')));
+        const std::vector<int> busy = page.busyCpus();
+        QCOMPARE(busy.size(), CpuTopology::current().allowed.size()); // the measuring CPU and the loaded ones
+        QTest::qWait(120);
+        QVERIFY(rtscopeThreadsAlive() > 0);
+        QElapsedTimer t;
+        t.start();
+        page.stop();
+        const qint64 ms = t.elapsed();
+        QVERIFY2(ms < 100, qPrintable(QString("stop took %1 ms").arg(ms)));
+        QVERIFY(!page.isRunning());
+        QCOMPARE(rtscopeThreadsAlive(), 0);
+    }
+
+    void destroyingARunningPageStopsIt()
+    {
+        auto page = std::make_unique<SleepFloorPage>(m_probe);
+        SleepFloorConfig c;
+        c.requestsNs = {50'000'000};
+        c.methods = {SleepMethod::Busy, SleepMethod::Absolute};
+        c.samples = 100;
+        c.cpu = measuringCpu();
+        QVERIFY(page->applyConfig(c).isEmpty());
+        QVERIFY(page->start());
+        QTest::qWait(60);
+        QElapsedTimer t;
+        t.start();
+        page.reset();
+        QVERIFY2(t.elapsed() < 100, qPrintable(QString("destruction took %1 ms").arg(t.elapsed())));
+        QCOMPARE(rtscopeThreadsAlive(), 0);
+    }
+
+    void explanationReadsThisKernel()
+    {
+        SleepFloorPage page(m_probe);
+        const QString text = page.explanation();
+        QVERIFY(text.contains("clock_getres"));
+        QVERIFY(text.contains("how finely the clock can be <i>read</i>"));
+        QVERIFY(text.contains("zero slack"));
+        QVERIFY(text.contains(QString::fromStdString(formatDuration(m_probe.clockResolutionNs))));
+        QVERIFY(text.contains(QString::fromStdString(m_probe.kernelRelease)));
+    }
+};
+
+QTEST_MAIN(TestSleepFloorPage)
+#include "tst_sleep_floor_page.moc"

@@ -1,0 +1,357 @@
+// The starvation page: every control maps to StarvationConfig and back, invalid values are refused with
+// validate()'s sentence next to the controls, a real short run fills the table and the chart, and stopping or
+// destroying the page during a burst joins every thread within 100 ms.
+#include "engine/experiments/starvation_experiment.h"
+#include "engine/rt/cpu_topology.h"
+#include "engine/rt/system_probe.h"
+#include "engine/util/clock.h"
+#include "ui/app/gui_thread_affinity.h"
+#include "ui/plot/starvation_chart.h"
+#include "ui/starvation/burst_table_model.h"
+#include "ui/starvation/starvation_controls.h"
+#include "ui/starvation/starvation_page.h"
+#include "ui/widgets/duration_spin_box.h"
+
+#include <QAbstractItemModelTester>
+#include <QCheckBox>
+#include <QComboBox>
+#include <QDir>
+#include <QElapsedTimer>
+#include <QFile>
+#include <QLabel>
+#include <QSignalSpy>
+#include <QSpinBox>
+#include <QtTest>
+
+#include <functional>
+
+using namespace rtscope;
+
+namespace {
+
+int rtscopeThreadsAlive()
+{
+    int n = 0;
+    const QDir tasks("/proc/self/task");
+    for (const QString& tid : tasks.entryList(QDir::Dirs | QDir::NoDotAndDotDot)) {
+        QFile comm(tasks.filePath(tid) + "/comm");
+        if (comm.open(QIODevice::ReadOnly) && comm.readAll().startsWith("rtscope-"))
+            ++n;
+    }
+    return n;
+}
+
+using Edit = std::function<void(StarvationConfig&)>;
+using Check = std::function<bool(const StarvationControlWidgets&, const StarvationConfig&)>;
+using UserEdit = std::function<void(const StarvationControlWidgets&)>;
+
+bool spinnerCpuAvailable()
+{
+    const CpuTopology t = StarvationConfig::placementTopology();
+    return t.usable(1);
+}
+
+} // namespace
+
+Q_DECLARE_METATYPE(Edit)
+Q_DECLARE_METATYPE(Check)
+Q_DECLARE_METATYPE(UserEdit)
+
+class TestStarvationPage : public QObject {
+    Q_OBJECT
+    SystemProbe m_probe;
+
+    // A short run on CPU 1 (the only CPU the lab may starve here), the GUI thread kept off it as the main
+    // window does.
+    bool startRun(StarvationPage& page, const StarvationConfig& c)
+    {
+        const QStringList problems = page.applyConfig(c);
+        if (!problems.isEmpty()) {
+            qWarning() << problems;
+            return false;
+        }
+        if (!page.start()) {
+            qWarning() << page.problems();
+            return false;
+        }
+        GuiThreadAffinity::keepOff(page.busyCpus());
+        return true;
+    }
+
+    StarvationConfig shortConfig(int64_t burstNs, int64_t gapNs)
+    {
+        StarvationConfig c;
+        c.burstNs = burstNs;
+        c.gapNs = gapNs;
+        c.bursts = 1;
+        c.cpu = 1;
+        return c;
+    }
+
+    void requireFifo()
+    {
+        if (!m_probe.rtAvailable)
+            QSKIP(
+                qPrintable("SCHED_FIFO is not permitted here: " + QString::fromStdString(m_probe.rtUnavailableReason)));
+        if (!spinnerCpuAvailable())
+            QSKIP("the starvation lab needs CPU 1 free for its spinner (two usable CPUs)");
+    }
+
+private slots:
+    void initTestCase() { m_probe = probeSystem(); }
+    void cleanup() { GuiThreadAffinity::restore(); }
+
+    void mapperRoundTripsEveryControl_data()
+    {
+        QTest::addColumn<Edit>("edit");
+        QTest::addColumn<Check>("shown");
+        QTest::addColumn<UserEdit>("userEdit");
+        QTest::addColumn<Edit>("expectedFromUser");
+        using W = const StarvationControlWidgets&;
+        using C = const StarvationConfig&;
+        QTest::newRow("burst") << Edit([](StarvationConfig& c) { c.burstNs = 1'500'000'000; })
+                               << Check([](W w, C c) { return w.burst->valueNs() == c.burstNs; })
+                               << UserEdit([](W w) { w.burst->setValueNs(50'000'000); })
+                               << Edit([](StarvationConfig& c) { c.burstNs = 50'000'000; });
+        QTest::newRow("gap") << Edit([](StarvationConfig& c) { c.gapNs = 2'000'000'000; })
+                             << Check([](W w, C c) { return w.gap->valueNs() == c.gapNs; })
+                             << UserEdit([](W w) { w.gap->setValueNs(20'000'000); })
+                             << Edit([](StarvationConfig& c) { c.gapNs = 20'000'000; });
+        QTest::newRow("bursts") << Edit([](StarvationConfig& c) { c.bursts = 7; })
+                                << Check([](W w, C c) { return w.bursts->value() == c.bursts; })
+                                << UserEdit([](W w) { w.bursts->setValue(0); })
+                                << Edit([](StarvationConfig& c) { c.bursts = 0; });
+        QTest::newRow("policy") << Edit([](StarvationConfig& c) { c.policy = Policy::RR; })
+                                << Check([](W w, C c) { return Policy(w.policy->currentData().toInt()) == c.policy; })
+                                << UserEdit([](W w) { w.policy->setCurrentIndex(w.policy->findData(int(Policy::RR))); })
+                                << Edit([](StarvationConfig& c) { c.policy = Policy::RR; });
+        QTest::newRow("priority") << Edit([](StarvationConfig& c) { c.priority = 98; })
+                                  << Check([](W w, C c) { return w.priority->value() == c.priority; })
+                                  << UserEdit([](W w) { w.priority->setValue(10); })
+                                  << Edit([](StarvationConfig& c) { c.priority = 10; });
+        QTest::newRow("counters") << Edit([](StarvationConfig& c) { c.counters = 8; })
+                                  << Check([](W w, C c) { return w.counters->value() == c.counters; })
+                                  << UserEdit([](W w) { w.counters->setValue(3); })
+                                  << Edit([](StarvationConfig& c) { c.counters = 3; });
+        QTest::newRow("counter nice") << Edit([](StarvationConfig& c) { c.counterNice = -20; })
+                                      << Check([](W w, C c) { return w.counterNice->value() == c.counterNice; })
+                                      << UserEdit([](W w) { w.counterNice->setValue(19); })
+                                      << Edit([](StarvationConfig& c) { c.counterNice = 19; });
+        QTest::newRow("cpu") << Edit([](StarvationConfig& c) { c.cpu = 1; })
+                             << Check([](W w, C c) { return w.cpu->currentData().toInt() == c.cpu; })
+                             << UserEdit([](W w) { w.cpu->setCurrentIndex(w.cpu->findData(1)); })
+                             << Edit([](StarvationConfig& c) { c.cpu = 1; });
+        QTest::newRow("control counter") << Edit([](StarvationConfig& c) {
+            c.controlCounter = true;
+        }) << Check([](W w, C c) { return w.controlCounter->isChecked() == c.controlCounter; })
+                                         << UserEdit([](W w) { w.controlCounter->setChecked(true); })
+                                         << Edit([](StarvationConfig& c) { c.controlCounter = true; });
+    }
+
+    void mapperRoundTripsEveryControl()
+    {
+        QFETCH(Edit, edit);
+        QFETCH(Check, shown);
+        QFETCH(UserEdit, userEdit);
+        QFETCH(Edit, expectedFromUser);
+        if (!spinnerCpuAvailable())
+            QSKIP("needs CPU 1 usable: the configs below place the spinner there");
+        StarvationPage page(m_probe);
+        const StarvationConfig defaults = page.config();
+
+        // Config → widgets → config.
+        StarvationConfig c = defaults;
+        edit(c);
+        QVERIFY(!(c == defaults)); // the row really changes something
+        QCOMPARE(page.applyConfig(c), QStringList());
+        QVERIFY(shown(page.starvationControls()->widgets(), c));
+        QVERIFY(page.config() == c);
+
+        // A user's edit of the widget → config, every other field untouched.
+        QVERIFY(page.applyConfig(defaults).isEmpty());
+        QSignalSpy edited(page.starvationControls(), &StarvationControls::edited);
+        userEdit(page.starvationControls()->widgets());
+        QCOMPARE(edited.count(), 1);
+        StarvationConfig expected = defaults;
+        expectedFromUser(expected);
+        QVERIFY(page.config() == expected);
+        QVERIFY(page.problems().isEmpty());
+    }
+
+    void invalidValuesShowTheValidationSentence_data()
+    {
+        QTest::addColumn<Edit>("edit");
+        QTest::addColumn<QString>("sentence");
+        QTest::newRow("priority at the watchdog's")
+            << Edit([](StarvationConfig& c) { c.priority = 99; }) << "priority must be between 1 and 98";
+        QTest::newRow("burst too short") << Edit([](StarvationConfig& c) { c.burstNs = 5'000'000; })
+                                         << "burst must be between";
+        QTest::newRow("burst too long") << Edit([](StarvationConfig& c) { c.burstNs = 6'000'000'000; })
+                                        << "burst must be between";
+        QTest::newRow("gap too short") << Edit([](StarvationConfig& c) { c.gapNs = 1'000'000; })
+                                       << "gap must be between";
+        QTest::newRow("bursts") << Edit([](StarvationConfig& c) { c.bursts = 1001; }) << "bursts must be between";
+        QTest::newRow("counters") << Edit([](StarvationConfig& c) { c.counters = 9; })
+                                  << "counters must be between 1 and 8";
+        QTest::newRow("nice") << Edit([](StarvationConfig& c) { c.counterNice = 20; })
+                              << "counter-nice must be between -20 and 19";
+        QTest::newRow("policy OTHER") << Edit([](StarvationConfig& c) { c.policy = Policy::Other; })
+                                      << "policy must be fifo or rr";
+        QTest::newRow("reserved cpu") << Edit([](StarvationConfig& c) { c.cpu = 0; })
+                                      << "cpu must not be a reserved CPU";
+    }
+
+    void invalidValuesShowTheValidationSentence()
+    {
+        QFETCH(Edit, edit);
+        QFETCH(QString, sentence);
+        StarvationPage page(m_probe);
+        const StarvationConfig before = page.config();
+        StarvationConfig bad = before;
+        edit(bad);
+        const QStringList problems = page.applyConfig(bad);
+        QVERIFY(!problems.isEmpty());
+        QVERIFY2(problems.first().startsWith(sentence), qPrintable(problems.join(" | ")));
+        QCOMPARE(page.problems(), problems);
+        auto* label = page.starvationControls()->findChild<QLabel*>("problems");
+        QVERIFY(label->text().contains(sentence.toHtmlEscaped()));
+        QVERIFY(page.config() == before);
+        QVERIFY(!page.isRunning());
+    }
+
+    void choosingTheReservedCpuInTheControlsIsRefused()
+    {
+        StarvationPage page(m_probe);
+        QComboBox* cpu = page.starvationControls()->widgets().cpu;
+        const int idx = cpu->findData(0);
+        QVERIFY(idx >= 0); // offered, so that the refusal can be explained
+        cpu->setCurrentIndex(idx);
+        QVERIFY2(page.problems().join(" ").contains("cpu must not be a reserved CPU"),
+                 qPrintable(page.problems().join(" | ")));
+        QVERIFY(!page.start());
+        QVERIFY(!page.isRunning());
+        QCOMPARE(rtscopeThreadsAlive(), 0);
+        // Back to auto: the problem goes away.
+        cpu->setCurrentIndex(cpu->findData(-1));
+        QVERIFY(page.problems().isEmpty() || !spinnerCpuAvailable());
+    }
+
+    void explanationReadsThisKernel()
+    {
+        StarvationPage page(m_probe);
+        const QString text = page.explanation();
+        QVERIFY(text.contains("not time-sliced"));
+        QVERIFY(text.contains("Nobody should rely on it"));
+        QVERIFY(text.contains(QString::fromStdString(m_probe.kernelRelease)));
+        if (m_probe.rtRuntimeUs > 0)
+            QVERIFY2(text.contains(QString::number(m_probe.rtRuntimeUs)), qPrintable(text));
+        QVERIFY(page.kernelLine().contains("RT throttling"));
+    }
+
+    void shortRunFillsTheTableAndShadesTheBurst()
+    {
+        requireFifo();
+        StarvationPage page(m_probe);
+        page.resize(1200, 800);
+        page.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&page));
+        QAbstractItemModelTester tester(page.burstModel(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QSignalSpy running(&page, &ExperimentPage::runningChanged);
+        QVERIFY(startRun(page, shortConfig(300'000'000, 300'000'000)));
+        QCOMPARE(page.busyCpus(), std::vector<int>{1});
+        QCOMPARE(running.count(), 1);
+        // The page notices the end of the run on its own and joins everything.
+        QTRY_VERIFY_WITH_TIMEOUT(!page.isRunning(), 5000);
+        QCOMPARE(running.count(), 2);
+        QCOMPARE(rtscopeThreadsAlive(), 0);
+        QVERIFY(page.busyCpus().empty());
+
+        const BurstTableModel& m = *page.burstModel();
+        QCOMPARE(m.rowCount(), 1);
+        QCOMPARE(m.data(m.index(0, BurstTableModel::Burst), BurstTableModel::RawValueRole).toInt(), 1);
+        QVERIFY(m.data(m.index(0, BurstTableModel::Spinner), BurstTableModel::RawValueRole).toLongLong() >=
+                300'000'000);
+        // The lesson: zero progress on the spinner's CPU during the burst, progress in the gap after it.
+        QCOMPARE(m.data(m.index(0, m.duringColumn(0)), BurstTableModel::RawValueRole).toULongLong(), 0ULL);
+        QCOMPARE(m.data(m.index(0, m.duringColumn(0))).toString(), QString("0"));
+        QVERIFY(m.data(m.index(0, m.afterColumn(0)), BurstTableModel::RawValueRole).toULongLong() > 0);
+
+        QCOMPARE(page.chart()->visibleBursts(), 1);
+        QCOMPARE(page.chart()->lineCount(), 1);
+        const QList<QPointF> line = page.chart()->linePoints(0);
+        QVERIFY(!line.isEmpty());
+        // Inside the shaded burst the rate line touches 0.
+        const auto snap = page.experiment().snapshot();
+        const double b0 = double(snap->bursts[0].startNs - snap->startNs) / 1e9;
+        const double b1 = double(snap->bursts[0].endNs - snap->startNs) / 1e9;
+        bool zeroInside = false, positiveOutside = false;
+        for (const QPointF& p : line) {
+            if (p.x() > b0 + 0.05 && p.x() < b1 - 0.05 && p.y() == 0)
+                zeroInside = true;
+            if ((p.x() < b0 - 0.05 || p.x() > b1 + 0.05) && p.y() > 0)
+                positiveOutside = true;
+        }
+        QVERIFY(zeroInside);
+        QVERIFY(positiveOutside);
+        QCOMPARE(page.liveCounterTexts().size(), 1);
+        QVERIFY(page.watchdogText().isEmpty());
+        QVERIFY(!page.findChild<QLabel*>("watchdogBanner")->isVisible());
+    }
+
+    void stopDuringABurstJoinsWithinAHundredMilliseconds()
+    {
+        requireFifo();
+        StarvationPage page(m_probe);
+        page.show();
+        QVERIFY(startRun(page, shortConfig(2'000'000'000, 20'000'000)));
+        QTRY_VERIFY_WITH_TIMEOUT(page.experiment().snapshot() && page.experiment().snapshot()->spinningBurst(), 3000);
+        QElapsedTimer t;
+        t.start();
+        page.stop();
+        const qint64 ms = t.elapsed();
+        QVERIFY2(ms < 100, qPrintable(QString("stop took %1 ms").arg(ms)));
+        QVERIFY(!page.isRunning());
+        QCOMPARE(rtscopeThreadsAlive(), 0);
+        const BurstTableModel& m = *page.burstModel();
+        QCOMPARE(m.rowCount(), 1);
+        QVERIFY(m.data(m.index(0, BurstTableModel::Burst)).toString().contains("stopped"));
+    }
+
+    void destroyingThePageDuringABurstJoinsEverything()
+    {
+        requireFifo();
+        auto* page = new StarvationPage(m_probe);
+        QVERIFY(startRun(*page, shortConfig(2'000'000'000, 20'000'000)));
+        QTRY_VERIFY_WITH_TIMEOUT(page->experiment().snapshot() && page->experiment().snapshot()->spinningBurst(), 3000);
+        QElapsedTimer t;
+        t.start();
+        delete page;
+        const qint64 ms = t.elapsed();
+        QVERIFY2(ms < 100, qPrintable(QString("destruction took %1 ms").arg(ms)));
+        QCOMPARE(rtscopeThreadsAlive(), 0);
+    }
+
+    void screenshotOfAThrottlingWindow()
+    {
+        const QByteArray dir = qgetenv("RTSCOPE_SCREENSHOT_DIR");
+        if (dir.isEmpty())
+            QSKIP("set RTSCOPE_SCREENSHOT_DIR to write docs/screenshots/starvation-throttling.png");
+        requireFifo();
+        StarvationPage page(m_probe);
+        page.resize(1400, 850);
+        page.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&page));
+        StarvationConfig c = shortConfig(1'500'000'000, 1'000'000'000);
+        c.controlCounter = true;
+        QVERIFY(startRun(page, c));
+        QTRY_VERIFY_WITH_TIMEOUT(!page.isRunning(), 8000);
+        QCOMPARE(rtscopeThreadsAlive(), 0);
+        const auto snap = page.experiment().snapshot();
+        QVERIFY(snap && snap->bursts.size() == 1);
+        qInfo() << "windows:" << page.chart()->windowLabels() << "kernel:" << page.kernelLine();
+        QVERIFY(page.grab().save(QDir(QString::fromLocal8Bit(dir)).filePath("starvation-throttling.png")));
+    }
+};
+
+QTEST_MAIN(TestStarvationPage)
+#include "tst_starvation_page.moc"

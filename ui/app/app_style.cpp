@@ -1,0 +1,102 @@
+#include "ui/app/app_style.h"
+
+#include <QApplication>
+#include <QFont>
+#include <QPalette>
+#include <QStyleFactory>
+
+// Q_INIT_RESOURCE declares the resource's init function in the enclosing namespace, so it must be used
+// outside namespace rtscope.
+static void initRtscopeQrc()
+{
+    Q_INIT_RESOURCE(rtscope);
+}
+
+namespace rtscope {
+
+void initUiResources()
+{
+    static bool done = false;
+    if (!done) {
+        initRtscopeQrc();
+        done = true;
+    }
+}
+
+namespace {
+QPalette darkPalette()
+{
+    QPalette p;
+    const QColor window(0x2b, 0x2d, 0x31), base(0x1e, 0x1f, 0x22), text(0xe8, 0xe8, 0xe8);
+    p.setColor(QPalette::Window, window);
+    p.setColor(QPalette::WindowText, text);
+    p.setColor(QPalette::Base, base);
+    p.setColor(QPalette::AlternateBase, QColor(0x27, 0x29, 0x2d));
+    p.setColor(QPalette::ToolTipBase, window);
+    p.setColor(QPalette::ToolTipText, text);
+    p.setColor(QPalette::Text, text);
+    p.setColor(QPalette::Button, QColor(0x35, 0x37, 0x3c));
+    p.setColor(QPalette::ButtonText, text);
+    p.setColor(QPalette::BrightText, Qt::red);
+    p.setColor(QPalette::Link, QColor(0x64, 0xb5, 0xf6));
+    p.setColor(QPalette::Highlight, QColor(0x42, 0x7f, 0xc8));
+    p.setColor(QPalette::HighlightedText, Qt::white);
+    p.setColor(QPalette::PlaceholderText, QColor(0x9a, 0x9a, 0x9a));
+    const QColor disabled(0x80, 0x80, 0x80);
+    p.setColor(QPalette::Disabled, QPalette::Text, disabled);
+    p.setColor(QPalette::Disabled, QPalette::WindowText, disabled);
+    p.setColor(QPalette::Disabled, QPalette::ButtonText, disabled);
+    return p;
+}
+
+QPalette lightPalette()
+{
+    QPalette p;
+    const QColor window(0xf3, 0xf4, 0xf6), text(0x14, 0x14, 0x14);
+    p.setColor(QPalette::Window, window);
+    p.setColor(QPalette::WindowText, text);
+    p.setColor(QPalette::Base, Qt::white);
+    p.setColor(QPalette::AlternateBase, QColor(0xf0, 0xf3, 0xf8));
+    p.setColor(QPalette::ToolTipBase, QColor(0xff, 0xff, 0xe0));
+    p.setColor(QPalette::ToolTipText, text);
+    p.setColor(QPalette::Text, text);
+    p.setColor(QPalette::Button, QColor(0xe6, 0xe8, 0xec));
+    p.setColor(QPalette::ButtonText, text);
+    p.setColor(QPalette::Highlight, QColor(0x1e, 0x6f, 0xd9));
+    p.setColor(QPalette::HighlightedText, Qt::white);
+    p.setColor(QPalette::PlaceholderText, QColor(0x70, 0x70, 0x70));
+    const QColor disabled(0x90, 0x90, 0x90);
+    p.setColor(QPalette::Disabled, QPalette::Text, disabled);
+    p.setColor(QPalette::Disabled, QPalette::WindowText, disabled);
+    p.setColor(QPalette::Disabled, QPalette::ButtonText, disabled);
+    return p;
+}
+} // namespace
+
+bool applyTheme(QApplication& app, const QString& theme)
+{
+    if (theme.isEmpty())
+        return true;
+    if (theme != "light" && theme != "dark")
+        return false;
+    app.setStyle(QStyleFactory::create("Fusion"));
+    app.setPalette(theme == "dark" ? darkPalette() : lightPalette());
+    return true;
+}
+
+void applyFontSize(QApplication& app, double points)
+{
+    if (points <= 0)
+        return;
+    QFont f = app.font();
+    f.setPointSizeF(points);
+    app.setFont(f);
+}
+
+QIcon uiIcon(const QString& name)
+{
+    initUiResources();
+    return QIcon(":/rtscope/icons/" + name + ".svg");
+}
+
+} // namespace rtscope

@@ -1,0 +1,197 @@
+#include "ui/app/gui_options.h"
+
+#include "engine/util/units.h"
+
+#include <QCommandLineParser>
+#include <QFile>
+
+#include <nlohmann/json.hpp>
+
+namespace rtscope {
+
+bool GuiOptions::hasLatencyConfig() const
+{
+    return !configJson.isEmpty() || !policy.isEmpty() || !period.isEmpty() || !waiter.isEmpty() || priority || hogs ||
+           cpu || hogCpu;
+}
+
+namespace {
+std::optional<int> intOption(const QCommandLineParser& p, const QString& name, QStringList& problems)
+{
+    if (!p.isSet(name))
+        return std::nullopt;
+    bool ok = false;
+    const int v = p.value(name).toInt(&ok);
+    if (!ok) {
+        problems << QString("%1 must be a whole number (got '%2')").arg(name, p.value(name));
+        return std::nullopt;
+    }
+    return v;
+}
+
+std::optional<double> secondsOption(const QCommandLineParser& p, const QString& name, QStringList& problems)
+{
+    if (!p.isSet(name))
+        return std::nullopt;
+    bool ok = false;
+    const double v = p.value(name).toDouble(&ok);
+    if (!ok || v < 0 || v > 86400) {
+        problems << QString("%1 must be between 0 and 86400 seconds (got '%2')").arg(name, p.value(name));
+        return std::nullopt;
+    }
+    return v;
+}
+} // namespace
+
+QStringList parseGuiOptions(const QStringList& arguments, GuiOptions& o, QString* helpText)
+{
+    QCommandLineParser p;
+    p.setApplicationDescription("rtscope: see Linux scheduling latency live. With no subcommand it opens the "
+                                "desktop app; 'rtscope --help' lists the headless subcommands.");
+    p.setSingleDashWordOptionMode(QCommandLineParser::ParseAsLongOptions);
+    p.addOptions({
+        {"help-gui", "Show these options and exit."},
+        {"start", "Start the latency experiment at launch (with the saved, or given, configuration)."},
+        {"config-json", "Read the latency configuration from a JSON file.", "file"},
+        {"policy", "Policy of the measuring thread: other, batch, idle, fifo, rr.", "policy"},
+        {"priority", "Real-time priority for fifo/rr (a priority alone means fifo).", "n"},
+        {"period", "Period, e.g. 1ms, 250us (bare numbers are µs).", "duration"},
+        {"hogs", "Number of CPU hogs, 0-64.", "n"},
+        {"cpu", "Measuring CPU.", "n"},
+        {"hog-cpu", "CPU of the hogs.", "n"},
+        {"waiter", "How to wait: abs, rel, timerfd, itimer, posix, busy.", "kind"},
+        {"screenshot", "Save a screenshot of the window to this PNG file.", "file"},
+        {"screenshot-after", "Seconds after start-up (or after --demo) before the screenshot (default 3).", "seconds"},
+        {"quit-after-screenshot", "Close the window (stopping every thread) once the screenshot is saved."},
+        {"quit-after", "Close the window after this many seconds.", "seconds"},
+        {"demo",
+         "Run a scripted comparison: 'other-vs-fifo' (SCHED_OTHER with hogs, hold as reference, then "
+         "SCHED_FIFO 80).",
+         "name"},
+        {"demo-seconds", "Length of each phase of the demo (default 4).", "seconds"},
+        {"settings", "Use this INI file for settings instead of the user's.", "file"},
+        {"theme", "light or dark (Fusion style); default: the desktop's.", "name"},
+        {"font-size", "Font size in points (default 12, for projection).", "points"},
+        {"size", "Window size, e.g. 1600x1000.", "WxH"},
+    });
+    QStringList problems;
+    if (!p.parse(arguments)) {
+        problems << p.errorText();
+        return problems;
+    }
+    if (!p.positionalArguments().isEmpty())
+        problems << QString("unexpected argument '%1'; the desktop app takes only options (see --help-gui)")
+                        .arg(p.positionalArguments().first());
+    if (helpText)
+        *helpText = p.helpText();
+    o.help = p.isSet("help-gui");
+    o.start = p.isSet("start");
+    o.configJson = p.value("config-json");
+    o.policy = p.value("policy");
+    o.period = p.value("period");
+    o.waiter = p.value("waiter");
+    o.priority = intOption(p, "priority", problems);
+    o.hogs = intOption(p, "hogs", problems);
+    o.cpu = intOption(p, "cpu", problems);
+    o.hogCpu = intOption(p, "hog-cpu", problems);
+    o.screenshot = p.value("screenshot");
+    if (auto v = secondsOption(p, "screenshot-after", problems))
+        o.screenshotAfter = *v;
+    o.quitAfterScreenshot = p.isSet("quit-after-screenshot");
+    if (o.quitAfterScreenshot && o.screenshot.isEmpty())
+        problems << "quit-after-screenshot needs --screenshot FILE";
+    if (auto v = secondsOption(p, "quit-after", problems))
+        o.quitAfter = *v;
+    o.demo = p.value("demo");
+    if (!o.demo.isEmpty() && o.demo != "other-vs-fifo")
+        problems << QString("demo must be other-vs-fifo (got '%1')").arg(o.demo);
+    if (auto v = secondsOption(p, "demo-seconds", problems)) {
+        if (*v < 1 || *v > 600)
+            problems << QString("demo-seconds must be between 1 and 600 (got %1)").arg(*v);
+        else
+            o.demoSeconds = *v;
+    }
+    o.settingsFile = p.value("settings");
+    o.theme = p.value("theme");
+    if (!o.theme.isEmpty() && o.theme != "light" && o.theme != "dark")
+        problems << QString("theme must be light or dark (got '%1')").arg(o.theme);
+    if (p.isSet("font-size")) {
+        bool ok = false;
+        o.fontSize = p.value("font-size").toDouble(&ok);
+        if (!ok || o.fontSize < 6 || o.fontSize > 48)
+            problems << QString("font-size must be between 6 and 48 points (got '%1')").arg(p.value("font-size"));
+    }
+    if (p.isSet("size")) {
+        const QStringList wh = p.value("size").split('x');
+        bool okW = false, okH = false;
+        const int w = wh.size() == 2 ? wh[0].toInt(&okW) : 0;
+        const int h = wh.size() == 2 ? wh[1].toInt(&okH) : 0;
+        if (!okW || !okH || w < 640 || h < 480 || w > 10000 || h > 10000)
+            problems
+                << QString("size must be WIDTHxHEIGHT between 640x480 and 10000x10000 (got '%1')").arg(p.value("size"));
+        else
+            o.windowSize = QSize(w, h);
+    }
+    return problems;
+}
+
+LatencyConfig latencyConfigFromOptions(const GuiOptions& o, const LatencyConfig& base, QStringList& problems)
+{
+    LatencyConfig c = base;
+    if (!o.configJson.isEmpty()) {
+        QFile file(o.configJson);
+        if (!file.open(QIODevice::ReadOnly)) {
+            problems << QString("config-json: cannot read '%1': %2").arg(o.configJson, file.errorString());
+        } else {
+            const nlohmann::json j = nlohmann::json::parse(file.readAll().toStdString(), nullptr, false);
+            if (j.is_discarded()) {
+                problems << QString("config-json: '%1' is not valid JSON").arg(o.configJson);
+            } else {
+                std::vector<std::string> errors;
+                // A preset or a --json report: the config is the whole object or its "rtscope" member.
+                const nlohmann::json& obj = (j.is_object() && j.contains("rtscope")) ? j.at("rtscope") : j;
+                c = latencyConfigFromJson(obj, errors);
+                for (const auto& e : errors)
+                    problems << QString("config-json: %1").arg(QString::fromStdString(e));
+            }
+        }
+    }
+    if (!o.policy.isEmpty()) {
+        if (auto p = parsePolicy(o.policy.toStdString()))
+            c.policy = *p;
+        else
+            problems << QString("policy must be one of other, batch, idle, fifo, rr (got '%1')").arg(o.policy);
+    } else if (o.priority && *o.priority > 0 && !isRealtime(c.policy)) {
+        c.policy = Policy::Fifo; // like cyclictest -p and `rtscope latency -p`: a priority alone means FIFO
+    }
+    if (o.priority)
+        c.priority = *o.priority;
+    else if (!o.policy.isEmpty() && isRealtime(c.policy) && c.priority == 0)
+        c.priority = 80; // the window's default RT priority, so "--policy fifo" alone works
+    else if (!o.policy.isEmpty() && !isRealtime(c.policy))
+        c.priority = 0;
+    if (!o.period.isEmpty()) {
+        if (auto ns = parseDuration(o.period.toStdString()))
+            c.periodNs = *ns;
+        else
+            problems << QString("period: '%1' is not a duration; use a number with ns, us, ms or s (bare numbers are "
+                                "microseconds)")
+                            .arg(o.period);
+    }
+    if (o.hogs)
+        c.hogs = *o.hogs;
+    if (o.cpu)
+        c.cpu = *o.cpu;
+    if (o.hogCpu)
+        c.hogCpu = *o.hogCpu;
+    if (!o.waiter.isEmpty()) {
+        if (auto w = parseWaiter(o.waiter.toStdString()))
+            c.waiter = *w;
+        else
+            problems
+                << QString("waiter must be one of abs, rel, timerfd, itimer, posix, busy (got '%1')").arg(o.waiter);
+    }
+    return c;
+}
+
+} // namespace rtscope

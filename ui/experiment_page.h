@@ -1,0 +1,62 @@
+#pragma once
+// One experiment as the main window sees it: a view, a panel of controls for the left dock, and the toolbar's
+// verbs. The main window knows pages only through this interface, so a new lab is one new subclass plus one
+// line in experiment_pages.cpp.
+#include <QString>
+#include <QWidget>
+
+#include <vector>
+
+class QSettings;
+
+namespace rtscope {
+
+class ExperimentPage : public QWidget {
+    Q_OBJECT
+public:
+    using QWidget::QWidget;
+
+    /// Stable identifier, used as the settings group ("latency").
+    virtual QString name() const = 0;
+    /// Tab text ("Latency").
+    virtual QString shortTitle() const = 0;
+    /// The controls shown in the left dock while this page is current. Created by the page without a parent;
+    /// the main window takes ownership when it puts them in the dock.
+    virtual QWidget* controls() = 0;
+
+    /// Starts the experiment with the current controls; on failure the page shows why and returns false.
+    virtual bool start() = 0;
+    /// Stops and joins every worker thread of the page (within 100 ms). Idempotent.
+    virtual void stop() = 0;
+    virtual bool isRunning() const = 0;
+
+    /// Freezes the views while the engine keeps collecting.
+    virtual void setDisplayPaused(bool paused) = 0;
+    virtual bool displayPaused() const = 0;
+    virtual void resetStatistics() = 0;
+
+    /// Hold as reference: freeze the current result and overlay what follows on it.
+    virtual bool supportsReference() const { return false; }
+    virtual bool holdAsReference() { return false; }
+    virtual void clearReference() {}
+    virtual bool hasReference() const { return false; }
+
+    /// What the experiment shows and how to read it, for the "What am I seeing?" help.
+    virtual QString explanation() const = 0;
+
+    /// CPUs the running workers load: the main window keeps the GUI thread elsewhere.
+    virtual std::vector<int> busyCpus() const { return {}; }
+
+    /// Persist and restore the page's configuration and view choices (inside the page's settings group).
+    virtual void saveSettings(QSettings& settings) const = 0;
+    virtual void restoreSettings(QSettings& settings) = 0;
+
+signals:
+    void runningChanged(bool running);
+    /// The set of busy CPUs changed while running (a CPU control was moved).
+    void busyCpusChanged();
+    void referenceChanged(bool held);
+    void statusMessage(const QString& text);
+};
+
+} // namespace rtscope

@@ -1,0 +1,174 @@
+#include "ui/gui_main.h"
+
+#include "engine/rt/rt_thread.h"
+#include "engine/rt/system_probe.h"
+#include "engine/rt/waiter.h"
+#include "ui/app/app_style.h"
+#include "ui/app/demo_script.h"
+#include "ui/app/gui_options.h"
+#include "ui/app/signal_watcher.h"
+#include "ui/experiment_pages.h"
+#include "ui/latency/latency_page.h"
+#include "ui/main_window.h"
+
+#include <QApplication>
+#include <QDir>
+#include <QFileInfo>
+#include <QPixmap>
+#include <QSettings>
+#include <QTimer>
+
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <pthread.h>
+
+namespace rtscope {
+
+namespace {
+
+constexpr double kDefaultFontPoints = 12;
+
+// Stop requests (SIGINT/SIGTERM/SIGHUP) are read from a signalfd, which only works if no thread takes them the
+// default way; SIGALRM and the POSIX timer's signal belong to the waiting thread (engine/rt/waiter.cpp). Every
+// thread created later — Qt's and the engine's — inherits this mask.
+void blockGuiSignals()
+{
+    sigset_t set;
+    sigemptyset(&set);
+    for (int s : {SIGINT, SIGTERM, SIGHUP, SIGALRM, waiterTimerSignal()})
+        sigaddset(&set, s);
+    pthread_sigmask(SIG_BLOCK, &set, nullptr);
+}
+
+bool haveDisplay()
+{
+    return std::getenv("DISPLAY") || std::getenv("WAYLAND_DISPLAY") || std::getenv("QT_QPA_PLATFORM");
+}
+
+void printProblems(const QStringList& problems)
+{
+    for (const QString& p : problems)
+        std::fprintf(stderr, "rtscope: %s\n", qPrintable(p));
+}
+
+bool saveScreenshot(MainWindow& window, const QString& file)
+{
+    const QFileInfo info(file);
+    QDir().mkpath(info.absolutePath());
+    const QPixmap shot = window.grab();
+    if (!shot.save(file, "PNG")) {
+        std::fprintf(stderr, "rtscope: cannot write the screenshot to %s\n", qPrintable(file));
+        return false;
+    }
+    std::fprintf(stderr, "rtscope: screenshot %dx%d written to %s\n", shot.width(), shot.height(), qPrintable(file));
+    return true;
+}
+
+} // namespace
+
+int runGui(int argc, char** argv)
+{
+    blockGuiSignals();
+    if (!haveDisplay()) {
+        std::fprintf(stderr, "rtscope: no display (DISPLAY is not set). The desktop app needs one; for headless use "
+                             "run a subcommand (rtscope --help), or set QT_QPA_PLATFORM=offscreen.\n");
+        return 1;
+    }
+    QGuiApplication::setHighDpiScaleFactorRoundingPolicy(Qt::HighDpiScaleFactorRoundingPolicy::PassThrough);
+    QApplication app(argc, argv);
+    QApplication::setOrganizationName("rtscope");
+    QApplication::setApplicationName("rtscope");
+    QApplication::setApplicationVersion(RTSCOPE_VERSION);
+    QApplication::setDesktopFileName("rtscope");
+    initUiResources();
+    QApplication::setWindowIcon(uiIcon("rtscope"));
+
+    GuiOptions options;
+    QString help;
+    if (const QStringList problems = parseGuiOptions(app.arguments(), options, &help); !problems.isEmpty()) {
+        printProblems(problems);
+        std::fprintf(stderr, "rtscope: see 'rtscope --help-gui' for the desktop app's options\n");
+        return 2;
+    }
+    if (options.help) {
+        std::printf("%s", qPrintable(help));
+        return 0;
+    }
+    applyTheme(app, options.theme);
+    applyFontSize(app, options.fontSize > 0 ? options.fontSize : kDefaultFontPoints);
+
+    std::unique_ptr<QSettings> settings = options.settingsFile.isEmpty()
+                                              ? std::make_unique<QSettings>()
+                                              : std::make_unique<QSettings>(options.settingsFile, QSettings::IniFormat);
+    const SystemProbe probe = probeSystem();
+    MainWindow window(createExperimentPages(probe), probe, settings.get());
+    if (options.windowSize.isValid())
+        window.resize(options.windowSize);
+
+    auto* latency = window.findPage<LatencyPage>();
+    if (options.hasLatencyConfig() && latency) {
+        QStringList problems;
+        const LatencyConfig c = latencyConfigFromOptions(options, latency->config(), problems);
+        if (problems.isEmpty())
+            problems = latency->applyConfig(c);
+        if (!problems.isEmpty()) {
+            printProblems(problems);
+            return 2;
+        }
+    }
+
+    SignalWatcher stopSignals({SIGINT, SIGTERM, SIGHUP});
+    QObject::connect(&stopSignals, &SignalWatcher::received, &window, [&window](int sig) {
+        std::fprintf(stderr, "rtscope: %s, stopping\n", strsignal(sig));
+        window.close();
+    });
+
+    window.show();
+
+    auto takeScreenshot = [&window, &options] {
+        const bool ok = saveScreenshot(window, options.screenshot);
+        if (options.quitAfterScreenshot) {
+            window.close();
+            if (!ok)
+                QApplication::exit(1);
+        }
+    };
+
+    std::unique_ptr<DemoScript> demo;
+    if (!options.demo.isEmpty() && latency) {
+        window.setCurrentPage(0);
+        demo = std::make_unique<DemoScript>(latency, options.demoSeconds, options.hogs.value_or(16));
+        QObject::connect(demo.get(), &DemoScript::progress, &window,
+                         [](const QString& what) { std::fprintf(stderr, "rtscope: %s\n", qPrintable(what)); });
+        QObject::connect(demo.get(), &DemoScript::finished, &window, [&](bool ok) {
+            if (!ok)
+                printProblems(QStringList("demo: a step failed") + latency->problems());
+            if (!options.screenshot.isEmpty())
+                QTimer::singleShot(int(options.screenshotAfter * 1000), &window, takeScreenshot);
+        });
+        QTimer::singleShot(0, demo.get(), &DemoScript::start);
+    } else {
+        if (options.start && latency) {
+            QTimer::singleShot(0, &window, [&window, latency] {
+                window.setCurrentPage(0);
+                if (!latency->start())
+                    printProblems(QStringList("cannot start the latency experiment:") + latency->problems());
+                else
+                    std::fprintf(stderr, "rtscope: latency experiment started\n");
+            });
+        }
+        if (!options.screenshot.isEmpty())
+            QTimer::singleShot(int(options.screenshotAfter * 1000), &window, takeScreenshot);
+    }
+    if (options.quitAfter > 0)
+        QTimer::singleShot(int(options.quitAfter * 1000), &window, &QWidget::close);
+
+    const int rc = app.exec();
+    window.stopAll();
+    return rc;
+}
+
+} // namespace rtscope

@@ -1,0 +1,109 @@
+#include "ui/latency/latency_config_mapper.h"
+
+#include "engine/util/units.h"
+#include "ui/widgets/period_editor.h"
+
+#include <QComboBox>
+#include <QSignalBlocker>
+#include <QSpinBox>
+
+namespace rtscope {
+
+namespace {
+constexpr Policy kPolicies[] = {Policy::Other, Policy::Batch, Policy::Idle, Policy::Fifo, Policy::RR};
+constexpr WaiterKind kWaiters[] = {WaiterKind::Absolute, WaiterKind::Relative, WaiterKind::Timerfd,
+                                   WaiterKind::Itimer,   WaiterKind::Posix,    WaiterKind::Busy};
+
+int selectedData(const QComboBox* box, int fallback)
+{
+    const QVariant v = box->currentData();
+    return v.isValid() ? v.toInt() : fallback;
+}
+} // namespace
+
+LatencyConfigMapper::LatencyConfigMapper(const LatencyControlWidgets& widgets)
+    : m_w(widgets)
+{}
+
+void LatencyConfigMapper::populate(const std::vector<int>& cpus)
+{
+    const QSignalBlocker b1(m_w.policy), b2(m_w.priority), b3(m_w.hogs), b4(m_w.cpu), b5(m_w.hogCpu), b6(m_w.waiter);
+    m_w.policy->clear();
+    for (Policy p : kPolicies)
+        m_w.policy->addItem(QString::fromLatin1(policyKernelName(p)), int(p));
+    // FIFO and RR share the range; it comes from the kernel (sched_get_priority_min/max), not from a constant.
+    m_w.priority->setRange(priorityMin(Policy::Fifo), priorityMax(Policy::Fifo));
+    m_w.priority->setValue(kDefaultRtPriority);
+    m_w.hogs->setRange(0, kMaxHogs);
+    m_w.cpu->clear();
+    m_w.hogCpu->clear();
+    const int last = cpus.empty() ? -1 : cpus.back();
+    m_w.cpu->addItem(last >= 0 ? QObject::tr("auto (CPU %1)").arg(last) : QObject::tr("auto"), -1);
+    m_w.hogCpu->addItem(QObject::tr("same as measuring"), -1);
+    for (int cpu : cpus) {
+        m_w.cpu->addItem(QObject::tr("CPU %1").arg(cpu), cpu);
+        m_w.hogCpu->addItem(QObject::tr("CPU %1").arg(cpu), cpu);
+    }
+    m_w.waiter->clear();
+    for (WaiterKind k : kWaiters)
+        m_w.waiter->addItem(QString::fromLatin1(waiterLabel(k)), int(k));
+    updateEnabled();
+}
+
+QStringList LatencyConfigMapper::unrepresentable(const LatencyConfig& c) const
+{
+    QStringList out;
+    if (c.periodNs < kMinPeriodNs || c.periodNs > kMaxPeriodNs)
+        out << QString::fromStdString("period must be between " + formatDuration(kMinPeriodNs) + " and " +
+                                      formatDuration(kMaxPeriodNs) + " in the window (got " +
+                                      formatDuration(c.periodNs) + ")");
+    if (c.hogs < 0 || c.hogs > kMaxHogs)
+        out << QString("hogs must be between 0 and %1 in the window (got %2)").arg(kMaxHogs).arg(c.hogs);
+    if (m_w.cpu->findData(c.cpu) < 0)
+        out << QString("cpu must be one of the online CPUs (got %1)").arg(c.cpu);
+    if (m_w.hogCpu->findData(c.hogCpu) < 0)
+        out << QString("hog-cpu must be one of the online CPUs (got %1)").arg(c.hogCpu);
+    if (isRealtime(c.policy) && (c.priority < m_w.priority->minimum() || c.priority > m_w.priority->maximum()))
+        out << QString("priority must be between %1 and %2 for %3 (got %4)")
+                   .arg(m_w.priority->minimum())
+                   .arg(m_w.priority->maximum())
+                   .arg(policyName(c.policy))
+                   .arg(c.priority);
+    return out;
+}
+
+void LatencyConfigMapper::setConfig(const LatencyConfig& c)
+{
+    const QSignalBlocker b1(m_w.policy), b2(m_w.priority), b3(m_w.hogs), b4(m_w.cpu), b5(m_w.hogCpu), b6(m_w.waiter);
+    m_w.policy->setCurrentIndex(m_w.policy->findData(int(c.policy)));
+    // A non-RT config has priority 0, which the spin box cannot show; it keeps the last RT priority instead,
+    // greyed out, ready for a switch back to FIFO.
+    if (isRealtime(c.policy))
+        m_w.priority->setValue(c.priority);
+    m_w.period->setPeriodNs(c.periodNs);
+    m_w.hogs->setValue(c.hogs);
+    m_w.cpu->setCurrentIndex(m_w.cpu->findData(c.cpu));
+    m_w.hogCpu->setCurrentIndex(m_w.hogCpu->findData(c.hogCpu));
+    m_w.waiter->setCurrentIndex(m_w.waiter->findData(int(c.waiter)));
+    updateEnabled();
+}
+
+LatencyConfig LatencyConfigMapper::config(const LatencyConfig& base) const
+{
+    LatencyConfig c = base;
+    c.policy = Policy(selectedData(m_w.policy, int(base.policy)));
+    c.priority = isRealtime(c.policy) ? m_w.priority->value() : 0;
+    c.periodNs = m_w.period->periodNs();
+    c.hogs = m_w.hogs->value();
+    c.cpu = selectedData(m_w.cpu, base.cpu);
+    c.hogCpu = selectedData(m_w.hogCpu, base.hogCpu);
+    c.waiter = WaiterKind(selectedData(m_w.waiter, int(base.waiter)));
+    return c;
+}
+
+void LatencyConfigMapper::updateEnabled()
+{
+    m_w.priority->setEnabled(isRealtime(Policy(selectedData(m_w.policy, int(Policy::Other)))));
+}
+
+} // namespace rtscope

@@ -1,0 +1,59 @@
+#pragma once
+// The one place where the latency controls and LatencyConfig meet: config → widgets and widgets → config.
+// Ranges the window offers are checked here too, so a value the controls cannot show is reported, never
+// clamped behind the user's back.
+#include "engine/experiments/latency_config.h"
+
+#include <QStringList>
+
+#include <vector>
+
+class QComboBox;
+class QSpinBox;
+
+namespace rtscope {
+
+class PeriodEditor;
+
+/// The widgets a LatencyConfig maps to (owned by LatencyControls).
+struct LatencyControlWidgets {
+    QComboBox* policy = nullptr;
+    QSpinBox* priority = nullptr;
+    PeriodEditor* period = nullptr;
+    QSpinBox* hogs = nullptr;
+    QComboBox* cpu = nullptr;    ///< -1 = auto (the highest usable CPU)
+    QComboBox* hogCpu = nullptr; ///< -1 = the measuring CPU
+    QComboBox* waiter = nullptr;
+};
+
+class LatencyConfigMapper {
+public:
+    // The window's ranges: the 20 µs … 1 s period and 0 … 64 hogs, within validate()'s limits.
+    static constexpr int64_t kMinPeriodNs = LatencyConfig::kMinPeriodNs;
+    static constexpr int64_t kMaxPeriodNs = 1'000'000'000;
+    static constexpr int kMaxHogs = 64;
+    /// The priority FIFO/RR start with when the user picks them from a non-RT policy.
+    static constexpr int kDefaultRtPriority = 80;
+
+    explicit LatencyConfigMapper(const LatencyControlWidgets& widgets);
+
+    /// Fills the choices: policies, the priority range from sched_get_priority_min/max, the CPUs, the waiters.
+    void populate(const std::vector<int>& cpus);
+
+    /// Sentences for the fields of @p config that these controls cannot show (outside the window's ranges).
+    QStringList unrepresentable(const LatencyConfig& config) const;
+    /// Shows @p config in the controls without emitting their change signals. Call unrepresentable() first.
+    void setConfig(const LatencyConfig& config);
+    /// The config the controls describe; fields without a control (nice, hog policy, limits) come from @p base.
+    LatencyConfig config(const LatencyConfig& base) const;
+
+    /// Priority is editable only for FIFO and RR.
+    void updateEnabled();
+
+    const LatencyControlWidgets& widgets() const { return m_w; }
+
+private:
+    LatencyControlWidgets m_w;
+};
+
+} // namespace rtscope

@@ -1,0 +1,133 @@
+#include "ui/latency/latency_controls.h"
+
+#include "ui/plot/chart_style.h"
+#include "ui/widgets/duration_spin_box.h"
+#include "ui/widgets/period_editor.h"
+
+#include <QComboBox>
+#include <QEvent>
+#include <QFormLayout>
+#include <QLabel>
+#include <QSpinBox>
+#include <QVBoxLayout>
+
+namespace rtscope {
+
+LatencyControls::LatencyControls(const std::vector<int>& cpus, QWidget* parent)
+    : QWidget(parent)
+    , m_problemLabel(new QLabel(this))
+    , m_statusLabel(new QLabel(this))
+{
+    LatencyControlWidgets w;
+    w.policy = new QComboBox(this);
+    w.policy->setObjectName("policy");
+    w.policy->setToolTip(tr("Scheduling policy of the measuring thread"));
+    w.priority = new QSpinBox(this);
+    w.priority->setObjectName("priority");
+    w.priority->setKeyboardTracking(false);
+    w.period = new PeriodEditor(LatencyConfigMapper::kMinPeriodNs, LatencyConfigMapper::kMaxPeriodNs, this);
+    w.hogs = new QSpinBox(this);
+    w.hogs->setObjectName("hogs");
+    w.hogs->setKeyboardTracking(false);
+    w.hogs->setToolTip(tr("CPU-bound SCHED_OTHER threads competing for the hog CPU"));
+    w.cpu = new QComboBox(this);
+    w.cpu->setObjectName("cpu");
+    w.cpu->setToolTip(tr("The CPU the measuring thread is pinned to"));
+    w.hogCpu = new QComboBox(this);
+    w.hogCpu->setObjectName("hogCpu");
+    w.hogCpu->setToolTip(tr("The CPU the hogs are pinned to"));
+    w.waiter = new QComboBox(this);
+    w.waiter->setObjectName("waiter");
+    w.waiter->setToolTip(tr("How the measuring thread waits for its next period"));
+    m_mapper = std::make_unique<LatencyConfigMapper>(w);
+    m_mapper->populate(cpus);
+    w.priority->setToolTip(tr("Real-time priority %1–%2 (sched_get_priority_min/max), for FIFO and RR only")
+                               .arg(w.priority->minimum())
+                               .arg(w.priority->maximum()));
+
+    auto* form = new QFormLayout;
+    form->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
+    form->addRow(tr("&Policy"), w.policy);
+    form->addRow(tr("P&riority"), w.priority);
+    form->addRow(tr("P&eriod"), w.period);
+    form->addRow(tr("CPU &hogs"), w.hogs);
+    form->addRow(tr("&Measuring CPU"), w.cpu);
+    form->addRow(tr("H&og CPU"), w.hogCpu);
+    form->addRow(tr("&Waiter"), w.waiter);
+
+    m_problemLabel->setObjectName("problems");
+    m_problemLabel->setWordWrap(true);
+    m_problemLabel->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_problemLabel->hide();
+    m_statusLabel->setObjectName("runStatus");
+    m_statusLabel->setWordWrap(true);
+    m_statusLabel->hide();
+
+    auto* hint = new QLabel(tr("Every change applies to the running experiment at once and leaves a marker on "
+                               "the timeline."),
+                            this);
+    hint->setWordWrap(true);
+    hint->setEnabled(false);
+
+    auto* layout = new QVBoxLayout(this);
+    layout->addLayout(form);
+    layout->addWidget(m_problemLabel);
+    layout->addWidget(m_statusLabel);
+    layout->addWidget(hint);
+    layout->addStretch(1);
+
+    auto changed = [this] {
+        emit edited();
+    };
+    connect(w.policy, &QComboBox::currentIndexChanged, this, [this, changed] {
+        m_mapper->updateEnabled();
+        changed();
+    });
+    connect(w.priority, &QSpinBox::valueChanged, this, changed);
+    connect(w.period, &PeriodEditor::periodChanged, this, changed);
+    connect(w.hogs, &QSpinBox::valueChanged, this, changed);
+    connect(w.cpu, &QComboBox::currentIndexChanged, this, changed);
+    connect(w.hogCpu, &QComboBox::currentIndexChanged, this, changed);
+    connect(w.waiter, &QComboBox::currentIndexChanged, this, changed);
+    restyleProblems();
+}
+
+LatencyControls::~LatencyControls() = default;
+
+void LatencyControls::showProblems(const QStringList& problems)
+{
+    m_problems = problems;
+    if (problems.isEmpty()) {
+        m_problemLabel->clear();
+        m_problemLabel->hide();
+        return;
+    }
+    QString html;
+    for (const QString& p : problems)
+        html += "<p style='margin:0 0 4px 0'>⚠ " + p.toHtmlEscaped() + "</p>";
+    m_problemLabel->setText(html);
+    m_problemLabel->show();
+}
+
+void LatencyControls::setStatus(const QString& text)
+{
+    m_statusLabel->setText(text);
+    m_statusLabel->setVisible(!text.isEmpty());
+}
+
+void LatencyControls::changeEvent(QEvent* event)
+{
+    QWidget::changeEvent(event);
+    if (event->type() == QEvent::PaletteChange)
+        restyleProblems();
+}
+
+void LatencyControls::restyleProblems()
+{
+    const bool dark = plot::isDarkPalette(palette());
+    m_problemLabel->setStyleSheet(QString("QLabel { color: %1; background: %2; border: 1px solid %1; "
+                                          "border-radius: 4px; padding: 6px; font-weight: bold; }")
+                                      .arg(dark ? "#ff8a80" : "#b71c1c", dark ? "#3b1f1f" : "#ffebee"));
+}
+
+} // namespace rtscope

@@ -1,0 +1,50 @@
+#pragma once
+// The latency page's control panel (left dock): policy, priority, period, hogs, CPUs, waiter, and the
+// problems validate() or the engine reported, right below the controls that caused them.
+#include "ui/latency/latency_config_mapper.h"
+
+#include <QWidget>
+
+#include <memory>
+#include <vector>
+
+class QComboBox;
+class QLabel;
+class QSpinBox;
+
+namespace rtscope {
+
+class PeriodEditor;
+
+class LatencyControls : public QWidget {
+    Q_OBJECT
+public:
+    explicit LatencyControls(const std::vector<int>& cpus, QWidget* parent = nullptr);
+    ~LatencyControls() override;
+
+    LatencyConfigMapper& mapper() { return *m_mapper; }
+    const LatencyControlWidgets& widgets() const { return m_mapper->widgets(); }
+
+    void showProblems(const QStringList& problems);
+    void clearProblems() { showProblems({}); }
+    QStringList problems() const { return m_problems; }
+    /// One line under the controls saying what is running ("Running: FIFO 80 · 1.00 ms · …").
+    void setStatus(const QString& text);
+
+signals:
+    /// The user changed a control; the page reads the new config through mapper().
+    void edited();
+
+protected:
+    void changeEvent(QEvent* event) override;
+
+private:
+    void restyleProblems();
+
+    std::unique_ptr<LatencyConfigMapper> m_mapper;
+    QLabel* m_problemLabel;
+    QLabel* m_statusLabel;
+    QStringList m_problems;
+};
+
+} // namespace rtscope

@@ -1,0 +1,475 @@
+#include "ui/latency/latency_page.h"
+
+#include "engine/experiments/latency_experiment.h"
+#include "engine/util/clock.h"
+#include "ui/latency/latency_controls.h"
+#include "ui/latency/latency_source.h"
+#include "ui/latency/latency_stats_model.h"
+#include "ui/plot/histogram_chart.h"
+#include "ui/plot/timeline_chart.h"
+
+#include <QCheckBox>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QPushButton>
+#include <QSettings>
+#include <QSpinBox>
+#include <QSplitter>
+#include <QTableView>
+#include <QTimer>
+#include <QVBoxLayout>
+
+#include <nlohmann/json.hpp>
+
+namespace rtscope {
+
+namespace {
+QStringList toQt(const std::vector<std::string>& v)
+{
+    QStringList out;
+    for (const auto& s : v)
+        out << QString::fromStdString(s);
+    return out;
+}
+} // namespace
+
+LatencyPage::LatencyPage(std::unique_ptr<LatencySource> source, const SystemProbe& probe, QWidget* parent)
+    : ExperimentPage(parent)
+    , m_source(std::move(source))
+    , m_probe(probe)
+    , m_cpus(CpuTopology::current())
+    , m_histogram(new HistogramChart(this))
+    , m_timeline(new TimelineChart(this))
+    , m_model(new LatencyStatsModel(this))
+    , m_table(new QTableView(this))
+    , m_chartSplitter(new QSplitter(Qt::Horizontal, this))
+    , m_mainSplitter(new QSplitter(Qt::Vertical, this))
+    , m_lossWarning(new QLabel(this))
+    , m_logAxis(new QCheckBox(tr("&Log latency axis"), this))
+    , m_window(new QSpinBox(this))
+    , m_resetOnChange(new QCheckBox(tr("Reset statistics on every &change"), this))
+    , m_referenceLabel(new QLabel(this))
+    , m_clearReference(new QPushButton(tr("Clear reference"), this))
+    , m_timer(new QTimer(this))
+{
+    setObjectName("latencyPage");
+    // The controls list the online CPUs (the wording); validate() still checks the allowed set.
+    std::vector<int> cpus = m_probe.onlineCpus.empty() ? m_cpus.online : m_probe.onlineCpus;
+    m_controls = new LatencyControls(cpus);
+    connect(m_controls, &LatencyControls::edited, this, &LatencyPage::controlsEdited);
+    m_base = m_controls->mapper().config(LatencyConfig{});
+
+    m_lossWarning->setObjectName("dataLossWarning");
+    m_lossWarning->setWordWrap(true);
+    m_lossWarning->setStyleSheet("QLabel { color: white; background: #c62828; padding: 8px; font-weight: bold; "
+                                 "border-radius: 4px; }");
+    m_lossWarning->hide();
+
+    m_logAxis->setChecked(true);
+    m_logAxis->setToolTip(tr("Log scale for latency on the histogram and the timeline: microsecond jitter and "
+                             "millisecond stalls in one picture"));
+    m_window->setRange(1, 120);
+    m_window->setValue(10);
+    m_window->setSuffix(tr(" s"));
+    m_window->setPrefix(tr("Timeline: last "));
+    m_window->setKeyboardTracking(false);
+    m_resetOnChange->setChecked(true);
+    m_resetOnChange->setToolTip(tr("After a live change the histogram and the table start over, so they describe "
+                                   "only the configuration named in the table; the timeline keeps everything."));
+    m_referenceLabel->setObjectName("referenceLabel");
+    m_clearReference->setObjectName("clearReference");
+    m_clearReference->hide();
+
+    auto* options = new QHBoxLayout;
+    options->addWidget(m_logAxis);
+    options->addSpacing(12);
+    options->addWidget(m_window);
+    options->addSpacing(12);
+    options->addWidget(m_resetOnChange);
+    options->addStretch(1);
+    options->addWidget(m_referenceLabel);
+    options->addWidget(m_clearReference);
+
+    m_table->setModel(m_model);
+    m_table->setObjectName("statsTable");
+    m_table->setSelectionMode(QAbstractItemView::NoSelection);
+    m_table->setFocusPolicy(Qt::NoFocus);
+    m_table->setAlternatingRowColors(true);
+    m_table->setWordWrap(false);
+    m_table->horizontalHeader()->setStretchLastSection(true);
+    m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    m_table->horizontalHeader()->setSectionResizeMode(LatencyStatsModel::Config, QHeaderView::Stretch);
+    // Projected, the numbers matter most: a larger font, and exactly the header and two rows of height.
+    QFont tableFont = m_table->font();
+    tableFont.setPointSizeF(tableFont.pointSizeF() * 1.15);
+    m_table->setFont(tableFont);
+    m_table->horizontalHeader()->setFont(tableFont);
+    QFont rowNames = tableFont;
+    rowNames.setBold(true);
+    m_table->verticalHeader()->setFont(rowNames);
+    const int rowHeight = QFontMetrics(tableFont).height() + 10;
+    m_table->verticalHeader()->setSectionResizeMode(QHeaderView::Fixed);
+    m_table->verticalHeader()->setDefaultSectionSize(rowHeight);
+    m_table->verticalHeader()->setMinimumWidth(QFontMetrics(rowNames).horizontalAdvance(tr("Reference")) + 16);
+    m_table->horizontalHeader()->setMinimumHeight(rowHeight);
+    m_table->setFixedHeight(rowHeight * 3 + 2 * m_table->frameWidth() + 2);
+    m_table->setVerticalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+
+    m_chartSplitter->addWidget(m_histogram);
+    m_chartSplitter->addWidget(m_timeline);
+    m_chartSplitter->setStretchFactor(0, 5);
+    m_chartSplitter->setStretchFactor(1, 4);
+    m_chartSplitter->setChildrenCollapsible(false);
+    m_mainSplitter->addWidget(m_chartSplitter);
+    m_mainSplitter->addWidget(m_table);
+    m_mainSplitter->setStretchFactor(0, 1);
+    m_mainSplitter->setStretchFactor(1, 0);
+    m_mainSplitter->setChildrenCollapsible(false);
+
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(4, 4, 4, 4);
+    layout->addWidget(m_lossWarning);
+    layout->addLayout(options);
+    layout->addWidget(m_mainSplitter, 1);
+
+    connect(m_logAxis, &QCheckBox::toggled, this, &LatencyPage::setLogLatencyAxis);
+    connect(m_window, &QSpinBox::valueChanged, this, &LatencyPage::setTimelineSeconds);
+    connect(m_clearReference, &QPushButton::clicked, this, &LatencyPage::clearReference);
+    m_timer->setInterval(kRefreshMs);
+    m_timer->setTimerType(Qt::PreciseTimer);
+    connect(m_timer, &QTimer::timeout, this, &LatencyPage::refreshNow);
+    m_source->setSeriesWindow(int64_t(m_window->value()) * kNsPerSec);
+}
+
+LatencyPage::~LatencyPage()
+{
+    stop();
+    // The controls live in the main window's dock; if the page goes first they must not outlive it.
+    if (m_controls && !m_controls->parent())
+        delete m_controls;
+}
+
+QWidget* LatencyPage::controls()
+{
+    return m_controls;
+}
+
+LatencyControls* LatencyPage::latencyControls() const
+{
+    return m_controls;
+}
+
+LatencyConfig LatencyPage::config() const
+{
+    return m_controls->mapper().config(m_base);
+}
+
+QStringList LatencyPage::problems() const
+{
+    return m_controls->problems();
+}
+
+bool LatencyPage::isRunning() const
+{
+    return m_source->running();
+}
+
+std::vector<int> LatencyPage::busyCpus() const
+{
+    return m_source->busyCpus();
+}
+
+bool LatencyPage::start()
+{
+    if (m_source->running())
+        return true;
+    const LatencyConfig c = config();
+    if (auto problems = c.validate(m_cpus); !problems.empty()) {
+        m_controls->showProblems(toQt(problems));
+        return false;
+    }
+    if (Error e = m_source->start(c)) {
+        // Never a silent fallback: a refused FIFO stays refused, and says why.
+        showError(QString::fromStdString(e.message));
+        return false;
+    }
+    m_base = c;
+    m_controls->clearProblems();
+    m_lastDrawn.reset();
+    m_timer->start();
+    updateRunStatus();
+    emit runningChanged(true);
+    emit statusMessage(tr("Started: %1").arg(QString::fromStdString(c.label())));
+    return true;
+}
+
+void LatencyPage::stop()
+{
+    if (!m_source->running())
+        return;
+    m_source->stop();
+    m_timer->stop();
+    refreshNow(); // the final snapshot, with everything drained
+    updateRunStatus();
+    emit runningChanged(false);
+    emit statusMessage(tr("Stopped"));
+}
+
+void LatencyPage::controlsEdited()
+{
+    const LatencyConfig c = config();
+    if (auto problems = c.validate(m_cpus); !problems.empty()) {
+        m_controls->showProblems(toQt(problems));
+        return;
+    }
+    if (!m_source->running()) {
+        m_base = c;
+        m_controls->clearProblems();
+        return;
+    }
+    applyRunning(c);
+}
+
+bool LatencyPage::applyRunning(const LatencyConfig& c)
+{
+    if (Error e = m_source->reconfigure(c)) {
+        // The engine kept the run as it was: show that config again, and the reason next to it.
+        m_controls->mapper().setConfig(m_base);
+        showError(QString::fromStdString(e.message));
+        return false;
+    }
+    m_base = c;
+    m_controls->clearProblems();
+    if (m_resetOnChange->isChecked())
+        m_source->resetStatistics();
+    updateRunStatus();
+    emit busyCpusChanged();
+    return true;
+}
+
+QStringList LatencyPage::applyConfig(const LatencyConfig& c)
+{
+    QStringList problems = toQt(c.validate(m_cpus));
+    problems << m_controls->mapper().unrepresentable(c);
+    if (!problems.isEmpty()) {
+        m_controls->showProblems(problems);
+        return problems;
+    }
+    m_controls->mapper().setConfig(c);
+    if (!m_source->running()) {
+        m_base = c;
+        m_controls->clearProblems();
+        return {};
+    }
+    return applyRunning(c) ? QStringList() : m_controls->problems();
+}
+
+void LatencyPage::showError(const QString& message)
+{
+    m_controls->showProblems(message.split('\n', Qt::SkipEmptyParts));
+    emit statusMessage(message.section('\n', 0, 0));
+}
+
+void LatencyPage::updateRunStatus()
+{
+    m_controls->setStatus(m_source->running() ? tr("Running: %1").arg(QString::fromStdString(m_base.label()))
+                                              : QString());
+}
+
+void LatencyPage::setDisplayPaused(bool paused)
+{
+    m_paused = paused;
+    if (!paused)
+        refreshNow();
+}
+
+void LatencyPage::resetStatistics()
+{
+    if (m_source->running())
+        m_source->resetStatistics();
+}
+
+bool LatencyPage::holdAsReference()
+{
+    if (!m_lastDrawn || m_lastDrawn->threads.empty() || m_lastDrawn->threads.front().samples == 0) {
+        emit statusMessage(tr("Nothing to hold yet: start the experiment first"));
+        return false;
+    }
+    const LatencySnapshot& s = *m_lastDrawn;
+    const LatencyThreadStats& t = s.threads.front();
+    const std::string label = s.config.label();
+    m_reference = summarizeRun(t, label);
+    m_referenceCurve = histogramCurve(t.histogram, tr("reference: %1").arg(shortConfigLabel(s.config)));
+    m_referenceMax = referenceMaxMarker(t.histogram);
+    m_histogram->setReference(&m_referenceCurve);
+    m_model->setReference(m_reference);
+    draw(s);
+    m_referenceLabel->setText(tr("Reference: %1").arg(shortConfigLabel(s.config)));
+    m_referenceLabel->setToolTip(QString::fromStdString(label));
+    m_clearReference->show();
+    emit referenceChanged(true);
+    emit statusMessage(tr("Held as reference: %1").arg(QString::fromStdString(label)));
+    return true;
+}
+
+void LatencyPage::clearReference()
+{
+    if (!m_reference)
+        return;
+    m_reference.reset();
+    m_referenceCurve = {};
+    m_histogram->setReference(nullptr);
+    m_model->setReference(std::nullopt);
+    m_referenceLabel->clear();
+    m_referenceLabel->setToolTip({});
+    m_clearReference->hide();
+    if (m_lastDrawn)
+        draw(*m_lastDrawn);
+    emit referenceChanged(false);
+}
+
+void LatencyPage::setLogLatencyAxis(bool log)
+{
+    if (m_logAxis->isChecked() != log)
+        m_logAxis->setChecked(log); // comes back here through toggled
+    m_histogram->setLogLatencyAxis(log);
+    m_timeline->setLogLatencyAxis(log);
+    if (m_lastDrawn)
+        draw(*m_lastDrawn);
+}
+
+bool LatencyPage::logLatencyAxis() const
+{
+    return m_logAxis->isChecked();
+}
+
+void LatencyPage::setTimelineSeconds(int seconds)
+{
+    if (m_window->value() != seconds)
+        m_window->setValue(seconds);
+    m_source->setSeriesWindow(int64_t(m_window->value()) * kNsPerSec);
+    m_timeline->setWindowSeconds(m_window->value());
+}
+
+int LatencyPage::timelineSeconds() const
+{
+    return m_window->value();
+}
+
+void LatencyPage::setResetOnChange(bool on)
+{
+    m_resetOnChange->setChecked(on);
+}
+
+bool LatencyPage::resetOnChange() const
+{
+    return m_resetOnChange->isChecked();
+}
+
+void LatencyPage::refreshNow()
+{
+    std::shared_ptr<const LatencySnapshot> snap = m_source->snapshot();
+    if (!snap)
+        return;
+    // A worker that ended on its own (a failed wait) leaves the run "running" until stopped: stop it here so
+    // every thread is joined and the error reaches the user.
+    if (snap->finished && m_source->running()) {
+        stop();
+        snap = m_source->snapshot();
+        if (!snap->error.empty())
+            showError(QString::fromStdString(snap->error));
+    }
+    if (m_paused || (snap == m_lastDrawn && snap->generation == m_lastGeneration))
+        return;
+    m_lastDrawn = snap;
+    m_lastGeneration = snap->generation;
+    draw(*snap);
+    ++m_frames;
+}
+
+void LatencyPage::draw(const LatencySnapshot& s)
+{
+    if (s.threads.empty())
+        return;
+    const LatencyThreadStats& t = s.threads.front();
+    std::vector<VerticalMarker> markers = percentileMarkers(t.histogram);
+    if (m_reference)
+        markers.push_back(m_referenceMax);
+    m_histogram->setLive(histogramCurve(t.histogram, tr("live: %1").arg(shortConfigLabel(s.config))), markers);
+    m_timeline->setData(timelinePoints(s), timelineMarkers(s, m_timeline->windowSeconds()));
+    m_model->setLive(summarizeRun(t, s.config.label()));
+
+    const QString warning = dataLossWarning();
+    if (warning != m_lossWarning->text())
+        m_lossWarning->setText(warning);
+    m_lossWarning->setVisible(!warning.isEmpty());
+}
+
+QString LatencyPage::dataLossWarning() const
+{
+    if (!m_lastDrawn || m_lastDrawn->threads.empty())
+        return {};
+    const LatencyThreadStats& t = m_lastDrawn->threads.front();
+    if (t.drops == 0 && t.seqGaps == 0)
+        return {};
+    return tr("⚠ Data lost: %1 samples dropped (ring buffer full), %2 missing from the sequence. The figures "
+              "below are incomplete.")
+        .arg(t.drops)
+        .arg(t.seqGaps);
+}
+
+QString LatencyPage::explanation() const
+{
+    return tr("<h3>Real-time means on time, not faster</h3>"
+              "<p>A thread wakes every <b>period</b> and records how late it woke: <b>latency = actual wake-up − "
+              "deadline</b> (cyclictest's method: an absolute deadline, the clock read on wake-up).</p>"
+              "<p><b>CPU hogs</b> are busy SCHED_OTHER threads on the hog CPU. Under <b>SCHED_OTHER</b> the "
+              "measuring thread competes fairly with them, so its wake-ups queue behind them and the tail (p99.9, "
+              "max) grows with their number, up to milliseconds. Under <b>SCHED_FIFO</b> it preempts every hog at "
+              "once and the tail collapses to microseconds. The hogs get the same work done: real-time changes "
+              "<i>when</i>, not <i>how fast</i>.</p>"
+              "<p><b>Try it:</b> 16 hogs, SCHED_OTHER, Start; after a few seconds press <b>Hold as reference</b>; "
+              "switch the policy to SCHED_FIFO 80. The orange curve is the frozen OTHER run, the blue one FIFO.</p>"
+              "<p><b>Reading the views:</b> the histogram counts wake-ups per latency (log axes), with dashed "
+              "lines at p50, p99, p99.9 and a solid one at the maximum. The timeline shows the min and max of "
+              "every pixel column, so a single 3 ms spike stays visible; dashed lines mark configuration "
+              "changes. <b>Dropped</b> must stay 0.</p>");
+}
+
+void LatencyPage::saveSettings(QSettings& settings) const
+{
+    settings.setValue("config", QString::fromStdString(toJson(config()).dump()));
+    settings.setValue("logAxis", logLatencyAxis());
+    settings.setValue("timelineSeconds", timelineSeconds());
+    settings.setValue("resetOnChange", resetOnChange());
+    settings.setValue("chartSplitter", m_chartSplitter->saveState());
+    settings.setValue("mainSplitter", m_mainSplitter->saveState());
+}
+
+void LatencyPage::restoreSettings(QSettings& settings)
+{
+    setLogLatencyAxis(settings.value("logAxis", true).toBool());
+    setTimelineSeconds(settings.value("timelineSeconds", 10).toInt());
+    setResetOnChange(settings.value("resetOnChange", true).toBool());
+    if (settings.contains("chartSplitter"))
+        m_chartSplitter->restoreState(settings.value("chartSplitter").toByteArray());
+    if (settings.contains("mainSplitter"))
+        m_mainSplitter->restoreState(settings.value("mainSplitter").toByteArray());
+    const QString text = settings.value("config").toString();
+    if (text.isEmpty())
+        return;
+    std::vector<std::string> errors;
+    const nlohmann::json j = nlohmann::json::parse(text.toStdString(), nullptr, false);
+    LatencyConfig c = latencyConfigFromJson(j, errors);
+    QStringList problems = toQt(errors);
+    if (problems.isEmpty()) {
+        problems = applyConfig(c);
+    }
+    if (!problems.isEmpty()) {
+        // A saved config this machine cannot run (a CPU went offline): keep the defaults, and say so.
+        m_controls->showProblems(QStringList(tr("The saved latency settings were not applied:")) + problems);
+    }
+}
+
+} // namespace rtscope

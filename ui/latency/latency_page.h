@@ -1,0 +1,122 @@
+#pragma once
+// The live latency scope (SCIENCE.md §1): jitter histogram, timeline and statistics of a periodic thread
+// competing with CPU hogs, with every control applied to the running experiment.
+#include "engine/experiments/latency_config.h"
+#include "engine/rt/cpu_topology.h"
+#include "engine/rt/system_probe.h"
+#include "ui/experiment_page.h"
+#include "ui/latency/latency_view_data.h"
+
+#include <QPointer>
+
+#include <memory>
+#include <optional>
+
+class QCheckBox;
+class QLabel;
+class QPushButton;
+class QSpinBox;
+class QSplitter;
+class QTableView;
+class QTimer;
+
+namespace rtscope {
+
+class HistogramChart;
+class LatencyControls;
+class LatencySource;
+class LatencyStatsModel;
+class TimelineChart;
+struct LatencySnapshot;
+
+class LatencyPage : public ExperimentPage {
+    Q_OBJECT
+public:
+    /// Snapshots are pulled at this interval (40 Hz) and drawn only when their generation changed.
+    static constexpr int kRefreshMs = 25;
+
+    LatencyPage(std::unique_ptr<LatencySource> source, const SystemProbe& probe, QWidget* parent = nullptr);
+    ~LatencyPage() override;
+
+    QString name() const override { return QStringLiteral("latency"); }
+    QString shortTitle() const override { return tr("Latency"); }
+    QWidget* controls() override;
+    bool start() override;
+    void stop() override;
+    bool isRunning() const override;
+    void setDisplayPaused(bool paused) override;
+    bool displayPaused() const override { return m_paused; }
+    void resetStatistics() override;
+    bool supportsReference() const override { return true; }
+    bool holdAsReference() override;
+    void clearReference() override;
+    bool hasReference() const override { return m_reference.has_value(); }
+    QString explanation() const override;
+    std::vector<int> busyCpus() const override;
+    void saveSettings(QSettings& settings) const override;
+    void restoreSettings(QSettings& settings) override;
+
+    /// The config the controls describe.
+    LatencyConfig config() const;
+    /// Shows @p config in the controls and, when running, applies it. Returns the problems (validate()'s
+    /// sentences, or values outside the window's ranges); with problems nothing changes.
+    QStringList applyConfig(const LatencyConfig& config);
+    /// Problems shown next to the controls right now.
+    QStringList problems() const;
+
+    void setLogLatencyAxis(bool log);
+    bool logLatencyAxis() const;
+    void setTimelineSeconds(int seconds);
+    int timelineSeconds() const;
+    /// Reset statistics after every live change, so the histogram shows only the config named in the table.
+    void setResetOnChange(bool on);
+    bool resetOnChange() const;
+
+    /// Pulls a snapshot and redraws if it is new (the refresh timer's slot; tests call it directly).
+    void refreshNow();
+    uint64_t framesDrawn() const { return m_frames; }
+    /// The drop/gap warning shown above the charts; empty when there is nothing to warn about.
+    QString dataLossWarning() const;
+
+    LatencySource& source() { return *m_source; }
+    LatencyControls* latencyControls() const;
+    LatencyStatsModel* statsModel() const { return m_model; }
+    HistogramChart* histogramChart() const { return m_histogram; }
+    TimelineChart* timelineChart() const { return m_timeline; }
+
+private:
+    void controlsEdited();
+    bool applyRunning(const LatencyConfig& config);
+    void draw(const LatencySnapshot& snapshot);
+    void showError(const QString& message);
+    void updateRunStatus();
+
+    std::unique_ptr<LatencySource> m_source;
+    SystemProbe m_probe;
+    CpuTopology m_cpus;
+    LatencyConfig m_base; ///< fields without a control (nice, hog policy, …) and the last applied config
+    QPointer<LatencyControls> m_controls;
+    HistogramChart* m_histogram;
+    TimelineChart* m_timeline;
+    LatencyStatsModel* m_model;
+    QTableView* m_table;
+    QSplitter* m_chartSplitter;
+    QSplitter* m_mainSplitter;
+    QLabel* m_lossWarning;
+    QCheckBox* m_logAxis;
+    QSpinBox* m_window;
+    QCheckBox* m_resetOnChange;
+    QLabel* m_referenceLabel;
+    QPushButton* m_clearReference;
+    QTimer* m_timer;
+
+    std::shared_ptr<const LatencySnapshot> m_lastDrawn;
+    uint64_t m_lastGeneration = 0;
+    uint64_t m_frames = 0;
+    bool m_paused = false;
+    std::optional<LatencyRunSummary> m_reference;
+    HistogramCurve m_referenceCurve;
+    VerticalMarker m_referenceMax;
+};
+
+} // namespace rtscope

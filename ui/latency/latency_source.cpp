@@ -1,0 +1,124 @@
+#include "ui/latency/latency_source.h"
+
+#include "engine/util/clock.h"
+#include "ui/app/gui_thread_affinity.h"
+
+namespace rtscope {
+
+namespace {
+Error invalid(const std::vector<std::string>& problems)
+{
+    std::string text;
+    for (const auto& p : problems)
+        text += (text.empty() ? "" : "\n") + p;
+    return {ErrorKind::InvalidConfig, text};
+}
+} // namespace
+
+Error LiveLatencySource::start(const LatencyConfig& config)
+{
+    const GuiThreadAffinity::Unpinned unpinned;
+    return m_experiment.start(config);
+}
+
+void LiveLatencySource::stop()
+{
+    m_experiment.stop();
+}
+
+Error LiveLatencySource::reconfigure(const LatencyConfig& config)
+{
+    const GuiThreadAffinity::Unpinned unpinned;
+    return m_experiment.reconfigure(config);
+}
+
+void LiveLatencySource::resetStatistics()
+{
+    m_experiment.resetStatistics();
+}
+
+bool LiveLatencySource::running() const
+{
+    return m_experiment.running();
+}
+
+void LiveLatencySource::setSeriesWindow(int64_t ns)
+{
+    m_experiment.setSeriesWindow(ns);
+}
+
+std::shared_ptr<const LatencySnapshot> LiveLatencySource::snapshot() const
+{
+    return m_experiment.snapshot();
+}
+
+std::vector<int> LiveLatencySource::busyCpus() const
+{
+    if (!m_experiment.running())
+        return {};
+    const LatencyConfig& c = m_experiment.config();
+    std::vector<int> cpus{c.cpu};
+    if (c.hogs > 0 && c.hogCpu != c.cpu)
+        cpus.push_back(c.hogCpu);
+    return cpus;
+}
+
+ReplayLatencySource::ReplayLatencySource()
+    : m_cpus(CpuTopology::current())
+{}
+
+Error ReplayLatencySource::start(const LatencyConfig& config)
+{
+    if (m_replay.running())
+        return {ErrorKind::InvalidConfig, "the latency experiment is already running"};
+    if (auto problems = config.validate(m_cpus); !problems.empty())
+        return invalid(problems);
+    m_replay.start(config, nowNs());
+    m_replay.publish(nowNs());
+    return {};
+}
+
+void ReplayLatencySource::stop()
+{
+    if (!m_replay.running())
+        return;
+    m_replay.stop();
+    m_replay.publish(nowNs());
+}
+
+Error ReplayLatencySource::reconfigure(const LatencyConfig& config)
+{
+    if (!m_replay.running())
+        return {ErrorKind::InvalidConfig, "the latency experiment is not running"};
+    if (auto problems = config.validate(m_cpus); !problems.empty())
+        return invalid(problems);
+    m_replay.reconfigure(config, nowNs());
+    return {};
+}
+
+void ReplayLatencySource::resetStatistics()
+{
+    m_replay.resetStatistics(nowNs());
+}
+
+bool ReplayLatencySource::running() const
+{
+    return m_replay.running();
+}
+
+void ReplayLatencySource::setSeriesWindow(int64_t ns)
+{
+    m_replay.setSeriesWindow(ns);
+}
+
+std::shared_ptr<const LatencySnapshot> ReplayLatencySource::snapshot() const
+{
+    return m_replay.snapshot();
+}
+
+void ReplayLatencySource::publish(int64_t nowNsValue)
+{
+    m_replay.publish(nowNsValue ? nowNsValue : nowNs());
+}
+
+} // namespace rtscope

@@ -1,0 +1,71 @@
+#pragma once
+// Where the latency page gets its snapshots: the live experiment, or a replay fed by the caller (tests,
+// recordings). The page only ever calls this interface, from the GUI thread.
+#include "engine/experiments/latency_experiment.h"
+#include "engine/experiments/latency_replay.h"
+#include "engine/rt/cpu_topology.h"
+
+#include <memory>
+#include <vector>
+
+namespace rtscope {
+
+class LatencySource {
+public:
+    virtual ~LatencySource() = default;
+    /// Validates @p config and starts; the error names the cause (InvalidConfig, Permission, …).
+    virtual Error start(const LatencyConfig& config) = 0;
+    /// Stops and joins every worker; idempotent.
+    virtual void stop() = 0;
+    virtual Error reconfigure(const LatencyConfig& config) = 0;
+    virtual void resetStatistics() = 0;
+    virtual bool running() const = 0;
+    virtual void setSeriesWindow(int64_t ns) = 0;
+    /// The latest snapshot, null before the first start.
+    virtual std::shared_ptr<const LatencySnapshot> snapshot() const = 0;
+    /// CPUs the running workers occupy (to keep the GUI thread off them); empty when nothing runs.
+    virtual std::vector<int> busyCpus() const = 0;
+};
+
+/// The real thing: a LatencyExperiment with its threads.
+class LiveLatencySource final : public LatencySource {
+public:
+    Error start(const LatencyConfig& config) override;
+    void stop() override;
+    Error reconfigure(const LatencyConfig& config) override;
+    void resetStatistics() override;
+    bool running() const override;
+    void setSeriesWindow(int64_t ns) override;
+    std::shared_ptr<const LatencySnapshot> snapshot() const override;
+    std::vector<int> busyCpus() const override;
+
+    LatencyExperiment& experiment() { return m_experiment; }
+
+private:
+    LatencyExperiment m_experiment;
+};
+
+/// No threads: the caller adds samples to replay() and publishes; configs go through the same validate().
+class ReplayLatencySource : public LatencySource {
+public:
+    ReplayLatencySource();
+
+    Error start(const LatencyConfig& config) override;
+    void stop() override;
+    Error reconfigure(const LatencyConfig& config) override;
+    void resetStatistics() override;
+    bool running() const override;
+    void setSeriesWindow(int64_t ns) override;
+    std::shared_ptr<const LatencySnapshot> snapshot() const override;
+    std::vector<int> busyCpus() const override { return {}; }
+
+    LatencyReplay& replay() { return m_replay; }
+    /// Publishes a snapshot as of @p nowNs (default: the clock now).
+    void publish(int64_t nowNs = 0);
+
+private:
+    LatencyReplay m_replay;
+    CpuTopology m_cpus;
+};
+
+} // namespace rtscope

@@ -1,0 +1,186 @@
+#include "ui/latency/latency_stats_model.h"
+
+#include "ui/plot/chart_style.h"
+
+#include <QBrush>
+#include <QFont>
+#include <QGuiApplication>
+#include <QPalette>
+
+namespace rtscope {
+
+LatencyStatsModel::LatencyStatsModel(QObject* parent)
+    : QAbstractTableModel(parent)
+{}
+
+int LatencyStatsModel::rowCount(const QModelIndex& parent) const
+{
+    if (parent.isValid())
+        return 0;
+    return int(m_live.has_value()) + int(m_reference.has_value());
+}
+
+int LatencyStatsModel::columnCount(const QModelIndex& parent) const
+{
+    return parent.isValid() ? 0 : ColumnCount;
+}
+
+LatencyStatsModel::RowKind LatencyStatsModel::rowKind(int row) const
+{
+    return (row == 0 && m_live) ? RowKind::Live : RowKind::Reference;
+}
+
+const LatencyRunSummary& LatencyStatsModel::summary(int row) const
+{
+    return rowKind(row) == RowKind::Live ? *m_live : *m_reference;
+}
+
+void LatencyStatsModel::setLive(const std::optional<LatencyRunSummary>& s)
+{
+    if (s && m_live) {
+        m_live = s;
+        emit dataChanged(index(0, 0), index(0, ColumnCount - 1));
+    } else if (s) {
+        beginInsertRows({}, 0, 0);
+        m_live = s;
+        endInsertRows();
+    } else if (m_live) {
+        beginRemoveRows({}, 0, 0);
+        m_live.reset();
+        endRemoveRows();
+    }
+}
+
+void LatencyStatsModel::setReference(const std::optional<LatencyRunSummary>& s)
+{
+    const int row = int(m_live.has_value());
+    if (s && m_reference) {
+        m_reference = s;
+        emit dataChanged(index(row, 0), index(row, ColumnCount - 1));
+    } else if (s) {
+        beginInsertRows({}, row, row);
+        m_reference = s;
+        endInsertRows();
+    } else if (m_reference) {
+        beginRemoveRows({}, row, row);
+        m_reference.reset();
+        endRemoveRows();
+    }
+}
+
+QVariant LatencyStatsModel::raw(const LatencyRunSummary& s, int column) const
+{
+    switch (column) {
+    case Samples:
+        return QVariant::fromValue<qulonglong>(s.samples);
+    case Min:
+        return QVariant::fromValue<qlonglong>(s.minNs);
+    case Avg:
+        return s.avgNs;
+    case P50:
+        return QVariant::fromValue<qlonglong>(s.p50Ns);
+    case P90:
+        return QVariant::fromValue<qlonglong>(s.p90Ns);
+    case P99:
+        return QVariant::fromValue<qlonglong>(s.p99Ns);
+    case P999:
+        return QVariant::fromValue<qlonglong>(s.p999Ns);
+    case Max:
+        return QVariant::fromValue<qlonglong>(s.maxNs);
+    case Skipped:
+        return QVariant::fromValue<qulonglong>(s.skipped);
+    case Dropped:
+        return QVariant::fromValue<qulonglong>(s.drops);
+    case Config:
+        return s.label;
+    }
+    return {};
+}
+
+QVariant LatencyStatsModel::data(const QModelIndex& index, int role) const
+{
+    if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
+        return {};
+    const LatencyRunSummary& s = summary(index.row());
+    const int column = index.column();
+    const bool empty = s.samples == 0;
+    switch (role) {
+    case RawValueRole:
+        return raw(s, column);
+    case Qt::DisplayRole:
+        switch (column) {
+        case Samples:
+        case Skipped:
+        case Dropped:
+            return QString::number(raw(s, column).toULongLong());
+        case Config:
+            return s.label;
+        case Avg:
+            return empty ? QString("–") : formatMicros(s.avgNs);
+        default:
+            return empty ? QString("–") : formatMicros(double(raw(s, column).toLongLong()));
+        }
+    case Qt::TextAlignmentRole:
+        return int(column == Config ? (Qt::AlignLeft | Qt::AlignVCenter) : (Qt::AlignRight | Qt::AlignVCenter));
+    case Qt::ForegroundRole:
+        if (column == Dropped && s.drops > 0)
+            return QBrush(Qt::red);
+        return {};
+    case Qt::FontRole:
+        if ((column == Dropped && s.drops > 0) || column == Max || column == P999) {
+            QFont f;
+            f.setBold(true);
+            return f;
+        }
+        return {};
+    case Qt::ToolTipRole:
+        if (column == Dropped)
+            return tr("Samples the ring buffer refused because it was full (%1 sequence gaps seen). Must be 0.")
+                .arg(s.seqGaps);
+        if (column == Skipped)
+            return tr("Periods missed entirely: the thread woke more than a whole period late.");
+        if (column == Config)
+            return s.label;
+        return {};
+    default:
+        return {};
+    }
+}
+
+QVariant LatencyStatsModel::headerData(int section, Qt::Orientation orientation, int role) const
+{
+    if (orientation == Qt::Vertical) {
+        if (section < 0 || section >= rowCount())
+            return {};
+        const bool live = rowKind(section) == RowKind::Live;
+        if (role == Qt::DisplayRole)
+            return live ? tr("Live") : tr("Reference");
+        if (role == Qt::ForegroundRole) {
+            const plot::ChartColors c = plot::chartColors(QGuiApplication::palette());
+            return QBrush(live ? c.live : c.reference);
+        }
+        return {};
+    }
+    if (section < 0 || section >= ColumnCount)
+        return {};
+    if (role == Qt::DisplayRole) {
+        static const char* const names[] = {"samples",  "min µs", "avg µs",  "p50 µs",  "p90 µs", "p99 µs",
+                                            "p99.9 µs", "max µs", "skipped", "dropped", "config"};
+        return tr(names[section]);
+    }
+    if (role == Qt::ToolTipRole) {
+        switch (section) {
+        case Skipped:
+            return tr("Periods missed entirely");
+        case Dropped:
+            return tr("Samples lost because the ring buffer was full (must be 0)");
+        case Config:
+            return tr("The configuration that produced the figures");
+        default:
+            return tr("Latency = actual wake-up − deadline, in microseconds");
+        }
+    }
+    return {};
+}
+
+} // namespace rtscope

@@ -1,0 +1,305 @@
+#include "ui/main_window.h"
+
+#include "ui/app/app_style.h"
+#include "ui/app/gui_thread_affinity.h"
+#include "ui/experiment_page.h"
+#include "ui/system_panel.h"
+
+#include "engine/rt/cpu_topology.h"
+
+#include <QAction>
+#include <QCloseEvent>
+#include <QDialog>
+#include <QDialogButtonBox>
+#include <QDockWidget>
+#include <QLabel>
+#include <QScreen>
+#include <QScrollArea>
+#include <QScrollBar>
+#include <QSettings>
+#include <QShortcut>
+#include <QStackedWidget>
+#include <QStatusBar>
+#include <QTabBar>
+#include <QTextBrowser>
+#include <QToolBar>
+#include <QVBoxLayout>
+
+#include <algorithm>
+
+namespace rtscope {
+
+MainWindow::MainWindow(std::vector<ExperimentPage*> pages, const SystemProbe& probe, QSettings* settings,
+                       QWidget* parent)
+    : QMainWindow(parent)
+    , m_pages(std::move(pages))
+    , m_probe(probe)
+    , m_settings(settings)
+    , m_tabs(new QTabBar(this))
+    , m_stack(new QStackedWidget(this))
+    , m_controlStack(new QStackedWidget(this))
+    , m_rtBanner(new QLabel(this))
+{
+    initUiResources();
+    setObjectName("mainWindow");
+    setWindowTitle(tr("rtscope — scheduling latency, live"));
+    setWindowIcon(uiIcon("rtscope"));
+    setDockOptions(QMainWindow::AnimatedDocks | QMainWindow::AllowNestedDocks);
+
+    // Central area: the RT banner (only when RT is unavailable), the page selector, the pages.
+    m_rtBanner->setObjectName("rtBanner");
+    m_rtBanner->setWordWrap(true);
+    m_rtBanner->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_rtBanner->setStyleSheet("QLabel { background: #fff3cd; color: #5c3c00; border: 2px solid #e0a800; "
+                              "border-radius: 4px; padding: 8px; font-weight: bold; }");
+    m_rtBanner->setText(SystemPanel::rtBannerText(probe));
+    m_rtBanner->setVisible(!probe.rtAvailable);
+    m_tabs->setObjectName("pageTabs");
+    m_tabs->setExpanding(false);
+    m_tabs->setDocumentMode(true);
+    auto* central = new QWidget(this);
+    auto* layout = new QVBoxLayout(central);
+    layout->setContentsMargins(4, 4, 4, 0);
+    layout->setSpacing(4);
+    layout->addWidget(m_rtBanner);
+    layout->addWidget(m_tabs);
+    layout->addWidget(m_stack, 1);
+    setCentralWidget(central);
+
+    auto* controlsDock = new QDockWidget(tr("Controls"), this);
+    controlsDock->setObjectName("controlsDock");
+    controlsDock->setFeatures(QDockWidget::DockWidgetMovable | QDockWidget::DockWidgetFloatable);
+    auto* scroll = new QScrollArea(controlsDock);
+    scroll->setWidgetResizable(true);
+    scroll->setFrameShape(QFrame::NoFrame);
+    scroll->setWidget(m_controlStack);
+    controlsDock->setWidget(scroll);
+    addDockWidget(Qt::LeftDockWidgetArea, controlsDock);
+
+    auto* systemDock = new QDockWidget(tr("System"), this);
+    systemDock->setObjectName("systemDock");
+    systemDock->setFeatures(QDockWidget::DockWidgetMovable | QDockWidget::DockWidgetFloatable |
+                            QDockWidget::DockWidgetClosable);
+    systemDock->setWidget(new SystemPanel(probe, systemDock));
+    addDockWidget(Qt::LeftDockWidgetArea, systemDock);
+
+    for (int i = 0; i < int(m_pages.size()); ++i) {
+        ExperimentPage* p = m_pages[size_t(i)];
+        m_stack->addWidget(p);
+        QWidget* controls = p->controls();
+        m_controlStack->addWidget(controls ? controls : new QWidget);
+        m_tabs->addTab(QString("%1  %2").arg(i + 1).arg(p->shortTitle()));
+        connect(p, &ExperimentPage::runningChanged, this, [this] {
+            updateActions();
+            updateGuiPlacement();
+        });
+        connect(p, &ExperimentPage::busyCpusChanged, this, &MainWindow::updateGuiPlacement);
+        connect(p, &ExperimentPage::referenceChanged, this, &MainWindow::updateActions);
+        connect(p, &ExperimentPage::statusMessage, this,
+                [this](const QString& text) { statusBar()->showMessage(text, 8000); });
+    }
+    connect(m_tabs, &QTabBar::currentChanged, this, &MainWindow::setCurrentPage);
+    // The dock never squeezes the controls: it is at least as wide as the widest page's panel.
+    int controlsWidth = 0;
+    for (int i = 0; i < m_controlStack->count(); ++i)
+        controlsWidth = std::max(controlsWidth, m_controlStack->widget(i)->sizeHint().width());
+    scroll->setMinimumWidth(controlsWidth + scroll->verticalScrollBar()->sizeHint().width() + 4);
+
+    auto* toolbar = addToolBar(tr("Experiment"));
+    toolbar->setObjectName("experimentToolbar");
+    toolbar->setMovable(false);
+    toolbar->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
+    const int icon = fontMetrics().height() * 3 / 2;
+    toolbar->setIconSize(QSize(icon, icon));
+    m_startStop = toolbar->addAction(uiIcon("start"), tr("Start"), this, &MainWindow::toggleRun);
+    m_startStop->setObjectName("startStop");
+    m_startStop->setShortcut(Qt::Key_F5);
+    m_pause = toolbar->addAction(uiIcon("pause"), tr("Pause display"));
+    m_pause->setObjectName("pauseDisplay");
+    m_pause->setCheckable(true);
+    m_pause->setShortcut(Qt::Key_P);
+    m_pause->setToolTip(tr("Freeze the views; the measurement goes on (P)"));
+    connect(m_pause, &QAction::toggled, this, [this](bool on) {
+        if (ExperimentPage* p = currentPage())
+            p->setDisplayPaused(on);
+    });
+    m_reset = toolbar->addAction(uiIcon("reset"), tr("Reset statistics"), this, [this] {
+        if (ExperimentPage* p = currentPage())
+            p->resetStatistics();
+    });
+    m_reset->setObjectName("resetStatistics");
+    m_reset->setShortcut(Qt::Key_R);
+    m_reset->setToolTip(tr("Clear histogram and table; the timeline keeps its history (R)"));
+    m_hold = toolbar->addAction(uiIcon("hold"), tr("Hold as reference"), this, [this] {
+        if (ExperimentPage* p = currentPage())
+            p->holdAsReference();
+    });
+    m_hold->setObjectName("holdReference");
+    m_hold->setShortcut(Qt::Key_H);
+    m_hold->setToolTip(tr("Freeze the current histogram and overlay what follows on it (H)"));
+    toolbar->addSeparator();
+    m_explain = toolbar->addAction(uiIcon("explain"), tr("What am I seeing?"), this, &MainWindow::showExplanation);
+    m_explain->setObjectName("explain");
+    m_explain->setShortcut(Qt::Key_F1);
+
+    // Keys 1–5 pick a page. Spin boxes keep digits for themselves (they accept the shortcut override).
+    for (int i = 0; i < 5; ++i) {
+        auto* shortcut = new QShortcut(QKeySequence(Qt::Key_1 + i), this);
+        connect(shortcut, &QShortcut::activated, this, [this, i] {
+            if (i < pageCount())
+                m_tabs->setCurrentIndex(i);
+        });
+    }
+    auto* quit = new QShortcut(QKeySequence::Quit, this);
+    connect(quit, &QShortcut::activated, this, &QWidget::close);
+
+    const QFontMetrics fm = fontMetrics();
+    setMinimumSize(fm.averageCharWidth() * 110, fm.height() * 34);
+    const QRect avail = screen() ? screen()->availableGeometry() : QRect(0, 0, 1600, 1000);
+    resize(std::min(avail.width() * 9 / 10, 1600), std::min(avail.height() * 9 / 10, 1000));
+
+    statusBar()->showMessage(tr("Ready. F5 starts and stops, H holds a reference, F1 explains the views."));
+    setCurrentPage(0);
+    restoreSettings();
+}
+
+MainWindow::~MainWindow()
+{
+    stopAll();
+}
+
+ExperimentPage* MainWindow::page(int index) const
+{
+    return index >= 0 && index < pageCount() ? m_pages[size_t(index)] : nullptr;
+}
+
+ExperimentPage* MainWindow::currentPage() const
+{
+    return page(m_stack->currentIndex());
+}
+
+int MainWindow::currentIndex() const
+{
+    return m_stack->currentIndex();
+}
+
+void MainWindow::setCurrentPage(int index)
+{
+    if (!page(index))
+        return;
+    if (m_tabs->currentIndex() != index)
+        m_tabs->setCurrentIndex(index); // comes back here through currentChanged
+    m_stack->setCurrentIndex(index);
+    m_controlStack->setCurrentIndex(index);
+    updateActions();
+}
+
+void MainWindow::toggleRun()
+{
+    ExperimentPage* p = currentPage();
+    if (!p)
+        return;
+    if (p->isRunning())
+        p->stop();
+    else
+        p->start();
+    updateActions();
+}
+
+void MainWindow::updateActions()
+{
+    ExperimentPage* p = currentPage();
+    const bool running = p && p->isRunning();
+    m_startStop->setText(running ? tr("Stop") : tr("Start"));
+    m_startStop->setIcon(uiIcon(running ? "stop" : "start"));
+    m_startStop->setToolTip(running ? tr("Stop and join every worker thread (F5)") : tr("Start the experiment (F5)"));
+    m_pause->setEnabled(p != nullptr);
+    {
+        const QSignalBlocker block(m_pause);
+        m_pause->setChecked(p && p->displayPaused());
+    }
+    m_reset->setEnabled(running);
+    m_hold->setEnabled(p && p->supportsReference());
+}
+
+void MainWindow::updateGuiPlacement()
+{
+    std::vector<int> busy;
+    for (ExperimentPage* p : m_pages)
+        if (p->isRunning())
+            for (int cpu : p->busyCpus())
+                if (std::find(busy.begin(), busy.end(), cpu) == busy.end())
+                    busy.push_back(cpu);
+    if (busy.empty()) {
+        GuiThreadAffinity::restore();
+        return;
+    }
+    GuiThreadAffinity::keepOff(busy);
+}
+
+void MainWindow::stopAll()
+{
+    for (ExperimentPage* p : m_pages)
+        p->stop();
+    GuiThreadAffinity::restore();
+}
+
+void MainWindow::showExplanation()
+{
+    ExperimentPage* p = currentPage();
+    if (!p)
+        return;
+    // Not modal: a nested event loop would keep running after a SIGTERM closed the main window.
+    auto* dialog = new QDialog(this);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    dialog->setWindowTitle(tr("What am I seeing? — %1").arg(p->shortTitle()));
+    auto* text = new QTextBrowser(dialog);
+    text->setHtml(p->explanation());
+    auto* buttons = new QDialogButtonBox(QDialogButtonBox::Close, dialog);
+    connect(buttons, &QDialogButtonBox::rejected, dialog, &QDialog::close);
+    auto* layout = new QVBoxLayout(dialog);
+    layout->addWidget(text);
+    layout->addWidget(buttons);
+    dialog->resize(fontMetrics().averageCharWidth() * 80, fontMetrics().height() * 28);
+    dialog->show();
+}
+
+void MainWindow::closeEvent(QCloseEvent* event)
+{
+    stopAll();
+    saveSettings();
+    event->accept();
+}
+
+void MainWindow::saveSettings()
+{
+    if (!m_settings)
+        return;
+    m_settings->setValue("window/geometry", saveGeometry());
+    m_settings->setValue("window/state", saveState());
+    m_settings->setValue("window/page", currentIndex());
+    for (ExperimentPage* p : m_pages) {
+        m_settings->beginGroup(p->name());
+        p->saveSettings(*m_settings);
+        m_settings->endGroup();
+    }
+    m_settings->sync();
+}
+
+void MainWindow::restoreSettings()
+{
+    if (!m_settings)
+        return;
+    if (m_settings->contains("window/geometry"))
+        restoreGeometry(m_settings->value("window/geometry").toByteArray());
+    if (m_settings->contains("window/state"))
+        restoreState(m_settings->value("window/state").toByteArray());
+    for (ExperimentPage* p : m_pages) {
+        m_settings->beginGroup(p->name());
+        p->restoreSettings(*m_settings);
+        m_settings->endGroup();
+    }
+    setCurrentPage(std::clamp(m_settings->value("window/page", 0).toInt(), 0, std::max(0, pageCount() - 1)));
+}
+
+} // namespace rtscope

@@ -1,0 +1,75 @@
+#pragma once
+// The main window: a page selector over the experiment pages, the current page's controls in a left dock,
+// the system panel, and a toolbar with Start/Stop, Pause display, Reset statistics and Hold as reference.
+#include "engine/rt/system_probe.h"
+
+#include <QMainWindow>
+
+#include <vector>
+
+class QAction;
+class QLabel;
+class QSettings;
+class QStackedWidget;
+class QTabBar;
+
+namespace rtscope {
+
+class ExperimentPage;
+
+class MainWindow : public QMainWindow {
+    Q_OBJECT
+public:
+    /// Takes ownership of @p pages. @p settings may be null (nothing persists); it must outlive the window.
+    MainWindow(std::vector<ExperimentPage*> pages, const SystemProbe& probe, QSettings* settings,
+               QWidget* parent = nullptr);
+    ~MainWindow() override;
+
+    int pageCount() const { return int(m_pages.size()); }
+    ExperimentPage* page(int index) const;
+    ExperimentPage* currentPage() const;
+    int currentIndex() const;
+    void setCurrentPage(int index);
+    template <class T> T* findPage() const
+    {
+        for (ExperimentPage* p : m_pages)
+            if (auto* t = qobject_cast<T*>(p))
+                return t;
+        return nullptr;
+    }
+
+    QAction* startStopAction() const { return m_startStop; }
+    QAction* pauseAction() const { return m_pause; }
+    QAction* resetAction() const { return m_reset; }
+    QAction* holdAction() const { return m_hold; }
+    QLabel* rtBanner() const { return m_rtBanner; }
+
+    /// Stops every page (joining all worker threads) and gives the GUI thread its CPUs back.
+    void stopAll();
+    void saveSettings();
+    void restoreSettings();
+
+protected:
+    void closeEvent(QCloseEvent* event) override;
+
+private:
+    void toggleRun();
+    void updateActions();
+    void updateGuiPlacement();
+    void showExplanation();
+
+    std::vector<ExperimentPage*> m_pages;
+    SystemProbe m_probe;
+    QSettings* m_settings;
+    QTabBar* m_tabs;
+    QStackedWidget* m_stack;
+    QStackedWidget* m_controlStack;
+    QLabel* m_rtBanner;
+    QAction* m_startStop;
+    QAction* m_pause;
+    QAction* m_reset;
+    QAction* m_hold;
+    QAction* m_explain;
+};
+
+} // namespace rtscope

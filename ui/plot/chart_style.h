@@ -1,0 +1,34 @@
+#pragma once
+// Colours and fonts of the charts, derived from the widget palette so both light and dark themes read well
+// on a projector: thick lines, large axis text, one colour per meaning.
+#include "ui/plot/plot_data.h"
+
+#include <QColor>
+#include <QFont>
+#include <QPalette>
+
+class QChart;
+class QAbstractAxis;
+
+namespace rtscope::plot {
+
+struct ChartColors {
+    QColor live;
+    QColor reference;
+    QColor text;
+    QColor grid;
+    QColor background;
+    QColor markerBackground;
+};
+
+bool isDarkPalette(const QPalette& palette);
+ChartColors chartColors(const QPalette& palette);
+QColor markerColor(MarkerRole role, const QPalette& palette);
+
+/// Chart fonts: a little larger than the widget font, for a lecture hall.
+QFont chartFont(const QFont& base, double scale = 1.0);
+
+void styleChart(QChart* chart, const QPalette& palette, const QFont& base);
+void styleAxis(QAbstractAxis* axis, const QPalette& palette, const QFont& base);
+
+} // namespace rtscope::plot

@@ -1,0 +1,354 @@
+#include "ui/plot/drift_chart.h"
+
+#include "ui/plot/chart_style.h"
+#include "ui/plot/plot_math.h"
+
+#include <QEvent>
+#include <QVBoxLayout>
+#include <QtCharts/QChart>
+#include <QtCharts/QChartView>
+#include <QtCharts/QLegend>
+#include <QtCharts/QLegendMarker>
+#include <QtCharts/QLineSeries>
+#include <QtCharts/QLogValueAxis>
+#include <QtCharts/QValueAxis>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace rtscope {
+
+namespace {
+// The lowest |drift| a log axis shows: an absolute timer can land on its deadline to the nanosecond.
+constexpr double kLogFloorUs = 0.1;
+
+QColor curveColor(int index, bool relative, bool dark)
+{
+    if (relative)
+        return dark ? QColor(0xff, 0x6e, 0x6e) : QColor(0xc6, 0x28, 0x28);
+    // Cool, distinct hues for the absolute methods, so the one warm line is the naive loop.
+    static const QColor light[] = {QColor(0x15, 0x65, 0xc0), QColor(0x2e, 0x7d, 0x32), QColor(0x7b, 0x1f, 0xa2),
+                                   QColor(0x00, 0x83, 0x8f), QColor(0x45, 0x5a, 0x64), QColor(0x6d, 0x4c, 0x41)};
+    static const QColor darkSet[] = {QColor(0x64, 0xb5, 0xf6), QColor(0x81, 0xc7, 0x84), QColor(0xce, 0x93, 0xd8),
+                                     QColor(0x4d, 0xd0, 0xe1), QColor(0xb0, 0xbe, 0xc5), QColor(0xbc, 0xaa, 0xa4)};
+    return dark ? darkSet[index % 6] : light[index % 6];
+}
+} // namespace
+
+struct DriftChart::Impl {
+    DriftChart* owner = nullptr;
+    QChart* chart = nullptr;
+    QChartView* view = nullptr;
+    std::vector<QLineSeries*> series;
+    QValueAxis* x = nullptr;
+    QValueAxis* yLinear = nullptr;
+    QLogValueAxis* yLog = nullptr;
+    bool logY = false;
+    bool zoomed = false;
+    bool applying = false; ///< our own axis changes, as opposed to the user's rubber band
+    std::vector<DriftCurve> curves;
+    std::shared_ptr<const void> keepAlive;
+    int64_t totalTicks = 2;
+    int columns = 0;
+
+    QAbstractAxis* y() const { return logY ? static_cast<QAbstractAxis*>(yLog) : yLinear; }
+
+    void attachY()
+    {
+        QAbstractAxis* remove = logY ? static_cast<QAbstractAxis*>(yLinear) : yLog;
+        QAbstractAxis* add = y();
+        if (chart->axes(Qt::Vertical).contains(remove)) {
+            for (QLineSeries* s : series)
+                s->detachAxis(remove);
+            chart->removeAxis(remove);
+            remove->setParent(owner); // removeAxis gives up ownership
+        }
+        if (!chart->axes(Qt::Vertical).contains(add)) {
+            chart->addAxis(add, Qt::AlignLeft);
+            for (QLineSeries* s : series)
+                s->attachAxis(add);
+        }
+    }
+
+    void ensureSeries(size_t n)
+    {
+        while (series.size() < n) {
+            auto* s = new QLineSeries;
+            chart->addSeries(s);
+            s->attachAxis(x);
+            s->attachAxis(y());
+            series.push_back(s);
+        }
+        for (size_t i = 0; i < series.size(); ++i) {
+            series[i]->setVisible(i < n);
+            if (auto markers = chart->legend()->markers(series[i]); !markers.isEmpty())
+                markers.front()->setVisible(i < n);
+        }
+    }
+
+    void style()
+    {
+        const bool dark = plot::isDarkPalette(owner->palette());
+        int absolute = 0;
+        for (size_t i = 0; i < series.size() && i < curves.size(); ++i) {
+            const bool rel = curves[i].relative;
+            QPen pen(curveColor(rel ? 0 : absolute++, rel, dark), rel ? 3.5 : 2.5);
+            pen.setCosmetic(true);
+            series[i]->setPen(pen);
+        }
+    }
+
+    double value(const DriftTick& t) const
+    {
+        const double us = double(t.driftNs) / 1e3;
+        return logY ? std::max(std::abs(us), kLogFloorUs) : us;
+    }
+
+    void setXRange(double lo, double hi)
+    {
+        applying = true;
+        x->setTickType(QValueAxis::TicksDynamic);
+        x->setTickAnchor(0);
+        x->setTickInterval(std::max(1.0, plot::niceTickInterval(hi - lo, 8)));
+        x->setRange(lo, hi);
+        applying = false;
+    }
+
+    void applyYRange(double lo, double hi)
+    {
+        applying = true;
+        if (logY) {
+            const double l = plot::decadeFloor(std::max(lo, kLogFloorUs));
+            const double h = std::max(plot::decadeCeil(std::max(hi, 1.0)), l * 10);
+            if (yLog->min() != l || yLog->max() != h)
+                yLog->setRange(l, h);
+        } else {
+            const double span = std::max(hi - lo, 10.0);
+            const double step = plot::niceTickInterval(span, 6);
+            // A little headroom, so the highest line never runs along the frame.
+            const double l = std::floor((std::min(lo, 0.0) - 0.04 * span) / step) * step;
+            const double h = std::ceil((std::max(hi, 0.0) + 0.04 * span) / step) * step;
+            yLinear->setTickType(QValueAxis::TicksDynamic);
+            yLinear->setTickAnchor(0);
+            yLinear->setTickInterval(step);
+            yLinear->setLabelFormat(step >= 1 ? "%.0f" : "%.1f");
+            if (yLinear->min() != l || yLinear->max() != h)
+                yLinear->setRange(l, h);
+        }
+        applying = false;
+    }
+
+    void redraw()
+    {
+        ensureSeries(curves.size());
+        style();
+        if (!zoomed)
+            setXRange(0, double(std::max<int64_t>(totalTicks, 2)));
+        const double x0 = x->min(), x1 = x->max();
+        columns = std::max(50, int(chart->plotArea().width()));
+        double lo = std::numeric_limits<double>::infinity(), hi = -lo;
+        for (size_t i = 0; i < curves.size(); ++i) {
+            const std::span<const DriftTick> ticks = curves[i].ticks;
+            // Ticks are in ascending order: find the visible stretch, plus one neighbour each side so the line
+            // runs to the plot's edges when zoomed.
+            auto first = std::partition_point(ticks.begin(), ticks.end(),
+                                              [x0](const DriftTick& t) { return double(t.tick) < x0; });
+            auto last =
+                std::partition_point(first, ticks.end(), [x1](const DriftTick& t) { return double(t.tick) <= x1; });
+            if (first != ticks.begin())
+                --first;
+            if (last != ticks.end())
+                ++last;
+            const size_t n = size_t(last - first);
+            QList<QPointF> points;
+            if (n <= size_t(2 * columns)) {
+                points.reserve(qsizetype(n));
+                for (auto it = first; it != last; ++it)
+                    points.append(QPointF(double(it->tick), value(*it)));
+            } else {
+                std::vector<TimelinePoint> cols;
+                const double width = (x1 - x0) / columns;
+                int current = std::numeric_limits<int>::min();
+                for (auto it = first; it != last; ++it) {
+                    const int c = int(std::floor((double(it->tick) - x0) / width));
+                    const double v = value(*it);
+                    if (c != current) {
+                        cols.push_back({x0 + (c + 0.5) * width, v, v});
+                        current = c;
+                    } else {
+                        cols.back().minUs = std::min(cols.back().minUs, v);
+                        cols.back().maxUs = std::max(cols.back().maxUs, v);
+                    }
+                }
+                points = plot::envelopePoints(cols, logY ? kLogFloorUs : -1e300);
+            }
+            for (const QPointF& p : points)
+                if (p.x() >= x0 && p.x() <= x1) {
+                    lo = std::min(lo, p.y());
+                    hi = std::max(hi, p.y());
+                }
+            series[i]->setName(curves[i].name);
+            series[i]->replace(points);
+        }
+        // Only the tick axis zooms; the drift axis always fits what is visible.
+        if (!std::isfinite(lo)) {
+            lo = logY ? 1 : -10;
+            hi = logY ? 1000 : 10;
+        }
+        applyYRange(lo, hi);
+    }
+};
+
+DriftChart::DriftChart(QWidget* parent)
+    : QWidget(parent)
+    , d(std::make_unique<Impl>())
+{
+    d->owner = this;
+    d->chart = new QChart;
+    d->chart->setAnimationOptions(QChart::NoAnimation);
+    d->chart->setTitle(tr("Cumulative drift: actual wake-up − (t0 + k·P)"));
+    d->chart->setMargins(QMargins(4, 4, 12, 4));
+    d->chart->legend()->setAlignment(Qt::AlignTop);
+
+    d->x = new QValueAxis;
+    d->x->setLabelFormat("%.0f");
+    d->x->setTitleText(tr("tick k"));
+    d->chart->addAxis(d->x, Qt::AlignBottom);
+    d->yLinear = new QValueAxis;
+    d->yLinear->setTitleText(tr("drift (µs)"));
+    d->yLog = new QLogValueAxis;
+    d->yLog->setBase(10);
+    d->yLog->setLabelFormat("%g");
+    d->yLog->setMinorTickCount(8);
+    d->yLog->setTitleText(tr("|drift| (µs, log scale)"));
+    d->yLinear->setParent(this);
+    d->yLog->setParent(this);
+    d->attachY();
+
+    d->view = new QChartView(d->chart, this);
+    d->view->setRenderHint(QPainter::Antialiasing);
+    d->view->setRubberBand(QChartView::HorizontalRubberBand);
+    d->view->setToolTip(tr("Drag across to zoom into a stretch of ticks; right-click to zoom out"));
+    d->view->setMinimumSize(fontMetrics().averageCharWidth() * 50, fontMetrics().height() * 16);
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addWidget(d->view);
+
+    connect(d->x, &QValueAxis::rangeChanged, this, [this] {
+        if (d->applying)
+            return;
+        // The user's rubber band (or right-click) moved the tick axis: decimate again for the new stretch.
+        d->zoomed = true;
+        d->redraw();
+    });
+    connect(d->chart, &QChart::plotAreaChanged, this, [this] { d->redraw(); });
+    changeEvent(nullptr);
+    d->redraw();
+}
+
+DriftChart::~DriftChart() = default;
+
+void DriftChart::changeEvent(QEvent* event)
+{
+    if (event)
+        QWidget::changeEvent(event);
+    if (event && event->type() != QEvent::PaletteChange && event->type() != QEvent::FontChange &&
+        event->type() != QEvent::StyleChange)
+        return;
+    const QPalette pal = palette();
+    plot::styleChart(d->chart, pal, font());
+    plot::styleAxis(d->yLinear, pal, font());
+    plot::styleAxis(d->yLog, pal, font());
+    d->style();
+}
+
+void DriftChart::setCurves(std::vector<DriftCurve> curves, std::shared_ptr<const void> keepAlive, int64_t totalTicks)
+{
+    d->curves = std::move(curves);
+    if (d->curves.size() > size_t(kMaxCurves))
+        d->curves.resize(kMaxCurves);
+    d->keepAlive = std::move(keepAlive);
+    d->totalTicks = totalTicks;
+    d->redraw();
+}
+
+void DriftChart::clear()
+{
+    setCurves({}, nullptr, 2);
+}
+
+void DriftChart::setLogScale(bool log)
+{
+    if (log == d->logY)
+        return;
+    d->logY = log;
+    d->attachY();
+    d->zoomed = false;
+    d->redraw();
+}
+
+bool DriftChart::logScale() const
+{
+    return d->logY;
+}
+
+void DriftChart::resetZoom()
+{
+    d->zoomed = false;
+    d->redraw();
+}
+
+bool DriftChart::zoomed() const
+{
+    return d->zoomed;
+}
+
+void DriftChart::zoomTicks(double first, double last)
+{
+    d->zoomed = true;
+    d->setXRange(first, last);
+    d->redraw();
+}
+
+int DriftChart::curveCount() const
+{
+    return int(d->curves.size());
+}
+
+QString DriftChart::curveName(int curve) const
+{
+    return d->series.at(size_t(curve))->name();
+}
+
+QList<QPointF> DriftChart::curvePoints(int curve) const
+{
+    return d->series.at(size_t(curve))->points();
+}
+
+double DriftChart::tickAxisMin() const
+{
+    return d->x->min();
+}
+
+double DriftChart::tickAxisMax() const
+{
+    return d->x->max();
+}
+
+double DriftChart::driftAxisMin() const
+{
+    return d->logY ? d->yLog->min() : d->yLinear->min();
+}
+
+double DriftChart::driftAxisMax() const
+{
+    return d->logY ? d->yLog->max() : d->yLinear->max();
+}
+
+int DriftChart::columns() const
+{
+    return d->columns;
+}
+
+} // namespace rtscope

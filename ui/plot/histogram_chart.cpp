@@ -1,0 +1,300 @@
+#include "ui/plot/histogram_chart.h"
+
+#include "ui/plot/axis_auto_range.h"
+#include "ui/plot/chart_style.h"
+#include "ui/plot/marker_overlay.h"
+#include "ui/plot/plot_math.h"
+
+#include <QEvent>
+#include <QVBoxLayout>
+#include <QtCharts/QChart>
+#include <QtCharts/QChartView>
+#include <QtCharts/QLegend>
+#include <QtCharts/QLegendMarker>
+#include <QtCharts/QLineSeries>
+#include <QtCharts/QLogValueAxis>
+#include <QtCharts/QValueAxis>
+
+#include <algorithm>
+#include <optional>
+
+namespace rtscope {
+
+namespace {
+constexpr int kLinearBins = 200;
+constexpr int kLogBinsPerDecade = 50;
+// Empty bins are drawn at this count, below the first decade of a log count axis.
+constexpr double kCountFloor = 0.5;
+
+struct Extent {
+    double min = 0;
+    double max = 0;
+    bool any = false;
+};
+
+void extend(Extent& e, const HistogramCurve& c)
+{
+    for (const HistogramBucket& b : c.buckets) {
+        if (!b.count)
+            continue;
+        e.min = e.any ? std::min(e.min, b.lowUs) : b.lowUs;
+        e.max = e.any ? std::max(e.max, b.highUs) : b.highUs;
+        e.any = true;
+    }
+}
+} // namespace
+
+struct HistogramChart::Impl {
+    QObject* owner = nullptr;
+    QChart* chart = nullptr;
+    QChartView* view = nullptr;
+    QLineSeries* live = nullptr;
+    QLineSeries* reference = nullptr;
+    QValueAxis* xLinear = nullptr;
+    QLogValueAxis* xLog = nullptr;
+    QLogValueAxis* yLog = nullptr;
+    bool logX = true;
+    plot::AxisAutoRange xRange{plot::AxisAutoRange::Scale::Log};
+    plot::AxisAutoRange yRange{plot::AxisAutoRange::Scale::Log};
+    std::unique_ptr<plot::MarkerOverlay> overlay;
+    HistogramCurve liveCurve;
+    std::optional<HistogramCurve> refCurve;
+    std::vector<uint64_t> refCounts;
+    std::vector<double> edges;
+    int axisUpdates = 0;
+
+    void configureRanges()
+    {
+        xRange.setScale(logX ? plot::AxisAutoRange::Scale::Log : plot::AxisAutoRange::Scale::Linear);
+        xRange.setMinimumUpper(logX ? 10 : 10);
+        xRange.setLowestLower(0.1);
+        yRange.setFixedLower(kCountFloor);
+        yRange.setMinimumUpper(10);
+    }
+
+    void attachX()
+    {
+        QAbstractAxis* remove = logX ? static_cast<QAbstractAxis*>(xLinear) : xLog;
+        QAbstractAxis* add = logX ? static_cast<QAbstractAxis*>(xLog) : xLinear;
+        if (chart->axes(Qt::Horizontal).contains(remove)) {
+            live->detachAxis(remove);
+            reference->detachAxis(remove);
+            chart->removeAxis(remove);
+            remove->setParent(owner); // removeAxis gives up ownership: keep it with the widget
+        }
+        if (!chart->axes(Qt::Horizontal).contains(add)) {
+            chart->addAxis(add, Qt::AlignBottom);
+            live->attachAxis(add);
+            reference->attachAxis(add);
+        }
+    }
+
+    void applyXAxis()
+    {
+        const double lo = xRange.lower(), hi = xRange.upper();
+        if (logX) {
+            xLog->setRange(lo, hi);
+        } else {
+            xLinear->setTickAnchor(0);
+            xLinear->setTickInterval(plot::niceTickInterval(hi - lo, 8));
+            xLinear->setLabelFormat(hi >= 20 ? "%.0f" : "%.1f");
+            xLinear->setRange(lo, hi);
+        }
+        edges = logX ? plot::logEdges(lo, hi, kLogBinsPerDecade) : plot::linearEdges(lo, hi, kLinearBins);
+        overlay->setAxis(lo, hi, logX);
+        refCounts = refCurve ? plot::rebin(refCurve->buckets, edges) : std::vector<uint64_t>{};
+        reference->replace(refCurve ? plot::stepPoints(edges, refCounts, kCountFloor) : QList<QPointF>{});
+        ++axisUpdates;
+    }
+
+    void redraw(bool forceAxes)
+    {
+        Extent e;
+        extend(e, liveCurve);
+        if (refCurve)
+            extend(e, *refCurve);
+        const double lo = e.any ? std::max(e.min, 0.0) : (logX ? 1.0 : 0.0);
+        const double hi = e.any ? e.max : 100.0;
+        if (xRange.update(lo, hi) || forceAxes)
+            applyXAxis();
+        const std::vector<uint64_t> counts = plot::rebin(liveCurve.buckets, edges);
+        uint64_t maxCount = 1;
+        for (uint64_t c : counts)
+            maxCount = std::max(maxCount, c);
+        for (uint64_t c : refCounts)
+            maxCount = std::max(maxCount, c);
+        if (yRange.update(kCountFloor, double(maxCount)) || forceAxes) {
+            yLog->setRange(yRange.lower(), yRange.upper());
+            ++axisUpdates;
+        }
+        live->replace(e.any ? plot::stepPoints(edges, counts, kCountFloor) : QList<QPointF>{});
+        overlay->relayout();
+    }
+};
+
+HistogramChart::HistogramChart(QWidget* parent)
+    : QWidget(parent)
+    , d(std::make_unique<Impl>())
+{
+    d->owner = this;
+    d->chart = new QChart;
+    d->chart->setAnimationOptions(QChart::NoAnimation);
+    d->chart->setTitle(tr("Jitter histogram"));
+    d->chart->legend()->setAlignment(Qt::AlignBottom);
+    d->chart->setMargins(QMargins(4, 4, 8, 4));
+    d->live = new QLineSeries;
+    d->reference = new QLineSeries;
+    d->reference->setName(tr("reference"));
+    d->live->setName(tr("live"));
+    // The reference goes in first so the live curve is drawn on top of it.
+    d->chart->addSeries(d->reference);
+    d->chart->addSeries(d->live);
+
+    d->xLinear = new QValueAxis;
+    d->xLinear->setTickType(QValueAxis::TicksDynamic);
+    d->xLinear->setTitleText(tr("latency (µs)"));
+    d->xLog = new QLogValueAxis;
+    d->xLog->setBase(10);
+    d->xLog->setLabelFormat("%.7g");
+    d->xLog->setMinorTickCount(8);
+    d->xLog->setTitleText(tr("latency (µs, log scale)"));
+    d->yLog = new QLogValueAxis;
+    d->yLog->setBase(10);
+    d->yLog->setLabelFormat("%.7g");
+    d->yLog->setTitleText(tr("count (log scale)"));
+    d->chart->addAxis(d->yLog, Qt::AlignLeft);
+    d->live->attachAxis(d->yLog);
+    d->reference->attachAxis(d->yLog);
+    // The chart owns the x axis attached to it; the other one is parented to this widget.
+    d->xLinear->setParent(this);
+    d->xLog->setParent(this);
+    d->attachX();
+
+    d->overlay = std::make_unique<plot::MarkerOverlay>(d->chart);
+    d->view = new QChartView(d->chart, this);
+    // Every line here is horizontal or vertical (the step line, the markers): antialiasing would only blur them, and
+    // it is the most expensive part of a software-rendered frame at 40 frames a second.
+    d->view->setRenderHint(QPainter::Antialiasing, false);
+    d->view->setMinimumSize(fontMetrics().averageCharWidth() * 40, fontMetrics().height() * 14);
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addWidget(d->view);
+    connect(d->chart, &QChart::plotAreaChanged, this, [this] { d->overlay->relayout(); });
+
+    d->configureRanges();
+    changeEvent(nullptr);
+    d->redraw(true);
+    d->reference->setVisible(false);
+}
+
+HistogramChart::~HistogramChart() = default;
+
+void HistogramChart::changeEvent(QEvent* event)
+{
+    if (event)
+        QWidget::changeEvent(event);
+    if (event && event->type() != QEvent::PaletteChange && event->type() != QEvent::FontChange &&
+        event->type() != QEvent::StyleChange)
+        return;
+    const QPalette pal = palette();
+    plot::styleChart(d->chart, pal, font());
+    plot::styleAxis(d->xLinear, pal, font());
+    plot::styleAxis(d->xLog, pal, font());
+    const plot::ChartColors c = plot::chartColors(pal);
+    QPen livePen(c.live, 2.6);
+    livePen.setCosmetic(true);
+    d->live->setPen(livePen);
+    QPen refPen(c.reference, 3.2);
+    refPen.setCosmetic(true);
+    d->reference->setPen(refPen);
+    d->overlay->setStyle(pal, plot::chartFont(font(), 1.0));
+    d->overlay->relayout();
+}
+
+void HistogramChart::setLogLatencyAxis(bool log)
+{
+    if (log == d->logX)
+        return;
+    d->logX = log;
+    d->attachX();
+    d->configureRanges();
+    d->redraw(true);
+}
+
+bool HistogramChart::logLatencyAxis() const
+{
+    return d->logX;
+}
+
+void HistogramChart::setLive(const HistogramCurve& curve, const std::vector<VerticalMarker>& markers)
+{
+    d->liveCurve = curve;
+    // setName relays out the legend: only on a real change.
+    if (d->live->name() != curve.name)
+        d->live->setName(curve.name);
+    d->overlay->setMarkers(markers);
+    d->redraw(false);
+}
+
+void HistogramChart::setReference(const HistogramCurve* curve)
+{
+    if (curve)
+        d->refCurve = *curve;
+    else
+        d->refCurve.reset();
+    d->reference->setVisible(curve != nullptr);
+    if (curve && d->reference->name() != curve->name)
+        d->reference->setName(curve->name);
+    // The bins may stay as they are; the frozen counts are recomputed for them once.
+    d->refCounts = d->refCurve ? plot::rebin(d->refCurve->buckets, d->edges) : std::vector<uint64_t>{};
+    d->reference->replace(d->refCurve ? plot::stepPoints(d->edges, d->refCounts, kCountFloor) : QList<QPointF>{});
+    d->redraw(false);
+}
+
+void HistogramChart::clear()
+{
+    d->liveCurve = {};
+    d->overlay->setMarkers({});
+    d->xRange.reset();
+    d->yRange.reset();
+    d->redraw(true);
+}
+
+QList<QPointF> HistogramChart::livePoints() const
+{
+    return d->live->points();
+}
+QList<QPointF> HistogramChart::referencePoints() const
+{
+    return d->reference->points();
+}
+double HistogramChart::latencyAxisMin() const
+{
+    return d->xRange.lower();
+}
+double HistogramChart::latencyAxisMax() const
+{
+    return d->xRange.upper();
+}
+double HistogramChart::countAxisMax() const
+{
+    return d->yRange.upper();
+}
+int HistogramChart::axisUpdates() const
+{
+    return d->axisUpdates;
+}
+int HistogramChart::visibleMarkers() const
+{
+    return d->overlay->visibleCount();
+}
+QString HistogramChart::liveName() const
+{
+    return d->live->name();
+}
+QString HistogramChart::referenceName() const
+{
+    return d->reference->name();
+}
+
+} // namespace rtscope

@@ -1,0 +1,240 @@
+#include "ui/plot/timeline_chart.h"
+
+#include "ui/plot/axis_auto_range.h"
+#include "ui/plot/chart_style.h"
+#include "ui/plot/marker_overlay.h"
+#include "ui/plot/plot_math.h"
+
+#include <QEvent>
+#include <QVBoxLayout>
+#include <QtCharts/QChart>
+#include <QtCharts/QChartView>
+#include <QtCharts/QLegend>
+#include <QtCharts/QLineSeries>
+#include <QtCharts/QLogValueAxis>
+#include <QtCharts/QValueAxis>
+
+#include <algorithm>
+#include <cmath>
+
+namespace rtscope {
+
+struct TimelineChart::Impl {
+    QObject* owner = nullptr;
+    QChart* chart = nullptr;
+    QChartView* view = nullptr;
+    QLineSeries* series = nullptr;
+    QValueAxis* x = nullptr;
+    QValueAxis* yLinear = nullptr;
+    QLogValueAxis* yLog = nullptr;
+    bool logY = true;
+    double window = 10;
+    plot::AxisAutoRange yRange{plot::AxisAutoRange::Scale::Log};
+    std::unique_ptr<plot::MarkerOverlay> overlay;
+    std::vector<TimelinePoint> points;
+    int columns = 0;
+    int axisUpdates = 0;
+
+    void attachY()
+    {
+        QAbstractAxis* remove = logY ? static_cast<QAbstractAxis*>(yLinear) : yLog;
+        QAbstractAxis* add = logY ? static_cast<QAbstractAxis*>(yLog) : yLinear;
+        if (chart->axes(Qt::Vertical).contains(remove)) {
+            series->detachAxis(remove);
+            chart->removeAxis(remove);
+            remove->setParent(owner); // removeAxis gives up ownership: keep it with the widget
+        }
+        if (!chart->axes(Qt::Vertical).contains(add)) {
+            chart->addAxis(add, Qt::AlignLeft);
+            series->attachAxis(add);
+        }
+        yRange.setScale(logY ? plot::AxisAutoRange::Scale::Log : plot::AxisAutoRange::Scale::Linear);
+        yRange.setMinimumUpper(10);
+        yRange.setLowestLower(0.1);
+    }
+
+    void applyX()
+    {
+        x->setTickAnchor(0);
+        x->setTickInterval(window <= 10 ? 1 : window <= 30 ? 5 : 10);
+        x->setRange(-window, 0);
+        ++axisUpdates;
+    }
+
+    void applyY()
+    {
+        if (logY) {
+            yLog->setRange(yRange.lower(), yRange.upper());
+        } else {
+            yLinear->setTickAnchor(0);
+            yLinear->setTickInterval(plot::niceTickInterval(yRange.upper(), 6));
+            yLinear->setLabelFormat(yRange.upper() >= 20 ? "%.0f" : "%.1f");
+            yLinear->setRange(yRange.lower(), yRange.upper());
+        }
+        overlay->setAxis(-window, 0, false);
+        ++axisUpdates;
+    }
+
+    void redraw(bool forceAxes)
+    {
+        double lo = 0, hi = 0;
+        bool any = false;
+        for (const TimelinePoint& p : points) {
+            if (p.tSec < -window || p.tSec > 0)
+                continue;
+            lo = any ? std::min(lo, p.minUs) : p.minUs;
+            hi = any ? std::max(hi, p.maxUs) : p.maxUs;
+            any = true;
+        }
+        if (!any) {
+            lo = 1;
+            hi = 100;
+        }
+        // An axis change can lay the chart out again at once (and call back here); the columns are counted
+        // only afterwards, from the plot area as it now is.
+        if (yRange.update(std::max(lo, 0.0), hi) || forceAxes)
+            applyY();
+        columns = std::max(50, int(chart->plotArea().width()));
+        const std::vector<TimelinePoint> cols = plot::decimateColumns(points, -window, 0, columns);
+        series->replace(plot::envelopePoints(cols, logY ? yRange.lower() : -1e300));
+        overlay->setAxis(-window, 0, false);
+        overlay->relayout();
+    }
+};
+
+TimelineChart::TimelineChart(QWidget* parent)
+    : QWidget(parent)
+    , d(std::make_unique<Impl>())
+{
+    d->owner = this;
+    d->chart = new QChart;
+    d->chart->setAnimationOptions(QChart::NoAnimation);
+    d->chart->setTitle(tr("Latency timeline (min/max per pixel)"));
+    d->chart->legend()->hide();
+    d->chart->setMargins(QMargins(4, 4, 8, 4));
+    d->series = new QLineSeries;
+    d->series->setName(tr("latency"));
+    d->chart->addSeries(d->series);
+
+    d->x = new QValueAxis;
+    d->x->setTickType(QValueAxis::TicksDynamic);
+    d->x->setLabelFormat("%.0f");
+    d->x->setTitleText(tr("time (s, 0 = now)"));
+    d->chart->addAxis(d->x, Qt::AlignBottom);
+    d->series->attachAxis(d->x);
+
+    d->yLinear = new QValueAxis;
+    d->yLinear->setTickType(QValueAxis::TicksDynamic);
+    d->yLinear->setTitleText(tr("latency (µs)"));
+    d->yLog = new QLogValueAxis;
+    d->yLog->setBase(10);
+    d->yLog->setLabelFormat("%.7g");
+    d->yLog->setMinorTickCount(8);
+    d->yLog->setTitleText(tr("latency (µs, log scale)"));
+    d->yLinear->setParent(this);
+    d->yLog->setParent(this);
+    d->attachY();
+
+    d->overlay = std::make_unique<plot::MarkerOverlay>(d->chart);
+    d->view = new QChartView(d->chart, this);
+    // Every line here is horizontal or vertical (the envelope, the markers): antialiasing would only blur them, and
+    // it is the most expensive part of a software-rendered frame at 40 frames a second.
+    d->view->setRenderHint(QPainter::Antialiasing, false);
+    d->view->setMinimumSize(fontMetrics().averageCharWidth() * 40, fontMetrics().height() * 14);
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addWidget(d->view);
+    connect(d->chart, &QChart::plotAreaChanged, this, [this] { d->redraw(false); });
+
+    changeEvent(nullptr);
+    d->applyX();
+    d->redraw(true);
+}
+
+TimelineChart::~TimelineChart() = default;
+
+void TimelineChart::changeEvent(QEvent* event)
+{
+    if (event)
+        QWidget::changeEvent(event);
+    if (event && event->type() != QEvent::PaletteChange && event->type() != QEvent::FontChange &&
+        event->type() != QEvent::StyleChange)
+        return;
+    const QPalette pal = palette();
+    plot::styleChart(d->chart, pal, font());
+    plot::styleAxis(d->yLinear, pal, font());
+    plot::styleAxis(d->yLog, pal, font());
+    // One pixel: the envelope is dense enough to read as a band, and a 1-px cosmetic pen takes the fast path.
+    QPen pen(plot::chartColors(pal).live, 1.0);
+    pen.setCosmetic(true);
+    d->series->setPen(pen);
+    d->overlay->setStyle(pal, plot::chartFont(font(), 1.0));
+    d->overlay->relayout();
+}
+
+void TimelineChart::setWindowSeconds(double seconds)
+{
+    seconds = std::clamp(seconds, 1.0, 120.0);
+    if (seconds == d->window)
+        return;
+    d->window = seconds;
+    d->applyX();
+    d->redraw(true);
+}
+
+double TimelineChart::windowSeconds() const
+{
+    return d->window;
+}
+
+void TimelineChart::setLogLatencyAxis(bool log)
+{
+    if (log == d->logY)
+        return;
+    d->logY = log;
+    d->attachY();
+    d->redraw(true);
+}
+
+bool TimelineChart::logLatencyAxis() const
+{
+    return d->logY;
+}
+
+void TimelineChart::setData(const std::vector<TimelinePoint>& points, const std::vector<VerticalMarker>& markers)
+{
+    d->points = points;
+    d->overlay->setMarkers(markers);
+    d->redraw(false);
+}
+
+void TimelineChart::clear()
+{
+    d->points.clear();
+    d->overlay->setMarkers({});
+    d->yRange.reset();
+    d->redraw(true);
+}
+
+QList<QPointF> TimelineChart::envelope() const
+{
+    return d->series->points();
+}
+int TimelineChart::columns() const
+{
+    return d->columns;
+}
+double TimelineChart::latencyAxisMax() const
+{
+    return d->yRange.upper();
+}
+int TimelineChart::axisUpdates() const
+{
+    return d->axisUpdates;
+}
+int TimelineChart::visibleMarkers() const
+{
+    return d->overlay->visibleCount();
+}
+
+} // namespace rtscope

@@ -1,0 +1,252 @@
+#include "ui/starvation/starvation_controls.h"
+
+#include "engine/util/units.h"
+#include "ui/plot/chart_style.h"
+#include "ui/widgets/duration_spin_box.h"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QEvent>
+#include <QFormLayout>
+#include <QLabel>
+#include <QSignalBlocker>
+#include <QSpinBox>
+#include <QVBoxLayout>
+
+namespace rtscope {
+
+namespace {
+constexpr Policy kPolicies[] = {Policy::Fifo, Policy::RR};
+
+int selectedData(const QComboBox* box, int fallback)
+{
+    const QVariant v = box->currentData();
+    return v.isValid() ? v.toInt() : fallback;
+}
+
+QString rangeSentence(const char* field, int lo, int hi, int got)
+{
+    return QString("%1 must be between %2 and %3 in the window (got %4)").arg(field).arg(lo).arg(hi).arg(got);
+}
+} // namespace
+
+StarvationConfigMapper::StarvationConfigMapper(const StarvationControlWidgets& widgets)
+    : m_w(widgets)
+{}
+
+void StarvationConfigMapper::populate(const std::vector<int>& cpus)
+{
+    const QSignalBlocker b1(m_w.burst), b2(m_w.gap), b3(m_w.bursts), b4(m_w.policy), b5(m_w.priority), b6(m_w.counters),
+        b7(m_w.counterNice), b8(m_w.cpu), b9(m_w.controlCounter);
+    m_w.burst->setRangeNs(StarvationConfig::kMinBurstNs, StarvationConfig::kMaxBurstNs);
+    m_w.gap->setRangeNs(StarvationConfig::kMinGapNs, StarvationConfig::kMaxGapNs);
+    m_w.bursts->setRange(0, StarvationConfig::kMaxBursts);
+    m_w.bursts->setSpecialValueText(QObject::tr("repeat until stopped"));
+    m_w.policy->clear();
+    for (Policy p : kPolicies)
+        m_w.policy->addItem(QString::fromLatin1(policyKernelName(p)), int(p));
+    // The spinner must stay below the watchdog, which takes the top priority.
+    m_w.priority->setRange(priorityMin(Policy::Fifo), StarvationConfig::kWatchdogPriority - 1);
+    m_w.counters->setRange(1, StarvationConfig::kMaxCounters);
+    m_w.counterNice->setRange(-20, 19);
+    m_w.cpu->clear();
+    m_w.cpu->addItem(QObject::tr("auto (highest free CPU)"), -1);
+    for (int cpu : cpus)
+        m_w.cpu->addItem(QObject::tr("CPU %1").arg(cpu), cpu);
+    setConfig(StarvationConfig{});
+}
+
+QStringList StarvationConfigMapper::unrepresentable(const StarvationConfig& c) const
+{
+    QStringList out;
+    if (m_w.policy->findData(int(c.policy)) < 0)
+        out << QString("policy must be SCHED_FIFO or SCHED_RR in the window (got %1)").arg(policyName(c.policy));
+    if (c.priority < m_w.priority->minimum() || c.priority > m_w.priority->maximum())
+        out << rangeSentence("priority", m_w.priority->minimum(), m_w.priority->maximum(), c.priority);
+    if (c.burstNs < StarvationConfig::kMinBurstNs || c.burstNs > StarvationConfig::kMaxBurstNs)
+        out << QString::fromStdString("burst must be between " + formatDuration(StarvationConfig::kMinBurstNs) +
+                                      " and " + formatDuration(StarvationConfig::kMaxBurstNs) + " (got " +
+                                      formatDuration(c.burstNs) + ")");
+    if (c.gapNs < StarvationConfig::kMinGapNs || c.gapNs > StarvationConfig::kMaxGapNs)
+        out << QString::fromStdString("gap must be between " + formatDuration(StarvationConfig::kMinGapNs) + " and " +
+                                      formatDuration(StarvationConfig::kMaxGapNs) + " (got " + formatDuration(c.gapNs) +
+                                      ")");
+    if (c.bursts < 0 || c.bursts > StarvationConfig::kMaxBursts)
+        out << rangeSentence("bursts", 0, StarvationConfig::kMaxBursts, c.bursts);
+    if (c.counters < 1 || c.counters > StarvationConfig::kMaxCounters)
+        out << rangeSentence("counters", 1, StarvationConfig::kMaxCounters, c.counters);
+    if (c.counterNice < -20 || c.counterNice > 19)
+        out << rangeSentence("counter-nice", -20, 19, c.counterNice);
+    if (m_w.cpu->findData(c.cpu) < 0)
+        out << QString("cpu must be one of the online CPUs or auto (got %1)").arg(c.cpu);
+    return out;
+}
+
+void StarvationConfigMapper::setConfig(const StarvationConfig& c)
+{
+    const QSignalBlocker b1(m_w.burst), b2(m_w.gap), b3(m_w.bursts), b4(m_w.policy), b5(m_w.priority), b6(m_w.counters),
+        b7(m_w.counterNice), b8(m_w.cpu), b9(m_w.controlCounter);
+    m_w.burst->setValueNs(c.burstNs);
+    m_w.gap->setValueNs(c.gapNs);
+    m_w.bursts->setValue(c.bursts);
+    m_w.policy->setCurrentIndex(m_w.policy->findData(int(c.policy)));
+    m_w.priority->setValue(c.priority);
+    m_w.counters->setValue(c.counters);
+    m_w.counterNice->setValue(c.counterNice);
+    m_w.cpu->setCurrentIndex(m_w.cpu->findData(c.cpu));
+    m_w.controlCounter->setChecked(c.controlCounter);
+}
+
+StarvationConfig StarvationConfigMapper::config(const StarvationConfig& base) const
+{
+    StarvationConfig c = base;
+    c.burstNs = m_w.burst->valueNs();
+    c.gapNs = m_w.gap->valueNs();
+    c.bursts = m_w.bursts->value();
+    c.policy = Policy(selectedData(m_w.policy, int(base.policy)));
+    c.priority = m_w.priority->value();
+    c.counters = m_w.counters->value();
+    c.counterNice = m_w.counterNice->value();
+    c.cpu = selectedData(m_w.cpu, base.cpu);
+    c.controlCounter = m_w.controlCounter->isChecked();
+    return c;
+}
+
+StarvationControls::StarvationControls(const std::vector<int>& cpus, QWidget* parent)
+    : QWidget(parent)
+    , m_form(new QWidget(this))
+    , m_problemLabel(new QLabel(this))
+    , m_statusLabel(new QLabel(this))
+    , m_hint(new QLabel(this))
+{
+    StarvationControlWidgets w;
+    w.burst = new DurationSpinBox(m_form);
+    w.burst->setObjectName("burst");
+    w.burst->setToolTip(tr("How long the real-time spinner busy-loops without blocking (10 ms … 5 s)"));
+    w.gap = new DurationSpinBox(m_form);
+    w.gap->setObjectName("gap");
+    w.gap->setToolTip(tr("The spinner sleeps this long before the first burst and after each one"));
+    w.bursts = new QSpinBox(m_form);
+    w.bursts->setObjectName("bursts");
+    w.bursts->setKeyboardTracking(false);
+    w.policy = new QComboBox(m_form);
+    w.policy->setObjectName("policy");
+    w.policy->setToolTip(tr("The spinner's real-time policy: neither is time-sliced against SCHED_OTHER"));
+    w.priority = new QSpinBox(m_form);
+    w.priority->setObjectName("priority");
+    w.priority->setKeyboardTracking(false);
+    w.counters = new QSpinBox(m_form);
+    w.counters->setObjectName("counters");
+    w.counters->setKeyboardTracking(false);
+    w.counters->setToolTip(tr("SCHED_OTHER threads on the spinner's CPU counting as fast as they can"));
+    w.counterNice = new QSpinBox(m_form);
+    w.counterNice->setObjectName("counterNice");
+    w.counterNice->setKeyboardTracking(false);
+    w.counterNice->setToolTip(tr("Nice value of the counters: it changes nothing against a real-time spinner"));
+    w.cpu = new QComboBox(m_form);
+    w.cpu->setObjectName("cpu");
+    w.cpu->setToolTip(tr("The CPU the spinner starves. CPU 0 is reserved for the window, the watchdog and the "
+                         "collector."));
+    w.controlCounter = new QCheckBox(tr("Control counter on another CPU"), m_form);
+    w.controlCounter->setObjectName("controlCounter");
+    w.controlCounter->setToolTip(tr("One more counter away from the spinner: it must not notice the bursts"));
+    m_mapper = std::make_unique<StarvationConfigMapper>(w);
+    m_mapper->populate(cpus);
+    w.priority->setToolTip(tr("Real-time priority %1–%2: the watchdog runs above it at %3")
+                               .arg(w.priority->minimum())
+                               .arg(w.priority->maximum())
+                               .arg(StarvationConfig::kWatchdogPriority));
+
+    auto* form = new QFormLayout(m_form);
+    form->setContentsMargins(0, 0, 0, 0);
+    form->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
+    form->addRow(tr("&Burst"), w.burst);
+    form->addRow(tr("&Gap"), w.gap);
+    form->addRow(tr("B&ursts"), w.bursts);
+    form->addRow(tr("Spinner &policy"), w.policy);
+    form->addRow(tr("P&riority"), w.priority);
+    form->addRow(tr("C&ounters"), w.counters);
+    form->addRow(tr("Counter &nice"), w.counterNice);
+    form->addRow(tr("Spinner &CPU"), w.cpu);
+    form->addRow(w.controlCounter);
+
+    m_problemLabel->setObjectName("problems");
+    m_problemLabel->setWordWrap(true);
+    m_problemLabel->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_problemLabel->hide();
+    m_statusLabel->setObjectName("runStatus");
+    m_statusLabel->setWordWrap(true);
+    m_statusLabel->hide();
+    m_hint->setWordWrap(true);
+    m_hint->setEnabled(false);
+    setRunning(false);
+
+    auto* layout = new QVBoxLayout(this);
+    layout->addWidget(m_form);
+    layout->addWidget(m_problemLabel);
+    layout->addWidget(m_statusLabel);
+    layout->addWidget(m_hint);
+    layout->addStretch(1);
+
+    auto changed = [this] {
+        emit edited();
+    };
+    connect(w.burst, &DurationSpinBox::valueChanged, this, changed);
+    connect(w.gap, &DurationSpinBox::valueChanged, this, changed);
+    connect(w.bursts, &QSpinBox::valueChanged, this, changed);
+    connect(w.policy, &QComboBox::currentIndexChanged, this, changed);
+    connect(w.priority, &QSpinBox::valueChanged, this, changed);
+    connect(w.counters, &QSpinBox::valueChanged, this, changed);
+    connect(w.counterNice, &QSpinBox::valueChanged, this, changed);
+    connect(w.cpu, &QComboBox::currentIndexChanged, this, changed);
+    connect(w.controlCounter, &QCheckBox::toggled, this, changed);
+    restyleProblems();
+}
+
+StarvationControls::~StarvationControls() = default;
+
+void StarvationControls::showProblems(const QStringList& problems)
+{
+    m_problems = problems;
+    if (problems.isEmpty()) {
+        m_problemLabel->clear();
+        m_problemLabel->hide();
+        return;
+    }
+    QString html;
+    for (const QString& p : problems)
+        html += "<p style='margin:0 0 4px 0'>⚠ " + p.toHtmlEscaped() + "</p>";
+    m_problemLabel->setText(html);
+    m_problemLabel->show();
+}
+
+void StarvationControls::setStatus(const QString& text)
+{
+    m_statusLabel->setText(text);
+    m_statusLabel->setVisible(!text.isEmpty());
+}
+
+void StarvationControls::setRunning(bool running)
+{
+    m_form->setEnabled(!running);
+    m_hint->setText(running ? tr("The settings are fixed while the spinner runs: stop to change them.")
+                            : tr("The spinner runs on one CPU only, bounded by its own deadline checks and by a "
+                                 "watchdog on another CPU."));
+}
+
+void StarvationControls::changeEvent(QEvent* event)
+{
+    QWidget::changeEvent(event);
+    if (event->type() == QEvent::PaletteChange)
+        restyleProblems();
+}
+
+void StarvationControls::restyleProblems()
+{
+    const bool dark = plot::isDarkPalette(palette());
+    m_problemLabel->setStyleSheet(QString("QLabel { color: %1; background: %2; border: 1px solid %1; "
+                                          "border-radius: 4px; padding: 6px; font-weight: bold; }")
+                                      .arg(dark ? "#ff8a80" : "#b71c1c", dark ? "#3b1f1f" : "#ffebee"));
+}
+
+} // namespace rtscope

@@ -1,0 +1,88 @@
+#pragma once
+// The starvation page's control panel (left dock) and the one place where its widgets and StarvationConfig meet.
+// The widgets offer exactly the ranges StarvationConfig allows; the CPU list also offers the reserved CPUs, so
+// that choosing one is refused with validate()'s sentence instead of silently being impossible.
+#include "engine/experiments/starvation_config.h"
+
+#include <QStringList>
+#include <QWidget>
+
+#include <memory>
+#include <vector>
+
+class QCheckBox;
+class QComboBox;
+class QLabel;
+class QSpinBox;
+
+namespace rtscope {
+
+class DurationSpinBox;
+
+/// The widgets a StarvationConfig maps to (owned by StarvationControls).
+struct StarvationControlWidgets {
+    DurationSpinBox* burst = nullptr;
+    DurationSpinBox* gap = nullptr;
+    QSpinBox* bursts = nullptr; ///< 0 = repeat until stopped
+    QComboBox* policy = nullptr;
+    QSpinBox* priority = nullptr;
+    QSpinBox* counters = nullptr;
+    QSpinBox* counterNice = nullptr;
+    QComboBox* cpu = nullptr; ///< -1 = auto
+    QCheckBox* controlCounter = nullptr;
+};
+
+class StarvationConfigMapper {
+public:
+    explicit StarvationConfigMapper(const StarvationControlWidgets& widgets);
+
+    /// Fills the choices and ranges from StarvationConfig's limits and the kernel's priority range.
+    void populate(const std::vector<int>& cpus);
+    /// Sentences for the fields of @p config that these controls cannot show.
+    QStringList unrepresentable(const StarvationConfig& config) const;
+    /// Shows @p config in the controls without emitting their change signals. Call unrepresentable() first.
+    void setConfig(const StarvationConfig& config);
+    /// The config the controls describe; fields without a control (sampler priority, reserved CPUs, control
+    /// CPU) come from @p base.
+    StarvationConfig config(const StarvationConfig& base) const;
+
+    const StarvationControlWidgets& widgets() const { return m_w; }
+
+private:
+    StarvationControlWidgets m_w;
+};
+
+class StarvationControls : public QWidget {
+    Q_OBJECT
+public:
+    explicit StarvationControls(const std::vector<int>& cpus, QWidget* parent = nullptr);
+    ~StarvationControls() override;
+
+    StarvationConfigMapper& mapper() { return *m_mapper; }
+    const StarvationControlWidgets& widgets() const { return m_mapper->widgets(); }
+
+    void showProblems(const QStringList& problems);
+    void clearProblems() { showProblems({}); }
+    QStringList problems() const { return m_problems; }
+    void setStatus(const QString& text);
+    /// While a run is on, the config is fixed: the widgets are read-only until it stops.
+    void setRunning(bool running);
+
+signals:
+    void edited();
+
+protected:
+    void changeEvent(QEvent* event) override;
+
+private:
+    void restyleProblems();
+
+    std::unique_ptr<StarvationConfigMapper> m_mapper;
+    QWidget* m_form;
+    QLabel* m_problemLabel;
+    QLabel* m_statusLabel;
+    QLabel* m_hint;
+    QStringList m_problems;
+};
+
+} // namespace rtscope

@@ -1,0 +1,605 @@
+#include "ui/starvation/starvation_page.h"
+
+#include "engine/experiments/starvation_experiment.h"
+#include "engine/rt/cpu_topology.h"
+#include "engine/util/clock.h"
+#include "engine/util/units.h"
+#include "ui/app/gui_thread_affinity.h"
+#include "ui/plot/chart_style.h"
+#include "ui/plot/starvation_chart.h"
+#include "ui/starvation/burst_table_model.h"
+#include "ui/starvation/starvation_controls.h"
+
+#include <QFrame>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QSettings>
+#include <QSplitter>
+#include <QTableView>
+#include <QTimer>
+#include <QVBoxLayout>
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+
+namespace rtscope {
+
+namespace {
+QStringList toQt(const std::vector<std::string>& v)
+{
+    QStringList out;
+    for (const auto& s : v)
+        out << QString::fromStdString(s);
+    return out;
+}
+
+QString duration(int64_t ns)
+{
+    return QString::fromStdString(formatDuration(ns));
+}
+
+double secondsSince(int64_t t, int64_t start)
+{
+    return double(t - start) / double(kNsPerSec);
+}
+
+// The sampler's 10 ms readings jitter: a reading taken late makes one interval look slow and the next several
+// times too fast. Averaging over kSmoothSec, from the exact operation counts each interval carries, keeps the
+// line readable while a stretch of zeros (a starved burst) stays exactly zero.
+constexpr double kSmoothSec = 0.05;
+
+QList<QPointF> smoothedRate(const std::vector<SeriesPoint>& rate, int64_t startNs)
+{
+    QList<QPointF> out;
+    const size_t n = rate.size();
+    if (n < 2)
+        return out;
+    std::vector<double> t(n), ops(n + 1, 0);
+    for (size_t i = 0; i < n; ++i)
+        t[i] = secondsSince(rate[i].tNs, startNs);
+    for (size_t i = 0; i + 1 < n; ++i)
+        ops[i + 1] = ops[i] + double(rate[i].maxNs) * (t[i + 1] - t[i]);
+    size_t j = 0;
+    for (size_t i = 0; i + 1 < n; ++i) {
+        j = std::max(j, i + 1);
+        while (j + 1 < n && t[j] - t[i] < kSmoothSec)
+            ++j;
+        if (t[j] - t[i] < kSmoothSec * 0.5)
+            break; // the newest readings: too short a span to average yet
+        out.append(QPointF((t[i] + t[j]) / 2, (ops[j] - ops[i]) / (t[j] - t[i])));
+    }
+    return out;
+}
+
+QFont scaled(const QFont& base, double factor, bool bold)
+{
+    QFont f = plot::chartFont(base, factor);
+    f.setBold(bold);
+    return f;
+}
+} // namespace
+
+StarvationPage::StarvationPage(const SystemProbe& probe, QWidget* parent)
+    : ExperimentPage(parent)
+    , m_probe(probe)
+    , m_experiment(std::make_unique<StarvationExperiment>())
+    , m_watchdogBanner(new QLabel(this))
+    , m_lossWarning(new QLabel(this))
+    , m_tileLayout(new QHBoxLayout)
+    , m_kernelLine(new QLabel(this))
+    , m_chart(new StarvationChart(this))
+    , m_model(new BurstTableModel(this))
+    , m_table(new QTableView(this))
+    , m_splitter(new QSplitter(Qt::Vertical, this))
+    , m_timer(new QTimer(this))
+{
+    setObjectName("starvationPage");
+    {
+        // The main window pins the GUI thread off busy CPUs; the reserved set is about the process's home CPU,
+        // not where the window happens to be parked right now.
+        GuiThreadAffinity::Unpinned unpinned;
+        m_base.reservedCpus = StarvationConfig::defaultReservedCpus();
+    }
+    const CpuTopology topo = StarvationConfig::placementTopology();
+    const std::vector<int> cpus = m_probe.onlineCpus.empty() ? topo.online : m_probe.onlineCpus;
+    m_controls = new StarvationControls(cpus);
+    connect(m_controls, &StarvationControls::edited, this, &StarvationPage::controlsEdited);
+    m_kernel = readThrottleSettings(std::max(0, m_base.resolvedCpu(topo)));
+    // Long enough for a whole planned run of kChartSeconds, with room for the lead-in.
+    m_experiment->setSeriesWindow(int64_t(kChartSeconds + 5) * kNsPerSec);
+
+    m_watchdogBanner->setObjectName("watchdogBanner");
+    m_watchdogBanner->setWordWrap(true);
+    m_watchdogBanner->hide();
+    m_lossWarning->setObjectName("dataLossWarning");
+    m_lossWarning->setWordWrap(true);
+    m_lossWarning->hide();
+
+    m_spinnerTile = makeTile();
+    m_spinnerTile.frame->setObjectName("spinnerTile");
+    m_spinnerTile.title->setText(tr("Spinner"));
+    m_spinnerTile.value->setText(tr("idle"));
+    m_tileLayout->setSpacing(8);
+    m_tileLayout->addWidget(m_spinnerTile.frame, 0);
+    for (int i = 0; i < kStarvationMaxThreads; ++i) {
+        Tile t = makeTile();
+        t.frame->setObjectName(QString("counterTile%1").arg(i));
+        t.frame->hide();
+        m_tileLayout->addWidget(t.frame, 1);
+        m_tiles.push_back(t);
+    }
+    m_tileLayout->addStretch(0);
+
+    m_kernelLine->setObjectName("kernelLine");
+    m_kernelLine->setWordWrap(true);
+    m_kernelLine->setTextFormat(Qt::RichText);
+
+    m_table->setModel(m_model);
+    m_table->setObjectName("burstTable");
+    m_table->setSelectionMode(QAbstractItemView::NoSelection);
+    m_table->setFocusPolicy(Qt::NoFocus);
+    m_table->setAlternatingRowColors(true);
+    m_table->setWordWrap(false);
+    m_table->verticalHeader()->hide();
+    m_table->horizontalHeader()->setStretchLastSection(true);
+    m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    QFont tableFont = scaled(m_table->font(), 1.15, false);
+    m_table->setFont(tableFont);
+    m_table->horizontalHeader()->setFont(scaled(tableFont, 1.0, true));
+    m_table->verticalHeader()->setDefaultSectionSize(QFontMetrics(tableFont).height() + 10);
+
+    m_splitter->addWidget(m_chart);
+    m_splitter->addWidget(m_table);
+    m_splitter->setStretchFactor(0, 5);
+    m_splitter->setStretchFactor(1, 1);
+    m_splitter->setChildrenCollapsible(false);
+    m_table->setMinimumHeight(QFontMetrics(tableFont).height() * 5);
+
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(4, 4, 4, 4);
+    layout->addWidget(m_watchdogBanner);
+    layout->addWidget(m_lossWarning);
+    layout->addLayout(m_tileLayout);
+    layout->addWidget(m_kernelLine);
+    layout->addWidget(m_splitter, 1);
+
+    m_timer->setInterval(kRefreshMs);
+    connect(m_timer, &QTimer::timeout, this, &StarvationPage::refreshNow);
+    restyle();
+    drawKernelLine(StarvationSnapshot{});
+}
+
+StarvationPage::~StarvationPage()
+{
+    // The experiment's destructor would stop it too; stopping here keeps the signals and the views consistent.
+    stop();
+    if (m_controls && !m_controls->parent())
+        delete m_controls;
+}
+
+StarvationPage::Tile StarvationPage::makeTile()
+{
+    Tile t;
+    t.frame = new QFrame(this);
+    t.frame->setFrameShape(QFrame::StyledPanel);
+    auto* v = new QVBoxLayout(t.frame);
+    v->setContentsMargins(12, 6, 12, 6);
+    v->setSpacing(0);
+    t.title = new QLabel(t.frame);
+    t.value = new QLabel(t.frame);
+    t.detail = new QLabel(t.frame);
+    t.value->setObjectName("bigNumber");
+    for (QLabel* l : {t.title, t.value, t.detail})
+        v->addWidget(l);
+    return t;
+}
+
+void StarvationPage::restyle()
+{
+    const QFont base = font();
+    for (Tile* t : {&m_spinnerTile}) {
+        t->title->setFont(scaled(base, 1.15, true));
+        t->value->setFont(scaled(base, 2.6, true));
+        t->detail->setFont(scaled(base, 1.05, false));
+    }
+    for (Tile& t : m_tiles) {
+        t.title->setFont(scaled(base, 1.15, true));
+        t.value->setFont(scaled(base, 2.6, true));
+        t.detail->setFont(scaled(base, 1.05, false));
+    }
+    m_kernelLine->setFont(scaled(base, 1.05, false));
+    m_watchdogBanner->setFont(scaled(base, 1.3, true));
+    m_watchdogBanner->setStyleSheet("QLabel { color: white; background: #b71c1c; padding: 10px; "
+                                    "border-radius: 4px; }");
+    m_lossWarning->setStyleSheet("QLabel { color: white; background: #c62828; padding: 8px; font-weight: bold; "
+                                 "border-radius: 4px; }");
+}
+
+QWidget* StarvationPage::controls()
+{
+    return m_controls;
+}
+
+StarvationControls* StarvationPage::starvationControls() const
+{
+    return m_controls;
+}
+
+StarvationConfig StarvationPage::config() const
+{
+    return m_controls->mapper().config(m_base);
+}
+
+QStringList StarvationPage::problems() const
+{
+    return m_controls->problems();
+}
+
+bool StarvationPage::isRunning() const
+{
+    return m_experiment->running();
+}
+
+std::vector<int> StarvationPage::busyCpus() const
+{
+    if (!m_experiment->running())
+        return {};
+    return {m_experiment->config().cpu};
+}
+
+bool StarvationPage::start()
+{
+    if (m_experiment->running())
+        return true;
+    const StarvationConfig c = config();
+    if (auto problems = c.validate(StarvationConfig::placementTopology()); !problems.empty()) {
+        m_controls->showProblems(toQt(problems));
+        return false;
+    }
+    if (Error e = m_experiment->start(c)) {
+        // Never a silent SCHED_OTHER run: a refused FIFO stays refused, and says why.
+        showError(QString::fromStdString(e.message));
+        return false;
+    }
+    m_base = c;
+    m_controls->clearProblems();
+    m_controls->setRunning(true);
+    m_controls->setStatus(tr("Running: %1").arg(QString::fromStdString(m_experiment->config().label())));
+    m_model->clear();
+    m_lastDrawn.reset();
+    m_timer->start();
+    emit runningChanged(true);
+    emit statusMessage(tr("Started: %1").arg(QString::fromStdString(m_experiment->config().label())));
+    return true;
+}
+
+void StarvationPage::stop()
+{
+    if (!m_experiment->running())
+        return;
+    m_experiment->stop();
+    m_timer->stop();
+    m_controls->setRunning(false);
+    m_controls->setStatus(QString());
+    refreshNow(); // the final snapshot, everything drained
+    emit runningChanged(false);
+    emit statusMessage(tr("Stopped"));
+}
+
+void StarvationPage::controlsEdited()
+{
+    const StarvationConfig c = config();
+    if (auto problems = c.validate(StarvationConfig::placementTopology()); !problems.empty()) {
+        m_controls->showProblems(toQt(problems));
+        return;
+    }
+    m_controls->clearProblems();
+    m_kernel = readThrottleSettings(std::max(0, c.resolvedCpu(StarvationConfig::placementTopology())));
+    if (!m_lastDrawn)
+        drawKernelLine(StarvationSnapshot{});
+}
+
+QStringList StarvationPage::applyConfig(const StarvationConfig& c)
+{
+    QStringList problems = toQt(c.validate(StarvationConfig::placementTopology()));
+    problems << m_controls->mapper().unrepresentable(c);
+    if (m_experiment->running())
+        problems << tr("the configuration cannot change while the spinner runs: stop first");
+    if (!problems.isEmpty()) {
+        m_controls->showProblems(problems);
+        return problems;
+    }
+    m_controls->mapper().setConfig(c);
+    StarvationConfig base = c;
+    base.reservedCpus = m_base.reservedCpus;
+    m_base = base;
+    m_controls->clearProblems();
+    return {};
+}
+
+void StarvationPage::showError(const QString& message)
+{
+    m_controls->showProblems(message.split('\n', Qt::SkipEmptyParts));
+    emit statusMessage(message.section('\n', 0, 0));
+}
+
+void StarvationPage::setDisplayPaused(bool paused)
+{
+    m_paused = paused;
+    if (!paused)
+        refreshNow();
+}
+
+void StarvationPage::refreshNow()
+{
+    std::shared_ptr<const StarvationSnapshot> snap = m_experiment->snapshot();
+    if (!snap)
+        return;
+    // The spinner ran its bursts (or the watchdog ended the run): join everything now, so no thread lingers.
+    if (m_experiment->running() && m_experiment->finished()) {
+        stop();
+        return;
+    }
+    if (m_paused || (snap == m_lastDrawn && snap->generation == m_lastGeneration))
+        return;
+    m_lastDrawn = snap;
+    m_lastGeneration = snap->generation;
+    draw(*snap);
+    ++m_frames;
+}
+
+void StarvationPage::draw(const StarvationSnapshot& s)
+{
+    drawAlerts(s);
+    drawCounters(s);
+    drawChart(s);
+    drawKernelLine(s);
+    m_model->setSnapshot(s);
+    if (!s.bursts.empty())
+        m_table->scrollTo(m_model->index(m_model->rowCount() - 1, 0));
+}
+
+void StarvationPage::drawAlerts(const StarvationSnapshot& s)
+{
+    const QString trips = watchdogText();
+    m_watchdogBanner->setText(trips);
+    m_watchdogBanner->setVisible(!trips.isEmpty());
+
+    QStringList loss;
+    if (s.droppedSamples)
+        loss << tr("%1 progress samples dropped (the rate lines have gaps)").arg(s.droppedSamples);
+    if (s.droppedSegments)
+        loss << tr("%1 run segments dropped (windows may be incomplete)").arg(s.droppedSegments);
+    if (s.droppedEvents)
+        loss << tr("%1 spinner events dropped (a burst row is missing)").arg(s.droppedEvents);
+    m_lossWarning->setText(loss.isEmpty() ? QString() : tr("⚠ Data lost: %1.").arg(loss.join("; ")));
+    m_lossWarning->setVisible(!loss.isEmpty());
+}
+
+QString StarvationPage::watchdogText() const
+{
+    if (!m_lastDrawn)
+        return {};
+    const StarvationSnapshot& s = *m_lastDrawn;
+    QStringList lines;
+    for (const WatchdogTrip& t : s.watchdogTrips) {
+        const QString how =
+            t.atStop ? tr("when the run stopped") : tr("%1 past its deadline").arg(duration(t.overrunNs()));
+        lines << tr("⚠ WATCHDOG: the spinner (thread %1) was demoted to SCHED_OTHER %2%3")
+                     .arg(t.tid)
+                     .arg(how)
+                     .arg(t.demoted ? QString() : tr(" (it had already gone)"));
+    }
+    if (!s.note.empty())
+        lines << QString::fromStdString(s.note);
+    return lines.join('\n');
+}
+
+void StarvationPage::drawCounters(const StarvationSnapshot& s)
+{
+    const BurstRecord* spinning = s.spinningBurst();
+    const bool dark = plot::isDarkPalette(palette());
+    QString bg, fg = "white";
+    if (spinning) {
+        const QString of = s.config.bursts > 0 ? tr(" of %1").arg(s.config.bursts) : QString();
+        m_spinnerTile.value->setText(tr("BURST %1%2").arg(spinning->index).arg(of));
+        m_spinnerTile.detail->setText(tr("%1 %2 spinning on CPU %3 for %4")
+                                          .arg(QString::fromStdString(policyLabel(s.config.policy, s.config.priority)))
+                                          .arg(QString())
+                                          .arg(s.config.cpu)
+                                          .arg(duration(s.publishedNs - spinning->startNs)));
+        bg = "#c62828";
+    } else if (s.running && !s.finished) {
+        m_spinnerTile.value->setText(tr("asleep"));
+        m_spinnerTile.detail->setText(tr("gap: the counters run · CPU %1").arg(s.config.cpu));
+        bg = "#2e7d32";
+    } else {
+        m_spinnerTile.value->setText(s.interrupted ? tr("stopped") : tr("done"));
+        m_spinnerTile.detail->setText(tr("%1 burst(s) on CPU %2").arg(s.bursts.size()).arg(s.config.cpu));
+        bg = dark ? "#424242" : "#616161";
+    }
+    m_spinnerTile.frame->setStyleSheet(QString("QFrame#spinnerTile { background: %1; border-radius: 6px; } "
+                                               "QFrame#spinnerTile QLabel { color: %2; background: transparent; }")
+                                           .arg(bg, fg));
+
+    for (size_t i = 0; i < m_tiles.size(); ++i) {
+        Tile& t = m_tiles[i];
+        if (i >= s.counters.size()) {
+            t.frame->hide();
+            continue;
+        }
+        const CounterStats& c = s.counters[i];
+        t.frame->show();
+        t.title->setText(tr("%1 · CPU %2").arg(QString::fromStdString(c.label)).arg(c.cpu));
+        t.value->setText(tr("%1 ops/s").arg(formatCount(c.opsPerSec)));
+        t.detail->setText(tr("total %1 ops · SCHED_OTHER nice %2").arg(formatCount(double(c.ops))).arg(c.nice));
+        const bool starved = !c.control && spinning && c.opsPerSec < 1;
+        QString color = starved ? (dark ? "#ff8a80" : "#c62828") : palette().color(QPalette::Text).name();
+        t.value->setStyleSheet(QString("QLabel { color: %1; }").arg(color));
+        t.frame->setStyleSheet(
+            starved
+                ? QString("QFrame#%1 { border: 3px solid %2; border-radius: 6px; }").arg(t.frame->objectName(), color)
+                : QString());
+    }
+}
+
+QStringList StarvationPage::liveCounterTexts() const
+{
+    QStringList out;
+    for (const Tile& t : m_tiles)
+        if (!t.frame->isHidden())
+            out << t.value->text();
+    return out;
+}
+
+void StarvationPage::drawChart(const StarvationSnapshot& s)
+{
+    StarvationChartData d;
+    const double elapsed =
+        secondsSince(s.endNs && !s.running ? std::max(s.endNs, s.publishedNs) : s.publishedNs, s.startNs);
+    const int64_t planned = s.config.plannedDurationNs();
+    if (planned > 0 && double(planned) / double(kNsPerSec) <= kChartSeconds) {
+        d.xMin = 0;
+        d.xMax = std::max(double(planned) / double(kNsPerSec), elapsed);
+    } else {
+        d.xMax = std::max(elapsed, kChartSeconds);
+        d.xMin = d.xMax - kChartSeconds;
+    }
+    for (const CounterStats& c : s.counters) {
+        RateLine line;
+        line.name = c.control ? tr("control (CPU %1)").arg(c.cpu)
+                              : tr("%1 (CPU %2)").arg(QString::fromStdString(c.label)).arg(c.cpu);
+        line.control = c.control;
+        line.points = smoothedRate(c.rate, s.startNs);
+        d.lines.push_back(std::move(line));
+    }
+    for (const BurstRecord& b : s.bursts) {
+        TimeBand band;
+        band.t0 = secondsSince(b.startNs, s.startNs);
+        band.t1 = secondsSince(b.endNs ? b.endNs : s.publishedNs, s.startNs);
+        band.label = b.spinning() ? tr("burst %1 · %2")
+                                        .arg(b.index)
+                                        .arg(QString::fromStdString(policyLabel(s.config.policy, s.config.priority)))
+                                  : tr("burst %1 · %2 %3")
+                                        .arg(b.index)
+                                        .arg(QString::fromStdString(policyLabel(s.config.policy, s.config.priority)))
+                                        .arg(duration(b.spinnerNs()));
+        d.bursts.push_back(band);
+        for (const ThrottleWindow& w : b.windows)
+            d.windows.push_back({secondsSince(w.startNs, s.startNs), secondsSince(w.endNs, s.startNs),
+                                 tr("window %1").arg(duration(w.lengthNs()))});
+    }
+    m_chart->setData(d);
+}
+
+QString StarvationPage::kernelLine() const
+{
+    return m_kernelLine->text();
+}
+
+void StarvationPage::drawKernelLine(const StarvationSnapshot& s)
+{
+    const ThrottleSettings& k = s.config.cpu >= 0 && s.startNs ? s.kernel : m_kernel;
+    QStringList measured;
+    for (const BurstRecord& b : s.bursts)
+        for (const ThrottleWindow& w : b.windows)
+            measured << tr("%1 at +%2").arg(duration(w.lengthNs()), duration(w.offsetNs));
+    QString windows;
+    if (s.bursts.empty())
+        windows = tr("none yet");
+    else if (measured.isEmpty())
+        windows = tr("none (every burst so far was fully starved)");
+    else
+        windows = QString("%1: %2").arg(measured.size()).arg(measured.join(", "));
+    m_kernelLine->setText(
+        tr("<b>Kernel safety net</b> (Linux %1) — RT throttling: <b>%2</b> · fair server: <b>%3</b><br>"
+           "<b>Measured windows</b> in which a starved counter ran anyway: <b>%4</b>")
+            .arg(QString::fromStdString(k.kernelRelease.empty() ? m_probe.kernelRelease : k.kernelRelease)
+                     .toHtmlEscaped(),
+                 QString::fromStdString(k.rtThrottlingText()).toHtmlEscaped(),
+                 QString::fromStdString(k.fairServerKernel ? k.fairServerText() : "not in this kernel (< 6.12)")
+                     .toHtmlEscaped(),
+                 windows.toHtmlEscaped()));
+}
+
+QString StarvationPage::explanation() const
+{
+    const ThrottleSettings& k = m_kernel;
+    QString net;
+    if (k.rtRuntimeUs && k.rtPeriodUs && *k.rtRuntimeUs >= 0) {
+        const int64_t runtimeNs = *k.rtRuntimeUs * kNsPerUs;
+        const int64_t leftNs = (*k.rtPeriodUs - *k.rtRuntimeUs) * kNsPerUs;
+        net = tr("<p><b>On this kernel</b> (Linux %1) <code>sched_rt_runtime_us</code> = %2 of "
+                 "<code>sched_rt_period_us</code> = %3: real-time tasks may use %4 of every %5 on a CPU, which "
+                 "leaves %6 per period to everyone else. So expect a burst longer than about %4 to show one window "
+                 "of about %6 every %5.</p>")
+                  .arg(QString::fromStdString(k.kernelRelease))
+                  .arg(*k.rtRuntimeUs)
+                  .arg(*k.rtPeriodUs)
+                  .arg(duration(runtimeNs), duration(*k.rtPeriodUs * kNsPerUs), duration(leftNs));
+    } else if (k.rtRuntimeUs && *k.rtRuntimeUs < 0) {
+        net = tr("<p><b>On this kernel</b> (Linux %1) RT throttling is <b>disabled</b> "
+                 "(<code>sched_rt_runtime_us</code> = -1).</p>")
+                  .arg(QString::fromStdString(k.kernelRelease));
+    } else {
+        net = tr("<p>The RT-throttling settings could not be read on this kernel (Linux %1).</p>")
+                  .arg(QString::fromStdString(k.kernelRelease));
+    }
+    if (k.fairServerKernel)
+        net += tr("<p>This kernel also has the <b>fair server</b> (6.12 and later): a deferred reservation that "
+                  "runs starved SCHED_OTHER tasks for its runtime once they have waited the rest of its period. "
+                  "Its setting: %1.</p>")
+                   .arg(QString::fromStdString(k.fairServerText()).toHtmlEscaped());
+    else
+        net += tr("<p>This kernel predates the fair server (6.12): RT throttling is the only safety net.</p>");
+    return tr("<h3>The trap: a SCHED_FIFO thread that never blocks starves its CPU</h3>"
+              "<p>The <b>spinner</b> is a real-time thread (SCHED_FIFO or SCHED_RR) that busy-loops for a "
+              "<b>burst</b>, then sleeps for a <b>gap</b>. The <b>counters</b> are ordinary SCHED_OTHER threads on "
+              "the same CPU that count as fast as they can.</p>"
+              "<p>A FIFO thread runs until it blocks or a higher real-time priority arrives: it is <b>not "
+              "time-sliced against SCHED_OTHER</b>, whatever their nice value. So during a burst (red band) the "
+              "counters on its CPU make <b>exactly zero progress</b>, and their normal rate returns the moment the "
+              "spinner sleeps. A control counter on another CPU does not notice.</p>"
+              "<p>In a long burst you may see a short <b>window</b> (amber band) in which the starved counters run "
+              "anyway: that is the kernel's last-resort safety net, <b>RT throttling</b> or, on newer kernels, the "
+              "<b>fair server</b>.</p>%1"
+              "<p><b>Nobody should rely on it.</b> It is a debugging aid, not a share of the CPU: a starved thread "
+              "still waits most of a second, kernel work on that CPU waits with it, and the values are tunables "
+              "that differ between kernels and distributions. A real-time thread has to block (wait for its next "
+              "period, an event, a lock) or be bounded by its own design.</p>"
+              "<p><b>Safety:</b> the spinner checks its own deadline, a watchdog at priority %2 on another CPU "
+              "demotes it if it overruns by more than %3, and it never runs on the CPU of this window. A watchdog "
+              "trip is shown in red at the top.</p>")
+        .arg(net)
+        .arg(StarvationConfig::kWatchdogPriority)
+        .arg(duration(StarvationConfig::kWatchdogMarginNs));
+}
+
+void StarvationPage::saveSettings(QSettings& settings) const
+{
+    settings.setValue("config", QString::fromStdString(toJson(config()).dump()));
+    settings.setValue("splitter", m_splitter->saveState());
+}
+
+void StarvationPage::restoreSettings(QSettings& settings)
+{
+    if (settings.contains("splitter"))
+        m_splitter->restoreState(settings.value("splitter").toByteArray());
+    const QString text = settings.value("config").toString();
+    if (text.isEmpty())
+        return;
+    std::vector<std::string> errors;
+    const nlohmann::json j = nlohmann::json::parse(text.toStdString(), nullptr, false);
+    StarvationConfig c = starvationConfigFromJson(j, errors);
+    // The reserved CPUs describe this session's process, not the one that saved the settings.
+    c.reservedCpus = m_base.reservedCpus;
+    QStringList problems = toQt(errors);
+    if (problems.isEmpty())
+        problems = applyConfig(c);
+    if (!problems.isEmpty())
+        m_controls->showProblems(QStringList(tr("The saved starvation settings were not applied:")) + problems);
+}
+
+} // namespace rtscope

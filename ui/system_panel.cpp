@@ -1,0 +1,76 @@
+#include "ui/system_panel.h"
+
+#include "engine/rt/cpu_topology.h"
+#include "engine/util/units.h"
+
+#include <QFormLayout>
+#include <QLabel>
+
+namespace rtscope {
+
+namespace {
+QString cpuList(const std::vector<int>& cpus)
+{
+    return cpus.empty() ? QObject::tr("none") : QString::fromStdString(formatCpuList(cpus));
+}
+} // namespace
+
+QList<QPair<QString, QString>> SystemPanel::rows(const SystemProbe& p)
+{
+    QList<QPair<QString, QString>> out;
+    out << qMakePair(QObject::tr("Kernel"), QString::fromStdString(p.kernelRelease));
+    out << qMakePair(QObject::tr("Preemption"), QString::fromStdString(p.preemptModel));
+    out << qMakePair(QObject::tr("Scheduler"),
+                     QString::fromStdString(p.scheduler) + (p.fairServer ? QObject::tr(" + fair server") : QString()));
+    out << qMakePair(QObject::tr("Clocksource"), QString::fromStdString(p.clocksource));
+    out << qMakePair(QObject::tr("Timer slack"), QString::fromStdString(formatDuration(p.timerSlackNs)));
+    QString throttling;
+    if (p.rtRuntimeUs < 0)
+        throttling = QObject::tr("off (sched_rt_runtime_us = -1)");
+    else
+        throttling = QObject::tr("%1 of %2 µs").arg(p.rtRuntimeUs).arg(p.rtPeriodUs);
+    out << qMakePair(QObject::tr("RT throttling"), throttling);
+    out << qMakePair(QObject::tr("RT priority"),
+                     p.rtAvailable ? QObject::tr("available") : QObject::tr("NOT available"));
+    out << qMakePair(QObject::tr("Virtual machine"),
+                     p.virtualMachine
+                         ? QObject::tr("yes") +
+                               (p.hypervisor.empty() ? QString() : " (" + QString::fromStdString(p.hypervisor) + ")")
+                         : QObject::tr("no"));
+    out << qMakePair(QObject::tr("CPUs"),
+                     QObject::tr("%1 online, %2 isolated").arg(cpuList(p.onlineCpus), cpuList(p.isolatedCpus)));
+    out << qMakePair(QObject::tr("cpu_dma_latency"),
+                     p.dmaLatencyAvailable ? QObject::tr("writable") : QString::fromStdString(p.dmaLatencyReason));
+    return out;
+}
+
+QString SystemPanel::rtBannerText(const SystemProbe& p)
+{
+    if (p.rtAvailable)
+        return {};
+    return QObject::tr("Real-time scheduling is not available to rtscope, so SCHED_FIFO and SCHED_RR cannot run "
+                       "here: %1 They stay selectable; starting them shows the error instead of running "
+                       "SCHED_OTHER.")
+        .arg(QString::fromStdString(p.rtUnavailableReason));
+}
+
+SystemPanel::SystemPanel(const SystemProbe& probe, QWidget* parent)
+    : QWidget(parent)
+{
+    setObjectName("systemPanel");
+    auto* form = new QFormLayout(this);
+    form->setLabelAlignment(Qt::AlignLeft);
+    form->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
+    for (const auto& [label, value] : rows(probe)) {
+        auto* v = new QLabel(value, this);
+        v->setWordWrap(true);
+        v->setTextInteractionFlags(Qt::TextSelectableByMouse);
+        if (label == QObject::tr("RT priority") && !probe.rtAvailable) {
+            v->setStyleSheet("QLabel { color: #d32f2f; font-weight: bold; }");
+            v->setToolTip(QString::fromStdString(probe.rtUnavailableReason));
+        }
+        form->addRow(label, v);
+    }
+}
+
+} // namespace rtscope

@@ -1,0 +1,100 @@
+#pragma once
+// The drift page's control panel (left dock) and the one place where its widgets and DriftConfig meet. The
+// widgets offer DriftConfig's own limits; a config they cannot show is reported, never clamped.
+#include "engine/experiments/timers/drift_config.h"
+
+#include <QStringList>
+#include <QWidget>
+
+#include <map>
+#include <memory>
+#include <vector>
+
+class QCheckBox;
+class QComboBox;
+class QLabel;
+class QSpinBox;
+
+namespace rtscope {
+
+class DurationSpinBox;
+class PeriodEditor;
+
+/// How the timer slack is chosen: the thread's default, the smallest (1 ns), or a custom value.
+enum class SlackChoice { Default, OneNs, Custom };
+
+/// The widgets a DriftConfig maps to (owned by DriftControls).
+struct DriftControlWidgets {
+    PeriodEditor* period = nullptr;
+    QSpinBox* workPercent = nullptr; ///< work per tick, % of the period
+    QComboBox* lengthMode = nullptr; ///< 0 = ticks, 1 = duration
+    QSpinBox* ticks = nullptr;
+    DurationSpinBox* duration = nullptr;
+    QComboBox* policy = nullptr;
+    QSpinBox* priority = nullptr;
+    QComboBox* slack = nullptr; ///< SlackChoice
+    DurationSpinBox* slackCustom = nullptr;
+    QComboBox* cpu = nullptr; ///< -1 = auto
+    std::map<WaiterKind, QCheckBox*> methods;
+};
+
+class DriftConfigMapper {
+public:
+    static constexpr int kDefaultRtPriority = 80;
+    static constexpr int64_t kMinDurationNs = 2 * DriftConfig::kMinPeriodNs;
+
+    explicit DriftConfigMapper(const DriftControlWidgets& widgets);
+
+    /// Fills choices and ranges from DriftConfig's limits and the kernel's priority range.
+    void populate(const std::vector<int>& cpus);
+    /// Sentences for the fields of @p config these controls cannot show.
+    QStringList unrepresentable(const DriftConfig& config) const;
+    /// Shows @p config without emitting the widgets' change signals. Call unrepresentable() first.
+    void setConfig(const DriftConfig& config);
+    /// The config the controls describe; the stall fields (no control) come from @p base.
+    DriftConfig config(const DriftConfig& base) const;
+    /// Priority only for FIFO/RR, the custom slack only when chosen, ticks or duration as selected.
+    void updateEnabled();
+
+    const DriftControlWidgets& widgets() const { return m_w; }
+
+private:
+    DriftControlWidgets m_w;
+};
+
+class DriftControls : public QWidget {
+    Q_OBJECT
+public:
+    explicit DriftControls(const std::vector<int>& cpus, QWidget* parent = nullptr);
+    ~DriftControls() override;
+
+    DriftConfigMapper& mapper() { return *m_mapper; }
+    const DriftControlWidgets& widgets() const { return m_mapper->widgets(); }
+
+    void showProblems(const QStringList& problems);
+    void clearProblems() { showProblems({}); }
+    QStringList problems() const { return m_problems; }
+    void setStatus(const QString& text);
+    /// A run's config is fixed: the form is read-only until it stops.
+    void setRunning(bool running);
+
+signals:
+    void edited();
+
+protected:
+    void changeEvent(QEvent* event) override;
+
+private:
+    void restyleProblems();
+
+    std::unique_ptr<DriftConfigMapper> m_mapper;
+    QWidget* m_form;
+    QLabel* m_problemLabel;
+    QLabel* m_statusLabel;
+    QStringList m_problems;
+};
+
+/// The problem panel's look, shared by the timer pages' controls.
+void styleProblemLabel(QLabel* label, bool dark);
+
+} // namespace rtscope

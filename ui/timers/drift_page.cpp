@@ -1,0 +1,428 @@
+#include "ui/timers/drift_page.h"
+
+#include "engine/experiments/timers/drift_experiment.h"
+#include "engine/experiments/timers/timer_config_util.h"
+#include "engine/rt/cpu_topology.h"
+#include "engine/util/units.h"
+#include "ui/app/gui_thread_affinity.h"
+#include "ui/plot/chart_style.h"
+#include "ui/plot/drift_chart.h"
+#include "ui/timers/drift_controls.h"
+#include "ui/timers/drift_table_model.h"
+#include "ui/timers/fact_tile.h"
+
+#include <QCheckBox>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QPushButton>
+#include <QSettings>
+#include <QSplitter>
+#include <QTableView>
+#include <QTimer>
+#include <QVBoxLayout>
+
+#include <nlohmann/json.hpp>
+
+namespace rtscope {
+
+namespace {
+QStringList toQt(const std::vector<std::string>& v)
+{
+    QStringList out;
+    for (const auto& s : v)
+        out << QString::fromStdString(s);
+    return out;
+}
+
+QString dur(int64_t ns)
+{
+    return QString::fromStdString(formatDuration(ns));
+}
+
+// The engine reads the calling thread's affinity to know the usable CPUs; the main window may have parked the
+// GUI thread off a busy CPU, which must not shrink what a config may use.
+CpuTopology usableCpus()
+{
+    const GuiThreadAffinity::Unpinned unpinned;
+    return CpuTopology::current();
+}
+} // namespace
+
+DriftPage::DriftPage(const SystemProbe& probe, QWidget* parent)
+    : ExperimentPage(parent)
+    , m_probe(probe)
+    , m_experiment(std::make_unique<DriftExperiment>())
+    , m_lossWarning(new QLabel(this))
+    , m_slack(new FactTile(tr("Timer slack in force"), this))
+    , m_policy(new FactTile(tr("Scheduling policy"), this))
+    , m_period(new FactTile(tr("Period"), this))
+    , m_progress(new FactTile(tr("Progress"), this))
+    , m_logAxis(new QCheckBox(tr("&Log |drift| axis"), this))
+    , m_resetZoom(new QPushButton(tr("Reset &zoom"), this))
+    , m_chart(new DriftChart(this))
+    , m_model(new DriftTableModel(this))
+    , m_table(new QTableView(this))
+    , m_splitter(new QSplitter(Qt::Vertical, this))
+    , m_timer(new QTimer(this))
+{
+    setObjectName("driftPage");
+    const CpuTopology topo = usableCpus();
+    const std::vector<int> cpus = m_probe.onlineCpus.empty() ? topo.online : m_probe.onlineCpus;
+    m_controls = new DriftControls(cpus);
+    connect(m_controls, &DriftControls::edited, this, &DriftPage::controlsEdited);
+    m_base = m_controls->mapper().config(DriftConfig{});
+
+    m_lossWarning->setObjectName("dataLossWarning");
+    m_lossWarning->setWordWrap(true);
+    m_lossWarning->hide();
+    m_slack->setObjectName("slackTile");
+    m_policy->setObjectName("policyTile");
+    m_period->setObjectName("periodTile");
+    m_progress->setObjectName("progressTile");
+    auto* facts = new QHBoxLayout;
+    facts->setSpacing(8);
+    facts->addWidget(m_slack, 3);
+    facts->addWidget(m_policy, 2);
+    facts->addWidget(m_period, 2);
+    facts->addWidget(m_progress, 2);
+
+    m_logAxis->setToolTip(tr("Log scale of |drift|: the naive loop's milliseconds and the timers' microseconds in "
+                             "one picture"));
+    m_resetZoom->setToolTip(tr("Show every tick again (drag across the chart to zoom in)"));
+    auto* options = new QHBoxLayout;
+    options->addWidget(m_logAxis);
+    options->addSpacing(12);
+    options->addWidget(m_resetZoom);
+    auto* zoomHint =
+        new QLabel(tr("Drag across the chart to zoom into a stretch of ticks; right-click zooms out."), this);
+    zoomHint->setEnabled(false);
+    options->addWidget(zoomHint);
+    options->addStretch(1);
+
+    m_table->setModel(m_model);
+    m_table->setObjectName("driftTable");
+    m_table->setSelectionMode(QAbstractItemView::NoSelection);
+    m_table->setFocusPolicy(Qt::NoFocus);
+    m_table->setAlternatingRowColors(true);
+    m_table->setWordWrap(false);
+    m_table->verticalHeader()->hide();
+    m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    // The method names take the spare width, so the figures sit next to them rather than across the screen.
+    m_table->horizontalHeader()->setSectionResizeMode(DriftTableModel::Method, QHeaderView::Stretch);
+    QFont tableFont = plot::chartFont(m_table->font(), 1.15);
+    m_table->setFont(tableFont);
+    QFont headerFont = tableFont;
+    headerFont.setBold(true);
+    m_table->horizontalHeader()->setFont(headerFont);
+    const int rowHeight = QFontMetrics(tableFont).height() + 8;
+    m_table->verticalHeader()->setDefaultSectionSize(rowHeight);
+    // Header and five methods without a scroll bar: the figures must all be on screen.
+    m_table->setMinimumHeight(rowHeight * 6 + 2 * m_table->frameWidth() + 4);
+
+    m_splitter->addWidget(m_chart);
+    m_splitter->addWidget(m_table);
+    m_splitter->setStretchFactor(0, 3);
+    m_splitter->setStretchFactor(1, 0);
+    m_splitter->setChildrenCollapsible(false);
+
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(4, 4, 4, 4);
+    layout->addWidget(m_lossWarning);
+    layout->addLayout(facts);
+    layout->addLayout(options);
+    layout->addWidget(m_splitter, 1);
+
+    connect(m_logAxis, &QCheckBox::toggled, this, &DriftPage::setLogDriftAxis);
+    connect(m_resetZoom, &QPushButton::clicked, m_chart, &DriftChart::resetZoom);
+    m_timer->setInterval(kRefreshMs);
+    connect(m_timer, &QTimer::timeout, this, &DriftPage::refreshNow);
+    restyle();
+    drawFacts(m_base, nullptr);
+}
+
+DriftPage::~DriftPage()
+{
+    stop();
+    // Joined above already; the experiment's own destructor would also stop it.
+    m_experiment.reset();
+    if (m_controls && !m_controls->parent())
+        delete m_controls;
+}
+
+void DriftPage::restyle()
+{
+    m_lossWarning->setStyleSheet("QLabel { color: white; background: #c62828; padding: 8px; font-weight: bold; "
+                                 "border-radius: 4px; }");
+}
+
+QWidget* DriftPage::controls()
+{
+    return m_controls;
+}
+
+DriftControls* DriftPage::driftControls() const
+{
+    return m_controls;
+}
+
+DriftConfig DriftPage::config() const
+{
+    return m_controls->mapper().config(m_base);
+}
+
+QStringList DriftPage::problems() const
+{
+    return m_controls->problems();
+}
+
+bool DriftPage::isRunning() const
+{
+    return m_experiment->running();
+}
+
+std::vector<int> DriftPage::busyCpus() const
+{
+    return m_experiment->running() ? m_busy : std::vector<int>{};
+}
+
+bool DriftPage::start()
+{
+    if (m_experiment->running())
+        return true;
+    const DriftConfig c = config();
+    const CpuTopology topo = usableCpus();
+    if (auto problems = c.validate(topo); !problems.empty()) {
+        m_controls->showProblems(toQt(problems));
+        return false;
+    }
+    Error e;
+    {
+        const GuiThreadAffinity::Unpinned unpinned;
+        e = m_experiment->start(c);
+    }
+    if (e) {
+        // Never a silent fallback to SCHED_OTHER: a refused FIFO stays refused, and says why.
+        showError(QString::fromStdString(e.message));
+        return false;
+    }
+    m_base = c;
+    m_busy = {c.resolvedCpu(topo)};
+    m_controls->clearProblems();
+    m_controls->setRunning(true);
+    m_controls->setStatus(tr("Running: %1").arg(QString::fromStdString(c.label())));
+    m_model->clear();
+    m_chart->clear();
+    m_chart->resetZoom();
+    m_lastDrawn.reset();
+    m_timer->start();
+    emit runningChanged(true);
+    emit busyCpusChanged();
+    emit statusMessage(tr("Started: %1").arg(QString::fromStdString(c.label())));
+    return true;
+}
+
+void DriftPage::stop()
+{
+    if (!m_experiment->running())
+        return;
+    m_experiment->stop();
+    m_timer->stop();
+    m_controls->setRunning(false);
+    m_controls->setStatus(QString());
+    refreshNow(); // the final snapshot, with everything drained
+    if (m_lastDrawn && !m_lastDrawn->error.empty())
+        showError(QString::fromStdString(m_lastDrawn->error));
+    emit runningChanged(false);
+    emit busyCpusChanged();
+    emit statusMessage(m_lastDrawn && m_lastDrawn->finished ? tr("Drift run finished") : tr("Stopped"));
+}
+
+void DriftPage::controlsEdited()
+{
+    const DriftConfig c = config();
+    if (auto problems = c.validate(usableCpus()); !problems.empty()) {
+        m_controls->showProblems(toQt(problems));
+        return;
+    }
+    m_controls->clearProblems();
+    if (!m_experiment->running() && !m_lastDrawn)
+        drawFacts(c, nullptr);
+}
+
+QStringList DriftPage::applyConfig(const DriftConfig& c)
+{
+    QStringList problems = toQt(c.validate(usableCpus()));
+    problems << m_controls->mapper().unrepresentable(c);
+    if (m_experiment->running())
+        problems << tr("the configuration cannot change during a run: stop first");
+    if (!problems.isEmpty()) {
+        m_controls->showProblems(problems);
+        return problems;
+    }
+    m_controls->mapper().setConfig(c);
+    m_base = c;
+    m_controls->clearProblems();
+    if (!m_lastDrawn)
+        drawFacts(c, nullptr);
+    return {};
+}
+
+void DriftPage::showError(const QString& message)
+{
+    m_controls->showProblems(message.split('\n', Qt::SkipEmptyParts));
+    emit statusMessage(message.section('\n', 0, 0));
+}
+
+void DriftPage::setDisplayPaused(bool paused)
+{
+    m_paused = paused;
+    if (!paused)
+        refreshNow();
+}
+
+void DriftPage::setLogDriftAxis(bool log)
+{
+    if (m_logAxis->isChecked() != log)
+        m_logAxis->setChecked(log); // comes back here through toggled
+    m_chart->setLogScale(log);
+}
+
+bool DriftPage::logDriftAxis() const
+{
+    return m_logAxis->isChecked();
+}
+
+void DriftPage::refreshNow()
+{
+    std::shared_ptr<const DriftSnapshot> snap = m_experiment->snapshot();
+    if (!snap)
+        return;
+    // The run ends by itself after its ticks: join every thread now, so none lingers.
+    if (m_experiment->running() && m_experiment->finished()) {
+        stop();
+        return;
+    }
+    if (m_paused || (snap == m_lastDrawn && snap->generation == m_lastGeneration))
+        return;
+    m_lastDrawn = snap;
+    m_lastGeneration = snap->generation;
+    draw(*snap);
+    ++m_frames;
+}
+
+void DriftPage::draw(const DriftSnapshot& s)
+{
+    std::vector<DriftCurve> curves;
+    uint64_t drops = 0;
+    for (const DriftMethodStats& m : s.methods) {
+        curves.push_back(
+            {QString::fromLatin1(driftMethodLabel(m.method)), m.method == WaiterKind::Relative, m.ticks()});
+        drops += m.drops;
+    }
+    // The snapshot owns the tick logs the spans point into: the chart keeps it for later zooms and resizes.
+    m_chart->setCurves(std::move(curves), m_lastDrawn, s.config.tickCount());
+    m_model->setSnapshot(s);
+    drawFacts(s.config, &s);
+
+    const QString warning =
+        drops ? tr("⚠ Data lost: %1 ticks dropped (ring buffer full). The curves have gaps.").arg(drops) : QString();
+    if (warning != m_lossWarning->text())
+        m_lossWarning->setText(warning);
+    m_lossWarning->setVisible(!warning.isEmpty());
+}
+
+void DriftPage::drawFacts(const DriftConfig& c, const DriftSnapshot* s)
+{
+    const bool dark = plot::isDarkPalette(palette());
+    if (s && !s->slackNote.empty()) {
+        m_slack->setValue(dur(s->effectiveSlackNs),
+                          tr("%1 — read back in the methods' threads").arg(QString::fromStdString(s->slackNote)));
+    } else if (isRealtime(c.policy)) {
+        m_slack->setValue(dur(0), tr("real-time threads get no slack"));
+    } else if (c.timerSlackNs == 0) {
+        m_slack->setValue(dur(m_probe.timerSlackNs), tr("this kernel's default (prctl PR_GET_TIMERSLACK)"));
+    } else {
+        m_slack->setValue(dur(c.timerSlackNs), tr("set with prctl(PR_SET_TIMERSLACK)"));
+    }
+    const int64_t slack =
+        s ? s->effectiveSlackNs : (isRealtime(c.policy) ? 0 : (c.timerSlackNs ? c.timerSlackNs : m_probe.timerSlackNs));
+    m_slack->setAccent(slack >= 10'000 ? (dark ? "#ffb74d" : "#e65100") : (dark ? "#81c784" : "#2e7d32"));
+    m_policy->setValue(QString::fromStdString(policyLabel(c.policy, c.priority)),
+                       s && s->config.cpu >= 0 ? tr("every method on CPU %1").arg(s->config.cpu)
+                                               : tr("every method on one CPU"));
+    const int64_t ticks = c.tickCount();
+    m_period->setValue(dur(c.periodNs), tr("nominal %1 Hz · work %2 per tick")
+                                            .arg(1e9 / double(std::max<int64_t>(c.periodNs, 1)), 0, 'f', 1)
+                                            .arg(dur(c.workNs)));
+    if (!s) {
+        m_progress->setValue(tr("%1 ticks").arg(ticks), tr("press Start"));
+        return;
+    }
+    int64_t done = 0;
+    for (const DriftMethodStats& m : s->methods)
+        done = std::max(done, m.lastTick);
+    const QString state = s->running ? tr("running") : s->finished ? tr("finished") : tr("stopped");
+    m_progress->setValue(tr("%1 / %2").arg(std::min(done, ticks)).arg(ticks), tr("ticks · %1").arg(state));
+}
+
+QString DriftPage::slackText() const
+{
+    return m_slack->value() + " · " + m_slack->detail();
+}
+
+QString DriftPage::policyText() const
+{
+    return m_policy->value();
+}
+
+QString DriftPage::explanation() const
+{
+    const QString slack = dur(m_probe.timerSlackNs);
+    return tr("<h3>Periodic timers: relative sleeps drift, absolute deadlines do not</h3>"
+              "<p>Every method below runs in its own thread, all on one CPU, all starting from the same instant "
+              "<b>t0</b>, all aiming at one tick every period <b>P</b>.</p>"
+              "<p>The <b>naive loop</b> does <code>work(); nanosleep(P)</code>: it sleeps P <i>from now</i>, so "
+              "every late wake-up and every bit of work is added to its schedule and <b>never paid back</b>. Its "
+              "error grows tick after tick: a line that climbs.</p>"
+              "<p>The <b>absolute</b> methods (clock_nanosleep with TIMER_ABSTIME, timerfd, setitimer, POSIX "
+              "timers) aim tick k at <b>t0 + k·P</b>. A late tick does not push the next one, so their error "
+              "stays in a flat band near zero. A tick they miss entirely is <i>counted</i> (timerfd's read and "
+              "timer_getoverrun say how many), never silently lost.</p>"
+              "<p><b>Timer slack</b> lets the kernel wake a sleeping call up to the slack late, to batch wake-ups. "
+              "This process's default slack here is <b>%1</b>; try <i>1 ns</i> and watch the naive slope drop. "
+              "<b>Real-time threads (FIFO/RR) get zero slack</b>.</p>"
+              "<p><b>Reading the views:</b> the chart plots drift = actual wake-up − (t0 + k·P) against k (min and "
+              "max per pixel column; drag to zoom). The table gives the drift after N ticks, its slope per tick, the "
+              "effective rate against the nominal one, missed ticks and how late the wake-ups were. This kernel: "
+              "%2, %3 scheduler, clock source %4.</p>")
+        .arg(slack, QString::fromStdString(m_probe.kernelRelease), QString::fromStdString(m_probe.scheduler),
+             QString::fromStdString(m_probe.clocksource));
+}
+
+void DriftPage::saveSettings(QSettings& settings) const
+{
+    settings.setValue("config", QString::fromStdString(toJson(config()).dump()));
+    settings.setValue("logAxis", logDriftAxis());
+    settings.setValue("splitter", m_splitter->saveState());
+}
+
+void DriftPage::restoreSettings(QSettings& settings)
+{
+    setLogDriftAxis(settings.value("logAxis", false).toBool());
+    if (settings.contains("splitter"))
+        m_splitter->restoreState(settings.value("splitter").toByteArray());
+    const QString text = settings.value("config").toString();
+    if (text.isEmpty())
+        return;
+    std::vector<std::string> errors;
+    const nlohmann::json j = nlohmann::json::parse(text.toStdString(), nullptr, false);
+    DriftConfig c = driftConfigFromJson(j, errors);
+    QStringList problems = toQt(errors);
+    if (problems.isEmpty())
+        problems = applyConfig(c);
+    if (!problems.isEmpty())
+        m_controls->showProblems(QStringList(tr("The saved drift settings were not applied:")) + problems);
+}
+
+} // namespace rtscope

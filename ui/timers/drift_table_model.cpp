@@ -1,0 +1,192 @@
+#include "ui/timers/drift_table_model.h"
+
+#include "engine/util/units.h"
+
+#include <QBrush>
+#include <QColor>
+#include <QFont>
+
+#include <cmath>
+
+namespace rtscope {
+
+namespace {
+QString dur(int64_t ns)
+{
+    // formatDuration has no sign for negative drift in every unit; keep the sign visible ourselves.
+    return ns < 0 ? "−" + QString::fromStdString(formatDuration(-ns)) : QString::fromStdString(formatDuration(ns));
+}
+
+QString slopeText(double nsPerTick)
+{
+    const double us = nsPerTick / 1e3;
+    return QString("%1%2 µs/tick").arg(us < 0 ? "−" : "+").arg(std::abs(us), 0, 'f', std::abs(us) < 10 ? 2 : 1);
+}
+} // namespace
+
+DriftTableModel::DriftTableModel(QObject* parent)
+    : QAbstractTableModel(parent)
+{}
+
+void DriftTableModel::setSnapshot(const DriftSnapshot& s)
+{
+    std::vector<Row> rows;
+    rows.reserve(s.methods.size());
+    for (const DriftMethodStats& m : s.methods) {
+        Row r;
+        r.method = m.method;
+        r.lastTick = m.lastTick;
+        r.driftNs = m.driftNs;
+        r.slopeNs = m.slopeNsPerTick;
+        r.rateHz = m.rateHz;
+        r.ratePercent = m.ratePercent;
+        r.missed = m.missedTicks;
+        r.p50Ns = m.latenessP50Ns;
+        r.p99Ns = m.latenessP99Ns;
+        r.drops = m.drops;
+        r.wakes = m.wakes;
+        r.error = m.error;
+        rows.push_back(std::move(r));
+    }
+    m_nominalHz = s.nominalHz;
+    bool sameMethods = rows.size() == m_rows.size();
+    for (size_t i = 0; sameMethods && i < rows.size(); ++i)
+        sameMethods = rows[i].method == m_rows[i].method;
+    if (!sameMethods) {
+        beginResetModel();
+        m_rows = std::move(rows);
+        endResetModel();
+        emit headerDataChanged(Qt::Horizontal, 0, Count - 1);
+        return;
+    }
+    m_rows = std::move(rows);
+    if (!m_rows.empty())
+        emit dataChanged(index(0, 0), index(rowCount() - 1, Count - 1));
+    emit headerDataChanged(Qt::Horizontal, 0, Count - 1);
+}
+
+void DriftTableModel::clear()
+{
+    beginResetModel();
+    m_rows.clear();
+    endResetModel();
+}
+
+int DriftTableModel::rowCount(const QModelIndex& parent) const
+{
+    return parent.isValid() ? 0 : int(m_rows.size());
+}
+
+int DriftTableModel::columnCount(const QModelIndex& parent) const
+{
+    return parent.isValid() ? 0 : Count;
+}
+
+QVariant DriftTableModel::data(const QModelIndex& index, int role) const
+{
+    if (!index.isValid() || index.row() >= rowCount() || index.column() >= Count)
+        return {};
+    const Row& r = m_rows[size_t(index.row())];
+    if (role == RawValueRole) {
+        switch (Column(index.column())) {
+        case Method:
+            return QString::fromLatin1(driftMethodName(r.method));
+        case Ticks:
+            return qlonglong(r.lastTick);
+        case Drift:
+            return qlonglong(r.driftNs);
+        case Slope:
+            return r.slopeNs;
+        case RateHz:
+            return r.rateHz;
+        case RatePercent:
+            return r.ratePercent;
+        case Missed:
+            return qulonglong(r.missed);
+        case LatenessP50:
+            return qlonglong(r.p50Ns);
+        case LatenessP99:
+            return qlonglong(r.p99Ns);
+        case Dropped:
+            return qulonglong(r.drops);
+        case Count:
+            break;
+        }
+        return {};
+    }
+    if (role == Qt::DisplayRole) {
+        const bool any = r.wakes > 0;
+        switch (Column(index.column())) {
+        case Method:
+            return QString::fromLatin1(driftMethodLabel(r.method)) +
+                   (r.error.empty() ? QString() : QString(" ⚠ %1").arg(QString::fromStdString(r.error)));
+        case Ticks:
+            return QString::number(r.lastTick);
+        case Drift:
+            return any ? dur(r.driftNs) : QString("–");
+        case Slope:
+            return r.lastTick >= 2 ? slopeText(r.slopeNs) : QString("–");
+        case RateHz:
+            return any ? QString("%1 Hz").arg(r.rateHz, 0, 'f', r.rateHz < 100 ? 2 : 1) : QString("–");
+        case RatePercent:
+            return any ? QString("%1 %").arg(r.ratePercent, 0, 'f', 1) : QString("–");
+        case Missed:
+            return QString::number(r.missed);
+        case LatenessP50:
+            return any ? dur(r.p50Ns) : QString("–");
+        case LatenessP99:
+            return any ? dur(r.p99Ns) : QString("–");
+        case Dropped:
+            return QString::number(r.drops);
+        case Count:
+            break;
+        }
+        return {};
+    }
+    if (role == Qt::TextAlignmentRole)
+        return int((index.column() == Method ? Qt::AlignLeft : Qt::AlignRight) | Qt::AlignVCenter);
+    if (role == Qt::FontRole && index.column() == Drift) {
+        QFont f;
+        f.setBold(true);
+        return f;
+    }
+    if (role == Qt::ForegroundRole && index.column() == Dropped && r.drops > 0)
+        return QBrush(QColor(0xc6, 0x28, 0x28));
+    if (role == Qt::ToolTipRole && !r.error.empty())
+        return QString::fromStdString(r.error);
+    return {};
+}
+
+QVariant DriftTableModel::headerData(int section, Qt::Orientation orientation, int role) const
+{
+    if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
+        return {};
+    switch (Column(section)) {
+    case Method:
+        return tr("Method");
+    case Ticks:
+        return tr("Tick N");
+    case Drift:
+        return tr("Drift after N");
+    case Slope:
+        return tr("Slope");
+    case RateHz:
+        return m_nominalHz > 0 ? tr("Rate (nominal %1 Hz)").arg(m_nominalHz, 0, 'f', m_nominalHz < 100 ? 2 : 0)
+                               : tr("Rate");
+    case RatePercent:
+        return tr("of nominal");
+    case Missed:
+        return tr("Missed");
+    case LatenessP50:
+        return tr("Lateness p50");
+    case LatenessP99:
+        return tr("p99");
+    case Dropped:
+        return tr("Dropped");
+    case Count:
+        break;
+    }
+    return {};
+}
+
+} // namespace rtscope

@@ -1,0 +1,321 @@
+#include "ui/timers/sleep_floor_controls.h"
+
+#include "engine/util/units.h"
+#include "ui/plot/chart_style.h"
+#include "ui/widgets/duration_spin_box.h"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QEvent>
+#include <QFormLayout>
+#include <QGroupBox>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QLineEdit>
+#include <QRegularExpression>
+#include <QSignalBlocker>
+#include <QSpinBox>
+#include <QVBoxLayout>
+
+#include <algorithm>
+
+namespace rtscope {
+
+namespace {
+int selectedData(const QComboBox* box, int fallback)
+{
+    const QVariant v = box->currentData();
+    return v.isValid() ? v.toInt() : fallback;
+}
+
+QStringList requestItems(const QString& text)
+{
+    QStringList items;
+    for (const QString& part : text.split(QRegularExpression("[,;\\s]+"), Qt::SkipEmptyParts))
+        items << part.trimmed();
+    return items;
+}
+} // namespace
+
+SleepFloorConfigMapper::SleepFloorConfigMapper(const SleepFloorControlWidgets& widgets)
+    : m_w(widgets)
+{}
+
+void SleepFloorConfigMapper::populate(const std::vector<int>& cpus)
+{
+    const QSignalBlocker b1(m_w.policy), b2(m_w.priority), b3(m_w.cpu), b4(m_w.slack), b5(m_w.samples),
+        b6(m_w.slackCustom), b7(m_w.margin);
+    m_w.samples->setRange(1, int(SleepFloorConfig::kMaxSamples));
+    m_w.slack->clear();
+    m_w.slack->addItem(QObject::tr("default (thread's own)"), int(SlackChoice::Default));
+    m_w.slack->addItem(QObject::tr("1 ns (smallest)"), int(SlackChoice::OneNs));
+    m_w.slack->addItem(QObject::tr("custom"), int(SlackChoice::Custom));
+    m_w.slackCustom->setRangeNs(1, SleepFloorConfig::kMaxSlackNs);
+    m_w.slackCustom->setValueNs(10'000);
+    // The lesson compares the ordinary policy with a real-time one (which the kernel exempts from slack).
+    m_w.policy->clear();
+    for (Policy p : {Policy::Other, Policy::Fifo})
+        m_w.policy->addItem(QString::fromLatin1(policyKernelName(p)), int(p));
+    m_w.priority->setRange(priorityMin(Policy::Fifo), priorityMax(Policy::Fifo));
+    m_w.priority->setValue(kDefaultRtPriority);
+    m_w.margin->setRangeNs(0, SleepFloorConfig::kMaxMarginNs);
+    m_w.cpu->clear();
+    const int last = cpus.empty() ? -1 : cpus.back();
+    m_w.cpu->addItem(last >= 0 ? QObject::tr("auto (CPU %1)").arg(last) : QObject::tr("auto"), -1);
+    for (int cpu : cpus)
+        m_w.cpu->addItem(QObject::tr("CPU %1").arg(cpu), cpu);
+    setConfig(SleepFloorConfig{});
+}
+
+QString SleepFloorConfigMapper::requestText(const std::vector<int64_t>& requestsNs)
+{
+    // Exact, never rounded: the field must read back as the very same lengths.
+    struct Unit {
+        int64_t ns;
+        const char* name;
+    };
+    static const Unit units[] = {{1'000'000'000, "s"}, {1'000'000, "ms"}, {1'000, "us"}};
+    QStringList out;
+    for (int64_t ns : requestsNs) {
+        QString text = QString("%1ns").arg(ns);
+        if (ns == 0)
+            text = "0";
+        else
+            for (const Unit& u : units)
+                if (ns % u.ns == 0) {
+                    text = QString("%1%2").arg(ns / u.ns).arg(QString::fromLatin1(u.name));
+                    break;
+                }
+        out << text;
+    }
+    return out.join(", ");
+}
+
+QStringList SleepFloorConfigMapper::textProblems() const
+{
+    QStringList out;
+    for (const QString& item : requestItems(m_w.requests->text()))
+        if (!parseDuration(item.toStdString()))
+            out << QString("requests: '%1' is not a duration (use ns, us, ms or s; a bare number is µs)").arg(item);
+    return out;
+}
+
+QStringList SleepFloorConfigMapper::unrepresentable(const SleepFloorConfig& c) const
+{
+    QStringList out;
+    if (c.policy != Policy::Other && c.policy != Policy::Fifo)
+        out << QString("policy must be other or fifo in the window (got %1)").arg(policyName(c.policy));
+    if (m_w.cpu->findData(c.cpu) < 0)
+        out << QString("cpu must be one of the online CPUs (got %1)").arg(c.cpu);
+    if (c.samples < 1 || c.samples > SleepFloorConfig::kMaxSamples)
+        out << QString("samples must be between 1 and %1 in the window (got %2)")
+                   .arg(SleepFloorConfig::kMaxSamples)
+                   .arg(c.samples);
+    return out;
+}
+
+void SleepFloorConfigMapper::setConfig(const SleepFloorConfig& c)
+{
+    const QSignalBlocker b1(m_w.policy), b2(m_w.priority), b3(m_w.cpu), b4(m_w.slack), b5(m_w.samples),
+        b6(m_w.slackCustom), b7(m_w.margin), b8(m_w.requests), b9(m_w.load);
+    std::vector<std::unique_ptr<QSignalBlocker>> methodBlockers;
+    for (auto& [m, box] : m_w.methods)
+        methodBlockers.push_back(std::make_unique<QSignalBlocker>(box));
+
+    m_w.requests->setText(requestText(c.requestsNs));
+    m_w.samples->setValue(int(std::clamp<int64_t>(c.samples, 1, SleepFloorConfig::kMaxSamples)));
+    for (auto& [m, box] : m_w.methods)
+        box->setChecked(std::find(c.methods.begin(), c.methods.end(), m) != c.methods.end());
+    if (c.timerSlackNs == 0) {
+        m_w.slack->setCurrentIndex(m_w.slack->findData(int(SlackChoice::Default)));
+    } else if (c.timerSlackNs == 1) {
+        m_w.slack->setCurrentIndex(m_w.slack->findData(int(SlackChoice::OneNs)));
+    } else {
+        m_w.slack->setCurrentIndex(m_w.slack->findData(int(SlackChoice::Custom)));
+        m_w.slackCustom->setValueNs(c.timerSlackNs);
+    }
+    m_w.policy->setCurrentIndex(m_w.policy->findData(int(c.policy)));
+    if (isRealtime(c.policy))
+        m_w.priority->setValue(c.priority);
+    m_w.load->setChecked(c.backgroundLoad);
+    m_w.margin->setValueNs(c.hybridMarginNs);
+    m_w.cpu->setCurrentIndex(m_w.cpu->findData(c.cpu));
+    updateEnabled();
+}
+
+SleepFloorConfig SleepFloorConfigMapper::config(const SleepFloorConfig& base) const
+{
+    SleepFloorConfig c = base;
+    c.requestsNs.clear();
+    for (const QString& item : requestItems(m_w.requests->text()))
+        if (auto ns = parseDuration(item.toStdString()))
+            c.requestsNs.push_back(*ns);
+    c.samples = m_w.samples->value();
+    c.methods.clear();
+    for (SleepMethod m : kSleepMethods)
+        if (auto it = m_w.methods.find(m); it != m_w.methods.end() && it->second->isChecked())
+            c.methods.push_back(m);
+    switch (SlackChoice(selectedData(m_w.slack, int(SlackChoice::Default)))) {
+    case SlackChoice::Default:
+        c.timerSlackNs = 0;
+        break;
+    case SlackChoice::OneNs:
+        c.timerSlackNs = 1;
+        break;
+    case SlackChoice::Custom:
+        c.timerSlackNs = m_w.slackCustom->valueNs();
+        break;
+    }
+    c.policy = Policy(selectedData(m_w.policy, int(base.policy)));
+    c.priority = isRealtime(c.policy) ? m_w.priority->value() : 0;
+    c.backgroundLoad = m_w.load->isChecked();
+    c.hybridMarginNs = m_w.margin->valueNs();
+    c.cpu = selectedData(m_w.cpu, base.cpu);
+    return c;
+}
+
+void SleepFloorConfigMapper::updateEnabled()
+{
+    m_w.priority->setEnabled(isRealtime(Policy(selectedData(m_w.policy, int(Policy::Other)))));
+    m_w.slackCustom->setEnabled(selectedData(m_w.slack, 0) == int(SlackChoice::Custom));
+    if (auto it = m_w.methods.find(SleepMethod::Hybrid); it != m_w.methods.end())
+        m_w.margin->setEnabled(it->second->isChecked());
+}
+
+SleepFloorControls::SleepFloorControls(const std::vector<int>& cpus, QWidget* parent)
+    : QWidget(parent)
+    , m_form(new QWidget(this))
+    , m_problemLabel(new QLabel(this))
+    , m_statusLabel(new QLabel(this))
+{
+    SleepFloorControlWidgets w;
+    w.requests = new QLineEdit(m_form);
+    w.requests->setObjectName("requests");
+    w.requests->setToolTip(tr("Requested lengths, swept in this order: ns, us, ms, s (a bare number is µs); "
+                              "0 … 100 ms, at most %1")
+                               .arg(SleepFloorConfig::kMaxRequests));
+    w.samples = new QSpinBox(m_form);
+    w.samples->setObjectName("samples");
+    w.samples->setKeyboardTracking(false);
+    w.samples->setSuffix(tr(" per request"));
+    w.slack = new QComboBox(m_form);
+    w.slack->setObjectName("slack");
+    w.slack->setToolTip(tr("prctl(PR_SET_TIMERSLACK) in the measuring thread. Ignored under SCHED_FIFO."));
+    w.slackCustom = new DurationSpinBox(m_form);
+    w.slackCustom->setObjectName("slackCustom");
+    w.policy = new QComboBox(m_form);
+    w.policy->setObjectName("policy");
+    w.priority = new QSpinBox(m_form);
+    w.priority->setObjectName("priority");
+    w.priority->setKeyboardTracking(false);
+    w.load = new QCheckBox(tr("Keep the other CPUs busy"), m_form);
+    w.load->setObjectName("load");
+    w.load->setToolTip(tr("A SCHED_OTHER spinner on every other usable CPU, so they never enter an idle state"));
+    w.margin = new DurationSpinBox(m_form);
+    w.margin->setObjectName("margin");
+    w.margin->setToolTip(tr("Hybrid: sleep until this long before the deadline, then spin"));
+    w.cpu = new QComboBox(m_form);
+    w.cpu->setObjectName("cpu");
+    auto* methodBox = new QGroupBox(tr("Methods"), m_form);
+    auto* methodLayout = new QVBoxLayout(methodBox);
+    for (SleepMethod m : kSleepMethods) {
+        auto* box = new QCheckBox(QString::fromLatin1(sleepMethodLabel(m)), methodBox);
+        box->setObjectName(QString("method_%1").arg(QString::fromLatin1(sleepMethodName(m))));
+        methodLayout->addWidget(box);
+        w.methods[m] = box;
+    }
+    m_mapper = std::make_unique<SleepFloorConfigMapper>(w);
+    m_mapper->populate(cpus);
+
+    auto* slack = new QHBoxLayout;
+    slack->addWidget(w.slack, 1);
+    slack->addWidget(w.slackCustom, 1);
+    auto* form = new QFormLayout;
+    form->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
+    form->addRow(tr("Re&quests"), w.requests);
+    form->addRow(tr("S&amples"), w.samples);
+    form->addRow(tr("Timer &slack"), slack);
+    form->addRow(tr("&Policy"), w.policy);
+    form->addRow(tr("P&riority"), w.priority);
+    form->addRow(tr("&Load"), w.load);
+    form->addRow(tr("Hybrid &margin"), w.margin);
+    form->addRow(tr("&CPU"), w.cpu);
+    auto* formLayout = new QVBoxLayout(m_form);
+    formLayout->setContentsMargins(0, 0, 0, 0);
+    formLayout->addLayout(form);
+    formLayout->addWidget(methodBox);
+
+    m_problemLabel->setObjectName("problems");
+    m_problemLabel->setWordWrap(true);
+    m_problemLabel->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_problemLabel->hide();
+    m_statusLabel->setObjectName("runStatus");
+    m_statusLabel->setWordWrap(true);
+    m_statusLabel->hide();
+    auto* hint = new QLabel(tr("One pinned thread asks for every length with every method, taking turns sample "
+                               "by sample. The sweep ends by itself."),
+                            this);
+    hint->setWordWrap(true);
+    hint->setEnabled(false);
+
+    auto* layout = new QVBoxLayout(this);
+    layout->addWidget(m_form);
+    layout->addWidget(m_problemLabel);
+    layout->addWidget(m_statusLabel);
+    layout->addWidget(hint);
+    layout->addStretch(1);
+
+    auto changed = [this] {
+        m_mapper->updateEnabled();
+        emit edited();
+    };
+    connect(w.requests, &QLineEdit::editingFinished, this, changed);
+    connect(w.samples, &QSpinBox::valueChanged, this, changed);
+    connect(w.slack, &QComboBox::currentIndexChanged, this, changed);
+    connect(w.slackCustom, &DurationSpinBox::valueChanged, this, changed);
+    connect(w.policy, &QComboBox::currentIndexChanged, this, changed);
+    connect(w.priority, &QSpinBox::valueChanged, this, changed);
+    connect(w.load, &QCheckBox::toggled, this, changed);
+    connect(w.margin, &DurationSpinBox::valueChanged, this, changed);
+    connect(w.cpu, &QComboBox::currentIndexChanged, this, changed);
+    for (auto& [m, box] : w.methods)
+        connect(box, &QCheckBox::toggled, this, changed);
+    styleProblemLabel(m_problemLabel, plot::isDarkPalette(palette()));
+}
+
+SleepFloorControls::~SleepFloorControls() = default;
+
+void SleepFloorControls::showProblems(const QStringList& problems)
+{
+    m_problems = problems;
+    if (problems.isEmpty()) {
+        m_problemLabel->clear();
+        m_problemLabel->hide();
+        return;
+    }
+    QString html;
+    for (const QString& p : problems)
+        html += "<p style='margin:0 0 4px 0'>⚠ " + p.toHtmlEscaped() + "</p>";
+    m_problemLabel->setText(html);
+    m_problemLabel->show();
+}
+
+void SleepFloorControls::setStatus(const QString& text)
+{
+    m_statusLabel->setText(text);
+    m_statusLabel->setVisible(!text.isEmpty());
+}
+
+void SleepFloorControls::setRunning(bool running)
+{
+    m_form->setEnabled(!running);
+}
+
+void SleepFloorControls::changeEvent(QEvent* event)
+{
+    QWidget::changeEvent(event);
+    if (event->type() == QEvent::PaletteChange)
+        styleProblemLabel(m_problemLabel, plot::isDarkPalette(palette()));
+}
+
+} // namespace rtscope

@@ -1,0 +1,446 @@
+#include "ui/timers/sleep_floor_page.h"
+
+#include "engine/experiments/timers/sleep_floor_experiment.h"
+#include "engine/rt/cpu_topology.h"
+#include "engine/util/units.h"
+#include "ui/app/gui_thread_affinity.h"
+#include "ui/plot/chart_style.h"
+#include "ui/plot/sleep_floor_chart.h"
+#include "ui/timers/fact_tile.h"
+#include "ui/timers/sleep_floor_controls.h"
+#include "ui/timers/sleep_floor_table_model.h"
+
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QSettings>
+#include <QSplitter>
+#include <QTableView>
+#include <QTimer>
+#include <QVBoxLayout>
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+
+namespace rtscope {
+
+namespace {
+QStringList toQt(const std::vector<std::string>& v)
+{
+    QStringList out;
+    for (const auto& s : v)
+        out << QString::fromStdString(s);
+    return out;
+}
+
+QString dur(int64_t ns)
+{
+    return QString::fromStdString(formatDuration(ns));
+}
+
+CpuTopology usableCpus()
+{
+    const GuiThreadAffinity::Unpinned unpinned;
+    return CpuTopology::current();
+}
+
+bool sleeps(SleepMethod m)
+{
+    return m == SleepMethod::Nanosleep || m == SleepMethod::Relative || m == SleepMethod::Absolute;
+}
+} // namespace
+
+SleepFloorPage::SleepFloorPage(const SystemProbe& probe, QWidget* parent)
+    : ExperimentPage(parent)
+    , m_probe(probe)
+    , m_experiment(std::make_unique<SleepFloorExperiment>())
+    , m_lossWarning(new QLabel(this))
+    , m_resolution(new FactTile(tr("clock_getres(CLOCK_MONOTONIC)"), this))
+    , m_floor(new FactTile(tr("Measured sleep floor"), this))
+    , m_slack(new FactTile(tr("Timer slack in force"), this))
+    , m_policy(new FactTile(tr("Scheduling policy"), this))
+    , m_progress(new FactTile(tr("Progress"), this))
+    , m_chart(new SleepFloorChart(this))
+    , m_model(new SleepFloorTableModel(this))
+    , m_table(new QTableView(this))
+    , m_splitter(new QSplitter(Qt::Vertical, this))
+    , m_timer(new QTimer(this))
+{
+    setObjectName("sleepFloorPage");
+    const CpuTopology topo = usableCpus();
+    const std::vector<int> cpus = m_probe.onlineCpus.empty() ? topo.online : m_probe.onlineCpus;
+    m_controls = new SleepFloorControls(cpus);
+    connect(m_controls, &SleepFloorControls::edited, this, &SleepFloorPage::controlsEdited);
+    m_base = m_controls->mapper().config(SleepFloorConfig{});
+
+    m_lossWarning->setObjectName("dataLossWarning");
+    m_lossWarning->setWordWrap(true);
+    m_lossWarning->setStyleSheet("QLabel { color: white; background: #c62828; padding: 8px; font-weight: bold; "
+                                 "border-radius: 4px; }");
+    m_lossWarning->hide();
+    m_resolution->setObjectName("resolutionTile");
+    m_floor->setObjectName("floorTile");
+    m_slack->setObjectName("slackTile");
+    m_policy->setObjectName("policyTile");
+    m_progress->setObjectName("progressTile");
+    auto* facts = new QHBoxLayout;
+    facts->setSpacing(8);
+    facts->addWidget(m_resolution, 3);
+    facts->addWidget(m_floor, 4);
+    facts->addWidget(m_slack, 3);
+    facts->addWidget(m_policy, 2);
+    facts->addWidget(m_progress, 2);
+
+    m_table->setModel(m_model);
+    m_table->setObjectName("sleepFloorTable");
+    m_table->setSelectionMode(QAbstractItemView::NoSelection);
+    m_table->setFocusPolicy(Qt::NoFocus);
+    m_table->setAlternatingRowColors(true);
+    m_table->setWordWrap(false);
+    m_table->verticalHeader()->hide();
+    m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    // The method names take the spare width, so the figures sit next to them rather than across the screen.
+    m_table->horizontalHeader()->setSectionResizeMode(SleepFloorTableModel::Method, QHeaderView::Stretch);
+    QFont tableFont = plot::chartFont(m_table->font(), 1.1);
+    m_table->setFont(tableFont);
+    QFont headerFont = tableFont;
+    headerFont.setBold(true);
+    m_table->horizontalHeader()->setFont(headerFont);
+    m_table->verticalHeader()->setDefaultSectionSize(QFontMetrics(tableFont).height() + 6);
+    m_table->setMinimumHeight(QFontMetrics(tableFont).height() * 6);
+
+    m_splitter->addWidget(m_chart);
+    m_splitter->addWidget(m_table);
+    m_splitter->setStretchFactor(0, 3);
+    m_splitter->setStretchFactor(1, 2);
+    m_splitter->setChildrenCollapsible(false);
+
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(4, 4, 4, 4);
+    layout->addWidget(m_lossWarning);
+    layout->addLayout(facts);
+    layout->addWidget(m_splitter, 1);
+
+    m_timer->setInterval(kRefreshMs);
+    connect(m_timer, &QTimer::timeout, this, &SleepFloorPage::refreshNow);
+    m_chart->setData({}, m_base.requestsNs, m_probe.clockResolutionNs);
+    drawFacts(m_base, nullptr);
+}
+
+SleepFloorPage::~SleepFloorPage()
+{
+    stop();
+    m_experiment.reset();
+    if (m_controls && !m_controls->parent())
+        delete m_controls;
+}
+
+QWidget* SleepFloorPage::controls()
+{
+    return m_controls;
+}
+
+SleepFloorControls* SleepFloorPage::sleepFloorControls() const
+{
+    return m_controls;
+}
+
+SleepFloorConfig SleepFloorPage::config() const
+{
+    return m_controls->mapper().config(m_base);
+}
+
+QStringList SleepFloorPage::problems() const
+{
+    return m_controls->problems();
+}
+
+bool SleepFloorPage::isRunning() const
+{
+    return m_experiment->running();
+}
+
+std::vector<int> SleepFloorPage::busyCpus() const
+{
+    return m_experiment->running() ? m_busy : std::vector<int>{};
+}
+
+QStringList SleepFloorPage::configProblems(const SleepFloorConfig& c) const
+{
+    return m_controls->mapper().textProblems() + toQt(c.validate(usableCpus()));
+}
+
+bool SleepFloorPage::start()
+{
+    if (m_experiment->running())
+        return true;
+    const SleepFloorConfig c = config();
+    if (const QStringList problems = configProblems(c); !problems.isEmpty()) {
+        m_controls->showProblems(problems);
+        return false;
+    }
+    const CpuTopology topo = usableCpus();
+    Error e;
+    {
+        const GuiThreadAffinity::Unpinned unpinned;
+        e = m_experiment->start(c);
+    }
+    if (e) {
+        showError(QString::fromStdString(e.message));
+        return false;
+    }
+    m_base = c;
+    const int measuring = c.resolvedCpu(topo);
+    m_busy = {measuring};
+    if (c.backgroundLoad)
+        for (int cpu : topo.allowed)
+            if (cpu != measuring)
+                m_busy.push_back(cpu);
+    std::sort(m_busy.begin(), m_busy.end());
+    m_controls->clearProblems();
+    m_controls->setRunning(true);
+    m_controls->setStatus(tr("Running: %1").arg(QString::fromStdString(c.label())));
+    m_model->clear();
+    m_lastDrawn.reset();
+    m_timer->start();
+    emit runningChanged(true);
+    emit busyCpusChanged();
+    emit statusMessage(tr("Started: %1").arg(QString::fromStdString(c.label())));
+    return true;
+}
+
+void SleepFloorPage::stop()
+{
+    if (!m_experiment->running())
+        return;
+    m_experiment->stop();
+    m_timer->stop();
+    m_controls->setRunning(false);
+    m_controls->setStatus(QString());
+    refreshNow();
+    if (m_lastDrawn && !m_lastDrawn->error.empty())
+        showError(QString::fromStdString(m_lastDrawn->error));
+    emit runningChanged(false);
+    emit busyCpusChanged();
+    emit statusMessage(m_lastDrawn && m_lastDrawn->finished ? tr("Sleep-floor sweep finished") : tr("Stopped"));
+}
+
+void SleepFloorPage::controlsEdited()
+{
+    const SleepFloorConfig c = config();
+    if (const QStringList problems = configProblems(c); !problems.isEmpty()) {
+        m_controls->showProblems(problems);
+        return;
+    }
+    m_controls->clearProblems();
+    if (!m_experiment->running() && !m_lastDrawn) {
+        m_chart->setData({}, c.requestsNs, m_probe.clockResolutionNs);
+        drawFacts(c, nullptr);
+    }
+}
+
+QStringList SleepFloorPage::applyConfig(const SleepFloorConfig& c)
+{
+    QStringList problems = toQt(c.validate(usableCpus()));
+    problems << m_controls->mapper().unrepresentable(c);
+    if (m_experiment->running())
+        problems << tr("the configuration cannot change during a run: stop first");
+    if (!problems.isEmpty()) {
+        m_controls->showProblems(problems);
+        return problems;
+    }
+    m_controls->mapper().setConfig(c);
+    m_base = c;
+    m_controls->clearProblems();
+    if (!m_lastDrawn)
+        drawFacts(c, nullptr);
+    return {};
+}
+
+void SleepFloorPage::showError(const QString& message)
+{
+    m_controls->showProblems(message.split('\n', Qt::SkipEmptyParts));
+    emit statusMessage(message.section('\n', 0, 0));
+}
+
+void SleepFloorPage::setDisplayPaused(bool paused)
+{
+    m_paused = paused;
+    if (!paused)
+        refreshNow();
+}
+
+void SleepFloorPage::refreshNow()
+{
+    std::shared_ptr<const SleepFloorSnapshot> snap = m_experiment->snapshot();
+    if (!snap)
+        return;
+    if (m_experiment->running() && m_experiment->finished()) {
+        stop();
+        return;
+    }
+    if (m_paused || (snap == m_lastDrawn && snap->generation == m_lastGeneration))
+        return;
+    m_lastDrawn = snap;
+    m_lastGeneration = snap->generation;
+    draw(*snap);
+    ++m_frames;
+}
+
+void SleepFloorPage::draw(const SleepFloorSnapshot& s)
+{
+    std::vector<SleepFloorCurve> curves;
+    const size_t methods = s.config.methods.size();
+    for (size_t m = 0; m < methods; ++m) {
+        SleepFloorCurve curve;
+        curve.name = QString::fromLatin1(sleepMethodLabel(s.config.methods[m]));
+        curve.spins = !sleeps(s.config.methods[m]);
+        for (size_t r = 0; r < s.config.requestsNs.size(); ++r) {
+            const SleepFloorCell& cell = s.cell(r, m);
+            if (cell.samples > 0)
+                curve.points.push_back({cell.requestNs, cell.p50Ns, cell.p99Ns});
+        }
+        curves.push_back(std::move(curve));
+    }
+    m_chart->setData(curves, s.config.requestsNs, s.clockResolutionNs);
+    m_model->setSnapshot(s);
+    drawFacts(s.config, &s);
+    const QString warning =
+        s.drops ? tr("⚠ Data lost: %1 samples dropped (ring buffer full). The figures are incomplete.").arg(s.drops)
+                : QString();
+    if (warning != m_lossWarning->text())
+        m_lossWarning->setText(warning);
+    m_lossWarning->setVisible(!warning.isEmpty());
+}
+
+void SleepFloorPage::drawFacts(const SleepFloorConfig& c, const SleepFloorSnapshot* s)
+{
+    const bool dark = plot::isDarkPalette(palette());
+    const int64_t res = s && s->clockResolutionNs ? s->clockResolutionNs : m_probe.clockResolutionNs;
+    m_resolution->setValue(dur(res), tr("how finely the clock can be <i>read</i>"));
+    m_resolution->setAccent(dark ? "#81c784" : "#2e7d32");
+
+    // The floor: the smallest request's median, for the methods that really sleep; busy-waiting is the
+    // exception that proves it, so it goes in the detail line.
+    int64_t floor = -1;
+    QStringList parts;
+    QString spin;
+    if (s && !s->config.methods.empty() && !s->config.requestsNs.empty()) {
+        for (size_t m = 0; m < s->config.methods.size() && m < s->floorNs.size(); ++m) {
+            if (s->cell(0, m).samples == 0)
+                continue;
+            const SleepMethod method = s->config.methods[m];
+            if (sleeps(method)) {
+                floor = floor < 0 ? s->floorNs[m] : std::min(floor, s->floorNs[m]);
+                parts << QString("%1 %2").arg(QString::fromLatin1(sleepMethodName(method)), dur(s->floorNs[m]));
+            } else if (spin.isEmpty()) {
+                spin = tr("busy-wait: %1, burning the CPU").arg(dur(s->floorNs[m]));
+            }
+        }
+    }
+    if (floor >= 0) {
+        const QString request = dur(s->config.requestsNs.front());
+        m_floor->setValue(tr("%1").arg(dur(floor)),
+                          tr("median of a %1 sleep: %2%3")
+                              .arg(request, parts.join(" · "), spin.isEmpty() ? QString() : " · " + spin));
+        m_floor->setAccent(floor >= 10 * std::max<int64_t>(res, 1) ? (dark ? "#ff8a80" : "#c62828") : QString());
+    } else {
+        m_floor->setValue(tr("—"), tr("how precisely a thread can be <i>woken</i>: press Start"));
+        m_floor->setAccent({});
+    }
+
+    if (s && s->timerSlackNs >= 0) {
+        m_slack->setValue(dur(s->effectiveSlackNs), QString::fromStdString(s->slackNote));
+    } else if (isRealtime(c.policy)) {
+        m_slack->setValue(dur(0), tr("real-time threads get no slack"));
+    } else if (c.timerSlackNs == 0) {
+        m_slack->setValue(dur(m_probe.timerSlackNs), tr("this kernel's default"));
+    } else {
+        m_slack->setValue(dur(c.timerSlackNs), tr("set with prctl(PR_SET_TIMERSLACK)"));
+    }
+    const int64_t slack = s && s->timerSlackNs >= 0
+                              ? s->effectiveSlackNs
+                              : (isRealtime(c.policy) ? 0 : (c.timerSlackNs ? c.timerSlackNs : m_probe.timerSlackNs));
+    m_slack->setAccent(slack >= 10'000 ? (dark ? "#ffb74d" : "#e65100") : (dark ? "#81c784" : "#2e7d32"));
+
+    m_policy->setValue(QString::fromStdString(policyLabel(c.policy, c.priority)),
+                       c.backgroundLoad ? tr("other CPUs kept busy") : tr("other CPUs left alone"));
+    if (!s) {
+        m_progress->setValue(tr("%1 waits").arg(c.totalSamples()), tr("press Start"));
+        return;
+    }
+    const double pct = s->samplesTotal ? 100.0 * double(s->samplesDone) / double(s->samplesTotal) : 0;
+    const QString state = s->running ? (s->currentRequest >= 0 && size_t(s->currentRequest) < c.requestsNs.size()
+                                            ? tr("measuring %1").arg(dur(c.requestsNs[size_t(s->currentRequest)]))
+                                            : tr("running"))
+                                     : (s->finished ? tr("finished") : tr("stopped"));
+    m_progress->setValue(QString("%1 %").arg(pct, 0, 'f', 0),
+                         tr("%1 of %2 waits · %3").arg(s->samplesDone).arg(s->samplesTotal).arg(state));
+}
+
+QString SleepFloorPage::resolutionText() const
+{
+    return m_resolution->value();
+}
+
+QString SleepFloorPage::floorText() const
+{
+    return m_floor->value();
+}
+
+QString SleepFloorPage::slackText() const
+{
+    return m_slack->value() + " · " + m_slack->detail();
+}
+
+QString SleepFloorPage::policyText() const
+{
+    return m_policy->value();
+}
+
+QString SleepFloorPage::explanation() const
+{
+    return tr("<h3>The sleep floor: the clock reads to %1, a sleep costs far more</h3>"
+              "<p><b>clock_getres</b> reports how finely the clock can be <i>read</i> — %1 on this kernel (%2, "
+              "clock source %3). It says nothing about how precisely a thread can be <i>woken</i>.</p>"
+              "<p>One thread asks to sleep for each requested length, many times, with each method, and measures "
+              "what it got. Asking for 0 ns, 1 ns or 1 µs costs about the same: a <b>floor</b> made of the "
+              "<b>timer slack</b> (the kernel may wake a sleeper up to the slack late, to batch wake-ups; %4 by "
+              "default for this process), the system call, the timer interrupt, the wake-up and, on an idle CPU, "
+              "leaving the idle state. Set the slack to <i>1 ns</i>, or switch to <b>SCHED_FIFO: real-time "
+              "threads get zero slack</b>, and watch the floor drop.</p>"
+              "<p>Below the floor only <b>busy-waiting</b> helps: exact, but it burns the CPU for the whole wait "
+              "(see <i>CPU share</i>). The <b>hybrid</b> sleeps until a margin before the deadline, then spins: "
+              "nearly as exact for a fraction of the CPU.</p>"
+              "<p><b>Reading the chart:</b> both axes are logarithmic. The dashed diagonal is a perfect sleep "
+              "(actual = requested); lines are medians, triangles p99. The 0 ns request has no logarithm and "
+              "sits at the left, labelled 0. The dotted horizontal line is clock_getres.</p>")
+        .arg(dur(m_probe.clockResolutionNs), QString::fromStdString(m_probe.kernelRelease),
+             QString::fromStdString(m_probe.clocksource), dur(m_probe.timerSlackNs));
+}
+
+void SleepFloorPage::saveSettings(QSettings& settings) const
+{
+    settings.setValue("config", QString::fromStdString(toJson(config()).dump()));
+    settings.setValue("splitter", m_splitter->saveState());
+}
+
+void SleepFloorPage::restoreSettings(QSettings& settings)
+{
+    if (settings.contains("splitter"))
+        m_splitter->restoreState(settings.value("splitter").toByteArray());
+    const QString text = settings.value("config").toString();
+    if (text.isEmpty())
+        return;
+    std::vector<std::string> errors;
+    const nlohmann::json j = nlohmann::json::parse(text.toStdString(), nullptr, false);
+    SleepFloorConfig c = sleepFloorConfigFromJson(j, errors);
+    QStringList problems = toQt(errors);
+    if (problems.isEmpty())
+        problems = applyConfig(c);
+    if (!problems.isEmpty())
+        m_controls->showProblems(QStringList(tr("The saved sleep-floor settings were not applied:")) + problems);
+}
+
+} // namespace rtscope

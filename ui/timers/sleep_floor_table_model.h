@@ -1,0 +1,34 @@
+#pragma once
+// The sleep-floor page's table: one row per requested length × method with the median, p99 and max actual
+// duration, the overshoot (and how many times the request that is) and the CPU time each wait cost.
+#include "engine/experiments/timers/sleep_floor_experiment.h"
+
+#include <QAbstractTableModel>
+
+#include <vector>
+
+namespace rtscope {
+
+class SleepFloorTableModel : public QAbstractTableModel {
+    Q_OBJECT
+public:
+    /// Unformatted values (ns as qlonglong, ratios as double, counts as qulonglong).
+    static constexpr int RawValueRole = Qt::UserRole + 1;
+    enum Column { Request, Method, Samples, Median, P99, Max, Overshoot, Ratio, CpuPerWait, CpuShare, Count };
+
+    explicit SleepFloorTableModel(QObject* parent = nullptr);
+
+    void setSnapshot(const SleepFloorSnapshot& snapshot);
+    void clear();
+
+    int rowCount(const QModelIndex& parent = {}) const override;
+    int columnCount(const QModelIndex& parent = {}) const override;
+    QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
+    QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
+
+private:
+    std::vector<SleepFloorCell> m_cells;
+    size_t m_methods = 1;
+};
+
+} // namespace rtscope
