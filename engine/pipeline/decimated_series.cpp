@@ -43,15 +43,18 @@ void DecimatedSeries::clear()
 
 std::vector<SeriesPoint> DecimatedSeries::points(int64_t sinceNs) const
 {
-    std::vector<SeriesPoint> out;
-    out.reserve(m_size);
     const size_t n = m_ring.size();
     const size_t oldest = (m_head + n + 1 - m_size) % n;
-    for (size_t i = 0; i < m_size; ++i) {
-        const SeriesPoint& p = m_ring[(oldest + i) % n];
-        if (p.tNs >= sinceNs)
-            out.push_back(p);
-    }
+    // Points are in time order: skip the old ones first, then reserve exactly what the window holds, so a
+    // 10 s snapshot of a 120 s buffer allocates 10 s worth (reserving the whole buffer per snapshot made the
+    // allocator's footprint creep up until the buffer was full).
+    size_t first = 0;
+    while (first < m_size && m_ring[(oldest + first) % n].tNs < sinceNs)
+        ++first;
+    std::vector<SeriesPoint> out;
+    out.reserve(m_size - first);
+    for (size_t i = first; i < m_size; ++i)
+        out.push_back(m_ring[(oldest + i) % n]);
     return out;
 }
 

@@ -1,5 +1,6 @@
 #include "ui/latency/latency_config_mapper.h"
 
+#include "engine/rt/cpu_topology.h"
 #include "engine/util/units.h"
 #include "ui/widgets/period_editor.h"
 
@@ -63,6 +64,9 @@ QStringList LatencyConfigMapper::unrepresentable(const LatencyConfig& c) const
         out << QString("cpu must be one of the online CPUs (got %1)").arg(c.cpu);
     if (m_w.hogCpu->findData(c.hogCpu) < 0)
         out << QString("hog-cpu must be one of the online CPUs (got %1)").arg(c.hogCpu);
+    if (!c.cpus.empty())
+        out << QString("cpus: the window measures one CPU at a time (got %1); use 'rtscope latency --cpus' for several")
+                   .arg(QString::fromStdString(formatCpuList(c.cpus)));
     if (isRealtime(c.policy) && (c.priority < m_w.priority->minimum() || c.priority > m_w.priority->maximum()))
         out << QString("priority must be between %1 and %2 for %3 (got %4)")
                    .arg(m_w.priority->minimum())
