@@ -144,12 +144,12 @@ int main(int argc, char** argv)
         Result ct, rs;
         for (int r = 0; r < o.rounds; ++r) {
             const std::string cth = dir + "/cyclictest.hist", rsh = dir + "/rtscope.hist";
-            std::vector<std::string> cargs = {"cyclictest", "-m", "-q", "-t", "1", "-a", cpu, "-i", per, "-D", secs,
-                                              "-h", "20000", "--histfile=" + cth};
+            std::vector<std::string> cargs = {"cyclictest", "-m", "-q", "-t", "1",  "-a",    cpu,
+                                              "-i",         per,  "-D", secs, "-h", "20000", "--histfile=" + cth};
             if (fifo)
                 cargs.insert(cargs.end(), {"-p", "80", "--policy=fifo"});
-            std::vector<std::string> rargs = {o.rtscope, "latency", "-q", "--dma-latency", "--cpu", cpu, "-i", per,
-                                              "-D", secs, "--histogram", "20000", "--histfile", rsh};
+            std::vector<std::string> rargs = {o.rtscope, "latency", "-q", "--dma-latency", "--cpu", cpu,          "-i",
+                                              per,       "-D",      secs, "--histogram",   "20000", "--histfile", rsh};
             if (fifo)
                 rargs.insert(rargs.end(), {"--policy", "fifo", "-p", "80"});
             else

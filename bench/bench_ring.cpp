@@ -84,15 +84,17 @@ int main(int argc, char** argv)
                 [&](LatencySample& s) { return ring->tryPop(s); }));
         }
         {
-            auto q = std::make_unique<boost::lockfree::spsc_queue<LatencySample, boost::lockfree::capacity<kCapacity>>>();
+            auto q =
+                std::make_unique<boost::lockfree::spsc_queue<LatencySample, boost::lockfree::capacity<kCapacity>>>();
             theirs.push_back(runOnce(
                 n, prodCpu, consCpu, [&](const LatencySample& s) { return q->push(s); },
                 [&](LatencySample& s) { return q->pop(s); }));
         }
     }
     const double a = median(ours), b = median(theirs);
-    std::printf("ring throughput, %zu-byte items, capacity %zu, %llu items x %d rounds, producer CPU %d, consumer CPU %d\n",
-                sizeof(LatencySample), kCapacity, (unsigned long long)n, rounds, prodCpu, consCpu);
+    std::printf(
+        "ring throughput, %zu-byte items, capacity %zu, %llu items x %d rounds, producer CPU %d, consumer CPU %d\n",
+        sizeof(LatencySample), kCapacity, (unsigned long long)n, rounds, prodCpu, consCpu);
     std::printf("  rtscope::SpscRing          median %8.1f M items/s\n", a / 1e6);
     std::printf("  boost::lockfree::spsc_queue median %8.1f M items/s\n", b / 1e6);
     std::printf("  ratio rtscope/boost: %.2fx (target >= 1.0x)\n", a / b);

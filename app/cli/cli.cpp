@@ -1,11 +1,11 @@
 #include "app/cli/cli.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <csignal>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
-#include <algorithm>
 #include <unistd.h>
 
 namespace rtscope::cli {
@@ -44,7 +44,10 @@ bool wantsCli(int argc, char** argv)
            first == "help";
 }
 
-std::string commandLine() { return g_commandLine; }
+std::string commandLine()
+{
+    return g_commandLine;
+}
 
 int reportInvalid(const std::string& command, const std::vector<std::string>& problems)
 {

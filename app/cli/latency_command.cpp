@@ -60,7 +60,8 @@ LatencyConfig toConfig(const LatencyOptions& o, std::vector<std::string>& proble
     if (auto p = parseDuration(o.period))
         c.periodNs = *p;
     else
-        problems.push_back("period: '" + o.period + "' is not a duration; use a number with ns, us, ms or s (bare "
+        problems.push_back("period: '" + o.period +
+                           "' is not a duration; use a number with ns, us, ms or s (bare "
                            "numbers are microseconds)");
     c.hogs = o.hogs;
     if (auto p = parsePolicy(o.hogPolicy))
@@ -85,7 +86,8 @@ LatencyConfig toConfig(const LatencyOptions& o, std::vector<std::string>& proble
         if (auto d = parseDuration(o.duration, kNsPerSec))
             c.durationNs = *d;
         else
-            problems.push_back("duration: '" + o.duration + "' is not a duration; use e.g. 10s, 500ms (bare numbers "
+            problems.push_back("duration: '" + o.duration +
+                               "' is not a duration; use e.g. 10s, 500ms (bare numbers "
                                "are seconds)");
     }
     c.maxSamples = o.samples;
@@ -97,7 +99,10 @@ LatencyConfig toConfig(const LatencyOptions& o, std::vector<std::string>& proble
     return c;
 }
 
-long us(int64_t ns) { return long(ns / 1000); } // truncated, as cyclictest's calcdiff
+long us(int64_t ns)
+{
+    return long(ns / 1000);
+} // truncated, as cyclictest's calcdiff
 
 // One line per measuring thread, cyclictest's layout:
 // "T: 0 ( 2604) P:95 I:1000 C: 349868 Min:      4 Act:    6 Avg:    5 Max:      35"
@@ -146,8 +151,8 @@ void printSummary(const LatencySnapshot& s)
         std::printf("  latency (us)  min %s  avg %.1f  max %s\n", fmtUs(h.min()).c_str(), h.mean() / 1000.0,
                     fmtUs(h.max()).c_str());
         std::printf("  percentiles   p50 %s  p90 %s  p99 %s  p99.9 %s  p99.99 %s\n", fmtUs(h.percentile(50)).c_str(),
-                    fmtUs(h.percentile(90)).c_str(), fmtUs(h.percentile(99)).c_str(),
-                    fmtUs(h.percentile(99.9)).c_str(), fmtUs(h.percentile(99.99)).c_str());
+                    fmtUs(h.percentile(90)).c_str(), fmtUs(h.percentile(99)).c_str(), fmtUs(h.percentile(99.9)).c_str(),
+                    fmtUs(h.percentile(99.99)).c_str());
         std::printf("  skipped periods %llu   dropped samples %llu   sequence gaps %llu\n",
                     (unsigned long long)t.skipped, (unsigned long long)t.drops, (unsigned long long)t.seqGaps);
     }
@@ -254,7 +259,9 @@ Command addLatencyCommand(CLI::App& app)
     sub->add_option("--json", o->json, "write cyclictest's --json layout plus an \"rtscope\" object");
     sub->add_flag("-q,--quiet", o->quiet, "no status line, only the summary");
     sub->add_flag("--dma-latency", o->dmaLatency, "hold /dev/cpu_dma_latency at 0 while running");
-    return {sub, [o] { return run(*o); }};
+    return {sub, [o] {
+                return run(*o);
+            }};
 }
 
 } // namespace

@@ -64,8 +64,7 @@ int run(const SweepOptions& o)
     }
     std::printf("# rtscope sweep: %zu settings x %s, period %s, %s\n", c.settings.size(),
                 formatDuration(c.eachNs).c_str(), formatDuration(c.base.periodNs).c_str(),
-                !c.loadCmd.empty() ? ("load: " + c.loadCmd).c_str()
-                                   : (std::to_string(c.base.hogs) + " hogs").c_str());
+                !c.loadCmd.empty() ? ("load: " + c.loadCmd).c_str() : (std::to_string(c.base.hogs) + " hogs").c_str());
     std::fflush(stdout);
     int signal = 0;
     size_t printed = 0;
@@ -114,15 +113,9 @@ int run(const SweepOptions& o)
             row["error"] = r.error;
             rows.push_back(std::move(row));
         }
-        nlohmann::json j{{"rtscope", RTSCOPE_VERSION},
-                         {"experiment", "sweep"},
-                         {"each_ns", c.eachNs},
-                         {"base", toJson(c.base)},
-                         {"load_cmd", c.loadCmd},
-                         {"load_status", s.loadStatus},
-                         {"cancelled", signal != 0},
-                         {"results", rows},
-                         {"probe", toJson(probeSystem())}};
+        nlohmann::json j{{"rtscope", RTSCOPE_VERSION}, {"experiment", "sweep"}, {"each_ns", c.eachNs},
+                         {"base", toJson(c.base)},     {"load_cmd", c.loadCmd}, {"load_status", s.loadStatus},
+                         {"cancelled", signal != 0},   {"results", rows},       {"probe", toJson(probeSystem())}};
         if (!writeFile(o.json, j.dump(2) + "\n"))
             return ExitFailure;
     }
@@ -142,7 +135,9 @@ Command addSweepCommand(CLI::App& app)
         ->excludes(hogs);
     sub->add_option("-a,--cpu", o->cpu, "measuring CPU (default: the highest usable CPU)");
     sub->add_option("--json", o->json, "write every setting's figures as JSON");
-    return {sub, [o] { return run(*o); }};
+    return {sub, [o] {
+                return run(*o);
+            }};
 }
 
 } // namespace

@@ -76,8 +76,8 @@ std::vector<std::string> LatencyConfig::validate(const CpuTopology& cpus) const
                       std::to_string(hogs) + " × " + std::to_string(hogCpuCount) + ")");
     checkCpu(out, "hog-cpu", hogCpu, cpus);
     if (durationNs != 0 && (durationNs < kMinDurationNs || durationNs > kMaxDurationNs))
-        out.push_back("duration must be between " + range(kMinDurationNs, kMaxDurationNs) + ", or 0 for no limit (got " +
-                      formatDuration(durationNs) + ")");
+        out.push_back("duration must be between " + range(kMinDurationNs, kMaxDurationNs) +
+                      ", or 0 for no limit (got " + formatDuration(durationNs) + ")");
     if (maxSamples > kMaxSamples)
         out.push_back("samples must be between 1 and " + std::to_string(kMaxSamples) + ", or 0 for no limit");
     if (durationNs != 0 && maxSamples != 0)
@@ -90,7 +90,10 @@ std::vector<std::string> LatencyConfig::validate(const CpuTopology& cpus) const
     return out;
 }
 
-int LatencyConfig::resolvedCpu(const CpuTopology& cpus) const { return cpu >= 0 ? cpu : cpus.lastUsable(); }
+int LatencyConfig::resolvedCpu(const CpuTopology& cpus) const
+{
+    return cpu >= 0 ? cpu : cpus.lastUsable();
+}
 
 int LatencyConfig::resolvedHogCpu(const CpuTopology& cpus) const
 {
@@ -182,9 +185,9 @@ LatencyConfig latencyConfigFromJson(const nlohmann::json& j, std::vector<std::st
         else
             dst = *p;
     };
-    static const char* known[] = {"policy",   "priority", "nice",     "period_ns", "cpu", "cpus",     "waiter",       "hogs",
-                                  "hog_policy", "hog_nice", "hog_cpu", "duration_ns", "samples", "histogram_us",
-                                  "dma_latency"};
+    static const char* known[] = {"policy",  "priority",    "nice",    "period_ns",    "cpu",
+                                  "cpus",    "waiter",      "hogs",    "hog_policy",   "hog_nice",
+                                  "hog_cpu", "duration_ns", "samples", "histogram_us", "dma_latency"};
     for (const auto& [key, value] : j.items()) {
         bool ok = false;
         for (const char* k : known)

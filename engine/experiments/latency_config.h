@@ -15,32 +15,32 @@ struct CpuTopology;
 
 struct LatencyConfig {
     // Limits, in one place: the CLI help, the GUI ranges and validate() all read them.
-    static constexpr int64_t kMinPeriodNs = 20'000;             ///< 20 µs
-    static constexpr int64_t kMaxPeriodNs = 10'000'000'000;     ///< 10 s
+    static constexpr int64_t kMinPeriodNs = 20'000;         ///< 20 µs
+    static constexpr int64_t kMaxPeriodNs = 10'000'000'000; ///< 10 s
     static constexpr int kMaxHogs = 256;
-    static constexpr int64_t kMinDurationNs = 1'000'000;        ///< 1 ms
+    static constexpr int64_t kMinDurationNs = 1'000'000;                    ///< 1 ms
     static constexpr int64_t kMaxDurationNs = 30LL * 86400 * 1'000'000'000; ///< 30 days
     static constexpr uint64_t kMaxSamples = 1'000'000'000'000ULL;
     static constexpr int kMaxHistogramUs = 1'000'000;
     static constexpr int kMaxHogThreads = 1024; ///< hogs × hog CPUs
 
     Policy policy = Policy::Other;
-    int priority = 0;          ///< 1..99 for fifo/rr, 0 for the others
-    int nice = 0;              ///< -20..19, for other/batch
+    int priority = 0; ///< 1..99 for fifo/rr, 0 for the others
+    int nice = 0;     ///< -20..19, for other/batch
     int64_t periodNs = 1'000'000;
-    int cpu = -1;              ///< measuring CPU; -1 = the highest usable CPU
-    std::vector<int> cpus;     ///< measure on each of these CPUs at once (cyclictest -t -a); empty = just `cpu`
+    int cpu = -1;          ///< measuring CPU; -1 = the highest usable CPU
+    std::vector<int> cpus; ///< measure on each of these CPUs at once (cyclictest -t -a); empty = just `cpu`
     WaiterKind waiter = WaiterKind::Absolute;
 
-    int hogs = 0;              ///< CPU-hog threads per hog CPU, 0..256
+    int hogs = 0;                     ///< CPU-hog threads per hog CPU, 0..256
     Policy hogPolicy = Policy::Other; ///< other, batch or idle: RT spinners belong to the starvation lab
     int hogNice = 0;
-    int hogCpu = -1;           ///< -1 = every measuring CPU
+    int hogCpu = -1; ///< -1 = every measuring CPU
 
-    int64_t durationNs = 0;    ///< 0 = until stopped
-    uint64_t maxSamples = 0;   ///< 0 = until stopped; exclusive with durationNs
-    int histogramUs = 0;       ///< cyclictest-style exact 1 µs bins kept for export (0 = none)
-    bool dmaLatency = false;   ///< hold /dev/cpu_dma_latency at 0 while running
+    int64_t durationNs = 0;  ///< 0 = until stopped
+    uint64_t maxSamples = 0; ///< 0 = until stopped; exclusive with durationNs
+    int histogramUs = 0;     ///< cyclictest-style exact 1 µs bins kept for export (0 = none)
+    bool dmaLatency = false; ///< hold /dev/cpu_dma_latency at 0 while running
 
     /// @brief Every problem as a sentence naming the field and its allowed range; empty when valid.
     std::vector<std::string> validate(const CpuTopology& cpus) const;

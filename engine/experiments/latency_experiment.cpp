@@ -22,15 +22,20 @@ std::string joinErrors(const std::vector<std::string>& errors)
     return out;
 }
 
-std::string hogsLabel(int n) { return std::to_string(n) + (n == 1 ? " hog" : " hogs"); }
+std::string hogsLabel(int n)
+{
+    return std::to_string(n) + (n == 1 ? " hog" : " hogs");
+}
 } // namespace
 
 LatencyExperiment::LatencyExperiment()
     : m_hogCounters(new HogCounter[LatencyConfig::kMaxHogThreads])
-{
-}
+{}
 
-LatencyExperiment::~LatencyExperiment() { stop(); }
+LatencyExperiment::~LatencyExperiment()
+{
+    stop();
+}
 
 void LatencyExperiment::setSeriesWindow(int64_t ns)
 {
@@ -130,10 +135,11 @@ Error LatencyExperiment::startAllWorkers(const std::vector<int>& cpus)
                 err = errno;
             }
         const std::string why = m_lockAllDetail.empty() ? "" : " (" + m_lockAllDetail + ")";
-        m_memoryLock = locked ? MemoryLockStatus{MemoryLockMode::Ranges,
-                                                 "mlock of the rings and the measuring threads' stacks" + why}
-                              : MemoryLockStatus{MemoryLockMode::None,
-                                                 std::string("memory not locked: mlock failed: ") + std::strerror(err) + why};
+        m_memoryLock =
+            locked
+                ? MemoryLockStatus{MemoryLockMode::Ranges, "mlock of the rings and the measuring threads' stacks" + why}
+                : MemoryLockStatus{MemoryLockMode::None,
+                                   std::string("memory not locked: mlock failed: ") + std::strerror(err) + why};
     }
     Error result;
     for (auto& w : m_workers)
@@ -161,7 +167,8 @@ Error LatencyExperiment::startWorker(Worker& w)
     spec.lockStack = m_memoryLock.mode != MemoryLockMode::All;
     const uint64_t firstSeq = w.nextSeq.load(std::memory_order_relaxed);
     w.error.clear();
-    Error e = w.thread.start(spec, [this, &w, firstSeq](const std::atomic<bool>& stop) { measuringLoop(w, stop, firstSeq); });
+    Error e =
+        w.thread.start(spec, [this, &w, firstSeq](const std::atomic<bool>& stop) { measuringLoop(w, stop, firstSeq); });
     if (!e)
         w.tid.store(w.thread.tid());
     return e;

@@ -27,21 +27,21 @@ struct Marker {
 };
 
 struct LatencySnapshot {
-    LatencyConfig config;        ///< in force now (cpu resolved)
-    uint64_t generation = 0;     ///< increases with every publish
+    LatencyConfig config;    ///< in force now (cpu resolved)
+    uint64_t generation = 0; ///< increases with every publish
     bool running = false;
-    bool finished = false;       ///< reached its duration or sample count
-    int64_t startNs = 0;         ///< CLOCK_MONOTONIC at start
-    int64_t resetNs = 0;         ///< CLOCK_MONOTONIC of the last statistics reset (== startNs if none)
+    bool finished = false; ///< reached its duration or sample count
+    int64_t startNs = 0;   ///< CLOCK_MONOTONIC at start
+    int64_t resetNs = 0;   ///< CLOCK_MONOTONIC of the last statistics reset (== startNs if none)
     int64_t publishedNs = 0;
     std::vector<LatencyThreadStats> threads;
     std::vector<Marker> markers;
-    uint64_t hogIterations = 0;  ///< work done by all hogs since start (RT changes when, not how much)
+    uint64_t hogIterations = 0; ///< work done by all hogs since start (RT changes when, not how much)
     double hogIterationsPerSec = 0;
-    std::string memoryLock;      ///< what was locked, in words
+    std::string memoryLock; ///< what was locked, in words
     bool dmaLatencyHeld = false;
     std::string dmaLatencyNote;
-    std::string error;           ///< a worker's failure (e.g. a wait returned an error), empty if none
+    std::string error; ///< a worker's failure (e.g. a wait returned an error), empty if none
 };
 
 class LatencyExperiment : private CollectorSource {
@@ -57,8 +57,8 @@ public:
     /// @brief How much of the timeline each snapshot carries (1 s … 120 s, default 10 s).
     void setSeriesWindow(int64_t ns);
 
-    /// @brief Validates, then starts hogs, the measuring thread(s) (one per CPU in config.cpus) and the collector. On any failure
-    /// everything started is stopped again and the error returned (InvalidConfig, Permission, …).
+    /// @brief Validates, then starts hogs, the measuring thread(s) (one per CPU in config.cpus) and the collector. On
+    /// any failure everything started is stopped again and the error returned (InvalidConfig, Permission, …).
     Error start(const LatencyConfig& config);
     /// @brief Stops and joins every thread (demoted first), drains the last samples, publishes. Idempotent.
     void stop();

@@ -69,7 +69,10 @@ std::vector<std::string> SweepConfig::validate(const CpuTopology& cpus) const
     return out;
 }
 
-SweepExperiment::~SweepExperiment() { cancel(); }
+SweepExperiment::~SweepExperiment()
+{
+    cancel();
+}
 
 Error SweepExperiment::start(const SweepConfig& config)
 {

@@ -25,14 +25,14 @@ struct SweepSetting {
 bool parseSweepSettings(std::string_view text, std::vector<SweepSetting>& out, std::string& error);
 
 struct SweepConfig {
-    static constexpr int64_t kMinEachNs = 100'000'000;          ///< 100 ms
+    static constexpr int64_t kMinEachNs = 100'000'000;            ///< 100 ms
     static constexpr int64_t kMaxEachNs = 3600LL * 1'000'000'000; ///< 1 h
     static constexpr size_t kMaxSettings = 32;
 
     std::vector<SweepSetting> settings;
     int64_t eachNs = 10'000'000'000;
-    LatencyConfig base;      ///< period, CPU(s), hogs, waiter…; policy/priority come from each setting
-    std::string loadCmd;     ///< run for the whole sweep with /bin/sh -c; empty = none
+    LatencyConfig base;  ///< period, CPU(s), hogs, waiter…; policy/priority come from each setting
+    std::string loadCmd; ///< run for the whole sweep with /bin/sh -c; empty = none
 
     /// @brief Every problem as a sentence: sweep fields here, each setting through LatencyConfig::validate.
     std::vector<std::string> validate(const CpuTopology& cpus) const;
@@ -42,17 +42,17 @@ struct SweepResult {
     SweepSetting setting;
     LatencyThreadStats stats; ///< first measured CPU; the histogram is kept for overlays
     int64_t durationNs = 0;
-    std::string error;        ///< e.g. the permission error of a FIFO setting; the sweep goes on
+    std::string error; ///< e.g. the permission error of a FIFO setting; the sweep goes on
 };
 
 struct SweepSnapshot {
-    std::vector<SweepResult> results;                 ///< settings finished so far, in order
-    size_t current = 0;                               ///< index of the running setting
+    std::vector<SweepResult> results; ///< settings finished so far, in order
+    size_t current = 0;               ///< index of the running setting
     size_t total = 0;
-    std::shared_ptr<const LatencySnapshot> live;      ///< the running setting's latest snapshot
+    std::shared_ptr<const LatencySnapshot> live; ///< the running setting's latest snapshot
     bool running = false;
     bool cancelled = false;
-    std::string loadStatus;                           ///< the load command's state ("running", "exited with 1", …)
+    std::string loadStatus; ///< the load command's state ("running", "exited with 1", …)
 };
 
 class SweepExperiment {

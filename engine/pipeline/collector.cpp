@@ -11,7 +11,10 @@ namespace rtscope {
 
 Collector::Collector() = default;
 
-Collector::~Collector() { stop(); }
+Collector::~Collector()
+{
+    stop();
+}
 
 void Collector::addSource(CollectorSource* source)
 {

@@ -7,8 +7,7 @@ namespace rtscope {
 DecimatedSeries::DecimatedSeries(int64_t bucketNs, size_t capacity)
     : m_bucketNs(bucketNs > 0 ? bucketNs : 1)
     , m_ring(std::max<size_t>(capacity, 1))
-{
-}
+{}
 
 void DecimatedSeries::add(int64_t tNs, int64_t value)
 {

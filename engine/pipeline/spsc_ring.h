@@ -31,8 +31,7 @@ public:
         : m_capacity(std::bit_ceil(capacity < 2 ? size_t(2) : capacity))
         , m_mask(m_capacity - 1)
         , m_slots(new T[m_capacity]())
-    {
-    }
+    {}
     SpscRing(const SpscRing&) = delete;
     SpscRing& operator=(const SpscRing&) = delete;
 

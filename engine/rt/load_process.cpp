@@ -11,7 +11,10 @@
 
 namespace rtscope {
 
-LoadProcess::~LoadProcess() { stop(); }
+LoadProcess::~LoadProcess()
+{
+    stop();
+}
 
 Error LoadProcess::start(const std::string& command)
 {
