@@ -3,7 +3,10 @@
 // verbs. The main window knows pages only through this interface, so a new lab is one new subclass plus one
 // line in experiment_pages.cpp.
 #include <QString>
+#include <QStringList>
 #include <QWidget>
+
+#include <nlohmann/json.hpp>
 
 #include <vector>
 
@@ -43,6 +46,20 @@ public:
 
     /// What the experiment shows and how to read it, for the "What am I seeing?" help.
     virtual QString explanation() const = 0;
+
+    /// Sets every control from the engine's JSON form of this page's config (the experiment's xxxConfigFromJson
+    /// followed by validate(): the CLI's one validation path). Returns the problems as sentences naming the
+    /// field and the allowed range; when there are any, nothing changes. Used by presets and recordings.
+    virtual QStringList applyConfigJson(const nlohmann::json& config)
+    {
+        (void)config;
+        return {QString("the %1 page takes no configuration").arg(name())};
+    }
+    /// The controls' current configuration in the same JSON form (toJson of the engine config); null if none.
+    virtual nlohmann::json configJson() const { return nullptr; }
+
+    /// The part of the page a snapshot (PNG/SVG export, presentation "S") shows: plots and tables, no controls.
+    virtual QWidget* snapshotWidget() { return this; }
 
     /// CPUs the running workers load: the main window keeps the GUI thread elsewhere.
     virtual std::vector<int> busyCpus() const { return {}; }

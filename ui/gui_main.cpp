@@ -82,7 +82,7 @@ int runGui(int argc, char** argv)
     QApplication::setOrganizationName("rtscope");
     QApplication::setApplicationName("rtscope");
     QApplication::setApplicationVersion(RTSCOPE_VERSION);
-    QApplication::setDesktopFileName("rtscope");
+    QApplication::setDesktopFileName("io.github.rtscope.Rtscope");
     initUiResources();
     QApplication::setWindowIcon(uiIcon("rtscope"));
 
@@ -109,6 +109,15 @@ int runGui(int argc, char** argv)
         window.resize(options.windowSize);
 
     auto* latency = window.findPage<LatencyPage>();
+    int startPage = latency ? window.pageIndex(latency->name()) : 0;
+    if (!options.page.isEmpty()) {
+        startPage = window.pageIndex(options.page);
+        if (startPage < 0) {
+            printProblems(
+                {QString("page must be one of %1 (got '%2')").arg(window.pageNames().join(", "), options.page)});
+            return 2;
+        }
+    }
     if (options.hasLatencyConfig() && latency) {
         QStringList problems;
         const LatencyConfig c = latencyConfigFromOptions(options, latency->config(), problems);
@@ -151,13 +160,16 @@ int runGui(int argc, char** argv)
         });
         QTimer::singleShot(0, demo.get(), &DemoScript::start);
     } else {
-        if (options.start && latency) {
-            QTimer::singleShot(0, &window, [&window, latency] {
-                window.setCurrentPage(0);
-                if (!latency->start())
-                    printProblems(QStringList("cannot start the latency experiment:") + latency->problems());
+        window.setCurrentPage(startPage);
+        if (options.start) {
+            QTimer::singleShot(0, &window, [&window, startPage] {
+                ExperimentPage* page = window.page(startPage);
+                window.setCurrentPage(startPage);
+                if (!page->start())
+                    std::fprintf(stderr, "rtscope: cannot start the %s experiment (the page says why)\n",
+                                 qPrintable(page->name()));
                 else
-                    std::fprintf(stderr, "rtscope: latency experiment started\n");
+                    std::fprintf(stderr, "rtscope: %s experiment started\n", qPrintable(page->name()));
             });
         }
         if (!options.screenshot.isEmpty())

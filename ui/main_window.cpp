@@ -173,6 +173,22 @@ ExperimentPage* MainWindow::page(int index) const
     return index >= 0 && index < pageCount() ? m_pages[size_t(index)] : nullptr;
 }
 
+int MainWindow::pageIndex(const QString& name) const
+{
+    for (int i = 0; i < pageCount(); ++i)
+        if (m_pages[size_t(i)]->name() == name)
+            return i;
+    return -1;
+}
+
+QStringList MainWindow::pageNames() const
+{
+    QStringList names;
+    for (const ExperimentPage* p : m_pages)
+        names << p->name();
+    return names;
+}
+
 ExperimentPage* MainWindow::currentPage() const
 {
     return page(m_stack->currentIndex());

@@ -4,6 +4,7 @@
 #include "engine/rt/system_probe.h"
 
 #include <QMainWindow>
+#include <QStringList>
 
 #include <vector>
 
@@ -30,6 +31,10 @@ public:
     ExperimentPage* currentPage() const;
     int currentIndex() const;
     void setCurrentPage(int index);
+    /// Index of the page whose name() is @p name, or -1.
+    int pageIndex(const QString& name) const;
+    QStringList pageNames() const;
+
     template <class T> T* findPage() const
     {
         for (ExperimentPage* p : m_pages)

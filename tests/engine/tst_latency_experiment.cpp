@@ -15,18 +15,8 @@ using namespace rtscope;
 namespace {
 
 // Threads whose name starts with @p prefix: "rtscope-" counts every worker and the collector.
-int rtscopeThreadsAlive(const char* prefix = "rtscope-") {
-    int n = 0;
-    const QDir tasks("/proc/self/task");
-    for (const QString& tid : tasks.entryList(QDir::Dirs | QDir::NoDotAndDotDot)) {
-        QFile comm(tasks.filePath(tid) + "/comm");
-        if (comm.open(QIODevice::ReadOnly) && comm.readAll().startsWith(prefix))
-            ++n;
-    }
-    return n;
-}
-
-std::shared_ptr<const LatencySnapshot> runUntilFinished(LatencyExperiment& exp, int timeoutMs = 20000) {
+std::shared_ptr<const LatencySnapshot> runUntilFinished(LatencyExperiment& exp, int timeoutMs = 20000)
+{
     const int64_t end = nowNs() + int64_t(timeoutMs) * kNsPerMs;
     while (!exp.finished() && nowNs() < end)
         QTest::qWait(10);
@@ -34,7 +24,8 @@ std::shared_ptr<const LatencySnapshot> runUntilFinished(LatencyExperiment& exp, 
     return exp.snapshot();
 }
 
-LatencyConfig quickConfig() {
+LatencyConfig quickConfig()
+{
     LatencyConfig c;
     c.periodNs = 1'000'000;
     c.maxSamples = 300;
@@ -49,13 +40,15 @@ class TestLatencyExperiment : public QObject {
     SystemProbe m_probe;
 
 private slots:
-    void initTestCase() {
+    void initTestCase()
+    {
         installWakeSignalHandler();
         blockProcessSignals(false);
         m_probe = probeSystem();
     }
 
-    void otherPolicyCollectsEverySample() {
+    void otherPolicyCollectsEverySample()
+    {
         LatencyExperiment exp;
         QVERIFY(!exp.start(quickConfig()));
         auto snap = runUntilFinished(exp);
@@ -76,10 +69,11 @@ private slots:
         QCOMPARE(binned, uint64_t(300));
         QVERIFY(!snap->markers.empty());
         QVERIFY(QString::fromStdString(snap->markers.front().label).startsWith("start: OTHER"));
-        QCOMPARE(rtscopeThreadsAlive(), 0);
+        QCOMPARE(rtscope::test::threadsAlive(), 0);
     }
 
-    void invalidConfigIsRefusedWithTheSentence() {
+    void invalidConfigIsRefusedWithTheSentence()
+    {
         LatencyExperiment exp;
         LatencyConfig c;
         c.periodNs = 5;
@@ -87,10 +81,11 @@ private slots:
         QCOMPARE(e.kind, ErrorKind::InvalidConfig);
         QVERIFY(QString::fromStdString(e.message).startsWith("period must be between"));
         QVERIFY(!exp.running());
-        QCOMPARE(rtscopeThreadsAlive(), 0);
+        QCOMPARE(rtscope::test::threadsAlive(), 0);
     }
 
-    void reconfigureWhileRunningLeavesMarkers() {
+    void reconfigureWhileRunningLeavesMarkers()
+    {
         LatencyExperiment exp;
         LatencyConfig c;
         c.periodNs = 1'000'000;
@@ -102,8 +97,8 @@ private slots:
         next.hogs = 3;
         QVERIFY(!exp.reconfigure(next));
         QCOMPARE(exp.config().hogs, 3);
-        QTRY_COMPARE(rtscopeThreadsAlive("rtscope-hog"), 3);
-        QCOMPARE(rtscopeThreadsAlive("rtscope-measure"), 1);
+        QTRY_COMPARE(rtscope::test::threadsAlive("rtscope-hog"), 3);
+        QCOMPARE(rtscope::test::threadsAlive("rtscope-measure"), 1);
 
         next.waiter = WaiterKind::Timerfd; // restarts the measuring thread: the sequence must continue
         QVERIFY(!exp.reconfigure(next));
@@ -112,7 +107,7 @@ private slots:
 
         next.hogs = 0;
         QVERIFY(!exp.reconfigure(next));
-        QTRY_COMPARE(rtscopeThreadsAlive("rtscope-hog"), 0);
+        QTRY_COMPARE(rtscope::test::threadsAlive("rtscope-hog"), 0);
 
         LatencyConfig bad = next;
         bad.hogs = 1000;
@@ -133,10 +128,11 @@ private slots:
         QVERIFY(snap->hogIterations > 0);
         for (size_t i = 1; i < snap->markers.size(); ++i)
             QVERIFY(snap->markers[i].tNs >= snap->markers[i - 1].tNs);
-        QCOMPARE(rtscopeThreadsAlive(), 0);
+        QCOMPARE(rtscope::test::threadsAlive(), 0);
     }
 
-    void resetClearsStatisticsButNotTimeline() {
+    void resetClearsStatisticsButNotTimeline()
+    {
         LatencyExperiment exp;
         LatencyConfig c;
         c.periodNs = 500'000;
@@ -151,7 +147,8 @@ private slots:
         QCOMPARE(exp.snapshot()->markers.back().label, std::string("reset"));
     }
 
-    void stopJoinsWithinAHundredMilliseconds_data() {
+    void stopJoinsWithinAHundredMilliseconds_data()
+    {
         QTest::addColumn<int>("waiter");
         QTest::addColumn<int>("hogs");
         for (WaiterKind w : {WaiterKind::Absolute, WaiterKind::Relative, WaiterKind::Timerfd, WaiterKind::Itimer,
@@ -159,7 +156,8 @@ private slots:
             QTest::newRow(waiterName(w)) << int(w) << 0;
         QTest::newRow("abs + 64 hogs") << int(WaiterKind::Absolute) << 64;
     }
-    void stopJoinsWithinAHundredMilliseconds() {
+    void stopJoinsWithinAHundredMilliseconds()
+    {
         QFETCH(int, waiter);
         QFETCH(int, hogs);
         LatencyExperiment exp;
@@ -173,10 +171,11 @@ private slots:
         exp.stop();
         const int64_t took = nowNs() - t0;
         QVERIFY2(took < 100 * kNsPerMs, qPrintable(QString("stop took %1 ms").arg(double(took) / 1e6)));
-        QCOMPARE(rtscopeThreadsAlive(), 0);
+        QCOMPARE(rtscope::test::threadsAlive(), 0);
     }
 
-    void fifoRunsAsFifo() {
+    void fifoRunsAsFifo()
+    {
         if (!m_probe.rtAvailable)
             QSKIP(
                 qPrintable("SCHED_FIFO is not permitted here: " + QString::fromStdString(m_probe.rtUnavailableReason)));
@@ -200,7 +199,8 @@ private slots:
     }
 
     // SCIENCE.md §1: with many hogs on the CPU, SCHED_OTHER's wake-ups queue behind them, SCHED_FIFO's do not.
-    void fifoBeatsOtherUnderSixteenHogs() {
+    void fifoBeatsOtherUnderSixteenHogs()
+    {
         if (!m_probe.rtAvailable)
             QSKIP(
                 qPrintable("SCHED_FIFO is not permitted here: " + QString::fromStdString(m_probe.rtUnavailableReason)));
@@ -228,4 +228,5 @@ private slots:
 };
 
 QTEST_GUILESS_MAIN(TestLatencyExperiment)
+#include "tests/common/thread_census.h"
 #include "tst_latency_experiment.moc"

@@ -29,18 +29,6 @@ namespace {
 constexpr int kControllerCpu = 0;
 constexpr int kSpinnerCpu = 1;
 
-int rtscopeThreadsAlive(const char* prefix = "rtscope-")
-{
-    int n = 0;
-    const QDir tasks("/proc/self/task");
-    for (const QString& tid : tasks.entryList(QDir::Dirs | QDir::NoDotAndDotDot)) {
-        QFile comm(tasks.filePath(tid) + "/comm");
-        if (comm.open(QIODevice::ReadOnly) && comm.readAll().startsWith(prefix))
-            ++n;
-    }
-    return n;
-}
-
 void pinCallingThread(int cpu)
 {
     cpu_set_t set;
@@ -322,7 +310,7 @@ private slots:
         QCOMPARE(e.kind, ErrorKind::InvalidConfig);
         QVERIFY2(QString::fromStdString(e.message).contains("cpu must not be a reserved CPU"), e.message.c_str());
         QVERIFY(!exp.running());
-        QCOMPARE(rtscopeThreadsAlive(), 0);
+        QCOMPARE(rtscope::test::threadsAlive(), 0);
     }
 
     // SCIENCE.md §2: the counters sharing the spinner's CPU make exactly zero progress while it spins, the
@@ -342,7 +330,7 @@ private slots:
         QCOMPARE(spinner.priority, 80);
         auto s = runToEnd(exp);
         QVERIFY(s && s->finished && !s->interrupted);
-        QCOMPARE(rtscopeThreadsAlive(), 0);
+        QCOMPARE(rtscope::test::threadsAlive(), 0);
         QCOMPARE(s->counters.size(), size_t(3));
         QCOMPARE(s->starvedCounters, 2);
         QCOMPARE(s->bursts.size(), size_t(1));
@@ -427,7 +415,7 @@ private slots:
         QVERIFY(b.windowsFinal && !b.windows.empty());
         QVERIFY(b.windows.front().startNs >= t.demotedNs - 5 * kNsPerMs);
         QVERIFY(!s->note.empty());
-        QCOMPARE(rtscopeThreadsAlive(), 0);
+        QCOMPARE(rtscope::test::threadsAlive(), 0);
     }
 
     void stopDuringABurstJoinsWithinAHundredMilliseconds()
@@ -445,7 +433,7 @@ private slots:
         exp.stop();
         const int64_t took = nowNs() - t0;
         QVERIFY2(took < 100 * kNsPerMs, qPrintable(QString("stop took %1 ms").arg(double(took) / 1e6)));
-        QCOMPARE(rtscopeThreadsAlive(), 0);
+        QCOMPARE(rtscope::test::threadsAlive(), 0);
         auto s = exp.snapshot();
         QVERIFY(s->interrupted);
         QCOMPARE(s->bursts.size(), size_t(1));
@@ -469,7 +457,7 @@ private slots:
         }
         const int64_t took = nowNs() - thrown;
         QVERIFY2(took < 100 * kNsPerMs, qPrintable(QString("unwinding took %1 ms").arg(double(took) / 1e6)));
-        QCOMPARE(rtscopeThreadsAlive(), 0);
+        QCOMPARE(rtscope::test::threadsAlive(), 0);
     }
 
     // While CPU 1 is starved, a SCHED_OTHER thread on CPU 0 keeps waking up on time: the machine stays usable.
@@ -549,4 +537,5 @@ private slots:
 };
 
 QTEST_GUILESS_MAIN(TestStarvationExperiment)
+#include "tests/common/thread_census.h"
 #include "tst_starvation_experiment.moc"

@@ -32,18 +32,6 @@ Q_DECLARE_METATYPE(rtscope::DriftConfig)
 
 namespace {
 
-int rtscopeThreadsAlive()
-{
-    int n = 0;
-    const QDir tasks("/proc/self/task");
-    for (const QString& tid : tasks.entryList(QDir::Dirs | QDir::NoDotAndDotDot)) {
-        QFile comm(tasks.filePath(tid) + "/comm");
-        if (comm.open(QIODevice::ReadOnly) && comm.readAll().startsWith("rtscope-"))
-            ++n;
-    }
-    return n;
-}
-
 std::vector<int> onlineCpus()
 {
     return CpuTopology::current().online;
@@ -315,7 +303,7 @@ private slots:
                  qPrintable(page.problems().join(' ')));
         QVERIFY(!page.start());
         QVERIFY(!page.isRunning());
-        QCOMPARE(rtscopeThreadsAlive(), 0);
+        QCOMPARE(rtscope::test::threadsAlive(), 0);
         page.driftControls()->widgets().methods.at(WaiterKind::Timerfd)->setChecked(true);
         QVERIFY(page.problems().isEmpty());
     }
@@ -334,7 +322,7 @@ private slots:
         QTRY_VERIFY_WITH_TIMEOUT(!page.isRunning(), 20000);
         QCOMPARE(running.count(), 2);
         QVERIFY(page.busyCpus().empty());
-        QCOMPARE(rtscopeThreadsAlive(), 0);
+        QCOMPARE(rtscope::test::threadsAlive(), 0);
 
         const std::shared_ptr<const DriftSnapshot> snap = page.experiment().snapshot();
         QVERIFY(snap->finished);
@@ -409,14 +397,14 @@ private slots:
         QVERIFY(page.applyConfig(c).isEmpty());
         QVERIFY2(page.start(), qPrintable(page.problems().join('\n')));
         QTRY_VERIFY_WITH_TIMEOUT(page.framesDrawn() > 2, 5000);
-        QVERIFY(rtscopeThreadsAlive() > 0);
+        QVERIFY(rtscope::test::threadsAlive() > 0);
         QElapsedTimer t;
         t.start();
         page.stop();
         const qint64 ms = t.elapsed();
         QVERIFY2(ms < 100, qPrintable(QString("stop took %1 ms").arg(ms)));
         QVERIFY(!page.isRunning());
-        QCOMPARE(rtscopeThreadsAlive(), 0);
+        QCOMPARE(rtscope::test::threadsAlive(), 0);
         // The partial run stays on screen.
         QVERIFY(page.tableModel()->rowCount() > 0);
         QVERIFY(page.experiment().snapshot()->methods.front().lastTick < 20'000);
@@ -434,7 +422,7 @@ private slots:
         t.start();
         page.reset();
         QVERIFY2(t.elapsed() < 100, qPrintable(QString("destruction took %1 ms").arg(t.elapsed())));
-        QCOMPARE(rtscopeThreadsAlive(), 0);
+        QCOMPARE(rtscope::test::threadsAlive(), 0);
     }
 
     void explanationReadsThisKernel()
@@ -450,4 +438,5 @@ private slots:
 };
 
 QTEST_MAIN(TestDriftPage)
+#include "tests/common/thread_census.h"
 #include "tst_drift_page.moc"

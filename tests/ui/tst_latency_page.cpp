@@ -26,18 +26,6 @@ using namespace rtscope;
 
 namespace {
 
-int rtscopeThreadsAlive(const char* prefix = "rtscope-")
-{
-    int n = 0;
-    const QDir tasks("/proc/self/task");
-    for (const QString& tid : tasks.entryList(QDir::Dirs | QDir::NoDotAndDotDot)) {
-        QFile comm(tasks.filePath(tid) + "/comm");
-        if (comm.open(QIODevice::ReadOnly) && comm.readAll().startsWith(prefix))
-            ++n;
-    }
-    return n;
-}
-
 // 600 × 10 µs, 300 × 20 µs, 99 × 100 µs, 1 × 3 ms: p50 10 µs, p90 20 µs, p99 and p99.9 100 µs, max 3 ms.
 std::vector<int64_t> knownLatencies()
 {
@@ -334,7 +322,7 @@ private slots:
         // Hogs: a user edit of the spin box is applied before the call returns.
         page.latencyControls()->findChild<QSpinBox*>("hogs")->setValue(2);
         QCOMPARE(src.experiment().config().hogs, 2);
-        QTRY_COMPARE(rtscopeThreadsAlive("rtscope-hog"), 2);
+        QTRY_COMPARE(rtscope::test::threadsAlive("rtscope-hog"), 2);
 
         // Period through the spin box.
         page.latencyControls()->findChild<DurationSpinBox*>("period")->setValueNs(500'000);
@@ -379,7 +367,7 @@ private slots:
 
         page.stop();
         QCOMPARE(running.count(), 2);
-        QCOMPARE(rtscopeThreadsAlive(), 0);
+        QCOMPARE(rtscope::test::threadsAlive(), 0);
         const auto snap = src.snapshot();
         QCOMPARE(snap->threads.front().drops, uint64_t(0));
         QCOMPARE(snap->threads.front().seqGaps, uint64_t(0));
@@ -389,4 +377,5 @@ private slots:
 };
 
 QTEST_MAIN(TestLatencyPage)
+#include "tests/common/thread_census.h"
 #include "tst_latency_page.moc"

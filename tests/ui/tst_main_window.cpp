@@ -26,18 +26,6 @@ using namespace rtscope;
 
 namespace {
 
-int rtscopeThreadsAlive(const char* prefix = "rtscope-")
-{
-    int n = 0;
-    const QDir tasks("/proc/self/task");
-    for (const QString& tid : tasks.entryList(QDir::Dirs | QDir::NoDotAndDotDot)) {
-        QFile comm(tasks.filePath(tid) + "/comm");
-        if (comm.open(QIODevice::ReadOnly) && comm.readAll().startsWith(prefix))
-            ++n;
-    }
-    return n;
-}
-
 bool intersects(const std::vector<int>& a, const std::vector<int>& b)
 {
     for (int x : a)
@@ -79,8 +67,8 @@ private slots:
         window->startStopAction()->trigger();
         QVERIFY(page->isRunning());
         QCOMPARE(window->startStopAction()->text(), QString("Stop"));
-        QTRY_COMPARE(rtscopeThreadsAlive("rtscope-hog"), 4);
-        QVERIFY(rtscopeThreadsAlive("rtscope-measure") == 1);
+        QTRY_COMPARE(rtscope::test::threadsAlive("rtscope-hog"), 4);
+        QVERIFY(rtscope::test::threadsAlive("rtscope-measure") == 1);
         QTRY_VERIFY(page->framesDrawn() > 2);
 
         // The GUI thread runs elsewhere than the measured and hog CPUs, when the machine has another CPU.
@@ -94,14 +82,14 @@ private slots:
         const int64_t t0 = nowNs();
         QVERIFY(window->close());
         const int64_t took = nowNs() - t0;
-        QCOMPARE(rtscopeThreadsAlive(), 0);
+        QCOMPARE(rtscope::test::threadsAlive(), 0);
         QVERIFY2(took < 2 * kNsPerSec, qPrintable(QString("close took %1 ms").arg(double(took) / 1e6)));
         QVERIFY(!page->isRunning());
         QCOMPARE(running.count(), 2);
         QCOMPARE(GuiThreadAffinity::current(), original);
         QVERIFY(!GuiThreadAffinity::pinned());
         delete window;
-        QCOMPARE(rtscopeThreadsAlive(), 0);
+        QCOMPARE(rtscope::test::threadsAlive(), 0);
     }
 
     void destroyingTheWindowWhileRunningJoinsToo()
@@ -109,9 +97,9 @@ private slots:
         auto* window = new MainWindow(createExperimentPages(m_probe), m_probe, nullptr);
         auto* page = window->findPage<LatencyPage>();
         QVERIFY(page->start());
-        QTRY_VERIFY(rtscopeThreadsAlive("rtscope-measure") == 1);
+        QTRY_VERIFY(rtscope::test::threadsAlive("rtscope-measure") == 1);
         delete window;
-        QCOMPARE(rtscopeThreadsAlive(), 0);
+        QCOMPARE(rtscope::test::threadsAlive(), 0);
         QVERIFY(!GuiThreadAffinity::pinned());
     }
 
@@ -233,4 +221,5 @@ private slots:
 };
 
 QTEST_MAIN(TestMainWindow)
+#include "tests/common/thread_census.h"
 #include "tst_main_window.moc"

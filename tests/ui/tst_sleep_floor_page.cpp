@@ -31,18 +31,6 @@ Q_DECLARE_METATYPE(rtscope::SleepFloorConfig)
 
 namespace {
 
-int rtscopeThreadsAlive()
-{
-    int n = 0;
-    const QDir tasks("/proc/self/task");
-    for (const QString& tid : tasks.entryList(QDir::Dirs | QDir::NoDotAndDotDot)) {
-        QFile comm(tasks.filePath(tid) + "/comm");
-        if (comm.open(QIODevice::ReadOnly) && comm.readAll().startsWith("rtscope-"))
-            ++n;
-    }
-    return n;
-}
-
 std::vector<int> onlineCpus()
 {
     return CpuTopology::current().online;
@@ -324,7 +312,7 @@ private slots:
         QVERIFY2(page.start(), qPrintable(page.problems().join('\n')));
         QCOMPARE(page.busyCpus(), std::vector<int>{measuringCpu()});
         QTRY_VERIFY_WITH_TIMEOUT(!page.isRunning(), 30000);
-        QCOMPARE(rtscopeThreadsAlive(), 0);
+        QCOMPARE(rtscope::test::threadsAlive(), 0);
         QVERIFY(page.busyCpus().empty());
 
         const auto snap = page.experiment().snapshot();
@@ -397,14 +385,14 @@ private slots:
         const std::vector<int> busy = page.busyCpus();
         QCOMPARE(busy.size(), CpuTopology::current().allowed.size()); // the measuring CPU and the loaded ones
         QTest::qWait(120);
-        QVERIFY(rtscopeThreadsAlive() > 0);
+        QVERIFY(rtscope::test::threadsAlive() > 0);
         QElapsedTimer t;
         t.start();
         page.stop();
         const qint64 ms = t.elapsed();
         QVERIFY2(ms < 100, qPrintable(QString("stop took %1 ms").arg(ms)));
         QVERIFY(!page.isRunning());
-        QCOMPARE(rtscopeThreadsAlive(), 0);
+        QCOMPARE(rtscope::test::threadsAlive(), 0);
     }
 
     void destroyingARunningPageStopsIt()
@@ -422,7 +410,7 @@ private slots:
         t.start();
         page.reset();
         QVERIFY2(t.elapsed() < 100, qPrintable(QString("destruction took %1 ms").arg(t.elapsed())));
-        QCOMPARE(rtscopeThreadsAlive(), 0);
+        QCOMPARE(rtscope::test::threadsAlive(), 0);
     }
 
     void explanationReadsThisKernel()
@@ -438,4 +426,5 @@ private slots:
 };
 
 QTEST_MAIN(TestSleepFloorPage)
+#include "tests/common/thread_census.h"
 #include "tst_sleep_floor_page.moc"

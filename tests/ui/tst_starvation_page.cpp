@@ -29,18 +29,6 @@ using namespace rtscope;
 
 namespace {
 
-int rtscopeThreadsAlive()
-{
-    int n = 0;
-    const QDir tasks("/proc/self/task");
-    for (const QString& tid : tasks.entryList(QDir::Dirs | QDir::NoDotAndDotDot)) {
-        QFile comm(tasks.filePath(tid) + "/comm");
-        if (comm.open(QIODevice::ReadOnly) && comm.readAll().startsWith("rtscope-"))
-            ++n;
-    }
-    return n;
-}
-
 using Edit = std::function<void(StarvationConfig&)>;
 using Check = std::function<bool(const StarvationControlWidgets&, const StarvationConfig&)>;
 using UserEdit = std::function<void(const StarvationControlWidgets&)>;
@@ -230,7 +218,7 @@ private slots:
                  qPrintable(page.problems().join(" | ")));
         QVERIFY(!page.start());
         QVERIFY(!page.isRunning());
-        QCOMPARE(rtscopeThreadsAlive(), 0);
+        QCOMPARE(rtscope::test::threadsAlive(), 0);
         // Back to auto: the problem goes away.
         cpu->setCurrentIndex(cpu->findData(-1));
         QVERIFY(page.problems().isEmpty() || !spinnerCpuAvailable());
@@ -263,7 +251,7 @@ private slots:
         // The page notices the end of the run on its own and joins everything.
         QTRY_VERIFY_WITH_TIMEOUT(!page.isRunning(), 5000);
         QCOMPARE(running.count(), 2);
-        QCOMPARE(rtscopeThreadsAlive(), 0);
+        QCOMPARE(rtscope::test::threadsAlive(), 0);
         QVERIFY(page.busyCpus().empty());
 
         const BurstTableModel& m = *page.burstModel();
@@ -311,7 +299,7 @@ private slots:
         const qint64 ms = t.elapsed();
         QVERIFY2(ms < 100, qPrintable(QString("stop took %1 ms").arg(ms)));
         QVERIFY(!page.isRunning());
-        QCOMPARE(rtscopeThreadsAlive(), 0);
+        QCOMPARE(rtscope::test::threadsAlive(), 0);
         const BurstTableModel& m = *page.burstModel();
         QCOMPARE(m.rowCount(), 1);
         QVERIFY(m.data(m.index(0, BurstTableModel::Burst)).toString().contains("stopped"));
@@ -328,7 +316,7 @@ private slots:
         delete page;
         const qint64 ms = t.elapsed();
         QVERIFY2(ms < 100, qPrintable(QString("destruction took %1 ms").arg(ms)));
-        QCOMPARE(rtscopeThreadsAlive(), 0);
+        QCOMPARE(rtscope::test::threadsAlive(), 0);
     }
 
     void screenshotOfAThrottlingWindow()
@@ -345,7 +333,7 @@ private slots:
         c.controlCounter = true;
         QVERIFY(startRun(page, c));
         QTRY_VERIFY_WITH_TIMEOUT(!page.isRunning(), 8000);
-        QCOMPARE(rtscopeThreadsAlive(), 0);
+        QCOMPARE(rtscope::test::threadsAlive(), 0);
         const auto snap = page.experiment().snapshot();
         QVERIFY(snap && snap->bursts.size() == 1);
         qInfo() << "windows:" << page.chart()->windowLabels() << "kernel:" << page.kernelLine();
@@ -354,4 +342,5 @@ private slots:
 };
 
 QTEST_MAIN(TestStarvationPage)
+#include "tests/common/thread_census.h"
 #include "tst_starvation_page.moc"

@@ -51,7 +51,8 @@ QStringList parseGuiOptions(const QStringList& arguments, GuiOptions& o, QString
     p.setSingleDashWordOptionMode(QCommandLineParser::ParseAsLongOptions);
     p.addOptions({
         {"help-gui", "Show these options and exit."},
-        {"start", "Start the latency experiment at launch (with the saved, or given, configuration)."},
+        {"start", "Start the shown page's experiment at launch (with the saved, or given, configuration)."},
+        {"page", "Show this page first: latency, starvation, drift, sleep-floor, … (the tab's name).", "name"},
         {"config-json", "Read the latency configuration from a JSON file.", "file"},
         {"policy", "Policy of the measuring thread: other, batch, idle, fifo, rr.", "policy"},
         {"priority", "Real-time priority for fifo/rr (a priority alone means fifo).", "n"},
@@ -86,6 +87,7 @@ QStringList parseGuiOptions(const QStringList& arguments, GuiOptions& o, QString
         *helpText = p.helpText();
     o.help = p.isSet("help-gui");
     o.start = p.isSet("start");
+    o.page = p.value("page");
     o.configJson = p.value("config-json");
     o.policy = p.value("policy");
     o.period = p.value("period");

@@ -13,6 +13,7 @@ namespace rtscope {
 
 struct GuiOptions {
     bool start = false;
+    QString page;       ///< the page to show first, by name ("latency", "starvation", …); --start starts it
     QString configJson; ///< a file holding a latency config (the JSON of presets and --json output)
     QString policy;
     QString period;
