@@ -5,6 +5,7 @@
 #include "engine/rt/rt_thread.h"
 #include "engine/rt/system_probe.h"
 #include "engine/util/clock.h"
+#include "tests/common/thread_census.h"
 
 #include <QDir>
 #include <QFile>
@@ -228,5 +229,4 @@ private slots:
 };
 
 QTEST_GUILESS_MAIN(TestLatencyExperiment)
-#include "tests/common/thread_census.h"
 #include "tst_latency_experiment.moc"

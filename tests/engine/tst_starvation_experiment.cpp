@@ -9,6 +9,7 @@
 #include "engine/rt/rt_thread.h"
 #include "engine/rt/system_probe.h"
 #include "engine/util/clock.h"
+#include "tests/common/thread_census.h"
 
 #include <QDir>
 #include <QFile>
@@ -537,5 +538,4 @@ private slots:
 };
 
 QTEST_GUILESS_MAIN(TestStarvationExperiment)
-#include "tests/common/thread_census.h"
 #include "tst_starvation_experiment.moc"

@@ -6,6 +6,7 @@
 #include "engine/rt/rt_thread.h"
 #include "engine/rt/system_probe.h"
 #include "engine/util/units.h"
+#include "tests/common/thread_census.h"
 #include "ui/plot/drift_chart.h"
 #include "ui/timers/drift_controls.h"
 #include "ui/timers/drift_page.h"
@@ -438,5 +439,4 @@ private slots:
 };
 
 QTEST_MAIN(TestDriftPage)
-#include "tests/common/thread_census.h"
 #include "tst_drift_page.moc"

@@ -4,6 +4,7 @@
 #include "engine/rt/rt_thread.h"
 #include "engine/rt/system_probe.h"
 #include "engine/util/clock.h"
+#include "tests/common/thread_census.h"
 #include "ui/latency/latency_controls.h"
 #include "ui/latency/latency_page.h"
 #include "ui/latency/latency_source.h"
@@ -377,5 +378,4 @@ private slots:
 };
 
 QTEST_MAIN(TestLatencyPage)
-#include "tests/common/thread_census.h"
 #include "tst_latency_page.moc"

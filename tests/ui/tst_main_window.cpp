@@ -4,6 +4,7 @@
 #include "engine/rt/rt_thread.h"
 #include "engine/rt/system_probe.h"
 #include "engine/util/clock.h"
+#include "tests/common/thread_census.h"
 #include "ui/app/gui_thread_affinity.h"
 #include "ui/experiment_pages.h"
 #include "ui/latency/latency_page.h"
@@ -221,5 +222,4 @@ private slots:
 };
 
 QTEST_MAIN(TestMainWindow)
-#include "tests/common/thread_census.h"
 #include "tst_main_window.moc"

@@ -6,6 +6,7 @@
 #include "engine/rt/rt_thread.h"
 #include "engine/rt/system_probe.h"
 #include "engine/util/units.h"
+#include "tests/common/thread_census.h"
 #include "ui/plot/sleep_floor_chart.h"
 #include "ui/timers/sleep_floor_controls.h"
 #include "ui/timers/sleep_floor_page.h"
@@ -426,5 +427,4 @@ private slots:
 };
 
 QTEST_MAIN(TestSleepFloorPage)
-#include "tests/common/thread_census.h"
 #include "tst_sleep_floor_page.moc"

@@ -5,6 +5,7 @@
 #include "engine/rt/cpu_topology.h"
 #include "engine/rt/system_probe.h"
 #include "engine/util/clock.h"
+#include "tests/common/thread_census.h"
 #include "ui/app/gui_thread_affinity.h"
 #include "ui/plot/starvation_chart.h"
 #include "ui/starvation/burst_table_model.h"
@@ -342,5 +343,4 @@ private slots:
 };
 
 QTEST_MAIN(TestStarvationPage)
-#include "tests/common/thread_census.h"
 #include "tst_starvation_page.moc"
