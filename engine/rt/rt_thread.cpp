@@ -17,6 +17,7 @@
 #include <pthread.h>
 #include <sched.h>
 #include <sys/resource.h>
+#include <thread>
 #include <unistd.h>
 
 namespace rtscope {
@@ -383,6 +384,46 @@ bool RtThread::stop(int timeoutMs)
     }
     pthread_join(s.thread, nullptr);
     s.joinable = false;
+    return inTime;
+}
+
+void RtThread::requestStop()
+{
+    if (!m_state || !m_state->joinable)
+        return;
+    m_state->stop.store(true, std::memory_order_release);
+    std::lock_guard lock(m_state->mutex);
+    if (m_state->phase != State::Phase::Done)
+        pthread_kill(m_state->thread, wakeSignal());
+}
+
+bool RtThread::stopAll(const std::vector<RtThread*>& threads, int timeoutMs)
+{
+    const auto start = std::chrono::steady_clock::now();
+    const auto deadline = start + std::chrono::milliseconds(std::max(timeoutMs, 0));
+    for (RtThread* t : threads)
+        if (t)
+            t->requestStop();
+    // Poll rather than wait on each thread in turn: the caller wakes once per millisecond, not once per thread.
+    for (;;) {
+        bool pending = false;
+        for (RtThread* t : threads)
+            if (t && t->m_state && t->m_state->joinable && t->m_state->currentPhase() != State::Phase::Done) {
+                pending = true;
+                pthread_kill(t->m_state->thread, wakeSignal()); // re-sent, as stop() does
+            }
+        if (!pending || std::chrono::steady_clock::now() >= deadline)
+            break;
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    bool inTime = true;
+    for (RtThread* t : threads) {
+        if (!t)
+            continue;
+        const auto left =
+            std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+        inTime = t->stop(int(std::max<int64_t>(0, left.count()))) && inTime;
+    }
     return inTime;
 }
 

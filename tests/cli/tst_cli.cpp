@@ -1,5 +1,7 @@
 // The `rtscope` command line end to end: exit codes, validation sentences, the cyclictest histogram file
 // and JSON keys, and Ctrl-C writing partial results. Runs the real binary (RTSCOPE_BINARY from ctest).
+#include "tests/common/cli_process.h"
+
 #include "engine/io/cyclictest_format.h"
 
 #include <QFile>
@@ -13,38 +15,9 @@
 
 using namespace rtscope;
 
-namespace {
-struct Run {
-    int exitCode = -1;
-    QString out;
-    QString err;
-};
+using namespace rtscope::test;
 
-QString binary() { return qEnvironmentVariable("RTSCOPE_BINARY"); }
-
-Run run(const QStringList& args, int timeoutMs = 30000, const QString& program = binary())
-{
-    QProcess p;
-    p.start(program, args);
-    Run r;
-    if (!p.waitForFinished(timeoutMs)) {
-        p.kill();
-        p.waitForFinished();
-        r.err = "timed out";
-        return r;
-    }
-    r.exitCode = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
-    r.out = QString::fromUtf8(p.readAllStandardOutput());
-    r.err = QString::fromUtf8(p.readAllStandardError());
-    return r;
-}
-
-QByteArray readAll(const QString& path)
-{
-    QFile f(path);
-    return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
-}
-} // namespace
+namespace {} // namespace
 
 class TestCli : public QObject {
     Q_OBJECT
@@ -69,21 +42,28 @@ private slots:
     {
         QTest::addColumn<QStringList>("args");
         QTest::addColumn<QString>("expected");
-        QTest::newRow("period too short") << QStringList{"latency", "--period", "5us"} << "period must be between 20.0 us and 10.000 s";
-        QTest::newRow("period garbage") << QStringList{"latency", "--period", "fast"} << "period: 'fast' is not a duration";
+        QTest::newRow("period too short")
+            << QStringList{"latency", "--period", "5us"} << "period must be between 20.0 us and 10.000 s";
+        QTest::newRow("period garbage") << QStringList{"latency", "--period", "fast"}
+                                        << "period: 'fast' is not a duration";
         QTest::newRow("period zero") << QStringList{"latency", "--period", "0"} << "period must be between";
         QTest::newRow("hogs") << QStringList{"latency", "--hogs", "999"} << "hogs must be between 0 and 256";
         QTest::newRow("hogs negative") << QStringList{"latency", "--hogs", "-3"} << "hogs must be between 0 and 256";
         QTest::newRow("hogs text") << QStringList{"latency", "--hogs", "many"} << "--hogs";
-        QTest::newRow("priority") << QStringList{"latency", "--policy", "fifo", "-p", "120"} << "priority must be between 1 and 99";
-        QTest::newRow("priority for other") << QStringList{"latency", "--policy", "other", "-p", "50"} << "priority must be 0 for other";
+        QTest::newRow("priority") << QStringList{"latency", "--policy", "fifo", "-p", "120"}
+                                  << "priority must be between 1 and 99";
+        QTest::newRow("priority for other")
+            << QStringList{"latency", "--policy", "other", "-p", "50"} << "priority must be 0 for other";
         QTest::newRow("policy") << QStringList{"latency", "--policy", "fast"} << "policy must be one of";
         QTest::newRow("cpu") << QStringList{"latency", "--cpu", "4096"} << "cpu must be one of the online CPUs";
         QTest::newRow("waiter") << QStringList{"latency", "--waiter", "sleepy"} << "waiter must be one of";
-        QTest::newRow("duration garbage") << QStringList{"latency", "--duration", "soon"} << "duration: 'soon' is not a duration";
+        QTest::newRow("duration garbage")
+            << QStringList{"latency", "--duration", "soon"} << "duration: 'soon' is not a duration";
         QTest::newRow("duration and samples") << QStringList{"latency", "-D", "1s", "-l", "5"} << "excludes";
-        QTest::newRow("hog policy fifo") << QStringList{"latency", "--hog-policy", "fifo"} << "hog-policy must be other, batch or idle";
-        QTest::newRow("histfile without bins") << QStringList{"latency", "--histogram", "0", "--histfile", "/tmp/x"} << "histfile needs histogram bins";
+        QTest::newRow("hog policy fifo") << QStringList{"latency", "--hog-policy", "fifo"}
+                                         << "hog-policy must be other, batch or idle";
+        QTest::newRow("histfile without bins")
+            << QStringList{"latency", "--histogram", "0", "--histfile", "/tmp/x"} << "histfile needs histogram bins";
         QTest::newRow("unknown flag") << QStringList{"latency", "--turbo"} << "turbo";
         QTest::newRow("unknown command") << QStringList{"lantency"} << "unknown command 'lantency'";
     }
@@ -100,7 +80,8 @@ private slots:
     {
         QTemporaryDir dir;
         const QString hist = dir.filePath("run.hist"), json = dir.filePath("run.json");
-        Run r = run({"latency", "-i", "1ms", "-l", "300", "--histogram", "100", "--histfile", hist, "--json", json, "-q"});
+        Run r =
+            run({"latency", "-i", "1ms", "-l", "300", "--histogram", "100", "--histfile", hist, "--json", json, "-q"});
         QCOMPARE(r.exitCode, 0);
         QVERIFY2(r.out.contains("Summary:"), qPrintable(r.out));
         QVERIFY(r.out.contains("p99.9"));
@@ -121,7 +102,8 @@ private slots:
         QVERIFY(text.endsWith("\n\n"));
 
         const auto j = nlohmann::json::parse(readAll(json).toStdString());
-        for (const char* key : {"file_version", "cmdline:", "rt_test_version:", "sysinfo", "num_threads", "resolution_in_ns", "thread"})
+        for (const char* key :
+             {"file_version", "cmdline:", "rt_test_version:", "sysinfo", "num_threads", "resolution_in_ns", "thread"})
             QVERIFY2(j.contains(key), key);
         const auto& t0 = j["thread"]["0"];
         for (const char* key : {"histogram", "cycles", "min", "max", "avg", "cpu"})

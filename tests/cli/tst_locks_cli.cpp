@@ -1,5 +1,7 @@
 // `rtscope locks` and `rtscope inversion` end to end: exit codes, validation sentences, the JSON and CSV exports,
 // Ctrl-C writing partial results, and exit 3 without real-time privilege. Runs the real binary.
+#include "tests/common/cli_process.h"
+
 #include <QFile>
 #include <QProcess>
 #include <QStandardPaths>
@@ -9,41 +11,9 @@
 #include <nlohmann/json.hpp>
 #include <unistd.h>
 
+using namespace rtscope::test;
+
 namespace {
-
-struct Run {
-    int exitCode = -1;
-    QString out;
-    QString err;
-};
-
-QString binary()
-{
-    return qEnvironmentVariable("RTSCOPE_BINARY");
-}
-
-Run run(const QStringList& args, int timeoutMs = 30000, const QString& program = binary())
-{
-    QProcess p;
-    p.start(program, args);
-    Run r;
-    if (!p.waitForFinished(timeoutMs)) {
-        p.kill();
-        p.waitForFinished();
-        r.err = "timed out";
-        return r;
-    }
-    r.exitCode = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
-    r.out = QString::fromUtf8(p.readAllStandardOutput());
-    r.err = QString::fromUtf8(p.readAllStandardError());
-    return r;
-}
-
-QByteArray readAll(const QString& path)
-{
-    QFile f(path);
-    return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
-}
 
 // FIFO threads for the inversion lab: root here, or RLIMIT_RTPRIO; the engine tests check the rest.
 bool fifoLikely()

@@ -1,6 +1,8 @@
 // `rtscope starve` end to end: refusals with exit 2 and the field named, the per-burst table, --json and --csv,
 // Ctrl-C during a burst writing partial results within moments, and exit 3 without RT privilege. Runs the real
 // binary (RTSCOPE_BINARY from ctest); one spinner at a time, 300 ms bursts.
+#include "tests/common/cli_process.h"
+
 #include "engine/rt/cpu_topology.h"
 #include "engine/rt/system_probe.h"
 #include "engine/util/clock.h"
@@ -19,41 +21,9 @@
 
 using namespace rtscope;
 
-namespace {
-struct Run {
-    int exitCode = -1;
-    QString out;
-    QString err;
-};
+using namespace rtscope::test;
 
-QString binary()
-{
-    return qEnvironmentVariable("RTSCOPE_BINARY");
-}
-
-Run run(const QStringList& args, int timeoutMs = 30000, const QString& program = binary())
-{
-    QProcess p;
-    p.start(program, args);
-    Run r;
-    if (!p.waitForFinished(timeoutMs)) {
-        p.kill();
-        p.waitForFinished();
-        r.err = "timed out";
-        return r;
-    }
-    r.exitCode = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
-    r.out = QString::fromUtf8(p.readAllStandardOutput());
-    r.err = QString::fromUtf8(p.readAllStandardError());
-    return r;
-}
-
-QByteArray readAll(const QString& path)
-{
-    QFile f(path);
-    return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
-}
-} // namespace
+namespace {} // namespace
 
 class TestStarveCli : public QObject {
     Q_OBJECT

@@ -1,5 +1,7 @@
 // `rtscope drift` and `rtscope sleep-floor` end to end: validation sentences with exit code 2, the table on
 // stdout, the JSON and CSV files, and Ctrl-C writing partial results. Runs the real binary (RTSCOPE_BINARY).
+#include "tests/common/cli_process.h"
+
 #include <QFile>
 #include <QProcess>
 #include <QTemporaryDir>
@@ -8,43 +10,9 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
-namespace {
+using namespace rtscope::test;
 
-struct Run {
-    int exitCode = -1;
-    QString out;
-    QString err;
-};
-
-QString binary()
-{
-    return qEnvironmentVariable("RTSCOPE_BINARY");
-}
-
-Run run(const QStringList& args, int timeoutMs = 30000)
-{
-    QProcess p;
-    p.start(binary(), args);
-    Run r;
-    if (!p.waitForFinished(timeoutMs)) {
-        p.kill();
-        p.waitForFinished();
-        r.err = "timed out";
-        return r;
-    }
-    r.exitCode = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
-    r.out = QString::fromUtf8(p.readAllStandardOutput());
-    r.err = QString::fromUtf8(p.readAllStandardError());
-    return r;
-}
-
-QByteArray readAll(const QString& path)
-{
-    QFile f(path);
-    return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
-}
-
-} // namespace
+namespace {} // namespace
 
 class TestTimerCli : public QObject {
     Q_OBJECT
