@@ -2,20 +2,30 @@
 
 #include "ui/latency/latency_page.h"
 #include "ui/latency/latency_source.h"
+#include "ui/locks/contention/contention_page.h"
+#include "ui/locks/inversion/inversion_page.h"
 #include "ui/starvation/starvation_page.h"
 #include "ui/timers/drift_page.h"
 #include "ui/timers/sleep_floor_page.h"
+#include "ui/workbench/cpus/cpus_page.h"
+#include "ui/workbench/sweep/sweep_page.h"
+#include "ui/workbench/threads/threads_page.h"
 
 namespace rtscope {
 
 std::vector<ExperimentPage*> createExperimentPages(const SystemProbe& probe)
 {
-    // The order is the page order and the 1–5 keys: the lessons of SCIENCE.md §1–§4.
+    // The order is the page order and the 1–9 keys: the lessons of SCIENCE.md §1–§5, then the tuning workbench.
     std::vector<ExperimentPage*> pages;
     pages.push_back(new LatencyPage(std::make_unique<LiveLatencySource>(), probe));
     pages.push_back(new StarvationPage(probe));
     pages.push_back(new DriftPage(probe));
     pages.push_back(new SleepFloorPage(probe));
+    pages.push_back(new ContentionPage(probe));
+    pages.push_back(new InversionPage(probe));
+    pages.push_back(new CpusPage(std::make_unique<LiveLatencySource>(), probe));
+    pages.push_back(new ThreadsPage(probe));
+    pages.push_back(new SweepPage(probe));
     return pages;
 }
 

@@ -1,5 +1,5 @@
 #pragma once
-// The list of experiment pages the main window shows, in tab order (keys 1–5 select them).
+// The list of experiment pages the main window shows, in tab order (keys 1–9 select them).
 #include <vector>
 
 namespace rtscope {

@@ -1,11 +1,15 @@
 #include "ui/gui_main.h"
 
+#include "engine/io/preset.h"
 #include "engine/rt/rt_thread.h"
 #include "engine/rt/system_probe.h"
 #include "engine/rt/waiter.h"
 #include "ui/app/app_style.h"
-#include "ui/app/demo_script.h"
+#include "ui/app/file_menu.h"
 #include "ui/app/gui_options.h"
+#include "ui/app/gui_thread_affinity.h"
+#include "ui/app/presentation_mode.h"
+#include "ui/app/preset_runner.h"
 #include "ui/app/signal_watcher.h"
 #include "ui/experiment_pages.h"
 #include "ui/latency/latency_page.h"
@@ -23,6 +27,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <optional>
 #include <pthread.h>
 
 namespace rtscope {
@@ -129,6 +134,47 @@ int runGui(int argc, char** argv)
         }
     }
 
+    if (!options.open.isEmpty()) {
+        auto* files = window.findChild<FileMenu*>();
+        QString error = "open: there is no File menu";
+        if (!files || !files->open(options.open, &error)) {
+            printProblems({QString("open: %1").arg(error)});
+            return 2;
+        }
+        if (options.start && latency && latency->isReplay() && window.page(startPage) == latency) {
+            printProblems({"open: a recording is replayed, not measured; leave out --start (Start goes back to live)"});
+            return 2;
+        }
+    }
+
+    // --demo other-vs-fifo is the built-in preset fifo-vs-other, with the demo's phase length and hog count.
+    std::optional<Preset> preset;
+    if (!options.preset.isEmpty() || !options.demo.isEmpty()) {
+        PresetParseResult loaded;
+        {
+            const GuiThreadAffinity::Unpinned unpinned;
+            loaded = loadPreset(options.demo.isEmpty() ? options.preset.toStdString() : std::string("fifo-vs-other"));
+        }
+        if (!loaded.preset) {
+            QStringList problems;
+            for (const std::string& e : loaded.errors)
+                problems << QString::fromStdString(e);
+            printProblems(problems);
+            return 2;
+        }
+        preset = std::move(loaded.preset);
+        if (!options.demo.isEmpty()) {
+            // The texts must name the hog count that really runs.
+            const int hogs = options.hogs.value_or(16);
+            preset->phaseSeconds = options.demoSeconds;
+            for (nlohmann::json& phase : preset->phases)
+                phase["hogs"] = hogs;
+            preset->title = "FIFO vs OTHER under " + std::to_string(hogs) + " hogs";
+            preset->labels = {"SCHED_OTHER, " + std::to_string(hogs) + " hogs",
+                              "SCHED_FIFO 80, " + std::to_string(hogs) + " hogs"};
+        }
+    }
+
     SignalWatcher stopSignals({SIGINT, SIGTERM, SIGHUP});
     QObject::connect(&stopSignals, &SignalWatcher::received, &window, [&window](int sig) {
         std::fprintf(stderr, "rtscope: %s, stopping\n", strsignal(sig));
@@ -146,19 +192,25 @@ int runGui(int argc, char** argv)
         }
     };
 
-    std::unique_ptr<DemoScript> demo;
-    if (!options.demo.isEmpty() && latency) {
-        window.setCurrentPage(0);
-        demo = std::make_unique<DemoScript>(latency, options.demoSeconds, options.hogs.value_or(16));
-        QObject::connect(demo.get(), &DemoScript::progress, &window,
+    if (options.explain && !window.explainAction()->isChecked())
+        window.explainAction()->trigger();
+    if (options.presentation)
+        window.presentationMode()->setActive(true);
+    if (preset) {
+        PresetRunner* runner = window.presetRunner();
+        QObject::connect(runner, &PresetRunner::progress, &window,
                          [](const QString& what) { std::fprintf(stderr, "rtscope: %s\n", qPrintable(what)); });
-        QObject::connect(demo.get(), &DemoScript::finished, &window, [&](bool ok) {
+        QObject::connect(runner, &PresetRunner::finished, &window, [&](bool ok) {
             if (!ok)
-                printProblems(QStringList("demo: a step failed") + latency->problems());
+                printProblems(
+                    {QString("preset %1: a step failed; the page says why").arg(QString::fromStdString(preset->id))});
             if (!options.screenshot.isEmpty())
                 QTimer::singleShot(int(options.screenshotAfter * 1000), &window, takeScreenshot);
         });
-        QTimer::singleShot(0, demo.get(), &DemoScript::start);
+        if (const QStringList problems = runner->start(*preset); !problems.isEmpty()) {
+            printProblems(problems);
+            return 2;
+        }
     } else {
         window.setCurrentPage(startPage);
         if (options.start) {

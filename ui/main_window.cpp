@@ -1,8 +1,13 @@
 #include "ui/main_window.h"
 
 #include "ui/app/app_style.h"
+#include "ui/app/file_menu.h"
 #include "ui/app/gui_thread_affinity.h"
+#include "ui/app/presentation_mode.h"
+#include "ui/app/preset_runner.h"
+#include "ui/app/presets_menu.h"
 #include "ui/experiment_page.h"
+#include "ui/explanation_pane.h"
 #include "ui/system_panel.h"
 
 #include "engine/rt/cpu_topology.h"
@@ -13,6 +18,7 @@
 #include <QDialogButtonBox>
 #include <QDockWidget>
 #include <QLabel>
+#include <QMenuBar>
 #include <QScreen>
 #include <QScrollArea>
 #include <QScrollBar>
@@ -141,9 +147,11 @@ MainWindow::MainWindow(std::vector<ExperimentPage*> pages, const SystemProbe& pr
     m_explain = toolbar->addAction(uiIcon("explain"), tr("What am I seeing?"), this, &MainWindow::showExplanation);
     m_explain->setObjectName("explain");
     m_explain->setShortcut(Qt::Key_F1);
+    m_explain->setCheckable(true);
+    m_explain->setToolTip(tr("Show or hide the explanation of the current page (F1)"));
 
-    // Keys 1–5 pick a page. Spin boxes keep digits for themselves (they accept the shortcut override).
-    for (int i = 0; i < 5; ++i) {
+    // Keys 1–9 pick a page. Spin boxes keep digits for themselves (they accept the shortcut override).
+    for (int i = 0; i < 9; ++i) {
         auto* shortcut = new QShortcut(QKeySequence(Qt::Key_1 + i), this);
         connect(shortcut, &QShortcut::activated, this, [this, i] {
             if (i < pageCount())
@@ -157,6 +165,18 @@ MainWindow::MainWindow(std::vector<ExperimentPage*> pages, const SystemProbe& pr
     setMinimumSize(fm.averageCharWidth() * 110, fm.height() * 34);
     const QRect avail = screen() ? screen()->availableGeometry() : QRect(0, 0, 1600, 1000);
     resize(std::min(avail.width() * 9 / 10, 1600), std::min(avail.height() * 9 / 10, 1000));
+
+    new FileMenu(this, probe); // menu order: File, Presets, View, Help
+    // "What am I seeing?" as a tab beside the System panel, under the controls: the plots keep their width (hidden
+    // until F1; the saved window state remembers it).
+    m_explanation = new ExplanationPane(this);
+    addDockWidget(Qt::LeftDockWidgetArea, m_explanation);
+    tabifyDockWidget(systemDock, m_explanation);
+    m_explanation->hide();
+    connect(m_explanation->toggleViewAction(), &QAction::toggled, m_explain, &QAction::setChecked);
+    m_presetRunner = new PresetRunner(this);
+    menuBar()->addMenu(new PresetsMenu(m_presetRunner, this));
+    m_presentation = new PresentationMode(this); // the View and Help menus; F11, C, Space, S
 
     statusBar()->showMessage(tr("Ready. F5 starts and stops, H holds a reference, F1 explains the views."));
     setCurrentPage(0);
@@ -207,6 +227,8 @@ void MainWindow::setCurrentPage(int index)
         m_tabs->setCurrentIndex(index); // comes back here through currentChanged
     m_stack->setCurrentIndex(index);
     m_controlStack->setCurrentIndex(index);
+    if (m_explanation)
+        m_explanation->showPage(page(index));
     updateActions();
 }
 
@@ -215,6 +237,7 @@ void MainWindow::toggleRun()
     ExperimentPage* p = currentPage();
     if (!p)
         return;
+    m_presetRunner->cancel(); // a start or stop by hand ends a preset's script
     if (p->isRunning())
         p->stop();
     else
@@ -255,6 +278,8 @@ void MainWindow::updateGuiPlacement()
 
 void MainWindow::stopAll()
 {
+    if (m_presetRunner)
+        m_presetRunner->cancel();
     for (ExperimentPage* p : m_pages)
         p->stop();
     GuiThreadAffinity::restore();
@@ -262,27 +287,25 @@ void MainWindow::stopAll()
 
 void MainWindow::showExplanation()
 {
-    ExperimentPage* p = currentPage();
-    if (!p)
+    m_explanation->showPage(currentPage());
+    m_explanation->setVisible(m_explain->isChecked());
+    if (!m_explain->isChecked())
         return;
-    // Not modal: a nested event loop would keep running after a SIGTERM closed the main window.
-    auto* dialog = new QDialog(this);
-    dialog->setAttribute(Qt::WA_DeleteOnClose);
-    dialog->setWindowTitle(tr("What am I seeing? — %1").arg(p->shortTitle()));
-    auto* text = new QTextBrowser(dialog);
-    text->setHtml(p->explanation());
-    auto* buttons = new QDialogButtonBox(QDialogButtonBox::Close, dialog);
-    connect(buttons, &QDialogButtonBox::rejected, dialog, &QDialog::close);
-    auto* layout = new QVBoxLayout(dialog);
-    layout->addWidget(text);
-    layout->addWidget(buttons);
-    dialog->resize(fontMetrics().averageCharWidth() * 80, fontMetrics().height() * 28);
-    dialog->show();
+    m_explanation->raise(); // the front tab, over the System panel
+    // The controls keep the height they need (up to half the window); the explanation takes the rest.
+    auto* controls = findChild<QDockWidget*>("controlsDock");
+    if (controls && controls->isVisible() && !controls->isFloating() && !m_explanation->isFloating()) {
+        const int want = m_controlStack->currentWidget()->sizeHint().height() + fontMetrics().height() * 3;
+        const int column = controls->height() + m_explanation->height();
+        const int top = std::min(want, column / 2);
+        resizeDocks({controls, m_explanation}, {top, column - top}, Qt::Vertical);
+    }
 }
 
 void MainWindow::closeEvent(QCloseEvent* event)
 {
     stopAll();
+    m_presentation->setActive(false); // the saved state is the window's own, not presentation mode's
     saveSettings();
     event->accept();
 }

@@ -17,6 +17,9 @@ class QTabBar;
 namespace rtscope {
 
 class ExperimentPage;
+class ExplanationPane;
+class PresentationMode;
+class PresetRunner;
 
 class MainWindow : public QMainWindow {
     Q_OBJECT
@@ -47,6 +50,10 @@ public:
     QAction* pauseAction() const { return m_pause; }
     QAction* resetAction() const { return m_reset; }
     QAction* holdAction() const { return m_hold; }
+    QAction* explainAction() const { return m_explain; }
+    ExplanationPane* explanationPane() const { return m_explanation; }
+    PresetRunner* presetRunner() const { return m_presetRunner; }
+    PresentationMode* presentationMode() const { return m_presentation; }
     QLabel* rtBanner() const { return m_rtBanner; }
 
     /// Stops every page (joining all worker threads) and gives the GUI thread its CPUs back.
@@ -75,6 +82,9 @@ private:
     QAction* m_reset;
     QAction* m_hold;
     QAction* m_explain;
+    ExplanationPane* m_explanation = nullptr;
+    PresetRunner* m_presetRunner = nullptr;
+    PresentationMode* m_presentation = nullptr;
 };
 
 } // namespace rtscope

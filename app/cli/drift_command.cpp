@@ -1,6 +1,7 @@
 // `rtscope drift`: periodic timing methods side by side; the naive loop's drift climbs, absolute deadlines stay
 // flat (SCIENCE.md §3).
 #include "app/cli/cli.h"
+#include "app/cli/experiment_runs.h"
 #include "app/cli/timer_cli.h"
 
 #include "engine/experiments/timers/drift_experiment.h"
@@ -113,15 +114,23 @@ int run(const DriftOptions& o)
         problems.push_back(std::move(p));
     if (!problems.empty())
         return reportInvalid("drift", problems);
+    return runDrift(config, tableOutput(o.quiet, o.json, o.csv)).exitCode;
+}
 
+} // namespace
+
+RunResult runDrift(const DriftConfig& config, const RunOutput& out)
+{
+    RunResult result;
     DriftExperiment exp;
     exp.setLockAllMemory(true);
     if (Error e = exp.start(config)) {
         std::fprintf(stderr, "rtscope drift: %s\n", e.message.c_str());
-        return exitCodeFor(e.kind);
+        result.exitCode = exitCodeFor(e.kind);
+        return result;
     }
     const bool tty = isatty(STDOUT_FILENO);
-    if (!o.quiet)
+    if (!out.quiet)
         std::printf("# rtscope %s drift: %s\n", RTSCOPE_VERSION, exp.config().label().c_str());
     int signal = 0;
     while (!exp.finished()) {
@@ -129,35 +138,42 @@ int run(const DriftOptions& o)
         if (signal)
             break;
         auto snap = exp.snapshot();
-        if (tty && !o.quiet && snap && !snap->methods.empty()) {
+        if (tty && !out.quiet && snap && !snap->methods.empty()) {
             std::printf("\rtick %lld of %lld\033[K", (long long)snap->methods.front().lastTick,
                         (long long)snap->config.ticks);
             std::fflush(stdout);
         }
     }
     exp.stop();
+    result.signal = signal;
     auto snap = exp.snapshot();
     if (!snap)
-        return ExitFailure;
-    if (tty && !o.quiet)
+        return result;
+    if (tty && !out.quiet)
         std::printf("\r\033[K");
     if (signal)
         std::printf("# stopped by %s: partial results follow\n", strsignal(signal));
     printTable(*snap);
 
     bool written = true;
-    if (!o.json.empty()) {
-        nlohmann::json report = driftReportJson(*snap);
-        report["probe"] = toJson(probeSystem());
-        report["cmdline"] = commandLine();
-        written = writeFile(o.json, nlohmann::json{{"rtscope", report}}.dump(2) + "\n") && written;
-    }
-    if (!o.csv.empty())
-        written = writeFile(o.csv, driftCsv(*snap)) && written;
+    nlohmann::json report = driftReportJson(*snap);
+    report["probe"] = toJson(probeSystem());
+    report["cmdline"] = commandLine();
+    result.report = nlohmann::json{{"rtscope", report}};
+    if (!out.json.empty())
+        written = writeFile(out.json, result.report.dump(2) + "\n") && written;
+    if (!out.csv.empty())
+        written = writeFile(out.csv, driftCsv(*snap)) && written;
+    for (const DriftMethodStats& m : snap->methods)
+        result.figures.push_back({std::string(driftMethodName(m.method)) + " drift", double(m.driftNs) / 1000.0, "us"});
     if (!snap->error.empty())
-        return ExitFailure;
-    return written ? ExitOk : ExitFailure;
+        result.exitCode = ExitFailure;
+    else
+        result.exitCode = written ? ExitOk : ExitFailure;
+    return result;
 }
+
+namespace {
 
 Command addDriftCommand(CLI::App& app)
 {

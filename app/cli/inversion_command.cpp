@@ -1,6 +1,7 @@
 // `rtscope inversion`: the lock lab's priority-inversion experiment (Mars Pathfinder): the high thread's wait
 // for the lock, its missed periods, and a text timeline of the worst period.
 #include "app/cli/cli.h"
+#include "app/cli/experiment_runs.h"
 
 #include "engine/experiments/inversion_experiment.h"
 #include "engine/io/lock_lab_report.h"
@@ -141,17 +142,25 @@ int run(const InversionOptions& o)
         problems.push_back(std::move(p));
     if (!problems.empty())
         return reportInvalid("inversion", problems);
+    return runInversion(config, tableOutput(o.quiet, o.json, o.csv)).exitCode;
+}
 
+} // namespace
+
+RunResult runInversion(const InversionConfig& config, const RunOutput& out)
+{
+    RunResult result;
     InversionExperiment exp;
     exp.setLockAllMemory(true);
     exp.setTimelineWindow(0); // the exports carry the whole run
     exp.setPublishInterval(250'000'000);
     if (Error e = exp.start(config)) {
         std::fprintf(stderr, "rtscope inversion: %s\n", e.message.c_str());
-        return exitCodeFor(e.kind);
+        result.exitCode = exitCodeFor(e.kind);
+        return result;
     }
     const bool tty = isatty(STDOUT_FILENO);
-    if (!o.quiet)
+    if (!out.quiet)
         std::printf("# rtscope %s inversion: %s\n", RTSCOPE_VERSION, exp.config().label().c_str());
     int64_t lastPrint = 0;
     int signal = 0;
@@ -161,7 +170,7 @@ int run(const InversionOptions& o)
             break;
         auto snap = exp.snapshot();
         const int64_t now = nowNs();
-        if (o.quiet || !snap || (!tty && now - lastPrint < kNsPerSec))
+        if (out.quiet || !snap || (!tty && now - lastPrint < kNsPerSec))
             continue;
         char line[160];
         std::snprintf(line, sizeof line, "high: %llu periods  wait max %s  missed %llu",
@@ -175,28 +184,36 @@ int run(const InversionOptions& o)
         lastPrint = now;
     }
     exp.stop();
+    result.signal = signal;
     auto snap = exp.snapshot();
     if (!snap)
-        return ExitFailure;
-    if (tty && !o.quiet)
+        return result;
+    if (tty && !out.quiet)
         std::printf("\r\033[K");
-    if (signal && !o.quiet)
+    if (signal && !out.quiet)
         std::printf("# stopped by %s: partial results follow\n", strsignal(signal));
     printSummary(*snap);
 
     bool written = true;
-    if (!o.json.empty()) {
-        nlohmann::json report = inversionReportJson(*snap);
-        report["probe"] = toJson(probeSystem());
-        report["cmdline"] = commandLine();
-        written = writeFile(o.json, report.dump(2) + "\n") && written;
-    }
-    if (!o.csv.empty())
-        written = writeFile(o.csv, inversionTimelineCsv(*snap)) && written;
+    result.report = inversionReportJson(*snap);
+    result.report["probe"] = toJson(probeSystem());
+    result.report["cmdline"] = commandLine();
+    if (!out.json.empty())
+        written = writeFile(out.json, result.report.dump(2) + "\n") && written;
+    if (!out.csv.empty())
+        written = writeFile(out.csv, inversionTimelineCsv(*snap)) && written;
+    if (snap->highWait.count() > 0)
+        result.figures = {{"high thread's max lock wait", double(snap->highWait.max()) / 1e6, "ms"},
+                          {"p99 lock wait", double(snap->highWait.percentile(99)) / 1e6, "ms"}};
+    result.figures.push_back({"missed periods", double(snap->highMissed), ""});
     if (!snap->error.empty())
-        return ExitFailure;
-    return written ? ExitOk : ExitFailure;
+        result.exitCode = ExitFailure;
+    else
+        result.exitCode = written ? ExitOk : ExitFailure;
+    return result;
 }
+
+namespace {
 
 Command addInversionCommand(CLI::App& app)
 {

@@ -1,8 +1,10 @@
 // `rtscope latency`: cyclictest's measurement with rtscope's summary, histogram and JSON output.
 #include "app/cli/cli.h"
+#include "app/cli/experiment_runs.h"
 
 #include "engine/experiments/latency_experiment.h"
 #include "engine/io/cyclictest_format.h"
+#include "engine/io/recording.h"
 #include "engine/io/report_json.h"
 #include "engine/rt/cpu_topology.h"
 #include "engine/rt/system_probe.h"
@@ -12,6 +14,8 @@
 #include <cmath>
 #include <cstdio>
 #include <ctime>
+#include <filesystem>
+#include <fstream>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <unistd.h>
@@ -37,6 +41,8 @@ struct LatencyOptions {
     int histogram = -1;
     std::string histfile;
     std::string json;
+    std::string csv;
+    std::string record;
     bool quiet = false;
     bool dmaLatency = false;
 };
@@ -174,16 +180,77 @@ int run(const LatencyOptions& o)
         problems.push_back(std::move(p));
     if (!problems.empty())
         return reportInvalid("latency", problems);
+    return runLatency(config, RunOutput{o.quiet, o.json, o.csv, o.histfile, 0, o.record}).exitCode;
+}
 
+// --csv without --record still goes through a recording (a temporary one): one path from samples to CSV.
+std::string temporaryRecording()
+{
+    std::string path = (std::filesystem::temp_directory_path() / "rtscope-latency-XXXXXX").string();
+    const int fd = mkstemp(path.data());
+    if (fd < 0)
+        return {};
+    close(fd);
+    return path;
+}
+
+bool finishRecording(const RecordingWriter& recorder, const RunOutput& out, const std::string& temporary)
+{
+    const RecordingWriter::Status st = recorder.status();
+    bool ok = st.complete;
+    if (!st.error.empty())
+        std::fprintf(stderr, "rtscope latency: recording: %s\n", st.error.c_str());
+    if (st.lost) {
+        std::fprintf(stderr,
+                     "rtscope latency: the recorder could not keep %llu samples (its writer fell behind); "
+                     "the recording and the CSV say so\n",
+                     (unsigned long long)st.lost);
+        ok = false;
+    }
+    if (!out.csv.empty() && st.complete) {
+        std::ofstream csv(out.csv, std::ios::binary | std::ios::trunc);
+        const RecordingReadResult r = csv ? writeRecordingCsv(st.path, csv) : RecordingReadResult{};
+        csv.close();
+        if (!csv || !r.ok) {
+            std::fprintf(stderr, "rtscope latency: cannot write %s%s%s\n", out.csv.c_str(), r.error.empty() ? "" : ": ",
+                         r.error.c_str());
+            ok = false;
+        }
+    }
+    if (!temporary.empty())
+        std::filesystem::remove(temporary);
+    return ok;
+}
+
+} // namespace
+
+void printLatencySummary(const LatencySnapshot& snapshot)
+{
+    printSummary(snapshot);
+}
+
+RunResult runLatency(const LatencyConfig& config, const RunOutput& out)
+{
+    RunResult result;
+    // --record/--csv: every raw sample goes to a recording, written by the recorder's own thread off the measuring
+    // CPUs; declared before the experiment, which must stop before its sink goes.
+    std::unique_ptr<RecordingWriter> recorder;
+    const std::string temporary = out.record.empty() && !out.csv.empty() ? temporaryRecording() : std::string();
+    if (!out.record.empty() || !out.csv.empty()) {
+        recorder = std::make_unique<RecordingWriter>(probeSystem(), out.record.empty() ? temporary : out.record);
+        recorder->setCommand(commandLine());
+    }
     LatencyExperiment exp;
     exp.setLockAllMemory(true);
+    exp.setRunSink(recorder.get());
     const int64_t startUnix = int64_t(std::time(nullptr));
     if (Error e = exp.start(config)) {
         std::fprintf(stderr, "rtscope latency: %s\n", e.message.c_str());
-        return exitCodeFor(e.kind);
+        result.exitCode = exitCodeFor(e.kind);
+        return result;
     }
     const bool tty = isatty(STDOUT_FILENO);
-    if (!o.quiet)
+    if (!out.quiet)
         std::printf("# rtscope %s latency: %s\n", RTSCOPE_VERSION, exp.config().label().c_str());
     int64_t lastPrint = 0;
     int signal = 0;
@@ -192,7 +259,7 @@ int run(const LatencyOptions& o)
         signal = waitForStopSignal(100);
         if (signal)
             break;
-        if (o.quiet)
+        if (out.quiet)
             continue;
         auto snap = exp.snapshot();
         const int64_t now = nowNs();
@@ -203,32 +270,38 @@ int run(const LatencyOptions& o)
         }
     }
     exp.stop();
+    result.signal = signal;
     auto snap = exp.snapshot();
     if (!snap)
-        return ExitFailure;
-    if (!o.quiet)
+        return result;
+    if (!out.quiet)
         printStatus(*snap, tty, !printed);
-    if (signal && !o.quiet)
+    if (signal && !out.quiet)
         std::printf("# stopped by %s: partial results follow\n", strsignal(signal));
     printSummary(*snap);
 
     bool written = true;
     const CyclictestData data = cyclictestDataFrom(*snap);
-    if (!o.histfile.empty())
-        written = writeFile(o.histfile, writeCyclictestHistogram(data)) && written;
-    if (!o.json.empty()) {
-        nlohmann::json j = cyclictestJson(data, commandLine(), startUnix, int64_t(std::time(nullptr)));
-        nlohmann::json report = latencyReportJson(*snap);
-        report["probe"] = toJson(probeSystem());
-        j["rtscope"] = std::move(report);
-        written = writeFile(o.json, j.dump(2) + "\n") && written;
+    if (!out.histfile.empty())
+        written = writeFile(out.histfile, writeCyclictestHistogram(data)) && written;
+    result.report =
+        latencyExportJson(*snap, toJson(probeSystem()), commandLine(), startUnix, int64_t(std::time(nullptr)));
+    if (!out.json.empty())
+        written = writeFile(out.json, result.report.dump(2) + "\n") && written;
+    if (recorder)
+        written = finishRecording(*recorder, out, temporary) && written;
+    if (!snap->threads.empty() && snap->threads.front().histogram.count() > 0) {
+        const Histogram& h = snap->threads.front().histogram;
+        result.figures = {{"max latency", double(h.max()) / 1000.0, "us"},
+                          {"p99 latency", double(h.percentile(99)) / 1000.0, "us"},
+                          {"p50 latency", double(h.percentile(50)) / 1000.0, "us"}};
     }
     if (!snap->error.empty())
-        return ExitFailure;
-    return written ? ExitOk : ExitFailure;
+        result.exitCode = ExitFailure;
+    else
+        result.exitCode = written ? ExitOk : ExitFailure;
+    return result;
 }
-
-} // namespace
 
 namespace {
 Command addLatencyCommand(CLI::App& app)
@@ -257,6 +330,10 @@ Command addLatencyCommand(CLI::App& app)
                     "keep exact 1 us bins up to US (cyclictest -h); default 10000 when --histfile/--json is given");
     sub->add_option("--histfile", o->histfile, "write the histogram in cyclictest's -h text format");
     sub->add_option("--json", o->json, "write cyclictest's --json layout plus an \"rtscope\" object");
+    sub->add_option("--csv", o->csv, "write every raw sample as CSV (cpu,seq,deadline_ns,wake_ns,latency_ns,...)");
+    sub->add_option("--record", o->record,
+                    "record the run (every raw sample, change and drop, and the probe) for rtscope replay or the "
+                    "desktop app");
     sub->add_flag("-q,--quiet", o->quiet, "no status line, only the summary");
     sub->add_flag("--dma-latency", o->dmaLatency, "hold /dev/cpu_dma_latency at 0 while running");
     return {sub, [o] {

@@ -1,6 +1,7 @@
 // `rtscope locks`: the contention experiment of the lock lab, one lock kind after the other with the same
 // settings, printed as a table sorted by throughput, with --json and --csv exports.
 #include "app/cli/cli.h"
+#include "app/cli/experiment_runs.h"
 
 #include "engine/experiments/contention_experiment.h"
 #include "engine/io/lock_lab_report.h"
@@ -185,15 +186,23 @@ int run(const LocksOptions& o)
         problems.push_back(std::move(p));
     if (!problems.empty())
         return reportInvalid("locks", problems);
+    return runContention(config, tableOutput(o.quiet, o.json, o.csv)).exitCode;
+}
 
+} // namespace
+
+RunResult runContention(const ContentionConfig& config, const RunOutput& out)
+{
+    RunResult result;
     ContentionExperiment exp;
     exp.setLockAllMemory(true);
     if (Error e = exp.start(config)) {
         std::fprintf(stderr, "rtscope locks: %s\n", e.message.c_str());
-        return exitCodeFor(e.kind);
+        result.exitCode = exitCodeFor(e.kind);
+        return result;
     }
     const bool tty = isatty(STDOUT_FILENO);
-    if (!o.quiet)
+    if (!out.quiet)
         std::printf("# rtscope %s locks: %s\n", RTSCOPE_VERSION, exp.config().label().c_str());
     int64_t lastPrint = 0;
     int signal = 0;
@@ -203,7 +212,7 @@ int run(const LocksOptions& o)
             break;
         auto snap = exp.snapshot();
         const int64_t now = nowNs();
-        if (o.quiet || !snap || (!tty && now - lastPrint < kNsPerSec))
+        if (out.quiet || !snap || (!tty && now - lastPrint < kNsPerSec))
             continue;
         const std::string line = progressLine(*snap);
         if (line.empty())
@@ -216,28 +225,36 @@ int run(const LocksOptions& o)
         lastPrint = now;
     }
     exp.stop();
+    result.signal = signal;
     auto snap = exp.snapshot();
     if (!snap)
-        return ExitFailure;
-    if (tty && !o.quiet)
+        return result;
+    if (tty && !out.quiet)
         std::printf("\r\033[K");
-    if (signal && !o.quiet)
+    if (signal && !out.quiet)
         std::printf("# stopped by %s: partial results follow\n", strsignal(signal));
     printTable(*snap);
 
     bool written = true;
-    if (!o.json.empty()) {
-        nlohmann::json report = contentionReportJson(*snap);
-        report["probe"] = toJson(probeSystem());
-        report["cmdline"] = commandLine();
-        written = writeFile(o.json, report.dump(2) + "\n") && written;
-    }
-    if (!o.csv.empty())
-        written = writeFile(o.csv, contentionCsv(*snap)) && written;
+    result.report = contentionReportJson(*snap);
+    result.report["probe"] = toJson(probeSystem());
+    result.report["cmdline"] = commandLine();
+    if (!out.json.empty())
+        written = writeFile(out.json, result.report.dump(2) + "\n") && written;
+    if (!out.csv.empty())
+        written = writeFile(out.csv, contentionCsv(*snap)) && written;
+    for (const auto& r : snap->kinds)
+        if (r && r->state != KindRunState::Pending)
+            result.figures.push_back(
+                {std::string(lockKindName(r->kind)) + " throughput", r->acquisitionsPerSec, "acq/s"});
     if (!snap->error.empty())
-        return ExitFailure;
-    return written ? ExitOk : ExitFailure;
+        result.exitCode = ExitFailure;
+    else
+        result.exitCode = written ? ExitOk : ExitFailure;
+    return result;
 }
+
+namespace {
 
 Command addLocksCommand(CLI::App& app)
 {

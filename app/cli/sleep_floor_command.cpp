@@ -1,6 +1,7 @@
 // `rtscope sleep-floor`: what a sleep of 0 ns, 1 ns, 1 us, ... really costs, next to clock_getres, for each
 // way of waiting (SCIENCE.md §4).
 #include "app/cli/cli.h"
+#include "app/cli/experiment_runs.h"
 #include "app/cli/timer_cli.h"
 
 #include "engine/experiments/timers/sleep_floor_experiment.h"
@@ -124,15 +125,23 @@ int run(const SleepFloorOptions& o)
         problems.push_back(std::move(p));
     if (!problems.empty())
         return reportInvalid("sleep-floor", problems);
+    return runSleepFloor(config, tableOutput(o.quiet, o.json, o.csv)).exitCode;
+}
 
+} // namespace
+
+RunResult runSleepFloor(const SleepFloorConfig& config, const RunOutput& out)
+{
+    RunResult result;
     SleepFloorExperiment exp;
     exp.setLockAllMemory(true);
     if (Error e = exp.start(config)) {
         std::fprintf(stderr, "rtscope sleep-floor: %s\n", e.message.c_str());
-        return exitCodeFor(e.kind);
+        result.exitCode = exitCodeFor(e.kind);
+        return result;
     }
     const bool tty = isatty(STDOUT_FILENO);
-    if (!o.quiet)
+    if (!out.quiet)
         std::printf("# rtscope %s sleep-floor: %s (about %s)\n", RTSCOPE_VERSION, exp.config().label().c_str(),
                     formatDuration(exp.config().estimatedRunNs()).c_str());
     int signal = 0;
@@ -141,7 +150,7 @@ int run(const SleepFloorOptions& o)
         if (signal)
             break;
         auto snap = exp.snapshot();
-        if (tty && !o.quiet && snap && snap->currentRequest >= 0) {
+        if (tty && !out.quiet && snap && snap->currentRequest >= 0) {
             std::printf("\rrequest %s: %llu of %llu samples\033[K",
                         formatDuration(snap->config.requestsNs[size_t(snap->currentRequest)]).c_str(),
                         (unsigned long long)snap->samplesDone, (unsigned long long)snap->samplesTotal);
@@ -149,28 +158,36 @@ int run(const SleepFloorOptions& o)
         }
     }
     exp.stop();
+    result.signal = signal;
     auto snap = exp.snapshot();
     if (!snap)
-        return ExitFailure;
-    if (tty && !o.quiet)
+        return result;
+    if (tty && !out.quiet)
         std::printf("\r\033[K");
     if (signal)
         std::printf("# stopped by %s: partial results follow\n", strsignal(signal));
     printTable(*snap);
 
     bool written = true;
-    if (!o.json.empty()) {
-        nlohmann::json report = sleepFloorReportJson(*snap);
-        report["probe"] = toJson(probeSystem());
-        report["cmdline"] = commandLine();
-        written = writeFile(o.json, nlohmann::json{{"rtscope", report}}.dump(2) + "\n") && written;
-    }
-    if (!o.csv.empty())
-        written = writeFile(o.csv, sleepFloorCsv(*snap)) && written;
+    nlohmann::json report = sleepFloorReportJson(*snap);
+    report["probe"] = toJson(probeSystem());
+    report["cmdline"] = commandLine();
+    result.report = nlohmann::json{{"rtscope", report}};
+    if (!out.json.empty())
+        written = writeFile(out.json, result.report.dump(2) + "\n") && written;
+    if (!out.csv.empty())
+        written = writeFile(out.csv, sleepFloorCsv(*snap)) && written;
+    for (size_t m = 0; m < snap->floorNs.size() && m < snap->config.methods.size(); ++m)
+        result.figures.push_back({std::string(sleepMethodName(snap->config.methods[m])) + " floor",
+                                  double(snap->floorNs[m]) / 1000.0, "us"});
     if (!snap->error.empty())
-        return ExitFailure;
-    return written ? ExitOk : ExitFailure;
+        result.exitCode = ExitFailure;
+    else
+        result.exitCode = written ? ExitOk : ExitFailure;
+    return result;
 }
+
+namespace {
 
 Command addSleepFloorCommand(CLI::App& app)
 {

@@ -2,6 +2,7 @@
 // spinner ran, what the starved counters achieved during the burst and in the gap after it, and the windows in
 // which the kernel's safety net let them run anyway.
 #include "app/cli/cli.h"
+#include "app/cli/experiment_runs.h"
 
 #include "engine/experiments/starvation_experiment.h"
 #include "engine/io/report_json.h"
@@ -263,15 +264,23 @@ int run(const StarveOptions& o)
         problems.push_back(std::move(p));
     if (!problems.empty())
         return reportInvalid("starve", problems);
+    return runStarvation(config, tableOutput(o.quiet, o.json, o.csv)).exitCode;
+}
 
-    pinCallingThread(config.resolvedControllerCpu(cpus));
+} // namespace
+
+RunResult runStarvation(const StarvationConfig& config, const RunOutput& out)
+{
+    RunResult result;
+    pinCallingThread(config.resolvedControllerCpu(StarvationConfig::placementTopology()));
     StarvationExperiment exp;
     exp.setLockAllMemory(true);
     const int64_t planned = config.plannedDurationNs();
     exp.setSeriesWindow(planned > 0 ? planned + 2 * kNsPerSec : 120 * kNsPerSec);
     if (Error e = exp.start(config)) {
         std::fprintf(stderr, "rtscope starve: %s\n", e.message.c_str());
-        return exitCodeFor(e.kind);
+        result.exitCode = exitCodeFor(e.kind);
+        return result;
     }
 
     Table table(config.controlCounter);
@@ -279,7 +288,7 @@ int run(const StarveOptions& o)
     bool headerDone = false;
     bool tableStarted = false;
     const auto printReady = [&](const StarvationSnapshot& s, bool all) {
-        if (o.quiet)
+        if (out.quiet)
             return;
         if (!headerDone) {
             printHeader(s);
@@ -295,40 +304,53 @@ int run(const StarveOptions& o)
     };
 
     int signal = 0;
+    const int64_t started = nowNs();
     while (!exp.finished()) {
         signal = waitForStopSignal(100);
         if (signal)
+            break;
+        if (out.stopAfterNs > 0 && nowNs() - started >= out.stopAfterNs)
             break;
         if (auto snap = exp.snapshot())
             printReady(*snap, false);
     }
     exp.stop();
+    result.signal = signal;
     auto snap = exp.snapshot();
     if (!snap)
-        return ExitFailure;
-    if (signal && !o.quiet)
+        return result;
+    if (signal && !out.quiet)
         std::printf("# stopped by %s: partial results follow\n", strsignal(signal));
     printReady(*snap, true);
     printSummary(*snap);
 
     bool written = true;
-    if (!o.json.empty()) {
-        nlohmann::json j;
-        nlohmann::json report = starvationReportJson(*snap);
-        report["probe"] = toJson(probeSystem());
-        report["cmdline"] = commandLine();
-        j["rtscope"] = std::move(report);
-        written = writeFile(o.json, j.dump(2) + "\n") && written;
+    nlohmann::json report = starvationReportJson(*snap);
+    report["probe"] = toJson(probeSystem());
+    report["cmdline"] = commandLine();
+    result.report["rtscope"] = std::move(report);
+    if (!out.json.empty())
+        written = writeFile(out.json, result.report.dump(2) + "\n") && written;
+    if (!out.csv.empty())
+        written = writeFile(out.csv, starvationBurstCsv(*snap)) && written;
+    uint64_t during = 0;
+    int64_t spun = 0;
+    for (const BurstRecord& b : snap->bursts) {
+        during += b.duringSum(snap->starvedCounters);
+        spun += b.spinnerNs();
     }
-    if (!o.csv.empty())
-        written = writeFile(o.csv, starvationBurstCsv(*snap)) && written;
+    result.figures = {{"starved progress during bursts", spun > 0 ? double(during) * 1e9 / double(spun) : 0, "ops/s"}};
     if (!snap->watchdogTrips.empty()) {
         std::fprintf(stderr, "rtscope starve: %s\n",
                      snap->note.empty() ? "the watchdog had to demote the spinner" : snap->note.c_str());
-        return ExitFailure;
+        result.exitCode = ExitFailure;
+        return result;
     }
-    return written ? ExitOk : ExitFailure;
+    result.exitCode = written ? ExitOk : ExitFailure;
+    return result;
 }
+
+namespace {
 
 Command addStarveCommand(CLI::App& app)
 {

@@ -42,6 +42,12 @@ void LatencyExperiment::setSeriesWindow(int64_t ns)
     m_seriesWindowNs = std::clamp<int64_t>(ns, kNsPerSec, 120 * kNsPerSec);
 }
 
+void LatencyExperiment::setRunSink(LatencyRunSink* sink)
+{
+    if (!m_running)
+        m_sink = sink;
+}
+
 Error LatencyExperiment::start(const LatencyConfig& requested)
 {
     if (m_running)
@@ -85,14 +91,22 @@ Error LatencyExperiment::start(const LatencyConfig& requested)
         m_dma.release();
         return e;
     }
+    // Keep the collector off the measured and hog CPUs, where hogs would starve it and the rings overflow.
+    std::vector<int> busy = m_cpus;
+    busy.insert(busy.end(), m_hogCpus.begin(), m_hogCpus.end());
+    const int quietCpu = topo.otherThan(busy);
+    if (m_sink) {
+        // Nothing has been drained yet (the collector is not running), so the sink sees the run from sample 0.
+        m_sinkEvents.clear();
+        m_dropsSent.assign(m_workers.size(), 0);
+        m_sink->onRunStart({m_config, m_startNs, m_cpus, quietCpu});
+        m_sinkActive = true;
+    }
     m_running = true;
     configChanged();
     addMarker("start: " + m_config.label());
     m_collector.addSource(this);
-    // Keep the collector off the measured and hog CPUs, where hogs would starve it and the rings overflow.
-    std::vector<int> busy = m_cpus;
-    busy.insert(busy.end(), m_hogCpus.begin(), m_hogCpus.end());
-    m_collector.start(1'000'000, 16'000'000, topo.otherThan(busy));
+    m_collector.start(1'000'000, 16'000'000, quietCpu);
     return {};
 }
 
@@ -103,18 +117,26 @@ void LatencyExperiment::stop()
     for (auto& w : m_workers)
         w->thread.demote();
     stopAllWorkers();
+    const int64_t stoppedNs = nowNs();
     stopAllHogs();
     m_running = false;
     m_collector.stop(); // drains what is left and publishes
     m_collector.removeSource(this);
     m_dma.release();
     publishNow();
+    if (m_sinkActive) {
+        m_sinkActive = false;
+        m_sink->onRunEnd(stoppedNs);
+    }
 }
 
 Error LatencyExperiment::startAllWorkers(const std::vector<int>& cpus)
 {
     // The collector must not iterate the workers while the set changes.
     m_collector.removeSource(this);
+    const bool restart = m_running && m_sinkActive;
+    if (restart)
+        drain(); // the sink gets the replaced threads' last samples (their threads are joined)
     m_workers.clear();
     for (int cpu : cpus) {
         auto w = std::make_unique<Worker>();
@@ -123,6 +145,10 @@ Error LatencyExperiment::startAllWorkers(const std::vector<int>& cpus)
         w->ring = std::make_unique<SpscRing<LatencySample>>(kRingCapacity);
         w->agg.clear(size_t(m_config.histogramUs));
         m_workers.push_back(std::move(w));
+    }
+    if (restart) {
+        m_dropsSent.assign(m_workers.size(), 0);
+        m_sink->onRestart(nowNs(), cpus);
     }
     if (m_memoryLock.mode != MemoryLockMode::All) {
         // mlockall was not asked for or not allowed: lock what the RT path touches (the stacks are locked by
@@ -231,10 +257,13 @@ Error LatencyExperiment::setHogCount(int perCpu)
     if (n < have) {
         // Flag every hog to remove first: each then exits the moment it next runs, instead of one slice
         // round per join.
-        for (int i = n; i < have; ++i)
+        std::vector<RtThread*> leaving;
+        for (int i = n; i < have; ++i) {
             m_hogCounters[i].retire.store(true, std::memory_order_relaxed);
+            leaving.push_back(m_hogs[i].get());
+        }
+        RtThread::stopAll(leaving, 100);
         for (int i = have - 1; i >= n; --i) {
-            m_hogs[i]->stop(100);
             m_retiredHogIterations += m_hogCounters[i].iterations.exchange(0, std::memory_order_relaxed);
             m_hogs.pop_back();
         }
@@ -400,6 +429,8 @@ void LatencyExperiment::resetStatistics()
     m_resetNs = nowNs();
     if (m_markers.size() < kMaxMarkers)
         m_markers.push_back({m_resetNs, currentSeq(), "reset"});
+    if (m_sinkActive)
+        m_sinkEvents.push_back({true, {m_resetNs, 0, "reset"}, {}});
 }
 
 uint64_t LatencyExperiment::currentSeq() const
@@ -414,8 +445,11 @@ uint64_t LatencyExperiment::currentSeq() const
 void LatencyExperiment::addMarker(const std::string& label)
 {
     std::lock_guard lock(m_controlMutex);
-    if (m_markers.size() < kMaxMarkers)
+    if (m_markers.size() < kMaxMarkers) {
         m_markers.push_back({nowNs(), currentSeq(), label});
+        if (m_sinkActive)
+            m_sinkEvents.push_back({false, m_markers.back(), m_config});
+    }
 }
 
 void LatencyExperiment::configChanged()
@@ -424,28 +458,59 @@ void LatencyExperiment::configChanged()
     m_publishedConfig = m_config;
 }
 
+void LatencyExperiment::sendDrops(size_t thread, uint64_t total)
+{
+    if (thread >= m_dropsSent.size())
+        m_dropsSent.resize(thread + 1, 0);
+    if (m_dropsSent[thread] != total) {
+        m_dropsSent[thread] = total;
+        m_sink->onDrops(thread, total);
+    }
+}
+
 size_t LatencyExperiment::drain()
 {
     bool reset = false;
+    std::vector<SinkEvent> events;
     {
         std::lock_guard lock(m_controlMutex);
         reset = std::exchange(m_resetRequested, false);
+        if (m_sinkActive)
+            events.swap(m_sinkEvents);
+    }
+    // The sink sees the reset where the aggregators apply it (before this pass's samples), with the drop count
+    // the snapshots subtract from then on: a replay of what it got gives the same figures.
+    if (reset) {
+        for (size_t i = 0; i < m_workers.size(); ++i) {
+            Worker& w = *m_workers[i];
+            w.agg.resetStatistics();
+            w.dropsAtReset = w.ring->drops();
+            if (m_sinkActive)
+                sendDrops(i, w.dropsAtReset);
+        }
+    }
+    for (const SinkEvent& e : events) {
+        if (e.reset)
+            m_sink->onReset(e.marker.tNs);
+        else
+            m_sink->onMarker(e.marker, e.config);
     }
     LatencySample batch[kDrainBatch];
     size_t total = 0;
-    for (auto& w : m_workers) {
-        if (reset) {
-            w->agg.resetStatistics();
-            w->dropsAtReset = w->ring->drops();
-        }
+    for (size_t k = 0; k < m_workers.size(); ++k) {
+        Worker& w = *m_workers[k];
         for (;;) {
-            const size_t n = w->ring->popBatch(batch, kDrainBatch);
+            const size_t n = w.ring->popBatch(batch, kDrainBatch);
             for (size_t i = 0; i < n; ++i)
-                w->agg.add(batch[i]);
+                w.agg.add(batch[i]);
+            if (n && m_sinkActive)
+                m_sink->onSamples(k, std::span<const LatencySample>(batch, n));
             total += n;
             if (n < kDrainBatch)
                 break;
         }
+        if (m_sinkActive)
+            sendDrops(k, w.ring->drops());
     }
     return total;
 }
@@ -479,11 +544,14 @@ void LatencyExperiment::publish()
     for (int i = 0; i < LatencyConfig::kMaxHogThreads; ++i)
         hog += m_hogCounters[i].iterations.load(std::memory_order_relaxed);
     const int64_t dt = snap->publishedNs - m_lastHogSampleNs;
-    if (dt >= 250 * kNsPerMs) {
+    const bool resampled = dt >= 250 * kNsPerMs;
+    if (resampled) {
         m_hogRate = double(hog - std::min(hog, m_lastHogIterations)) * 1e9 / double(dt);
         m_lastHogIterations = hog;
         m_lastHogSampleNs = snap->publishedNs;
     }
+    if (m_sinkActive && (resampled || !m_running)) // and the final count, after the hogs stopped
+        m_sink->onHogWork(snap->publishedNs, hog, m_hogRate);
     snap->hogIterations = hog;
     snap->hogIterationsPerSec = m_hogRate;
     snap->memoryLock = m_memoryLock.detail;

@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -44,6 +45,37 @@ struct LatencySnapshot {
     std::string error; ///< a worker's failure (e.g. a wait returned an error), empty if none
 };
 
+/// @brief What a run sink learns when a run starts.
+struct LatencyRunInfo {
+    LatencyConfig config;  ///< as started (cpu resolved)
+    int64_t startNs = 0;   ///< CLOCK_MONOTONIC, the snapshots' startNs
+    std::vector<int> cpus; ///< measuring thread i runs on cpus[i]
+    int quietCpu = -1;     ///< a CPU without measuring threads or hogs (the collector's), -1 if none
+};
+
+/// @brief Receives everything the aggregators see, in the order they see it: the raw-sample tap for recordings
+/// and exports. onRunStart and onRunEnd run on the thread that calls start() and stop(); every other call runs
+/// on the collector thread (or on the control thread while the collector is detached), never concurrently
+/// and never on a measuring thread, so a sink may allocate and block briefly, at the price of a fuller ring.
+class LatencyRunSink {
+public:
+    virtual ~LatencyRunSink() = default;
+    virtual void onRunStart(const LatencyRunInfo& info) = 0;
+    /// A drained batch of measuring thread @p thread, in sequence order.
+    virtual void onSamples(size_t thread, std::span<const LatencySample> batch) = 0;
+    /// A marker (the start, a live change) and the config in force from it on.
+    virtual void onMarker(const Marker& marker, const LatencyConfig& config) = 0;
+    /// Statistics were cleared here: samples after this call count from zero.
+    virtual void onReset(int64_t tNs) = 0;
+    /// The ring of @p thread has refused @p total samples since the thread started (sent when it changes).
+    virtual void onDrops(size_t thread, uint64_t total) = 0;
+    /// The hogs' work counter (sent when the rate is resampled, every 250 ms, and once more at the end).
+    virtual void onHogWork(int64_t tNs, uint64_t iterations, double perSecond) = 0;
+    /// The measuring threads were replaced (a CPU change): new aggregates, thread i now on @p cpus[i].
+    virtual void onRestart(int64_t tNs, const std::vector<int>& cpus) = 0;
+    virtual void onRunEnd(int64_t stopNs) = 0;
+};
+
 class LatencyExperiment : private CollectorSource {
 public:
     LatencyExperiment();
@@ -56,6 +88,9 @@ public:
     void setLockAllMemory(bool all) { m_lockAll = all; }
     /// @brief How much of the timeline each snapshot carries (1 s … 120 s, default 10 s).
     void setSeriesWindow(int64_t ns);
+    /// @brief Hands every run's samples, markers, resets and drops to @p sink (null: none). Only while not
+    /// running; the sink must outlive every later run.
+    void setRunSink(LatencyRunSink* sink);
 
     /// @brief Validates, then starts hogs, the measuring thread(s) (one per CPU in config.cpus) and the collector. On
     /// any failure everything started is stopped again and the error returned (InvalidConfig, Permission, …).
@@ -107,6 +142,7 @@ private:
     void addMarker(const std::string& label);
     void configChanged(); ///< hands m_config to the collector thread
     uint64_t currentSeq() const;
+    void sendDrops(size_t thread, uint64_t total); ///< collector side of the run sink
     void measuringLoop(Worker& w, const std::atomic<bool>& stop, uint64_t firstSeq);
 
     LatencyConfig m_config;          ///< control thread's copy (cpu and hogCpu resolved)
@@ -149,6 +185,17 @@ private:
     std::vector<Marker> m_markers;
     bool m_resetRequested = false;
     int64_t m_resetNs = 0;
+
+    // The run sink: set while stopped; m_sinkActive is written only while the collector is not running.
+    struct SinkEvent {
+        bool reset = false;
+        Marker marker;
+        LatencyConfig config;
+    };
+    LatencyRunSink* m_sink = nullptr;
+    bool m_sinkActive = false;
+    std::vector<SinkEvent> m_sinkEvents; ///< guarded by m_controlMutex
+    std::vector<uint64_t> m_dropsSent;   ///< collector thread: the last total sent per worker
 
     mutable std::mutex m_snapshotMutex;
     std::shared_ptr<const LatencySnapshot> m_snapshot;

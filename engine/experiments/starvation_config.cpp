@@ -237,9 +237,9 @@ StarvationConfig starvationConfigFromJson(const nlohmann::json& j, std::vector<s
     static const char* known[] = {"policy",          "priority",    "burst_ns",         "gap_ns",
                                   "bursts",          "counters",    "counter_nice",     "cpu",
                                   "control_counter", "control_cpu", "sampler_priority", "reserved_cpus"};
-    for (const auto& [key, value] : j.items())
-        if (std::none_of(std::begin(known), std::end(known), [&](const char* k) { return key == k; }))
-            errors.push_back("unknown field '" + key + "'");
+    for (const auto& item : j.items())
+        if (std::none_of(std::begin(known), std::end(known), [&key = item.key()](const char* k) { return key == k; }))
+            errors.push_back("unknown field '" + item.key() + "'");
 
     auto intField = [&](const char* key, auto& dst) {
         if (!j.contains(key))

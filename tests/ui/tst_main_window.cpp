@@ -1,5 +1,5 @@
 // The main window around the pages: closing it joins every worker, the GUI thread keeps off the measured CPU
-// while a run goes on, keys 1–5 switch pages, the RT banner tells the fix, and settings persist.
+// while a run goes on, keys 1–9 switch pages, the RT banner tells the fix, and settings persist.
 #include "engine/rt/cpu_topology.h"
 #include "engine/rt/rt_thread.h"
 #include "engine/rt/system_probe.h"

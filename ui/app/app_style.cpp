@@ -73,6 +73,32 @@ QPalette lightPalette()
 }
 } // namespace
 
+QPalette highContrastPalette(bool dark)
+{
+    QPalette p;
+    const QColor bg = dark ? Qt::black : Qt::white;
+    const QColor fg = dark ? Qt::white : Qt::black;
+    for (QPalette::ColorRole role : {QPalette::Window, QPalette::Base, QPalette::Button, QPalette::ToolTipBase})
+        p.setColor(role, bg);
+    for (QPalette::ColorRole role :
+         {QPalette::WindowText, QPalette::Text, QPalette::ButtonText, QPalette::ToolTipText, QPalette::PlaceholderText})
+        p.setColor(role, fg);
+    p.setColor(QPalette::AlternateBase, dark ? QColor(0x1a, 0x1a, 0x1a) : QColor(0xee, 0xf2, 0xff));
+    p.setColor(QPalette::BrightText, dark ? QColor(0xff, 0x52, 0x52) : QColor(0xc6, 0x00, 0x00));
+    p.setColor(QPalette::Link, dark ? QColor(0x82, 0xb1, 0xff) : QColor(0x00, 0x3c, 0xb4));
+    p.setColor(QPalette::Highlight, dark ? QColor(0xff, 0xeb, 0x3b) : QColor(0x00, 0x3c, 0xb4));
+    p.setColor(QPalette::HighlightedText, dark ? Qt::black : Qt::white);
+    p.setColor(QPalette::Light, fg);
+    p.setColor(QPalette::Mid, fg);
+    p.setColor(QPalette::Dark, fg);
+    p.setColor(QPalette::Shadow, fg);
+    // Disabled controls stay legible: dimmed, not grey-on-grey.
+    const QColor disabled = dark ? QColor(0xb0, 0xb0, 0xb0) : QColor(0x50, 0x50, 0x50);
+    for (QPalette::ColorRole role : {QPalette::Text, QPalette::WindowText, QPalette::ButtonText})
+        p.setColor(QPalette::Disabled, role, disabled);
+    return p;
+}
+
 bool applyTheme(QApplication& app, const QString& theme)
 {
     if (theme.isEmpty())

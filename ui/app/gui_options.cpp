@@ -54,6 +54,10 @@ QStringList parseGuiOptions(const QStringList& arguments, GuiOptions& o, QString
         {"start", "Start the shown page's experiment at launch (with the saved, or given, configuration)."},
         {"page", "Show this page first: latency, starvation, drift, sleep-floor, … (the tab's name).", "name"},
         {"config-json", "Read the latency configuration from a JSON file.", "file"},
+        {"open",
+         "Open a recording (replayed in the latency views) or cyclictest -h/--json results (held as the "
+         "reference; several threads are summed). A lone file argument does the same.",
+         "file"},
         {"policy", "Policy of the measuring thread: other, batch, idle, fifo, rr.", "policy"},
         {"priority", "Real-time priority for fifo/rr (a priority alone means fifo).", "n"},
         {"period", "Period, e.g. 1ms, 250us (bare numbers are µs).", "duration"},
@@ -70,6 +74,12 @@ QStringList parseGuiOptions(const QStringList& arguments, GuiOptions& o, QString
          "SCHED_FIFO 80).",
          "name"},
         {"demo-seconds", "Length of each phase of the demo (default 4).", "seconds"},
+        {"preset",
+         "Play a lesson preset at launch: a built-in name (rtscope run --list) or a preset file (.json). A "
+         "comparison runs the first setting, holds it as reference, then runs the second.",
+         "name|file"},
+        {"presentation", "Start in presentation mode: full screen, larger text, thicker lines, high contrast (F11)."},
+        {"explain", "Open the \"What am I seeing?\" pane next to the page (F1)."},
         {"settings", "Use this INI file for settings instead of the user's.", "file"},
         {"theme", "light or dark (Fusion style); default: the desktop's.", "name"},
         {"font-size", "Font size in points (default 12, for projection).", "points"},
@@ -80,8 +90,13 @@ QStringList parseGuiOptions(const QStringList& arguments, GuiOptions& o, QString
         problems << p.errorText();
         return problems;
     }
-    if (!p.positionalArguments().isEmpty())
-        problems << QString("unexpected argument '%1'; the desktop app takes only options (see --help-gui)")
+    o.open = p.value("open");
+    // `rtscope FILE` (the desktop file's %f) opens FILE like --open.
+    if (p.positionalArguments().size() == 1 && o.open.isEmpty() && QFile::exists(p.positionalArguments().first()))
+        o.open = p.positionalArguments().first();
+    else if (!p.positionalArguments().isEmpty())
+        problems << QString("unexpected argument '%1'; the desktop app takes only options and one file to open "
+                            "(see --help-gui)")
                         .arg(p.positionalArguments().first());
     if (helpText)
         *helpText = p.helpText();
@@ -113,6 +128,11 @@ QStringList parseGuiOptions(const QStringList& arguments, GuiOptions& o, QString
         else
             o.demoSeconds = *v;
     }
+    o.preset = p.value("preset");
+    if (!o.preset.isEmpty() && !o.demo.isEmpty())
+        problems << "preset and demo are exclusive: give one of them";
+    o.presentation = p.isSet("presentation");
+    o.explain = p.isSet("explain");
     o.settingsFile = p.value("settings");
     o.theme = p.value("theme");
     if (!o.theme.isEmpty() && o.theme != "light" && o.theme != "dark")

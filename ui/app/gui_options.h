@@ -15,6 +15,7 @@ struct GuiOptions {
     bool start = false;
     QString page;       ///< the page to show first, by name ("latency", "starvation", …); --start starts it
     QString configJson; ///< a file holding a latency config (the JSON of presets and --json output)
+    QString open;       ///< a recording to replay, or cyclictest results to hold as reference (File > Open)
     QString policy;
     QString period;
     QString waiter;
@@ -28,8 +29,11 @@ struct GuiOptions {
     bool quitAfterScreenshot = false;
     double quitAfter = 0; ///< close the window after this many seconds (0 = never)
 
-    QString demo;           ///< "other-vs-fifo"
-    double demoSeconds = 4; ///< per phase of the demo
+    QString demo;              ///< "other-vs-fifo": the built-in preset fifo-vs-other with --hogs and --demo-seconds
+    double demoSeconds = 4;    ///< per phase of the demo
+    QString preset;            ///< a built-in preset's name or a preset file, played at launch
+    bool presentation = false; ///< start in presentation mode (F11)
+    bool explain = false;      ///< open the "What am I seeing?" pane (F1)
 
     QString settingsFile; ///< an INI file instead of the user's settings (reproducible screenshots, tests)
     QString theme;        ///< "", "light", "dark"

@@ -15,6 +15,8 @@ namespace rtscope {
 
 LatencyControls::LatencyControls(const std::vector<int>& cpus, QWidget* parent)
     : QWidget(parent)
+    , m_form(new QFormLayout)
+    , m_hint(new QLabel(this))
     , m_problemLabel(new QLabel(this))
     , m_statusLabel(new QLabel(this))
 {
@@ -45,7 +47,7 @@ LatencyControls::LatencyControls(const std::vector<int>& cpus, QWidget* parent)
                                .arg(w.priority->minimum())
                                .arg(w.priority->maximum()));
 
-    auto* form = new QFormLayout;
+    QFormLayout* form = m_form;
     form->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
     form->addRow(tr("&Policy"), w.policy);
     form->addRow(tr("P&riority"), w.priority);
@@ -63,9 +65,8 @@ LatencyControls::LatencyControls(const std::vector<int>& cpus, QWidget* parent)
     m_statusLabel->setWordWrap(true);
     m_statusLabel->hide();
 
-    auto* hint = new QLabel(tr("Every change applies to the running experiment at once and leaves a marker on "
-                               "the timeline."),
-                            this);
+    QLabel* hint = m_hint;
+    hint->setText(tr("Every change applies to the running experiment at once and leaves a marker on the timeline."));
     hint->setWordWrap(true);
     hint->setEnabled(false);
 
@@ -113,6 +114,22 @@ void LatencyControls::setStatus(const QString& text)
 {
     m_statusLabel->setText(text);
     m_statusLabel->setVisible(!text.isEmpty());
+}
+
+void LatencyControls::insertRow(int row, const QString& label, QWidget* field)
+{
+    m_form->insertRow(row, label, field);
+}
+
+void LatencyControls::setRowVisible(QWidget* field, bool visible)
+{
+    m_form->setRowVisible(field, visible);
+}
+
+void LatencyControls::setHint(const QString& text)
+{
+    m_hint->setText(text);
+    m_hint->setVisible(!text.isEmpty());
 }
 
 void LatencyControls::changeEvent(QEvent* event)

@@ -9,6 +9,7 @@
 #include <vector>
 
 class QComboBox;
+class QFormLayout;
 class QLabel;
 class QSpinBox;
 
@@ -31,6 +32,12 @@ public:
     /// One line under the controls saying what is running ("Running: FIFO 80 · 1.00 ms · …").
     void setStatus(const QString& text);
 
+    // For pages that reuse these controls with a field more or less (per-CPU, sweep): the form's rows.
+    void insertRow(int row, const QString& label, QWidget* field);
+    void setRowVisible(QWidget* field, bool visible);
+    /// The greyed hint under the controls (by default: changes apply to the running experiment at once).
+    void setHint(const QString& text);
+
 signals:
     /// The user changed a control; the page reads the new config through mapper().
     void edited();
@@ -42,6 +49,8 @@ private:
     void restyleProblems();
 
     std::unique_ptr<LatencyConfigMapper> m_mapper;
+    QFormLayout* m_form;
+    QLabel* m_hint;
     QLabel* m_problemLabel;
     QLabel* m_statusLabel;
     QStringList m_problems;

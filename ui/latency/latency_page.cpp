@@ -2,13 +2,18 @@
 
 #include "engine/experiments/latency_experiment.h"
 #include "engine/util/clock.h"
+#include "ui/app/config_json.h"
+#include "ui/explanation_pane.h"
 #include "ui/latency/latency_controls.h"
 #include "ui/latency/latency_source.h"
 #include "ui/latency/latency_stats_model.h"
+#include "ui/latency/recording_banner.h"
 #include "ui/plot/histogram_chart.h"
 #include "ui/plot/timeline_chart.h"
+#include "ui/widgets/table_style.h"
 
 #include <QCheckBox>
+#include <QEvent>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
@@ -21,6 +26,9 @@
 #include <QVBoxLayout>
 
 #include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cmath>
 
 namespace rtscope {
 
@@ -52,6 +60,7 @@ LatencyPage::LatencyPage(std::unique_ptr<LatencySource> source, const SystemProb
     , m_referenceLabel(new QLabel(this))
     , m_clearReference(new QPushButton(tr("Clear reference"), this))
     , m_timer(new QTimer(this))
+    , m_replayBanner(new ReplayBanner(this))
 {
     setObjectName("latencyPage");
     // The controls list the online CPUs (the wording); validate() still checks the allowed set.
@@ -100,21 +109,9 @@ LatencyPage::LatencyPage(std::unique_ptr<LatencySource> source, const SystemProb
     m_table->horizontalHeader()->setStretchLastSection(true);
     m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     m_table->horizontalHeader()->setSectionResizeMode(LatencyStatsModel::Config, QHeaderView::Stretch);
-    // Projected, the numbers matter most: a larger font, and exactly the header and two rows of height.
-    QFont tableFont = m_table->font();
-    tableFont.setPointSizeF(tableFont.pointSizeF() * 1.15);
-    m_table->setFont(tableFont);
-    m_table->horizontalHeader()->setFont(tableFont);
-    QFont rowNames = tableFont;
-    rowNames.setBold(true);
-    m_table->verticalHeader()->setFont(rowNames);
-    const int rowHeight = QFontMetrics(tableFont).height() + 10;
     m_table->verticalHeader()->setSectionResizeMode(QHeaderView::Fixed);
-    m_table->verticalHeader()->setDefaultSectionSize(rowHeight);
-    m_table->verticalHeader()->setMinimumWidth(QFontMetrics(rowNames).horizontalAdvance(tr("Reference")) + 16);
-    m_table->horizontalHeader()->setMinimumHeight(rowHeight);
-    m_table->setFixedHeight(rowHeight * 3 + 2 * m_table->frameWidth() + 2);
     m_table->setVerticalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    styleTable();
 
     m_chartSplitter->addWidget(m_histogram);
     m_chartSplitter->addWidget(m_timeline);
@@ -130,6 +127,9 @@ LatencyPage::LatencyPage(std::unique_ptr<LatencySource> source, const SystemProb
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(4, 4, 4, 4);
     layout->addWidget(m_lossWarning);
+    layout->addWidget(m_replayBanner);
+    m_replayBanner->hide();
+    connect(m_replayBanner, &ReplayBanner::backToLive, this, &LatencyPage::leaveReplay);
     layout->addLayout(options);
     layout->addWidget(m_mainSplitter, 1);
 
@@ -148,6 +148,26 @@ LatencyPage::~LatencyPage()
     // The controls live in the main window's dock; if the page goes first they must not outlive it.
     if (m_controls && !m_controls->parent())
         delete m_controls;
+}
+
+void LatencyPage::styleTable()
+{
+    // Projected, the numbers matter most: a larger font, and exactly the header and two rows of height.
+    const int rowHeight = styleTableFont(m_table, font(), 1.15, 10);
+    QFont rowNames = m_table->font();
+    rowNames.setBold(true);
+    m_table->verticalHeader()->setFont(rowNames);
+    m_table->verticalHeader()->setMinimumWidth(QFontMetrics(rowNames).horizontalAdvance(tr("Reference")) + 16);
+    m_table->horizontalHeader()->setMinimumHeight(rowHeight);
+    m_table->setFixedHeight(rowHeight * 3 + 2 * m_table->frameWidth() + 2);
+}
+
+void LatencyPage::changeEvent(QEvent* event)
+{
+    ExperimentPage::changeEvent(event);
+    // A larger window font (presentation mode) must reach the table, whose font is set explicitly.
+    if (event->type() == QEvent::FontChange)
+        styleTable();
 }
 
 QWidget* LatencyPage::controls()
@@ -184,6 +204,7 @@ bool LatencyPage::start()
 {
     if (m_source->running())
         return true;
+    leaveReplay(); // Start means back to live
     const LatencyConfig c = config();
     if (auto problems = c.validate(m_cpus); !problems.empty()) {
         m_controls->showProblems(toQt(problems));
@@ -298,19 +319,77 @@ bool LatencyPage::holdAsReference()
     }
     const LatencySnapshot& s = *m_lastDrawn;
     const LatencyThreadStats& t = s.threads.front();
-    const std::string label = s.config.label();
-    m_reference = summarizeRun(t, label);
-    m_referenceCurve = histogramCurve(t.histogram, tr("reference: %1").arg(shortConfigLabel(s.config)));
-    m_referenceMax = referenceMaxMarker(t.histogram);
+    const QString label = shortConfigLabel(s.config);
+    holdReference(summarizeRun(t, s.config.label()), histogramCurve(t.histogram, tr("reference: %1").arg(label)),
+                  referenceMaxMarker(t.histogram), label);
+    return true;
+}
+
+void LatencyPage::holdReference(const LatencyRunSummary& summary, const HistogramCurve& curve,
+                                const VerticalMarker& max, const QString& label)
+{
+    m_reference = summary;
+    m_referenceCurve = curve;
+    m_referenceMax = max;
     m_histogram->setReference(&m_referenceCurve);
     m_model->setReference(m_reference);
-    draw(s);
-    m_referenceLabel->setText(tr("Reference: %1").arg(shortConfigLabel(s.config)));
-    m_referenceLabel->setToolTip(QString::fromStdString(label));
+    if (m_lastDrawn)
+        draw(*m_lastDrawn);
+    m_referenceLabel->setText(tr("Reference: %1").arg(label));
+    m_referenceLabel->setToolTip(summary.label);
     m_clearReference->show();
     emit referenceChanged(true);
-    emit statusMessage(tr("Held as reference: %1").arg(QString::fromStdString(label)));
-    return true;
+    emit statusMessage(tr("Held as reference: %1").arg(summary.label));
+}
+
+void LatencyPage::showReplay(std::shared_ptr<const LatencySnapshot> run, const QString& banner)
+{
+    if (!run)
+        return;
+    stop();
+    if (!m_replay)
+        m_liveTimelineSeconds = timelineSeconds();
+    m_replay = std::move(run);
+    // The whole run on the timeline, as far as the snapshot carries it (120 s at most).
+    const double seconds = double(m_replay->publishedNs - m_replay->startNs) / 1e9;
+    setTimelineSeconds(std::clamp(int(std::ceil(seconds)), 1, 120));
+    m_replayBanner->setText(banner);
+    m_replayBanner->show();
+    m_lastDrawn = m_replay;
+    m_lastGeneration = m_replay->generation;
+    draw(*m_replay);
+    m_controls->setStatus(tr("Replay: %1").arg(QString::fromStdString(m_replay->config.label())));
+    emit replayChanged(true);
+}
+
+void LatencyPage::leaveReplay()
+{
+    if (!m_replay)
+        return;
+    m_replay.reset();
+    m_replayBanner->hide();
+    setTimelineSeconds(m_liveTimelineSeconds);
+    m_lastDrawn = m_source->snapshot();
+    m_lastGeneration = m_lastDrawn ? m_lastDrawn->generation : 0;
+    if (m_lastDrawn) {
+        draw(*m_lastDrawn);
+    } else {
+        m_histogram->setLive({}, {});
+        m_timeline->clear();
+        m_model->setLive(std::nullopt);
+    }
+    updateRunStatus();
+    emit replayChanged(false);
+}
+
+QString LatencyPage::replayBanner() const
+{
+    return m_replay ? m_replayBanner->text() : QString();
+}
+
+std::shared_ptr<const LatencySnapshot> LatencyPage::shownRun() const
+{
+    return m_replay ? m_replay : m_source->snapshot();
 }
 
 void LatencyPage::clearReference()
@@ -369,6 +448,8 @@ bool LatencyPage::resetOnChange() const
 
 void LatencyPage::refreshNow()
 {
+    if (m_replay)
+        return; // the views show a recording until the user goes back to live
     std::shared_ptr<const LatencySnapshot> snap = m_source->snapshot();
     if (!snap)
         return;
@@ -396,7 +477,8 @@ void LatencyPage::draw(const LatencySnapshot& s)
     std::vector<VerticalMarker> markers = percentileMarkers(t.histogram);
     if (m_reference)
         markers.push_back(m_referenceMax);
-    m_histogram->setLive(histogramCurve(t.histogram, tr("live: %1").arg(shortConfigLabel(s.config))), markers);
+    const QString curve = m_replay ? tr("replay: %1") : tr("live: %1");
+    m_histogram->setLive(histogramCurve(t.histogram, curve.arg(shortConfigLabel(s.config))), markers);
     m_timeline->setData(timelinePoints(s), timelineMarkers(s, m_timeline->windowSeconds()));
     m_model->setLive(summarizeRun(t, s.config.label()));
 
@@ -421,20 +503,38 @@ QString LatencyPage::dataLossWarning() const
 
 QString LatencyPage::explanation() const
 {
-    return tr("<h3>Real-time means on time, not faster</h3>"
-              "<p>A thread wakes every <b>period</b> and records how late it woke: <b>latency = actual wake-up − "
-              "deadline</b> (cyclictest's method: an absolute deadline, the clock read on wake-up).</p>"
-              "<p><b>CPU hogs</b> are busy SCHED_OTHER threads on the hog CPU. Under <b>SCHED_OTHER</b> the "
-              "measuring thread competes fairly with them, so its wake-ups queue behind them and the tail (p99.9, "
-              "max) grows with their number, up to milliseconds. Under <b>SCHED_FIFO</b> it preempts every hog at "
-              "once and the tail collapses to microseconds. The hogs get the same work done: real-time changes "
-              "<i>when</i>, not <i>how fast</i>.</p>"
-              "<p><b>Try it:</b> 16 hogs, SCHED_OTHER, Start; after a few seconds press <b>Hold as reference</b>; "
-              "switch the policy to SCHED_FIFO 80. The orange curve is the frozen OTHER run, the blue one FIFO.</p>"
-              "<p><b>Reading the views:</b> the histogram counts wake-ups per latency (log axes), with dashed "
-              "lines at p50, p99, p99.9 and a solid one at the maximum. The timeline shows the min and max of "
-              "every pixel column, so a single 3 ms spike stays visible; dashed lines mark configuration "
-              "changes. <b>Dropped</b> must stay 0.</p>");
+    Explanation e;
+    e.title = tr("Real-time means on time, not faster");
+    e.looking = tr("A thread wakes every <b>period</b> on one CPU, next to busy SCHED_OTHER <b>hogs</b>, and records "
+                   "how late it woke: <b>latency = wake-up − deadline</b>. Histogram: wake-ups per latency; "
+                   "timeline: the last seconds; table: the figures in µs and the sample count.");
+    e.expect = tr("Under <b>SCHED_OTHER</b> the tail (p99.9, max) grows with the hogs, up to milliseconds; under "
+                  "<b>SCHED_FIFO</b> it stays at microseconds. Press <b>H</b> to hold one run as reference, then "
+                  "switch the policy to see both. <b>Dropped</b> must stay 0.");
+    e.why = tr("SCHED_OTHER shares the CPU fairly, so a waking thread may wait for a hog's turn; SCHED_FIFO "
+               "preempts them at once. The hogs get as much work done: real-time changes <i>when</i>, not how "
+               "fast.");
+    e.thisMachine << kernelSentence(m_probe);
+    if (m_probe.scheduler == "EEVDF")
+        e.thisMachine << tr("EEVDF lets a thread that slept run again soon: with a few hogs SCHED_OTHER can look "
+                            "as good as SCHED_FIFO, so turn the hogs up.");
+    else
+        e.thisMachine << tr("CFS makes a waking SCHED_OTHER thread wait behind the hogs' slices: every hog "
+                            "shows in the tail.");
+    e.thisMachine << slackSentence(m_probe) << vmSentence(m_probe) << rtSentence(m_probe);
+    return explanationHtml(e);
+}
+
+QStringList LatencyPage::applyConfigJson(const nlohmann::json& config)
+{
+    return applyConfigJsonWith(
+        config, latencyConfigFromJson, [this](const LatencyConfig& c) { return applyConfig(c); },
+        [this](const QStringList& problems) { m_controls->showProblems(problems); });
+}
+
+nlohmann::json LatencyPage::configJson() const
+{
+    return toJson(config());
 }
 
 void LatencyPage::saveSettings(QSettings& settings) const

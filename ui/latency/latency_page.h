@@ -24,6 +24,7 @@ namespace rtscope {
 
 class HistogramChart;
 class LatencyControls;
+class ReplayBanner;
 class LatencySource;
 class LatencyStatsModel;
 class TimelineChart;
@@ -52,6 +53,8 @@ public:
     void clearReference() override;
     bool hasReference() const override { return m_reference.has_value(); }
     QString explanation() const override;
+    QStringList applyConfigJson(const nlohmann::json& config) override;
+    nlohmann::json configJson() const override;
     std::vector<int> busyCpus() const override;
     void saveSettings(QSettings& settings) const override;
     void restoreSettings(QSettings& settings) override;
@@ -63,6 +66,18 @@ public:
     QStringList applyConfig(const LatencyConfig& config);
     /// Problems shown next to the controls right now.
     QStringList problems() const;
+
+    /// Shows @p run, replayed from a recording, in the views instead of the live run (which is stopped), under
+    /// @p banner. Start, or the banner's "Back to live", returns to the live views.
+    void showReplay(std::shared_ptr<const LatencySnapshot> run, const QString& banner);
+    void leaveReplay();
+    bool isReplay() const { return m_replay != nullptr; }
+    QString replayBanner() const;
+    /// The run the views show: the replayed one, else the live source's latest snapshot (null before any).
+    std::shared_ptr<const LatencySnapshot> shownRun() const;
+    /// Holds a result from elsewhere (an imported cyclictest file) as the reference, like holdAsReference().
+    void holdReference(const LatencyRunSummary& summary, const HistogramCurve& curve, const VerticalMarker& max,
+                       const QString& label);
 
     void setLogLatencyAxis(bool log);
     bool logLatencyAxis() const;
@@ -84,7 +99,14 @@ public:
     HistogramChart* histogramChart() const { return m_histogram; }
     TimelineChart* timelineChart() const { return m_timeline; }
 
+signals:
+    void replayChanged(bool replaying);
+
+protected:
+    void changeEvent(QEvent* event) override;
+
 private:
+    void styleTable();
     void controlsEdited();
     bool applyRunning(const LatencyConfig& config);
     void draw(const LatencySnapshot& snapshot);
@@ -109,6 +131,9 @@ private:
     QLabel* m_referenceLabel;
     QPushButton* m_clearReference;
     QTimer* m_timer;
+    ReplayBanner* m_replayBanner;
+    std::shared_ptr<const LatencySnapshot> m_replay;
+    int m_liveTimelineSeconds = 10; ///< the timeline window to restore when a replay ends
 
     std::shared_ptr<const LatencySnapshot> m_lastDrawn;
     uint64_t m_lastGeneration = 0;

@@ -6,6 +6,25 @@
 
 namespace rtscope::plot {
 
+namespace {
+double g_lineWidthScale = 1.0; // GUI thread only, like every widget that reads it
+} // namespace
+
+void setLineWidthScale(double scale)
+{
+    g_lineWidthScale = scale > 0 ? scale : 1.0;
+}
+
+double lineWidthScale()
+{
+    return g_lineWidthScale;
+}
+
+double lineWidth(double base)
+{
+    return base * g_lineWidthScale;
+}
+
 bool isDarkPalette(const QPalette& palette)
 {
     return palette.color(QPalette::Base).lightnessF() < 0.5;
@@ -86,7 +105,7 @@ void styleAxis(QAbstractAxis* axis, const QPalette& palette, const QFont& base)
     title.setBold(true);
     axis->setTitleFont(title);
     QPen line(c.text);
-    line.setWidthF(1.2);
+    line.setWidthF(lineWidth(1.2));
     axis->setLinePen(line);
     QPen grid(c.grid);
     grid.setWidthF(1.0);

@@ -28,6 +28,13 @@ QColor markerColor(MarkerRole role, const QPalette& palette);
 /// Chart fonts: a little larger than the widget font, for a lecture hall.
 QFont chartFont(const QFont& base, double scale = 1.0);
 
+/// One scale for every plotted line (presentation mode thickens them all); 1 by default. Charts read it when
+/// they restyle, which a font or palette change triggers.
+void setLineWidthScale(double scale);
+double lineWidthScale();
+/// @p base pen width × the scale: the width every chart pen is built with.
+double lineWidth(double base);
+
 void styleChart(QChart* chart, const QPalette& palette, const QFont& base);
 void styleAxis(QAbstractAxis* axis, const QPalette& palette, const QFont& base);
 

@@ -93,7 +93,7 @@ struct DriftChart::Impl {
         int absolute = 0;
         for (size_t i = 0; i < series.size() && i < curves.size(); ++i) {
             const bool rel = curves[i].relative;
-            QPen pen(curveColor(rel ? 0 : absolute++, rel, dark), rel ? 3.5 : 2.5);
+            QPen pen(curveColor(rel ? 0 : absolute++, rel, dark), plot::lineWidth(rel ? 3.5 : 2.5));
             pen.setCosmetic(true);
             series[i]->setPen(pen);
         }

@@ -60,6 +60,9 @@ struct HistogramChart::Impl {
     HistogramCurve liveCurve;
     std::optional<HistogramCurve> refCurve;
     std::vector<uint64_t> refCounts;
+    std::vector<HistogramOverlay> overlays;
+    std::vector<QLineSeries*> overlaySeries; ///< grows to the most overlays ever shown; unused ones are hidden
+    std::vector<std::vector<uint64_t>> overlayCounts;
     std::vector<double> edges;
     int axisUpdates = 0;
 
@@ -79,6 +82,8 @@ struct HistogramChart::Impl {
         if (chart->axes(Qt::Horizontal).contains(remove)) {
             live->detachAxis(remove);
             reference->detachAxis(remove);
+            for (QLineSeries* s : overlaySeries)
+                s->detachAxis(remove);
             chart->removeAxis(remove);
             remove->setParent(owner); // removeAxis gives up ownership: keep it with the widget
         }
@@ -86,6 +91,35 @@ struct HistogramChart::Impl {
             chart->addAxis(add, Qt::AlignBottom);
             live->attachAxis(add);
             reference->attachAxis(add);
+            for (QLineSeries* s : overlaySeries)
+                s->attachAxis(add);
+        }
+    }
+
+    QLineSeries* addOverlaySeries()
+    {
+        auto* s = new QLineSeries;
+        chart->addSeries(s);
+        s->attachAxis(logX ? static_cast<QAbstractAxis*>(xLog) : xLinear);
+        s->attachAxis(yLog);
+        overlaySeries.push_back(s);
+        return s;
+    }
+
+    void styleOverlay(QLineSeries* s, const QColor& color) const
+    {
+        QPen pen(color, plot::lineWidth(2.4));
+        pen.setCosmetic(true);
+        s->setPen(pen);
+    }
+
+    void rebinOverlays()
+    {
+        overlayCounts.resize(overlays.size());
+        for (size_t i = 0; i < overlays.size(); ++i) {
+            overlayCounts[i] = plot::rebin(overlays[i].curve.buckets, edges);
+            const bool any = !overlays[i].curve.buckets.empty();
+            overlaySeries[i]->replace(any ? plot::stepPoints(edges, overlayCounts[i], kCountFloor) : QList<QPointF>{});
         }
     }
 
@@ -104,6 +138,7 @@ struct HistogramChart::Impl {
         overlay->setAxis(lo, hi, logX);
         refCounts = refCurve ? plot::rebin(refCurve->buckets, edges) : std::vector<uint64_t>{};
         reference->replace(refCurve ? plot::stepPoints(edges, refCounts, kCountFloor) : QList<QPointF>{});
+        rebinOverlays();
         ++axisUpdates;
     }
 
@@ -113,6 +148,8 @@ struct HistogramChart::Impl {
         extend(e, liveCurve);
         if (refCurve)
             extend(e, *refCurve);
+        for (const HistogramOverlay& o : overlays)
+            extend(e, o.curve);
         const double lo = e.any ? std::max(e.min, 0.0) : (logX ? 1.0 : 0.0);
         const double hi = e.any ? e.max : 100.0;
         if (xRange.update(lo, hi) || forceAxes)
@@ -123,6 +160,9 @@ struct HistogramChart::Impl {
             maxCount = std::max(maxCount, c);
         for (uint64_t c : refCounts)
             maxCount = std::max(maxCount, c);
+        for (const std::vector<uint64_t>& counts : overlayCounts)
+            for (uint64_t c : counts)
+                maxCount = std::max(maxCount, c);
         if (yRange.update(kCountFloor, double(maxCount)) || forceAxes) {
             yLog->setRange(yRange.lower(), yRange.upper());
             ++axisUpdates;
@@ -201,12 +241,14 @@ void HistogramChart::changeEvent(QEvent* event)
     plot::styleAxis(d->xLinear, pal, font());
     plot::styleAxis(d->xLog, pal, font());
     const plot::ChartColors c = plot::chartColors(pal);
-    QPen livePen(c.live, 2.6);
+    QPen livePen(c.live, plot::lineWidth(2.6));
     livePen.setCosmetic(true);
     d->live->setPen(livePen);
-    QPen refPen(c.reference, 3.2);
+    QPen refPen(c.reference, plot::lineWidth(3.2));
     refPen.setCosmetic(true);
     d->reference->setPen(refPen);
+    for (QLineSeries* s : d->overlaySeries)
+        d->styleOverlay(s, s->pen().color());
     d->overlay->setStyle(pal, plot::chartFont(font(), 1.0));
     d->overlay->relayout();
 }
@@ -258,6 +300,53 @@ void HistogramChart::clear()
     d->xRange.reset();
     d->yRange.reset();
     d->redraw(true);
+}
+
+void HistogramChart::setOverlays(const std::vector<HistogramOverlay>& overlays)
+{
+    while (d->overlaySeries.size() < overlays.size())
+        d->addOverlaySeries();
+    for (size_t i = 0; i < d->overlaySeries.size(); ++i) {
+        QLineSeries* s = d->overlaySeries[i];
+        const bool used = i < overlays.size();
+        if (s->isVisible() != used)
+            s->setVisible(used);
+        if (!used)
+            continue;
+        // Name and pen relay out the legend: only on a real change.
+        if (s->name() != overlays[i].curve.name)
+            s->setName(overlays[i].curve.name);
+        if (s->pen().color() != overlays[i].color)
+            d->styleOverlay(s, overlays[i].color);
+    }
+    d->overlays = overlays;
+    d->rebinOverlays();
+    d->redraw(false);
+}
+
+void HistogramChart::setLiveVisible(bool visible)
+{
+    d->live->setVisible(visible);
+}
+
+void HistogramChart::setTitle(const QString& title)
+{
+    d->chart->setTitle(title);
+}
+
+int HistogramChart::overlayCount() const
+{
+    return int(d->overlays.size());
+}
+
+QList<QPointF> HistogramChart::overlayPoints(int index) const
+{
+    return index >= 0 && index < overlayCount() ? d->overlaySeries[size_t(index)]->points() : QList<QPointF>{};
+}
+
+QString HistogramChart::overlayName(int index) const
+{
+    return index >= 0 && index < overlayCount() ? d->overlaySeries[size_t(index)]->name() : QString();
 }
 
 QList<QPointF> HistogramChart::livePoints() const

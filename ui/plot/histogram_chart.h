@@ -3,13 +3,22 @@
 // percentile markers, and an optional frozen reference curve in a second colour.
 #include "ui/plot/plot_data.h"
 
+#include <QColor>
 #include <QList>
 #include <QPointF>
 #include <QWidget>
 
 #include <memory>
+#include <vector>
 
 namespace rtscope {
+
+/// An extra curve in a colour of its own, for views that compare several histograms at once (one per CPU, one
+/// per setting of a sweep). Overlays share the axes with the live and reference curves.
+struct HistogramOverlay {
+    HistogramCurve curve;
+    QColor color;
+};
 
 class HistogramChart : public QWidget {
     Q_OBJECT
@@ -26,6 +35,12 @@ public:
     void setReference(const HistogramCurve* curve);
     void clear();
 
+    /// Replaces the overlays (drawn on top of the live curve, each with its legend entry).
+    void setOverlays(const std::vector<HistogramOverlay>& overlays);
+    /// Hides the live curve and its legend entry, for views made only of overlays.
+    void setLiveVisible(bool visible);
+    void setTitle(const QString& title);
+
     // What is drawn, for tests and the benchmark.
     QList<QPointF> livePoints() const;
     QList<QPointF> referencePoints() const;
@@ -36,6 +51,9 @@ public:
     int visibleMarkers() const;
     QString liveName() const;
     QString referenceName() const;
+    int overlayCount() const;
+    QList<QPointF> overlayPoints(int index) const;
+    QString overlayName(int index) const;
 
 protected:
     void changeEvent(QEvent* event) override;

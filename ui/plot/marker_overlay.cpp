@@ -95,7 +95,7 @@ void MarkerOverlay::relayout()
         ++m_visible;
         const QColor color = markerColor(m.role, m_palette);
         const bool solid = m.role == MarkerRole::Max || m.role == MarkerRole::Reference;
-        QPen pen(color, solid ? 2.0 : 1.8);
+        QPen pen(color, lineWidth(solid ? 2.0 : 1.8));
         pen.setCosmetic(true);
         if (m.role == MarkerRole::Change || m.role == MarkerRole::Reset)
             pen.setStyle(Qt::DashLine);

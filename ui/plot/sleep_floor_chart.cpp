@@ -96,7 +96,7 @@ struct SleepFloorChart::Impl {
         const bool dark = plot::isDarkPalette(pal);
         for (size_t i = 0; i < medians.size(); ++i) {
             const QColor c = methodColor(int(i), dark);
-            QPen pen(c, 3.0, spins[i] ? Qt::DashLine : Qt::SolidLine);
+            QPen pen(c, plot::lineWidth(3.0), spins[i] ? Qt::DashLine : Qt::SolidLine);
             pen.setCosmetic(true);
             medians[i]->setPen(pen);
             medians[i]->setColor(c);
@@ -108,10 +108,10 @@ struct SleepFloorChart::Impl {
         QColor text = pal.color(QPalette::Text);
         QColor ident = text;
         ident.setAlphaF(0.55f);
-        QPen idPen(ident, 2.0, Qt::DashLine);
+        QPen idPen(ident, plot::lineWidth(2.0), Qt::DashLine);
         idPen.setCosmetic(true);
         identity->setPen(idPen);
-        QPen resPen(dark ? QColor(0xff, 0xd5, 0x4f) : QColor(0xb2, 0x6a, 0x00), 2.5, Qt::DotLine);
+        QPen resPen(dark ? QColor(0xff, 0xd5, 0x4f) : QColor(0xb2, 0x6a, 0x00), plot::lineWidth(2.5), Qt::DotLine);
         resPen.setCosmetic(true);
         resolution->setPen(resPen);
     }

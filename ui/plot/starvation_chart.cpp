@@ -164,7 +164,7 @@ struct StarvationChart::Impl {
             const bool control = i < data.lines.size() && data.lines[i].control;
             QColor c = control ? plot::chartColors(palette).reference
                                : (dark ? kDarkColors : kLightColors)[i % std::size(kLightColors)];
-            QPen pen(c, 2.6);
+            QPen pen(c, plot::lineWidth(2.6));
             pen.setCosmetic(true);
             if (control)
                 pen.setStyle(Qt::DashLine);

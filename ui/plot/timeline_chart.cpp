@@ -165,7 +165,7 @@ void TimelineChart::changeEvent(QEvent* event)
     plot::styleAxis(d->yLinear, pal, font());
     plot::styleAxis(d->yLog, pal, font());
     // One pixel: the envelope is dense enough to read as a band, and a 1-px cosmetic pen takes the fast path.
-    QPen pen(plot::chartColors(pal).live, 1.0);
+    QPen pen(plot::chartColors(pal).live, plot::lineWidth(1.0));
     pen.setCosmetic(true);
     d->series->setPen(pen);
     d->overlay->setStyle(pal, plot::chartFont(font(), 1.0));

@@ -4,12 +4,16 @@
 #include "engine/rt/cpu_topology.h"
 #include "engine/util/clock.h"
 #include "engine/util/units.h"
+#include "ui/app/config_json.h"
 #include "ui/app/gui_thread_affinity.h"
+#include "ui/explanation_pane.h"
 #include "ui/plot/chart_style.h"
 #include "ui/plot/starvation_chart.h"
 #include "ui/starvation/burst_table_model.h"
 #include "ui/starvation/starvation_controls.h"
+#include "ui/widgets/table_style.h"
 
+#include <QEvent>
 #include <QFrame>
 #include <QHBoxLayout>
 #include <QHeaderView>
@@ -145,17 +149,12 @@ StarvationPage::StarvationPage(const SystemProbe& probe, QWidget* parent)
     m_table->verticalHeader()->hide();
     m_table->horizontalHeader()->setStretchLastSection(true);
     m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
-    QFont tableFont = scaled(m_table->font(), 1.15, false);
-    m_table->setFont(tableFont);
-    m_table->horizontalHeader()->setFont(scaled(tableFont, 1.0, true));
-    m_table->verticalHeader()->setDefaultSectionSize(QFontMetrics(tableFont).height() + 10);
 
     m_splitter->addWidget(m_chart);
     m_splitter->addWidget(m_table);
     m_splitter->setStretchFactor(0, 5);
     m_splitter->setStretchFactor(1, 1);
     m_splitter->setChildrenCollapsible(false);
-    m_table->setMinimumHeight(QFontMetrics(tableFont).height() * 5);
 
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(4, 4, 4, 4);
@@ -199,6 +198,7 @@ StarvationPage::Tile StarvationPage::makeTile()
 void StarvationPage::restyle()
 {
     const QFont base = font();
+    m_table->setMinimumHeight((styleTableFont(m_table, base, 1.15, 10) - 10) * 5);
     for (Tile* t : {&m_spinnerTile}) {
         t->title->setFont(scaled(base, 1.15, true));
         t->value->setFont(scaled(base, 2.6, true));
@@ -215,6 +215,14 @@ void StarvationPage::restyle()
                                     "border-radius: 4px; }");
     m_lossWarning->setStyleSheet("QLabel { color: white; background: #c62828; padding: 8px; font-weight: bold; "
                                  "border-radius: 4px; }");
+}
+
+void StarvationPage::changeEvent(QEvent* event)
+{
+    ExperimentPage::changeEvent(event);
+    // Presentation mode enlarges the window's font: the big numbers and the table, set explicitly, follow it.
+    if (event->type() == QEvent::FontChange)
+        restyle();
 }
 
 QWidget* StarvationPage::controls()
@@ -527,54 +535,55 @@ void StarvationPage::drawKernelLine(const StarvationSnapshot& s)
 QString StarvationPage::explanation() const
 {
     const ThrottleSettings& k = m_kernel;
-    QString net;
-    if (k.rtRuntimeUs && k.rtPeriodUs && *k.rtRuntimeUs >= 0) {
-        const int64_t runtimeNs = *k.rtRuntimeUs * kNsPerUs;
-        const int64_t leftNs = (*k.rtPeriodUs - *k.rtRuntimeUs) * kNsPerUs;
-        net = tr("<p><b>On this kernel</b> (Linux %1) <code>sched_rt_runtime_us</code> = %2 of "
-                 "<code>sched_rt_period_us</code> = %3: real-time tasks may use %4 of every %5 on a CPU, which "
-                 "leaves %6 per period to everyone else. So expect a burst longer than about %4 to show one window "
-                 "of about %6 every %5.</p>")
-                  .arg(QString::fromStdString(k.kernelRelease))
-                  .arg(*k.rtRuntimeUs)
-                  .arg(*k.rtPeriodUs)
-                  .arg(duration(runtimeNs), duration(*k.rtPeriodUs * kNsPerUs), duration(leftNs));
-    } else if (k.rtRuntimeUs && *k.rtRuntimeUs < 0) {
-        net = tr("<p><b>On this kernel</b> (Linux %1) RT throttling is <b>disabled</b> "
-                 "(<code>sched_rt_runtime_us</code> = -1).</p>")
-                  .arg(QString::fromStdString(k.kernelRelease));
-    } else {
-        net = tr("<p>The RT-throttling settings could not be read on this kernel (Linux %1).</p>")
-                  .arg(QString::fromStdString(k.kernelRelease));
-    }
-    if (k.fairServerKernel)
-        net += tr("<p>This kernel also has the <b>fair server</b> (6.12 and later): a deferred reservation that "
-                  "runs starved SCHED_OTHER tasks for its runtime once they have waited the rest of its period. "
-                  "Its setting: %1.</p>")
-                   .arg(QString::fromStdString(k.fairServerText()).toHtmlEscaped());
+    Explanation e;
+    e.title = tr("The trap: a SCHED_FIFO thread that never blocks starves its CPU");
+    e.looking = tr("A real-time <b>spinner</b> busy-loops for a <b>burst</b> (red band), then sleeps for a "
+                   "<b>gap</b>. The <b>counters</b> are ordinary threads on its CPU counting as fast as they can; a "
+                   "control counter runs on another CPU.");
+    e.expect = tr("During a burst the counters on the spinner's CPU make <b>exactly zero progress</b>, except in "
+                  "short <b>windows</b> (amber); the control counter does not notice.");
+    e.why = tr("A SCHED_FIFO thread runs until it blocks: it is not time-sliced against SCHED_OTHER. The windows "
+               "are the kernel's last-resort safety net. <b>Nobody should rely on it</b>. The spinner checks "
+               "its own deadline; a watchdog (priority %1, another CPU) demotes it %2 past it.")
+                .arg(StarvationConfig::kWatchdogPriority)
+                .arg(duration(StarvationConfig::kWatchdogMarginNs));
+    e.thisMachine << kernelSentence(m_probe);
+    if (k.rtRuntimeUs && k.rtPeriodUs && *k.rtRuntimeUs >= 0)
+        e.thisMachine << tr("<b>RT throttling</b>: real-time threads may use %1 of every %2 on a CPU "
+                            "(<code>sched_rt_runtime_us</code> %3), leaving %4 to the others: in a burst longer than "
+                            "%1, expect about one window that long per %2.")
+                             .arg(duration(*k.rtRuntimeUs * kNsPerUs), duration(*k.rtPeriodUs * kNsPerUs))
+                             .arg(*k.rtRuntimeUs)
+                             .arg(duration((*k.rtPeriodUs - *k.rtRuntimeUs) * kNsPerUs));
+    else if (k.rtRuntimeUs && *k.rtRuntimeUs < 0)
+        e.thisMachine << tr("<b>RT throttling is off</b> (<code>sched_rt_runtime_us</code> = -1).");
     else
-        net += tr("<p>This kernel predates the fair server (6.12): RT throttling is the only safety net.</p>");
-    return tr("<h3>The trap: a SCHED_FIFO thread that never blocks starves its CPU</h3>"
-              "<p>The <b>spinner</b> is a real-time thread (SCHED_FIFO or SCHED_RR) that busy-loops for a "
-              "<b>burst</b>, then sleeps for a <b>gap</b>. The <b>counters</b> are ordinary SCHED_OTHER threads on "
-              "the same CPU that count as fast as they can.</p>"
-              "<p>A FIFO thread runs until it blocks or a higher real-time priority arrives: it is <b>not "
-              "time-sliced against SCHED_OTHER</b>, whatever their nice value. So during a burst (red band) the "
-              "counters on its CPU make <b>exactly zero progress</b>, and their normal rate returns the moment the "
-              "spinner sleeps. A control counter on another CPU does not notice.</p>"
-              "<p>In a long burst you may see a short <b>window</b> (amber band) in which the starved counters run "
-              "anyway: that is the kernel's last-resort safety net, <b>RT throttling</b> or, on newer kernels, the "
-              "<b>fair server</b>.</p>%1"
-              "<p><b>Nobody should rely on it.</b> It is a debugging aid, not a share of the CPU: a starved thread "
-              "still waits most of a second, kernel work on that CPU waits with it, and the values are tunables "
-              "that differ between kernels and distributions. A real-time thread has to block (wait for its next "
-              "period, an event, a lock) or be bounded by its own design.</p>"
-              "<p><b>Safety:</b> the spinner checks its own deadline, a watchdog at priority %2 on another CPU "
-              "demotes it if it overruns by more than %3, and it never runs on the CPU of this window. A watchdog "
-              "trip is shown in red at the top.</p>")
-        .arg(net)
-        .arg(StarvationConfig::kWatchdogPriority)
-        .arg(duration(StarvationConfig::kWatchdogMarginNs));
+        e.thisMachine << tr("The RT-throttling settings could not be read.");
+    if (k.fairServerKernel)
+        e.thisMachine << tr("The <b>fair server</b> (6.12 and later) also runs starved SCHED_OTHER threads once "
+                            "they have waited long enough: %1.")
+                             .arg(QString::fromStdString(k.fairServerText()).toHtmlEscaped());
+    else
+        e.thisMachine << tr("No fair server (it came with 6.12): RT throttling is the only safety net.");
+    e.thisMachine << vmSentence(m_probe) << rtSentence(m_probe);
+    return explanationHtml(e);
+}
+
+QStringList StarvationPage::applyConfigJson(const nlohmann::json& config)
+{
+    // The reserved CPUs belong to this session's process (where the window runs), never to the JSON's author.
+    return applyConfigJsonWith(
+        config, starvationConfigFromJson,
+        [this](StarvationConfig c) {
+            c.reservedCpus = m_base.reservedCpus;
+            return applyConfig(c);
+        },
+        [this](const QStringList& problems) { m_controls->showProblems(problems); });
+}
+
+nlohmann::json StarvationPage::configJson() const
+{
+    return toJson(config());
 }
 
 void StarvationPage::saveSettings(QSettings& settings) const

@@ -4,14 +4,18 @@
 #include "engine/experiments/timers/timer_config_util.h"
 #include "engine/rt/cpu_topology.h"
 #include "engine/util/units.h"
+#include "ui/app/config_json.h"
 #include "ui/app/gui_thread_affinity.h"
+#include "ui/explanation_pane.h"
 #include "ui/plot/chart_style.h"
 #include "ui/plot/drift_chart.h"
 #include "ui/timers/drift_controls.h"
 #include "ui/timers/drift_table_model.h"
 #include "ui/timers/fact_tile.h"
+#include "ui/widgets/table_style.h"
 
 #include <QCheckBox>
+#include <QEvent>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
@@ -110,15 +114,6 @@ DriftPage::DriftPage(const SystemProbe& probe, QWidget* parent)
     m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     // The method names take the spare width, so the figures sit next to them rather than across the screen.
     m_table->horizontalHeader()->setSectionResizeMode(DriftTableModel::Method, QHeaderView::Stretch);
-    QFont tableFont = plot::chartFont(m_table->font(), 1.15);
-    m_table->setFont(tableFont);
-    QFont headerFont = tableFont;
-    headerFont.setBold(true);
-    m_table->horizontalHeader()->setFont(headerFont);
-    const int rowHeight = QFontMetrics(tableFont).height() + 8;
-    m_table->verticalHeader()->setDefaultSectionSize(rowHeight);
-    // Header and five methods without a scroll bar: the figures must all be on screen.
-    m_table->setMinimumHeight(rowHeight * 6 + 2 * m_table->frameWidth() + 4);
 
     m_splitter->addWidget(m_chart);
     m_splitter->addWidget(m_table);
@@ -152,8 +147,18 @@ DriftPage::~DriftPage()
 
 void DriftPage::restyle()
 {
+    const int rowHeight = styleTableFont(m_table, font(), 1.15, 8);
+    // Header and five methods without a scroll bar: the figures must all be on screen.
+    m_table->setMinimumHeight(rowHeight * 6 + 2 * m_table->frameWidth() + 4);
     m_lossWarning->setStyleSheet("QLabel { color: white; background: #c62828; padding: 8px; font-weight: bold; "
                                  "border-radius: 4px; }");
+}
+
+void DriftPage::changeEvent(QEvent* event)
+{
+    ExperimentPage::changeEvent(event);
+    if (event->type() == QEvent::FontChange)
+        restyle();
 }
 
 QWidget* DriftPage::controls()
@@ -378,26 +383,32 @@ QString DriftPage::policyText() const
 
 QString DriftPage::explanation() const
 {
-    const QString slack = dur(m_probe.timerSlackNs);
-    return tr("<h3>Periodic timers: relative sleeps drift, absolute deadlines do not</h3>"
-              "<p>Every method below runs in its own thread, all on one CPU, all starting from the same instant "
-              "<b>t0</b>, all aiming at one tick every period <b>P</b>.</p>"
-              "<p>The <b>naive loop</b> does <code>work(); nanosleep(P)</code>: it sleeps P <i>from now</i>, so "
-              "every late wake-up and every bit of work is added to its schedule and <b>never paid back</b>. Its "
-              "error grows tick after tick: a line that climbs.</p>"
-              "<p>The <b>absolute</b> methods (clock_nanosleep with TIMER_ABSTIME, timerfd, setitimer, POSIX "
-              "timers) aim tick k at <b>t0 + k·P</b>. A late tick does not push the next one, so their error "
-              "stays in a flat band near zero. A tick they miss entirely is <i>counted</i> (timerfd's read and "
-              "timer_getoverrun say how many), never silently lost.</p>"
-              "<p><b>Timer slack</b> lets the kernel wake a sleeping call up to the slack late, to batch wake-ups. "
-              "This process's default slack here is <b>%1</b>; try <i>1 ns</i> and watch the naive slope drop. "
-              "<b>Real-time threads (FIFO/RR) get zero slack</b>.</p>"
-              "<p><b>Reading the views:</b> the chart plots drift = actual wake-up − (t0 + k·P) against k (min and "
-              "max per pixel column; drag to zoom). The table gives the drift after N ticks, its slope per tick, the "
-              "effective rate against the nominal one, missed ticks and how late the wake-ups were. This kernel: "
-              "%2, %3 scheduler, clock source %4.</p>")
-        .arg(slack, QString::fromStdString(m_probe.kernelRelease), QString::fromStdString(m_probe.scheduler),
-             QString::fromStdString(m_probe.clocksource));
+    Explanation e;
+    e.title = tr("Periodic timers: relative sleeps drift, absolute deadlines do not");
+    e.looking = tr("Each timing method ticks every period <b>P</b> in its own thread, all on one CPU from the same "
+                   "<b>t0</b>. The chart plots <b>drift = wake-up − (t0 + k·P)</b> against the tick k; the table "
+                   "gives the drift, its slope per tick, the rate and the missed ticks.");
+    e.expect = tr("The <b>naive loop</b> climbs in a straight line; the absolute timers stay in a flat band and "
+                  "count the ticks they miss. More work per tick steepens the naive slope.");
+    e.why = tr("<code>work(); nanosleep(P)</code> sleeps P <i>from now</i>: every late wake-up and the work are "
+               "added and never paid back. An absolute timer aims tick k at t0 + k·P.");
+    e.thisMachine << kernelSentence(m_probe) << slackSentence(m_probe)
+                  << tr("So a naive tick can wake up to %1 late on top of its work.").arg(dur(m_probe.timerSlackNs))
+                  << tr("Clock source <b>%1</b>.").arg(QString::fromStdString(m_probe.clocksource).toHtmlEscaped())
+                  << vmSentence(m_probe);
+    return explanationHtml(e);
+}
+
+QStringList DriftPage::applyConfigJson(const nlohmann::json& config)
+{
+    return applyConfigJsonWith(
+        config, driftConfigFromJson, [this](const DriftConfig& c) { return applyConfig(c); },
+        [this](const QStringList& problems) { m_controls->showProblems(problems); });
+}
+
+nlohmann::json DriftPage::configJson() const
+{
+    return toJson(config());
 }
 
 void DriftPage::saveSettings(QSettings& settings) const

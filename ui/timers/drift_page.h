@@ -46,6 +46,8 @@ public:
     bool displayPaused() const override { return m_paused; }
     void resetStatistics() override {}
     QString explanation() const override;
+    QStringList applyConfigJson(const nlohmann::json& config) override;
+    nlohmann::json configJson() const override;
     std::vector<int> busyCpus() const override;
     void saveSettings(QSettings& settings) const override;
     void restoreSettings(QSettings& settings) override;
@@ -71,6 +73,9 @@ public:
     /// The large facts line: slack in force, policy, period.
     QString slackText() const;
     QString policyText() const;
+
+protected:
+    void changeEvent(QEvent* event) override;
 
 private:
     void controlsEdited();

@@ -3,13 +3,17 @@
 #include "engine/experiments/timers/sleep_floor_experiment.h"
 #include "engine/rt/cpu_topology.h"
 #include "engine/util/units.h"
+#include "ui/app/config_json.h"
 #include "ui/app/gui_thread_affinity.h"
+#include "ui/explanation_pane.h"
 #include "ui/plot/chart_style.h"
 #include "ui/plot/sleep_floor_chart.h"
 #include "ui/timers/fact_tile.h"
 #include "ui/timers/sleep_floor_controls.h"
 #include "ui/timers/sleep_floor_table_model.h"
+#include "ui/widgets/table_style.h"
 
+#include <QEvent>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
@@ -102,13 +106,7 @@ SleepFloorPage::SleepFloorPage(const SystemProbe& probe, QWidget* parent)
     m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     // The method names take the spare width, so the figures sit next to them rather than across the screen.
     m_table->horizontalHeader()->setSectionResizeMode(SleepFloorTableModel::Method, QHeaderView::Stretch);
-    QFont tableFont = plot::chartFont(m_table->font(), 1.1);
-    m_table->setFont(tableFont);
-    QFont headerFont = tableFont;
-    headerFont.setBold(true);
-    m_table->horizontalHeader()->setFont(headerFont);
-    m_table->verticalHeader()->setDefaultSectionSize(QFontMetrics(tableFont).height() + 6);
-    m_table->setMinimumHeight(QFontMetrics(tableFont).height() * 6);
+    styleTable();
 
     m_splitter->addWidget(m_chart);
     m_splitter->addWidget(m_table);
@@ -134,6 +132,19 @@ SleepFloorPage::~SleepFloorPage()
     m_experiment.reset();
     if (m_controls && !m_controls->parent())
         delete m_controls;
+}
+
+void SleepFloorPage::styleTable()
+{
+    const int rowHeight = styleTableFont(m_table, font(), 1.1, 6);
+    m_table->setMinimumHeight((rowHeight - 6) * 6);
+}
+
+void SleepFloorPage::changeEvent(QEvent* event)
+{
+    ExperimentPage::changeEvent(event);
+    if (event->type() == QEvent::FontChange)
+        styleTable();
 }
 
 QWidget* SleepFloorPage::controls()
@@ -341,12 +352,15 @@ void SleepFloorPage::drawFacts(const SleepFloorConfig& c, const SleepFloorSnapsh
     }
     if (floor >= 0) {
         const QString request = dur(s->config.requestsNs.front());
-        m_floor->setValue(tr("%1").arg(dur(floor)),
-                          tr("median of a %1 sleep: %2%3")
-                              .arg(request, parts.join(" · "), spin.isEmpty() ? QString() : " · " + spin));
+        m_floor->setValue(
+            tr("%1").arg(dur(floor)),
+            tr("median of a %1 sleep: %2%3%4")
+                .arg(request, parts.join(" · "), spin.isEmpty() ? QString() : " · " + spin,
+                     m_reference.isEmpty() ? QString() : tr("<br><b>reference:</b> %1").arg(m_reference)));
         m_floor->setAccent(floor >= 10 * std::max<int64_t>(res, 1) ? (dark ? "#ff8a80" : "#c62828") : QString());
     } else {
-        m_floor->setValue(tr("—"), tr("how precisely a thread can be <i>woken</i>: press Start"));
+        m_floor->setValue(tr("—"), m_reference.isEmpty() ? tr("how precisely a thread can be <i>woken</i>: press Start")
+                                                         : tr("<b>reference:</b> %1").arg(m_reference));
         m_floor->setAccent({});
     }
 
@@ -379,6 +393,31 @@ void SleepFloorPage::drawFacts(const SleepFloorConfig& c, const SleepFloorSnapsh
                          tr("%1 of %2 waits · %3").arg(s->samplesDone).arg(s->samplesTotal).arg(state));
 }
 
+bool SleepFloorPage::holdAsReference()
+{
+    if (!m_lastDrawn || m_lastDrawn->samplesDone == 0 || m_floor->value() == tr("—")) {
+        emit statusMessage(tr("Nothing to hold yet: run a sweep first"));
+        return false;
+    }
+    m_reference =
+        tr("%1 with %2 slack (%3)")
+            .arg(m_floor->value(), m_slack->value(),
+                 QString::fromStdString(policyLabel(m_lastDrawn->config.policy, m_lastDrawn->config.priority)));
+    drawFacts(config(), m_lastDrawn.get());
+    emit referenceChanged(true);
+    emit statusMessage(tr("Held as reference: floor %1").arg(m_reference));
+    return true;
+}
+
+void SleepFloorPage::clearReference()
+{
+    if (m_reference.isEmpty())
+        return;
+    m_reference.clear();
+    drawFacts(config(), m_lastDrawn.get());
+    emit referenceChanged(false);
+}
+
 QString SleepFloorPage::resolutionText() const
 {
     return m_resolution->value();
@@ -401,23 +440,37 @@ QString SleepFloorPage::policyText() const
 
 QString SleepFloorPage::explanation() const
 {
-    return tr("<h3>The sleep floor: the clock reads to %1, a sleep costs far more</h3>"
-              "<p><b>clock_getres</b> reports how finely the clock can be <i>read</i> — %1 on this kernel (%2, "
-              "clock source %3). It says nothing about how precisely a thread can be <i>woken</i>.</p>"
-              "<p>One thread asks to sleep for each requested length, many times, with each method, and measures "
-              "what it got. Asking for 0 ns, 1 ns or 1 µs costs about the same: a <b>floor</b> made of the "
-              "<b>timer slack</b> (the kernel may wake a sleeper up to the slack late, to batch wake-ups; %4 by "
-              "default for this process), the system call, the timer interrupt, the wake-up and, on an idle CPU, "
-              "leaving the idle state. Set the slack to <i>1 ns</i>, or switch to <b>SCHED_FIFO: real-time "
-              "threads get zero slack</b>, and watch the floor drop.</p>"
-              "<p>Below the floor only <b>busy-waiting</b> helps: exact, but it burns the CPU for the whole wait "
-              "(see <i>CPU share</i>). The <b>hybrid</b> sleeps until a margin before the deadline, then spins: "
-              "nearly as exact for a fraction of the CPU.</p>"
-              "<p><b>Reading the chart:</b> both axes are logarithmic. The dashed diagonal is a perfect sleep "
-              "(actual = requested); lines are medians, triangles p99. The 0 ns request has no logarithm and "
-              "sits at the left, labelled 0. The dotted horizontal line is clock_getres.</p>")
-        .arg(dur(m_probe.clockResolutionNs), QString::fromStdString(m_probe.kernelRelease),
-             QString::fromStdString(m_probe.clocksource), dur(m_probe.timerSlackNs));
+    Explanation e;
+    e.title = tr("The sleep floor: the clock reads to %1, a sleep costs far more").arg(dur(m_probe.clockResolutionNs));
+    e.looking = tr("One thread sleeps for each requested length with each method and measures what it got: "
+                   "requested against actual, log-log. The dashed diagonal is a perfect sleep, the dotted line "
+                   "<b>clock_getres</b>; lines are medians, triangles p99.");
+    e.expect = tr("0 ns, 1 ns or 1 µs cost about the same: a <b>floor</b>. Slack 1 ns or SCHED_FIFO lowers it; "
+                  "<b>busy-waiting</b> is exact but burns the CPU (see <i>CPU share</i>).");
+    e.why = tr("clock_getres says how finely the clock can be <i>read</i>, not how precisely a thread can be "
+               "<i>woken</i>: a sleep pays the timer slack, the system call, the interrupt, the wake-up and, on an "
+               "idle CPU, leaving the idle state.");
+    e.thisMachine << kernelSentence(m_probe)
+                  << tr("clock_getres = <b>%1</b>, clock source <b>%2</b>.")
+                         .arg(dur(m_probe.clockResolutionNs),
+                              QString::fromStdString(m_probe.clocksource).toHtmlEscaped())
+                  << slackSentence(m_probe)
+                  << tr("So a SCHED_OTHER sleep may end up to %1 late, on top of the cost of waking up.")
+                         .arg(dur(m_probe.timerSlackNs))
+                  << vmSentence(m_probe);
+    return explanationHtml(e);
+}
+
+QStringList SleepFloorPage::applyConfigJson(const nlohmann::json& config)
+{
+    return applyConfigJsonWith(
+        config, sleepFloorConfigFromJson, [this](const SleepFloorConfig& c) { return applyConfig(c); },
+        [this](const QStringList& problems) { m_controls->showProblems(problems); });
+}
+
+nlohmann::json SleepFloorPage::configJson() const
+{
+    return toJson(config());
 }
 
 void SleepFloorPage::saveSettings(QSettings& settings) const

@@ -33,7 +33,7 @@ public:
     explicit SleepFloorPage(const SystemProbe& probe, QWidget* parent = nullptr);
     ~SleepFloorPage() override;
 
-    QString name() const override { return QStringLiteral("sleepfloor"); }
+    QString name() const override { return QStringLiteral("sleep-floor"); }
     QString shortTitle() const override { return tr("Sleep floor"); }
     QWidget* controls() override;
     bool start() override;
@@ -42,7 +42,15 @@ public:
     void setDisplayPaused(bool paused) override;
     bool displayPaused() const override { return m_paused; }
     void resetStatistics() override {}
+    /// The reference is the floor of a finished (or stopped) sweep, kept next to the next sweep's floor: the
+    /// comparison the slack lesson is about, in the tile read from the back of the room.
+    bool supportsReference() const override { return true; }
+    bool holdAsReference() override;
+    void clearReference() override;
+    bool hasReference() const override { return !m_reference.isEmpty(); }
     QString explanation() const override;
+    QStringList applyConfigJson(const nlohmann::json& config) override;
+    nlohmann::json configJson() const override;
     std::vector<int> busyCpus() const override;
     void saveSettings(QSettings& settings) const override;
     void restoreSettings(QSettings& settings) override;
@@ -64,7 +72,11 @@ public:
     QString slackText() const;
     QString policyText() const;
 
+protected:
+    void changeEvent(QEvent* event) override;
+
 private:
+    void styleTable();
     /// Every problem with the controls' config: unreadable request text first, then validate()'s sentences.
     QStringList configProblems(const SleepFloorConfig& config) const;
     void controlsEdited();
@@ -93,6 +105,7 @@ private:
     uint64_t m_lastGeneration = 0;
     uint64_t m_frames = 0;
     bool m_paused = false;
+    QString m_reference; ///< "55.0 us with 50.0 us slack (OTHER)": the held sweep's floor, or empty
 };
 
 } // namespace rtscope

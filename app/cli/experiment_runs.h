@@ -1,0 +1,65 @@
+#pragma once
+// The body of each experiment subcommand as a function of a validated config, so `rtscope run --preset` runs a
+// preset's phases through exactly the code `rtscope latency`, `starve`, `drift`, … use: same header, progress,
+// table, summary, exports and exit codes.
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+namespace rtscope {
+struct ContentionConfig;
+struct DriftConfig;
+struct InversionConfig;
+struct LatencyConfig;
+struct SleepFloorConfig;
+struct StarvationConfig;
+} // namespace rtscope
+
+namespace rtscope::cli {
+
+/// Where a run writes besides stdout. Empty paths write nothing.
+struct RunOutput {
+    bool quiet = false;
+    std::string json;
+    std::string csv;         ///< latency: every raw sample (from its recording); the others: their tables
+    std::string histfile;    ///< latency: cyclictest's -h text
+    int64_t stopAfterNs = 0; ///< starvation with bursts 0 (until stopped): end after this long; 0 = never
+    std::string record;      ///< latency: the run as a recording (docs/recording-format.md)
+};
+
+/// The outputs of the subcommands other than latency: -q, --json, --csv. (A function rather than aggregate
+/// initialisation, so a field added to RunOutput needs no edit here.)
+inline RunOutput tableOutput(bool quiet, const std::string& json, const std::string& csv)
+{
+    RunOutput out;
+    out.quiet = quiet;
+    out.json = json;
+    out.csv = csv;
+    return out;
+}
+
+/// A headline figure of a run, for the comparison line of `rtscope run`.
+struct RunFigure {
+    std::string name; ///< "max latency"
+    double value = 0;
+    std::string unit; ///< "us", "ms", "acq/s"
+};
+
+struct RunResult {
+    int exitCode = 1;               ///< the subcommand's exit code
+    int signal = 0;                 ///< the stop signal (Ctrl-C) that cut the run short, 0 if none
+    nlohmann::json report;          ///< what --json writes (null when the run did not start)
+    std::vector<RunFigure> figures; ///< empty when the run did not start
+};
+
+/// Each runs @p config, which the caller has validated, prints what the subcommand prints, writes @p out's
+/// files, and returns the exit code with the report and headline figures.
+RunResult runLatency(const LatencyConfig& config, const RunOutput& out);
+RunResult runStarvation(const StarvationConfig& config, const RunOutput& out);
+RunResult runDrift(const DriftConfig& config, const RunOutput& out);
+RunResult runSleepFloor(const SleepFloorConfig& config, const RunOutput& out);
+RunResult runContention(const ContentionConfig& config, const RunOutput& out);
+RunResult runInversion(const InversionConfig& config, const RunOutput& out);
+
+} // namespace rtscope::cli

@@ -1,0 +1,109 @@
+// `rtscope replay FILE`: a recording (rtscope latency --record, or the desktop app's File > Save run as recording)
+// replayed through the live aggregator, printed like the run's own summary and converted to cyclictest's formats.
+#include "app/cli/cli.h"
+
+#include "engine/io/recording.h"
+#include "engine/util/clock.h"
+
+#include <cstdio>
+#include <fstream>
+#include <memory>
+
+namespace rtscope::cli {
+
+// Defined in latency_command.cpp: the summary `rtscope latency` prints at the end of a run.
+void printLatencySummary(const LatencySnapshot& snapshot);
+
+namespace {
+
+struct ReplayOptions {
+    std::string file;
+    int histogram = 0;
+    std::string histfile;
+    std::string json;
+    std::string csv;
+    bool quiet = false;
+};
+
+std::string systemLine(const RecordingHeader& h)
+{
+    const SystemProbe& p = h.probe;
+    std::string line = h.host.empty() ? std::string("an unnamed host") : h.host;
+    line += " (Linux " + (p.kernelRelease.empty() ? std::string("?") : p.kernelRelease);
+    if (!p.scheduler.empty())
+        line += ", " + p.scheduler;
+    if (!p.preemptModel.empty())
+        line += ", preempt " + p.preemptModel;
+    if (p.virtualMachine)
+        line += ", VM";
+    return line + ")";
+}
+
+int run(const ReplayOptions& o)
+{
+    if (o.histogram < 0 || o.histogram > LatencyConfig::kMaxHistogramUs)
+        return reportInvalid("replay",
+                             {"histogram must be between 1 and " + std::to_string(LatencyConfig::kMaxHistogramUs) +
+                              " us (got " + std::to_string(o.histogram) + ")"});
+    RecordingReplayOptions options;
+    if (o.histogram > 0)
+        options.histogramUs = o.histogram;
+    const ReplayedRun r = replayRecordingFile(o.file, options);
+    if (!r.snapshot || (!r.read.ok && !r.read.truncated)) {
+        std::fprintf(stderr, "rtscope replay: %s: %s\n", o.file.c_str(), r.read.error.c_str());
+        return ExitBadInput;
+    }
+    const RecordingHeader& h = r.header;
+    if (!o.quiet) {
+        std::printf("# replay of %s: recorded %s on %s\n", o.file.c_str(), h.recordedAt.c_str(), systemLine(h).c_str());
+        std::printf("# started by: %s\n", h.command.c_str());
+        for (const RecordedMarker& m : r.markers)
+            std::printf("#   %8.3f s  %s\n", double(m.tNs - h.startNs) / 1e9, m.label.c_str());
+    }
+    printLatencySummary(*r.snapshot);
+    if (r.read.lost)
+        std::printf("  recorder      %llu samples not kept (the recording's writer fell behind or hit its cap)\n",
+                    (unsigned long long)r.read.lost);
+    if (!r.read.ok)
+        std::fprintf(stderr, "rtscope replay: %s: %s; the figures cover what was read\n", o.file.c_str(),
+                     r.read.error.c_str());
+
+    bool written = true;
+    if (!o.histfile.empty())
+        written = writeFile(o.histfile, replayedHistogramText(r)) && written;
+    if (!o.json.empty())
+        written = writeFile(o.json, replayedRunJson(r, o.file).dump(2) + "\n") && written;
+    if (!o.csv.empty()) {
+        std::ofstream out(o.csv, std::ios::binary | std::ios::trunc);
+        const RecordingReadResult csv = out ? writeRecordingCsv(o.file, out) : RecordingReadResult{};
+        out.close();
+        if (!out || !csv.headerRead) {
+            std::fprintf(stderr, "rtscope replay: cannot write %s\n", o.csv.c_str());
+            written = false;
+        }
+    }
+    return written && r.read.ok && !r.read.lost ? ExitOk : ExitFailure;
+}
+
+Command addReplayCommand(CLI::App& app)
+{
+    auto o = std::make_shared<ReplayOptions>();
+    auto* sub = app.add_subcommand("replay", "Replay a recording (rtscope latency --record, or the desktop app's) "
+                                             "and convert it to cyclictest's formats");
+    sub->add_option("file", o->file, "the recording")->required()->check(CLI::ExistingFile);
+    sub->add_option("--histogram", o->histogram,
+                    "exact 1 us bins up to US for --histfile/--json (default: 10000, or the recorded size if larger)");
+    sub->add_option("--histfile", o->histfile, "write the histogram in cyclictest's -h text format");
+    sub->add_option("--json", o->json, "write cyclictest's --json layout plus an \"rtscope\" object");
+    sub->add_option("--csv", o->csv, "write every recorded sample as CSV");
+    sub->add_flag("-q,--quiet", o->quiet, "no header and marker lines, only the summary");
+    return {sub, [o] {
+                return run(*o);
+            }};
+}
+
+} // namespace
+
+const CommandRegistration kRegistration("replay", 15, &addReplayCommand);
+
+} // namespace rtscope::cli

@@ -1,0 +1,220 @@
+// `rtscope run --preset NAME|FILE`: a lesson from resources/presets (or a file of the same format), run headless
+// through the experiment's own subcommand code. A comparison preset runs both phases and ends with one line
+// that sets their headline figures side by side.
+#include "app/cli/cli.h"
+#include "app/cli/experiment_runs.h"
+
+#include "engine/experiments/contention_config.h"
+#include "engine/experiments/inversion_config.h"
+#include "engine/experiments/latency_config.h"
+#include "engine/experiments/starvation_config.h"
+#include "engine/experiments/timers/drift_config.h"
+#include "engine/experiments/timers/sleep_floor_config.h"
+#include "engine/io/preset.h"
+#include "engine/util/clock.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <exception>
+#include <memory>
+
+namespace rtscope::cli {
+
+namespace {
+
+struct RunOptions {
+    std::string preset;
+    bool list = false;
+    std::string json;
+    bool quiet = false;
+};
+
+// Bins for the latency report's cyclictest histogram, as `rtscope latency --json` keeps them by default.
+constexpr int kJsonHistogramUs = 10000;
+
+// Reads a phase the preset parser has already validated; the casts cannot fail.
+template <class Config, class FromJson> Config readConfig(const nlohmann::json& j, FromJson fromJson)
+{
+    std::vector<std::string> ignored;
+    return fromJson(j, ignored);
+}
+
+// Runs one phase. The configs are the preset's, with the length of runs that would go on until stopped set to
+// the preset's phase length: a headless run has to end.
+RunResult runPhase(const Preset& p, size_t phase, const RunOptions& o)
+{
+    const nlohmann::json& j = p.phases[phase];
+    const auto phaseNs = int64_t(p.phaseSeconds * double(kNsPerSec));
+    RunOutput out;
+    out.quiet = o.quiet;
+    if (p.experiment == "latency") {
+        LatencyConfig c = readConfig<LatencyConfig>(j, latencyConfigFromJson);
+        if (c.durationNs == 0 && c.maxSamples == 0)
+            c.durationNs = phaseNs;
+        if (!o.json.empty() && c.histogramUs == 0)
+            c.histogramUs = kJsonHistogramUs;
+        return runLatency(c, out);
+    }
+    if (p.experiment == "starvation") {
+        const StarvationConfig c = readConfig<StarvationConfig>(j, starvationConfigFromJson);
+        if (c.bursts == 0)
+            out.stopAfterNs = phaseNs;
+        return runStarvation(c, out);
+    }
+    if (p.experiment == "drift")
+        return runDrift(readConfig<DriftConfig>(j, driftConfigFromJson), out);
+    if (p.experiment == "sleep-floor")
+        return runSleepFloor(readConfig<SleepFloorConfig>(j, sleepFloorConfigFromJson), out);
+    if (p.experiment == "contention")
+        return runContention(readConfig<ContentionConfig>(j, contentionConfigFromJson), out);
+    if (p.experiment == "inversion")
+        return runInversion(readConfig<InversionConfig>(j, inversionConfigFromJson), out);
+    return {};
+}
+
+std::string figureText(double v, const std::string& unit)
+{
+    // Three significant figures or so, whatever the magnitude: 77 ns must not print as "0.1 us".
+    const double a = std::fabs(v);
+    const int decimals = a >= 100 || v == std::floor(v) ? 0 : a >= 10 ? 1 : a >= 1 ? 2 : 3;
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
+    return unit.empty() ? std::string(buf) : std::string(buf) + " " + unit;
+}
+
+// "max latency 3912 us → 14.2 us (276× lower)": the figures both phases have, in the order the run gave them.
+std::string comparisonLine(const RunResult& ref, const RunResult& now)
+{
+    std::string line;
+    for (const RunFigure& a : ref.figures)
+        for (const RunFigure& b : now.figures) {
+            if (a.name != b.name)
+                continue;
+            std::string ratio;
+            if (a.value > 0 && b.value > 0 && a.value != b.value) {
+                const double r = a.value > b.value ? a.value / b.value : b.value / a.value;
+                char buf[48];
+                std::snprintf(buf, sizeof buf, r >= 10 ? "%.0f× %s" : "%.2f× %s", r,
+                              a.value > b.value ? "lower" : "higher");
+                ratio = std::string(" (") + buf + ")";
+            } else if (a.value == b.value) {
+                ratio = " (same)";
+            }
+            line += (line.empty() ? "" : "; ") + a.name + " " + figureText(a.value, a.unit) + " → " +
+                    figureText(b.value, b.unit) + ratio;
+        }
+    return line;
+}
+
+nlohmann::json figuresJson(const RunResult& r)
+{
+    nlohmann::json out = nlohmann::json::array();
+    for (const RunFigure& f : r.figures)
+        out.push_back({{"name", f.name}, {"value", f.value}, {"unit", f.unit}});
+    return out;
+}
+
+void printList()
+{
+    std::vector<std::string> errors;
+    const std::vector<Preset> presets = builtinPresets(&errors);
+    size_t width = 0;
+    for (const Preset& p : presets)
+        width = std::max(width, p.id.size());
+    for (const Preset& p : presets)
+        std::printf("%-*s  %s  [%s%s]\n", int(width), p.id.c_str(), p.title.c_str(), p.experiment.c_str(),
+                    p.isComparison() ? ", compares two runs" : "");
+    for (const std::string& e : errors)
+        std::fprintf(stderr, "rtscope run: built-in preset refused: %s\n", e.c_str());
+}
+
+int run(const RunOptions& o)
+{
+    if (o.list) {
+        printList();
+        return ExitOk;
+    }
+    if (o.preset.empty()) {
+        std::fprintf(stderr, "rtscope run: give --preset NAME or FILE, or --list to see the built-in presets\n");
+        return ExitBadInput;
+    }
+    const PresetParseResult loaded = loadPreset(o.preset);
+    if (!loaded.preset)
+        return reportInvalid("run", loaded.errors);
+    const Preset& p = *loaded.preset;
+
+    std::printf("# preset %s: %s\n# %s, %zu %s", p.id.c_str(), p.title.c_str(), p.experiment.c_str(), p.phases.size(),
+                p.isComparison() ? "phases: the first is the reference" : "phase");
+    std::printf("\n# %s\n", p.description.c_str());
+    std::fflush(stdout);
+
+    nlohmann::json phasesJson = nlohmann::json::array();
+    std::vector<RunResult> results;
+    int exitCode = ExitOk;
+    for (size_t i = 0; i < p.phases.size(); ++i) {
+        std::printf("\n== phase %zu of %zu: %s%s ==\n", i + 1, p.phases.size(), p.labels[i].c_str(),
+                    p.isComparison() && i == 0 ? " (reference)" : "");
+        std::fflush(stdout);
+        RunResult r = runPhase(p, i, o);
+        phasesJson.push_back({{"label", p.labels[i]},
+                              {"config", p.phases[i]},
+                              {"exit_code", r.exitCode},
+                              {"figures", figuresJson(r)},
+                              {"report", r.report}});
+        exitCode = r.exitCode;
+        const bool cut = r.signal != 0;
+        results.push_back(std::move(r));
+        if (exitCode != ExitOk || cut) {
+            if (i + 1 < p.phases.size())
+                std::printf("# %s: the remaining phase was not run\n",
+                            cut ? "stopped by a signal" : "this phase failed");
+            break;
+        }
+    }
+
+    nlohmann::json doc = {{"preset",
+                           {{"id", p.id},
+                            {"title", p.title},
+                            {"experiment", p.experiment},
+                            {"source", p.source},
+                            {"phase_seconds", p.phaseSeconds}}},
+                          {"phases", phasesJson},
+                          {"cmdline", commandLine()}};
+    if (p.isComparison() && results.size() == 2 && exitCode == ExitOk && results[1].signal == 0) {
+        const std::string line = comparisonLine(results[0], results[1]);
+        std::printf("\nComparison, %s → %s: %s\n", p.labels[0].c_str(), p.labels[1].c_str(),
+                    line.empty() ? "no figures to compare" : line.c_str());
+        doc["comparison"] = line;
+    }
+    if (!o.json.empty() && !writeFile(o.json, doc.dump(2) + "\n") && exitCode == ExitOk)
+        exitCode = ExitFailure;
+    return exitCode;
+}
+
+Command addRunCommand(CLI::App& app)
+{
+    auto o = std::make_shared<RunOptions>();
+    auto* sub = app.add_subcommand("run", "Run a lesson preset (built-in name or JSON file); comparisons run both "
+                                          "settings and compare them");
+    sub->add_option("--preset", o->preset, "a built-in preset's name (see --list) or a preset file (.json)");
+    sub->add_flag("--list", o->list, "list the built-in presets: name, title, experiment");
+    sub->add_option("--json", o->json, "write every phase's configuration, figures and full report as JSON");
+    sub->add_flag("-q,--quiet", o->quiet, "no progress lines, only each phase's table and the comparison");
+    sub->footer("Presets are validated exactly like the subcommands' flags; docs/presets.md describes the format.");
+    return {sub, [o]() -> int {
+                try {
+                    return run(*o);
+                } catch (const std::exception& e) {
+                    // Every experiment's destructor has stopped and joined its threads during unwinding.
+                    std::fprintf(stderr, "rtscope run: %s\n", e.what());
+                    return ExitFailure;
+                }
+            }};
+}
+
+} // namespace
+
+const CommandRegistration kRegistration("run", 65, &addRunCommand);
+
+} // namespace rtscope::cli

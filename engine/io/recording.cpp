@@ -1,0 +1,1346 @@
+#include "engine/io/recording.h"
+
+#include "engine/experiments/latency_replay.h"
+#include "engine/io/cyclictest_format.h"
+#include "engine/io/report_json.h"
+#include "engine/rt/cpu_topology.h"
+#include "engine/util/clock.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstring>
+#include <ctime>
+#include <fstream>
+#include <limits>
+#include <pthread.h>
+#include <sched.h>
+
+namespace rtscope {
+
+namespace {
+
+// ---------------------------------------------------------------------------------------------------------------
+// Layout constants (docs/recording-format.md)
+
+enum class BlockType : uint8_t {
+    Header = 1,
+    Samples = 2,
+    Marker = 3,
+    Reset = 4,
+    Drops = 5,
+    HogWork = 6,
+    Restart = 7,
+    Lost = 8,
+    End = 9,
+};
+
+constexpr size_t kBlockHeaderBytes = 5; // type u8, length u32
+constexpr uint32_t kMaxHeaderBytes = 1 << 20;
+constexpr uint32_t kMaxSamplesPerBlock = 65536;
+// seq, deadline, latency and the wake-up correction take at most 10 varint bytes each, skipped and epoch 5.
+constexpr uint32_t kMaxSampleBytes = 4 * 10 + 2 * 5;
+constexpr uint32_t kMaxSamplesBlockBytes = 6 + kMaxSamplesPerBlock * kMaxSampleBytes;
+constexpr size_t kMaxLabelBytes = 4096;
+constexpr uint32_t kMaxConfigBytes = 64 << 10;
+// A replay keeps a timeline buffer of ~4 MB per measuring thread: the limit bounds what a file can make us allocate.
+constexpr size_t kMaxThreads = 128;
+constexpr int kMaxCpu = 65535;
+// Timestamps are CLOCK_MONOTONIC nanoseconds: never negative, and far from the int64 limits so that the timeline
+// and window arithmetic of a replay cannot overflow, whatever a file says.
+constexpr int64_t kMaxTimeNs = int64_t(1) << 62;
+// The writer thread writes when this much is pending, or every kWriterIntervalMs.
+constexpr size_t kWriteChunk = 256 << 10;
+constexpr int kWriterIntervalMs = 50;
+// Samples gathered into one block: at most this many, spanning at most this long.
+constexpr size_t kBlockSamples = 4096;
+constexpr int64_t kBlockSpanNs = 250'000'000;
+
+const char* blockName(BlockType t)
+{
+    switch (t) {
+    case BlockType::Header:
+        return "header";
+    case BlockType::Samples:
+        return "samples";
+    case BlockType::Marker:
+        return "marker";
+    case BlockType::Reset:
+        return "reset";
+    case BlockType::Drops:
+        return "drops";
+    case BlockType::HogWork:
+        return "hog work";
+    case BlockType::Restart:
+        return "restart";
+    case BlockType::Lost:
+        return "lost";
+    case BlockType::End:
+        return "end";
+    }
+    return "unknown";
+}
+
+uint32_t maxPayload(BlockType t)
+{
+    switch (t) {
+    case BlockType::Header:
+        return kMaxHeaderBytes;
+    case BlockType::Samples:
+        return kMaxSamplesBlockBytes;
+    case BlockType::Marker:
+        return 8 + 8 + 2 + kMaxLabelBytes + 4 + kMaxConfigBytes;
+    case BlockType::Reset:
+        return 8;
+    case BlockType::Drops:
+        return 2 + 8;
+    case BlockType::HogWork:
+        return 8 + 8 + 8;
+    case BlockType::Restart:
+        return 8 + 2 + 4 * kMaxThreads;
+    case BlockType::Lost:
+        return 8;
+    case BlockType::End:
+        return 8 + 8 + 8;
+    }
+    return 0;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Encoding
+
+class Encoder {
+public:
+    explicit Encoder(std::string& out)
+        : m_out(out)
+    {}
+    void u8(uint8_t v) { m_out.push_back(char(v)); }
+    void u16(uint16_t v) { le(v, 2); }
+    void u32(uint32_t v) { le(v, 4); }
+    void u64(uint64_t v) { le(v, 8); }
+    void i64(int64_t v) { le(uint64_t(v), 8); }
+    void i32(int32_t v) { le(uint32_t(v), 4); }
+    void f64(double v)
+    {
+        uint64_t bits = 0;
+        std::memcpy(&bits, &v, sizeof bits);
+        le(bits, 8);
+    }
+    void varint(uint64_t v)
+    {
+        while (v >= 0x80) {
+            m_out.push_back(char(uint8_t(v) | 0x80));
+            v >>= 7;
+        }
+        m_out.push_back(char(v));
+    }
+    // Zigzag keeps small negative numbers small: 0, -1, 1, -2 … → 0, 1, 2, 3 …
+    void zigzag(int64_t v) { varint((uint64_t(v) << 1) ^ uint64_t(v >> 63)); }
+    void bytes(std::string_view s) { m_out.append(s); }
+
+private:
+    void le(uint64_t v, int n)
+    {
+        for (int i = 0; i < n; ++i)
+            m_out.push_back(char(uint8_t(v >> (8 * i))));
+    }
+    std::string& m_out;
+};
+
+std::string block(BlockType type, const std::string& payload)
+{
+    std::string out;
+    out.reserve(kBlockHeaderBytes + payload.size());
+    Encoder e(out);
+    e.u8(uint8_t(type));
+    e.u32(uint32_t(payload.size()));
+    e.bytes(payload);
+    return out;
+}
+
+// Deltas are taken with wrap-around arithmetic, so any sample (even one a test made up) survives the round trip
+// exactly; the reader undoes them the same way and only then checks the values.
+int64_t wrapDelta(int64_t a, int64_t b)
+{
+    return int64_t(uint64_t(a) - uint64_t(b));
+}
+
+std::string encodeSamples(size_t thread, std::span<const LatencySample> batch)
+{
+    std::string payload;
+    payload.reserve(6 + batch.size() * 10);
+    Encoder e(payload);
+    e.u16(uint16_t(thread));
+    e.u32(uint32_t(batch.size()));
+    uint64_t prevSeq = uint64_t(-1); // the first sample's delta is its sequence number
+    int64_t prevDeadline = 0;
+    for (const LatencySample& s : batch) {
+        e.zigzag(int64_t(s.seq - prevSeq - 1));
+        e.zigzag(wrapDelta(s.deadlineNs, prevDeadline));
+        e.zigzag(s.latencyNs);
+        e.zigzag(wrapDelta(wrapDelta(s.wakeNs, s.deadlineNs), s.latencyNs)); // 0 for every measured sample
+        e.varint(s.skipped);
+        e.varint(s.epoch);
+        prevSeq = s.seq;
+        prevDeadline = s.deadlineNs;
+    }
+    return payload;
+}
+
+std::string isoUtc(int64_t unixNs)
+{
+    const auto t = static_cast<time_t>(unixNs / kNsPerSec);
+    std::tm tm{};
+    if (!gmtime_r(&t, &tm))
+        return {};
+    char buf[32];
+    std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    return buf;
+}
+
+int64_t unixNowNs()
+{
+    timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return fromTimespec(ts);
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Decoding
+
+// Bounds-checked reads from one block's payload.
+class Payload {
+public:
+    explicit Payload(std::string_view bytes)
+        : m_bytes(bytes)
+    {}
+    bool u8(uint8_t& v) { return le(v, 1); }
+    bool u16(uint16_t& v) { return le(v, 2); }
+    bool u32(uint32_t& v) { return le(v, 4); }
+    bool u64(uint64_t& v) { return le(v, 8); }
+    bool i64(int64_t& v)
+    {
+        uint64_t u = 0;
+        if (!le(u, 8))
+            return false;
+        v = int64_t(u);
+        return true;
+    }
+    bool i32(int32_t& v)
+    {
+        uint32_t u = 0;
+        if (!le(u, 4))
+            return false;
+        v = int32_t(u);
+        return true;
+    }
+    bool f64(double& v)
+    {
+        uint64_t bits = 0;
+        if (!le(bits, 8))
+            return false;
+        std::memcpy(&v, &bits, sizeof v);
+        return true;
+    }
+    // Exactly the encoder's form: at most 10 bytes, and the 10th may only carry the top bit of 64.
+    bool varint(uint64_t& v)
+    {
+        v = 0;
+        for (int i = 0; i < 10; ++i) {
+            if (m_pos >= m_bytes.size())
+                return false;
+            const auto b = uint8_t(m_bytes[m_pos++]);
+            if (i == 9 && b > 1)
+                return false;
+            v |= uint64_t(b & 0x7f) << (7 * i);
+            if (!(b & 0x80))
+                return true;
+        }
+        return false;
+    }
+    bool zigzag(int64_t& v)
+    {
+        uint64_t u = 0;
+        if (!varint(u))
+            return false;
+        v = int64_t((u >> 1) ^ (~(u & 1) + 1));
+        return true;
+    }
+    bool bytes(size_t n, std::string_view& out)
+    {
+        if (n > m_bytes.size() - m_pos)
+            return false;
+        out = m_bytes.substr(m_pos, n);
+        m_pos += n;
+        return true;
+    }
+    size_t left() const { return m_bytes.size() - m_pos; }
+
+private:
+    template <class T> bool le(T& v, int n)
+    {
+        if (size_t(n) > m_bytes.size() - m_pos)
+            return false;
+        uint64_t x = 0;
+        for (int i = 0; i < n; ++i)
+            x |= uint64_t(uint8_t(m_bytes[m_pos + size_t(i)])) << (8 * i);
+        m_pos += size_t(n);
+        v = T(x);
+        return true;
+    }
+    std::string_view m_bytes;
+    size_t m_pos = 0;
+};
+
+// Where the bytes come from: memory (tests, fuzzing) or a file read block by block.
+class Input {
+public:
+    virtual ~Input() = default;
+    virtual bool read(char* dst, size_t n) = 0;
+    uint64_t size() const { return m_size; }
+    uint64_t offset() const { return m_offset; }
+    uint64_t remaining() const { return m_size - m_offset; }
+
+protected:
+    uint64_t m_size = 0;
+    uint64_t m_offset = 0;
+};
+
+class MemoryInput final : public Input {
+public:
+    explicit MemoryInput(std::string_view bytes)
+        : m_bytes(bytes)
+    {
+        m_size = bytes.size();
+    }
+    bool read(char* dst, size_t n) override
+    {
+        if (n > remaining())
+            return false;
+        std::memcpy(dst, m_bytes.data() + m_offset, n);
+        m_offset += n;
+        return true;
+    }
+
+private:
+    std::string_view m_bytes;
+};
+
+class FileInput final : public Input {
+public:
+    explicit FileInput(const std::string& path)
+        : m_in(path, std::ios::binary)
+    {
+        if (!m_in)
+            return;
+        m_in.seekg(0, std::ios::end);
+        const std::streamoff end = m_in.tellg();
+        m_in.seekg(0, std::ios::beg);
+        m_size = end > 0 ? uint64_t(end) : 0;
+    }
+    bool good() const { return bool(m_in); }
+    bool read(char* dst, size_t n) override
+    {
+        if (n > remaining() || !m_in.read(dst, std::streamsize(n)))
+            return false;
+        m_offset += n;
+        return true;
+    }
+
+private:
+    std::ifstream m_in;
+};
+
+bool validTime(int64_t t)
+{
+    return t >= 0 && t <= kMaxTimeNs;
+}
+
+// Config validation without this machine's CPUs: a recording made on a 16-CPU board names CPUs this one lacks.
+const CpuTopology& anyCpus()
+{
+    static const CpuTopology topo = [] {
+        CpuTopology t;
+        for (int cpu = 0; cpu <= kMaxCpu; ++cpu)
+            t.online.push_back(cpu);
+        t.allowed = t.online;
+        return t;
+    }();
+    return topo;
+}
+
+bool configFromJson(const nlohmann::json& j, LatencyConfig& out, std::string& error)
+{
+    std::vector<std::string> errors;
+    LatencyConfig c = latencyConfigFromJson(j, errors);
+    if (errors.empty())
+        errors = c.validate(anyCpus());
+    if (!errors.empty()) {
+        error = errors.front();
+        return false;
+    }
+    out = c;
+    return true;
+}
+
+class Parser {
+public:
+    Parser(Input& in, RecordingVisitor& visitor)
+        : m_in(in)
+        , m_visitor(visitor)
+    {}
+
+    RecordingReadResult run();
+
+private:
+    bool fail(std::string what)
+    {
+        m_result.error =
+            "offset " + std::to_string(m_blockOffset) + ", " + blockName(m_type) + " block: " + std::move(what);
+        return false;
+    }
+    bool truncated(const std::string& why)
+    {
+        m_result.truncated = true;
+        m_result.error = "truncated after " + std::to_string(m_result.samples) + " samples: " + why;
+        return false;
+    }
+    bool header(Payload& p);
+    bool samples(Payload& p);
+    bool marker(Payload& p);
+    bool threadIndex(Payload& p, size_t& thread);
+
+    Input& m_in;
+    RecordingVisitor& m_visitor;
+    RecordingReadResult m_result;
+    uint64_t m_blockOffset = 0;
+    BlockType m_type = BlockType::Header;
+    size_t m_threads = 0;
+    std::vector<uint64_t> m_drops;
+    std::vector<LatencySample> m_batch;
+    int64_t m_lastWakeNs = 0;
+    uint64_t m_lostSeen = 0;
+};
+
+bool Parser::threadIndex(Payload& p, size_t& thread)
+{
+    uint16_t t = 0;
+    if (!p.u16(t))
+        return fail("cut short");
+    if (t >= m_threads)
+        return fail("thread " + std::to_string(t) + " does not exist (the run has " + std::to_string(m_threads) +
+                    " measuring thread" + (m_threads == 1 ? ")" : "s)"));
+    thread = t;
+    return true;
+}
+
+bool Parser::header(Payload& p)
+{
+    std::string_view text;
+    p.bytes(p.left(), text);
+    const nlohmann::json j = nlohmann::json::parse(text.begin(), text.end(), nullptr, false);
+    if (j.is_discarded() || !j.is_object())
+        return fail("not a JSON object");
+    RecordingHeader h;
+    auto str = [&](const char* key, std::string& dst, bool required) {
+        const auto it = j.find(key);
+        if (it == j.end())
+            return !required || fail(std::string(key) + ": missing");
+        if (!it->is_string())
+            return fail(std::string(key) + ": expected a string");
+        dst = it->get<std::string>();
+        return true;
+    };
+    auto time = [&](const char* key, int64_t& dst, bool monotonic) {
+        const auto it = j.find(key);
+        if (it == j.end())
+            return fail(std::string(key) + ": missing");
+        if (!it->is_number_integer())
+            return fail(std::string(key) + ": expected an integer");
+        dst = it->get<int64_t>();
+        if (monotonic && !validTime(dst))
+            return fail(std::string(key) + ": out of range");
+        return true;
+    };
+    std::string format;
+    if (!str("format", format, true))
+        return false;
+    if (format != "rtscope-recording")
+        return fail("format: expected \"rtscope-recording\"");
+    if (!str("rtscope_version", h.rtscopeVersion, false) || !str("recorded_at", h.recordedAt, false) ||
+        !str("host", h.host, false) || !str("command", h.command, false) || !time("start_ns", h.startNs, true) ||
+        !time("start_unix_ns", h.startUnixNs, false))
+        return false;
+    const auto cpus = j.find("cpus");
+    if (cpus == j.end() || !cpus->is_array() || cpus->empty() || cpus->size() > kMaxThreads)
+        return fail("cpus: expected an array of 1 to " + std::to_string(kMaxThreads) + " CPU numbers");
+    for (const auto& c : *cpus) {
+        if (!c.is_number_integer() || c.get<int64_t>() < 0 || c.get<int64_t>() > kMaxCpu)
+            return fail("cpus: expected CPU numbers from 0 to " + std::to_string(kMaxCpu));
+        h.cpus.push_back(int(c.get<int64_t>()));
+    }
+    const auto config = j.find("config");
+    if (config == j.end())
+        return fail("config: missing");
+    std::string error;
+    if (!configFromJson(*config, h.config, error))
+        return fail("config: " + error);
+    const auto probe = j.find("probe");
+    if (probe == j.end() || !probe->is_object())
+        return fail("probe: expected an object");
+    std::vector<std::string> errors;
+    h.probe = systemProbeFromJson(*probe, errors);
+    if (!errors.empty())
+        return fail("probe: " + errors.front());
+    h.probe.hostname = h.host;
+    h.probeJson = *probe;
+    m_threads = h.cpus.size();
+    m_drops.assign(m_threads, 0);
+    m_lastWakeNs = h.startNs;
+    m_result.headerRead = true;
+    m_visitor.header(h);
+    return true;
+}
+
+bool Parser::samples(Payload& p)
+{
+    size_t thread = 0;
+    uint32_t count = 0;
+    if (!threadIndex(p, thread))
+        return false;
+    if (!p.u32(count))
+        return fail("cut short");
+    if (count == 0 || count > kMaxSamplesPerBlock)
+        return fail("sample count " + std::to_string(count) + " is outside 1 … " + std::to_string(kMaxSamplesPerBlock));
+    // Each sample takes at least 6 bytes: a count the payload cannot hold is refused before anything is allocated.
+    if (uint64_t(count) * 6 > p.left())
+        return fail(std::to_string(count) + " samples cannot fit in " + std::to_string(p.left()) + " bytes");
+    m_batch.resize(count);
+    uint64_t seq = uint64_t(-1);
+    int64_t deadline = 0;
+    for (uint32_t i = 0; i < count; ++i) {
+        int64_t dSeq = 0, dDeadline = 0, latency = 0, extra = 0;
+        uint64_t skipped = 0, epoch = 0;
+        if (!p.zigzag(dSeq) || !p.zigzag(dDeadline) || !p.zigzag(latency) || !p.zigzag(extra) || !p.varint(skipped) ||
+            !p.varint(epoch))
+            return fail("sample " + std::to_string(i) + " of " + std::to_string(count) + " is cut short or malformed");
+        LatencySample& s = m_batch[i];
+        s.seq = seq + uint64_t(dSeq) + 1;
+        s.deadlineNs = int64_t(uint64_t(deadline) + uint64_t(dDeadline));
+        s.latencyNs = latency;
+        s.wakeNs = int64_t(uint64_t(s.deadlineNs) + uint64_t(latency) + uint64_t(extra));
+        if (!validTime(s.deadlineNs) || !validTime(s.wakeNs) || latency < -kMaxTimeNs || latency > kMaxTimeNs)
+            return fail("sample " + std::to_string(i) + ": time out of range");
+        if (skipped > std::numeric_limits<uint32_t>::max() || epoch > std::numeric_limits<uint32_t>::max())
+            return fail("sample " + std::to_string(i) + ": skipped or epoch out of range");
+        s.skipped = uint32_t(skipped);
+        s.epoch = uint32_t(epoch);
+        seq = s.seq;
+        deadline = s.deadlineNs;
+        m_lastWakeNs = std::max(m_lastWakeNs, s.wakeNs);
+    }
+    if (p.left())
+        return fail(std::to_string(p.left()) + " bytes left over after " + std::to_string(count) + " samples");
+    m_result.samples += count;
+    m_visitor.samples(thread, m_batch);
+    return true;
+}
+
+bool Parser::marker(Payload& p)
+{
+    RecordedMarker m;
+    uint16_t labelBytes = 0;
+    uint32_t configBytes = 0;
+    std::string_view label, config;
+    if (!p.i64(m.tNs) || !p.u64(m.seq) || !p.u16(labelBytes))
+        return fail("cut short");
+    if (!validTime(m.tNs))
+        return fail("time out of range");
+    if (labelBytes > kMaxLabelBytes || !p.bytes(labelBytes, label))
+        return fail("label length " + std::to_string(labelBytes) + " does not fit");
+    if (!p.u32(configBytes) || configBytes == 0 || configBytes > kMaxConfigBytes || !p.bytes(configBytes, config))
+        return fail("config length " + std::to_string(configBytes) + " does not fit");
+    if (p.left())
+        return fail(std::to_string(p.left()) + " bytes left over");
+    const nlohmann::json j = nlohmann::json::parse(config.begin(), config.end(), nullptr, false);
+    std::string error;
+    if (j.is_discarded())
+        return fail("config is not valid JSON");
+    if (!configFromJson(j, m.config, error))
+        return fail("config: " + error);
+    m.label = std::string(label);
+    m_visitor.marker(m);
+    return true;
+}
+
+RecordingReadResult Parser::run()
+{
+    char magic[sizeof kRecordingMagic];
+    if (!m_in.read(magic, sizeof magic) || std::memcmp(magic, kRecordingMagic, sizeof magic) != 0) {
+        m_result.error = "not an rtscope recording (it does not start with the RTSCREC signature)";
+        return m_result;
+    }
+    char version[4];
+    if (!m_in.read(version, sizeof version)) {
+        truncated("the file ends inside its signature");
+        return m_result;
+    }
+    uint32_t v = 0;
+    Payload(std::string_view(version, 4)).u32(v);
+    if (v != kRecordingVersion) {
+        m_result.error = "recording format version " + std::to_string(v) + " is not supported (this rtscope reads " +
+                         "version " + std::to_string(kRecordingVersion) + ")";
+        return m_result;
+    }
+    std::string payload;
+    for (;;) {
+        m_blockOffset = m_in.offset();
+        if (m_in.remaining() == 0) {
+            truncated("the file ends without its end block (the recorder stopped before the run did)");
+            break;
+        }
+        char head[kBlockHeaderBytes];
+        if (!m_in.read(head, sizeof head)) {
+            truncated("the file ends inside a block header at offset " + std::to_string(m_blockOffset));
+            break;
+        }
+        Payload hp(std::string_view(head, sizeof head));
+        uint8_t type = 0;
+        uint32_t length = 0;
+        hp.u8(type);
+        hp.u32(length);
+        if (type < uint8_t(BlockType::Header) || type > uint8_t(BlockType::End)) {
+            m_result.error = "offset " + std::to_string(m_blockOffset) + ": unknown block type " + std::to_string(type);
+            break;
+        }
+        m_type = BlockType(type);
+        if (!m_result.headerRead && m_type != BlockType::Header) {
+            fail("expected the header block first");
+            break;
+        }
+        if (m_result.headerRead && m_type == BlockType::Header) {
+            fail("a second header block");
+            break;
+        }
+        if (length > maxPayload(m_type)) {
+            fail("length " + std::to_string(length) + " exceeds the limit of " + std::to_string(maxPayload(m_type)));
+            break;
+        }
+        if (length > m_in.remaining()) {
+            truncated("the " + std::string(blockName(m_type)) + " block at offset " + std::to_string(m_blockOffset) +
+                      " needs " + std::to_string(length) + " bytes, " + std::to_string(m_in.remaining()) + " remain");
+            break;
+        }
+        payload.resize(length);
+        if (!m_in.read(payload.data(), length)) {
+            truncated("read error at offset " + std::to_string(m_blockOffset));
+            break;
+        }
+        Payload p(payload);
+        bool ok = true;
+        switch (m_type) {
+        case BlockType::Header:
+            ok = header(p);
+            break;
+        case BlockType::Samples:
+            ok = samples(p);
+            break;
+        case BlockType::Marker:
+            ok = marker(p);
+            break;
+        case BlockType::Reset: {
+            int64_t t = 0;
+            ok = p.i64(t) && !p.left() && validTime(t);
+            if (ok)
+                m_visitor.reset(t);
+            else
+                fail("expected an 8-byte time");
+            break;
+        }
+        case BlockType::Drops: {
+            size_t thread = 0;
+            uint64_t total = 0;
+            ok = threadIndex(p, thread);
+            if (ok && (!p.u64(total) || p.left()))
+                ok = fail("expected a thread and a count");
+            else if (ok && total < m_drops[thread])
+                ok = fail("the drop count of thread " + std::to_string(thread) + " went down");
+            if (ok) {
+                m_drops[thread] = total;
+                m_visitor.drops(thread, total);
+            }
+            break;
+        }
+        case BlockType::HogWork: {
+            int64_t t = 0;
+            uint64_t iterations = 0;
+            double rate = 0;
+            ok = p.i64(t) && p.u64(iterations) && p.f64(rate) && !p.left();
+            if (!ok)
+                ok = fail("expected time, count and rate");
+            else if (!validTime(t) || !std::isfinite(rate) || rate < 0)
+                ok = fail("time or rate out of range");
+            else
+                m_visitor.hogWork(t, iterations, rate);
+            break;
+        }
+        case BlockType::Restart: {
+            int64_t t = 0;
+            uint16_t count = 0;
+            ok = p.i64(t) && p.u16(count);
+            if (!ok || !validTime(t) || count == 0 || count > kMaxThreads || p.left() != size_t(count) * 4) {
+                ok = fail("expected a time and 1 to " + std::to_string(kMaxThreads) + " CPU numbers");
+                break;
+            }
+            std::vector<int> cpus(count);
+            for (auto& c : cpus) {
+                int32_t cpu = 0;
+                p.i32(cpu);
+                if (cpu < 0 || cpu > kMaxCpu)
+                    ok = false;
+                c = cpu;
+            }
+            if (!ok) {
+                fail("CPU number out of range");
+                break;
+            }
+            m_threads = cpus.size();
+            m_drops.assign(m_threads, 0);
+            m_visitor.restart(t, cpus);
+            break;
+        }
+        case BlockType::Lost: {
+            uint64_t n = 0;
+            ok = p.u64(n) && !p.left() && n > 0 && !__builtin_add_overflow(m_lostSeen, n, &m_lostSeen);
+            if (!ok)
+                ok = fail("expected a non-zero count");
+            else
+                m_visitor.lost(n);
+            break;
+        }
+        case BlockType::End: {
+            int64_t t = 0;
+            uint64_t samples = 0, lost = 0;
+            ok = p.i64(t) && p.u64(samples) && p.u64(lost) && !p.left();
+            if (!ok) {
+                fail("expected time, sample count and lost count");
+            } else if (!validTime(t)) {
+                ok = fail("time out of range");
+            } else if (samples != m_result.samples || lost != m_lostSeen) {
+                ok = fail("it counts " + std::to_string(samples) + " samples and " + std::to_string(lost) +
+                          " lost, the file holds " + std::to_string(m_result.samples) + " and " +
+                          std::to_string(m_lostSeen));
+            } else if (m_in.remaining() != 0) {
+                ok = fail(std::to_string(m_in.remaining()) + " bytes follow the end block");
+            } else {
+                m_result.ok = true;
+                m_result.endNs = t;
+            }
+            break;
+        }
+        }
+        if (!ok || m_result.ok)
+            break;
+    }
+    m_result.lost = m_lostSeen;
+    if (!m_result.ok)
+        m_result.endNs = m_lastWakeNs;
+    return m_result;
+}
+
+} // namespace
+
+RecordingReadResult readRecording(std::string_view bytes, RecordingVisitor& visitor)
+{
+    MemoryInput in(bytes);
+    return Parser(in, visitor).run();
+}
+
+RecordingReadResult readRecordingFile(const std::string& path, RecordingVisitor& visitor)
+{
+    FileInput in(path);
+    if (!in.good()) {
+        RecordingReadResult r;
+        r.error = "cannot open '" + path + "': " + std::strerror(errno);
+        return r;
+    }
+    return Parser(in, visitor).run();
+}
+
+bool looksLikeRecording(std::string_view head)
+{
+    return head.size() >= sizeof kRecordingMagic &&
+           std::memcmp(head.data(), kRecordingMagic, sizeof kRecordingMagic) == 0;
+}
+
+SystemProbe systemProbeFromJson(const nlohmann::json& j, std::vector<std::string>& errors)
+{
+    SystemProbe p;
+    if (!j.is_object()) {
+        errors.push_back("expected an object");
+        return p;
+    }
+    auto field = [&](const char* key, auto& dst) {
+        const auto it = j.find(key);
+        if (it == j.end())
+            return;
+        using T = std::remove_reference_t<decltype(dst)>;
+        bool ok = false;
+        if constexpr (std::is_same_v<T, std::string>) {
+            ok = it->is_string();
+        } else if constexpr (std::is_same_v<T, bool>) {
+            ok = it->is_boolean();
+        } else if constexpr (std::is_same_v<T, int64_t>) {
+            ok = it->is_number_integer() &&
+                 (!it->is_number_unsigned() || it->template get<uint64_t>() <= uint64_t(INT64_MAX));
+        } else {
+            ok = it->is_array() && std::all_of(it->begin(), it->end(), [](const nlohmann::json& c) {
+                     return c.is_number_integer() && c.get<int64_t>() >= 0 && c.get<int64_t>() <= kMaxCpu;
+                 });
+        }
+        if (!ok) {
+            errors.push_back(std::string(key) + " has the wrong type");
+            return;
+        }
+        if constexpr (std::is_same_v<T, std::vector<int>>) {
+            for (const auto& c : *it)
+                dst.push_back(int(c.template get<int64_t>()));
+        } else {
+            dst = it->template get<T>();
+        }
+    };
+    // The keys of toJson(SystemProbe), in its order.
+    field("kernel_release", p.kernelRelease);
+    field("kernel_version", p.kernelVersion);
+    field("machine", p.machine);
+    field("preempt_model", p.preemptModel);
+    field("preempt_rt", p.preemptRt);
+    field("scheduler", p.scheduler);
+    field("fair_server", p.fairServer);
+    field("clocksource", p.clocksource);
+    field("clock_resolution_ns", p.clockResolutionNs);
+    field("timer_slack_ns", p.timerSlackNs);
+    field("sched_rt_runtime_us", p.rtRuntimeUs);
+    field("sched_rt_period_us", p.rtPeriodUs);
+    field("rlimit_rtprio", p.rlimitRtprioSoft);
+    field("cap_sys_nice", p.capSysNice);
+    field("root", p.isRoot);
+    field("rt_available", p.rtAvailable);
+    field("rt_unavailable_reason", p.rtUnavailableReason);
+    field("online_cpus", p.onlineCpus);
+    field("allowed_cpus", p.allowedCpus);
+    field("isolated_cpus", p.isolatedCpus);
+    field("nohz_full_cpus", p.nohzFullCpus);
+    field("virtual_machine", p.virtualMachine);
+    field("hypervisor", p.hypervisor);
+    field("cpu_dma_latency_available", p.dmaLatencyAvailable);
+    field("cpu_model", p.cpuModel);
+    return p;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Writer
+
+RecordingWriter::RecordingWriter(const SystemProbe& probe, std::string path, Limits limits)
+    : m_probeJson(toJson(probe))
+    , m_host(probe.hostname)
+    , m_limits(limits)
+    , m_command("rtscope")
+    , m_path(std::move(path))
+{}
+
+RecordingWriter::RecordingWriter(const SystemProbe& probe, std::string path)
+    : RecordingWriter(probe, std::move(path), Limits{})
+{}
+
+RecordingWriter::~RecordingWriter()
+{
+    // A run that never ended (its experiment was destroyed without stop()) stays without its end block: a
+    // reader then says the file is truncated, which is the truth.
+    finish();
+}
+
+void RecordingWriter::setPath(std::string path)
+{
+    std::lock_guard lock(m_mutex);
+    if (!m_recording)
+        m_path = std::move(path);
+}
+
+void RecordingWriter::setCommand(std::string command)
+{
+    std::lock_guard lock(m_mutex);
+    m_command = std::move(command);
+}
+
+RecordingWriter::Status RecordingWriter::status() const
+{
+    std::lock_guard lock(m_mutex);
+    return {m_path, m_recording, m_complete, m_samples, m_lost, m_bytes, m_error};
+}
+
+void RecordingWriter::onRunStart(const LatencyRunInfo& info)
+{
+    finish();
+    std::lock_guard lock(m_mutex);
+    m_samples = m_lost = m_lostUnwritten = m_bytes = 0;
+    m_batch.clear();
+    m_complete = false;
+    m_ended = false;
+    m_error.clear();
+    m_pending.clear();
+    if (info.cpus.empty() || info.cpus.size() > kMaxThreads) {
+        m_error = "a recording holds 1 to " + std::to_string(kMaxThreads) + " measuring threads, this run has " +
+                  std::to_string(info.cpus.size());
+        return;
+    }
+    m_file = std::fopen(m_path.c_str(), "wb");
+    if (!m_file) {
+        m_error = "cannot write '" + m_path + "': " + std::strerror(errno);
+        return;
+    }
+    const int64_t unixNs = unixNowNs() - (nowNs() - info.startNs);
+    const nlohmann::json header{{"format", "rtscope-recording"}, {"rtscope_version", RTSCOPE_VERSION},
+                                {"recorded_at", isoUtc(unixNs)}, {"start_unix_ns", unixNs},
+                                {"start_ns", info.startNs},      {"host", m_host},
+                                {"command", m_command},          {"cpus", info.cpus},
+                                {"config", toJson(info.config)}, {"probe", m_probeJson}};
+    m_pending.assign(kRecordingMagic, sizeof kRecordingMagic);
+    Encoder(m_pending).u32(kRecordingVersion);
+    m_pending += block(BlockType::Header, header.dump());
+    m_bytes = m_pending.size();
+    m_recording = true;
+    m_stop = false;
+    m_writer = std::thread([this] { writerLoop(); });
+    pthread_setname_np(m_writer.native_handle(), "rtscope-record");
+    if (info.quietCpu >= 0) {
+        cpu_set_t set;
+        CPU_ZERO(&set);
+        CPU_SET(info.quietCpu, &set);
+        pthread_setaffinity_np(m_writer.native_handle(), sizeof set, &set); // best effort, like the collector
+    }
+}
+
+void RecordingWriter::flushLostLocked()
+{
+    if (!m_lostUnwritten)
+        return;
+    std::string payload;
+    Encoder(payload).u64(m_lostUnwritten);
+    const std::string b = block(BlockType::Lost, payload);
+    m_pending += b;
+    m_bytes += b.size();
+    m_lostUnwritten = 0;
+}
+
+bool RecordingWriter::append(const std::string& b, bool droppable)
+{
+    std::lock_guard lock(m_mutex);
+    if (!m_recording)
+        return false;
+    if (droppable && (!m_error.empty() || m_pending.size() + b.size() > m_limits.bufferBytes ||
+                      (m_limits.maxFileBytes && m_bytes + b.size() > m_limits.maxFileBytes)))
+        return false;
+    flushLostLocked();
+    m_pending += b;
+    m_bytes += b.size();
+    if (m_pending.size() >= kWriteChunk)
+        m_wake.notify_one();
+    return true;
+}
+
+void RecordingWriter::onSamples(size_t thread, std::span<const LatencySample> batch)
+{
+    {
+        std::lock_guard lock(m_mutex);
+        if (!m_recording)
+            return;
+    }
+    if (!m_batch.empty() && thread != m_batchThread)
+        flushSamples();
+    m_batchThread = thread;
+    for (const LatencySample& s : batch) {
+        m_batch.push_back(s);
+        if (m_batch.size() >= kBlockSamples || wrapDelta(m_batch.back().wakeNs, m_batch.front().wakeNs) >= kBlockSpanNs)
+            flushSamples();
+    }
+}
+
+void RecordingWriter::flushSamples()
+{
+    if (m_batch.empty())
+        return;
+    const bool kept = append(block(BlockType::Samples, encodeSamples(m_batchThread, m_batch)), true);
+    std::lock_guard lock(m_mutex);
+    if (kept) {
+        m_samples += m_batch.size();
+    } else if (m_recording) {
+        m_lost += m_batch.size();
+        m_lostUnwritten += m_batch.size();
+    }
+    m_batch.clear();
+}
+
+void RecordingWriter::onMarker(const Marker& marker, const LatencyConfig& config)
+{
+    flushSamples();
+    std::string payload;
+    Encoder e(payload);
+    const std::string label = marker.label.substr(0, kMaxLabelBytes);
+    const std::string json = toJson(config).dump();
+    e.i64(marker.tNs);
+    e.u64(marker.seq);
+    e.u16(uint16_t(label.size()));
+    e.bytes(label);
+    e.u32(uint32_t(json.size()));
+    e.bytes(json);
+    append(block(BlockType::Marker, payload), false);
+}
+
+void RecordingWriter::onReset(int64_t tNs)
+{
+    flushSamples();
+    std::string payload;
+    Encoder(payload).i64(tNs);
+    append(block(BlockType::Reset, payload), false);
+}
+
+void RecordingWriter::onDrops(size_t thread, uint64_t total)
+{
+    flushSamples();
+    std::string payload;
+    Encoder e(payload);
+    e.u16(uint16_t(thread));
+    e.u64(total);
+    append(block(BlockType::Drops, payload), false);
+}
+
+void RecordingWriter::onHogWork(int64_t tNs, uint64_t iterations, double perSecond)
+{
+    flushSamples();
+    std::string payload;
+    Encoder e(payload);
+    e.i64(tNs);
+    e.u64(iterations);
+    e.f64(std::isfinite(perSecond) && perSecond >= 0 ? perSecond : 0);
+    append(block(BlockType::HogWork, payload), false);
+}
+
+void RecordingWriter::onRestart(int64_t tNs, const std::vector<int>& cpus)
+{
+    flushSamples();
+    std::string payload;
+    Encoder e(payload);
+    e.i64(tNs);
+    e.u16(uint16_t(std::min(cpus.size(), kMaxThreads)));
+    for (size_t i = 0; i < cpus.size() && i < kMaxThreads; ++i)
+        e.i32(cpus[i]);
+    append(block(BlockType::Restart, payload), false);
+}
+
+void RecordingWriter::onRunEnd(int64_t stopNs)
+{
+    flushSamples();
+    {
+        std::lock_guard lock(m_mutex);
+        if (!m_recording)
+            return;
+        flushLostLocked();
+        std::string payload;
+        Encoder e(payload);
+        e.i64(stopNs);
+        e.u64(m_samples);
+        e.u64(m_lost);
+        const std::string b = block(BlockType::End, payload);
+        m_pending += b;
+        m_bytes += b.size();
+        m_ended = true;
+    }
+    finish();
+}
+
+void RecordingWriter::writerLoop()
+{
+    std::string batch;
+    std::unique_lock lock(m_mutex);
+    for (;;) {
+        m_wake.wait_for(lock, std::chrono::milliseconds(kWriterIntervalMs),
+                        [this] { return m_stop || m_pending.size() >= kWriteChunk; });
+        batch.swap(m_pending);
+        const bool stop = m_stop;
+        const bool failed = !m_error.empty();
+        lock.unlock();
+        std::string error;
+        if (!batch.empty() && !failed && std::fwrite(batch.data(), 1, batch.size(), m_file) != batch.size())
+            error = "writing '" + m_path + "' failed: " + std::strerror(errno);
+        batch.clear();
+        lock.lock();
+        if (!error.empty() && m_error.empty())
+            m_error = error;
+        if (stop && m_pending.empty())
+            return;
+    }
+}
+
+void RecordingWriter::finish()
+{
+    {
+        std::lock_guard lock(m_mutex);
+        m_stop = true;
+    }
+    m_wake.notify_one();
+    if (m_writer.joinable())
+        m_writer.join();
+    std::lock_guard lock(m_mutex);
+    if (m_file) {
+        if (std::fclose(m_file) != 0 && m_error.empty())
+            m_error = "closing '" + m_path + "' failed: " + std::strerror(errno);
+        m_file = nullptr;
+        // Complete only when the end block made it to the file.
+        m_complete = m_error.empty() && m_pending.empty() && m_ended;
+    }
+    m_recording = false;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Replay
+
+namespace {
+
+class Replayer final : public RecordingVisitor {
+public:
+    explicit Replayer(const RecordingReplayOptions& options, ReplayedRun& out)
+        : m_options(options)
+        , m_out(out)
+    {}
+
+    void header(const RecordingHeader& h) override
+    {
+        m_out.header = h;
+        m_config = h.config;
+        if (m_options.histogramUs > 0)
+            m_config.histogramUs =
+                std::clamp(std::max(m_config.histogramUs, m_options.histogramUs), 0, LatencyConfig::kMaxHistogramUs);
+        m_cpus = h.cpus;
+        resize(m_cpus.size(), h.startNs);
+    }
+    void samples(size_t thread, std::span<const LatencySample> batch) override
+    {
+        for (const LatencySample& s : batch)
+            m_threads[thread]->add(s);
+    }
+    void marker(const RecordedMarker& m) override
+    {
+        if (m_out.markers.size() < 10'000)
+            m_out.markers.push_back(m);
+        // A replay names the change itself, in the live experiment's words; the start config changes nothing.
+        for (auto& t : m_threads)
+            t->reconfigure(m.config, m.tNs);
+        m_config = m_threads.front()->config();
+    }
+    void reset(int64_t tNs) override
+    {
+        for (size_t i = 0; i < m_threads.size(); ++i) {
+            m_threads[i]->resetStatistics(tNs);
+            m_dropsAtReset[i] = m_drops[i];
+        }
+    }
+    void drops(size_t thread, uint64_t total) override
+    {
+        m_drops[thread] = total;
+        m_threads[thread]->setDrops(total - std::min(total, m_dropsAtReset[thread]));
+    }
+    void hogWork(int64_t, uint64_t iterations, double perSecond) override
+    {
+        for (auto& t : m_threads)
+            t->setHogIterations(iterations, perSecond);
+    }
+    void restart(int64_t tNs, const std::vector<int>& cpus) override
+    {
+        // The live experiment gave the new threads fresh figures: so does the replay (the timeline goes on).
+        m_cpus = cpus;
+        resize(cpus.size(), tNs);
+        reset(tNs);
+        std::fill(m_drops.begin(), m_drops.end(), 0);
+        std::fill(m_dropsAtReset.begin(), m_dropsAtReset.end(), 0);
+    }
+
+    std::shared_ptr<const LatencySnapshot> finish(int64_t endNs)
+    {
+        if (m_threads.empty())
+            return nullptr;
+        auto merged = std::make_shared<LatencySnapshot>();
+        for (size_t i = 0; i < m_threads.size(); ++i) {
+            m_threads[i]->stop();
+            auto snap = m_threads[i]->publish(endNs);
+            if (i == 0)
+                *merged = *snap;
+            if (i > 0)
+                merged->threads.push_back(snap->threads.front());
+            merged->threads.back().cpu = m_cpus[i];
+            m_out.samplesSinceReset += snap->threads.front().samples;
+        }
+        merged->finished = true;
+        return merged;
+    }
+
+private:
+    void resize(size_t n, int64_t startNs)
+    {
+        while (m_threads.size() < n) {
+            auto r = std::make_unique<LatencyReplay>();
+            r->setSeriesWindow(m_options.seriesWindowNs);
+            r->start(m_config, startNs);
+            m_threads.push_back(std::move(r));
+        }
+        m_threads.resize(n);
+        m_drops.resize(n, 0);
+        m_dropsAtReset.resize(n, 0);
+    }
+
+    RecordingReplayOptions m_options;
+    ReplayedRun& m_out;
+    LatencyConfig m_config;
+    std::vector<int> m_cpus;
+    std::vector<std::unique_ptr<LatencyReplay>> m_threads;
+    std::vector<uint64_t> m_drops;
+    std::vector<uint64_t> m_dropsAtReset;
+};
+
+template <class Read> ReplayedRun replayWith(const RecordingReplayOptions& options, Read&& read)
+{
+    ReplayedRun run;
+    Replayer replayer(options, run);
+    run.read = read(replayer);
+    if (run.read.headerRead)
+        run.snapshot = replayer.finish(run.read.endNs);
+    return run;
+}
+
+} // namespace
+
+ReplayedRun replayRecordingFile(const std::string& path, const RecordingReplayOptions& options)
+{
+    return replayWith(options, [&](RecordingVisitor& v) { return readRecordingFile(path, v); });
+}
+
+ReplayedRun replayRecording(std::string_view bytes, const RecordingReplayOptions& options)
+{
+    return replayWith(options, [&](RecordingVisitor& v) { return readRecording(bytes, v); });
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Exports
+
+namespace {
+
+// Every field is an integer, so no quoting is ever needed; CsvWriter would hold the whole text in memory, and a
+// recording's rows can outgrow it.
+class CsvRows final : public RecordingVisitor {
+public:
+    explicit CsvRows(std::ostream& out)
+        : m_out(out)
+    {}
+    void header(const RecordingHeader& h) override
+    {
+        m_startNs = h.startNs;
+        m_cpus = h.cpus;
+    }
+    void restart(int64_t, const std::vector<int>& cpus) override { m_cpus = cpus; }
+    void samples(size_t thread, std::span<const LatencySample> batch) override
+    {
+        std::string text;
+        text.reserve(batch.size() * 48);
+        char line[160];
+        for (const LatencySample& s : batch) {
+            const int n = std::snprintf(line, sizeof line, "%d,%llu,%lld,%lld,%lld,%u,%u\n", m_cpus[thread],
+                                        (unsigned long long)s.seq, (long long)(s.deadlineNs - m_startNs),
+                                        (long long)(s.wakeNs - m_startNs), (long long)s.latencyNs, s.skipped, s.epoch);
+            text.append(line, size_t(std::clamp(n, 0, int(sizeof line) - 1)));
+        }
+        m_out << text;
+    }
+
+private:
+    std::ostream& m_out;
+    int64_t m_startNs = 0;
+    std::vector<int> m_cpus;
+};
+
+} // namespace
+
+RecordingReadResult writeRecordingCsv(const std::string& recordingPath, std::ostream& out)
+{
+    // A first pass learns whether anything is missing, so that the warning can be the first line.
+    RecordingVisitor nothing;
+    const RecordingReadResult check = readRecordingFile(recordingPath, nothing);
+    if (!check.headerRead)
+        return check;
+    if (check.lost || !check.ok)
+        out << "# rtscope: this CSV does not hold every sample of the run: "
+            << (check.lost ? std::to_string(check.lost) + " samples were not kept by the recorder" : std::string())
+            << (check.lost && !check.ok ? "; " : "") << (check.ok ? "" : check.error) << "\n";
+    out << "cpu,seq,deadline_ns,wake_ns,latency_ns,skipped_periods,epoch\n";
+    CsvRows rows(out);
+    RecordingReadResult r = readRecordingFile(recordingPath, rows);
+    if (!out && r.error.empty()) {
+        r.ok = false;
+        r.error = "writing the CSV failed";
+    }
+    return r;
+}
+
+namespace {
+std::string incompleteNote(const ReplayedRun& run)
+{
+    std::string note;
+    if (run.read.lost)
+        note = std::to_string(run.read.lost) + " samples of the run were not kept by the recorder";
+    if (!run.read.ok)
+        note += (note.empty() ? "" : "; ") + run.read.error;
+    return note;
+}
+} // namespace
+
+std::string replayedHistogramText(const ReplayedRun& run)
+{
+    if (!run.snapshot)
+        return {};
+    CyclictestData data = cyclictestDataFrom(*run.snapshot);
+    if (const std::string note = incompleteNote(run); !note.empty())
+        data.preamble.push_back("# rtscope: incomplete: " + note);
+    return writeCyclictestHistogram(data);
+}
+
+nlohmann::json replayedRunJson(const ReplayedRun& run, const std::string& fileName)
+{
+    if (!run.snapshot)
+        return nullptr;
+    const LatencySnapshot& s = *run.snapshot;
+    const int64_t startUnix = run.header.startUnixNs / kNsPerSec;
+    const int64_t endUnix = startUnix + (s.publishedNs - s.startNs) / kNsPerSec;
+    nlohmann::json j = latencyExportJson(s, run.header.probeJson, run.header.command, startUnix, endUnix);
+    j["sysinfo"]["nodename"] = run.header.host; // cyclictestJson describes this machine; the run was elsewhere
+    j["sysinfo"]["release"] = run.header.probe.kernelRelease;
+    j["sysinfo"]["version"] = run.header.probe.kernelVersion;
+    j["sysinfo"]["machine"] = run.header.probe.machine;
+    j["sysinfo"]["realtime"] = run.header.probe.preemptRt ? 1 : 0;
+    j["rtscope"]["recording"] = {{"file", fileName},
+                                 {"recorded_at", run.header.recordedAt},
+                                 {"samples_not_kept", run.read.lost},
+                                 {"complete", run.read.ok},
+                                 {"error", run.read.ok ? std::string() : run.read.error}};
+    return j;
+}
+
+nlohmann::json latencyExportJson(const LatencySnapshot& snapshot, const nlohmann::json& probe,
+                                 const std::string& commandLine, int64_t startUnixSec, int64_t endUnixSec)
+{
+    nlohmann::json j = cyclictestJson(cyclictestDataFrom(snapshot), commandLine, startUnixSec, endUnixSec);
+    nlohmann::json report = latencyReportJson(snapshot);
+    report["probe"] = probe;
+    j["rtscope"] = std::move(report);
+    return j;
+}
+
+} // namespace rtscope

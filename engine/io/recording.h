@@ -1,0 +1,227 @@
+#pragma once
+/// @file Recordings of latency runs: every raw sample, config change, reset and drop of a run, with the system
+/// probe and the start config, streamed to disk while the run goes on and read back for replay and export.
+/// The byte layout is documented in docs/recording-format.md; readers check every length, count and value.
+#include "engine/experiments/latency_experiment.h"
+#include "engine/rt/system_probe.h"
+
+#include <condition_variable>
+#include <cstdint>
+#include <cstdio>
+#include <memory>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <ostream>
+#include <span>
+#include <string>
+#include <string_view>
+#include <thread>
+#include <vector>
+
+namespace rtscope {
+
+/// @brief The file's first eight bytes and the only version this build writes and reads.
+inline constexpr char kRecordingMagic[8] = {'R', 'T', 'S', 'C', 'R', 'E', 'C', '\n'};
+inline constexpr uint32_t kRecordingVersion = 1;
+/// @brief The extension the desktop app proposes.
+inline constexpr const char* kRecordingSuffix = ".rtrec";
+
+/// @brief What the header block says about the run.
+struct RecordingHeader {
+    std::string rtscopeVersion;
+    std::string recordedAt;  ///< "2026-11-30T01:23:45Z" (UTC, the run's start)
+    int64_t startUnixNs = 0; ///< wall clock at the start
+    int64_t startNs = 0;     ///< CLOCK_MONOTONIC at the start: every t_ns in the file is on this clock
+    std::string host;
+    std::string command;   ///< what started the run ("rtscope latency …", "rtscope desktop app")
+    std::vector<int> cpus; ///< measuring thread i ran on cpus[i]
+    LatencyConfig config;  ///< as started
+    nlohmann::json probeJson;
+    SystemProbe probe; ///< read back from probeJson
+};
+
+/// @brief A marker as recorded: the start or a live change, with the config in force from then on.
+struct RecordedMarker {
+    int64_t tNs = 0;
+    uint64_t seq = 0;
+    std::string label;
+    LatencyConfig config;
+};
+
+/// @brief Receives a recording's content in file order while it is read (samples in blocks of at most 65 536),
+/// so a recording of hours is read in bounded memory.
+class RecordingVisitor {
+public:
+    virtual ~RecordingVisitor() = default;
+    virtual void header(const RecordingHeader& header) { (void)header; }
+    virtual void samples(size_t thread, std::span<const LatencySample> batch)
+    {
+        (void)thread;
+        (void)batch;
+    }
+    virtual void marker(const RecordedMarker& marker) { (void)marker; }
+    virtual void reset(int64_t tNs) { (void)tNs; }
+    virtual void drops(size_t thread, uint64_t total)
+    {
+        (void)thread;
+        (void)total;
+    }
+    virtual void hogWork(int64_t tNs, uint64_t iterations, double perSecond)
+    {
+        (void)tNs;
+        (void)iterations;
+        (void)perSecond;
+    }
+    virtual void restart(int64_t tNs, const std::vector<int>& cpus)
+    {
+        (void)tNs;
+        (void)cpus;
+    }
+    /// @brief The recorder could not keep @p samples samples here (its writer fell behind or hit its size cap).
+    virtual void lost(uint64_t samples) { (void)samples; }
+};
+
+/// @brief How reading went. Everything delivered to the visitor before an error was valid.
+struct RecordingReadResult {
+    bool ok = false;        ///< the whole file was read, including its end block
+    bool truncated = false; ///< the file ends early; what came before was delivered ("truncated after N samples")
+    bool headerRead = false;
+    std::string error;    ///< why !ok: names the offset, the block and what was expected
+    uint64_t samples = 0; ///< samples delivered
+    uint64_t lost = 0;    ///< samples the recorder said it did not keep
+    int64_t endNs = 0;    ///< the run's stop time (end block), else the last sample's wake-up
+};
+
+/// @brief Reads a recording from memory (tests, fuzzing). Never throws.
+RecordingReadResult readRecording(std::string_view bytes, RecordingVisitor& visitor);
+/// @brief Reads a recording file block by block. Never throws.
+RecordingReadResult readRecordingFile(const std::string& path, RecordingVisitor& visitor);
+/// @brief True when @p head (the first bytes of a file) starts like a recording.
+bool looksLikeRecording(std::string_view head);
+
+/// @brief Reads the SystemProbe that toJson(SystemProbe) wrote: missing keys keep their defaults, a key of the
+/// wrong type is an error naming it.
+SystemProbe systemProbeFromJson(const nlohmann::json& j, std::vector<std::string>& errors);
+
+/// @brief Writes each run it is attached to (LatencyExperiment::setRunSink) to a file, off the measuring threads.
+///
+/// The sink calls (collector thread) only encode into a memory buffer; a writer thread ("rtscope-record",
+/// SCHED_OTHER, on the run's quiet CPU) moves the buffer to disk. When the buffer is full (the disk cannot keep
+/// up) or the file reached its size cap, sample batches are not kept: they are counted, written as a "lost"
+/// block, and reported by status(), so no reader mistakes the file for the whole run. Memory stays bounded by
+/// the buffer size however long the run.
+class RecordingWriter final : public LatencyRunSink {
+public:
+    struct Limits {
+        size_t bufferBytes = size_t(32) << 20; ///< unwritten bytes held in memory before batches are dropped
+        uint64_t maxFileBytes = 0;             ///< 0 = no cap
+    };
+    struct Status {
+        std::string path;
+        bool recording = false; ///< a run is being written
+        bool complete = false;  ///< the last run was written and closed without error
+        uint64_t samples = 0;   ///< samples written (this or the last run)
+        uint64_t lost = 0;      ///< samples not kept
+        uint64_t bytes = 0;
+        std::string error; ///< why the file could not be written, empty if none
+    };
+
+    RecordingWriter(const SystemProbe& probe, std::string path, Limits limits);
+    RecordingWriter(const SystemProbe& probe, std::string path);
+    ~RecordingWriter() override;
+    RecordingWriter(const RecordingWriter&) = delete;
+    RecordingWriter& operator=(const RecordingWriter&) = delete;
+
+    /// @brief The file the next run goes to (replaced if it exists). Not while recording.
+    void setPath(std::string path);
+    /// @brief What started the runs, for the header ("rtscope latency -p 80 …").
+    void setCommand(std::string command);
+    /// @brief Any thread.
+    Status status() const;
+
+    void onRunStart(const LatencyRunInfo& info) override;
+    void onSamples(size_t thread, std::span<const LatencySample> batch) override;
+    void onMarker(const Marker& marker, const LatencyConfig& config) override;
+    void onReset(int64_t tNs) override;
+    void onDrops(size_t thread, uint64_t total) override;
+    void onHogWork(int64_t tNs, uint64_t iterations, double perSecond) override;
+    void onRestart(int64_t tNs, const std::vector<int>& cpus) override;
+    void onRunEnd(int64_t stopNs) override;
+
+private:
+    /// Appends one block to the pending buffer; sample blocks may be refused (then counted as lost).
+    bool append(const std::string& block, bool droppable);
+    /// Encodes the samples gathered so far as one block (every other event calls it first, to keep the order).
+    void flushSamples();
+    void flushLostLocked();
+    void writerLoop();
+    void finish();
+
+    const nlohmann::json m_probeJson;
+    const std::string m_host;
+    const Limits m_limits;
+    std::string m_command;
+
+    mutable std::mutex m_mutex;
+    std::condition_variable m_wake;
+    std::string m_path;
+    std::FILE* m_file = nullptr;
+    std::string m_pending; ///< encoded, not yet written (guarded by m_mutex)
+    bool m_stop = false;
+    bool m_recording = false;
+    bool m_complete = false;
+    bool m_ended = false; ///< the end block is in the file or pending
+    uint64_t m_samples = 0;
+    uint64_t m_lost = 0;
+    uint64_t m_lostUnwritten = 0; ///< lost since the last "lost" block
+    uint64_t m_bytes = 0;         ///< accepted into the file (written or pending)
+    std::string m_error;
+    std::thread m_writer;
+
+    // Sink side (the calls are serialized): consecutive batches of one thread become one block, so the block
+    // header and the first sample's absolute values are paid once per block, not once per 1 ms drain.
+    std::vector<LatencySample> m_batch;
+    size_t m_batchThread = 0;
+};
+
+/// @brief How a recording is replayed.
+struct RecordingReplayOptions {
+    /// Exact 1 µs bins for cyclictest exports: the larger of this and the recorded config's (0 = as recorded).
+    int histogramUs = 10'000;
+    int64_t seriesWindowNs = 120'000'000'000; ///< the timeline the snapshot carries (at most 120 s)
+};
+
+/// @brief A recording replayed through LatencyReplay (one per measuring thread): the snapshot the live run
+/// published at its end, figures since the last reset, as its views showed them.
+struct ReplayedRun {
+    RecordingHeader header;
+    RecordingReadResult read;
+    std::shared_ptr<const LatencySnapshot> snapshot; ///< null when the file could not be read at all
+    std::vector<RecordedMarker> markers;             ///< as recorded, with their labels
+    uint64_t samplesSinceReset = 0;                  ///< all threads
+};
+
+ReplayedRun replayRecordingFile(const std::string& path, const RecordingReplayOptions& options = {});
+ReplayedRun replayRecording(std::string_view bytes, const RecordingReplayOptions& options = {});
+
+/// @brief cyclictest's -h text of a replayed run (figures since its last reset, as its histogram showed them). When
+/// the recorder did not keep every sample, or the file was cut short, a "# rtscope:" line before "# Histogram"
+/// says so.
+std::string replayedHistogramText(const ReplayedRun& run);
+/// @brief latencyExportJson() of a replayed run with the recorded probe and command, plus a "recording" object in
+/// "rtscope": the file name, samples not kept, and the read error of a file cut short.
+nlohmann::json replayedRunJson(const ReplayedRun& run, const std::string& fileName);
+
+/// @brief Every sample of a recording as CSV, streamed (a recording may hold more than memory):
+/// cpu,seq,deadline_ns,wake_ns,latency_ns,skipped_periods,epoch with times relative to the run's start. When the
+/// recorder did not keep every sample, or the file is cut short, the first line is a "# " comment that says how
+/// many are missing. Returns the read result (samples = rows written).
+RecordingReadResult writeRecordingCsv(const std::string& recordingPath, std::ostream& out);
+
+/// @brief cyclictest's --json layout of a run plus the "rtscope" object (config, figures, markers, probe):
+/// the one composition the CLI, the replay command and the desktop app's export share.
+nlohmann::json latencyExportJson(const LatencySnapshot& snapshot, const nlohmann::json& probe,
+                                 const std::string& commandLine, int64_t startUnixSec, int64_t endUnixSec);
+
+} // namespace rtscope

@@ -1,0 +1,201 @@
+// The inversion timeline widget: known segments land at the pixels their times say, the medium thread's time
+// inside high's waits (and only that) is marked as the inversion, segments outside the window cost nothing,
+// and many sub-pixel segments merge into few blocks without losing any of them.
+#include "ui/plot/inversion_timeline.h"
+
+#include <QtTest>
+
+#include <cmath>
+
+using namespace rtscope;
+
+namespace {
+constexpr int64_t kMs = 1'000'000;
+
+InversionTimelineData window(int64_t from, int64_t to)
+{
+    InversionTimelineData d;
+    d.laneNames = {"high · 30", "medium · 20", "low · 10"};
+    d.originNs = from;
+    d.fromNs = from;
+    d.toNs = to;
+    return d;
+}
+
+std::vector<InversionTimeline::Block> blocksOf(const InversionTimeline& t, int lane)
+{
+    std::vector<InversionTimeline::Block> out;
+    for (const auto& b : t.blocks())
+        if (b.lane == lane)
+            out.push_back(b);
+    return out;
+}
+} // namespace
+
+class TestInversionTimeline : public QObject {
+    Q_OBJECT
+
+private slots:
+    void segmentsLandAtTheirTimes()
+    {
+        InversionTimeline t;
+        t.resize(1000, 300);
+        // One period of the mutex case: low holds, high waits 50 ms while medium spins inside the wait.
+        InversionTimelineData d = window(0, 100 * kMs);
+        d.lanes[InversionTimelineData::Low] = {{0, kMs / 3, LaneActivity::Holding},
+                                               {50 * kMs + 2 * kMs / 3, 51 * kMs, LaneActivity::Holding}};
+        d.lanes[InversionTimelineData::High] = {{kMs / 3, 51 * kMs, LaneActivity::Waiting},
+                                                {51 * kMs, 51 * kMs + 20'000, LaneActivity::Holding}};
+        d.lanes[InversionTimelineData::Medium] = {{2 * kMs / 3, 50 * kMs + 2 * kMs / 3, LaneActivity::Running},
+                                                  {51 * kMs + 20'000, 60 * kMs, LaneActivity::Running}};
+        d.highWaits = {{kMs / 3, 51 * kMs}};
+        d.periodStarts = {0, 100 * kMs};
+        t.setData(d);
+
+        const QRectF plot = t.plotRect();
+        QVERIFY(plot.width() > 500);
+        QCOMPARE(t.xOf(0), plot.left());
+        QCOMPARE(t.xOf(100 * kMs), plot.right());
+
+        const auto medium = blocksOf(t, InversionTimelineData::Medium);
+        QCOMPARE(int(medium.size()), 2);
+        // The whole first burst lies inside the wait: all of it is the inversion.
+        QVERIFY(medium[0].inversion);
+        QCOMPARE(medium[0].x0, t.xOf(2 * kMs / 3));
+        QCOMPARE(medium[0].x1, t.xOf(50 * kMs + 2 * kMs / 3));
+        // After high got the lock medium runs again: not an inversion.
+        QVERIFY(!medium[1].inversion);
+        QCOMPARE(medium[1].x0, t.xOf(51 * kMs + 20'000));
+
+        const auto high = blocksOf(t, InversionTimelineData::High);
+        QCOMPARE(int(high.size()), 2);
+        QCOMPARE(high[0].activity, LaneActivity::Waiting);
+        QCOMPARE(high[1].activity, LaneActivity::Holding);
+        QCOMPARE(int(blocksOf(t, InversionTimelineData::Low).size()), 2);
+
+        QCOMPARE(int(t.waitShading().size()), 1);
+        QCOMPARE(t.waitShading()[0].x0, t.xOf(kMs / 3));
+        QCOMPARE(t.waitShading()[0].x1, t.xOf(51 * kMs));
+
+        const std::vector<double> periods = t.periodMarkerX();
+        QCOMPARE(int(periods.size()), 2);
+        QCOMPARE(periods[0], plot.left());
+        QCOMPARE(periods[1], plot.right());
+
+        const QStringList ticks = t.tickLabels();
+        QVERIFY(ticks.size() >= 3);
+        QCOMPARE(ticks.first(), QString("0"));
+        QCOMPARE(ticks.last(), QString("100"));
+        QVERIFY(t.legendTexts().contains("medium runs while high waits: the inversion"));
+    }
+
+    void aBurstPartlyInsideAWaitIsSplitAtTheWaitsEnd()
+    {
+        InversionTimeline t;
+        t.resize(1000, 300);
+        InversionTimelineData d = window(0, 100 * kMs);
+        d.lanes[InversionTimelineData::Medium] = {{10 * kMs, 60 * kMs, LaneActivity::Running}};
+        d.highWaits = {{20 * kMs, 30 * kMs}, {40 * kMs, 80 * kMs}};
+        t.setData(d);
+        const auto medium = blocksOf(t, InversionTimelineData::Medium);
+        QCOMPARE(int(medium.size()), 4);
+        const bool expectedInversion[] = {false, true, false, true};
+        const int64_t edges[] = {10 * kMs, 20 * kMs, 30 * kMs, 40 * kMs, 60 * kMs};
+        for (int i = 0; i < 4; ++i) {
+            QCOMPARE(medium[size_t(i)].inversion, expectedInversion[i]);
+            QCOMPARE(medium[size_t(i)].x0, t.xOf(edges[i]));
+            QCOMPARE(medium[size_t(i)].x1, t.xOf(edges[i + 1]));
+        }
+    }
+
+    void onlyTheVisibleWindowIsLaidOutAndClipped()
+    {
+        InversionTimeline t;
+        t.resize(800, 300);
+        InversionTimelineData d = window(1000 * kMs, 1100 * kMs);
+        auto& low = d.lanes[InversionTimelineData::Low];
+        // A million segments before the window, one across its left edge, one across its right edge.
+        for (int64_t i = 0; i < 1'000'000; ++i)
+            low.push_back({i * 900, i * 900 + 500, LaneActivity::Holding});
+        low.push_back({990 * kMs, 1010 * kMs, LaneActivity::Holding});
+        low.push_back({1090 * kMs, 1200 * kMs, LaneActivity::Holding});
+        t.setData(d);
+        const auto blocks = blocksOf(t, InversionTimelineData::Low);
+        QCOMPARE(int(blocks.size()), 2);
+        QCOMPARE(blocks[0].x0, t.plotRect().left());
+        QCOMPARE(blocks[0].x1, t.xOf(1010 * kMs));
+        QCOMPARE(blocks[1].x0, t.xOf(1090 * kMs));
+        QCOMPARE(blocks[1].x1, t.plotRect().right());
+    }
+
+    void subPixelSegmentsMergeWithoutLosingAny()
+    {
+        InversionTimeline t;
+        t.resize(1000, 300);
+        InversionTimelineData d = window(0, 200 * kMs);
+        auto& medium = d.lanes[InversionTimelineData::Medium];
+        // 50 000 segments of 1 µs every 2 µs over the first 100 ms: a pixel (~0.2 ms) holds a hundred of them.
+        for (int64_t i = 0; i < 50'000; ++i)
+            medium.push_back({i * 2000, i * 2000 + 1000, LaneActivity::Running});
+        // A lone 10 ns segment far from the others keeps its own block (drawn at least a pixel wide).
+        medium.push_back({150 * kMs, 150 * kMs + 10, LaneActivity::Running});
+        t.setData(d);
+        const auto blocks = blocksOf(t, InversionTimelineData::Medium);
+        QCOMPARE(int(blocks.size()), 2);
+        QCOMPARE(blocks.front().x0, t.xOf(0));
+        QCOMPARE(blocks.front().x1, t.xOf(49'999 * 2000 + 1000));
+        QCOMPARE(blocks.back().x0, t.xOf(150 * kMs));
+        QCOMPARE(blocks.back().x1, t.xOf(150 * kMs + 10));
+        // Every segment lies inside some block.
+        for (size_t i = 0; i < medium.size(); i += 997) {
+            const double x0 = t.xOf(medium[i].startNs), x1 = t.xOf(medium[i].endNs);
+            bool covered = false;
+            for (const auto& b : blocks)
+                covered = covered || (b.x0 <= x0 + 1e-9 && b.x1 >= x1 - 1e-9);
+            QVERIFY2(covered, qPrintable(QString("segment %1").arg(i)));
+        }
+    }
+
+    void differentActivitiesNeverMerge()
+    {
+        InversionTimeline t;
+        t.resize(1000, 300);
+        InversionTimelineData d = window(0, 1000 * kMs);
+        // Sub-pixel neighbours of different kinds: the short wait between two holds stays visible.
+        d.lanes[InversionTimelineData::High] = {{0, 100'000, LaneActivity::Holding},
+                                                {100'000, 200'000, LaneActivity::Waiting},
+                                                {200'000, 300'000, LaneActivity::Holding}};
+        t.setData(d);
+        const auto high = blocksOf(t, InversionTimelineData::High);
+        QCOMPARE(int(high.size()), 3);
+        QCOMPARE(high[1].activity, LaneActivity::Waiting);
+    }
+
+    void ticksFollowTheSpanAndTheOrigin()
+    {
+        InversionTimeline t;
+        t.resize(1000, 300);
+        InversionTimelineData d = window(5 * kMs, 7 * kMs);
+        d.originNs = 5 * kMs;
+        t.setData(d);
+        const QStringList ticks = t.tickLabels();
+        QCOMPARE(ticks.first(), QString("0.0"));
+        QCOMPARE(ticks.last(), QString("2.0"));
+        QVERIFY(ticks.contains("1.0"));
+    }
+
+    void emptyDataDrawsTheHintAndNoBlocks()
+    {
+        InversionTimeline t;
+        t.resize(600, 250);
+        InversionTimelineData d = window(0, 100 * kMs);
+        d.emptyText = "Press Start";
+        t.setData(d);
+        QVERIFY(t.blocks().empty());
+        const QImage image = t.grab().toImage();
+        QVERIFY(!image.isNull());
+    }
+};
+
+QTEST_MAIN(TestInversionTimeline)
+#include "tst_inversion_timeline.moc"

@@ -1,0 +1,528 @@
+#include "ui/app/file_menu.h"
+
+#include "engine/io/recording.h"
+#include "engine/util/clock.h"
+#include "ui/experiment_page.h"
+#include "ui/latency/latency_import.h"
+#include "ui/latency/latency_page.h"
+#include "ui/latency/recording_spool.h"
+#include "ui/main_window.h"
+#include "ui/system_panel.h"
+
+#include <QDateTime>
+#include <QDir>
+#include <QDockWidget>
+#include <QFile>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QInputDialog>
+#include <QMenu>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QPainter>
+#include <QPixmap>
+#include <QStatusBar>
+#include <QSvgGenerator>
+#include <QTabBar>
+#include <QTimer>
+
+#include <fstream>
+
+namespace rtscope {
+
+namespace {
+
+QString fromStd(const std::string& s)
+{
+    return QString::fromStdString(s);
+}
+
+QString html(const std::string& s)
+{
+    return fromStd(s).toHtmlEscaped();
+}
+
+QString runLength(int64_t ns)
+{
+    const double s = double(std::max<int64_t>(ns, 0)) / 1e9;
+    if (s < 120)
+        return QString::number(s, 'f', s < 10 ? 2 : 1) + " s";
+    const auto whole = int64_t(s);
+    if (whole < 7200)
+        return QString("%1 min %2 s").arg(whole / 60).arg(whole % 60);
+    return QString("%1 h %2 min").arg(whole / 3600).arg((whole % 3600) / 60);
+}
+
+QString recordedWhen(const RecordingHeader& h)
+{
+    const QDateTime t = QDateTime::fromString(fromStd(h.recordedAt), Qt::ISODate);
+    return t.isValid() ? t.toUTC().toString("yyyy-MM-dd HH:mm 'UTC'") : fromStd(h.recordedAt).toHtmlEscaped();
+}
+
+// "board (Linux 6.1.0-rt, EEVDF, preempt PREEMPT_RT, VM)": the machine a replayed run was measured on.
+QString machine(const RecordingHeader& h)
+{
+    const SystemProbe& p = h.probe;
+    QStringList parts{"Linux " + (p.kernelRelease.empty() ? QString("?") : html(p.kernelRelease))};
+    if (!p.scheduler.empty())
+        parts << html(p.scheduler);
+    if (!p.preemptModel.empty())
+        parts << "preempt " + html(p.preemptModel);
+    if (p.virtualMachine)
+        parts << "VM";
+    return QString("<b>%1</b> (%2)").arg(h.host.empty() ? QString("an unnamed host") : html(h.host), parts.join(", "));
+}
+
+QString bannerText(const ReplayedRun& r, const QString& name)
+{
+    const LatencySnapshot& s = *r.snapshot;
+    QString text = QString("<b>Replay of %1</b>, recorded %2 on %3: %4 samples in %5.")
+                       .arg(name.toHtmlEscaped(), recordedWhen(r.header), machine(r.header),
+                            groupedCount(r.read.samples), runLength(s.publishedNs - s.startNs));
+    if (s.resetNs != s.startNs)
+        text += QString(" Histogram and table: the %1 samples since the last reset.")
+                    .arg(groupedCount(r.samplesSinceReset));
+    if (s.threads.size() > 1)
+        text += QString(" Showing CPU %1, the first of %2 measured CPUs (<tt>rtscope replay</tt> prints them all).")
+                    .arg(s.threads.front().cpu)
+                    .arg(s.threads.size());
+    if (r.read.lost)
+        text += QString(" <b style='color:#b71c1c'>%1 samples were not kept by the recorder.</b>")
+                    .arg(groupedCount(r.read.lost));
+    if (!r.read.ok)
+        text += QString(" <b style='color:#b71c1c'>%1.</b>").arg(html(r.read.error));
+    return text + " The System panel shows the recorded machine; <b>Start</b> returns to the live measurement.";
+}
+
+QString exportedLine(const QString& path, const ReplayedRun& r)
+{
+    QString text = QString("Wrote %1: %2 samples").arg(QFileInfo(path).fileName(), groupedCount(r.samplesSinceReset));
+    if (r.snapshot && r.snapshot->resetNs != r.snapshot->startNs)
+        text += " (since the last reset)";
+    if (r.read.lost)
+        text +=
+            QString("; %1 samples were not kept by the recorder, and the file says so").arg(groupedCount(r.read.lost));
+    return text;
+}
+
+} // namespace
+
+FileMenu::FileMenu(MainWindow* window, const SystemProbe& probe)
+    : QObject(window)
+    , m_window(window)
+    , m_probe(probe)
+    , m_latency(window->findPage<LatencyPage>())
+    , m_lastDir(QDir::homePath())
+    , m_recorderWatch(new QTimer(this))
+    , m_menu(new QMenu(tr("&File"), window))
+{
+    setObjectName("fileMenuController");
+    m_menu->setObjectName("fileMenu");
+    m_menu->setToolTipsVisible(true);
+    QMenuBar* bar = window->menuBar();
+    const QList<QAction*> existing = bar->actions();
+    bar->insertMenu(existing.isEmpty() ? nullptr : existing.first(), m_menu); // File comes first
+
+    m_recorderWatch->setInterval(1000);
+    connect(m_recorderWatch, &QTimer::timeout, this, &FileMenu::watchRecorder);
+    if (m_latency) {
+        m_spool = RecordingSpool::attach(m_latency, probe);
+        connect(m_latency, &ExperimentPage::runningChanged, this, [this](bool running) {
+            m_lostShown = 0;
+            if (running && m_spool)
+                m_recorderWatch->start();
+            else
+                m_recorderWatch->stop();
+            updateActions();
+        });
+        connect(m_latency, &LatencyPage::replayChanged, this, [this](bool replaying) {
+            if (!replaying) {
+                m_replayFile.clear();
+                showProbe(m_probe, false);
+            }
+            updateActions();
+        });
+    }
+
+    m_openRecording = m_menu->addAction(tr("&Open recording…"), this, [this] {
+        const QString path = QFileDialog::getOpenFileName(m_window, tr("Open recording"), m_lastDir,
+                                                          tr("rtscope recordings (*.rtrec);;All files (*)"));
+        if (path.isEmpty())
+            return;
+        m_lastDir = QFileInfo(path).absolutePath();
+        QString error;
+        report(openRecording(path, &error), error);
+    });
+    m_openRecording->setObjectName("openRecording");
+    m_openRecording->setShortcut(QKeySequence::Open);
+    m_openRecording->setToolTip(tr("Show a recorded run (rtscope latency --record, or Save run as recording) in the "
+                                   "latency views, with the machine it was measured on"));
+    m_openCyclictest = m_menu->addAction(tr("Open &cyclictest results…"), this, [this] {
+        const QString path =
+            QFileDialog::getOpenFileName(m_window, tr("Open cyclictest results"), m_lastDir,
+                                         tr("cyclictest histogram or JSON (*.hist *.json *.txt *.log);;All files (*)"));
+        if (path.isEmpty())
+            return;
+        m_lastDir = QFileInfo(path).absolutePath();
+        CyclictestFile file;
+        QString error;
+        if (!readCyclictestFile(path, file, error))
+            return report(false, error);
+        int thread = 0;
+        const int threads = int(file.data.threads.size());
+        if (threads > 1) {
+            const QStringList choices = cyclictestThreadChoices(file);
+            bool ok = false;
+            const QString pick = QInputDialog::getItem(
+                m_window, tr("Which thread?"),
+                tr("%1 holds %2 measuring threads. Hold as reference:").arg(file.fileName).arg(threads), choices,
+                int(choices.size()) - 1, false, &ok);
+            if (!ok)
+                return;
+            const int index = int(choices.indexOf(pick));
+            thread = index >= threads ? -1 : index;
+        }
+        report(importCyclictest(path, thread, &error), error);
+    });
+    m_openCyclictest->setObjectName("openCyclictest");
+    m_openCyclictest->setToolTip(tr("Hold a cyclictest -h histogram or --json file (from a target board, say) as the "
+                                    "latency page's reference: a live run is drawn over it"));
+    m_menu->addSeparator();
+
+    m_save = m_menu->addAction(tr("&Save run as recording…"), this, [this] {
+        const QString path =
+            askSavePath(tr("Save run as recording"), tr("rtscope recordings (*.rtrec)"), kRecordingSuffix);
+        QString error;
+        if (!path.isEmpty())
+            report(saveRecording(path, &error), error);
+    });
+    m_save->setObjectName("saveRecording");
+    m_save->setShortcut(QKeySequence::Save);
+    m_menu->addSeparator();
+
+    m_png = m_menu->addAction(tr("Export view as &PNG…"), this, [this] {
+        const QString path = askSavePath(tr("Export view as PNG"), tr("PNG images (*.png)"), ".png");
+        QString error;
+        if (!path.isEmpty())
+            report(exportViewPng(path, &error), error);
+    });
+    m_png->setObjectName("exportPng");
+    m_svg = m_menu->addAction(tr("Export view as S&VG…"), this, [this] {
+        const QString path = askSavePath(tr("Export view as SVG"), tr("SVG drawings (*.svg)"), ".svg");
+        QString error;
+        if (!path.isEmpty())
+            report(exportViewSvg(path, &error), error);
+    });
+    m_svg->setObjectName("exportSvg");
+    m_menu->addSeparator();
+
+    m_hist = m_menu->addAction(tr("Export run as cyclictest &histogram…"), this, [this] {
+        const QString path =
+            askSavePath(tr("Export run as cyclictest histogram"), tr("cyclictest histograms (*.hist *.txt)"), ".hist");
+        QString error;
+        if (!path.isEmpty())
+            report(exportHistogram(path, &error), error);
+    });
+    m_hist->setObjectName("exportHistogram");
+    m_json = m_menu->addAction(tr("Export run as cyclictest &JSON…"), this, [this] {
+        const QString path = askSavePath(tr("Export run as cyclictest JSON"), tr("JSON (*.json)"), ".json");
+        QString error;
+        if (!path.isEmpty())
+            report(exportJson(path, &error), error);
+    });
+    m_json->setObjectName("exportJson");
+    m_csv = m_menu->addAction(tr("Export run as CSV of raw &samples…"), this, [this] {
+        const QString path = askSavePath(tr("Export run as CSV of raw samples"), tr("CSV (*.csv)"), ".csv");
+        QString error;
+        if (!path.isEmpty())
+            report(exportCsv(path, &error), error);
+    });
+    m_csv->setObjectName("exportCsv");
+
+    connect(m_menu, &QMenu::aboutToShow, this, &FileMenu::updateActions);
+    if (auto* tabs = window->findChild<QTabBar*>("pageTabs"))
+        connect(tabs, &QTabBar::currentChanged, this, &FileMenu::updateActions);
+    connect(this, &FileMenu::message, window,
+            [window](const QString& text) { window->statusBar()->showMessage(text, 10000); });
+    updateActions();
+}
+
+bool FileMenu::fail(QString* error, const QString& text)
+{
+    if (error)
+        *error = text;
+    return false;
+}
+
+void FileMenu::report(bool ok, const QString& error)
+{
+    if (ok)
+        return;
+    // Not modal: a nested event loop would outlive a SIGTERM that closed the window.
+    auto* box = new QMessageBox(QMessageBox::Warning, tr("rtscope"), error, QMessageBox::Ok, m_window);
+    box->setAttribute(Qt::WA_DeleteOnClose);
+    box->show();
+    emit message(error);
+}
+
+QString FileMenu::askSavePath(const QString& title, const QString& filter, const QString& suffix)
+{
+    QString path = QFileDialog::getSaveFileName(m_window, title, m_lastDir, filter);
+    if (path.isEmpty())
+        return {};
+    if (QFileInfo(path).suffix().isEmpty())
+        path += suffix;
+    m_lastDir = QFileInfo(path).absolutePath();
+    return path;
+}
+
+bool FileMenu::open(const QString& path, QString* error, int thread)
+{
+    QFile file(path);
+    if (!file.open(QIODevice::ReadOnly))
+        return fail(error, QString("%1: cannot read it: %2").arg(QFileInfo(path).fileName(), file.errorString()));
+    const QByteArray head = file.read(16);
+    if (looksLikeRecording(std::string_view(head.constData(), size_t(head.size()))))
+        return openRecording(path, error);
+    return importCyclictest(path, thread, error);
+}
+
+bool FileMenu::openRecording(const QString& path, QString* error)
+{
+    const QString name = QFileInfo(path).fileName();
+    if (!m_latency)
+        return fail(error, tr("%1: there is no latency page to replay it in").arg(name));
+    const ReplayedRun r = replayRecordingFile(path.toStdString());
+    if (!r.snapshot || (!r.read.ok && !r.read.truncated))
+        return fail(error, QString("%1: %2").arg(name, fromStd(r.read.error)));
+    m_latency->showReplay(r.snapshot, bannerText(r, name));
+    m_replayFile = path;
+    showProbe(r.header.probe, true);
+    m_window->setCurrentPage(m_window->pageIndex(m_latency->name()));
+    emit message(r.read.ok ? tr("Replaying %1: %2 samples").arg(name, groupedCount(r.read.samples))
+                           : tr("Replaying %1: %2").arg(name, fromStd(r.read.error)));
+    updateActions();
+    return true;
+}
+
+bool FileMenu::importCyclictest(const QString& path, int thread, QString* error)
+{
+    if (!m_latency)
+        return fail(error, tr("%1: there is no latency page to hold it").arg(QFileInfo(path).fileName()));
+    CyclictestFile file;
+    QString why;
+    if (!readCyclictestFile(path, file, why))
+        return fail(error, why);
+    const int threads = int(file.data.threads.size());
+    if (thread >= threads)
+        return fail(error, QString("%1: thread %2 does not exist; the file holds threads 0 to %3")
+                               .arg(file.fileName)
+                               .arg(thread)
+                               .arg(threads - 1));
+    const ImportedReference ref = importedReference(file, thread);
+    m_latency->holdReference(ref.summary, ref.curve, ref.max, ref.shortLabel);
+    m_window->setCurrentPage(m_window->pageIndex(m_latency->name()));
+    emit message(tr("Reference: %1").arg(ref.label) + (ref.note.isEmpty() ? QString() : " — " + ref.note));
+    return true;
+}
+
+bool FileMenu::exportViewPng(const QString& path, QString* error)
+{
+    ExperimentPage* page = m_window->currentPage();
+    if (!page)
+        return fail(error, tr("There is no page to export"));
+    const QPixmap shot = page->snapshotWidget()->grab();
+    if (!shot.save(path, "PNG"))
+        return fail(error, tr("Cannot write %1").arg(path));
+    emit message(tr("Wrote %1 (%2×%3 pixels)").arg(QFileInfo(path).fileName()).arg(shot.width()).arg(shot.height()));
+    return true;
+}
+
+bool FileMenu::exportViewSvg(const QString& path, QString* error)
+{
+    ExperimentPage* page = m_window->currentPage();
+    if (!page)
+        return fail(error, tr("There is no page to export"));
+    QWidget* view = page->snapshotWidget();
+    QSvgGenerator svg;
+    svg.setFileName(path);
+    svg.setSize(view->size());
+    svg.setViewBox(QRect(QPoint(0, 0), view->size()));
+    svg.setResolution(view->logicalDpiX());
+    svg.setTitle(tr("rtscope: %1").arg(page->shortTitle()));
+    svg.setDescription(tr("The %1 view of rtscope %2, exported %3")
+                           .arg(page->shortTitle(), RTSCOPE_VERSION,
+                                QDateTime::currentDateTimeUtc().toString("yyyy-MM-dd HH:mm 'UTC'")));
+    QPainter painter;
+    if (!painter.begin(&svg))
+        return fail(error, tr("Cannot write %1").arg(path));
+    // Rendering the widgets onto the SVG device makes every chart line and label a vector element.
+    view->render(&painter, QPoint(), QRegion(), QWidget::DrawChildren);
+    painter.end();
+    if (QFileInfo(path).size() == 0)
+        return fail(error, tr("Cannot write %1").arg(path));
+    emit message(tr("Wrote %1").arg(QFileInfo(path).fileName()));
+    return true;
+}
+
+QString FileMenu::runRecording() const
+{
+    if (!runExportBlocker().isEmpty())
+        return {};
+    return m_latency->isReplay() ? m_replayFile : m_spool->path();
+}
+
+QString FileMenu::runExportBlocker() const
+{
+    if (!m_latency)
+        return tr("There is no latency page, so there is no run to export");
+    if (m_window->currentPage() != m_latency)
+        return tr("Only the latency page has a run to export; this is the %1 page")
+            .arg(m_window->currentPage() ? m_window->currentPage()->shortTitle() : QString());
+    if (m_latency->isReplay())
+        return {};
+    if (m_latency->isRunning())
+        return tr("Stop the run first: an export holds a whole run");
+    if (!m_spool)
+        return tr("This latency page does not measure live, so it has no recorded run");
+    const RecordingWriter::Status st = m_spool->status();
+    if (!st.error.empty())
+        return tr("The run could not be recorded: %1").arg(fromStd(st.error));
+    if (!st.complete)
+        return tr("Nothing measured yet: start and stop a run, or open a recording");
+    return {};
+}
+
+QString FileMenu::saveBlocker() const
+{
+    if (m_latency && m_latency->isReplay() && m_window->currentPage() == m_latency)
+        return tr("The run shown is already the recording %1").arg(QFileInfo(m_replayFile).fileName());
+    return runExportBlocker();
+}
+
+bool FileMenu::writeText(const QString& path, const std::string& text, QString* error)
+{
+    QFile out(path);
+    if (!out.open(QIODevice::WriteOnly | QIODevice::Truncate) ||
+        out.write(text.data(), qint64(text.size())) != qint64(text.size()))
+        return fail(error, tr("Cannot write %1: %2").arg(path, out.errorString()));
+    return true;
+}
+
+bool FileMenu::exportHistogram(const QString& path, QString* error)
+{
+    const QString recording = runRecording();
+    if (recording.isEmpty())
+        return fail(error, runExportBlocker());
+    const ReplayedRun r = replayRecordingFile(recording.toStdString());
+    if (!r.snapshot)
+        return fail(error, fromStd(r.read.error));
+    if (!writeText(path, replayedHistogramText(r), error))
+        return false;
+    emit message(exportedLine(path, r));
+    return true;
+}
+
+bool FileMenu::exportJson(const QString& path, QString* error)
+{
+    const QString recording = runRecording();
+    if (recording.isEmpty())
+        return fail(error, runExportBlocker());
+    const ReplayedRun r = replayRecordingFile(recording.toStdString());
+    if (!r.snapshot)
+        return fail(error, fromStd(r.read.error));
+    const QString name = m_latency->isReplay() ? QFileInfo(m_replayFile).fileName() : QString("(live run)");
+    if (!writeText(path, replayedRunJson(r, name.toStdString()).dump(2) + "\n", error))
+        return false;
+    emit message(exportedLine(path, r));
+    return true;
+}
+
+bool FileMenu::exportCsv(const QString& path, QString* error)
+{
+    const QString recording = runRecording();
+    if (recording.isEmpty())
+        return fail(error, runExportBlocker());
+    std::ofstream out(path.toStdString(), std::ios::binary | std::ios::trunc);
+    if (!out)
+        return fail(error, tr("Cannot write %1").arg(path));
+    const RecordingReadResult r = writeRecordingCsv(recording.toStdString(), out);
+    out.close();
+    if (!out)
+        return fail(error, tr("Cannot write %1").arg(path));
+    if (!r.headerRead)
+        return fail(error, fromStd(r.error));
+    QString text =
+        tr("Wrote %1: %2 samples, every one of the run").arg(QFileInfo(path).fileName(), groupedCount(r.samples));
+    if (r.lost || !r.ok)
+        text = tr("Wrote %1: %2 samples; the run is incomplete and the file's first line says why")
+                   .arg(QFileInfo(path).fileName(), groupedCount(r.samples));
+    emit message(text);
+    return true;
+}
+
+bool FileMenu::saveRecording(const QString& path, QString* error)
+{
+    if (const QString why = saveBlocker(); !why.isEmpty())
+        return fail(error, why);
+    if (QFileInfo(path).absoluteFilePath() == QFileInfo(m_spool->path()).absoluteFilePath())
+        return fail(error, tr("%1 is the spool itself").arg(path));
+    if (QFile::exists(path) && !QFile::remove(path))
+        return fail(error, tr("Cannot replace %1").arg(path));
+    if (!QFile::copy(m_spool->path(), path))
+        return fail(error, tr("Cannot write %1").arg(path));
+    const RecordingWriter::Status st = m_spool->status();
+    emit message(tr("Saved the run to %1: %2 samples%3")
+                     .arg(QFileInfo(path).fileName(), groupedCount(st.samples),
+                          st.lost ? tr(", %1 not kept by the recorder").arg(groupedCount(st.lost)) : QString()));
+    return true;
+}
+
+void FileMenu::updateActions()
+{
+    const QString run = runExportBlocker();
+    for (QAction* a : {m_hist, m_json, m_csv}) {
+        a->setEnabled(run.isEmpty());
+        a->setToolTip(run.isEmpty() ? tr("Every sample of the run the latency views show") : run);
+    }
+    const QString save = saveBlocker();
+    m_save->setEnabled(save.isEmpty());
+    m_save->setToolTip(save.isEmpty() ? tr("Every raw sample, change and reset of the last run, with this machine's "
+                                           "probe, to open later or convert with rtscope replay")
+                                      : save);
+    const bool page = m_window->currentPage() != nullptr;
+    m_png->setEnabled(page);
+    m_svg->setEnabled(page);
+    m_openRecording->setEnabled(m_latency != nullptr);
+    m_openCyclictest->setEnabled(m_latency != nullptr);
+}
+
+void FileMenu::watchRecorder()
+{
+    const RecordingWriter::Status st = m_spool->status();
+    if (!st.error.empty() && m_lostShown != UINT64_MAX) {
+        m_lostShown = UINT64_MAX;
+        m_window->statusBar()->showMessage(
+            tr("⚠ This run is not being recorded (%1): it cannot be saved or exported").arg(fromStd(st.error)));
+    } else if (st.lost > m_lostShown && m_lostShown != UINT64_MAX) {
+        m_lostShown = st.lost;
+        // No timeout: the warning stays until the next message, like the page's data-loss banner.
+        m_window->statusBar()->showMessage(tr("⚠ The recorder could not keep %1 samples (the disk is too slow or the "
+                                              "spool is full): exports of this run will say so")
+                                               .arg(groupedCount(st.lost)));
+    }
+}
+
+void FileMenu::showProbe(const SystemProbe& probe, bool recorded)
+{
+    auto* dock = m_window->findChild<QDockWidget*>("systemDock");
+    if (!dock)
+        return;
+    QWidget* old = dock->widget();
+    dock->setWidget(new SystemPanel(probe, dock));
+    if (old)
+        old->deleteLater();
+    dock->setWindowTitle(recorded ? tr("System (recorded run)") : tr("System"));
+}
+
+} // namespace rtscope

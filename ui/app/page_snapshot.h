@@ -1,0 +1,16 @@
+#pragma once
+// "S": the current page's plots and tables (ExperimentPage::snapshotWidget()) as a PNG, in one folder, with the
+// page and the time in the name, so a lecture's snapshots sort in the order they were taken.
+#include <QString>
+
+namespace rtscope {
+
+class ExperimentPage;
+
+/// QStandardPaths' pictures folder + "/rtscope".
+QString defaultSnapshotFolder();
+/// Writes "<folder>/<page name>-<yyyyMMdd-HHmmss>.png" (with "-2", "-3", … when taken within one second);
+/// returns the path, or an empty string with @p error saying why.
+QString savePageSnapshot(ExperimentPage* page, const QString& folder, QString* error = nullptr);
+
+} // namespace rtscope

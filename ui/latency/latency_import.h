@@ -1,0 +1,45 @@
+#pragma once
+// cyclictest results made elsewhere (`-h` histogram text or `--json`, measured on a target board, say) turned
+// into what the latency page holds as its reference: the histogram curve, the table row and the label, so a
+// live run here is drawn over them.
+#include "engine/io/cyclictest_format.h"
+#include "ui/latency/latency_view_data.h"
+#include "ui/plot/plot_data.h"
+
+#include <QString>
+#include <QStringList>
+
+namespace rtscope {
+
+/// A cyclictest file as read.
+struct CyclictestFile {
+    QString fileName; ///< base name, for labels
+    QString format;   ///< "histogram" or "JSON"
+    CyclictestData data;
+};
+
+/// Reads and parses @p path: JSON when its first non-blank character is '{', cyclictest's -h text otherwise.
+/// On failure @p error names the file, then the parser's line or key and what it expected.
+bool readCyclictestFile(const QString& path, CyclictestFile& out, QString& error);
+
+/// What a file with several threads offers: "thread 0 (CPU 1): 300 samples", …, then "all 2 threads summed:
+/// 600 samples" (the index returned by importedReference's @p thread = -1).
+QStringList cyclictestThreadChoices(const CyclictestFile& file);
+
+/// The reference the page holds.
+struct ImportedReference {
+    LatencyRunSummary summary; ///< whole-µs figures, as cyclictest measures (truncated)
+    HistogramCurve curve;      ///< the file's 1 µs bins and its maximum; other overflows are counted in the legend
+    VerticalMarker max;
+    QString label;      ///< "board.json, thread 0, 1 000 000 samples" (the thread only when the file has several)
+    QString shortLabel; ///< "board.json, thread 0": what fits next to "Reference:" above the chart
+    QString note;       ///< what the file cannot tell (percentiles beyond its bins), empty when nothing
+};
+
+/// The reference of thread @p thread of @p file, or of all threads summed when @p thread is -1.
+ImportedReference importedReference(const CyclictestFile& file, int thread);
+
+/// 1234567 → "1 234 567": sample counts read from the back of a room.
+QString groupedCount(uint64_t n);
+
+} // namespace rtscope

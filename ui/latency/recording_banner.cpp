@@ -1,0 +1,41 @@
+#include "ui/latency/recording_banner.h"
+
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QPushButton>
+
+namespace rtscope {
+
+ReplayBanner::ReplayBanner(QWidget* parent)
+    : QFrame(parent)
+    , m_text(new QLabel(this))
+    , m_back(new QPushButton(tr("Back to live"), this))
+{
+    setObjectName("replayBanner");
+    // Fixed colours (like the RT banner): the strip must read as "not live" on the light and the dark theme.
+    setStyleSheet("#replayBanner { background: #e3f0fb; border: 2px solid #1565c0; border-radius: 4px; }"
+                  "#replayBanner QLabel { color: #0d2a4a; }");
+    m_text->setObjectName("replayBannerText");
+    m_text->setWordWrap(true);
+    m_text->setTextFormat(Qt::RichText);
+    m_text->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_back->setObjectName("backToLive");
+    m_back->setToolTip(tr("Leave the replay: the views show the live measurement again (Start does this too)"));
+    auto* layout = new QHBoxLayout(this);
+    layout->setContentsMargins(8, 6, 8, 6);
+    layout->addWidget(m_text, 1);
+    layout->addWidget(m_back, 0, Qt::AlignVCenter);
+    connect(m_back, &QPushButton::clicked, this, &ReplayBanner::backToLive);
+}
+
+void ReplayBanner::setText(const QString& text)
+{
+    m_text->setText(text);
+}
+
+QString ReplayBanner::text() const
+{
+    return m_text->text();
+}
+
+} // namespace rtscope

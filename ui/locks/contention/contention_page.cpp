@@ -1,0 +1,527 @@
+#include "ui/locks/contention/contention_page.h"
+
+#include "engine/experiments/contention_experiment.h"
+#include "engine/rt/cpu_topology.h"
+#include "ui/app/gui_thread_affinity.h"
+#include "ui/locks/contention/contention_controls.h"
+#include "ui/locks/contention/contention_table_model.h"
+#include "ui/locks/contention/contention_view_data.h"
+#include "ui/locks/lock_lab_util.h"
+#include "ui/plot/chart_style.h"
+#include "ui/plot/contention_chart.h"
+#include "ui/timers/fact_tile.h"
+
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QSettings>
+#include <QSplitter>
+#include <QTableView>
+#include <QTimer>
+#include <QVBoxLayout>
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+
+namespace rtscope {
+
+namespace {
+QString cpuListText(const std::vector<int>& cpus)
+{
+    QStringList parts;
+    for (int c : cpus)
+        parts << QString::number(c);
+    return parts.join(' ');
+}
+
+std::vector<int> uniqueCpus(std::vector<int> cpus)
+{
+    std::sort(cpus.begin(), cpus.end());
+    cpus.erase(std::unique(cpus.begin(), cpus.end()), cpus.end());
+    return cpus;
+}
+
+// What glibc's adaptive mutex spins here: the tunable if this process was given one, else glibc's default.
+QString glibcSpinCount()
+{
+    const QString tunables = QString::fromLocal8Bit(qgetenv("GLIBC_TUNABLES"));
+    for (const QString& item : tunables.split(':', Qt::SkipEmptyParts))
+        if (item.startsWith("glibc.pthread.mutex_spin_count="))
+            return QObject::tr("%1 (set in GLIBC_TUNABLES)").arg(item.section('=', 1).toHtmlEscaped());
+    return QObject::tr("100, glibc's default (GLIBC_TUNABLES does not set "
+                       "<code>glibc.pthread.mutex_spin_count</code>)");
+}
+} // namespace
+
+ContentionPage::ContentionPage(const SystemProbe& probe, QWidget* parent)
+    : ExperimentPage(parent)
+    , m_probe(probe)
+    , m_experiment(std::make_unique<ContentionExperiment>())
+    , m_view(new QWidget(this))
+    , m_warning(new QLabel(m_view))
+    , m_progress(new FactTile(tr("Progress"), m_view))
+    , m_fastest(new FactTile(tr("Highest throughput"), m_view))
+    , m_setup(new FactTile(tr("Workers"), m_view))
+    , m_chart(new ContentionChart(m_view))
+    , m_model(new ContentionTableModel(this))
+    , m_table(new QTableView(m_view))
+    , m_note(new QLabel(m_view))
+    , m_splitter(new QSplitter(Qt::Vertical, m_view))
+    , m_timer(new QTimer(this))
+{
+    setObjectName("contentionPage");
+    m_view->setObjectName("contentionView");
+    const CpuTopology topo = unpinnedTopology();
+    const std::vector<int> cpus = m_probe.onlineCpus.empty() ? topo.online : m_probe.onlineCpus;
+    m_controls = new ContentionControls(cpus);
+    connect(m_controls, &LockLabControls::edited, this, &ContentionPage::controlsEdited);
+    m_base = m_controls->mapper().config(ContentionConfig{});
+
+    m_warning->setObjectName("dataLossWarning");
+    m_warning->setWordWrap(true);
+    m_warning->setStyleSheet("QLabel { color: white; background: #c62828; padding: 8px; font-weight: bold; "
+                             "border-radius: 4px; }");
+    m_warning->hide();
+    m_progress->setObjectName("progressTile");
+    m_fastest->setObjectName("fastestTile");
+    m_setup->setObjectName("setupTile");
+    auto* facts = new QHBoxLayout;
+    facts->setSpacing(8);
+    facts->addWidget(m_progress, 2);
+    facts->addWidget(m_fastest, 2);
+    facts->addWidget(m_setup, 3);
+
+    m_table->setModel(m_model);
+    m_table->setObjectName("contentionTable");
+    m_table->setSelectionMode(QAbstractItemView::NoSelection);
+    m_table->setFocusPolicy(Qt::NoFocus);
+    m_table->setAlternatingRowColors(true);
+    m_table->setWordWrap(false);
+    m_table->verticalHeader()->hide();
+    m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    m_table->horizontalHeader()->setStretchLastSection(true);
+    const QFont tableFont = plot::chartFont(m_table->font(), 1.0);
+    m_table->setFont(tableFont);
+    QFont headerFont = tableFont;
+    headerFont.setBold(true);
+    m_table->horizontalHeader()->setFont(headerFont);
+    const int rowHeight = QFontMetrics(tableFont).height() + 8;
+    m_table->verticalHeader()->setDefaultSectionSize(rowHeight);
+    // The two-line header and five kinds without a scroll bar: every figure on screen at once.
+    m_table->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    m_table->setMinimumHeight(QFontMetrics(headerFont).height() * 2 + 12 + rowHeight * 5 + 2 * m_table->frameWidth() +
+                              2);
+    m_note->setObjectName("sleepReasons");
+    m_note->setWordWrap(true);
+    m_note->setFont(plot::chartFont(font(), 1.05));
+    m_note->hide();
+    auto* tableBox = new QWidget(m_view);
+    auto* tableLayout = new QVBoxLayout(tableBox);
+    tableLayout->setContentsMargins(0, 0, 0, 0);
+    tableLayout->addWidget(m_table, 1);
+    tableLayout->addWidget(m_note);
+
+    m_splitter->addWidget(m_chart);
+    m_splitter->addWidget(tableBox);
+    m_splitter->setStretchFactor(0, 3);
+    m_splitter->setStretchFactor(1, 0);
+    m_splitter->setChildrenCollapsible(false);
+
+    auto* viewLayout = new QVBoxLayout(m_view);
+    viewLayout->setContentsMargins(0, 0, 0, 0);
+    viewLayout->addWidget(m_warning);
+    viewLayout->addLayout(facts);
+    viewLayout->addWidget(m_splitter, 1);
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(4, 4, 4, 4);
+    layout->addWidget(m_view);
+
+    m_timer->setInterval(kRefreshMs);
+    connect(m_timer, &QTimer::timeout, this, &ContentionPage::refreshNow);
+    showConfig(m_base);
+}
+
+ContentionPage::~ContentionPage()
+{
+    stop();
+    m_experiment.reset();
+    if (m_controls && !m_controls->parent())
+        delete m_controls;
+}
+
+QWidget* ContentionPage::controls()
+{
+    return m_controls;
+}
+
+ContentionControls* ContentionPage::contentionControls() const
+{
+    return m_controls;
+}
+
+ContentionConfig ContentionPage::config() const
+{
+    return m_controls->mapper().config(m_base);
+}
+
+QStringList ContentionPage::problems() const
+{
+    return m_controls->problems();
+}
+
+bool ContentionPage::isRunning() const
+{
+    return m_experiment->running();
+}
+
+std::vector<int> ContentionPage::busyCpus() const
+{
+    return m_experiment->running() ? m_busy : std::vector<int>{};
+}
+
+bool ContentionPage::start()
+{
+    if (m_experiment->running())
+        return true;
+    const ContentionConfig c = config();
+    const CpuTopology topo = unpinnedTopology();
+    if (auto problems = c.validate(topo); !problems.empty()) {
+        m_controls->showProblems(toQStringList(problems));
+        return false;
+    }
+    Error e;
+    {
+        const GuiThreadAffinity::Unpinned unpinned;
+        e = m_experiment->start(c);
+    }
+    if (e) {
+        // Never a silent fallback: a refused policy stays refused, and says why.
+        showError(QString::fromStdString(e.message));
+        return false;
+    }
+    m_base = c;
+    m_busy = uniqueCpus(c.workerCpus(topo));
+    m_controls->clearProblems();
+    m_controls->setRunning(true);
+    m_controls->setStatus(tr("Running: %1").arg(QString::fromStdString(c.label())));
+    m_model->clear();
+    m_chart->clear();
+    m_lastDrawn.reset();
+    m_timer->start();
+    emit runningChanged(true);
+    emit busyCpusChanged();
+    emit statusMessage(tr("Started: %1").arg(QString::fromStdString(c.label())));
+    return true;
+}
+
+void ContentionPage::stop()
+{
+    if (!m_experiment->running())
+        return;
+    m_experiment->stop();
+    m_timer->stop();
+    m_controls->setRunning(false);
+    m_controls->setStatus(QString());
+    refreshNow(); // the final snapshot, everything drained
+    if (m_lastDrawn && !m_lastDrawn->error.empty())
+        showError(QString::fromStdString(m_lastDrawn->error));
+    emit runningChanged(false);
+    emit busyCpusChanged();
+    emit statusMessage(m_lastDrawn && m_lastDrawn->finished && m_lastDrawn->error.empty() ? tr("Every lock kind ran")
+                                                                                          : tr("Stopped"));
+}
+
+void ContentionPage::controlsEdited()
+{
+    const ContentionConfig c = config();
+    if (auto problems = c.validate(unpinnedTopology()); !problems.empty()) {
+        m_controls->showProblems(toQStringList(problems));
+        return;
+    }
+    m_controls->clearProblems();
+    if (!m_lastDrawn)
+        showConfig(c);
+}
+
+QStringList ContentionPage::applyConfig(const ContentionConfig& c)
+{
+    QStringList problems = toQStringList(c.validate(unpinnedTopology()));
+    problems << m_controls->mapper().unrepresentable(c);
+    if (m_experiment->running())
+        problems << tr("the configuration cannot change during a run: stop first");
+    if (!problems.isEmpty()) {
+        m_controls->showProblems(problems);
+        return problems;
+    }
+    m_controls->mapper().setConfig(c);
+    m_base = c;
+    m_controls->clearProblems();
+    if (!m_lastDrawn)
+        showConfig(c);
+    return {};
+}
+
+QStringList ContentionPage::applyConfigJson(const nlohmann::json& j)
+{
+    std::vector<std::string> errors;
+    const ContentionConfig c = contentionConfigFromJson(j, errors);
+    if (!errors.empty()) {
+        m_controls->showProblems(toQStringList(errors));
+        return toQStringList(errors);
+    }
+    return applyConfig(c);
+}
+
+nlohmann::json ContentionPage::configJson() const
+{
+    return toJson(config());
+}
+
+void ContentionPage::showError(const QString& message)
+{
+    m_controls->showProblems(message.split('\n', Qt::SkipEmptyParts));
+    emit statusMessage(message.section('\n', 0, 0));
+}
+
+void ContentionPage::setDisplayPaused(bool paused)
+{
+    m_paused = paused;
+    if (!paused)
+        refreshNow();
+}
+
+void ContentionPage::refreshNow()
+{
+    std::shared_ptr<const ContentionSnapshot> snap = m_experiment->snapshot();
+    if (!snap)
+        return;
+    // The last kind ran: join the control thread now, so nothing lingers.
+    if (m_experiment->running() && m_experiment->finished()) {
+        stop();
+        return;
+    }
+    if (m_paused || (snap == m_lastDrawn && snap->generation == m_lastGeneration))
+        return;
+    m_lastDrawn = snap;
+    m_lastGeneration = snap->generation;
+    showSnapshot(*snap);
+    ++m_frames;
+}
+
+void ContentionPage::showConfig(const ContentionConfig& c)
+{
+    ContentionSnapshot s;
+    s.config = c;
+    showSnapshot(s);
+}
+
+void ContentionPage::showSnapshot(const ContentionSnapshot& s)
+{
+    // A config alone (no run yet) shows every kind as pending, so the picture says what Start will do.
+    ContentionSnapshot shown;
+    const ContentionSnapshot* snap = &s;
+    if (s.kinds.empty() && !s.config.kinds.empty()) {
+        shown = s;
+        for (LockKind k : s.config.kinds) {
+            auto pending = std::make_shared<ContentionKindResult>();
+            pending->kind = k;
+            shown.kinds.push_back(std::move(pending));
+        }
+        snap = &shown;
+    }
+    const std::vector<ContentionKindSummary> kinds = summarizeContention(*snap);
+    m_model->setKinds(kinds);
+    m_chart->setData(contentionChartData(*snap, kinds));
+    drawSetup(snap->config, snap->workerCpus);
+
+    // Progress: which kind runs, how far it is.
+    const int total = int(kinds.size());
+    if (snap->running && snap->currentKind >= 0 && snap->currentKind < total) {
+        const ContentionKindSummary& k = kinds[size_t(snap->currentKind)];
+        m_progress->setValue(QString::fromLatin1(lockKindName(k.kind)),
+                             tr("kind %1 of %2 · %3 s of %4")
+                                 .arg(snap->currentKind + 1)
+                                 .arg(total)
+                                 .arg(k.elapsedSec, 0, 'f', 1)
+                                 .arg(durationText(snap->config.durationNs)));
+    } else if (snap->running) {
+        m_progress->setValue(tr("starting"), tr("%1 kinds × %2").arg(total).arg(durationText(snap->config.durationNs)));
+    } else if (snap->startNs) {
+        int ran = 0;
+        for (const ContentionKindSummary& k : kinds)
+            ran += k.state == KindRunState::Done ? 1 : 0;
+        m_progress->setValue(
+            snap->finished && snap->error.empty() && ran == total ? tr("done") : tr("stopped"),
+            tr("%1 of %2 kinds ran for the full %3").arg(ran).arg(total).arg(durationText(snap->config.durationNs)));
+    } else {
+        m_progress->setValue(
+            tr("ready"), tr("%1 kinds × %2 each · press Start").arg(total).arg(durationText(snap->config.durationNs)));
+    }
+
+    const std::vector<size_t> ranking = throughputRanking(kinds);
+    if (!ranking.empty() && kinds[ranking.front()].hasFigures()) {
+        const ContentionKindSummary& best = kinds[ranking.front()];
+        QString detail = formatRate(best.acquisitionsPerSec);
+        if (best.vsMutex > 0 && best.kind != LockKind::Mutex)
+            detail += tr(" · %1 the mutex").arg(formatRatio(best.vsMutex));
+        if (best.state == KindRunState::Running)
+            detail += tr(" · still running");
+        m_fastest->setValue(QString::fromLatin1(lockKindName(best.kind)), detail);
+        m_fastest->setAccent(lockKindColor(best.colorIndex, palette()).name());
+    } else {
+        m_fastest->setValue(QStringLiteral("–"), tr("no acquisitions yet"));
+        m_fastest->setAccent({});
+    }
+
+    QStringList notes;
+    for (const ContentionKindSummary& k : kinds)
+        if (const QString why = sleepReasonsText(k); !why.isEmpty())
+            notes << why;
+    m_note->setText(notes.join('\n'));
+    m_note->setVisible(!notes.isEmpty());
+
+    QStringList warnings;
+    uint64_t dropped = 0;
+    for (const ContentionKindSummary& k : kinds) {
+        dropped += k.samplesDropped;
+        if (!k.error.isEmpty())
+            warnings << tr("%1 failed: %2").arg(QString::fromLatin1(lockKindName(k.kind)), k.error);
+    }
+    if (dropped)
+        warnings << tr("%1 wait samples dropped (ring full): the histograms and percentiles miss them; throughput "
+                       "and counters do not")
+                        .arg(dropped);
+    if (!snap->error.empty() && warnings.isEmpty())
+        warnings << QString::fromStdString(snap->error);
+    const QString warning = warnings.isEmpty() ? QString() : "⚠ " + warnings.join(" · ");
+    if (warning != m_warning->text())
+        m_warning->setText(warning);
+    m_warning->setVisible(!warning.isEmpty());
+}
+
+void ContentionPage::drawSetup(const ContentionConfig& c, const std::vector<int>& workerCpus)
+{
+    const QString where = c.placement == Placement::OneCpu
+                              ? (c.cpu >= 0 ? tr("all on CPU %1").arg(c.cpu) : tr("all on one CPU"))
+                              : tr("spread");
+    QString cpus;
+    if (!workerCpus.empty())
+        cpus = tr(" · CPUs %1").arg(cpuListText(workerCpus));
+    m_setup->setValue(tr("%1 threads, %2").arg(c.threads).arg(where),
+                      tr("hold %1 · work %2 · %3%4")
+                          .arg(durationText(c.holdNs), durationText(c.workNs),
+                               QString::fromStdString(policyLabel(c.policy, c.priority, c.nice)), cpus));
+}
+
+QString ContentionPage::progressText() const
+{
+    return m_progress->value() + " · " + m_progress->detail();
+}
+
+QString ContentionPage::fastestText() const
+{
+    return m_fastest->value() + " · " + m_fastest->detail();
+}
+
+QString ContentionPage::setupText() const
+{
+    return m_setup->value() + " · " + m_setup->detail();
+}
+
+QString ContentionPage::noteText() const
+{
+    return m_note->isHidden() ? QString() : m_note->text();
+}
+
+QString ContentionPage::explanation() const
+{
+    const CpuTopology topo = unpinnedTopology();
+    const std::vector<int> usable = [&topo] {
+        std::vector<int> out;
+        for (int c : topo.allowed)
+            if (topo.usable(c))
+                out.push_back(c);
+        return out;
+    }();
+    const ContentionConfig c = config();
+    const int perCpu = usable.empty() ? c.threads : (c.threads + int(usable.size()) - 1) / int(usable.size());
+    QString machine =
+        tr("<p><b>On this machine</b> (Linux %1, %2 scheduler, preemption %3) this process may use <b>%n CPU(s)</b> "
+           "(%4). ",
+           "", int(usable.size()))
+            .arg(QString::fromStdString(m_probe.kernelRelease).toHtmlEscaped(),
+                 QString::fromStdString(m_probe.scheduler).toHtmlEscaped(),
+                 QString::fromStdString(m_probe.preemptModel).toHtmlEscaped(),
+                 QString::fromStdString(topo.usableText()).toHtmlEscaped());
+    if (c.placement == Placement::Spread && perCpu > 1)
+        machine += tr("With %1 workers spread over them, up to %2 share each CPU, so a lock holder is often "
+                      "preempted by a waiter: the worst case for spinning, and it shows in the max wait.")
+                       .arg(c.threads)
+                       .arg(perCpu);
+    else if (c.placement == Placement::OneCpu)
+        machine += tr("All workers on one CPU: a waiter can only run while the holder does not, so spinning can "
+                      "never pay off there; the adaptive lock sees the owner on its own CPU and sleeps at once.");
+    else
+        machine += tr("With one worker per CPU, a spinning waiter really runs alongside the holder.");
+    if (m_probe.virtualMachine)
+        machine += tr(" This is a virtual machine%1: the hypervisor can also take a CPU away while its thread "
+                      "holds the lock (lock-holder preemption), and spinning waiters pay for that in full.")
+                       .arg(m_probe.hypervisor.empty()
+                                ? QString()
+                                : QString(" (%1)").arg(QString::fromStdString(m_probe.hypervisor).toHtmlEscaped()));
+    if (m_probe.preemptRt)
+        machine += tr(" This kernel is PREEMPT_RT: its own spinlocks are sleeping rt_mutexes with adaptive "
+                      "spinning — the design rtscope's adaptive lock copies in user space.");
+    machine += tr(" Here glibc's adaptive mutex tries up to %1 trylocks before it sleeps.</p>").arg(glibcSpinCount());
+
+    return tr("<h3>Locks: what the way a lock waits costs</h3>"
+              "<p>%1 worker threads take <b>one lock</b>, hold it for a critical section of busy work (<i>hold</i>), "
+              "release it, do other work (<i>work</i>) and repeat. Every ticked lock kind runs in turn with the same "
+              "settings, so the rows compare like with like.</p><ul>"
+              "<li><b>spin</b>: a waiter burns its CPU until the lock is free. No context switch and the quickest "
+              "hand-off while the holder runs on another CPU — and the worst tail when the holder is preempted, "
+              "because the waiters spin through all of its time off the CPU.</li>"
+              "<li><b>mutex</b> (futex): a contended waiter sleeps and is woken again. That frees the CPU but costs "
+              "a context switch and microseconds on every contended hand-off, however short the section.</li>"
+              "<li><b>adaptive-glibc</b> (<code>PTHREAD_MUTEX_ADAPTIVE_NP</code>): a few trylock spins first, "
+              "then the futex.</li>"
+              "<li><b>adaptive</b>, rtscope's own lock with the PREEMPT_RT patch's rules: spin only while the owner "
+              "is running on another CPU, at most the spin limit (the RT patch used 10 000), otherwise sleep. "
+              "<i>Stealing</i> lets a running waiter overtake a woken sleeper: faster, less fair.</li>"
+              "<li><b>pi</b> (priority inheritance): every contended acquisition goes through the kernel and the "
+              "lock is handed to the top waiter, so it tends to convoy. Its point is bounded priority inversion "
+              "(the next page), not throughput.</li></ul>"
+              "<p><b>Reading the views.</b> Bars: acquisitions per second of all threads, fastest on top, with the "
+              "ratio to the plain mutex. Context switches per 1000 acquisitions: <i>voluntary</i> = the worker "
+              "slept (a sleeping lock at work), <i>involuntary</i> = it was preempted. Curves: the wait of every "
+              "acquisition, from the request to holding the lock, on log-log axes. The table adds CPU time per "
+              "acquisition (spinning shows up here), fairness (Jain's index of the per-thread counts: 1 = even, "
+              "1/threads = one thread took all) and how acquisitions went: uncontended, spun and won, or slept. "
+              "Dropped samples must read 0.</p>%2"
+              "<p>Throughput ratios move from run to run with whatever else the machine does; compare kinds within "
+              "one run, and run twice before drawing a conclusion.</p>")
+        .arg(c.threads)
+        .arg(machine);
+}
+
+void ContentionPage::saveSettings(QSettings& settings) const
+{
+    settings.setValue("config", QString::fromStdString(toJson(config()).dump()));
+    settings.setValue("splitter", m_splitter->saveState());
+}
+
+void ContentionPage::restoreSettings(QSettings& settings)
+{
+    if (settings.contains("splitter"))
+        m_splitter->restoreState(settings.value("splitter").toByteArray());
+    const QString text = settings.value("config").toString();
+    if (text.isEmpty())
+        return;
+    const nlohmann::json j = nlohmann::json::parse(text.toStdString(), nullptr, false);
+    const QStringList problems = applyConfigJson(j);
+    if (!problems.isEmpty())
+        m_controls->showProblems(QStringList(tr("The saved contention settings were not applied:")) + problems);
+}
+
+} // namespace rtscope

@@ -1,0 +1,58 @@
+#pragma once
+// The contention page's table: one row per lock kind, fastest first, with every figure the issue asks for —
+// throughput and its ratio to the plain mutex, wait p50/p99/max, context switches per 1000 acquisitions, CPU
+// time per acquisition, fairness, and how acquisitions went (uncontended, spun and won, slept).
+#include "ui/locks/contention/contention_view_data.h"
+
+#include <QAbstractTableModel>
+
+#include <vector>
+
+namespace rtscope {
+
+class ContentionTableModel : public QAbstractTableModel {
+    Q_OBJECT
+public:
+    /// Unformatted values (rates and ratios as double, ns as qlonglong, counts as qulonglong).
+    static constexpr int RawValueRole = Qt::UserRole + 1;
+    enum Column {
+        Kind,
+        State,
+        Throughput,
+        VsMutex,
+        WaitP50,
+        WaitP99,
+        WaitMax,
+        Switches,
+        CpuPerAcquisition,
+        Fairness,
+        Paths,
+        Dropped,
+        Count
+    };
+
+    explicit ContentionTableModel(QObject* parent = nullptr);
+
+    /// @p kinds in run order; the rows follow throughputRanking(). Rows are updated in place while the order
+    /// stays the same, reset otherwise.
+    void setKinds(const std::vector<ContentionKindSummary>& kinds);
+    void clear();
+    const ContentionKindSummary& row(int r) const { return m_rows[size_t(r)]; }
+
+    int rowCount(const QModelIndex& parent = {}) const override;
+    int columnCount(const QModelIndex& parent = {}) const override;
+    QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
+    QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
+
+private:
+    QVariant display(const ContentionKindSummary& k, int column) const;
+    QVariant raw(const ContentionKindSummary& k, int column) const;
+
+    std::vector<ContentionKindSummary> m_rows;
+};
+
+/// "rtscope adaptive slept because: owner on this CPU 494 · spin limit 173 · owner blocked 0 (703 futex sleeps)";
+/// empty for the other kinds.
+QString sleepReasonsText(const ContentionKindSummary& kind);
+
+} // namespace rtscope

@@ -1,0 +1,68 @@
+#pragma once
+// The inversion page's control panel (left dock) and the one place where its widgets and InversionConfig
+// meet. The CPU list also offers the reserved CPU, so that choosing it is refused with validate()'s sentence
+// rather than silently impossible. "Then compare with" is not part of the config: it asks the page to hold a
+// finished run as the reference and run again with another lock, so one Start shows both.
+#include "engine/experiments/inversion_config.h"
+#include "ui/locks/lock_lab_controls.h"
+
+#include <memory>
+#include <optional>
+#include <vector>
+
+class QComboBox;
+class QSpinBox;
+
+namespace rtscope {
+
+class DurationSpinBox;
+
+/// The widgets an InversionConfig maps to (owned by InversionControls).
+struct InversionControlWidgets {
+    QComboBox* lock = nullptr;
+    DurationSpinBox* burst = nullptr;
+    DurationSpinBox* hold = nullptr;
+    DurationSpinBox* period = nullptr;
+    DurationSpinBox* duration = nullptr;
+    QComboBox* cpu = nullptr; ///< -1 = auto
+    QSpinBox* lowPriority = nullptr;
+    QSpinBox* mediumPriority = nullptr;
+    QSpinBox* highPriority = nullptr;
+};
+
+class InversionConfigMapper {
+public:
+    explicit InversionConfigMapper(const InversionControlWidgets& widgets);
+
+    void populate(const std::vector<int>& cpus);
+    /// Sentences for the fields of @p config these controls cannot show (validate() covers the ranges).
+    QStringList unrepresentable(const InversionConfig& config) const;
+    /// Shows @p config without emitting the widgets' change signals. Call unrepresentable() first.
+    void setConfig(const InversionConfig& config);
+    InversionConfig config(const InversionConfig& base) const;
+
+    const InversionControlWidgets& widgets() const { return m_w; }
+
+private:
+    InversionControlWidgets m_w;
+};
+
+class InversionControls : public LockLabControls {
+    Q_OBJECT
+public:
+    explicit InversionControls(const std::vector<int>& cpus, QWidget* parent = nullptr);
+    ~InversionControls() override;
+
+    InversionConfigMapper& mapper() { return *m_mapper; }
+    const InversionControlWidgets& widgets() const { return m_mapper->widgets(); }
+
+    /// The lock of the follow-up run, if one is chosen.
+    std::optional<LockKind> compareWith() const;
+    void setCompareWith(std::optional<LockKind> lock);
+
+private:
+    std::unique_ptr<InversionConfigMapper> m_mapper;
+    QComboBox* m_compare;
+};
+
+} // namespace rtscope

@@ -1,0 +1,191 @@
+#include "ui/locks/inversion/inversion_table_model.h"
+
+#include "ui/latency/latency_view_data.h"
+#include "ui/plot/chart_style.h"
+
+#include <QBrush>
+#include <QFont>
+#include <QGuiApplication>
+
+namespace rtscope {
+
+InversionTableModel::InversionTableModel(QObject* parent)
+    : QAbstractTableModel(parent)
+{}
+
+void InversionTableModel::setLive(const std::optional<InversionRunSummary>& live)
+{
+    const bool countChanged = live.has_value() != m_live.has_value();
+    if (countChanged)
+        beginResetModel();
+    m_live = live;
+    rowsChanged(countChanged);
+}
+
+void InversionTableModel::setReference(const std::optional<InversionRunSummary>& reference)
+{
+    const bool countChanged = reference.has_value() != m_reference.has_value();
+    if (countChanged)
+        beginResetModel();
+    m_reference = reference;
+    rowsChanged(countChanged);
+}
+
+void InversionTableModel::rowsChanged(bool countChanged)
+{
+    if (countChanged) {
+        endResetModel();
+        return;
+    }
+    if (rowCount() > 0)
+        emit dataChanged(index(0, 0), index(rowCount() - 1, Count - 1));
+}
+
+int InversionTableModel::liveRow() const
+{
+    return m_live ? (m_reference ? 1 : 0) : -1;
+}
+
+const InversionRunSummary* InversionTableModel::rowAt(int row, bool* reference) const
+{
+    if (m_reference && row == 0) {
+        *reference = true;
+        return &*m_reference;
+    }
+    *reference = false;
+    return row == liveRow() ? &*m_live : nullptr;
+}
+
+int InversionTableModel::rowCount(const QModelIndex& parent) const
+{
+    return parent.isValid() ? 0 : int(m_reference.has_value()) + int(m_live.has_value());
+}
+
+int InversionTableModel::columnCount(const QModelIndex& parent) const
+{
+    return parent.isValid() ? 0 : Count;
+}
+
+QVariant InversionTableModel::data(const QModelIndex& index, int role) const
+{
+    if (!index.isValid() || index.column() >= Count)
+        return {};
+    bool reference = false;
+    const InversionRunSummary* r = rowAt(index.row(), &reference);
+    if (!r)
+        return {};
+    const bool any = r->periods > 0;
+    if (role == RawValueRole) {
+        switch (Column(index.column())) {
+        case Run:
+            return reference ? QString("reference") : QString("live");
+        case Lock:
+            return QString::fromLatin1(lockKindName(r->lock));
+        case Periods:
+            return qulonglong(r->periods);
+        case Contended:
+            return qulonglong(r->contended);
+        case Missed:
+            return qulonglong(r->missed);
+        case WaitP50:
+            return qlonglong(r->waitP50Ns);
+        case WaitP99:
+            return qlonglong(r->waitP99Ns);
+        case WaitMax:
+            return qlonglong(r->waitMaxNs);
+        case MediumRan:
+            return qlonglong(r->mediumRanWhileHighWaitedNs);
+        case Dropped:
+            return qulonglong(r->drops);
+        case Count:
+            break;
+        }
+        return {};
+    }
+    if (role == Qt::DisplayRole) {
+        switch (Column(index.column())) {
+        case Run:
+            return reference ? tr("reference") : tr("live · %1").arg(r->state);
+        case Lock:
+            return QString::fromLatin1(lockKindName(r->lock));
+        case Periods:
+            return QString::number(r->periods);
+        case Contended:
+            return QString::number(r->contended);
+        case Missed:
+            return QString::number(r->missed);
+        case WaitP50:
+            return any ? formatLatency(double(r->waitP50Ns)) : QString("–");
+        case WaitP99:
+            return any ? formatLatency(double(r->waitP99Ns)) : QString("–");
+        case WaitMax:
+            return any ? formatLatency(double(r->waitMaxNs)) : QString("–");
+        case MediumRan:
+            return any ? tr("%1 (%2 / period)")
+                             .arg(formatLatency(double(r->mediumRanWhileHighWaitedNs)),
+                                  formatLatency(r->mediumPerPeriodNs()))
+                       : QString("–");
+        case Dropped:
+            return QString::number(r->drops);
+        case Count:
+            break;
+        }
+        return {};
+    }
+    if (role == Qt::TextAlignmentRole)
+        return int((index.column() <= Lock ? Qt::AlignLeft : Qt::AlignRight) | Qt::AlignVCenter);
+    if (role == Qt::FontRole && (index.column() == WaitP50 || index.column() == MediumRan)) {
+        QFont f;
+        f.setBold(true);
+        return f;
+    }
+    if (role == Qt::ForegroundRole) {
+        if (index.column() == Dropped && r->drops > 0)
+            return QBrush(QColor(0xc6, 0x28, 0x28));
+        if (reference && index.column() == Run)
+            return QBrush(plot::chartColors(QGuiApplication::palette()).reference);
+    }
+    if (role == Qt::ToolTipRole && index.column() == MediumRan)
+        return tr("The inversion: time in which the medium thread ran while high waited for the lock. The low "
+                  "thread (the holder) ran %1 of high's waits.")
+            .arg(formatLatency(double(r->lowRanWhileHighWaitedNs)));
+    if (role == Qt::ToolTipRole && index.column() == Run && !r->error.isEmpty())
+        return r->error;
+    if (role == Qt::ToolTipRole && index.column() == Lock)
+        return inversionLockText(r->lock);
+    return {};
+}
+
+QVariant InversionTableModel::headerData(int section, Qt::Orientation orientation, int role) const
+{
+    if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
+        return {};
+    switch (Column(section)) {
+    case Run:
+        return tr("Run");
+    case Lock:
+        return tr("Lock");
+    case Periods:
+        return tr("Periods");
+    case Contended:
+        return tr("Found the\nlock held");
+    case Missed:
+        return tr("Missed");
+    // Two-line headers keep every column on screen next to the lanes.
+    case WaitP50:
+        return tr("High's wait\np50");
+    case WaitP99:
+        return tr("p99");
+    case WaitMax:
+        return tr("max");
+    case MediumRan:
+        return tr("Medium ran while\nhigh waited");
+    case Dropped:
+        return tr("Dropped");
+    case Count:
+        break;
+    }
+    return {};
+}
+
+} // namespace rtscope

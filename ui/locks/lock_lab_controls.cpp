@@ -1,0 +1,97 @@
+#include "ui/locks/lock_lab_controls.h"
+
+#include "ui/plot/chart_style.h"
+#include "ui/timers/drift_controls.h"
+
+#include <QComboBox>
+#include <QEvent>
+#include <QLabel>
+#include <QVBoxLayout>
+
+namespace rtscope {
+
+LockLabControls::LockLabControls(const QString& idleHint, const QString& runningHint, QWidget* parent)
+    : QWidget(parent)
+    , m_form(new QWidget(this))
+    , m_problemLabel(new QLabel(this))
+    , m_statusLabel(new QLabel(this))
+    , m_hint(new QLabel(this))
+    , m_idleHint(idleHint)
+    , m_runningHint(runningHint)
+{
+    m_problemLabel->setObjectName("problems");
+    m_problemLabel->setWordWrap(true);
+    m_problemLabel->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_problemLabel->hide();
+    m_statusLabel->setObjectName("runStatus");
+    m_statusLabel->setWordWrap(true);
+    m_statusLabel->hide();
+    m_hint->setObjectName("hint");
+    m_hint->setWordWrap(true);
+    m_hint->setEnabled(false);
+
+    auto* layout = new QVBoxLayout(this);
+    layout->addWidget(m_form);
+    layout->addWidget(m_problemLabel);
+    layout->addWidget(m_statusLabel);
+    layout->addWidget(m_hint);
+    layout->addStretch(1);
+    setRunning(false);
+    styleProblemLabel(m_problemLabel, plot::isDarkPalette(palette()));
+}
+
+LockLabControls::~LockLabControls() = default;
+
+void LockLabControls::showProblems(const QStringList& problems)
+{
+    m_problems = problems;
+    if (problems.isEmpty()) {
+        m_problemLabel->clear();
+        m_problemLabel->hide();
+        return;
+    }
+    QString html;
+    for (const QString& p : problems)
+        html += "<p style='margin:0 0 4px 0'>⚠ " + p.toHtmlEscaped() + "</p>";
+    m_problemLabel->setText(html);
+    m_problemLabel->show();
+}
+
+void LockLabControls::setStatus(const QString& text)
+{
+    m_statusLabel->setText(text);
+    m_statusLabel->setVisible(!text.isEmpty());
+}
+
+QString LockLabControls::status() const
+{
+    return m_statusLabel->text();
+}
+
+void LockLabControls::setRunning(bool running)
+{
+    m_form->setEnabled(!running);
+    m_hint->setText(running ? m_runningHint : m_idleHint);
+}
+
+void LockLabControls::changeEvent(QEvent* event)
+{
+    QWidget::changeEvent(event);
+    if (event->type() == QEvent::PaletteChange)
+        styleProblemLabel(m_problemLabel, plot::isDarkPalette(palette()));
+}
+
+int comboData(const QComboBox* box, int fallback)
+{
+    const QVariant v = box->currentData();
+    return v.isValid() ? v.toInt() : fallback;
+}
+
+bool selectComboData(QComboBox* box, int value)
+{
+    const int index = box->findData(value);
+    box->setCurrentIndex(index);
+    return index >= 0;
+}
+
+} // namespace rtscope

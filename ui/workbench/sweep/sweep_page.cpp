@@ -1,0 +1,477 @@
+#include "ui/workbench/sweep/sweep_page.h"
+
+#include "engine/rt/cpu_topology.h"
+#include "engine/util/clock.h"
+#include "ui/app/config_json.h"
+#include "ui/app/gui_thread_affinity.h"
+#include "ui/explanation_pane.h"
+#include "ui/latency/latency_view_data.h"
+#include "ui/plot/histogram_chart.h"
+#include "ui/plot/sweep_chart.h"
+#include "ui/timers/fact_tile.h"
+#include "ui/widgets/duration_spin_box.h"
+#include "ui/workbench/run_summary_model.h"
+#include "ui/workbench/sweep/sweep_config_json.h"
+#include "ui/workbench/sweep/sweep_controls.h"
+#include "ui/workbench/workbench_common.h"
+
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QProgressBar>
+#include <QSettings>
+#include <QSplitter>
+#include <QTableView>
+#include <QTimer>
+#include <QVBoxLayout>
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+
+namespace rtscope {
+
+using workbench::toQt;
+using workbench::usableCpus;
+
+namespace {
+
+constexpr int kProgressSteps = 1000;
+// A setting that ran this much shorter than asked was cut short by Stop.
+constexpr int64_t kShortRunSlackNs = 50 * kNsPerMs;
+
+QString dur(int64_t ns)
+{
+    return ns > 0 ? DurationSpinBox::formatNs(ns) : QStringLiteral("0 s");
+}
+
+double us(int64_t ns)
+{
+    return double(ns) / 1e3;
+}
+
+SweepChartPoint donePoint(const QString& label, const Histogram& h)
+{
+    return {
+        label,      SweepChartPoint::State::Done, us(h.percentile(50)), us(h.percentile(99)), us(h.percentile(99.9)),
+        us(h.max())};
+}
+
+} // namespace
+
+SweepPage::SweepPage(const SystemProbe& probe, QWidget* parent)
+    : ExperimentPage(parent)
+    , m_probe(probe)
+    , m_sweep(std::make_unique<SweepExperiment>())
+    , m_lossWarning(new QLabel(this))
+    , m_setting(new FactTile(tr("Setting"), this))
+    , m_left(new FactTile(tr("Time left"), this))
+    , m_load(new FactTile(tr("Load"), this))
+    , m_progress(new QProgressBar(this))
+    , m_chart(new SweepChart(this))
+    , m_histogram(new HistogramChart(this))
+    , m_model(new RunSummaryModel(tr("Setting"), this))
+    , m_table(new QTableView(this))
+    , m_chartSplitter(new QSplitter(Qt::Horizontal, this))
+    , m_mainSplitter(new QSplitter(Qt::Vertical, this))
+    , m_timer(new QTimer(this))
+{
+    setObjectName("sweepPage");
+    const CpuTopology topo = usableCpus();
+    const std::vector<int> online = m_probe.onlineCpus.empty() ? topo.online : m_probe.onlineCpus;
+    m_controls = new SweepControls(online);
+    connect(m_controls, &SweepControls::edited, this, &SweepPage::controlsEdited);
+    m_base = m_controls->config(SweepConfig{});
+
+    workbench::styleLossWarning(m_lossWarning);
+    m_setting->setObjectName("settingTile");
+    m_left->setObjectName("timeLeftTile");
+    m_load->setObjectName("loadTile");
+    m_progress->setObjectName("sweepProgress");
+    m_progress->setRange(0, kProgressSteps);
+    m_progress->setTextVisible(false);
+    m_progress->setMaximumHeight(fontMetrics().height() / 2 + 4);
+    auto* facts = new QHBoxLayout;
+    facts->setSpacing(8);
+    facts->addWidget(m_setting, 2);
+    facts->addWidget(m_left, 2);
+    facts->addWidget(m_load, 3);
+
+    m_histogram->setTitle(tr("Jitter histogram per setting"));
+    m_histogram->setLiveVisible(false);
+    m_model->setCheckable(true);
+    m_table->setModel(m_model);
+    m_table->setObjectName("sweepTable");
+    workbench::styleStatsTable(m_table);
+    m_table->setToolTip(tr("Untick a setting to leave its curve out of the histogram"));
+
+    m_chartSplitter->addWidget(m_chart);
+    m_chartSplitter->addWidget(m_histogram);
+    m_chartSplitter->setChildrenCollapsible(false);
+    m_mainSplitter->addWidget(m_chartSplitter);
+    m_mainSplitter->addWidget(m_table);
+    m_mainSplitter->setStretchFactor(0, 1);
+    m_mainSplitter->setStretchFactor(1, 0);
+    m_mainSplitter->setChildrenCollapsible(false);
+
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(4, 4, 4, 4);
+    layout->addWidget(m_lossWarning);
+    layout->addLayout(facts);
+    layout->addWidget(m_progress);
+    layout->addWidget(m_mainSplitter, 1);
+
+    connect(m_model, &RunSummaryModel::checkedChanged, this, [this] {
+        if (m_last)
+            showSnapshot(*m_last, m_running);
+    });
+    m_timer->setInterval(kRefreshMs);
+    connect(m_timer, &QTimer::timeout, this, &SweepPage::refreshNow);
+    m_running = m_base;
+    showSnapshot(SweepSnapshot{}, m_base);
+}
+
+SweepPage::~SweepPage()
+{
+    stop();
+    m_sweep.reset(); // joined above already
+    if (m_controls && !m_controls->parent())
+        delete m_controls;
+}
+
+QWidget* SweepPage::controls()
+{
+    return m_controls;
+}
+
+SweepControls* SweepPage::sweepControls() const
+{
+    return m_controls;
+}
+
+SweepConfig SweepPage::config() const
+{
+    return m_controls->config(m_base);
+}
+
+QStringList SweepPage::problems() const
+{
+    return m_controls->problems();
+}
+
+std::vector<int> SweepPage::busyCpus() const
+{
+    if (!m_active)
+        return {};
+    const CpuTopology topo = usableCpus();
+    std::vector<int> busy = m_running.base.resolvedCpus(topo);
+    if (m_running.base.hogs > 0)
+        for (int cpu : m_running.base.resolvedHogCpus(topo))
+            if (std::find(busy.begin(), busy.end(), cpu) == busy.end())
+                busy.push_back(cpu);
+    return busy;
+}
+
+bool SweepPage::start()
+{
+    if (m_active)
+        return true;
+    const SweepConfig c = config();
+    QStringList problems = m_controls->textProblems();
+    if (problems.isEmpty())
+        problems = toQt(c.validate(usableCpus()));
+    if (!problems.isEmpty()) {
+        m_controls->showProblems(problems);
+        return false;
+    }
+    Error e;
+    {
+        // The controller thread inherits the affinity of the thread that starts it: the GUI's own, not a parked one.
+        const GuiThreadAffinity::Unpinned unpinned;
+        e = m_sweep->start(c);
+    }
+    if (e) {
+        showError(QString::fromStdString(e.message));
+        return false;
+    }
+    m_base = c;
+    m_running = c;
+    m_active = true;
+    m_userStopped = false;
+    m_controls->clearProblems();
+    m_controls->setRunning(true);
+    m_controls->setStatus(tr("Sweeping %1 settings, %2 each").arg(c.settings.size()).arg(dur(c.eachNs)));
+    showSnapshot(m_sweep->snapshot(), c);
+    m_timer->start();
+    emit runningChanged(true);
+    emit busyCpusChanged();
+    emit statusMessage(
+        tr("Sweep started: %1, %2 each").arg(QString::fromStdString(sweepSettingsText(c.settings)), dur(c.eachNs)));
+    return true;
+}
+
+void SweepPage::stop()
+{
+    if (!m_active)
+        return;
+    finish(true);
+}
+
+void SweepPage::finish(bool userStopped)
+{
+    SweepSnapshot s = m_sweep->snapshot();
+    // cancel() joins the controller, which stops the running setting and stops and reaps the load command.
+    m_sweep->cancel();
+    if (userStopped)
+        s = m_sweep->snapshot();
+    s.running = false;
+    m_userStopped = userStopped;
+    m_active = false;
+    m_timer->stop();
+    m_controls->setRunning(false);
+    m_controls->setStatus(QString());
+    showSnapshot(s, m_running);
+    emit runningChanged(false);
+    emit busyCpusChanged();
+    emit statusMessage(userStopped ? tr("Sweep stopped after %1 of %2 settings").arg(s.results.size()).arg(s.total)
+                                   : tr("Sweep finished"));
+}
+
+void SweepPage::refreshNow()
+{
+    if (!m_active)
+        return;
+    const SweepSnapshot s = m_sweep->snapshot();
+    if (!s.running) {
+        finish(false);
+        return;
+    }
+    if (!m_paused)
+        showSnapshot(s, m_running);
+}
+
+void SweepPage::setDisplayPaused(bool paused)
+{
+    m_paused = paused;
+    if (!paused && m_active)
+        refreshNow();
+}
+
+void SweepPage::controlsEdited()
+{
+    const SweepConfig c = config();
+    QStringList problems = m_controls->textProblems();
+    if (problems.isEmpty())
+        problems = toQt(c.validate(usableCpus()));
+    if (!problems.isEmpty()) {
+        m_controls->showProblems(problems);
+        return;
+    }
+    m_controls->clearProblems();
+    m_base = c;
+    if (!m_active && (!m_last || m_last->results.empty()))
+        showSnapshot(SweepSnapshot{}, c); // the settings to come, named on the chart
+}
+
+QStringList SweepPage::applyConfig(const SweepConfig& c)
+{
+    QStringList problems = toQt(c.validate(usableCpus()));
+    problems << m_controls->unrepresentable(c);
+    if (m_active)
+        problems << tr("the configuration cannot change during a sweep: stop first");
+    if (!problems.isEmpty()) {
+        m_controls->showProblems(problems);
+        return problems;
+    }
+    m_controls->setConfig(c);
+    m_base = c;
+    m_controls->clearProblems();
+    if (!m_last || m_last->results.empty()) {
+        m_running = c;
+        showSnapshot(SweepSnapshot{}, c);
+    }
+    return {};
+}
+
+QStringList SweepPage::applyConfigJson(const nlohmann::json& config)
+{
+    return applyConfigJsonWith(
+        config, sweepConfigFromJson, [this](const SweepConfig& c) { return applyConfig(c); },
+        [this](const QStringList& problems) { m_controls->showProblems(problems); });
+}
+
+nlohmann::json SweepPage::configJson() const
+{
+    return sweepConfigToJson(config());
+}
+
+void SweepPage::showError(const QString& message)
+{
+    m_controls->showProblems(message.split('\n', Qt::SkipEmptyParts));
+    emit statusMessage(message.section('\n', 0, 0));
+}
+
+void SweepPage::showSnapshot(const SweepSnapshot& s, const SweepConfig& c)
+{
+    m_last = s;
+    std::vector<SummaryRow> rows;
+    std::vector<SweepChartPoint> points;
+    std::vector<const Histogram*> histograms;
+    std::vector<QString> curveNames;
+    QStringList lost;
+    const size_t runningIndex = s.results.size();
+    for (size_t i = 0; i < c.settings.size(); ++i) {
+        const QString label = QString::fromStdString(c.settings[i].label());
+        SummaryRow row{label, workbench::curveColor(int(i), palette()), std::nullopt, QString(), false};
+        SweepChartPoint point{label};
+        const Histogram* histogram = nullptr;
+        QString curveName = label;
+        if (i < s.results.size()) {
+            const SweepResult& r = s.results[i];
+            if (r.stats.samples == 0) {
+                // Not a latency of zero: nothing was measured. Say why.
+                row.failed = true;
+                row.note = r.error.empty() ? tr("failed: no wake-up was measured")
+                                           : tr("failed: %1").arg(QString::fromStdString(r.error));
+                point.state = SweepChartPoint::State::Failed;
+            } else {
+                row.summary = summarizeRun(r.stats, c.settings[i].label());
+                point = donePoint(label, r.stats.histogram);
+                histogram = &r.stats.histogram;
+                row.note = r.durationNs + kShortRunSlackNs < c.eachNs
+                               ? tr("stopped after %1 of %2").arg(dur(r.durationNs), dur(c.eachNs))
+                               : tr("ran %1").arg(dur(r.durationNs));
+                if (!r.error.empty()) {
+                    row.failed = true;
+                    row.note += tr("; error: %1").arg(QString::fromStdString(r.error));
+                }
+                if (r.stats.drops || r.stats.seqGaps)
+                    lost << tr("%1: %2 dropped, %3 missing").arg(label).arg(r.stats.drops).arg(r.stats.seqGaps);
+            }
+        } else if (s.running && i == runningIndex) {
+            point.state = SweepChartPoint::State::Running;
+            row.note = tr("starting…");
+            if (s.current == i && s.live && !s.live->threads.empty()) {
+                const LatencyThreadStats& t = s.live->threads.front();
+                row.summary = summarizeRun(t, c.settings[i].label());
+                row.note = tr("running · %1 left").arg(dur(c.eachNs - (nowNs() - s.live->startNs)));
+                histogram = &t.histogram;
+                curveName = tr("%1 (running)").arg(label);
+            }
+        } else {
+            row.note = s.running ? tr("pending") : (m_userStopped ? tr("not run: stopped") : tr("not run yet"));
+        }
+        rows.push_back(row);
+        points.push_back(point);
+        histograms.push_back(histogram);
+        curveNames.push_back(curveName);
+    }
+    const bool reshaped = int(rows.size()) != m_model->rowCount();
+    m_model->setRows(rows);
+    if (reshaped)
+        workbench::fitTableHeight(m_table, m_model->rowCount());
+    m_chart->setPoints(points);
+    std::vector<HistogramOverlay> overlays;
+    for (size_t i = 0; i < histograms.size(); ++i)
+        if (histograms[i] && m_model->isChecked(int(i)))
+            overlays.push_back({histogramCurve(*histograms[i], curveNames[i]), rows[i].color});
+    m_histogram->setOverlays(overlays);
+    drawFacts(&s, c);
+    workbench::setLossWarning(
+        m_lossWarning,
+        lost.isEmpty() ? QString()
+                       : tr("⚠ Data lost — %1. The figures of those settings are incomplete.").arg(lost.join("; ")));
+}
+
+void SweepPage::drawFacts(const SweepSnapshot* s, const SweepConfig& c)
+{
+    const size_t total = c.settings.size();
+    const size_t done = s ? s->results.size() : 0;
+    const bool running = s && s->running;
+    int64_t settingLeft = c.eachNs;
+    if (running && s->live && s->current == done)
+        settingLeft = std::clamp<int64_t>(c.eachNs - (nowNs() - s->live->startNs), 0, c.eachNs);
+    if (running) {
+        const QString label = done < total ? QString::fromStdString(c.settings[done].label()) : QString();
+        m_setting->setValue(tr("%1 of %2").arg(std::min(done + 1, total)).arg(total),
+                            tr("%1 · %2 each").arg(label, dur(c.eachNs)));
+        const int64_t sweepLeft = settingLeft + int64_t(total - std::min(done + 1, total)) * c.eachNs;
+        m_left->setValue(dur(settingLeft), tr("of this setting · %1 for the whole sweep").arg(dur(sweepLeft)));
+    } else if (done > 0) {
+        m_setting->setValue(tr("%1 of %2 done").arg(done).arg(total),
+                            m_userStopped ? tr("stopped by you") : tr("sweep finished"));
+        m_left->setValue(dur(0), tr("%1 each · %2 in all").arg(dur(c.eachNs)).arg(dur(c.eachNs * int64_t(total))));
+    } else {
+        m_setting->setValue(tr("%1 settings").arg(total), tr("%1 each · press Start").arg(dur(c.eachNs)));
+        m_left->setValue(dur(c.eachNs * int64_t(total)), tr("for the whole sweep"));
+    }
+    const QString status = s && !s->loadStatus.empty() ? QString::fromStdString(s->loadStatus) : QString();
+    if (!c.loadCmd.empty())
+        m_load->setValue(tr("your command"),
+                         QString::fromStdString(c.loadCmd) + (status.isEmpty() ? QString() : tr(" — %1").arg(status)));
+    else if (c.base.hogs > 0)
+        m_load->setValue(c.base.hogs == 1 ? tr("1 CPU hog") : tr("%1 CPU hogs").arg(c.base.hogs),
+                         tr("SCHED_OTHER spinners on %1")
+                             .arg(c.base.hogCpu >= 0 ? tr("CPU %1").arg(c.base.hogCpu) : tr("the measuring CPU")));
+    else
+        m_load->setValue(tr("none"), tr("only what else runs on the machine"));
+    double fraction = total ? double(done) / double(total) : 0;
+    if (running && total)
+        fraction += double(c.eachNs - settingLeft) / double(c.eachNs) / double(total);
+    m_progress->setValue(int(std::clamp(fraction, 0.0, 1.0) * kProgressSteps));
+}
+
+QString SweepPage::progressText() const
+{
+    return m_setting->value() + " · " + m_setting->detail() + " · " + m_left->value() + " " + m_left->detail();
+}
+
+QString SweepPage::explanation() const
+{
+    Explanation e;
+    e.title = tr("Which priority do I need?");
+    e.looking = tr("The latency experiment once per <b>setting</b> (e.g. OTHER, FIFO 1, FIFO 50, FIFO 80), for the "
+                   "same time each, one after the other, under the same <b>load</b>: built-in hogs or your own "
+                   "command. The chart plots p50 (dashed), p99, p99.9 and max in µs against the setting; the "
+                   "histogram overlays the settings; the table has the figures and how long each one ran.");
+    e.expect = tr("SCHED_OTHER has the long tail under load; any FIFO priority cuts it. Above 50 the thread also "
+                  "outranks threaded interrupt handlers (RT threads page), which matters when the load is "
+                  "interrupts. A setting that cannot run is marked <b>failed</b> with the reason, never drawn as "
+                  "zero; Stop keeps what was measured.");
+    e.why = tr("SCHED_FIFO preempts every SCHED_OTHER thread at once, whatever its priority; priorities matter only "
+               "among real-time threads. Your command runs in its own process group and is stopped (SIGTERM, then "
+               "SIGKILL) and reaped whatever happens, so the next sweep starts clean.");
+    e.thisMachine << kernelSentence(m_probe);
+    if (m_probe.scheduler == "EEVDF")
+        e.thisMachine << tr("EEVDF lets a waking SCHED_OTHER thread in soon: with light load OTHER's median is close "
+                            "to FIFO's, and the difference is in the tail.");
+    else
+        e.thisMachine << tr("CFS makes a waking SCHED_OTHER thread wait for the load's slices: OTHER's tail shows "
+                            "with little load.");
+    e.thisMachine << rtSentence(m_probe) << vmSentence(m_probe);
+    return explanationHtml(e);
+}
+
+void SweepPage::saveSettings(QSettings& settings) const
+{
+    settings.setValue("config", QString::fromStdString(sweepConfigToJson(config()).dump()));
+    settings.setValue("chartSplitter", m_chartSplitter->saveState());
+    settings.setValue("mainSplitter", m_mainSplitter->saveState());
+}
+
+void SweepPage::restoreSettings(QSettings& settings)
+{
+    if (settings.contains("chartSplitter"))
+        m_chartSplitter->restoreState(settings.value("chartSplitter").toByteArray());
+    if (settings.contains("mainSplitter"))
+        m_mainSplitter->restoreState(settings.value("mainSplitter").toByteArray());
+    const QString text = settings.value("config").toString();
+    if (text.isEmpty())
+        return;
+    const nlohmann::json j = nlohmann::json::parse(text.toStdString(), nullptr, false);
+    const QStringList problems = applyConfigJson(j);
+    if (!problems.isEmpty())
+        m_controls->showProblems(QStringList(tr("The saved sweep settings were not applied:")) + problems);
+}
+
+} // namespace rtscope

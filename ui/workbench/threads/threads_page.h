@@ -1,0 +1,104 @@
+#pragma once
+// The machine's real-time threads (the tuning workbench, issue #8): every thread whose policy is not SCHED_OTHER
+// plus the kernel's interrupt threads (irq/…, ksoftirqd, rcu…, migration), read from /proc off the GUI thread and
+// refreshed every few seconds, sortable and filterable. It says where your measuring thread's policy and priority
+// fall among them and, for any row, gives the chrt and taskset lines that reproduce or change it. rtscope itself
+// changes no other process.
+#include "engine/rt/system_probe.h"
+#include "ui/experiment_page.h"
+
+#include <QPointer>
+
+class QComboBox;
+class QLabel;
+class QLineEdit;
+class QPushButton;
+class QTableView;
+class QTimer;
+
+namespace rtscope {
+
+class ThreadListReader;
+class ThreadsControls;
+class ThreadsFilterModel;
+class ThreadsModel;
+struct SystemThread;
+
+class ThreadsPage : public ExperimentPage {
+    Q_OBJECT
+public:
+    explicit ThreadsPage(const SystemProbe& probe, QWidget* parent = nullptr);
+    ~ThreadsPage() override;
+
+    QString name() const override { return QStringLiteral("threads"); }
+    QString shortTitle() const override { return tr("RT threads"); }
+    QWidget* controls() override;
+    /// Starts refreshing every few seconds (and reads at once).
+    bool start() override;
+    /// Stops refreshing and joins a read in progress.
+    void stop() override;
+    bool isRunning() const override;
+    void setDisplayPaused(bool paused) override;
+    bool displayPaused() const override { return m_paused; }
+    void resetStatistics() override {}
+    QString explanation() const override;
+    /// Takes the policy and priority of a latency config (latencyConfigFromJson + validate) as "your thread".
+    QStringList applyConfigJson(const nlohmann::json& config) override;
+    nlohmann::json configJson() const override;
+    void saveSettings(QSettings& settings) const override;
+    void restoreSettings(QSettings& settings) override;
+
+    /// Reads /proc again now (off the GUI thread); false when a read is already in progress.
+    bool refreshNow();
+    /// The placement sentence of the engine (describePlacement) for the chosen policy and priority.
+    QString placementText() const;
+    /// The chrt and taskset lines of the thread shown in the table's row @p viewRow (sorted, filtered).
+    QString chrtLine(int viewRow) const;
+    QString tasksetLine(int viewRow) const;
+    /// Selects the row of thread @p tid (if listed and not filtered out); false otherwise.
+    bool selectThread(pid_t tid);
+    /// Puts the selected row's chrt (or taskset) line on the clipboard; false without a selection.
+    bool copyChrt();
+    bool copyTaskset();
+
+    void setFilterText(const QString& text);
+    ThreadsModel* threadsModel() const { return m_model; }
+    ThreadsFilterModel* filterModel() const { return m_filter; }
+    QTableView* table() const { return m_table; }
+    ThreadsControls* threadsControls() const;
+    ThreadListReader* reader() const { return m_reader; }
+
+protected:
+    void showEvent(QShowEvent* event) override;
+    void changeEvent(QEvent* event) override;
+
+private:
+    void listRead();
+    void referenceEdited();
+    void selectionChanged();
+    void updateFooter();
+    const SystemThread* selectedThread() const;
+    bool copy(const QString& text, const QString& what);
+
+    SystemProbe m_probe;
+    QPointer<ThreadsControls> m_controls;
+    ThreadListReader* m_reader;
+    ThreadsModel* m_model;
+    ThreadsFilterModel* m_filter;
+    QLabel* m_placement;
+    QLineEdit* m_filterEdit;
+    QComboBox* m_show;
+    QLabel* m_count;
+    QTableView* m_table;
+    QLabel* m_selected;
+    QLineEdit* m_chrt;
+    QLineEdit* m_taskset;
+    QPushButton* m_copyChrt;
+    QPushButton* m_copyTaskset;
+    QLabel* m_footer;
+    QTimer* m_timer;
+    bool m_paused = false;
+    bool m_pendingWhilePaused = false;
+};
+
+} // namespace rtscope
