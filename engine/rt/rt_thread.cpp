@@ -511,8 +511,8 @@ Error explainSchedulingError(int err, const ThreadSpec& spec)
         const Limit nl = resourceLimit(RLIMIT_NICE);
         message += "A negative nice needs CAP_SYS_NICE (" + std::string(capNice ? "present" : "missing") +
                    ") or RLIMIT_NICE of at least " + std::to_string(20 - spec.nice) + " (soft " + limitText(nl.soft) +
-                   ", hard " + limitText(nl.hard) + "); fix: add '@realtime - nice " + std::to_string(spec.nice) +
-                   "' to /etc/security/limits.d/99-rtscope.conf, add your user to group realtime, log in again "
+                   ", hard " + limitText(nl.hard) + "); fix: add '@rtscope - nice " + std::to_string(spec.nice) +
+                   "' to /etc/security/limits.d/99-rtscope.conf, add your user to group rtscope, log in again "
                    "— or run as root.";
         return {ErrorKind::Permission, message};
     }
@@ -530,8 +530,8 @@ Error explainSchedulingError(int err, const ThreadSpec& spec)
         std::string c = "this process lacks CAP_SYS_NICE and its RLIMIT_RTPRIO is " + limitText(rl.soft) +
                         " (soft) / " + limitText(rl.hard) + " (hard), below the requested priority " +
                         std::to_string(spec.priority) +
-                        "; fix: add '@realtime - rtprio 98' and '@realtime - memlock unlimited' to "
-                        "/etc/security/limits.d/99-rtscope.conf, add your user to group realtime, log in again "
+                        "; fix: add '@rtscope - rtprio 98' and '@rtscope - memlock unlimited' to "
+                        "/etc/security/limits.d/99-rtscope.conf, add your user to group rtscope, log in again "
                         "— or run as root";
         if (rl.hard < 0 || rl.hard >= spec.priority)
             c += " (the hard limit already allows it: 'ulimit -r " + std::to_string(spec.priority) +
