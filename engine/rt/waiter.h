@@ -19,15 +19,15 @@ enum class WaiterKind {
     Busy,     ///< spin on clock_gettime until the deadline (exact, costs a whole CPU)
 };
 
-const char* waiterName(WaiterKind k);       ///< "abs", "rel", "timerfd", "itimer", "posix", "busy"
-const char* waiterLabel(WaiterKind k);      ///< "absolute clock_nanosleep", ... (for the UI)
+const char* waiterName(WaiterKind k);                         ///< "abs", "rel", "timerfd", "itimer", "posix", "busy"
+const char* waiterLabel(WaiterKind k);                        ///< "absolute clock_nanosleep", ... (for the UI)
 std::optional<WaiterKind> parseWaiter(std::string_view name); ///< accepts the short names and a few aliases
 
 /// @brief What one wait produced.
 struct WaitResult {
-    int64_t deadlineNs = 0; ///< CLOCK_MONOTONIC ns the wake-up was aimed at (see each kind)
-    int64_t wakeNs = 0;     ///< clock read right after the wait returned
-    uint32_t skipped = 0;   ///< whole periods missed before this wake-up (deadline advanced past them)
+    int64_t deadlineNs = 0;   ///< CLOCK_MONOTONIC ns the wake-up was aimed at (see each kind)
+    int64_t wakeNs = 0;       ///< clock read right after the wait returned
+    uint32_t skipped = 0;     ///< whole periods missed before this wake-up (deadline advanced past them)
     bool interrupted = false; ///< the wait was interrupted (stop requested): no sample
     int error = 0;            ///< errno of a failed wait; 0 if fine
 };

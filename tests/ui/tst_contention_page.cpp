@@ -208,7 +208,7 @@ private slots:
 
         // A user's edit of one widget → config, every other field untouched.
         QVERIFY(page.applyConfig(defaults).isEmpty());
-        QSignalSpy edited(page.contentionControls(), &LockLabControls::edited);
+        QSignalSpy edited(page.contentionControls(), &ExperimentControls::edited);
         userEdit(page.contentionControls()->widgets());
         QCOMPARE(edited.count(), 1);
         ContentionConfig expected = defaults;

@@ -202,7 +202,7 @@ private slots:
         QVERIFY(page.configJson() == toJson(c));
 
         QVERIFY(page.applyConfig(defaults).isEmpty());
-        QSignalSpy edited(page.inversionControls(), &LockLabControls::edited);
+        QSignalSpy edited(page.inversionControls(), &ExperimentControls::edited);
         userEdit(page.inversionControls()->widgets());
         QCOMPARE(edited.count(), 1);
         InversionConfig expected = defaults;

@@ -35,13 +35,6 @@ QString dur(int64_t ns)
 }
 } // namespace
 
-void styleProblemLabel(QLabel* label, bool dark)
-{
-    label->setStyleSheet(QString("QLabel { color: %1; background: %2; border: 1px solid %1; "
-                                 "border-radius: 4px; padding: 6px; font-weight: bold; }")
-                             .arg(dark ? "#ff8a80" : "#b71c1c", dark ? "#3b1f1f" : "#ffebee"));
-}
-
 DriftConfigMapper::DriftConfigMapper(const DriftControlWidgets& widgets)
     : m_w(widgets)
 {}
@@ -167,45 +160,44 @@ void DriftConfigMapper::updateEnabled()
 }
 
 DriftControls::DriftControls(const std::vector<int>& cpus, QWidget* parent)
-    : QWidget(parent)
-    , m_form(new QWidget(this))
-    , m_problemLabel(new QLabel(this))
-    , m_statusLabel(new QLabel(this))
+    : ExperimentControls(tr("Every method runs in its own thread, all from one shared start t0. Press Start; "
+                            "the run ends by itself after its ticks."),
+                         parent)
 {
     DriftControlWidgets w;
-    w.period = new PeriodEditor(DriftConfig::kMinPeriodNs, DriftConfig::kMaxPeriodNs, m_form);
+    w.period = new PeriodEditor(DriftConfig::kMinPeriodNs, DriftConfig::kMaxPeriodNs, form());
     w.period->setObjectName("period");
     w.period->spinBox()->setObjectName("periodSpin");
     w.period->slider()->setObjectName("periodSlider");
-    w.workPercent = new QSpinBox(m_form);
+    w.workPercent = new QSpinBox(form());
     w.workPercent->setObjectName("workPercent");
     w.workPercent->setSuffix(tr(" % of the period"));
     w.workPercent->setKeyboardTracking(false);
     w.workPercent->setToolTip(tr("Busy work after every wake-up: the naive loop adds it to its schedule"));
-    w.lengthMode = new QComboBox(m_form);
+    w.lengthMode = new QComboBox(form());
     w.lengthMode->setObjectName("lengthMode");
-    w.ticks = new QSpinBox(m_form);
+    w.ticks = new QSpinBox(form());
     w.ticks->setObjectName("ticks");
     w.ticks->setKeyboardTracking(false);
     w.ticks->setSuffix(tr(" ticks"));
-    w.duration = new DurationSpinBox(m_form);
+    w.duration = new DurationSpinBox(form());
     w.duration->setObjectName("duration");
-    w.policy = new QComboBox(m_form);
+    w.policy = new QComboBox(form());
     w.policy->setObjectName("policy");
     w.policy->setToolTip(tr("Scheduling policy of every method's thread"));
-    w.priority = new QSpinBox(m_form);
+    w.priority = new QSpinBox(form());
     w.priority->setObjectName("priority");
     w.priority->setKeyboardTracking(false);
-    w.slack = new QComboBox(m_form);
+    w.slack = new QComboBox(form());
     w.slack->setObjectName("slack");
     w.slack->setToolTip(tr("prctl(PR_SET_TIMERSLACK) in every method's thread: how late the kernel may wake a "
                            "sleeping call to batch wake-ups. Ignored under FIFO/RR."));
-    w.slackCustom = new DurationSpinBox(m_form);
+    w.slackCustom = new DurationSpinBox(form());
     w.slackCustom->setObjectName("slackCustom");
-    w.cpu = new QComboBox(m_form);
+    w.cpu = new QComboBox(form());
     w.cpu->setObjectName("cpu");
     w.cpu->setToolTip(tr("The CPU every method runs on (all share it: same machine, same moment, same noise)"));
-    auto* methodBox = new QGroupBox(tr("Methods"), m_form);
+    auto* methodBox = new QGroupBox(tr("Methods"), form());
     auto* methodGrid = new QVBoxLayout(methodBox);
     for (WaiterKind k : kDriftMethods) {
         auto* box = new QCheckBox(QString::fromLatin1(driftMethodLabel(k)), methodBox);
@@ -233,30 +225,10 @@ DriftControls::DriftControls(const std::vector<int>& cpus, QWidget* parent)
     form->addRow(tr("P&riority"), w.priority);
     form->addRow(tr("Timer &slack"), slack);
     form->addRow(tr("&CPU"), w.cpu);
-    auto* formLayout = new QVBoxLayout(m_form);
+    auto* formLayout = new QVBoxLayout(this->form());
     formLayout->setContentsMargins(0, 0, 0, 0);
     formLayout->addLayout(form);
     formLayout->addWidget(methodBox);
-
-    m_problemLabel->setObjectName("problems");
-    m_problemLabel->setWordWrap(true);
-    m_problemLabel->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    m_problemLabel->hide();
-    m_statusLabel->setObjectName("runStatus");
-    m_statusLabel->setWordWrap(true);
-    m_statusLabel->hide();
-    auto* hint = new QLabel(tr("Every method runs in its own thread, all from one shared start t0. Press Start; "
-                               "the run ends by itself after its ticks."),
-                            this);
-    hint->setWordWrap(true);
-    hint->setEnabled(false);
-
-    auto* layout = new QVBoxLayout(this);
-    layout->addWidget(m_form);
-    layout->addWidget(m_problemLabel);
-    layout->addWidget(m_statusLabel);
-    layout->addWidget(hint);
-    layout->addStretch(1);
 
     auto changed = [this] {
         m_mapper->updateEnabled();
@@ -274,47 +246,8 @@ DriftControls::DriftControls(const std::vector<int>& cpus, QWidget* parent)
     connect(w.cpu, &QComboBox::currentIndexChanged, this, changed);
     for (auto& [k, box] : w.methods)
         connect(box, &QCheckBox::toggled, this, changed);
-    styleProblemLabel(m_problemLabel, plot::isDarkPalette(palette()));
 }
 
 DriftControls::~DriftControls() = default;
-
-void DriftControls::showProblems(const QStringList& problems)
-{
-    m_problems = problems;
-    if (problems.isEmpty()) {
-        m_problemLabel->clear();
-        m_problemLabel->hide();
-        return;
-    }
-    QString html;
-    for (const QString& p : problems)
-        html += "<p style='margin:0 0 4px 0'>⚠ " + p.toHtmlEscaped() + "</p>";
-    m_problemLabel->setText(html);
-    m_problemLabel->show();
-}
-
-void DriftControls::setStatus(const QString& text)
-{
-    m_statusLabel->setText(text);
-    m_statusLabel->setVisible(!text.isEmpty());
-}
-
-void DriftControls::setRunning(bool running)
-{
-    m_form->setEnabled(!running);
-}
-
-void DriftControls::changeEvent(QEvent* event)
-{
-    QWidget::changeEvent(event);
-    if (event->type() == QEvent::PaletteChange)
-        restyleProblems();
-}
-
-void DriftControls::restyleProblems()
-{
-    styleProblemLabel(m_problemLabel, plot::isDarkPalette(palette()));
-}
 
 } // namespace rtscope

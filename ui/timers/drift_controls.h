@@ -3,6 +3,8 @@
 // widgets offer DriftConfig's own limits; a config they cannot show is reported, never clamped.
 #include "engine/experiments/timers/drift_config.h"
 
+#include "ui/widgets/experiment_controls.h"
+
 #include <QStringList>
 #include <QWidget>
 
@@ -62,7 +64,7 @@ private:
     DriftControlWidgets m_w;
 };
 
-class DriftControls : public QWidget {
+class DriftControls : public ExperimentControls {
     Q_OBJECT
 public:
     explicit DriftControls(const std::vector<int>& cpus, QWidget* parent = nullptr);
@@ -71,30 +73,8 @@ public:
     DriftConfigMapper& mapper() { return *m_mapper; }
     const DriftControlWidgets& widgets() const { return m_mapper->widgets(); }
 
-    void showProblems(const QStringList& problems);
-    void clearProblems() { showProblems({}); }
-    QStringList problems() const { return m_problems; }
-    void setStatus(const QString& text);
-    /// A run's config is fixed: the form is read-only until it stops.
-    void setRunning(bool running);
-
-signals:
-    void edited();
-
-protected:
-    void changeEvent(QEvent* event) override;
-
 private:
-    void restyleProblems();
-
     std::unique_ptr<DriftConfigMapper> m_mapper;
-    QWidget* m_form;
-    QLabel* m_problemLabel;
-    QLabel* m_statusLabel;
-    QStringList m_problems;
 };
-
-/// The problem panel's look, shared by the timer pages' controls.
-void styleProblemLabel(QLabel* label, bool dark);
 
 } // namespace rtscope

@@ -183,40 +183,39 @@ void SleepFloorConfigMapper::updateEnabled()
 }
 
 SleepFloorControls::SleepFloorControls(const std::vector<int>& cpus, QWidget* parent)
-    : QWidget(parent)
-    , m_form(new QWidget(this))
-    , m_problemLabel(new QLabel(this))
-    , m_statusLabel(new QLabel(this))
+    : ExperimentControls(tr("One pinned thread asks for every length with every method, taking turns sample "
+                            "by sample. The sweep ends by itself."),
+                         parent)
 {
     SleepFloorControlWidgets w;
-    w.requests = new QLineEdit(m_form);
+    w.requests = new QLineEdit(form());
     w.requests->setObjectName("requests");
     w.requests->setToolTip(tr("Requested lengths, swept in this order: ns, us, ms, s (a bare number is µs); "
                               "0 … 100 ms, at most %1")
                                .arg(SleepFloorConfig::kMaxRequests));
-    w.samples = new QSpinBox(m_form);
+    w.samples = new QSpinBox(form());
     w.samples->setObjectName("samples");
     w.samples->setKeyboardTracking(false);
     w.samples->setSuffix(tr(" per request"));
-    w.slack = new QComboBox(m_form);
+    w.slack = new QComboBox(form());
     w.slack->setObjectName("slack");
     w.slack->setToolTip(tr("prctl(PR_SET_TIMERSLACK) in the measuring thread. Ignored under SCHED_FIFO."));
-    w.slackCustom = new DurationSpinBox(m_form);
+    w.slackCustom = new DurationSpinBox(form());
     w.slackCustom->setObjectName("slackCustom");
-    w.policy = new QComboBox(m_form);
+    w.policy = new QComboBox(form());
     w.policy->setObjectName("policy");
-    w.priority = new QSpinBox(m_form);
+    w.priority = new QSpinBox(form());
     w.priority->setObjectName("priority");
     w.priority->setKeyboardTracking(false);
-    w.load = new QCheckBox(tr("Keep the other CPUs busy"), m_form);
+    w.load = new QCheckBox(tr("Keep the other CPUs busy"), form());
     w.load->setObjectName("load");
     w.load->setToolTip(tr("A SCHED_OTHER spinner on every other usable CPU, so they never enter an idle state"));
-    w.margin = new DurationSpinBox(m_form);
+    w.margin = new DurationSpinBox(form());
     w.margin->setObjectName("margin");
     w.margin->setToolTip(tr("Hybrid: sleep until this long before the deadline, then spin"));
-    w.cpu = new QComboBox(m_form);
+    w.cpu = new QComboBox(form());
     w.cpu->setObjectName("cpu");
-    auto* methodBox = new QGroupBox(tr("Methods"), m_form);
+    auto* methodBox = new QGroupBox(tr("Methods"), form());
     auto* methodLayout = new QVBoxLayout(methodBox);
     for (SleepMethod m : kSleepMethods) {
         auto* box = new QCheckBox(QString::fromLatin1(sleepMethodLabel(m)), methodBox);
@@ -240,30 +239,10 @@ SleepFloorControls::SleepFloorControls(const std::vector<int>& cpus, QWidget* pa
     form->addRow(tr("&Load"), w.load);
     form->addRow(tr("Hybrid &margin"), w.margin);
     form->addRow(tr("&CPU"), w.cpu);
-    auto* formLayout = new QVBoxLayout(m_form);
+    auto* formLayout = new QVBoxLayout(this->form());
     formLayout->setContentsMargins(0, 0, 0, 0);
     formLayout->addLayout(form);
     formLayout->addWidget(methodBox);
-
-    m_problemLabel->setObjectName("problems");
-    m_problemLabel->setWordWrap(true);
-    m_problemLabel->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    m_problemLabel->hide();
-    m_statusLabel->setObjectName("runStatus");
-    m_statusLabel->setWordWrap(true);
-    m_statusLabel->hide();
-    auto* hint = new QLabel(tr("One pinned thread asks for every length with every method, taking turns sample "
-                               "by sample. The sweep ends by itself."),
-                            this);
-    hint->setWordWrap(true);
-    hint->setEnabled(false);
-
-    auto* layout = new QVBoxLayout(this);
-    layout->addWidget(m_form);
-    layout->addWidget(m_problemLabel);
-    layout->addWidget(m_statusLabel);
-    layout->addWidget(hint);
-    layout->addStretch(1);
 
     auto changed = [this] {
         m_mapper->updateEnabled();
@@ -280,42 +259,8 @@ SleepFloorControls::SleepFloorControls(const std::vector<int>& cpus, QWidget* pa
     connect(w.cpu, &QComboBox::currentIndexChanged, this, changed);
     for (auto& [m, box] : w.methods)
         connect(box, &QCheckBox::toggled, this, changed);
-    styleProblemLabel(m_problemLabel, plot::isDarkPalette(palette()));
 }
 
 SleepFloorControls::~SleepFloorControls() = default;
-
-void SleepFloorControls::showProblems(const QStringList& problems)
-{
-    m_problems = problems;
-    if (problems.isEmpty()) {
-        m_problemLabel->clear();
-        m_problemLabel->hide();
-        return;
-    }
-    QString html;
-    for (const QString& p : problems)
-        html += "<p style='margin:0 0 4px 0'>⚠ " + p.toHtmlEscaped() + "</p>";
-    m_problemLabel->setText(html);
-    m_problemLabel->show();
-}
-
-void SleepFloorControls::setStatus(const QString& text)
-{
-    m_statusLabel->setText(text);
-    m_statusLabel->setVisible(!text.isEmpty());
-}
-
-void SleepFloorControls::setRunning(bool running)
-{
-    m_form->setEnabled(!running);
-}
-
-void SleepFloorControls::changeEvent(QEvent* event)
-{
-    QWidget::changeEvent(event);
-    if (event->type() == QEvent::PaletteChange)
-        styleProblemLabel(m_problemLabel, plot::isDarkPalette(palette()));
-}
 
 } // namespace rtscope

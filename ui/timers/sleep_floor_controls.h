@@ -4,6 +4,8 @@
 #include "engine/experiments/timers/sleep_floor_config.h"
 #include "ui/timers/drift_controls.h"
 
+#include "ui/widgets/experiment_controls.h"
+
 #include <QStringList>
 #include <QWidget>
 
@@ -60,7 +62,7 @@ private:
     SleepFloorControlWidgets m_w;
 };
 
-class SleepFloorControls : public QWidget {
+class SleepFloorControls : public ExperimentControls {
     Q_OBJECT
 public:
     explicit SleepFloorControls(const std::vector<int>& cpus, QWidget* parent = nullptr);
@@ -69,24 +71,8 @@ public:
     SleepFloorConfigMapper& mapper() { return *m_mapper; }
     const SleepFloorControlWidgets& widgets() const { return m_mapper->widgets(); }
 
-    void showProblems(const QStringList& problems);
-    void clearProblems() { showProblems({}); }
-    QStringList problems() const { return m_problems; }
-    void setStatus(const QString& text);
-    void setRunning(bool running);
-
-signals:
-    void edited();
-
-protected:
-    void changeEvent(QEvent* event) override;
-
 private:
     std::unique_ptr<SleepFloorConfigMapper> m_mapper;
-    QWidget* m_form;
-    QLabel* m_problemLabel;
-    QLabel* m_statusLabel;
-    QStringList m_problems;
 };
 
 } // namespace rtscope

@@ -151,9 +151,9 @@ void ContentionConfigMapper::updateEnabled()
 }
 
 ContentionControls::ContentionControls(const std::vector<int>& cpus, QWidget* parent)
-    : LockLabControls(tr("Each ticked kind runs in turn with the same settings, for the duration each. Press "
-                         "Start; the run ends by itself after the last kind."),
-                      tr("The settings are fixed during a run: stop to change them."), parent)
+    : ExperimentControls(tr("Each ticked kind runs in turn with the same settings, for the duration each. Press "
+                            "Start; the run ends by itself after the last kind."),
+                         tr("The settings are fixed during a run: stop to change them."), parent)
 {
     QWidget* f = form();
     ContentionControlWidgets w;

@@ -2,7 +2,7 @@
 // The contention page's control panel (left dock) and the one place where its widgets and ContentionConfig
 // meet. The widgets offer ContentionConfig's own limits; a config they cannot show is reported, never clamped.
 #include "engine/experiments/contention_config.h"
-#include "ui/locks/lock_lab_controls.h"
+#include "ui/widgets/experiment_controls.h"
 
 #include <map>
 #include <memory>
@@ -55,7 +55,7 @@ private:
     ContentionControlWidgets m_w;
 };
 
-class ContentionControls : public LockLabControls {
+class ContentionControls : public ExperimentControls {
     Q_OBJECT
 public:
     explicit ContentionControls(const std::vector<int>& cpus, QWidget* parent = nullptr);

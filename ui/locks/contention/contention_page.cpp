@@ -75,7 +75,7 @@ ContentionPage::ContentionPage(const SystemProbe& probe, QWidget* parent)
     const CpuTopology topo = unpinnedTopology();
     const std::vector<int> cpus = m_probe.onlineCpus.empty() ? topo.online : m_probe.onlineCpus;
     m_controls = new ContentionControls(cpus);
-    connect(m_controls, &LockLabControls::edited, this, &ContentionPage::controlsEdited);
+    connect(m_controls, &ExperimentControls::edited, this, &ContentionPage::controlsEdited);
     m_base = m_controls->mapper().config(ContentionConfig{});
 
     m_warning->setObjectName("dataLossWarning");

@@ -89,10 +89,10 @@ InversionConfig InversionConfigMapper::config(const InversionConfig& base) const
 }
 
 InversionControls::InversionControls(const std::vector<int>& cpus, QWidget* parent)
-    : LockLabControls(tr("Three SCHED_FIFO threads on one CPU, never the first one: it stays free for this window, "
-                         "the collector and the watchdog. The medium burst is bounded by its own clock and by the "
-                         "watchdog."),
-                      tr("The settings are fixed during a run: stop to change them."), parent)
+    : ExperimentControls(tr("Three SCHED_FIFO threads on one CPU, never the first one: it stays free for this window, "
+                            "the collector and the watchdog. The medium burst is bounded by its own clock and by the "
+                            "watchdog."),
+                         tr("The settings are fixed during a run: stop to change them."), parent)
     , m_compare(new QComboBox(form()))
 {
     QWidget* f = form();

@@ -4,7 +4,7 @@
 // rather than silently impossible. "Then compare with" is not part of the config: it asks the page to hold a
 // finished run as the reference and run again with another lock, so one Start shows both.
 #include "engine/experiments/inversion_config.h"
-#include "ui/locks/lock_lab_controls.h"
+#include "ui/widgets/experiment_controls.h"
 
 #include <memory>
 #include <optional>
@@ -47,7 +47,7 @@ private:
     InversionControlWidgets m_w;
 };
 
-class InversionControls : public LockLabControls {
+class InversionControls : public ExperimentControls {
     Q_OBJECT
 public:
     explicit InversionControls(const std::vector<int>& cpus, QWidget* parent = nullptr);

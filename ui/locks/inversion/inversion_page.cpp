@@ -62,7 +62,7 @@ InversionPage::InversionPage(const SystemProbe& probe, QWidget* parent)
     const CpuTopology topo = unpinnedTopology();
     const std::vector<int> cpus = m_probe.onlineCpus.empty() ? topo.online : m_probe.onlineCpus;
     m_controls = new InversionControls(cpus);
-    connect(m_controls, &LockLabControls::edited, this, &InversionPage::controlsEdited);
+    connect(m_controls, &ExperimentControls::edited, this, &InversionPage::controlsEdited);
     m_base = m_controls->mapper().config(InversionConfig{});
 
     m_watchdogBanner->setObjectName("watchdogBanner");

@@ -1,5 +1,5 @@
 #pragma once
-// The frame both lock-lab control panels share: a form, the problem panel (validate()'s sentences, shown as
+// The frame the experiment control panels share: a form, the problem panel (validate()'s sentences, shown as
 // they are), a run-status line and a hint. While a run is on the form is read-only: a run's config is fixed.
 #include <QStringList>
 #include <QWidget>
@@ -9,10 +9,10 @@ class QLabel;
 
 namespace rtscope {
 
-class LockLabControls : public QWidget {
+class ExperimentControls : public QWidget {
     Q_OBJECT
 public:
-    ~LockLabControls() override;
+    ~ExperimentControls() override;
 
     void showProblems(const QStringList& problems);
     void clearProblems() { showProblems({}); }
@@ -27,7 +27,11 @@ signals:
 
 protected:
     /// @p idleHint and @p runningHint are shown greyed out under the form.
-    LockLabControls(const QString& idleHint, const QString& runningHint, QWidget* parent = nullptr);
+    ExperimentControls(const QString& idleHint, const QString& runningHint, QWidget* parent = nullptr);
+    /// The same hint whether or not a run is on.
+    ExperimentControls(const QString& hint, QWidget* parent)
+        : ExperimentControls(hint, hint, parent)
+    {}
     /// The subclass fills this widget with its controls.
     QWidget* form() const { return m_form; }
     void changeEvent(QEvent* event) override;
@@ -41,6 +45,9 @@ private:
     QString m_runningHint;
     QStringList m_problems;
 };
+
+/// The problem panel's look (red on pale red, or the dark palette's variant).
+void styleProblemLabel(QLabel* label, bool dark);
 
 /// The current item's data as an int, or @p fallback when the box has no current item.
 int comboData(const QComboBox* box, int fallback);

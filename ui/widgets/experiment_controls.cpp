@@ -1,7 +1,6 @@
-#include "ui/locks/lock_lab_controls.h"
+#include "ui/widgets/experiment_controls.h"
 
 #include "ui/plot/chart_style.h"
-#include "ui/timers/drift_controls.h"
 
 #include <QComboBox>
 #include <QEvent>
@@ -10,7 +9,7 @@
 
 namespace rtscope {
 
-LockLabControls::LockLabControls(const QString& idleHint, const QString& runningHint, QWidget* parent)
+ExperimentControls::ExperimentControls(const QString& idleHint, const QString& runningHint, QWidget* parent)
     : QWidget(parent)
     , m_form(new QWidget(this))
     , m_problemLabel(new QLabel(this))
@@ -40,9 +39,9 @@ LockLabControls::LockLabControls(const QString& idleHint, const QString& running
     styleProblemLabel(m_problemLabel, plot::isDarkPalette(palette()));
 }
 
-LockLabControls::~LockLabControls() = default;
+ExperimentControls::~ExperimentControls() = default;
 
-void LockLabControls::showProblems(const QStringList& problems)
+void ExperimentControls::showProblems(const QStringList& problems)
 {
     m_problems = problems;
     if (problems.isEmpty()) {
@@ -57,28 +56,35 @@ void LockLabControls::showProblems(const QStringList& problems)
     m_problemLabel->show();
 }
 
-void LockLabControls::setStatus(const QString& text)
+void ExperimentControls::setStatus(const QString& text)
 {
     m_statusLabel->setText(text);
     m_statusLabel->setVisible(!text.isEmpty());
 }
 
-QString LockLabControls::status() const
+QString ExperimentControls::status() const
 {
     return m_statusLabel->text();
 }
 
-void LockLabControls::setRunning(bool running)
+void ExperimentControls::setRunning(bool running)
 {
     m_form->setEnabled(!running);
     m_hint->setText(running ? m_runningHint : m_idleHint);
 }
 
-void LockLabControls::changeEvent(QEvent* event)
+void ExperimentControls::changeEvent(QEvent* event)
 {
     QWidget::changeEvent(event);
     if (event->type() == QEvent::PaletteChange)
         styleProblemLabel(m_problemLabel, plot::isDarkPalette(palette()));
+}
+
+void styleProblemLabel(QLabel* label, bool dark)
+{
+    label->setStyleSheet(QString("QLabel { color: %1; background: %2; border: 1px solid %1; "
+                                 "border-radius: 4px; padding: 6px; font-weight: bold; }")
+                             .arg(dark ? "#ff8a80" : "#b71c1c", dark ? "#3b1f1f" : "#ffebee"));
 }
 
 int comboData(const QComboBox* box, int fallback)
