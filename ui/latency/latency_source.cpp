@@ -54,13 +54,7 @@ std::shared_ptr<const LatencySnapshot> LiveLatencySource::snapshot() const
 
 std::vector<int> LiveLatencySource::busyCpus() const
 {
-    if (!m_experiment.running())
-        return {};
-    const LatencyConfig& c = m_experiment.config();
-    std::vector<int> cpus{c.cpu};
-    if (c.hogs > 0 && c.hogCpu != c.cpu)
-        cpus.push_back(c.hogCpu);
-    return cpus;
+    return m_experiment.busyCpus();
 }
 
 ReplayLatencySource::ReplayLatencySource()

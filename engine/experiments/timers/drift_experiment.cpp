@@ -14,7 +14,6 @@ namespace rtscope {
 
 namespace {
 
-constexpr size_t kDrainBatch = 512;
 constexpr int64_t kReadyTimeoutNs = 2 * kNsPerSec;
 // Between "every worker is armed" and the first deadline t0 + P: enough for each worker to see t0 and arm its
 // timer, so the first tick is not reported missed because a thread was still waking up.
@@ -283,14 +282,13 @@ size_t DriftExperiment::drain()
 {
     const int64_t t0 = m_t0.load(std::memory_order_acquire);
     const int64_t period = m_config.periodNs;
-    DriftSample batch[kDrainBatch];
     size_t total = 0;
     for (auto& wp : m_workers) {
         Worker& w = *wp;
         for (;;) {
-            const size_t n = w.ring->popBatch(batch, kDrainBatch);
+            const size_t n = w.ring->popBatch(m_drainBatch.data(), m_drainBatch.size());
             for (size_t i = 0; i < n; ++i) {
-                const DriftSample& s = batch[i];
+                const DriftSample& s = m_drainBatch[i];
                 DriftTick t;
                 t.tick = s.tick;
                 t.driftNs = s.wakeNs - (t0 + s.tick * period);
@@ -309,7 +307,7 @@ size_t DriftExperiment::drain()
                 w.log->append(t);
             }
             total += n;
-            if (n < kDrainBatch)
+            if (n < m_drainBatch.size())
                 break;
         }
     }

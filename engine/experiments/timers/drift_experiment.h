@@ -121,7 +121,8 @@ private:
     std::vector<std::unique_ptr<Worker>> m_workers;
     MemoryLockStatus m_memoryLock;
     Collector m_collector;
-    uint64_t m_generation = 0; ///< collector thread only
+    uint64_t m_generation = 0;                  ///< collector thread only
+    DrainBuffer<DriftSample, 512> m_drainBatch; ///< collector thread only
 
     mutable std::mutex m_snapshotMutex;
     std::shared_ptr<const DriftSnapshot> m_snapshot;

@@ -16,7 +16,6 @@ namespace rtscope {
 
 namespace {
 
-constexpr size_t kDrainBatch = 1024;
 constexpr int kMaxLoadThreads = 256;
 
 std::string joinErrors(const std::vector<std::string>& errors)
@@ -321,13 +320,12 @@ void SleepFloorExperiment::stop()
 
 size_t SleepFloorExperiment::drain()
 {
-    SleepSample batch[kDrainBatch];
     size_t total = 0;
     const size_t methods = m_config.methods.size();
     for (;;) {
-        const size_t n = m_ring->popBatch(batch, kDrainBatch);
+        const size_t n = m_ring->popBatch(m_drainBatch.data(), m_drainBatch.size());
         for (size_t i = 0; i < n; ++i) {
-            const SleepSample& s = batch[i];
+            const SleepSample& s = m_drainBatch[i];
             Cell& c = m_cells[size_t(s.request) * methods + s.method];
             c.minNs = c.actual.empty() ? s.actualNs : std::min(c.minNs, s.actualNs);
             c.maxNs = c.actual.empty() ? s.actualNs : std::max(c.maxNs, s.actualNs);
@@ -340,7 +338,7 @@ size_t SleepFloorExperiment::drain()
         }
         m_samplesDone += n;
         total += n;
-        if (n < kDrainBatch)
+        if (n < m_drainBatch.size())
             break;
     }
     return total;

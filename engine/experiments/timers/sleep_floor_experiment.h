@@ -147,6 +147,7 @@ private:
     uint64_t m_samplesDone = 0;
     int m_currentRequest = -1;
     uint64_t m_generation = 0;
+    DrainBuffer<SleepSample, 1024> m_drainBatch; ///< collector thread only
 
     mutable std::mutex m_snapshotMutex;
     std::shared_ptr<const SleepFloorSnapshot> m_snapshot;
