@@ -34,6 +34,9 @@ struct Options {
     int cpu = 1;
     int periodUs = 1000;
     std::vector<std::string> policies = {"fifo", "other"};
+    /// cyclictest against itself in the same alternation: how far apart two runs of one instrument land on this
+    /// machine, the noise floor the rtscope/cyclictest ratios have to be read against.
+    bool selfCheck = false;
 };
 
 int spawnAndWait(const std::vector<std::string>& args)
@@ -154,20 +157,27 @@ double median(std::vector<double> v)
 int main(int argc, char** argv)
 {
     Options o;
-    for (int i = 1; i + 1 < argc; i += 2) {
+    for (int i = 1; i < argc; ++i) {
         const std::string k = argv[i];
+        if (k == "--self-check") {
+            o.selfCheck = true;
+            continue;
+        }
+        if (i + 1 >= argc)
+            break;
+        const char* v = argv[++i];
         if (k == "--rtscope")
-            o.rtscope = argv[i + 1];
+            o.rtscope = v;
         else if (k == "--seconds")
-            o.seconds = std::atoi(argv[i + 1]);
+            o.seconds = std::atoi(v);
         else if (k == "--rounds")
-            o.rounds = std::atoi(argv[i + 1]);
+            o.rounds = std::atoi(v);
         else if (k == "--hogs")
-            o.hogs = std::atoi(argv[i + 1]);
+            o.hogs = std::atoi(v);
         else if (k == "--cpu")
-            o.cpu = std::atoi(argv[i + 1]);
+            o.cpu = std::atoi(v);
         else if (k == "--policy") // fifo, other, or fifo,other (the default)
-            o.policies = splitComma(argv[i + 1]);
+            o.policies = splitComma(v);
     }
     if (access(o.rtscope.c_str(), X_OK) != 0) {
         std::fprintf(stderr, "rtscope binary not found at %s (use --rtscope PATH)\n", o.rtscope.c_str());
@@ -198,6 +208,9 @@ int main(int argc, char** argv)
     const std::string mainCpu = std::to_string(o.cpu == 0 ? (ncpu > 1 ? 1 : 0) : 0);
     std::printf("fidelity: %d hogs on CPU %d, period %d us, %d s per run, %d rounds, runs alternated\n", o.hogs, o.cpu,
                 o.periodUs, o.seconds, o.rounds);
+    const char* second = o.selfCheck ? "cyclictest2" : "rtscope"; // the tool in the second slot
+    if (o.selfCheck)
+        std::printf("self-check: cyclictest in both slots, to show the noise floor of the ratios\n");
     int failures = 0;
     for (const std::string& policy : o.policies) {
         const bool fifo = policy == "fifo";
@@ -227,12 +240,16 @@ int main(int argc, char** argv)
                 rargs.insert(rargs.end(), {"--policy", "fifo", "-p", "80"});
             else
                 rargs.insert(rargs.end(), {"--policy", "other"});
+            if (o.selfCheck) {
+                rargs = cargs;
+                std::replace(rargs.begin(), rargs.end(), "--histfile=" + cth, "--histfile=" + rsh);
+            }
             for (int which = 0; which < 2; ++which) {
                 const bool cyclic = (r + which) % 2 == 0; // alternate who goes first
                 const int rc = spawnAndWait(cyclic ? cargs : rargs);
                 CyclictestThread t;
                 if (rc != 0 || !readHist(cyclic ? cth : rsh, t)) {
-                    std::fprintf(stderr, "%s run failed (exit %d)\n", cyclic ? "cyclictest" : "rtscope", rc);
+                    std::fprintf(stderr, "%s run failed (exit %d)\n", cyclic ? "cyclictest" : second, rc);
                     ++failures;
                     continue;
                 }
@@ -253,18 +270,18 @@ int main(int argc, char** argv)
         std::printf("%s, %d hogs, all runs pooled:\n", fifo ? "SCHED_FIFO 80" : "SCHED_OTHER", o.hogs);
         std::printf("  cyclictest  p50 %8.2f us  p99 %8.2f us  max %8lld us  (%llu samples)\n", c50, c99,
                     (long long)ct.pooled.maxUs, (unsigned long long)ct.samples);
-        std::printf("  rtscope     p50 %8.2f us  p99 %8.2f us  max %8lld us  (%llu samples)\n", r50, r99,
+        std::printf("  %-11s p50 %8.2f us  p99 %8.2f us  max %8lld us  (%llu samples)\n", second, r50, r99,
                     (long long)rs.pooled.maxUs, (unsigned long long)rs.samples);
-        std::printf("  ratio rtscope/cyclictest: p50 %.2fx (target 0.90-1.10), p99 %.2fx (target 0.80-1.20)\n",
+        std::printf("  ratio %s/cyclictest: p50 %.2fx (target 0.90-1.10), p99 %.2fx (target 0.80-1.20)\n", second,
                     c50 > 0 ? r50 / c50 : 0.0, c99 > 0 ? r99 / c99 : 0.0);
-        std::printf("  median of the per-run figures: p50 %.2f / %.2f us, p99 %.2f / %.2f us (cyclictest / rtscope)\n",
-                    median(ct.p50), median(rs.p50), median(ct.p99), median(rs.p99));
+        std::printf("  median of the per-run figures: p50 %.2f / %.2f us, p99 %.2f / %.2f us (cyclictest / %s)\n",
+                    median(ct.p50), median(rs.p50), median(ct.p99), median(rs.p99), second);
         const auto share = [](const Result& r) {
             return r.samples ? 100.0 * double(r.slow) / double(r.samples) : 0.0;
         };
-        std::printf("  wake-ups >= %zu us: cyclictest %.2f %% (%llu), rtscope %.2f %% (%llu)\n", kSlowUs, share(ct),
-                    (unsigned long long)ct.slow, share(rs), (unsigned long long)rs.slow);
-        std::printf("    per run, %%: cyclictest %s | rtscope %s\n", spread(ct.slowShare).c_str(),
+        std::printf("  wake-ups >= %zu us: cyclictest %.2f %% (%llu), %s %.2f %% (%llu)\n", kSlowUs, share(ct),
+                    (unsigned long long)ct.slow, second, share(rs), (unsigned long long)rs.slow);
+        std::printf("    per run, %%: cyclictest %s | %s %s\n", spread(ct.slowShare).c_str(), second,
                     spread(rs.slowShare).c_str());
     }
     stop = true;
