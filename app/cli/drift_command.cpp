@@ -1,22 +1,15 @@
 // `rtscope drift`: periodic timing methods side by side; the naive loop's drift climbs, absolute deadlines stay
 // flat (SCIENCE.md §3).
-#include "app/cli/cli.h"
-#include "app/cli/experiment_runs.h"
+#include "app/cli/command_util.h"
 #include "app/cli/timer_cli.h"
 
 #include "engine/experiments/timers/drift_experiment.h"
-#include "engine/io/report_json.h"
 #include "engine/io/timer_reports.h"
-#include "engine/rt/cpu_topology.h"
-#include "engine/rt/system_probe.h"
 #include "engine/util/clock.h"
 #include "engine/util/units.h"
 
 #include <cstdio>
-#include <cstring>
 #include <memory>
-#include <nlohmann/json.hpp>
-#include <unistd.h>
 
 namespace rtscope::cli {
 
@@ -34,9 +27,7 @@ struct DriftOptions {
     int cpu = -1;
     int64_t stallAt = 0;
     std::string stall = "0";
-    std::string json;
-    std::string csv;
-    bool quiet = false;
+    TableOutputOptions output;
 };
 
 // Builds the config from the flags. Unit and name errors are reported here; every range is validate()'s.
@@ -48,30 +39,16 @@ DriftConfig toConfig(const DriftOptions& o, std::vector<std::string>& problems)
     else
         problems.push_back(notADuration("period", o.period));
     c.ticks = o.ticks;
-    if (!o.duration.empty()) {
-        if (auto d = parseDuration(o.duration, kNsPerSec))
-            c.durationNs = *d;
-        else
-            problems.push_back("duration: '" + o.duration +
-                               "' is not a duration; use e.g. 2s, 500ms (bare numbers are seconds)");
-    }
+    if (!o.duration.empty())
+        readDuration("duration", o.duration, kNsPerSec, "e.g. 2s, 500ms (bare numbers are seconds)", c.durationNs,
+                     problems);
     if (auto w = parseSignedDuration(o.work))
         c.workNs = *w;
     else
         problems.push_back(notADuration("work", o.work));
     c.methods = parseMethodList<WaiterKind>(o.methods, parseDriftMethod, driftMethodList(), problems);
-    if (auto s = parseSlack(o.slack))
-        c.timerSlackNs = *s;
-    else
-        problems.push_back("slack: '" + o.slack + "' is not 'default' or a duration such as 1ns or 100us");
-    if (!o.policy.empty()) {
-        if (auto p = parsePolicy(o.policy))
-            c.policy = *p;
-        else
-            problems.push_back("policy must be one of other, batch, idle, fifo, rr (got '" + o.policy + "')");
-    } else if (o.priority > 0) {
-        c.policy = Policy::Fifo; // as in `rtscope latency`: a priority alone means SCHED_FIFO
-    }
+    readSlack(o.slack, c.timerSlackNs, problems);
+    readPolicy(o.policy, o.priority, c.policy, problems);
     c.priority = o.priority;
     c.cpu = o.cpu;
     c.stallTick = o.stallAt;
@@ -109,68 +86,42 @@ int run(const DriftOptions& o)
 {
     std::vector<std::string> problems;
     const DriftConfig config = toConfig(o, problems);
-    const CpuTopology cpus = CpuTopology::current();
-    for (auto& p : config.validate(cpus))
-        problems.push_back(std::move(p));
-    if (!problems.empty())
-        return reportInvalid("drift", problems);
-    return runDrift(config, tableOutput(o.quiet, o.json, o.csv)).exitCode;
+    return runIfValid("drift", config, std::move(problems), CpuTopology::current(),
+                      [&](const DriftConfig& c) { return runDrift(c, o.output.runOutput()).exitCode; });
 }
 
 } // namespace
 
 RunResult runDrift(const DriftConfig& config, const RunOutput& out)
 {
-    RunResult result;
     DriftExperiment exp;
     exp.setLockAllMemory(true);
-    if (Error e = exp.start(config)) {
-        std::fprintf(stderr, "rtscope drift: %s\n", e.message.c_str());
-        result.exitCode = exitCodeFor(e.kind);
-        return result;
-    }
-    const bool tty = isatty(STDOUT_FILENO);
-    if (!out.quiet)
-        std::printf("# rtscope %s drift: %s\n", RTSCOPE_VERSION, exp.config().label().c_str());
-    int signal = 0;
-    while (!exp.finished()) {
-        signal = waitForStopSignal(100);
-        if (signal)
-            break;
-        auto snap = exp.snapshot();
-        if (tty && !out.quiet && snap && !snap->methods.empty()) {
-            std::printf("\rtick %lld of %lld\033[K", (long long)snap->methods.front().lastTick,
-                        (long long)snap->config.ticks);
-            std::fflush(stdout);
-        }
-    }
-    exp.stop();
-    result.signal = signal;
-    auto snap = exp.snapshot();
-    if (!snap)
-        return result;
-    if (tty && !out.quiet)
-        std::printf("\r\033[K");
-    if (signal)
-        std::printf("# stopped by %s: partial results follow\n", strsignal(signal));
-    printTable(*snap);
-
-    bool written = true;
-    nlohmann::json report = driftReportJson(*snap);
-    report["probe"] = toJson(probeSystem());
-    report["cmdline"] = commandLine();
-    result.report = nlohmann::json{{"rtscope", report}};
-    if (!out.json.empty())
-        written = writeFile(out.json, result.report.dump(2) + "\n") && written;
-    if (!out.csv.empty())
-        written = writeFile(out.csv, driftCsv(*snap)) && written;
-    for (const DriftMethodStats& m : snap->methods)
-        result.figures.push_back({std::string(driftMethodName(m.method)) + " drift", double(m.driftNs) / 1000.0, "us"});
-    if (!snap->error.empty())
-        result.exitCode = ExitFailure;
-    else
-        result.exitCode = written ? ExitOk : ExitFailure;
-    return result;
+    return runTable(exp, config, out,
+                    TableRun<DriftSnapshot>{
+                        .command = "drift",
+                        .header = [&] { return exp.config().label(); },
+                        .progress = [](const DriftSnapshot& s) -> std::string {
+                            if (s.methods.empty())
+                                return {};
+                            return "tick " + std::to_string(s.methods.front().lastTick) + " of " +
+                                   std::to_string(s.config.ticks);
+                        },
+                        .stoppedLineWhenQuiet = true,
+                        .printTable = printTable,
+                        .report =
+                            [](const DriftSnapshot& s) {
+                                return nlohmann::json{{"rtscope", withProbeAndCommandLine(driftReportJson(s))}};
+                            },
+                        .csv = driftCsv,
+                        .figures =
+                            [](const DriftSnapshot& s) {
+                                std::vector<RunFigure> figures;
+                                for (const DriftMethodStats& m : s.methods)
+                                    figures.push_back({std::string(driftMethodName(m.method)) + " drift",
+                                                       double(m.driftNs) / 1000.0, "us"});
+                                return figures;
+                            },
+                    });
 }
 
 namespace {
@@ -188,14 +139,12 @@ Command addDriftCommand(CLI::App& app)
     sub->add_option("-m,--methods", o->methods, "comma-separated: " + driftMethodList())->capture_default_str();
     sub->add_option("--slack", o->slack, "timer slack: default, 1ns or a duration up to 1s (prctl PR_SET_TIMERSLACK)")
         ->capture_default_str();
-    sub->add_option("--policy", o->policy, "other, batch, idle, fifo or rr (default: other; fifo if -p is given)");
-    sub->add_option("-p,--priority", o->priority, "RT priority 1-99 for fifo/rr");
+    addPolicyOptions(sub, o->policy, o->priority);
     sub->add_option("-a,--cpu", o->cpu, "CPU every method runs on (default: the highest usable CPU)");
     sub->add_option("--stall-at", o->stallAt, "tick after which every method stalls once (0: never)");
     sub->add_option("--stall", o->stall, "length of that stall, e.g. 10ms: timers count the ticks it misses");
-    sub->add_option("--json", o->json, "write config, probe and per-method figures as JSON");
-    sub->add_option("--csv", o->csv, "write one row per tick per method");
-    sub->add_flag("-q,--quiet", o->quiet, "only the table");
+    addTableOutputOptions(sub, o->output, "write config, probe and per-method figures as JSON",
+                          "write one row per tick per method", "only the table");
     return {sub, [o] {
                 return run(*o);
             }};

@@ -28,17 +28,6 @@ struct RunOutput {
     std::string record;      ///< latency: the run as a recording (docs/recording-format.md)
 };
 
-/// The outputs of the subcommands other than latency: -q, --json, --csv. (A function rather than aggregate
-/// initialisation, so a field added to RunOutput needs no edit here.)
-inline RunOutput tableOutput(bool quiet, const std::string& json, const std::string& csv)
-{
-    RunOutput out;
-    out.quiet = quiet;
-    out.json = json;
-    out.csv = csv;
-    return out;
-}
-
 /// A headline figure of a run, for the comparison line of `rtscope run`.
 struct RunFigure {
     std::string name; ///< "max latency"

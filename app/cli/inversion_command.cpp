@@ -1,22 +1,15 @@
 // `rtscope inversion`: the lock lab's priority-inversion experiment (Mars Pathfinder): the high thread's wait
 // for the lock, its missed periods, and a text timeline of the worst period.
-#include "app/cli/cli.h"
-#include "app/cli/experiment_runs.h"
+#include "app/cli/command_util.h"
 
 #include "engine/experiments/inversion_experiment.h"
 #include "engine/io/lock_lab_report.h"
-#include "engine/io/report_json.h"
-#include "engine/rt/cpu_topology.h"
-#include "engine/rt/system_probe.h"
 #include "engine/util/clock.h"
 #include "engine/util/units.h"
 
 #include <algorithm>
 #include <cstdio>
-#include <cstring>
 #include <memory>
-#include <nlohmann/json.hpp>
-#include <unistd.h>
 
 namespace rtscope::cli {
 
@@ -32,9 +25,7 @@ struct InversionOptions {
     int lowPriority = InversionConfig().lowPriority;
     int mediumPriority = InversionConfig().mediumPriority;
     int highPriority = InversionConfig().highPriority;
-    std::string json;
-    std::string csv;
-    bool quiet = false;
+    TableOutputOptions output;
 };
 
 InversionConfig toConfig(const InversionOptions& o, std::vector<std::string>& problems)
@@ -44,16 +35,11 @@ InversionConfig toConfig(const InversionOptions& o, std::vector<std::string>& pr
         c.lock = *k;
     else
         problems.push_back("lock must be mutex, pi or ceiling (got '" + o.lock + "')");
-    auto duration = [&](const char* field, const std::string& text, int64_t& dst, int64_t bareUnit, const char* eg) {
-        if (auto d = parseDuration(text, bareUnit))
-            dst = *d;
-        else
-            problems.push_back(std::string(field) + ": '" + text + "' is not a duration; use " + eg);
-    };
-    duration("medium-burst", o.burst, c.mediumBurstNs, kNsPerUs, "e.g. 50ms (bare numbers are microseconds)");
-    duration("hold", o.hold, c.holdNs, kNsPerUs, "e.g. 1ms (bare numbers are microseconds)");
-    duration("period", o.period, c.periodNs, kNsPerUs, "e.g. 100ms (bare numbers are microseconds)");
-    duration("duration", o.duration, c.durationNs, kNsPerSec, "e.g. 5s (bare numbers are seconds)");
+    readDuration("medium-burst", o.burst, kNsPerUs, "e.g. 50ms (bare numbers are microseconds)", c.mediumBurstNs,
+                 problems);
+    readDuration("hold", o.hold, kNsPerUs, "e.g. 1ms (bare numbers are microseconds)", c.holdNs, problems);
+    readDuration("period", o.period, kNsPerUs, "e.g. 100ms (bare numbers are microseconds)", c.periodNs, problems);
+    readDuration("duration", o.duration, kNsPerSec, "e.g. 5s (bare numbers are seconds)", c.durationNs, problems);
     c.cpu = o.cpu;
     c.lowPriority = o.lowPriority;
     c.mediumPriority = o.mediumPriority;
@@ -137,80 +123,43 @@ void printSummary(const InversionSnapshot& s)
 int run(const InversionOptions& o)
 {
     std::vector<std::string> problems;
-    InversionConfig config = toConfig(o, problems);
-    for (auto& p : config.validate(CpuTopology::current()))
-        problems.push_back(std::move(p));
-    if (!problems.empty())
-        return reportInvalid("inversion", problems);
-    return runInversion(config, tableOutput(o.quiet, o.json, o.csv)).exitCode;
+    const InversionConfig config = toConfig(o, problems);
+    return runIfValid("inversion", config, std::move(problems), CpuTopology::current(),
+                      [&](const InversionConfig& c) { return runInversion(c, o.output.runOutput()).exitCode; });
 }
 
 } // namespace
 
 RunResult runInversion(const InversionConfig& config, const RunOutput& out)
 {
-    RunResult result;
     InversionExperiment exp;
     exp.setLockAllMemory(true);
     exp.setTimelineWindow(0); // the exports carry the whole run
     exp.setPublishInterval(250'000'000);
-    if (Error e = exp.start(config)) {
-        std::fprintf(stderr, "rtscope inversion: %s\n", e.message.c_str());
-        result.exitCode = exitCodeFor(e.kind);
-        return result;
-    }
-    const bool tty = isatty(STDOUT_FILENO);
-    if (!out.quiet)
-        std::printf("# rtscope %s inversion: %s\n", RTSCOPE_VERSION, exp.config().label().c_str());
-    int64_t lastPrint = 0;
-    int signal = 0;
-    while (!exp.finished()) {
-        signal = waitForStopSignal(100);
-        if (signal)
-            break;
-        auto snap = exp.snapshot();
-        const int64_t now = nowNs();
-        if (out.quiet || !snap || (!tty && now - lastPrint < kNsPerSec))
-            continue;
-        char line[160];
-        std::snprintf(line, sizeof line, "high: %llu periods  wait max %s  missed %llu",
-                      (unsigned long long)snap->highPeriods, ms(snap->highWait.max()).c_str(),
-                      (unsigned long long)snap->highMissed);
-        if (tty)
-            std::printf("\r%s\033[K", line);
-        else
-            std::printf("%s\n", line);
-        std::fflush(stdout);
-        lastPrint = now;
-    }
-    exp.stop();
-    result.signal = signal;
-    auto snap = exp.snapshot();
-    if (!snap)
-        return result;
-    if (tty && !out.quiet)
-        std::printf("\r\033[K");
-    if (signal && !out.quiet)
-        std::printf("# stopped by %s: partial results follow\n", strsignal(signal));
-    printSummary(*snap);
-
-    bool written = true;
-    result.report = inversionReportJson(*snap);
-    result.report["probe"] = toJson(probeSystem());
-    result.report["cmdline"] = commandLine();
-    if (!out.json.empty())
-        written = writeFile(out.json, result.report.dump(2) + "\n") && written;
-    if (!out.csv.empty())
-        written = writeFile(out.csv, inversionTimelineCsv(*snap)) && written;
-    if (snap->highWait.count() > 0)
-        result.figures = {{"high thread's max lock wait", double(snap->highWait.max()) / 1e6, "ms"},
-                          {"p99 lock wait", double(snap->highWait.percentile(99)) / 1e6, "ms"}};
-    result.figures.push_back({"missed periods", double(snap->highMissed), ""});
-    if (!snap->error.empty())
-        result.exitCode = ExitFailure;
-    else
-        result.exitCode = written ? ExitOk : ExitFailure;
-    return result;
+    return runTable(
+        exp, config, out,
+        TableRun<InversionSnapshot>{
+            .command = "inversion",
+            .header = [&] { return exp.config().label(); },
+            .progressInLog = Progress::InLog::EverySecond,
+            .progress =
+                [](const InversionSnapshot& s) {
+                    return "high: " + std::to_string(s.highPeriods) + " periods  wait max " + ms(s.highWait.max()) +
+                           "  missed " + std::to_string(s.highMissed);
+                },
+            .printTable = printSummary,
+            .report = [](const InversionSnapshot& s) { return withProbeAndCommandLine(inversionReportJson(s)); },
+            .csv = inversionTimelineCsv,
+            .figures =
+                [](const InversionSnapshot& s) {
+                    std::vector<RunFigure> figures;
+                    if (s.highWait.count() > 0)
+                        figures = {{"high thread's max lock wait", double(s.highWait.max()) / 1e6, "ms"},
+                                   {"p99 lock wait", double(s.highWait.percentile(99)) / 1e6, "ms"}};
+                    figures.push_back({"missed periods", double(s.highMissed), ""});
+                    return figures;
+                },
+        });
 }
 
 namespace {
@@ -234,9 +183,9 @@ Command addInversionCommand(CLI::App& app)
     sub->add_option("--medium-priority", o->mediumPriority, "... of the medium thread")->capture_default_str();
     sub->add_option("--high-priority", o->highPriority, "... of the high thread (also the ceiling), at most 98")
         ->capture_default_str();
-    sub->add_option("--json", o->json, "write the figures, every period and the whole timeline as JSON");
-    sub->add_option("--csv", o->csv, "write the timeline: one row per segment (lane,state,start_s,end_s,duration_us)");
-    sub->add_flag("-q,--quiet", o->quiet, "no progress line, only the summary");
+    addTableOutputOptions(sub, o->output, "write the figures, every period and the whole timeline as JSON",
+                          "write the timeline: one row per segment (lane,state,start_s,end_s,duration_us)",
+                          "no progress line, only the summary");
     return {sub, [o] {
                 return run(*o);
             }};

@@ -1,22 +1,17 @@
 // `rtscope latency`: cyclictest's measurement with rtscope's summary, histogram and JSON output.
-#include "app/cli/cli.h"
-#include "app/cli/experiment_runs.h"
+#include "app/cli/command_util.h"
 
 #include "engine/experiments/latency_experiment.h"
 #include "engine/io/cyclictest_format.h"
 #include "engine/io/recording.h"
 #include "engine/io/report_json.h"
-#include "engine/rt/caller_affinity.h"
-#include "engine/rt/cpu_topology.h"
 #include "engine/rt/system_probe.h"
 #include "engine/util/clock.h"
 #include "engine/util/units.h"
 
-#include <cmath>
 #include <cstdio>
 #include <ctime>
 #include <filesystem>
-#include <fstream>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <unistd.h>
@@ -54,22 +49,10 @@ constexpr int kDefaultHistogramUs = 10000;
 LatencyConfig toConfig(const LatencyOptions& o, std::vector<std::string>& problems)
 {
     LatencyConfig c;
-    if (!o.policy.empty()) {
-        if (auto p = parsePolicy(o.policy))
-            c.policy = *p;
-        else
-            problems.push_back("policy must be one of other, batch, idle, fifo, rr (got '" + o.policy + "')");
-    } else if (o.priority > 0) {
-        c.policy = Policy::Fifo; // like cyclictest -p: a priority alone means SCHED_FIFO
-    }
+    readPolicy(o.policy, o.priority, c.policy, problems);
     c.priority = o.priority;
     c.nice = o.nice;
-    if (auto p = parseDuration(o.period))
-        c.periodNs = *p;
-    else
-        problems.push_back("period: '" + o.period +
-                           "' is not a duration; use a number with ns, us, ms or s (bare "
-                           "numbers are microseconds)");
+    readDuration("period", o.period, kNsPerUs, kBareMicroseconds, c.periodNs, problems);
     c.hogs = o.hogs;
     if (auto p = parsePolicy(o.hogPolicy))
         c.hogPolicy = *p;
@@ -89,14 +72,9 @@ LatencyConfig toConfig(const LatencyOptions& o, std::vector<std::string>& proble
         c.waiter = *w;
     else
         problems.push_back("waiter must be one of abs, rel, timerfd, itimer, posix, busy (got '" + o.waiter + "')");
-    if (!o.duration.empty()) {
-        if (auto d = parseDuration(o.duration, kNsPerSec))
-            c.durationNs = *d;
-        else
-            problems.push_back("duration: '" + o.duration +
-                               "' is not a duration; use e.g. 10s, 500ms (bare numbers "
-                               "are seconds)");
-    }
+    if (!o.duration.empty())
+        readDuration("duration", o.duration, kNsPerSec, "e.g. 10s, 500ms (bare numbers are seconds)", c.durationNs,
+                     problems);
     c.maxSamples = o.samples;
     const bool wantsBins = !o.histfile.empty() || !o.json.empty();
     c.histogramUs = o.histogram >= 0 ? o.histogram : (wantsBins ? kDefaultHistogramUs : 0);
@@ -175,13 +153,10 @@ void printSummary(const LatencySnapshot& s)
 int run(const LatencyOptions& o)
 {
     std::vector<std::string> problems;
-    LatencyConfig config = toConfig(o, problems);
-    const CpuTopology cpus = CpuTopology::current();
-    for (auto& p : config.validate(cpus))
-        problems.push_back(std::move(p));
-    if (!problems.empty())
-        return reportInvalid("latency", problems);
-    return runLatency(config, RunOutput{o.quiet, o.json, o.csv, o.histfile, 0, o.record}).exitCode;
+    const LatencyConfig config = toConfig(o, problems);
+    return runIfValid("latency", config, std::move(problems), CpuTopology::current(), [&](const LatencyConfig& c) {
+        return runLatency(c, RunOutput{o.quiet, o.json, o.csv, o.histfile, 0, o.record}).exitCode;
+    });
 }
 
 // --csv without --record still goes through a recording (a temporary one): one path from samples to CSV.
@@ -209,10 +184,9 @@ bool finishRecording(const RecordingWriter& recorder, const RunOutput& out, cons
         ok = false;
     }
     if (!out.csv.empty() && st.complete) {
-        std::ofstream csv(out.csv, std::ios::binary | std::ios::trunc);
-        const RecordingReadResult r = csv ? writeRecordingCsv(st.path, csv) : RecordingReadResult{};
-        csv.close();
-        if (!csv || !r.ok) {
+        bool fileOk = false;
+        const RecordingReadResult r = writeRecordingCsvFile(st.path, out.csv, fileOk);
+        if (!fileOk || !r.ok) {
             std::fprintf(stderr, "rtscope latency: cannot write %s%s%s\n", out.csv.c_str(), r.error.empty() ? "" : ": ",
                          r.error.c_str());
             ok = false;
@@ -244,50 +218,34 @@ RunResult runLatency(const LatencyConfig& config, const RunOutput& out)
     LatencyExperiment exp;
     exp.setLockAllMemory(true);
     exp.setRunSink(recorder.get());
-    const bool tty = isatty(STDOUT_FILENO);
+    Progress progress(out.quiet, Progress::InLog::EverySecond);
     // The loop below looks every 100 ms (a terminal) or once a second (a log, or -q): publish no more often, and
     // drain every 10 ms rather than every 1 ms (the GUI's pace), which costs the collector's CPU 100 wake-ups a
     // second instead of 1000.
-    exp.setCollectorPace(10 * kNsPerMs, tty && !out.quiet ? 100 * kNsPerMs : kNsPerSec);
+    exp.setCollectorPace(10 * kNsPerMs, progress.tty() && !out.quiet ? 100 * kNsPerMs : kNsPerSec);
     const int64_t startUnix = int64_t(std::time(nullptr));
-    if (Error e = exp.start(config)) {
-        std::fprintf(stderr, "rtscope latency: %s\n", e.message.c_str());
-        result.exitCode = exitCodeFor(e.kind);
-        return result;
-    }
+    if (Error e = exp.start(config))
+        return notStarted("latency", e);
     if (!out.quiet)
-        std::printf("# rtscope %s latency: %s\n", RTSCOPE_VERSION, exp.config().label().c_str());
-    int64_t lastPrint = 0;
-    int signal = 0;
+        printRunHeader("latency", exp.config().label());
     bool printed = false;
-    {
-        // This thread wakes every 100 ms: keep it off the measured and hog CPUs (restored before the next phase of a
-        // preset reads the topology again).
-        const ScopedCallerAffinity offTheMeasuredCpus(exp.busyCpus());
-        while (!exp.finished()) {
-            signal = waitForStopSignal(100);
-            if (signal)
-                break;
-            if (out.quiet)
-                continue;
-            auto snap = exp.snapshot();
-            const int64_t now = nowNs();
-            if (snap && (tty || now - lastPrint >= kNsPerSec)) {
-                printStatus(*snap, tty, !printed);
-                printed = true;
-                lastPrint = now;
-            }
+    result.signal = waitForExperiment(exp, [&] {
+        if (!progress.due())
+            return;
+        if (auto snap = exp.snapshot()) {
+            printStatus(*snap, progress.tty(), !printed);
+            printed = true;
+            progress.shown();
         }
-    }
+    });
     exp.stop();
-    result.signal = signal;
     auto snap = exp.snapshot();
     if (!snap)
         return result;
-    if (!out.quiet)
-        printStatus(*snap, tty, !printed);
-    if (signal && !out.quiet)
-        std::printf("# stopped by %s: partial results follow\n", strsignal(signal));
+    if (!out.quiet) {
+        printStatus(*snap, progress.tty(), !printed);
+        printStoppedBy(result.signal);
+    }
     printSummary(*snap);
 
     bool written = true;
@@ -296,8 +254,7 @@ RunResult runLatency(const LatencyConfig& config, const RunOutput& out)
         written = writeFile(out.histfile, writeCyclictestHistogram(data)) && written;
     result.report =
         latencyExportJson(*snap, toJson(probeSystem()), commandLine(), startUnix, int64_t(std::time(nullptr)));
-    if (!out.json.empty())
-        written = writeFile(out.json, result.report.dump(2) + "\n") && written;
+    written = writeJsonFile(out.json, result.report) && written;
     if (recorder)
         written = finishRecording(*recorder, out, temporary) && written;
     if (!snap->threads.empty() && snap->threads.front().histogram.count() > 0) {
@@ -306,10 +263,7 @@ RunResult runLatency(const LatencyConfig& config, const RunOutput& out)
                           {"p99 latency", double(h.percentile(99)) / 1000.0, "us"},
                           {"p50 latency", double(h.percentile(50)) / 1000.0, "us"}};
     }
-    if (!snap->error.empty())
-        result.exitCode = ExitFailure;
-    else
-        result.exitCode = written ? ExitOk : ExitFailure;
+    result.exitCode = runExitCode(snap->error, written);
     return result;
 }
 
@@ -318,8 +272,7 @@ Command addLatencyCommand(CLI::App& app)
 {
     auto o = std::make_shared<LatencyOptions>();
     auto* sub = app.add_subcommand("latency", "Measure wake-up latency of a periodic thread (cyclictest's method)");
-    sub->add_option("--policy", o->policy, "other, batch, idle, fifo or rr (default: other; fifo if -p is given)");
-    sub->add_option("-p,--priority", o->priority, "RT priority 1-99 for fifo/rr");
+    addPolicyOptions(sub, o->policy, o->priority);
     sub->add_option("--nice", o->nice, "nice -20..19 for other/batch");
     sub->add_option("-i,--period", o->period, "period 20us..10s; units ns, us, ms, s (bare number: us)")
         ->capture_default_str();

@@ -1,22 +1,15 @@
 // `rtscope locks`: the contention experiment of the lock lab, one lock kind after the other with the same
 // settings, printed as a table sorted by throughput, with --json and --csv exports.
-#include "app/cli/cli.h"
-#include "app/cli/experiment_runs.h"
+#include "app/cli/command_util.h"
 
 #include "engine/experiments/contention_experiment.h"
 #include "engine/io/lock_lab_report.h"
-#include "engine/io/report_json.h"
-#include "engine/rt/cpu_topology.h"
-#include "engine/rt/system_probe.h"
 #include "engine/util/clock.h"
 #include "engine/util/units.h"
 
 #include <algorithm>
 #include <cstdio>
-#include <cstring>
 #include <memory>
-#include <nlohmann/json.hpp>
-#include <unistd.h>
 
 namespace rtscope::cli {
 
@@ -35,9 +28,7 @@ struct LocksOptions {
     int nice = 0;
     int spinLimit = LockOptions::kDefaultSpinLimit;
     bool noSteal = false;
-    std::string json;
-    std::string csv;
-    bool quiet = false;
+    TableOutputOptions output;
 };
 
 // Builds the config from the flags. Unit and name errors are reported here; every range is validate()'s.
@@ -55,28 +46,16 @@ ContentionConfig toConfig(const LocksOptions& o, std::vector<std::string>& probl
         }
     }
     c.threads = o.threads;
-    auto duration = [&](const char* field, const std::string& text, int64_t& dst, int64_t bareUnit, const char* eg) {
-        if (auto d = parseDuration(text, bareUnit))
-            dst = *d;
-        else
-            problems.push_back(std::string(field) + ": '" + text + "' is not a duration; use " + eg);
-    };
-    duration("hold", o.hold, c.holdNs, kNsPerUs, "e.g. 0, 250ns, 1us (bare numbers are microseconds)");
-    duration("work", o.work, c.workNs, kNsPerUs, "e.g. 0, 500ns, 5us (bare numbers are microseconds)");
-    duration("duration", o.duration, c.durationNs, kNsPerSec, "e.g. 5s or 500ms (bare numbers are seconds)");
+    readDuration("hold", o.hold, kNsPerUs, "e.g. 0, 250ns, 1us (bare numbers are microseconds)", c.holdNs, problems);
+    readDuration("work", o.work, kNsPerUs, "e.g. 0, 500ns, 5us (bare numbers are microseconds)", c.workNs, problems);
+    readDuration("duration", o.duration, kNsPerSec, "e.g. 5s or 500ms (bare numbers are seconds)", c.durationNs,
+                 problems);
     if (auto p = parsePlacement(o.placement))
         c.placement = *p;
     else
         problems.push_back("placement must be spread or one-cpu (got '" + o.placement + "')");
     c.cpu = o.cpu;
-    if (!o.policy.empty()) {
-        if (auto p = parsePolicy(o.policy))
-            c.policy = *p;
-        else
-            problems.push_back("policy must be one of other, batch, idle, fifo, rr (got '" + o.policy + "')");
-    } else if (o.priority > 0) {
-        c.policy = Policy::Fifo;
-    }
+    readPolicy(o.policy, o.priority, c.policy, problems);
     c.priority = o.priority;
     c.nice = o.nice;
     c.spinLimit = o.spinLimit;
@@ -181,77 +160,37 @@ void printTable(const ContentionSnapshot& s)
 int run(const LocksOptions& o)
 {
     std::vector<std::string> problems;
-    ContentionConfig config = toConfig(o, problems);
-    for (auto& p : config.validate(CpuTopology::current()))
-        problems.push_back(std::move(p));
-    if (!problems.empty())
-        return reportInvalid("locks", problems);
-    return runContention(config, tableOutput(o.quiet, o.json, o.csv)).exitCode;
+    const ContentionConfig config = toConfig(o, problems);
+    return runIfValid("locks", config, std::move(problems), CpuTopology::current(),
+                      [&](const ContentionConfig& c) { return runContention(c, o.output.runOutput()).exitCode; });
 }
 
 } // namespace
 
 RunResult runContention(const ContentionConfig& config, const RunOutput& out)
 {
-    RunResult result;
     ContentionExperiment exp;
     exp.setLockAllMemory(true);
-    if (Error e = exp.start(config)) {
-        std::fprintf(stderr, "rtscope locks: %s\n", e.message.c_str());
-        result.exitCode = exitCodeFor(e.kind);
-        return result;
-    }
-    const bool tty = isatty(STDOUT_FILENO);
-    if (!out.quiet)
-        std::printf("# rtscope %s locks: %s\n", RTSCOPE_VERSION, exp.config().label().c_str());
-    int64_t lastPrint = 0;
-    int signal = 0;
-    while (!exp.finished()) {
-        signal = waitForStopSignal(100);
-        if (signal)
-            break;
-        auto snap = exp.snapshot();
-        const int64_t now = nowNs();
-        if (out.quiet || !snap || (!tty && now - lastPrint < kNsPerSec))
-            continue;
-        const std::string line = progressLine(*snap);
-        if (line.empty())
-            continue;
-        if (tty)
-            std::printf("\r%s\033[K", line.c_str());
-        else
-            std::printf("%s\n", line.c_str());
-        std::fflush(stdout);
-        lastPrint = now;
-    }
-    exp.stop();
-    result.signal = signal;
-    auto snap = exp.snapshot();
-    if (!snap)
-        return result;
-    if (tty && !out.quiet)
-        std::printf("\r\033[K");
-    if (signal && !out.quiet)
-        std::printf("# stopped by %s: partial results follow\n", strsignal(signal));
-    printTable(*snap);
-
-    bool written = true;
-    result.report = contentionReportJson(*snap);
-    result.report["probe"] = toJson(probeSystem());
-    result.report["cmdline"] = commandLine();
-    if (!out.json.empty())
-        written = writeFile(out.json, result.report.dump(2) + "\n") && written;
-    if (!out.csv.empty())
-        written = writeFile(out.csv, contentionCsv(*snap)) && written;
-    for (const auto& r : snap->kinds)
-        if (r && r->state != KindRunState::Pending)
-            result.figures.push_back(
-                {std::string(lockKindName(r->kind)) + " throughput", r->acquisitionsPerSec, "acq/s"});
-    if (!snap->error.empty())
-        result.exitCode = ExitFailure;
-    else
-        result.exitCode = written ? ExitOk : ExitFailure;
-    return result;
+    return runTable(
+        exp, config, out,
+        TableRun<ContentionSnapshot>{
+            .command = "locks",
+            .header = [&] { return exp.config().label(); },
+            .progressInLog = Progress::InLog::EverySecond,
+            .progress = progressLine,
+            .printTable = printTable,
+            .report = [](const ContentionSnapshot& s) { return withProbeAndCommandLine(contentionReportJson(s)); },
+            .csv = contentionCsv,
+            .figures =
+                [](const ContentionSnapshot& s) {
+                    std::vector<RunFigure> figures;
+                    for (const auto& r : s.kinds)
+                        if (r && r->state != KindRunState::Pending)
+                            figures.push_back(
+                                {std::string(lockKindName(r->kind)) + " throughput", r->acquisitionsPerSec, "acq/s"});
+                    return figures;
+                },
+        });
 }
 
 namespace {
@@ -272,17 +211,15 @@ Command addLocksCommand(CLI::App& app)
         ->capture_default_str();
     sub->add_option("--placement", o->placement, "spread (pinned round-robin) or one-cpu")->capture_default_str();
     sub->add_option("-a,--cpu", o->cpu, "the CPU for --placement one-cpu (default: the highest usable CPU)");
-    sub->add_option("--policy", o->policy,
-                    "workers' policy: other, batch, idle, fifo, rr (fifo/rr: one-cpu, not CPU 0, no spin)");
-    sub->add_option("-p,--priority", o->priority, "RT priority 1-99 for fifo/rr");
+    addPolicyOptions(sub, o->policy, o->priority,
+                     "workers' policy: other, batch, idle, fifo, rr (fifo/rr: one-cpu, not CPU 0, no spin)");
     sub->add_option("--nice", o->nice, "nice -20..19 for other/batch");
     sub->add_option("--spin-limit", o->spinLimit, "rtscope adaptive lock: spin iterations before sleeping, 0..1e7")
         ->capture_default_str();
     sub->add_flag("--no-steal", o->noSteal,
                   "rtscope adaptive lock: hand the lock to a sleeping waiter instead of letting a running one take it");
-    sub->add_option("--json", o->json, "write every figure, per kind and per worker, as JSON");
-    sub->add_option("--csv", o->csv, "write one CSV row per kind");
-    sub->add_flag("-q,--quiet", o->quiet, "no progress line, only the summary");
+    addTableOutputOptions(sub, o->output, "write every figure, per kind and per worker, as JSON",
+                          "write one CSV row per kind", "no progress line, only the summary");
     return {sub, [o] {
                 return run(*o);
             }};

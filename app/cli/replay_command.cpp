@@ -1,12 +1,11 @@
 // `rtscope replay FILE`: a recording (rtscope latency --record, or the desktop app's File > Save run as recording)
 // replayed through the live aggregator, printed like the run's own summary and converted to cyclictest's formats.
-#include "app/cli/cli.h"
+#include "app/cli/command_util.h"
 
 #include "engine/io/recording.h"
 #include "engine/util/clock.h"
 
 #include <cstdio>
-#include <fstream>
 #include <memory>
 
 namespace rtscope::cli {
@@ -72,12 +71,11 @@ int run(const ReplayOptions& o)
     if (!o.histfile.empty())
         written = writeFile(o.histfile, replayedHistogramText(r)) && written;
     if (!o.json.empty())
-        written = writeFile(o.json, replayedRunJson(r, o.file).dump(2) + "\n") && written;
+        written = writeJsonFile(o.json, replayedRunJson(r, o.file)) && written;
     if (!o.csv.empty()) {
-        std::ofstream out(o.csv, std::ios::binary | std::ios::trunc);
-        const RecordingReadResult csv = out ? writeRecordingCsv(o.file, out) : RecordingReadResult{};
-        out.close();
-        if (!out || !csv.headerRead) {
+        bool fileOk = false;
+        const RecordingReadResult csv = writeRecordingCsvFile(o.file, o.csv, fileOk);
+        if (!fileOk || !csv.headerRead) {
             std::fprintf(stderr, "rtscope replay: cannot write %s\n", o.csv.c_str());
             written = false;
         }

@@ -1,8 +1,7 @@
 // `rtscope run --preset NAME|FILE`: a lesson from resources/presets (or a file of the same format), run headless
 // through the experiment's own subcommand code. A comparison preset runs both phases and ends with one line
 // that sets their headline figures side by side.
-#include "app/cli/cli.h"
-#include "app/cli/experiment_runs.h"
+#include "app/cli/command_util.h"
 
 #include "engine/experiments/contention_config.h"
 #include "engine/experiments/inversion_config.h"
@@ -16,7 +15,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <exception>
 #include <memory>
 
 namespace rtscope::cli {
@@ -187,7 +185,7 @@ int run(const RunOptions& o)
                     line.empty() ? "no figures to compare" : line.c_str());
         doc["comparison"] = line;
     }
-    if (!o.json.empty() && !writeFile(o.json, doc.dump(2) + "\n") && exitCode == ExitOk)
+    if (!writeJsonFile(o.json, doc) && exitCode == ExitOk)
         exitCode = ExitFailure;
     return exitCode;
 }
@@ -202,15 +200,7 @@ Command addRunCommand(CLI::App& app)
     sub->add_option("--json", o->json, "write every phase's configuration, figures and full report as JSON");
     sub->add_flag("-q,--quiet", o->quiet, "no progress lines, only each phase's table and the comparison");
     sub->footer("Presets are validated exactly like the subcommands' flags; docs/presets.md describes the format.");
-    return {sub, [o]() -> int {
-                try {
-                    return run(*o);
-                } catch (const std::exception& e) {
-                    // Every experiment's destructor has stopped and joined its threads during unwinding.
-                    std::fprintf(stderr, "rtscope run: %s\n", e.what());
-                    return ExitFailure;
-                }
-            }};
+    return {sub, catchingExceptions("run", [o] { return run(*o); })};
 }
 
 } // namespace

@@ -1,22 +1,15 @@
 // `rtscope sleep-floor`: what a sleep of 0 ns, 1 ns, 1 us, ... really costs, next to clock_getres, for each
 // way of waiting (SCIENCE.md §4).
-#include "app/cli/cli.h"
-#include "app/cli/experiment_runs.h"
+#include "app/cli/command_util.h"
 #include "app/cli/timer_cli.h"
 
 #include "engine/experiments/timers/sleep_floor_experiment.h"
-#include "engine/io/report_json.h"
 #include "engine/io/timer_reports.h"
-#include "engine/rt/cpu_topology.h"
-#include "engine/rt/system_probe.h"
-#include "engine/util/clock.h"
 #include "engine/util/units.h"
 
+#include <algorithm>
 #include <cstdio>
-#include <cstring>
 #include <memory>
-#include <nlohmann/json.hpp>
-#include <unistd.h>
 
 namespace rtscope::cli {
 
@@ -32,9 +25,7 @@ struct SleepFloorOptions {
     int cpu = -1;
     bool load = false;
     std::string margin = "100us";
-    std::string json;
-    std::string csv;
-    bool quiet = false;
+    TableOutputOptions output;
 };
 
 // Builds the config from the flags. Unit and name errors are reported here; every range is validate()'s.
@@ -50,18 +41,8 @@ SleepFloorConfig toConfig(const SleepFloorOptions& o, std::vector<std::string>& 
     }
     c.samples = o.samples;
     c.methods = parseMethodList<SleepMethod>(o.methods, parseSleepMethod, sleepMethodList(), problems);
-    if (auto s = parseSlack(o.slack))
-        c.timerSlackNs = *s;
-    else
-        problems.push_back("slack: '" + o.slack + "' is not 'default' or a duration such as 1ns or 100us");
-    if (!o.policy.empty()) {
-        if (auto p = parsePolicy(o.policy))
-            c.policy = *p;
-        else
-            problems.push_back("policy must be one of other, batch, idle, fifo, rr (got '" + o.policy + "')");
-    } else if (o.priority > 0) {
-        c.policy = Policy::Fifo; // as in `rtscope latency`: a priority alone means SCHED_FIFO
-    }
+    readSlack(o.slack, c.timerSlackNs, problems);
+    readPolicy(o.policy, o.priority, c.policy, problems);
     c.priority = o.priority;
     c.cpu = o.cpu;
     c.backgroundLoad = o.load;
@@ -120,71 +101,44 @@ int run(const SleepFloorOptions& o)
 {
     std::vector<std::string> problems;
     const SleepFloorConfig config = toConfig(o, problems);
-    const CpuTopology cpus = CpuTopology::current();
-    for (auto& p : config.validate(cpus))
-        problems.push_back(std::move(p));
-    if (!problems.empty())
-        return reportInvalid("sleep-floor", problems);
-    return runSleepFloor(config, tableOutput(o.quiet, o.json, o.csv)).exitCode;
+    return runIfValid("sleep-floor", config, std::move(problems), CpuTopology::current(),
+                      [&](const SleepFloorConfig& c) { return runSleepFloor(c, o.output.runOutput()).exitCode; });
 }
 
 } // namespace
 
 RunResult runSleepFloor(const SleepFloorConfig& config, const RunOutput& out)
 {
-    RunResult result;
     SleepFloorExperiment exp;
     exp.setLockAllMemory(true);
-    if (Error e = exp.start(config)) {
-        std::fprintf(stderr, "rtscope sleep-floor: %s\n", e.message.c_str());
-        result.exitCode = exitCodeFor(e.kind);
-        return result;
-    }
-    const bool tty = isatty(STDOUT_FILENO);
-    if (!out.quiet)
-        std::printf("# rtscope %s sleep-floor: %s (about %s)\n", RTSCOPE_VERSION, exp.config().label().c_str(),
-                    formatDuration(exp.config().estimatedRunNs()).c_str());
-    int signal = 0;
-    while (!exp.finished()) {
-        signal = waitForStopSignal(100);
-        if (signal)
-            break;
-        auto snap = exp.snapshot();
-        if (tty && !out.quiet && snap && snap->currentRequest >= 0) {
-            std::printf("\rrequest %s: %llu of %llu samples\033[K",
-                        formatDuration(snap->config.requestsNs[size_t(snap->currentRequest)]).c_str(),
-                        (unsigned long long)snap->samplesDone, (unsigned long long)snap->samplesTotal);
-            std::fflush(stdout);
-        }
-    }
-    exp.stop();
-    result.signal = signal;
-    auto snap = exp.snapshot();
-    if (!snap)
-        return result;
-    if (tty && !out.quiet)
-        std::printf("\r\033[K");
-    if (signal)
-        std::printf("# stopped by %s: partial results follow\n", strsignal(signal));
-    printTable(*snap);
-
-    bool written = true;
-    nlohmann::json report = sleepFloorReportJson(*snap);
-    report["probe"] = toJson(probeSystem());
-    report["cmdline"] = commandLine();
-    result.report = nlohmann::json{{"rtscope", report}};
-    if (!out.json.empty())
-        written = writeFile(out.json, result.report.dump(2) + "\n") && written;
-    if (!out.csv.empty())
-        written = writeFile(out.csv, sleepFloorCsv(*snap)) && written;
-    for (size_t m = 0; m < snap->floorNs.size() && m < snap->config.methods.size(); ++m)
-        result.figures.push_back({std::string(sleepMethodName(snap->config.methods[m])) + " floor",
-                                  double(snap->floorNs[m]) / 1000.0, "us"});
-    if (!snap->error.empty())
-        result.exitCode = ExitFailure;
-    else
-        result.exitCode = written ? ExitOk : ExitFailure;
-    return result;
+    return runTable(
+        exp, config, out,
+        TableRun<SleepFloorSnapshot>{
+            .command = "sleep-floor",
+            .header =
+                [&] { return exp.config().label() + " (about " + formatDuration(exp.config().estimatedRunNs()) + ")"; },
+            .progress = [](const SleepFloorSnapshot& s) -> std::string {
+                if (s.currentRequest < 0)
+                    return {};
+                return "request " + formatDuration(s.config.requestsNs[size_t(s.currentRequest)]) + ": " +
+                       std::to_string(s.samplesDone) + " of " + std::to_string(s.samplesTotal) + " samples";
+            },
+            .stoppedLineWhenQuiet = true,
+            .printTable = printTable,
+            .report =
+                [](const SleepFloorSnapshot& s) {
+                    return nlohmann::json{{"rtscope", withProbeAndCommandLine(sleepFloorReportJson(s))}};
+                },
+            .csv = sleepFloorCsv,
+            .figures =
+                [](const SleepFloorSnapshot& s) {
+                    std::vector<RunFigure> figures;
+                    for (size_t m = 0; m < s.floorNs.size() && m < s.config.methods.size(); ++m)
+                        figures.push_back({std::string(sleepMethodName(s.config.methods[m])) + " floor",
+                                           double(s.floorNs[m]) / 1000.0, "us"});
+                    return figures;
+                },
+        });
 }
 
 namespace {
@@ -200,15 +154,13 @@ Command addSleepFloorCommand(CLI::App& app)
     sub->add_option("-m,--methods", o->methods, "comma-separated: " + sleepMethodList())->capture_default_str();
     sub->add_option("--slack", o->slack, "timer slack: default, 1ns or a duration up to 10ms (prctl PR_SET_TIMERSLACK)")
         ->capture_default_str();
-    sub->add_option("--policy", o->policy, "other, batch, idle, fifo or rr (default: other; fifo if -p is given)");
-    sub->add_option("-p,--priority", o->priority, "RT priority 1-99 for fifo/rr");
+    addPolicyOptions(sub, o->policy, o->priority);
     sub->add_option("-a,--cpu", o->cpu, "measuring CPU (default: the highest usable CPU)");
     sub->add_flag("--load", o->load, "background load: a SCHED_OTHER spinner on every other usable CPU");
     sub->add_option("--margin", o->margin, "hybrid: sleep until this long before the deadline, then spin (0..10ms)")
         ->capture_default_str();
-    sub->add_option("--json", o->json, "write config, probe, clock_getres, floors and every request x method");
-    sub->add_option("--csv", o->csv, "write one row per sample");
-    sub->add_flag("-q,--quiet", o->quiet, "only the table");
+    addTableOutputOptions(sub, o->output, "write config, probe, clock_getres, floors and every request x method",
+                          "write one row per sample", "only the table");
     return {sub, [o] {
                 return run(*o);
             }};

@@ -1,22 +1,16 @@
 // `rtscope starve`: the SCHED_FIFO trap of SCIENCE.md §2, shown safely. Prints one row per burst: how long the
 // spinner ran, what the starved counters achieved during the burst and in the gap after it, and the windows in
 // which the kernel's safety net let them run anyway.
-#include "app/cli/cli.h"
-#include "app/cli/experiment_runs.h"
+#include "app/cli/command_util.h"
 
 #include "engine/experiments/starvation_experiment.h"
-#include "engine/io/report_json.h"
 #include "engine/io/starvation_report.h"
-#include "engine/rt/cpu_topology.h"
-#include "engine/rt/system_probe.h"
+#include "engine/rt/caller_affinity.h"
 #include "engine/util/clock.h"
 #include "engine/util/units.h"
 
 #include <cstdio>
-#include <cstring>
-#include <exception>
 #include <memory>
-#include <nlohmann/json.hpp>
 #include <pthread.h>
 #include <sched.h>
 
@@ -37,17 +31,8 @@ struct StarveOptions {
     int controlCpu = -1;
     int samplerPriority = 0;
     std::string reserve;
-    std::string json;
-    std::string csv;
-    bool quiet = false;
+    TableOutputOptions output;
 };
-
-std::optional<int64_t> parseMs(const std::string& text)
-{
-    // A burst is naturally counted in milliseconds; cyclictest's bare microseconds would make "300" a 0.3 ms
-    // burst, which validate() would only refuse with a confusing range.
-    return parseDuration(text, kNsPerMs);
-}
 
 // Builds the config from the flags. Unit and name errors are reported here; every range is validate()'s.
 StarvationConfig toConfig(const StarveOptions& o, const CpuTopology& cpus, std::vector<std::string>& problems)
@@ -58,14 +43,10 @@ StarvationConfig toConfig(const StarveOptions& o, const CpuTopology& cpus, std::
     else
         problems.push_back("policy must be fifo or rr (got '" + o.policy + "')");
     c.priority = o.priority;
-    if (auto d = parseMs(o.burst))
-        c.burstNs = *d;
-    else
-        problems.push_back("burst: '" + o.burst + "' is not a duration; use e.g. 300ms or 1.5s (bare numbers are ms)");
-    if (auto d = parseMs(o.gap))
-        c.gapNs = *d;
-    else
-        problems.push_back("gap: '" + o.gap + "' is not a duration; use e.g. 700ms or 2s (bare numbers are ms)");
+    // A burst is naturally counted in milliseconds; cyclictest's bare microseconds would make "300" a 0.3 ms
+    // burst, which validate() would only refuse with a confusing range.
+    readDuration("burst", o.burst, kNsPerMs, "e.g. 300ms or 1.5s (bare numbers are ms)", c.burstNs, problems);
+    readDuration("gap", o.gap, kNsPerMs, "e.g. 700ms or 2s (bare numbers are ms)", c.gapNs, problems);
     c.bursts = o.bursts;
     c.counters = o.counters;
     c.counterNice = o.nice;
@@ -244,14 +225,18 @@ void printSummary(const StarvationSnapshot& s)
         std::printf("  note              %s\n", s.note.c_str());
 }
 
-void pinCallingThread(int cpu)
+// The thread that waits for Ctrl-C must not sit behind the spinner it is meant to stop. The wait loop keeps it off
+// the spinner's CPU for the run; when that is the only CPU it may use (a shell pinned there, and --reserve without
+// that CPU), it moves to the controller's CPU before the start instead, for good. Best effort.
+void leaveTheSpinnerCpu(const StarvationConfig& config)
 {
-    if (cpu < 0)
+    const CpuTopology cpus = StarvationConfig::placementTopology();
+    const int controller = config.resolvedControllerCpu(cpus);
+    if (controller < 0 || callerCpus() != std::vector<int>{config.resolvedCpu(cpus)})
         return;
     cpu_set_t set;
     CPU_ZERO(&set);
-    CPU_SET(cpu, &set);
-    // Best effort: the thread that waits for Ctrl-C must not sit behind the spinner it is meant to stop.
+    CPU_SET(controller, &set);
     pthread_setaffinity_np(pthread_self(), sizeof set, &set);
 }
 
@@ -259,29 +244,23 @@ int run(const StarveOptions& o)
 {
     std::vector<std::string> problems;
     const CpuTopology cpus = StarvationConfig::placementTopology();
-    StarvationConfig config = toConfig(o, cpus, problems);
-    for (auto& p : config.validate(cpus))
-        problems.push_back(std::move(p));
-    if (!problems.empty())
-        return reportInvalid("starve", problems);
-    return runStarvation(config, tableOutput(o.quiet, o.json, o.csv)).exitCode;
+    const StarvationConfig config = toConfig(o, cpus, problems);
+    return runIfValid("starve", config, std::move(problems), cpus,
+                      [&](const StarvationConfig& c) { return runStarvation(c, o.output.runOutput()).exitCode; });
 }
 
 } // namespace
 
 RunResult runStarvation(const StarvationConfig& config, const RunOutput& out)
 {
-    RunResult result;
-    pinCallingThread(config.resolvedControllerCpu(StarvationConfig::placementTopology()));
+    leaveTheSpinnerCpu(config);
     StarvationExperiment exp;
     exp.setLockAllMemory(true);
     const int64_t planned = config.plannedDurationNs();
     exp.setSeriesWindow(planned > 0 ? planned + 2 * kNsPerSec : 120 * kNsPerSec);
-    if (Error e = exp.start(config)) {
-        std::fprintf(stderr, "rtscope starve: %s\n", e.message.c_str());
-        result.exitCode = exitCodeFor(e.kind);
-        return result;
-    }
+    if (Error e = exp.start(config))
+        return notStarted("starve", e);
+    RunResult result;
 
     Table table(config.controlCounter);
     size_t printed = 0;
@@ -303,36 +282,25 @@ RunResult runStarvation(const StarvationConfig& config, const RunOutput& out)
             table.row(s, s.bursts[printed++]);
     };
 
-    int signal = 0;
     const int64_t started = nowNs();
-    while (!exp.finished()) {
-        signal = waitForStopSignal(100);
-        if (signal)
-            break;
+    result.signal = waitForExperiment(exp, [&] {
         if (out.stopAfterNs > 0 && nowNs() - started >= out.stopAfterNs)
-            break;
+            return false;
         if (auto snap = exp.snapshot())
             printReady(*snap, false);
-    }
+        return true;
+    });
     exp.stop();
-    result.signal = signal;
     auto snap = exp.snapshot();
     if (!snap)
         return result;
-    if (signal && !out.quiet)
-        std::printf("# stopped by %s: partial results follow\n", strsignal(signal));
+    if (!out.quiet)
+        printStoppedBy(result.signal);
     printReady(*snap, true);
     printSummary(*snap);
 
-    bool written = true;
-    nlohmann::json report = starvationReportJson(*snap);
-    report["probe"] = toJson(probeSystem());
-    report["cmdline"] = commandLine();
-    result.report["rtscope"] = std::move(report);
-    if (!out.json.empty())
-        written = writeFile(out.json, result.report.dump(2) + "\n") && written;
-    if (!out.csv.empty())
-        written = writeFile(out.csv, starvationBurstCsv(*snap)) && written;
+    result.report["rtscope"] = withProbeAndCommandLine(starvationReportJson(*snap));
+    const int exported = writeTableOutputs(out, result.report, [&] { return starvationBurstCsv(*snap); }, {});
     uint64_t during = 0;
     int64_t spun = 0;
     for (const BurstRecord& b : snap->bursts) {
@@ -346,7 +314,7 @@ RunResult runStarvation(const StarvationConfig& config, const RunOutput& out)
         result.exitCode = ExitFailure;
         return result;
     }
-    result.exitCode = written ? ExitOk : ExitFailure;
+    result.exitCode = exported;
     return result;
 }
 
@@ -376,20 +344,11 @@ Command addStarveCommand(CLI::App& app)
         ->capture_default_str();
     sub->add_option("--reserve", o->reserve,
                     "CPUs the spinner must never take, e.g. 0,2 (default: 0 and any CPU this shell pinned rtscope to)");
-    sub->add_option("--json", o->json, "write the run as JSON (bursts, windows, rate series, kernel settings)");
-    sub->add_option("--csv", o->csv, "write one row per burst and counter as CSV");
-    sub->add_flag("-q,--quiet", o->quiet, "no table, only the summary");
+    addTableOutputOptions(sub, o->output, "write the run as JSON (bursts, windows, rate series, kernel settings)",
+                          "write one row per burst and counter as CSV", "no table, only the summary");
     sub->footer("Safety: the spinner checks its own deadline every few thousand iterations, a SCHED_FIFO watchdog "
                 "on another CPU demotes it 50 ms past its deadline, and Ctrl-C stops it at once.");
-    return {sub, [o]() -> int {
-                try {
-                    return run(*o);
-                } catch (const std::exception& e) {
-                    // The experiment's destructor has already demoted and joined every thread during unwinding.
-                    std::fprintf(stderr, "rtscope starve: %s\n", e.what());
-                    return ExitFailure;
-                }
-            }};
+    return {sub, catchingExceptions("starve", [o] { return run(*o); })};
 }
 
 } // namespace

@@ -1,13 +1,13 @@
 // `rtscope sweep`: the latency experiment over a list of policies/priorities under a chosen load.
-#include "app/cli/cli.h"
+#include "app/cli/command_util.h"
 
 #include "engine/experiments/sweep_experiment.h"
 #include "engine/io/report_json.h"
-#include "engine/rt/cpu_topology.h"
 #include "engine/rt/system_probe.h"
 #include "engine/util/clock.h"
 #include "engine/util/units.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -33,6 +33,20 @@ std::string us1(int64_t ns)
     return b;
 }
 
+// The CPUs the sweep loads, the same for every setting: the measured ones and, with built-in hogs, the hogs' ones.
+// (A --load-cmd goes where the scheduler puts it.)
+std::vector<int> busyCpus(const SweepConfig& c, const CpuTopology& topo)
+{
+    std::vector<int> cpus = c.base.resolvedCpus(topo);
+    if (c.base.hogs > 0) {
+        const std::vector<int> hogCpus = c.base.resolvedHogCpus(topo);
+        cpus.insert(cpus.end(), hogCpus.begin(), hogCpus.end());
+    }
+    std::sort(cpus.begin(), cpus.end());
+    cpus.erase(std::unique(cpus.begin(), cpus.end()), cpus.end());
+    return cpus;
+}
+
 int run(const SweepOptions& o)
 {
     SweepConfig c;
@@ -40,33 +54,25 @@ int run(const SweepOptions& o)
     std::string error;
     if (!parseSweepSettings(o.settings, c.settings, error))
         problems.push_back(error);
-    if (auto d = parseDuration(o.each, kNsPerSec))
-        c.eachNs = *d;
-    else
-        problems.push_back("each: '" + o.each + "' is not a duration; use e.g. 10s (bare numbers are seconds)");
-    if (auto p = parseDuration(o.period))
-        c.base.periodNs = *p;
-    else
-        problems.push_back("period: '" + o.period + "' is not a duration; use a number with ns, us, ms or s");
+    readDuration("each", o.each, kNsPerSec, "e.g. 10s (bare numbers are seconds)", c.eachNs, problems);
+    readDuration("period", o.period, kNsPerUs, "a number with ns, us, ms or s", c.base.periodNs, problems);
     c.base.hogs = o.hogs;
     c.base.cpu = o.cpu;
     c.loadCmd = o.loadCmd;
+    const CpuTopology topo = CpuTopology::current();
     if (problems.empty())
-        for (auto& p : c.validate(CpuTopology::current()))
+        for (auto& p : c.validate(topo))
             problems.push_back(std::move(p));
     if (!problems.empty())
         return reportInvalid("sweep", problems);
 
     SweepExperiment sweep;
-    if (Error e = sweep.start(c)) {
-        std::fprintf(stderr, "rtscope sweep: %s\n", e.message.c_str());
-        return exitCodeFor(e.kind);
-    }
+    if (Error e = sweep.start(c))
+        return notStarted("sweep", e).exitCode;
     std::printf("# rtscope sweep: %zu settings x %s, period %s, %s\n", c.settings.size(),
                 formatDuration(c.eachNs).c_str(), formatDuration(c.base.periodNs).c_str(),
                 !c.loadCmd.empty() ? ("load: " + c.loadCmd).c_str() : (std::to_string(c.base.hogs) + " hogs").c_str());
     std::fflush(stdout);
-    int signal = 0;
     size_t printed = 0;
     auto printRows = [&](const SweepSnapshot& s) {
         for (; printed < s.results.size(); ++printed) {
@@ -85,12 +91,12 @@ int run(const SweepOptions& o)
     };
     std::printf("%-10s %9s %9s %9s %9s %9s %7s %7s\n", "setting", "samples", "p50 us", "p99 us", "p99.9 us", "max us",
                 "skipped", "dropped");
-    while (sweep.running()) {
-        signal = waitForStopSignal(100);
-        if (signal)
-            break;
-        printRows(sweep.snapshot());
-    }
+    const int signal = waitForEnd(
+        busyCpus(c, topo), [&] { return !sweep.running(); },
+        [&] {
+            printRows(sweep.snapshot());
+            return true;
+        });
     sweep.cancel();
     const SweepSnapshot s = sweep.snapshot();
     printRows(s);
@@ -116,7 +122,7 @@ int run(const SweepOptions& o)
         nlohmann::json j{{"rtscope", RTSCOPE_VERSION}, {"experiment", "sweep"}, {"each_ns", c.eachNs},
                          {"base", toJson(c.base)},     {"load_cmd", c.loadCmd}, {"load_status", s.loadStatus},
                          {"cancelled", signal != 0},   {"results", rows},       {"probe", toJson(probeSystem())}};
-        if (!writeFile(o.json, j.dump(2) + "\n"))
+        if (!writeJsonFile(o.json, j))
             return ExitFailure;
     }
     return ExitOk;

@@ -1,5 +1,7 @@
 #pragma once
 // Flag parsing shared by the timer lab's subcommands (`drift`, `sleep-floor`).
+#include "app/cli/command_util.h"
+
 #include "engine/util/units.h"
 
 #include <cstdio>
@@ -25,8 +27,7 @@ inline std::optional<int64_t> parseSignedDuration(std::string_view text)
 
 inline std::string notADuration(const char* field, const std::string& text)
 {
-    return std::string(field) + ": '" + text +
-           "' is not a duration; use a number with ns, us, ms or s (bare numbers are microseconds)";
+    return notADuration(field, text, kBareMicroseconds);
 }
 
 // "default" (or 0) keeps the thread's default slack; anything else is a duration.
@@ -35,6 +36,15 @@ inline std::optional<int64_t> parseSlack(const std::string& text)
     if (text == "default")
         return 0;
     return parseSignedDuration(text);
+}
+
+// --slack into @p dst, or its sentence into @p problems.
+inline void readSlack(const std::string& text, int64_t& dst, std::vector<std::string>& problems)
+{
+    if (auto s = parseSlack(text))
+        dst = *s;
+    else
+        problems.push_back("slack: '" + text + "' is not 'default' or a duration such as 1ns or 100us");
 }
 
 // Names separated by commas; every unknown name is reported with the choices. An empty list stays empty, for

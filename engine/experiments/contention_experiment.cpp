@@ -229,6 +229,16 @@ Error ContentionExperiment::start(const ContentionConfig& requested)
     return {};
 }
 
+std::vector<int> ContentionExperiment::busyCpus() const
+{
+    if (!m_running)
+        return {};
+    std::vector<int> cpus = m_workerCpus;
+    std::sort(cpus.begin(), cpus.end());
+    cpus.erase(std::unique(cpus.begin(), cpus.end()), cpus.end());
+    return cpus;
+}
+
 void ContentionExperiment::stop()
 {
     if (!m_running) {

@@ -115,6 +115,9 @@ public:
     bool running() const { return m_running.load(); }
     bool finished() const { return m_finished.load(std::memory_order_acquire); }
     const ContentionConfig& config() const { return m_config; }
+    /// @brief The workers' CPUs, sorted, each once; empty when not running. Whoever drives the experiment keeps its
+    /// own threads off them (ScopedCallerAffinity in the CLI). Control thread only.
+    std::vector<int> busyCpus() const;
     /// @brief The latest published snapshot; never blocks a worker. Null before the first start().
     std::shared_ptr<const ContentionSnapshot> snapshot() const;
     /// @brief Publishes now (after stop(), or for tests).

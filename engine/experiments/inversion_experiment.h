@@ -120,6 +120,9 @@ public:
     bool running() const { return m_running.load(); }
     bool finished() const { return m_threadsDone.load(std::memory_order_acquire) == 3; }
     const InversionConfig& config() const { return m_config; }
+    /// @brief The CPU the three threads share; empty when not running. Whoever drives the experiment keeps its own
+    /// threads off it (ScopedCallerAffinity in the CLI). Control thread only.
+    std::vector<int> busyCpus() const { return m_running ? std::vector<int>{m_config.cpu} : std::vector<int>{}; }
     std::shared_ptr<const InversionSnapshot> snapshot() const;
     void publishNow();
 

@@ -154,6 +154,10 @@ public:
     /// @brief The spinner has run all its bursts (or the watchdog ended the run): call stop() to collect.
     bool finished() const { return m_finished.load(std::memory_order_acquire); }
     const StarvationConfig& config() const { return m_config; }
+    /// @brief The spinner's CPU (its starved counters share it); empty when not running. Whoever drives the
+    /// experiment keeps its own threads off it (ScopedCallerAffinity in the CLI): a thread there would be starved
+    /// too, and would count as one more task the spinner starves. Control thread only.
+    std::vector<int> busyCpus() const { return m_running ? std::vector<int>{m_config.cpu} : std::vector<int>{}; }
     /// @brief The latest published snapshot; never blocks a worker. Null before the first start().
     std::shared_ptr<const StarvationSnapshot> snapshot() const;
     /// @brief Publishes now (after stop(), or for tests).

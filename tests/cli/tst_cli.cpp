@@ -5,13 +5,10 @@
 #include "engine/io/cyclictest_format.h"
 
 #include <QFile>
-#include <QProcess>
-#include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QtTest>
 #include <csignal>
 #include <nlohmann/json.hpp>
-#include <unistd.h>
 
 using namespace rtscope;
 
@@ -71,9 +68,8 @@ private slots:
     {
         QFETCH(QStringList, args);
         QFETCH(QString, expected);
-        Run r = run(args);
-        QCOMPARE(r.exitCode, 2);
-        QVERIFY2(r.err.contains(expected), qPrintable(r.err));
+        const QString problem = refusalProblem(args, expected);
+        QVERIFY2(problem.isEmpty(), qPrintable(problem));
     }
 
     void histfileAndJsonAreCyclictestCompatible()
@@ -125,31 +121,20 @@ private slots:
         QFETCH(int, signal);
         QTemporaryDir dir;
         const QString json = dir.filePath("partial.json");
-        QProcess p;
-        p.start(binary(), {"latency", "-i", "1ms", "--hogs", "2", "--json", json});
-        QVERIFY(p.waitForStarted());
-        QTest::qWait(700);
-        ::kill(pid_t(p.processId()), signal);
-        QVERIFY(p.waitForFinished(3000));
-        QCOMPARE(p.exitStatus(), QProcess::NormalExit);
-        QCOMPARE(p.exitCode(), 0);
-        const QString out = QString::fromUtf8(p.readAllStandardOutput());
-        QVERIFY2(out.contains("partial results"), qPrintable(out));
+        const Run r = runAndInterrupt({"latency", "-i", "1ms", "--hogs", "2", "--json", json}, 700, signal);
+        QCOMPARE(r.exitCode, 0);
+        QVERIFY2(r.out.contains("partial results"), qPrintable(r.out));
         const auto j = nlohmann::json::parse(readAll(json).toStdString());
         QVERIFY(j["thread"]["0"]["cycles"].get<uint64_t>() > 50);
     }
 
     void missingRtPrivilegeExitsThreeWithTheFix()
     {
-        const QString setpriv = QStandardPaths::findExecutable("setpriv");
-        if (geteuid() != 0 || setpriv.isEmpty())
-            QSKIP("needs root and setpriv(1) to drop to an unprivileged user for this check");
         // An unprivileged user (nobody) with RLIMIT_RTPRIO 0 and no CAP_SYS_NICE cannot use SCHED_FIFO.
-        Run r = run({"--reuid=65534", "--regid=65534", "--clear-groups", "--inh-caps=-all", "--bounding-set=-all",
-                     "prlimit", "--rtprio=0", binary(), "latency", "--policy", "fifo", "-p", "80", "-l", "10"},
-                    30000, setpriv);
-        if (r.exitCode == -1 || (r.err.contains("Permission denied") && !r.err.contains("rtscope")))
-            QSKIP(qPrintable("cannot run the binary as nobody here: " + r.err));
+        QString skip;
+        const Run r = runWithoutRtPrivilege({"latency", "--policy", "fifo", "-p", "80", "-l", "10"}, skip);
+        if (!skip.isEmpty())
+            QSKIP(qPrintable(skip));
         QCOMPARE(r.exitCode, 3);
         QVERIFY2(r.err.contains("RLIMIT_RTPRIO") || r.err.contains("rtprio"), qPrintable(r.err));
         QVERIFY2(r.err.contains("limits.d"), qPrintable(r.err));

@@ -3,8 +3,6 @@
 #include "tests/common/cli_process.h"
 
 #include <QFile>
-#include <QProcess>
-#include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QtTest>
 #include <csignal>
@@ -34,15 +32,13 @@ private slots:
         QCOMPARE(h.exitCode, 0);
         QVERIFY(h.out.contains("locks"));
         QVERIFY(h.out.contains("inversion"));
-        Run lh = run({"locks", "--help"});
-        QCOMPARE(lh.exitCode, 0);
-        for (const char* flag : {"--kinds", "--threads", "--hold", "--work", "--duration", "--spin-limit", "--no-steal",
-                                 "--json", "--csv", "--placement"})
-            QVERIFY2(lh.out.contains(flag), flag);
-        Run ih = run({"inversion", "--help"});
-        QCOMPARE(ih.exitCode, 0);
-        for (const char* flag : {"--lock", "--medium-burst", "--hold", "--period", "--duration", "--json"})
-            QVERIFY2(ih.out.contains(flag), flag);
+        const QStringList locks =
+            missingFromHelp({"locks"}, {"--kinds", "--threads", "--hold", "--work", "--duration", "--spin-limit",
+                                        "--no-steal", "--json", "--csv", "--placement"});
+        QVERIFY2(locks.isEmpty(), qPrintable(locks.join(' ')));
+        const QStringList inversion =
+            missingFromHelp({"inversion"}, {"--lock", "--medium-burst", "--hold", "--period", "--duration", "--json"});
+        QVERIFY2(inversion.isEmpty(), qPrintable(inversion.join(' ')));
     }
 
     void badInputExitsTwoNamingTheField_data()
@@ -90,9 +86,8 @@ private slots:
     {
         QFETCH(QStringList, args);
         QFETCH(QString, expected);
-        Run r = run(args);
-        QCOMPARE(r.exitCode, 2);
-        QVERIFY2(r.err.contains(expected), qPrintable(r.err));
+        const QString problem = refusalProblem(args, expected);
+        QVERIFY2(problem.isEmpty(), qPrintable(problem));
     }
 
     void locksWritesJsonAndCsv()
@@ -132,16 +127,9 @@ private slots:
     {
         QTemporaryDir dir;
         const QString json = dir.filePath("partial.json");
-        QProcess p;
-        p.start(binary(), {"locks", "--kinds", "mutex,spin", "-D", "20s", "--json", json});
-        QVERIFY(p.waitForStarted());
-        QTest::qWait(700);
-        ::kill(pid_t(p.processId()), SIGINT);
-        QVERIFY(p.waitForFinished(3000));
-        QCOMPARE(p.exitStatus(), QProcess::NormalExit);
-        QCOMPARE(p.exitCode(), 0);
-        const QString out = QString::fromUtf8(p.readAllStandardOutput());
-        QVERIFY2(out.contains("partial results"), qPrintable(out));
+        const Run r = runAndInterrupt({"locks", "--kinds", "mutex,spin", "-D", "20s", "--json", json}, 700, SIGINT);
+        QCOMPARE(r.exitCode, 0);
+        QVERIFY2(r.out.contains("partial results"), qPrintable(r.out));
         const auto j = nlohmann::json::parse(readAll(json).toStdString());
         QCOMPARE(j["kinds"][0]["state"].get<std::string>(), std::string("stopped"));
         QVERIFY(j["kinds"][0]["acquisitions"].get<uint64_t>() > 0);
@@ -178,14 +166,10 @@ private slots:
             QSKIP("needs SCHED_FIFO (root here); the engine tests explain what is missing");
         QTemporaryDir dir;
         const QString json = dir.filePath("partial.json");
-        QProcess p;
-        p.start(binary(), {"inversion", "--lock", "pi", "-D", "30s", "--period", "50ms", "--json", json});
-        QVERIFY(p.waitForStarted());
-        QTest::qWait(600);
-        ::kill(pid_t(p.processId()), SIGTERM);
-        QVERIFY(p.waitForFinished(3000));
-        QCOMPARE(p.exitCode(), 0);
-        QVERIFY(QString::fromUtf8(p.readAllStandardOutput()).contains("partial results"));
+        const Run r = runAndInterrupt({"inversion", "--lock", "pi", "-D", "30s", "--period", "50ms", "--json", json},
+                                      600, SIGTERM);
+        QCOMPARE(r.exitCode, 0);
+        QVERIFY2(r.out.contains("partial results"), qPrintable(r.out));
         const auto j = nlohmann::json::parse(readAll(json).toStdString());
         QVERIFY(j["high"]["periods"].get<uint64_t>() >= 3);
     }
@@ -200,15 +184,10 @@ private slots:
     void missingRtPrivilegeExitsThree()
     {
         QFETCH(QStringList, args);
-        const QString setpriv = QStandardPaths::findExecutable("setpriv");
-        if (geteuid() != 0 || setpriv.isEmpty())
-            QSKIP("needs root and setpriv(1) to drop to an unprivileged user for this check");
-        QStringList full{"--reuid=65534",       "--regid=65534", "--clear-groups", "--inh-caps=-all",
-                         "--bounding-set=-all", "prlimit",       "--rtprio=0",     binary()};
-        full += args;
-        Run r = run(full, 30000, setpriv);
-        if (r.exitCode == -1 || (r.err.contains("Permission denied") && !r.err.contains("rtscope")))
-            QSKIP(qPrintable("cannot run the binary as nobody here: " + r.err));
+        QString skip;
+        const Run r = runWithoutRtPrivilege(args, skip);
+        if (!skip.isEmpty())
+            QSKIP(qPrintable(skip));
         QCOMPARE(r.exitCode, 3);
         QVERIFY2(r.err.contains("RLIMIT_RTPRIO") || r.err.contains("rtprio"), qPrintable(r.err));
     }

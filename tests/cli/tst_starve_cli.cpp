@@ -7,17 +7,13 @@
 #include "engine/rt/system_probe.h"
 #include "engine/util/clock.h"
 
-#include <QElapsedTimer>
 #include <QFile>
-#include <QProcess>
-#include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QtTest>
 #include <csignal>
 #include <nlohmann/json.hpp>
 #include <pthread.h>
 #include <sched.h>
-#include <unistd.h>
 
 using namespace rtscope;
 
@@ -57,11 +53,10 @@ private slots:
         Run h = run({"--help"});
         QCOMPARE(h.exitCode, 0);
         QVERIFY(h.out.contains("starve"));
-        Run sh = run({"starve", "--help"});
-        QCOMPARE(sh.exitCode, 0);
-        for (const char* flag : {"--burst", "--gap", "--bursts", "--priority", "--counters", "--cpu", "--json", "--csv",
-                                 "--reserve", "--control"})
-            QVERIFY2(sh.out.contains(flag), flag);
+        const QStringList missing =
+            missingFromHelp({"starve"}, {"--burst", "--gap", "--bursts", "--priority", "--counters", "--cpu", "--json",
+                                         "--csv", "--reserve", "--control"});
+        QVERIFY2(missing.isEmpty(), qPrintable(missing.join(' ')));
     }
 
     void badInputExitsTwoNamingTheField_data()
@@ -93,9 +88,9 @@ private slots:
         QFETCH(QString, expected);
         if (CpuTopology::current().online.size() < 2)
             QSKIP("a one-CPU machine refuses every placement first");
-        Run r = run(args);
-        QCOMPARE(r.exitCode, 2);
-        QVERIFY2(r.err.contains(expected), qPrintable(r.err));
+        Run r;
+        const QString problem = refusalProblem(args, expected, &r);
+        QVERIFY2(problem.isEmpty(), qPrintable(problem));
         QVERIFY2(r.err.startsWith("rtscope starve: "), qPrintable(r.err));
     }
 
@@ -150,21 +145,15 @@ private slots:
         QFETCH(int, signal);
         QTemporaryDir dir;
         const QString json = dir.filePath("partial.json");
-        QProcess p;
-        p.start(binary(), {"starve", "--burst", "1s", "--gap", "100ms", "--bursts", "1", "--json", json});
-        QVERIFY(p.waitForStarted());
-        QTest::qWait(450); // well inside the burst
-        QElapsedTimer t;
-        t.start();
-        ::kill(pid_t(p.processId()), signal);
-        QVERIFY(p.waitForFinished(3000));
-        qInfo("exited %lld ms after the signal", (long long)t.elapsed());
+        qint64 exitedAfterMs = 0;
+        // The signal comes 450 ms after the start: well inside the burst.
+        const Run r = runAndInterrupt({"starve", "--burst", "1s", "--gap", "100ms", "--bursts", "1", "--json", json},
+                                      450, signal, 3000, &exitedAfterMs);
+        qInfo("exited %lld ms after the signal", (long long)exitedAfterMs);
         // Stopping takes < 100 ms; the rest is the probe and the JSON file.
-        QVERIFY2(t.elapsed() < 1000, qPrintable(QString::number(t.elapsed())));
-        QCOMPARE(p.exitStatus(), QProcess::NormalExit);
-        QCOMPARE(p.exitCode(), 0);
-        const QString out = QString::fromUtf8(p.readAllStandardOutput());
-        QVERIFY2(out.contains("partial results"), qPrintable(out));
+        QVERIFY2(exitedAfterMs < 1000, qPrintable(QString::number(exitedAfterMs)));
+        QCOMPARE(r.exitCode, 0);
+        QVERIFY2(r.out.contains("partial results"), qPrintable(r.out));
         const auto j = nlohmann::json::parse(readAll(json).toStdString());
         const auto& report = j["rtscope"];
         QVERIFY(report["interrupted"].get<bool>());
@@ -176,14 +165,10 @@ private slots:
 
     void missingRtPrivilegeExitsThree()
     {
-        const QString setpriv = QStandardPaths::findExecutable("setpriv");
-        if (geteuid() != 0 || setpriv.isEmpty())
-            QSKIP("needs root and setpriv(1) to drop to an unprivileged user for this check");
-        Run r = run({"--reuid=65534", "--regid=65534", "--clear-groups", "--inh-caps=-all", "--bounding-set=-all",
-                     "prlimit", "--rtprio=0", binary(), "starve", "--burst", "50ms", "--gap", "50ms", "--bursts", "1"},
-                    30000, setpriv);
-        if (r.exitCode == -1 || (r.err.contains("Permission denied") && !r.err.contains("rtscope")))
-            QSKIP(qPrintable("cannot run the binary as nobody here: " + r.err));
+        QString skip;
+        const Run r = runWithoutRtPrivilege({"starve", "--burst", "50ms", "--gap", "50ms", "--bursts", "1"}, skip);
+        if (!skip.isEmpty())
+            QSKIP(qPrintable(skip));
         QCOMPARE(r.exitCode, 3);
         QVERIFY2(r.err.contains("RLIMIT_RTPRIO"), qPrintable(r.err));
     }

@@ -1,12 +1,18 @@
 #pragma once
 // Runs the real rtscope binary (RTSCOPE_BINARY, set by ctest) as a child process for the CLI tests: exit code,
-// standard output and standard error, with a timeout that kills a hung run instead of hanging the suite.
+// standard output and standard error, with a timeout that kills a hung run instead of hanging the suite; and the
+// checks every subcommand's test makes the same way (a refusal, the help, Ctrl-C, no real-time privilege).
 #include <QByteArray>
+#include <QElapsedTimer>
 #include <QFile>
 #include <QProcess>
 #include <QProcessEnvironment>
+#include <QStandardPaths>
 #include <QString>
 #include <QStringList>
+#include <csignal>
+#include <sys/types.h>
+#include <unistd.h>
 
 namespace rtscope::test {
 
@@ -46,6 +52,84 @@ inline QByteArray readAll(const QString& path)
 {
     QFile f(path);
     return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
+}
+
+/// Why `rtscope @p args` was not refused as bad input: exit code 2, @p expected in its standard error and nothing
+/// on standard output (nothing ran). Empty when it was; @p result, when given, gets the run.
+inline QString refusalProblem(const QStringList& args, const QString& expected, Run* result = nullptr)
+{
+    const Run r = run(args);
+    if (result)
+        *result = r;
+    if (r.exitCode != 2)
+        return QString("exit code %1, not 2; stderr: %2").arg(r.exitCode).arg(r.err);
+    if (!r.err.contains(expected))
+        return "stderr lacks '" + expected + "': " + r.err;
+    if (!r.out.isEmpty())
+        return "something ran: " + r.out;
+    return {};
+}
+
+/// The flags among @p flags that `rtscope @p command --help` does not mention (or why the help failed).
+inline QStringList missingFromHelp(const QStringList& command, const QStringList& flags)
+{
+    const Run h = run(command + QStringList{"--help"});
+    if (h.exitCode != 0)
+        return {QString("--help exited with %1").arg(h.exitCode)};
+    QStringList missing;
+    for (const QString& flag : flags)
+        if (!h.out.contains(flag))
+            missing << flag;
+    return missing;
+}
+
+/// Starts rtscope with @p args, sends it @p signal after @p afterMs (unless it has ended by then) and waits up to
+/// @p finishMs for it to exit. exitCode is -1 when it crashed or had not exited by then; @p exitedAfterMs, when
+/// given, gets how long after the signal it exited.
+inline Run runAndInterrupt(const QStringList& args, int afterMs, int signal, int finishMs = 3000,
+                           qint64* exitedAfterMs = nullptr)
+{
+    QProcess p;
+    p.start(binary(), args);
+    Run r;
+    if (!p.waitForStarted()) {
+        r.err = "did not start";
+        return r;
+    }
+    p.waitForFinished(afterMs); // a sleep that ends early if the run does
+    QElapsedTimer sinceSignal;
+    sinceSignal.start();
+    if (p.state() == QProcess::Running)
+        ::kill(pid_t(p.processId()), signal);
+    const bool exited = p.waitForFinished(finishMs);
+    if (exitedAfterMs)
+        *exitedAfterMs = sinceSignal.elapsed();
+    if (!exited) {
+        p.kill();
+        p.waitForFinished();
+    }
+    r.exitCode = exited && p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
+    r.out = QString::fromUtf8(p.readAllStandardOutput());
+    r.err = QString::fromUtf8(p.readAllStandardError());
+    return r;
+}
+
+/// Runs rtscope with @p args as a user without real-time privilege: nobody, RLIMIT_RTPRIO 0, no capabilities
+/// (setpriv and prlimit). When that cannot be done here (not root, no setpriv(1), or nobody may not run the
+/// binary) @p skip says why, for the caller's QSKIP.
+inline Run runWithoutRtPrivilege(const QStringList& args, QString& skip)
+{
+    const QString setpriv = QStandardPaths::findExecutable("setpriv");
+    if (geteuid() != 0 || setpriv.isEmpty()) {
+        skip = "needs root and setpriv(1) to drop to an unprivileged user for this check";
+        return {};
+    }
+    const QStringList asNobody{"--reuid=65534",       "--regid=65534", "--clear-groups", "--inh-caps=-all",
+                               "--bounding-set=-all", "prlimit",       "--rtprio=0",     binary()};
+    const Run r = run(asNobody + args, 30000, setpriv);
+    if (r.exitCode == -1 || (r.err.contains("Permission denied") && !r.err.contains("rtscope")))
+        skip = "cannot run the binary as nobody here: " + r.err;
+    return r;
 }
 
 } // namespace rtscope::test

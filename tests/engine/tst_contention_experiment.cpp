@@ -11,6 +11,7 @@
 #include <QDir>
 #include <QFile>
 #include <QtTest>
+#include <algorithm>
 #include <nlohmann/json.hpp>
 
 using namespace rtscope;
@@ -232,6 +233,11 @@ private slots:
         ContentionConfig c = quick();
         c.kinds = {LockKind::Spin, LockKind::Mutex, LockKind::Adaptive};
         QVERIFY(!exp.start(c));
+        // Spread workers: every CPU one of them is pinned to, sorted, each once.
+        std::vector<int> spread = c.workerCpus(CpuTopology::current());
+        std::sort(spread.begin(), spread.end());
+        spread.erase(std::unique(spread.begin(), spread.end()), spread.end());
+        QCOMPARE(exp.busyCpus(), spread);
         QTRY_VERIFY(exp.snapshot() && exp.snapshot()->currentKind >= 0);
         QVERIFY(exp.snapshot()->running);
         QTRY_COMPARE(threadsAlive("rtscope-lock", true), c.threads);
@@ -346,8 +352,11 @@ private slots:
         c.placement = Placement::OneCpu;
         c.holdNs = 20'000; // mostly holding: the scheduler's preemptions land inside the section
         c.durationNs = 300'000'000;
+        QVERIFY(exp.busyCpus().empty());
         QVERIFY(!exp.start(c));
+        QCOMPARE(exp.busyCpus(), std::vector<int>{cpu}); // three workers, one CPU, listed once
         auto snap = runToEnd(exp);
+        QVERIFY(exp.busyCpus().empty());
         QCOMPARE(snap->workerCpus, std::vector<int>(3, cpu));
         const ContentionKindResult& r = *snap->kinds[0];
         QVERIFY(r.counts.acquisitions > 0);

@@ -233,8 +233,11 @@ private slots:
         c.methods = {WaiterKind::Relative, WaiterKind::Timerfd};
         DriftExperiment exp;
         QVERIFY(!exp.snapshot());
+        QVERIFY(exp.busyCpus().empty());
         QVERIFY(!exp.start(c));
         QCOMPARE(threadsAlive("rtscope-drift"), 2);
+        // Both methods on the one measuring CPU: the CLI keeps its main thread off it.
+        QCOMPARE(exp.busyCpus(), std::vector<int>{c.resolvedCpu(CpuTopology::current())});
         QTRY_VERIFY(exp.snapshot() && exp.snapshot()->methods.front().wakes > 20);
         auto early = exp.snapshot();
         QVERIFY(early->running);
@@ -245,6 +248,7 @@ private slots:
         auto snap = runToEnd(exp);
         QVERIFY(!snap->running);
         QVERIFY(snap->finished);
+        QVERIFY(exp.busyCpus().empty());
         QCOMPARE(snap->methods.front().ticks().size(), size_t(400));
         // The early snapshot still shows what it showed, and agrees with the final one on that prefix.
         QCOMPARE(early->methods.front().ticks().size(), seen);

@@ -267,13 +267,17 @@ private slots:
         c.durationNs = 20'000'000'000;
         c.mediumBurstNs = 500'000'000; // stop lands inside a long burst
         c.periodNs = 1'000'000'000;
+        QVERIFY(exp.busyCpus().empty());
         QVERIFY(!exp.start(c));
+        // The three threads' one CPU; the watchdog's CPU is not loaded.
+        QCOMPARE(exp.busyCpus(), std::vector<int>{c.resolvedCpu(CpuTopology::current())});
         QTest::qWait(200);
         const int64_t t0 = nowNs();
         exp.stop();
         const int64_t took = nowNs() - t0;
         QVERIFY2(took < 100 * kNsPerMs, qPrintable(QString("stop took %1 ms").arg(double(took) / 1e6)));
         QCOMPARE(threadsAlive(), 0);
+        QVERIFY(exp.busyCpus().empty());
         auto snap = exp.snapshot();
         QVERIFY(!snap->running);
         QVERIFY(snap->mediumBursts >= 1);

@@ -11,6 +11,7 @@
 #include <QDir>
 #include <QFile>
 #include <QtTest>
+#include <algorithm>
 #include <cmath>
 #include <sched.h>
 
@@ -261,7 +262,12 @@ private slots:
         QVERIFY(!exp.start(c));
         QCOMPARE(threadsAlive("rtscope-load"), int(cpus.allowed.size()) - 1);
         QCOMPARE(threadsAlive("rtscope-sleep"), 1);
+        // The measuring CPU and every load CPU: all of them.
+        std::vector<int> all = cpus.allowed;
+        std::sort(all.begin(), all.end());
+        QCOMPARE(exp.busyCpus(), all);
         auto snap = runToEnd(exp);
+        QVERIFY(exp.busyCpus().empty());
         QVERIFY(snap->finished);
         QCOMPARE(snap->loadThreads, int(cpus.allowed.size()) - 1);
         QVERIFY(snap->loadIterations > 0);
@@ -312,6 +318,8 @@ private slots:
         useRealtimeIfAllowed(c);
         SleepFloorExperiment exp;
         QVERIFY(!exp.start(c));
+        // Without background load only the measuring CPU is busy.
+        QCOMPARE(exp.busyCpus(), std::vector<int>{c.resolvedCpu(CpuTopology::current())});
         QTest::qWait(30);
         const AwayFrom away(exp.config().cpu);
         const int64_t t0 = nowNs();

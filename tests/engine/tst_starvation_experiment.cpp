@@ -427,7 +427,10 @@ private slots:
         StarvationConfig c = shortRun();
         c.gapNs = 50 * kNsPerMs;
         c.counters = 4;
+        QVERIFY(exp.busyCpus().empty());
         QVERIFY(!exp.start(c));
+        // The spinner's CPU, which its counters share; not the controller's CPU (watchdog, sampler, collector).
+        QCOMPARE(exp.busyCpus(), std::vector<int>{c.resolvedCpu(StarvationConfig::placementTopology())});
         QVERIFY(waitForBurst(exp));
         QTest::qWait(50);
         const int64_t t0 = nowNs();
@@ -435,6 +438,7 @@ private slots:
         const int64_t took = nowNs() - t0;
         QVERIFY2(took < 100 * kNsPerMs, qPrintable(QString("stop took %1 ms").arg(double(took) / 1e6)));
         QCOMPARE(rtscope::test::threadsAlive(), 0);
+        QVERIFY(exp.busyCpus().empty());
         auto s = exp.snapshot();
         QVERIFY(s->interrupted);
         QCOMPARE(s->bursts.size(), size_t(1));

@@ -98,6 +98,9 @@ public:
     /// @brief Every method is done, or the run overran its length by far (then the snapshot says why).
     bool finished() const;
     const DriftConfig& config() const { return m_config; }
+    /// @brief The CPU this run loads (every method's thread runs on it); empty when not running. Whoever drives
+    /// the experiment keeps its own threads off it (ScopedCallerAffinity in the CLI). Control thread only.
+    std::vector<int> busyCpus() const { return m_running ? std::vector<int>{m_config.cpu} : std::vector<int>{}; }
     /// @brief The latest published snapshot; never blocks a worker. Null before the first start().
     std::shared_ptr<const DriftSnapshot> snapshot() const;
 

@@ -216,6 +216,7 @@ Error SleepFloorExperiment::start(const SleepFloorConfig& requested)
 Error SleepFloorExperiment::startLoad(const CpuTopology& cpus)
 {
     m_load.clear();
+    m_loadCpus.clear();
     m_loadThreads.store(0, std::memory_order_relaxed);
     if (!m_config.backgroundLoad)
         return {};
@@ -245,6 +246,7 @@ Error SleepFloorExperiment::startLoad(const CpuTopology& cpus)
         if (e)
             return e;
         m_load.push_back(std::move(thread));
+        m_loadCpus.push_back(cpu);
         m_loadThreads.store(int(m_load.size()), std::memory_order_relaxed);
     }
     return {};
@@ -306,6 +308,16 @@ void SleepFloorExperiment::stopAll()
     m_measuring.stop(100);
     for (auto& t : m_load)
         t->stop(100);
+}
+
+std::vector<int> SleepFloorExperiment::busyCpus() const
+{
+    if (!m_running)
+        return {};
+    std::vector<int> cpus = m_loadCpus;
+    cpus.push_back(m_config.cpu);
+    std::sort(cpus.begin(), cpus.end());
+    return cpus;
 }
 
 void SleepFloorExperiment::stop()

@@ -102,6 +102,10 @@ public:
     /// @brief The measuring thread has ended (every sample taken, failed or stopped): time to call stop().
     bool finished() const { return m_done.load(std::memory_order_acquire); }
     const SleepFloorConfig& config() const { return m_config; }
+    /// @brief The measuring CPU and, with background load, every CPU a load thread spins on; sorted, empty when not
+    /// running. Whoever drives the experiment keeps its own threads off them (ScopedCallerAffinity in the CLI).
+    /// Control thread only.
+    std::vector<int> busyCpus() const;
     /// @brief The latest published snapshot; never blocks the measuring thread. Null before the first start().
     std::shared_ptr<const SleepFloorSnapshot> snapshot() const;
 
@@ -136,6 +140,7 @@ private:
     std::string m_workerError; ///< written by the measuring thread before it sets m_done
 
     std::vector<std::unique_ptr<RtThread>> m_load; ///< control thread only
+    std::vector<int> m_loadCpus;                   ///< control thread only: where m_load runs
     std::atomic<int> m_loadThreads{0};             ///< how many started, for the collector's snapshot
     std::unique_ptr<LoadCounter[]> m_loadCounters;
     MemoryLockStatus m_memoryLock;

@@ -1,0 +1,182 @@
+#include "app/cli/command_util.h"
+
+#include "engine/io/report_json.h"
+#include "engine/rt/caller_affinity.h"
+#include "engine/rt/system_probe.h"
+#include "engine/util/clock.h"
+#include "engine/util/units.h"
+
+#include <cstdio>
+#include <cstring>
+#include <exception>
+#include <fstream>
+#include <unistd.h>
+
+namespace rtscope::cli {
+
+RunOutput TableOutputOptions::runOutput() const
+{
+    // Field by field rather than aggregate initialisation: a field added to RunOutput needs no edit here.
+    RunOutput out;
+    out.quiet = quiet;
+    out.json = json;
+    out.csv = csv;
+    return out;
+}
+
+void addTableOutputOptions(CLI::App* sub, TableOutputOptions& o, const std::string& jsonHelp,
+                           const std::string& csvHelp, const std::string& quietHelp)
+{
+    sub->add_option("--json", o.json, jsonHelp);
+    sub->add_option("--csv", o.csv, csvHelp);
+    sub->add_flag("-q,--quiet", o.quiet, quietHelp);
+}
+
+void addPolicyOptions(CLI::App* sub, std::string& policy, int& priority, const std::string& policyHelp)
+{
+    sub->add_option("--policy", policy, policyHelp);
+    sub->add_option("-p,--priority", priority, "RT priority 1-99 for fifo/rr");
+}
+
+void readPolicy(const std::string& text, int priority, Policy& dst, std::vector<std::string>& problems)
+{
+    if (!text.empty()) {
+        if (auto p = parsePolicy(text))
+            dst = *p;
+        else
+            problems.push_back("policy must be one of other, batch, idle, fifo, rr (got '" + text + "')");
+    } else if (priority > 0) {
+        dst = Policy::Fifo;
+    }
+}
+
+std::string notADuration(const std::string& field, const std::string& text, const std::string& how)
+{
+    return field + ": '" + text + "' is not a duration; use " + how;
+}
+
+void readDuration(const std::string& field, const std::string& text, int64_t bareUnitNs, const std::string& how,
+                  int64_t& dst, std::vector<std::string>& problems)
+{
+    if (auto d = parseDuration(text, bareUnitNs))
+        dst = *d;
+    else
+        problems.push_back(notADuration(field, text, how));
+}
+
+CommandRunner catchingExceptions(const std::string& command, CommandRunner run)
+{
+    return [command, run = std::move(run)]() -> int {
+        try {
+            return run();
+        } catch (const std::exception& e) {
+            std::fprintf(stderr, "rtscope %s: %s\n", command.c_str(), e.what());
+            return ExitFailure;
+        }
+    };
+}
+
+RunResult notStarted(const std::string& command, const Error& e)
+{
+    std::fprintf(stderr, "rtscope %s: %s\n", command.c_str(), e.message.c_str());
+    RunResult result;
+    result.exitCode = exitCodeFor(e.kind);
+    return result;
+}
+
+void printRunHeader(const std::string& command, const std::string& label)
+{
+    std::printf("# rtscope %s %s: %s\n", RTSCOPE_VERSION, command.c_str(), label.c_str());
+}
+
+int waitForEnd(const std::vector<int>& busyCpus, const std::function<bool()>& done, const std::function<bool()>& poll)
+{
+    // Restored before the caller stops the experiment, and before the next phase of a preset reads the topology.
+    const ScopedCallerAffinity offTheBusyCpus(busyCpus);
+    while (!done()) {
+        if (const int signal = waitForStopSignal(kPollMs))
+            return signal;
+        if (!poll())
+            break;
+    }
+    return 0;
+}
+
+Progress::Progress(bool quiet, InLog inLog)
+    : m_quiet(quiet)
+    , m_tty(isatty(STDOUT_FILENO))
+    , m_inLog(inLog)
+{}
+
+bool Progress::due() const
+{
+    if (m_quiet)
+        return false;
+    return m_tty || (m_inLog == InLog::EverySecond && nowNs() - m_lastNs >= kNsPerSec);
+}
+
+void Progress::shown()
+{
+    m_lastNs = nowNs();
+}
+
+void Progress::showLine(const std::string& line)
+{
+    if (line.empty())
+        return;
+    if (m_tty)
+        std::printf("\r%s\033[K", line.c_str());
+    else
+        std::printf("%s\n", line.c_str());
+    std::fflush(stdout);
+    shown();
+}
+
+void Progress::erase() const
+{
+    if (m_tty && !m_quiet)
+        std::printf("\r\033[K");
+}
+
+void printStoppedBy(int signal)
+{
+    if (signal)
+        std::printf("# stopped by %s: partial results follow\n", strsignal(signal));
+}
+
+nlohmann::json withProbeAndCommandLine(nlohmann::json report)
+{
+    report["probe"] = toJson(probeSystem());
+    report["cmdline"] = commandLine();
+    return report;
+}
+
+bool writeJsonFile(const std::string& path, const nlohmann::json& report)
+{
+    return path.empty() || writeFile(path, report.dump(2) + "\n");
+}
+
+RecordingReadResult writeRecordingCsvFile(const std::string& recording, const std::string& csvPath, bool& fileOk)
+{
+    std::ofstream csv(csvPath, std::ios::binary | std::ios::trunc);
+    const RecordingReadResult r = csv ? writeRecordingCsv(recording, csv) : RecordingReadResult{};
+    csv.close();
+    fileOk = bool(csv);
+    return r;
+}
+
+int runExitCode(const std::string& runError, bool written)
+{
+    return runError.empty() && written ? ExitOk : ExitFailure;
+}
+
+int writeTableOutputs(const RunOutput& out, const nlohmann::json& report, const std::function<std::string()>& csv,
+                      const std::string& runError)
+{
+    bool written = writeJsonFile(out.json, report);
+    if (!out.csv.empty())
+        written = writeFile(out.csv, csv()) && written;
+    return runExitCode(runError, written);
+}
+
+} // namespace rtscope::cli
