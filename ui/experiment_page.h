@@ -37,6 +37,8 @@ public:
     virtual void setDisplayPaused(bool paused) = 0;
     virtual bool displayPaused() const = 0;
     virtual void resetStatistics() = 0;
+    /// Whether resetStatistics() clears anything: the toolbar's Reset is disabled (and says why) where it does not.
+    virtual bool supportsReset() const { return true; }
 
     /// Hold as reference: freeze the current result and overlay what follows on it.
     virtual bool supportsReference() const { return false; }

@@ -135,7 +135,6 @@ MainWindow::MainWindow(std::vector<ExperimentPage*> pages, const SystemProbe& pr
     });
     m_reset->setObjectName("resetStatistics");
     m_reset->setShortcut(Qt::Key_R);
-    m_reset->setToolTip(tr("Clear histogram and table; the timeline keeps its history (R)"));
     m_hold = toolbar->addAction(uiIcon("hold"), tr("Hold as reference"), this, [this] {
         if (ExperimentPage* p = currentPage())
             p->holdAsReference();
@@ -257,7 +256,11 @@ void MainWindow::updateActions()
         const QSignalBlocker block(m_pause);
         m_pause->setChecked(p && p->displayPaused());
     }
-    m_reset->setEnabled(running);
+    const bool resets = p && p->supportsReset();
+    m_reset->setEnabled(running && resets);
+    m_reset->setToolTip(resets ? tr("Clear histogram and table; the timeline keeps its history (R)")
+                               : tr("Nothing to reset on this page: every figure belongs to one run or one reading, "
+                                    "and Start begins afresh"));
     m_hold->setEnabled(p && p->supportsReference());
 }
 

@@ -11,64 +11,6 @@
 
 namespace rtscope {
 
-bool parseSweepSettings(std::string_view text, std::vector<SweepSetting>& out, std::string& error)
-{
-    out.clear();
-    for (const std::string& item : splitList(text)) {
-        const size_t colon = item.find(':');
-        const std::string name = item.substr(0, colon);
-        auto policy = parsePolicy(name);
-        if (!policy) {
-            error = "settings: '" + item + "' is not a policy; use other, batch, idle, fifo:PRIO or rr:PRIO";
-            return false;
-        }
-        SweepSetting s{*policy, 0};
-        if (colon != std::string::npos) {
-            const std::string prio = item.substr(colon + 1);
-            auto [p, ec] = std::from_chars(prio.data(), prio.data() + prio.size(), s.priority);
-            if (ec != std::errc() || p != prio.data() + prio.size()) {
-                error = "settings: '" + item + "' has no valid priority after ':'";
-                return false;
-            }
-        } else if (isRealtime(*policy)) {
-            error = "settings: '" + item + "' needs a priority, e.g. " + name + ":80";
-            return false;
-        }
-        out.push_back(s);
-    }
-    if (out.empty()) {
-        error = "settings must list at least one setting, e.g. other,fifo:50,fifo:80";
-        return false;
-    }
-    return true;
-}
-
-std::vector<std::string> SweepConfig::validate(const CpuTopology& cpus) const
-{
-    std::vector<std::string> out;
-    if (settings.empty() || settings.size() > kMaxSettings)
-        out.push_back("settings must list between 1 and " + std::to_string(kMaxSettings) + " settings (got " +
-                      std::to_string(settings.size()) + ")");
-    if (eachNs < kMinEachNs || eachNs > kMaxEachNs)
-        out.push_back("each must be between " + formatDuration(kMinEachNs) + " and " + formatDuration(kMaxEachNs) +
-                      " (got " + formatDuration(eachNs) + ")");
-    if (base.durationNs != 0 || base.maxSamples != 0)
-        out.push_back("duration and samples are set per setting by 'each'; leave them unset");
-    if (!loadCmd.empty() && base.hogs > 0)
-        out.push_back("load-cmd and hogs are exclusive: choose built-in hogs or your own load");
-    if (loadCmd.size() > 4096)
-        out.push_back("load-cmd must be at most 4096 characters");
-    for (const SweepSetting& s : settings) {
-        LatencyConfig c = base;
-        c.policy = s.policy;
-        c.priority = s.priority;
-        c.durationNs = std::clamp(eachNs, LatencyConfig::kMinDurationNs, LatencyConfig::kMaxDurationNs);
-        for (const std::string& e : c.validate(cpus))
-            out.push_back(s.label() + ": " + e);
-    }
-    return out;
-}
-
 SweepExperiment::~SweepExperiment()
 {
     cancel();
@@ -149,8 +91,11 @@ void SweepExperiment::run()
                 m_current = i;
                 m_live = &exp;
             }
-            // The controller polls: the run has no duration of its own, so cancel stops it at once.
-            while (!m_cancel && nowNs() - t0 < m_config.eachNs)
+            // The controller polls: the run has no duration of its own, so cancel stops it at once. The time of a
+            // setting counts from when its threads run: starting many hogs takes a while, and that must not eat
+            // into what is measured.
+            const int64_t started = nowNs();
+            while (!m_cancel && nowNs() - started < m_config.eachNs)
                 usleep(10'000);
             exp.stop();
             auto snap = exp.snapshot();

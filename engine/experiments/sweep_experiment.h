@@ -2,6 +2,7 @@
 /// @file Priority sweep: the latency experiment run over a list of settings (OTHER, FIFO 1, 50, 80, …)
 /// for a fixed time each, under built-in hogs or the user's own load command.
 #include "engine/experiments/latency_experiment.h"
+#include "engine/experiments/sweep_config.h"
 #include "engine/rt/load_process.h"
 
 #include <atomic>
@@ -13,30 +14,6 @@
 #include <vector>
 
 namespace rtscope {
-
-struct SweepSetting {
-    Policy policy = Policy::Other;
-    int priority = 0;
-    std::string label() const { return policyLabel(policy, priority); }
-    bool operator==(const SweepSetting&) const = default;
-};
-
-/// @brief "other,fifo:1,fifo:50,rr:10" → settings; false with @p error naming the bad item.
-bool parseSweepSettings(std::string_view text, std::vector<SweepSetting>& out, std::string& error);
-
-struct SweepConfig {
-    static constexpr int64_t kMinEachNs = 100'000'000;            ///< 100 ms
-    static constexpr int64_t kMaxEachNs = 3600LL * 1'000'000'000; ///< 1 h
-    static constexpr size_t kMaxSettings = 32;
-
-    std::vector<SweepSetting> settings;
-    int64_t eachNs = 10'000'000'000;
-    LatencyConfig base;  ///< period, CPU(s), hogs, waiter…; policy/priority come from each setting
-    std::string loadCmd; ///< run for the whole sweep with /bin/sh -c; empty = none
-
-    /// @brief Every problem as a sentence: sweep fields here, each setting through LatencyConfig::validate.
-    std::vector<std::string> validate(const CpuTopology& cpus) const;
-};
 
 struct SweepResult {
     SweepSetting setting;

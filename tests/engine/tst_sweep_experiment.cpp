@@ -8,6 +8,8 @@
 #include "engine/rt/system_probe.h"
 #include "engine/util/clock.h"
 
+#include <nlohmann/json.hpp>
+
 #include <QFile>
 #include <QRegularExpression>
 #include <QtTest>
@@ -17,7 +19,10 @@
 using namespace rtscope;
 
 namespace {
-bool processExists(pid_t pid) { return pid > 0 && ::kill(pid, 0) == 0; }
+bool processExists(pid_t pid)
+{
+    return pid > 0 && ::kill(pid, 0) == 0;
+}
 } // namespace
 
 class TestSweepExperiment : public QObject {
@@ -36,12 +41,18 @@ private slots:
     {
         QTest::addColumn<QString>("text");
         QTest::addColumn<QString>("expected"); // labels joined by '|', or the start of the error
-        QTest::newRow("typical") << "other,fifo:1,fifo:50,rr:80" << "OTHER|FIFO 1|FIFO 50|RR 80";
-        QTest::newRow("spaces") << " other , fifo:10 " << "OTHER|FIFO 10";
-        QTest::newRow("fifo without prio") << "fifo" << "settings: 'fifo' needs a priority";
-        QTest::newRow("bad prio") << "fifo:x" << "settings: 'fifo:x' has no valid priority";
-        QTest::newRow("bad policy") << "turbo" << "settings: 'turbo' is not a policy";
-        QTest::newRow("empty") << "," << "settings must list at least one";
+        QTest::newRow("typical") << "other,fifo:1,fifo:50,rr:80"
+                                 << "OTHER|FIFO 1|FIFO 50|RR 80";
+        QTest::newRow("spaces") << " other , fifo:10 "
+                                << "OTHER|FIFO 10";
+        QTest::newRow("fifo without prio") << "fifo"
+                                           << "settings: 'fifo' needs a priority";
+        QTest::newRow("bad prio") << "fifo:x"
+                                  << "settings: 'fifo:x' has no valid priority";
+        QTest::newRow("bad policy") << "turbo"
+                                    << "settings: 'turbo' is not a policy";
+        QTest::newRow("empty") << ","
+                               << "settings must list at least one";
     }
     void parseSettings()
     {
@@ -75,10 +86,83 @@ private slots:
         QVERIFY2(e.filter("FIFO 120: priority must be between 1 and 99").size() == 1, qPrintable(e.join('\n')));
     }
 
+    void jsonRoundTripsEveryField()
+    {
+        SweepConfig c;
+        std::string error;
+        QVERIFY(parseSweepSettings("other,fifo:10,rr:20", c.settings, error));
+        c.eachNs = 2'000'000'000;
+        c.base.periodNs = 500'000;
+        c.base.hogs = 0;
+        c.loadCmd = "yes > /dev/null";
+        const nlohmann::json j = toJson(c);
+        QCOMPARE(j.at("settings").get<std::string>(), std::string("other,fifo:10,rr:20"));
+        QCOMPARE(j.at("each_ns").get<int64_t>(), int64_t(2'000'000'000));
+        QCOMPARE(j.at("base").at("period_ns").get<int64_t>(), int64_t(500'000));
+        QCOMPARE(j.at("load_cmd").get<std::string>(), c.loadCmd);
+        std::vector<std::string> errors;
+        const SweepConfig back = sweepConfigFromJson(j, errors);
+        QVERIFY(errors.empty());
+        QVERIFY(back.settings == c.settings);
+        QCOMPARE(back.eachNs, c.eachNs);
+        QCOMPARE(back.base.periodNs, c.base.periodNs);
+        QCOMPARE(back.loadCmd, c.loadCmd);
+        QVERIFY(toJson(back) == j);
+        // Missing keys keep their defaults.
+        const SweepConfig empty = sweepConfigFromJson(nlohmann::json::object(), errors);
+        QVERIFY(errors.empty());
+        QCOMPARE(empty.eachNs, SweepConfig{}.eachNs);
+        QVERIFY(empty.settings.empty());
+    }
+
+    void badJsonGivesSentencesNamingTheFieldAndRange_data()
+    {
+        QTest::addColumn<QString>("json");
+        QTest::addColumn<QString>("sentence"); // from sweepConfigFromJson, or else from validate()
+        QTest::newRow("not an object") << "[1]"
+                                       << "sweep config must be a JSON object";
+        QTest::newRow("unknown field") << R"({"colour": "red"})"
+                                       << "unknown field 'colour'";
+        QTest::newRow("settings not text")
+            << R"({"settings": 5})"
+            << "settings must be a string of 1 to 32 settings like \"other,fifo:50,fifo:80\"";
+        QTest::newRow("setting without priority") << R"({"settings": "other,fifo"})"
+                                                  << "settings: 'fifo' needs a priority, e.g. fifo:80";
+        QTest::newRow("each not a number") << R"({"each_ns": "5s"})"
+                                           << "each_ns must be an integer number of nanoseconds between 100.00 ms and "
+                                              "3600.000 s";
+        QTest::newRow("base field") << R"({"base": {"hogs": "many"}})"
+                                    << "base: hogs must be an integer";
+        QTest::newRow("load_cmd not text") << R"({"load_cmd": 3})"
+                                           << "load_cmd must be a string of at most 4096 characters";
+        QTest::newRow("each out of range") << R"({"settings": "other", "each_ns": 1000})"
+                                           << "each must be between 100.00 ms and 3600.000 s (got 1.0 us)";
+        QTest::newRow("too many settings") << QString(R"({"settings": "%1other"})").arg(QString("other,").repeated(32))
+                                           << "settings must list between 1 and 32 settings (got 33)";
+        QTest::newRow("base priority") << R"({"settings": "fifo:120"})"
+                                       << "FIFO 120: priority must be between 1 and 99 for fifo (got 120)";
+        QTest::newRow("load and hogs") << R"({"settings": "other", "base": {"hogs": 2}, "load_cmd": "yes"})"
+                                       << "load-cmd and hogs are exclusive";
+    }
+    void badJsonGivesSentencesNamingTheFieldAndRange()
+    {
+        QFETCH(QString, json);
+        QFETCH(QString, sentence);
+        std::vector<std::string> errors;
+        const SweepConfig c = sweepConfigFromJson(nlohmann::json::parse(json.toStdString()), errors);
+        if (errors.empty())
+            errors = c.validate(CpuTopology::current());
+        QStringList e;
+        for (const auto& x : errors)
+            e << QString::fromStdString(x);
+        QVERIFY2(e.filter(sentence).size() == 1, qPrintable(e.join('\n')));
+    }
+
     void appliesEachSettingInOrder()
     {
         if (!m_probe.rtAvailable)
-            QSKIP(qPrintable("SCHED_FIFO is not permitted here: " + QString::fromStdString(m_probe.rtUnavailableReason)));
+            QSKIP(
+                qPrintable("SCHED_FIFO is not permitted here: " + QString::fromStdString(m_probe.rtUnavailableReason)));
         SweepConfig c;
         std::string error;
         QVERIFY(parseSweepSettings("other,fifo:10,fifo:70", c.settings, error));
@@ -119,7 +203,7 @@ private slots:
         const int64_t t0 = nowNs();
         sweep.cancel();
         QVERIFY2(nowNs() - t0 < 2 * kNsPerSec, "cancel must not wait for the settings to finish");
-        QVERIFY(!processExists(pid));          // reaped, not a zombie
+        QVERIFY(!processExists(pid)); // reaped, not a zombie
         // ... and its whole process group is gone (the orphaned child is reaped by init, hence the retry).
         QTRY_COMPARE_WITH_TIMEOUT(::kill(-pid, 0), -1, 3000);
         const SweepSnapshot s = sweep.snapshot();

@@ -6,7 +6,7 @@
 #include "engine/rt/cpu_topology.h"
 #include "engine/rt/system_probe.h"
 #include "engine/util/clock.h"
-#include "tests/common/thread_census.h"
+#include "tests/common/page_test_util.h"
 #include "ui/app/gui_thread_affinity.h"
 #include "ui/latency/latency_view_data.h"
 #include "ui/locks/contention/contention_controls.h"
@@ -18,12 +18,9 @@
 #include <QAbstractItemModelTester>
 #include <QCheckBox>
 #include <QComboBox>
-#include <QElapsedTimer>
 #include <QLabel>
-#include <QSettings>
 #include <QSignalSpy>
 #include <QSpinBox>
-#include <QTemporaryDir>
 #include <QtTest>
 
 #include <nlohmann/json.hpp>
@@ -130,22 +127,8 @@ class TestContentionPage : public QObject {
         return c;
     }
 
-    bool startRun(ContentionPage& page, const ContentionConfig& c)
-    {
-        if (const QStringList problems = page.applyConfig(c); !problems.isEmpty()) {
-            qWarning() << problems;
-            return false;
-        }
-        if (!page.start()) {
-            qWarning() << page.problems();
-            return false;
-        }
-        GuiThreadAffinity::keepOff(page.busyCpus());
-        return true;
-    }
-
 private slots:
-    void initTestCase() { m_probe = probeSystem(); }
+    void initTestCase() { m_probe = rtscope::test::setUpPageTest(); }
     void cleanup() { GuiThreadAffinity::restore(); }
 
     void mapperRoundTripsEveryControl_data()
@@ -383,7 +366,7 @@ private slots:
         QAbstractItemModelTester tester(page.tableModel(), QAbstractItemModelTester::FailureReportingMode::QtTest);
         QSignalSpy running(&page, &ExperimentPage::runningChanged);
         const ContentionConfig c = shortConfig();
-        QVERIFY(startRun(page, c));
+        QVERIFY(rtscope::test::startRun(page, c));
         QCOMPARE(running.count(), 1);
         const std::vector<int> busy = page.busyCpus();
         QCOMPARE(busy, std::vector<int>{lastUsableCpu()});
@@ -429,15 +412,10 @@ private slots:
         c.threads = 4;
         c.placement = Placement::Spread;
         c.durationNs = 10'000'000'000;
-        QVERIFY(startRun(page, c));
+        QVERIFY(rtscope::test::startRun(page, c));
         QTRY_VERIFY_WITH_TIMEOUT(page.experiment().snapshot() && page.experiment().snapshot()->currentKind == 0, 3000);
         QTest::qWait(50);
-        QElapsedTimer t;
-        t.start();
-        page.stop();
-        const qint64 ms = t.elapsed();
-        QVERIFY2(ms < 100, qPrintable(QString("stop took %1 ms").arg(ms)));
-        QCOMPARE(rtscope::test::threadsAlive(), 0);
+        rtscope::test::stopJoinsWithin100ms(page);
         const ContentionTableModel& m = *page.tableModel();
         QCOMPARE(m.rowCount(), 2);
         QCOMPARE(m.row(0).kind, LockKind::Spin);
@@ -460,16 +438,11 @@ private slots:
         c.priority = 10;
         c.threads = 3;
         c.durationNs = 10'000'000'000;
-        QVERIFY(startRun(page, c));
+        QVERIFY(rtscope::test::startRun(page, c));
         QCOMPARE(page.busyCpus(), std::vector<int>{lastUsableCpu()});
         QTRY_VERIFY_WITH_TIMEOUT(page.experiment().snapshot() && page.experiment().snapshot()->currentKind == 0, 3000);
         QTest::qWait(50);
-        QElapsedTimer t;
-        t.start();
-        page.stop();
-        const qint64 ms = t.elapsed();
-        QVERIFY2(ms < 100, qPrintable(QString("stop took %1 ms").arg(ms)));
-        QCOMPARE(rtscope::test::threadsAlive(), 0);
+        rtscope::test::stopJoinsWithin100ms(page);
     }
 
     void destroyingThePageDuringARunJoinsEverything()
@@ -477,35 +450,22 @@ private slots:
         auto* page = new ContentionPage(m_probe);
         ContentionConfig c = shortConfig();
         c.durationNs = 10'000'000'000;
-        QVERIFY(startRun(*page, c));
+        QVERIFY(rtscope::test::startRun(*page, c));
         QTest::qWait(50);
-        QElapsedTimer t;
-        t.start();
-        delete page;
-        QVERIFY2(t.elapsed() < 100, qPrintable(QString("destruction took %1 ms").arg(t.elapsed())));
-        QCOMPARE(rtscope::test::threadsAlive(), 0);
+        rtscope::test::destructionJoinsWithin100ms(std::unique_ptr<ExperimentPage>(page));
     }
 
     void settingsRoundTrip()
     {
-        QTemporaryDir dir;
-        QSettings settings(dir.filePath("s.ini"), QSettings::IniFormat);
         ContentionConfig c;
         c.kinds = {LockKind::Pi, LockKind::Spin};
         c.threads = 12;
         c.workNs = 0;
         c.spinLimit = 77;
-        {
-            ContentionPage page(m_probe);
-            QCOMPARE(page.applyConfig(c), QStringList());
-            settings.beginGroup("contention");
-            page.saveSettings(settings);
-            settings.endGroup();
-        }
+        ContentionPage saved(m_probe);
+        QCOMPARE(saved.applyConfig(c), QStringList());
         ContentionPage page(m_probe);
-        settings.beginGroup("contention");
-        page.restoreSettings(settings);
-        settings.endGroup();
+        rtscope::test::saveAndRestore(saved, page);
         QVERIFY(page.config() == c);
         QVERIFY(page.problems().isEmpty());
     }

@@ -6,7 +6,7 @@
 #include "engine/rt/rt_thread.h"
 #include "engine/rt/system_probe.h"
 #include "engine/util/units.h"
-#include "tests/common/thread_census.h"
+#include "tests/common/page_test_util.h"
 #include "ui/plot/drift_chart.h"
 #include "ui/timers/drift_controls.h"
 #include "ui/timers/drift_page.h"
@@ -16,41 +16,23 @@
 
 #include <QAbstractItemModelTester>
 #include <QCheckBox>
-#include <QComboBox>
-#include <QDir>
-#include <QElapsedTimer>
-#include <QFile>
 #include <QSignalSpy>
-#include <QSlider>
-#include <QSpinBox>
 #include <QtTest>
 
 #include <cmath>
 
 using namespace rtscope;
+using rtscope::test::measuringCpu;
+using rtscope::test::onlineCpus;
+using rtscope::test::setControl;
 
 Q_DECLARE_METATYPE(rtscope::DriftConfig)
 
 namespace {
 
-std::vector<int> onlineCpus()
-{
-    return CpuTopology::current().online;
-}
-
-// The rule: RT spinners and measuring threads on CPU 1 when there is one.
-int measuringCpu()
-{
-    const CpuTopology t = CpuTopology::current();
-    return t.usable(1) ? 1 : t.allowed.back();
-}
-
 qlonglong methodMask(const std::vector<WaiterKind>& methods)
 {
-    qlonglong mask = 0;
-    for (WaiterKind k : methods)
-        mask |= 1LL << int(k);
-    return mask;
+    return rtscope::test::enumMask(methods);
 }
 
 qlonglong field(const DriftConfig& c, const QString& name)
@@ -79,25 +61,6 @@ qlonglong field(const DriftConfig& c, const QString& name)
 const QStringList kFields = {"periodNs", "workNs",       "ticks", "durationNs", "policy",
                              "priority", "timerSlackNs", "cpu",   "methods"};
 
-void setControl(QWidget* w, qlonglong value)
-{
-    if (auto* box = qobject_cast<QComboBox*>(w)) {
-        const int i = box->findData(int(value));
-        QVERIFY2(i >= 0, qPrintable(QString("%1 has no item %2").arg(w->objectName()).arg(value)));
-        box->setCurrentIndex(i);
-    } else if (auto* spin = qobject_cast<DurationSpinBox*>(w)) {
-        spin->setValueNs(value);
-    } else if (auto* spin = qobject_cast<QSpinBox*>(w)) {
-        spin->setValue(int(value));
-    } else if (auto* slider = qobject_cast<QSlider*>(w)) {
-        slider->setValue(int(value));
-    } else if (auto* check = qobject_cast<QCheckBox*>(w)) {
-        check->setChecked(value != 0);
-    } else {
-        QFAIL("unknown control type");
-    }
-}
-
 DriftConfig shortRun()
 {
     DriftConfig c;
@@ -114,15 +77,7 @@ class TestDriftPage : public QObject {
     SystemProbe m_probe;
 
 private slots:
-    void initTestCase()
-    {
-        installWakeSignalHandler();
-        m_probe = probeSystem();
-        // The point size the desktop app uses (gui_main.cpp), so the screenshots show what a user sees.
-        QFont f = QApplication::font();
-        f.setPointSizeF(12);
-        QApplication::setFont(f);
-    }
+    void initTestCase() { m_probe = rtscope::test::setUpPageTest(); }
 
     void everyControlReachesItsField_data()
     {
@@ -382,12 +337,7 @@ private slots:
         QCOMPARE(page.chart()->tickAxisMin(), 0.0);
         page.setLogDriftAxis(false);
 
-        if (const QByteArray dir = qgetenv("RTSCOPE_SCREENSHOT_DIR"); !dir.isEmpty()) {
-            QDir().mkpath(QString::fromLocal8Bit(dir));
-            const QString file = QDir(QString::fromLocal8Bit(dir)).filePath("timer-drift.png");
-            QVERIFY(page.grab().save(file, "PNG"));
-            qInfo("screenshot written to %s", qPrintable(file));
-        }
+        rtscope::test::saveScreenshot(page, "timer-drift.png");
     }
 
     void stopMidRunJoinsEveryThreadWithin100ms()
@@ -398,14 +348,7 @@ private slots:
         QVERIFY(page.applyConfig(c).isEmpty());
         QVERIFY2(page.start(), qPrintable(page.problems().join('\n')));
         QTRY_VERIFY_WITH_TIMEOUT(page.framesDrawn() > 2, 5000);
-        QVERIFY(rtscope::test::threadsAlive() > 0);
-        QElapsedTimer t;
-        t.start();
-        page.stop();
-        const qint64 ms = t.elapsed();
-        QVERIFY2(ms < 100, qPrintable(QString("stop took %1 ms").arg(ms)));
-        QVERIFY(!page.isRunning());
-        QCOMPARE(rtscope::test::threadsAlive(), 0);
+        rtscope::test::stopJoinsWithin100ms(page);
         // The partial run stays on screen.
         QVERIFY(page.tableModel()->rowCount() > 0);
         QVERIFY(page.experiment().snapshot()->methods.front().lastTick < 20'000);
@@ -419,11 +362,7 @@ private slots:
         QVERIFY(page->applyConfig(c).isEmpty());
         QVERIFY(page->start());
         QTest::qWait(50);
-        QElapsedTimer t;
-        t.start();
-        page.reset();
-        QVERIFY2(t.elapsed() < 100, qPrintable(QString("destruction took %1 ms").arg(t.elapsed())));
-        QCOMPARE(rtscope::test::threadsAlive(), 0);
+        rtscope::test::destructionJoinsWithin100ms(std::move(page));
     }
 
     void explanationReadsThisKernel()

@@ -5,7 +5,7 @@
 #include "engine/experiments/inversion_experiment.h"
 #include "engine/rt/cpu_topology.h"
 #include "engine/rt/system_probe.h"
-#include "tests/common/thread_census.h"
+#include "tests/common/page_test_util.h"
 #include "ui/app/gui_thread_affinity.h"
 #include "ui/latency/latency_view_data.h"
 #include "ui/locks/inversion/inversion_controls.h"
@@ -16,12 +16,9 @@
 
 #include <QAbstractItemModelTester>
 #include <QComboBox>
-#include <QElapsedTimer>
 #include <QLabel>
-#include <QSettings>
 #include <QSignalSpy>
 #include <QSpinBox>
-#include <QTemporaryDir>
 #include <QtTest>
 
 #include <nlohmann/json.hpp>
@@ -136,22 +133,8 @@ class TestInversionPage : public QObject {
         return c;
     }
 
-    bool startRun(InversionPage& page, const InversionConfig& c)
-    {
-        if (const QStringList problems = page.applyConfig(c); !problems.isEmpty()) {
-            qWarning() << problems;
-            return false;
-        }
-        if (!page.start()) {
-            qWarning() << page.problems();
-            return false;
-        }
-        GuiThreadAffinity::keepOff(page.busyCpus());
-        return true;
-    }
-
 private slots:
-    void initTestCase() { m_probe = probeSystem(); }
+    void initTestCase() { m_probe = rtscope::test::setUpPageTest(); }
     void cleanup() { GuiThreadAffinity::restore(); }
 
     void mapperRoundTripsEveryControl_data()
@@ -366,7 +349,7 @@ private slots:
         page.show();
         QSignalSpy running(&page, &ExperimentPage::runningChanged);
         page.inversionControls()->setCompareWith(LockKind::Pi);
-        QVERIFY(startRun(page, shortConfig()));
+        QVERIFY(rtscope::test::startRun(page, shortConfig()));
         const int cpu = shortConfig().resolvedCpu(topology());
         QCOMPARE(page.busyCpus(), std::vector<int>{cpu});
         const int reserved = InversionConfig::reservedCpu(topology());
@@ -415,15 +398,9 @@ private slots:
         c.mediumBurstNs = 500 * kMs;
         c.periodNs = 1000 * kMs;
         c.durationNs = 5000 * kMs;
-        QVERIFY(startRun(page, c));
+        QVERIFY(rtscope::test::startRun(page, c));
         QTest::qWait(200); // period 0 released after 50 ms; medium spins from then on
-        QElapsedTimer t;
-        t.start();
-        page.stop();
-        const qint64 ms = t.elapsed();
-        QVERIFY2(ms < 100, qPrintable(QString("stop took %1 ms").arg(ms)));
-        QVERIFY(!page.isRunning());
-        QCOMPARE(rtscope::test::threadsAlive(), 0);
+        rtscope::test::stopJoinsWithin100ms(page);
     }
 
     void destroyingThePageDuringABurstJoinsEverything()
@@ -434,36 +411,23 @@ private slots:
         c.mediumBurstNs = 500 * kMs;
         c.periodNs = 1000 * kMs;
         c.durationNs = 5000 * kMs;
-        QVERIFY(startRun(*page, c));
+        QVERIFY(rtscope::test::startRun(*page, c));
         QTest::qWait(200);
-        QElapsedTimer t;
-        t.start();
-        delete page;
-        QVERIFY2(t.elapsed() < 100, qPrintable(QString("destruction took %1 ms").arg(t.elapsed())));
-        QCOMPARE(rtscope::test::threadsAlive(), 0);
+        rtscope::test::destructionJoinsWithin100ms(std::unique_ptr<ExperimentPage>(page));
     }
 
     void settingsRoundTrip()
     {
         if (InversionConfig{}.resolvedCpu(topology()) < 0)
             QSKIP("needs two usable CPUs");
-        QTemporaryDir dir;
-        QSettings settings(dir.filePath("s.ini"), QSettings::IniFormat);
         InversionConfig c = shortConfig();
         c.lock = LockKind::Ceiling;
-        {
-            InversionPage page(m_probe);
-            QCOMPARE(page.applyConfig(c), QStringList());
-            page.setPeriodsShown(5);
-            page.inversionControls()->setCompareWith(LockKind::Mutex);
-            settings.beginGroup("inversion");
-            page.saveSettings(settings);
-            settings.endGroup();
-        }
+        InversionPage saved(m_probe);
+        QCOMPARE(saved.applyConfig(c), QStringList());
+        saved.setPeriodsShown(5);
+        saved.inversionControls()->setCompareWith(LockKind::Mutex);
         InversionPage page(m_probe);
-        settings.beginGroup("inversion");
-        page.restoreSettings(settings);
-        settings.endGroup();
+        rtscope::test::saveAndRestore(saved, page);
         QVERIFY(page.config() == c);
         QCOMPARE(page.periodsShown(), 5);
         QCOMPARE(page.inversionControls()->compareWith(), std::optional<LockKind>(LockKind::Mutex));

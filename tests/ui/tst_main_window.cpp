@@ -11,6 +11,7 @@
 #include "ui/latency/latency_source.h"
 #include "ui/main_window.h"
 #include "ui/system_panel.h"
+#include "ui/workbench/threads/threads_page.h"
 
 #include <QAction>
 #include <QDir>
@@ -151,6 +152,37 @@ private slots:
         window.startStopAction()->trigger();
         QVERIFY(!replayPage->isRunning());
         QCOMPARE(window.startStopAction()->text(), QString("Start"));
+    }
+
+    void resetIsDisabledWhereThereIsNothingToReset()
+    {
+        auto* latency = new LatencyPage(std::make_unique<ReplayLatencySource>(), m_probe);
+        auto* threads = new ThreadsPage(m_probe);
+        MainWindow window({latency, threads}, m_probe, nullptr);
+        QAction* reset = window.resetAction();
+        QVERIFY(latency->supportsReset());
+        window.startStopAction()->trigger();
+        QVERIFY(latency->isRunning());
+        QVERIFY(reset->isEnabled());
+        QVERIFY(reset->toolTip().startsWith("Clear histogram"));
+        window.startStopAction()->trigger();
+
+        // The RT threads page runs (it re-reads /proc) but keeps no statistics: Reset is off, and says why.
+        window.setCurrentPage(1);
+        window.startStopAction()->trigger();
+        QVERIFY(threads->isRunning());
+        QVERIFY(!threads->supportsReset());
+        QVERIFY(!reset->isEnabled());
+        QVERIFY2(reset->toolTip().startsWith("Nothing to reset on this page"), qPrintable(reset->toolTip()));
+        window.startStopAction()->trigger();
+        QVERIFY(!threads->isRunning());
+
+        // Every page whose figures belong to one run says the same; only the latency and per-CPU pages reset.
+        for (ExperimentPage* p : createExperimentPages(m_probe)) {
+            const std::unique_ptr<ExperimentPage> page(p);
+            const bool resets = page->name() == "latency" || page->name() == "cpus";
+            QVERIFY2(page->supportsReset() == resets, qPrintable(page->name()));
+        }
     }
 
     void bannerStatesTheFixWhenRtIsUnavailable()

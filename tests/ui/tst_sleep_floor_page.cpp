@@ -6,7 +6,7 @@
 #include "engine/rt/rt_thread.h"
 #include "engine/rt/system_probe.h"
 #include "engine/util/units.h"
-#include "tests/common/thread_census.h"
+#include "tests/common/page_test_util.h"
 #include "ui/plot/sleep_floor_chart.h"
 #include "ui/timers/sleep_floor_controls.h"
 #include "ui/timers/sleep_floor_page.h"
@@ -15,40 +15,24 @@
 
 #include <QAbstractItemModelTester>
 #include <QCheckBox>
-#include <QComboBox>
-#include <QDir>
-#include <QElapsedTimer>
-#include <QFile>
 #include <QLineEdit>
 #include <QSignalSpy>
-#include <QSpinBox>
 #include <QtTest>
 
 #include <cmath>
 
 using namespace rtscope;
+using rtscope::test::measuringCpu;
+using rtscope::test::onlineCpus;
+using rtscope::test::setControl;
 
 Q_DECLARE_METATYPE(rtscope::SleepFloorConfig)
 
 namespace {
 
-std::vector<int> onlineCpus()
-{
-    return CpuTopology::current().online;
-}
-
-int measuringCpu()
-{
-    const CpuTopology t = CpuTopology::current();
-    return t.usable(1) ? 1 : t.allowed.back();
-}
-
 qlonglong methodMask(const std::vector<SleepMethod>& methods)
 {
-    qlonglong mask = 0;
-    for (SleepMethod m : methods)
-        mask |= 1LL << int(m);
-    return mask;
+    return rtscope::test::enumMask(methods);
 }
 
 qlonglong requestHash(const std::vector<int64_t>& r)
@@ -85,26 +69,6 @@ qlonglong field(const SleepFloorConfig& c, const QString& name)
 const QStringList kFields = {"requests", "samples", "methods", "timerSlackNs", "policy",
                              "priority", "load",    "margin",  "cpu"};
 
-void setControl(QWidget* w, const QVariant& value)
-{
-    if (auto* box = qobject_cast<QComboBox*>(w)) {
-        const int i = box->findData(value.toInt());
-        QVERIFY2(i >= 0, qPrintable(QString("%1 has no item %2").arg(w->objectName()).arg(value.toInt())));
-        box->setCurrentIndex(i);
-    } else if (auto* spin = qobject_cast<DurationSpinBox*>(w)) {
-        spin->setValueNs(value.toLongLong());
-    } else if (auto* spin = qobject_cast<QSpinBox*>(w)) {
-        spin->setValue(value.toInt());
-    } else if (auto* check = qobject_cast<QCheckBox*>(w)) {
-        check->setChecked(value.toBool());
-    } else if (auto* line = qobject_cast<QLineEdit*>(w)) {
-        line->setText(value.toString());
-        emit line->editingFinished(); // what pressing Enter or leaving the field does
-    } else {
-        QFAIL("unknown control type");
-    }
-}
-
 SleepFloorConfig smallSweep()
 {
     SleepFloorConfig c;
@@ -121,15 +85,7 @@ class TestSleepFloorPage : public QObject {
     SystemProbe m_probe;
 
 private slots:
-    void initTestCase()
-    {
-        installWakeSignalHandler();
-        m_probe = probeSystem();
-        // The point size the desktop app uses (gui_main.cpp), so the screenshots show what a user sees.
-        QFont f = QApplication::font();
-        f.setPointSizeF(12);
-        QApplication::setFont(f);
-    }
+    void initTestCase() { m_probe = rtscope::test::setUpPageTest(); }
 
     void everyControlReachesItsField_data()
     {
@@ -364,12 +320,7 @@ private slots:
         QVERIFY(page.slackText().startsWith(QString::fromStdString(formatDuration(snap->effectiveSlackNs))));
         QCOMPARE(page.policyText(), QString("OTHER"));
 
-        if (const QByteArray dir = qgetenv("RTSCOPE_SCREENSHOT_DIR"); !dir.isEmpty()) {
-            QDir().mkpath(QString::fromLocal8Bit(dir));
-            const QString file = QDir(QString::fromLocal8Bit(dir)).filePath("sleep-floor.png");
-            QVERIFY(page.grab().save(file, "PNG"));
-            qInfo("screenshot written to %s", qPrintable(file));
-        }
+        rtscope::test::saveScreenshot(page, "sleep-floor.png");
     }
 
     void stopInsideALongBusyWaitJoinsEverythingWithin100ms()
@@ -386,14 +337,7 @@ private slots:
         const std::vector<int> busy = page.busyCpus();
         QCOMPARE(busy.size(), CpuTopology::current().allowed.size()); // the measuring CPU and the loaded ones
         QTest::qWait(120);
-        QVERIFY(rtscope::test::threadsAlive() > 0);
-        QElapsedTimer t;
-        t.start();
-        page.stop();
-        const qint64 ms = t.elapsed();
-        QVERIFY2(ms < 100, qPrintable(QString("stop took %1 ms").arg(ms)));
-        QVERIFY(!page.isRunning());
-        QCOMPARE(rtscope::test::threadsAlive(), 0);
+        rtscope::test::stopJoinsWithin100ms(page);
     }
 
     void destroyingARunningPageStopsIt()
@@ -407,11 +351,7 @@ private slots:
         QVERIFY(page->applyConfig(c).isEmpty());
         QVERIFY(page->start());
         QTest::qWait(60);
-        QElapsedTimer t;
-        t.start();
-        page.reset();
-        QVERIFY2(t.elapsed() < 100, qPrintable(QString("destruction took %1 ms").arg(t.elapsed())));
-        QCOMPARE(rtscope::test::threadsAlive(), 0);
+        rtscope::test::destructionJoinsWithin100ms(std::move(page));
     }
 
     void explanationReadsThisKernel()

@@ -5,7 +5,7 @@
 #include "engine/rt/cpu_topology.h"
 #include "engine/rt/system_probe.h"
 #include "engine/util/clock.h"
-#include "tests/common/thread_census.h"
+#include "tests/common/page_test_util.h"
 #include "ui/app/gui_thread_affinity.h"
 #include "ui/plot/starvation_chart.h"
 #include "ui/starvation/burst_table_model.h"
@@ -17,7 +17,6 @@
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDir>
-#include <QElapsedTimer>
 #include <QFile>
 #include <QLabel>
 #include <QSignalSpy>
@@ -50,23 +49,6 @@ class TestStarvationPage : public QObject {
     Q_OBJECT
     SystemProbe m_probe;
 
-    // A short run on CPU 1 (the only CPU the lab may starve here), the GUI thread kept off it as the main
-    // window does.
-    bool startRun(StarvationPage& page, const StarvationConfig& c)
-    {
-        const QStringList problems = page.applyConfig(c);
-        if (!problems.isEmpty()) {
-            qWarning() << problems;
-            return false;
-        }
-        if (!page.start()) {
-            qWarning() << page.problems();
-            return false;
-        }
-        GuiThreadAffinity::keepOff(page.busyCpus());
-        return true;
-    }
-
     StarvationConfig shortConfig(int64_t burstNs, int64_t gapNs)
     {
         StarvationConfig c;
@@ -87,7 +69,7 @@ class TestStarvationPage : public QObject {
     }
 
 private slots:
-    void initTestCase() { m_probe = probeSystem(); }
+    void initTestCase() { m_probe = rtscope::test::setUpPageTest(); }
     void cleanup() { GuiThreadAffinity::restore(); }
 
     void mapperRoundTripsEveryControl_data()
@@ -246,7 +228,7 @@ private slots:
         QVERIFY(QTest::qWaitForWindowExposed(&page));
         QAbstractItemModelTester tester(page.burstModel(), QAbstractItemModelTester::FailureReportingMode::QtTest);
         QSignalSpy running(&page, &ExperimentPage::runningChanged);
-        QVERIFY(startRun(page, shortConfig(300'000'000, 300'000'000)));
+        QVERIFY(rtscope::test::startRun(page, shortConfig(300'000'000, 300'000'000)));
         QCOMPARE(page.busyCpus(), std::vector<int>{1});
         QCOMPARE(running.count(), 1);
         // The page notices the end of the run on its own and joins everything.
@@ -292,15 +274,9 @@ private slots:
         requireFifo();
         StarvationPage page(m_probe);
         page.show();
-        QVERIFY(startRun(page, shortConfig(2'000'000'000, 20'000'000)));
+        QVERIFY(rtscope::test::startRun(page, shortConfig(2'000'000'000, 20'000'000)));
         QTRY_VERIFY_WITH_TIMEOUT(page.experiment().snapshot() && page.experiment().snapshot()->spinningBurst(), 3000);
-        QElapsedTimer t;
-        t.start();
-        page.stop();
-        const qint64 ms = t.elapsed();
-        QVERIFY2(ms < 100, qPrintable(QString("stop took %1 ms").arg(ms)));
-        QVERIFY(!page.isRunning());
-        QCOMPARE(rtscope::test::threadsAlive(), 0);
+        rtscope::test::stopJoinsWithin100ms(page);
         const BurstTableModel& m = *page.burstModel();
         QCOMPARE(m.rowCount(), 1);
         QVERIFY(m.data(m.index(0, BurstTableModel::Burst)).toString().contains("stopped"));
@@ -310,14 +286,9 @@ private slots:
     {
         requireFifo();
         auto* page = new StarvationPage(m_probe);
-        QVERIFY(startRun(*page, shortConfig(2'000'000'000, 20'000'000)));
+        QVERIFY(rtscope::test::startRun(*page, shortConfig(2'000'000'000, 20'000'000)));
         QTRY_VERIFY_WITH_TIMEOUT(page->experiment().snapshot() && page->experiment().snapshot()->spinningBurst(), 3000);
-        QElapsedTimer t;
-        t.start();
-        delete page;
-        const qint64 ms = t.elapsed();
-        QVERIFY2(ms < 100, qPrintable(QString("destruction took %1 ms").arg(ms)));
-        QCOMPARE(rtscope::test::threadsAlive(), 0);
+        rtscope::test::destructionJoinsWithin100ms(std::unique_ptr<ExperimentPage>(page));
     }
 
     void screenshotOfAThrottlingWindow()
@@ -332,7 +303,7 @@ private slots:
         QVERIFY(QTest::qWaitForWindowExposed(&page));
         StarvationConfig c = shortConfig(1'500'000'000, 1'000'000'000);
         c.controlCounter = true;
-        QVERIFY(startRun(page, c));
+        QVERIFY(rtscope::test::startRun(page, c));
         QTRY_VERIFY_WITH_TIMEOUT(!page.isRunning(), 8000);
         QCOMPARE(rtscope::test::threadsAlive(), 0);
         const auto snap = page.experiment().snapshot();

@@ -4,20 +4,17 @@
 #include "engine/rt/rt_thread.h"
 #include "engine/rt/system_probe.h"
 #include "engine/util/clock.h"
-#include "tests/common/thread_census.h"
+#include "tests/common/page_test_util.h"
 #include "ui/plot/histogram_chart.h"
 #include "ui/plot/sweep_chart.h"
 #include "ui/workbench/run_summary_model.h"
-#include "ui/workbench/sweep/sweep_config_json.h"
 #include "ui/workbench/sweep/sweep_controls.h"
 #include "ui/workbench/sweep/sweep_page.h"
 
 #include <QAbstractItemModelTester>
 #include <QDir>
 #include <QFile>
-#include <QSettings>
 #include <QSignalSpy>
-#include <QTemporaryDir>
 #include <QtTest>
 
 #include <nlohmann/json.hpp>
@@ -113,17 +110,11 @@ class TestSweepPage : public QObject {
     SystemProbe m_probe;
 
 private slots:
-    void initTestCase()
-    {
-        installWakeSignalHandler();
-        m_probe = probeSystem();
-    }
+    void initTestCase() { m_probe = rtscope::test::setUpPageTest(); }
 
     void aShortSweepShowsTheSettingsInOrderWithTheirCounts()
     {
-        if (!m_probe.rtAvailable)
-            QSKIP(
-                qPrintable("SCHED_FIFO is not permitted here: " + QString::fromStdString(m_probe.rtUnavailableReason)));
+        RTSCOPE_SKIP_WITHOUT_FIFO(m_probe);
         SweepPage page(m_probe);
         page.resize(1400, 900);
         page.show();
@@ -289,11 +280,8 @@ private slots:
         QVERIFY(page.applyConfigJson(bad).join(" ").contains("unknown field 'colour'"));
         QVERIFY(page.configJson() == j);
 
-        QTemporaryDir dir;
-        QSettings settings(dir.filePath("sweep.ini"), QSettings::IniFormat);
-        page.saveSettings(settings);
         SweepPage restored(m_probe);
-        restored.restoreSettings(settings);
+        rtscope::test::saveAndRestore(page, restored);
         QVERIFY(restored.configJson() == j);
         QCOMPARE(restored.chart()->categoryLabels(), QStringList({"OTHER", "FIFO 10", "RR 20"}));
     }

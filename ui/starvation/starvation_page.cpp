@@ -1,16 +1,11 @@
 #include "ui/starvation/starvation_page.h"
 
-#include "engine/experiments/starvation_experiment.h"
-#include "engine/rt/cpu_topology.h"
 #include "engine/util/clock.h"
 #include "engine/util/units.h"
-#include "ui/app/config_json.h"
-#include "ui/app/gui_thread_affinity.h"
 #include "ui/explanation_pane.h"
 #include "ui/plot/chart_style.h"
 #include "ui/plot/starvation_chart.h"
 #include "ui/starvation/burst_table_model.h"
-#include "ui/starvation/starvation_controls.h"
 #include "ui/widgets/table_style.h"
 
 #include <QEvent>
@@ -21,24 +16,13 @@
 #include <QSettings>
 #include <QSplitter>
 #include <QTableView>
-#include <QTimer>
 #include <QVBoxLayout>
-
-#include <nlohmann/json.hpp>
 
 #include <algorithm>
 
 namespace rtscope {
 
 namespace {
-QStringList toQt(const std::vector<std::string>& v)
-{
-    QStringList out;
-    for (const auto& s : v)
-        out << QString::fromStdString(s);
-    return out;
-}
-
 QString duration(int64_t ns)
 {
     return QString::fromStdString(formatDuration(ns));
@@ -86,9 +70,7 @@ QFont scaled(const QFont& base, double factor, bool bold)
 } // namespace
 
 StarvationPage::StarvationPage(const SystemProbe& probe, QWidget* parent)
-    : ExperimentPage(parent)
-    , m_probe(probe)
-    , m_experiment(std::make_unique<StarvationExperiment>())
+    : StarvationPageBase(probe, kRefreshMs, StarvationConfig::placementTopology(), parent)
     , m_watchdogBanner(new QLabel(this))
     , m_lossWarning(new QLabel(this))
     , m_tileLayout(new QHBoxLayout)
@@ -96,8 +78,6 @@ StarvationPage::StarvationPage(const SystemProbe& probe, QWidget* parent)
     , m_chart(new StarvationChart(this))
     , m_model(new BurstTableModel(this))
     , m_table(new QTableView(this))
-    , m_splitter(new QSplitter(Qt::Vertical, this))
-    , m_timer(new QTimer(this))
 {
     setObjectName("starvationPage");
     {
@@ -106,11 +86,7 @@ StarvationPage::StarvationPage(const SystemProbe& probe, QWidget* parent)
         GuiThreadAffinity::Unpinned unpinned;
         m_base.reservedCpus = StarvationConfig::defaultReservedCpus();
     }
-    const CpuTopology topo = StarvationConfig::placementTopology();
-    const std::vector<int> cpus = m_probe.onlineCpus.empty() ? topo.online : m_probe.onlineCpus;
-    m_controls = new StarvationControls(cpus);
-    connect(m_controls, &StarvationControls::edited, this, &StarvationPage::controlsEdited);
-    m_kernel = readThrottleSettings(std::max(0, m_base.resolvedCpu(topo)));
+    m_kernel = readThrottleSettings(std::max(0, m_base.resolvedCpu(topology())));
     // Long enough for a whole planned run of kChartSeconds, with room for the lead-in.
     m_experiment->setSeriesWindow(int64_t(kChartSeconds + 5) * kNsPerSec);
 
@@ -150,11 +126,13 @@ StarvationPage::StarvationPage(const SystemProbe& probe, QWidget* parent)
     m_table->horizontalHeader()->setStretchLastSection(true);
     m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
 
-    m_splitter->addWidget(m_chart);
-    m_splitter->addWidget(m_table);
-    m_splitter->setStretchFactor(0, 5);
-    m_splitter->setStretchFactor(1, 1);
-    m_splitter->setChildrenCollapsible(false);
+    auto* splitter = new QSplitter(Qt::Vertical, this);
+    splitter->addWidget(m_chart);
+    splitter->addWidget(m_table);
+    splitter->setStretchFactor(0, 5);
+    splitter->setStretchFactor(1, 1);
+    splitter->setChildrenCollapsible(false);
+    keepSplitter("splitter", splitter);
 
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(4, 4, 4, 4);
@@ -162,10 +140,8 @@ StarvationPage::StarvationPage(const SystemProbe& probe, QWidget* parent)
     layout->addWidget(m_lossWarning);
     layout->addLayout(m_tileLayout);
     layout->addWidget(m_kernelLine);
-    layout->addWidget(m_splitter, 1);
+    layout->addWidget(splitter, 1);
 
-    m_timer->setInterval(kRefreshMs);
-    connect(m_timer, &QTimer::timeout, this, &StarvationPage::refreshNow);
     restyle();
     drawKernelLine(StarvationSnapshot{});
 }
@@ -174,8 +150,6 @@ StarvationPage::~StarvationPage()
 {
     // The experiment's destructor would stop it too; stopping here keeps the signals and the views consistent.
     stop();
-    if (m_controls && !m_controls->parent())
-        delete m_controls;
 }
 
 StarvationPage::Tile StarvationPage::makeTile()
@@ -225,137 +199,22 @@ void StarvationPage::changeEvent(QEvent* event)
         restyle();
 }
 
-QWidget* StarvationPage::controls()
+StarvationConfig StarvationPage::adopt(StarvationConfig c) const
 {
-    return m_controls;
+    c.reservedCpus = m_base.reservedCpus;
+    return c;
 }
 
-StarvationControls* StarvationPage::starvationControls() const
+void StarvationPage::runStarting(const StarvationConfig&)
 {
-    return m_controls;
-}
-
-StarvationConfig StarvationPage::config() const
-{
-    return m_controls->mapper().config(m_base);
-}
-
-QStringList StarvationPage::problems() const
-{
-    return m_controls->problems();
-}
-
-bool StarvationPage::isRunning() const
-{
-    return m_experiment->running();
-}
-
-std::vector<int> StarvationPage::busyCpus() const
-{
-    if (!m_experiment->running())
-        return {};
-    return {m_experiment->config().cpu};
-}
-
-bool StarvationPage::start()
-{
-    if (m_experiment->running())
-        return true;
-    const StarvationConfig c = config();
-    if (auto problems = c.validate(StarvationConfig::placementTopology()); !problems.empty()) {
-        m_controls->showProblems(toQt(problems));
-        return false;
-    }
-    if (Error e = m_experiment->start(c)) {
-        // Never a silent SCHED_OTHER run: a refused FIFO stays refused, and says why.
-        showError(QString::fromStdString(e.message));
-        return false;
-    }
-    m_base = c;
-    m_controls->clearProblems();
-    m_controls->setRunning(true);
-    m_controls->setStatus(tr("Running: %1").arg(QString::fromStdString(m_experiment->config().label())));
     m_model->clear();
-    m_lastDrawn.reset();
-    m_timer->start();
-    emit runningChanged(true);
-    emit statusMessage(tr("Started: %1").arg(QString::fromStdString(m_experiment->config().label())));
-    return true;
 }
 
-void StarvationPage::stop()
+void StarvationPage::configChanged(const StarvationConfig& c)
 {
-    if (!m_experiment->running())
-        return;
-    m_experiment->stop();
-    m_timer->stop();
-    m_controls->setRunning(false);
-    m_controls->setStatus(QString());
-    refreshNow(); // the final snapshot, everything drained
-    emit runningChanged(false);
-    emit statusMessage(tr("Stopped"));
-}
-
-void StarvationPage::controlsEdited()
-{
-    const StarvationConfig c = config();
-    if (auto problems = c.validate(StarvationConfig::placementTopology()); !problems.empty()) {
-        m_controls->showProblems(toQt(problems));
-        return;
-    }
-    m_controls->clearProblems();
-    m_kernel = readThrottleSettings(std::max(0, c.resolvedCpu(StarvationConfig::placementTopology())));
+    m_kernel = readThrottleSettings(std::max(0, c.resolvedCpu(topology())));
     if (!m_lastDrawn)
         drawKernelLine(StarvationSnapshot{});
-}
-
-QStringList StarvationPage::applyConfig(const StarvationConfig& c)
-{
-    QStringList problems = toQt(c.validate(StarvationConfig::placementTopology()));
-    problems << m_controls->mapper().unrepresentable(c);
-    if (m_experiment->running())
-        problems << tr("the configuration cannot change while the spinner runs: stop first");
-    if (!problems.isEmpty()) {
-        m_controls->showProblems(problems);
-        return problems;
-    }
-    m_controls->mapper().setConfig(c);
-    StarvationConfig base = c;
-    base.reservedCpus = m_base.reservedCpus;
-    m_base = base;
-    m_controls->clearProblems();
-    return {};
-}
-
-void StarvationPage::showError(const QString& message)
-{
-    m_controls->showProblems(message.split('\n', Qt::SkipEmptyParts));
-    emit statusMessage(message.section('\n', 0, 0));
-}
-
-void StarvationPage::setDisplayPaused(bool paused)
-{
-    m_paused = paused;
-    if (!paused)
-        refreshNow();
-}
-
-void StarvationPage::refreshNow()
-{
-    std::shared_ptr<const StarvationSnapshot> snap = m_experiment->snapshot();
-    if (!snap)
-        return;
-    // The spinner ran its bursts (or the watchdog ended the run): join everything now, so no thread lingers.
-    if (m_experiment->running() && m_experiment->finished()) {
-        stop();
-        return;
-    }
-    if (m_paused || (snap == m_lastDrawn && snap->generation == m_lastGeneration))
-        return;
-    m_lastDrawn = snap;
-    m_lastGeneration = snap->generation;
-    draw(*snap);
-    ++m_frames;
 }
 
 void StarvationPage::draw(const StarvationSnapshot& s)
@@ -567,48 +426,6 @@ QString StarvationPage::explanation() const
         e.thisMachine << tr("No fair server (it came with 6.12): RT throttling is the only safety net.");
     e.thisMachine << vmSentence(m_probe) << rtSentence(m_probe);
     return explanationHtml(e);
-}
-
-QStringList StarvationPage::applyConfigJson(const nlohmann::json& config)
-{
-    // The reserved CPUs belong to this session's process (where the window runs), never to the JSON's author.
-    return applyConfigJsonWith(
-        config, starvationConfigFromJson,
-        [this](StarvationConfig c) {
-            c.reservedCpus = m_base.reservedCpus;
-            return applyConfig(c);
-        },
-        [this](const QStringList& problems) { m_controls->showProblems(problems); });
-}
-
-nlohmann::json StarvationPage::configJson() const
-{
-    return toJson(config());
-}
-
-void StarvationPage::saveSettings(QSettings& settings) const
-{
-    settings.setValue("config", QString::fromStdString(toJson(config()).dump()));
-    settings.setValue("splitter", m_splitter->saveState());
-}
-
-void StarvationPage::restoreSettings(QSettings& settings)
-{
-    if (settings.contains("splitter"))
-        m_splitter->restoreState(settings.value("splitter").toByteArray());
-    const QString text = settings.value("config").toString();
-    if (text.isEmpty())
-        return;
-    std::vector<std::string> errors;
-    const nlohmann::json j = nlohmann::json::parse(text.toStdString(), nullptr, false);
-    StarvationConfig c = starvationConfigFromJson(j, errors);
-    // The reserved CPUs describe this session's process, not the one that saved the settings.
-    c.reservedCpus = m_base.reservedCpus;
-    QStringList problems = toQt(errors);
-    if (problems.isEmpty())
-        problems = applyConfig(c);
-    if (!problems.isEmpty())
-        m_controls->showProblems(QStringList(tr("The saved starvation settings were not applied:")) + problems);
 }
 
 } // namespace rtscope

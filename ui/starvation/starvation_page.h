@@ -3,32 +3,27 @@
 // on its CPU with zero progress, except in the kernel's short safety-net windows. Big live rates per counter,
 // the progress lines with the bursts shaded and the windows marked, a table of progress per burst, and the
 // kernel's throttling settings next to what was measured.
-#include "engine/experiments/starvation_config.h"
-#include "engine/rt/system_probe.h"
+#include "engine/experiments/starvation_experiment.h"
 #include "engine/rt/throttle_settings.h"
-#include "ui/experiment_page.h"
+#include "ui/polled_page.h"
+#include "ui/starvation/starvation_controls.h"
 
-#include <QPointer>
-
-#include <memory>
 #include <vector>
 
 class QFrame;
 class QHBoxLayout;
 class QLabel;
-class QSplitter;
 class QTableView;
-class QTimer;
 
 namespace rtscope {
 
 class BurstTableModel;
 class StarvationChart;
-class StarvationControls;
-class StarvationExperiment;
-struct StarvationSnapshot;
 
-class StarvationPage : public ExperimentPage {
+using StarvationPageBase =
+    PolledExperimentPage<StarvationConfig, StarvationExperiment, StarvationControls, starvationConfigFromJson>;
+
+class StarvationPage : public StarvationPageBase {
     Q_OBJECT
 public:
     static constexpr int kRefreshMs = 25;
@@ -40,33 +35,9 @@ public:
 
     QString name() const override { return QStringLiteral("starvation"); }
     QString shortTitle() const override { return tr("Starvation"); }
-    QWidget* controls() override;
-    bool start() override;
-    void stop() override;
-    bool isRunning() const override;
-    void setDisplayPaused(bool paused) override;
-    bool displayPaused() const override { return m_paused; }
-    void resetStatistics() override {}
     QString explanation() const override;
-    QStringList applyConfigJson(const nlohmann::json& config) override;
-    nlohmann::json configJson() const override;
-    std::vector<int> busyCpus() const override;
-    void saveSettings(QSettings& settings) const override;
-    void restoreSettings(QSettings& settings) override;
 
-    /// The config the controls describe.
-    StarvationConfig config() const;
-    /// Shows @p config in the controls; returns the problems (validate()'s sentences, or values the controls
-    /// cannot show), with problems nothing changes. Not while running.
-    QStringList applyConfig(const StarvationConfig& config);
-    QStringList problems() const;
-
-    /// Pulls a snapshot and redraws if it is new (the refresh timer's slot; tests call it directly).
-    void refreshNow();
-    uint64_t framesDrawn() const { return m_frames; }
-
-    StarvationExperiment& experiment() { return *m_experiment; }
-    StarvationControls* starvationControls() const;
+    StarvationControls* starvationControls() const { return m_controls; }
     BurstTableModel* burstModel() const { return m_model; }
     StarvationChart* chart() const { return m_chart; }
     /// The big numbers, one per counter thread, as shown.
@@ -77,14 +48,19 @@ public:
 protected:
     void changeEvent(QEvent* event) override;
 
+    /// The lab's threads are pinned by attribute: the cpuset bounds them, not the GUI thread's affinity.
+    CpuTopology topology() const override { return StarvationConfig::placementTopology(); }
+    /// The reserved CPUs belong to this session's process (where the window runs), never to a preset's author.
+    StarvationConfig adopt(StarvationConfig c) const override;
+    void runStarting(const StarvationConfig& config) override;
+    void configChanged(const StarvationConfig& config) override;
+    void draw(const StarvationSnapshot& snapshot) override;
+
 private:
-    void controlsEdited();
-    void draw(const StarvationSnapshot& snapshot);
     void drawCounters(const StarvationSnapshot& snapshot);
     void drawChart(const StarvationSnapshot& snapshot);
     void drawKernelLine(const StarvationSnapshot& snapshot);
     void drawAlerts(const StarvationSnapshot& snapshot);
-    void showError(const QString& message);
     void restyle();
 
     struct Tile {
@@ -95,11 +71,7 @@ private:
     };
     Tile makeTile();
 
-    SystemProbe m_probe;
-    std::unique_ptr<StarvationExperiment> m_experiment;
-    StarvationConfig m_base; ///< fields without a control (reserved CPUs, sampler priority)
     ThrottleSettings m_kernel;
-    QPointer<StarvationControls> m_controls;
     QLabel* m_watchdogBanner;
     QLabel* m_lossWarning;
     Tile m_spinnerTile;
@@ -109,13 +81,6 @@ private:
     StarvationChart* m_chart;
     BurstTableModel* m_model;
     QTableView* m_table;
-    QSplitter* m_splitter;
-    QTimer* m_timer;
-
-    std::shared_ptr<const StarvationSnapshot> m_lastDrawn;
-    uint64_t m_lastGeneration = 0;
-    uint64_t m_frames = 0;
-    bool m_paused = false;
 };
 
 } // namespace rtscope

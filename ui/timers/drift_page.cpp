@@ -1,15 +1,10 @@
 #include "ui/timers/drift_page.h"
 
-#include "engine/experiments/timers/drift_experiment.h"
 #include "engine/experiments/timers/timer_config_util.h"
-#include "engine/rt/cpu_topology.h"
 #include "engine/util/units.h"
-#include "ui/app/config_json.h"
-#include "ui/app/gui_thread_affinity.h"
 #include "ui/explanation_pane.h"
 #include "ui/plot/chart_style.h"
 #include "ui/plot/drift_chart.h"
-#include "ui/timers/drift_controls.h"
 #include "ui/timers/drift_table_model.h"
 #include "ui/timers/fact_tile.h"
 #include "ui/widgets/table_style.h"
@@ -23,40 +18,19 @@
 #include <QSettings>
 #include <QSplitter>
 #include <QTableView>
-#include <QTimer>
 #include <QVBoxLayout>
-
-#include <nlohmann/json.hpp>
 
 namespace rtscope {
 
 namespace {
-QStringList toQt(const std::vector<std::string>& v)
-{
-    QStringList out;
-    for (const auto& s : v)
-        out << QString::fromStdString(s);
-    return out;
-}
-
 QString dur(int64_t ns)
 {
     return QString::fromStdString(formatDuration(ns));
 }
-
-// The engine reads the calling thread's affinity to know the usable CPUs; the main window may have parked the
-// GUI thread off a busy CPU, which must not shrink what a config may use.
-CpuTopology usableCpus()
-{
-    const GuiThreadAffinity::Unpinned unpinned;
-    return CpuTopology::current();
-}
 } // namespace
 
 DriftPage::DriftPage(const SystemProbe& probe, QWidget* parent)
-    : ExperimentPage(parent)
-    , m_probe(probe)
-    , m_experiment(std::make_unique<DriftExperiment>())
+    : DriftPageBase(probe, kRefreshMs, unpinnedTopology(), parent)
     , m_lossWarning(new QLabel(this))
     , m_slack(new FactTile(tr("Timer slack in force"), this))
     , m_policy(new FactTile(tr("Scheduling policy"), this))
@@ -67,15 +41,8 @@ DriftPage::DriftPage(const SystemProbe& probe, QWidget* parent)
     , m_chart(new DriftChart(this))
     , m_model(new DriftTableModel(this))
     , m_table(new QTableView(this))
-    , m_splitter(new QSplitter(Qt::Vertical, this))
-    , m_timer(new QTimer(this))
 {
     setObjectName("driftPage");
-    const CpuTopology topo = usableCpus();
-    const std::vector<int> cpus = m_probe.onlineCpus.empty() ? topo.online : m_probe.onlineCpus;
-    m_controls = new DriftControls(cpus);
-    connect(m_controls, &DriftControls::edited, this, &DriftPage::controlsEdited);
-    m_base = m_controls->mapper().config(DriftConfig{});
 
     m_lossWarning->setObjectName("dataLossWarning");
     m_lossWarning->setWordWrap(true);
@@ -115,23 +82,23 @@ DriftPage::DriftPage(const SystemProbe& probe, QWidget* parent)
     // The method names take the spare width, so the figures sit next to them rather than across the screen.
     m_table->horizontalHeader()->setSectionResizeMode(DriftTableModel::Method, QHeaderView::Stretch);
 
-    m_splitter->addWidget(m_chart);
-    m_splitter->addWidget(m_table);
-    m_splitter->setStretchFactor(0, 3);
-    m_splitter->setStretchFactor(1, 0);
-    m_splitter->setChildrenCollapsible(false);
+    auto* splitter = new QSplitter(Qt::Vertical, this);
+    splitter->addWidget(m_chart);
+    splitter->addWidget(m_table);
+    splitter->setStretchFactor(0, 3);
+    splitter->setStretchFactor(1, 0);
+    splitter->setChildrenCollapsible(false);
+    keepSplitter("splitter", splitter);
 
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(4, 4, 4, 4);
     layout->addWidget(m_lossWarning);
     layout->addLayout(facts);
     layout->addLayout(options);
-    layout->addWidget(m_splitter, 1);
+    layout->addWidget(splitter, 1);
 
     connect(m_logAxis, &QCheckBox::toggled, this, &DriftPage::setLogDriftAxis);
     connect(m_resetZoom, &QPushButton::clicked, m_chart, &DriftChart::resetZoom);
-    m_timer->setInterval(kRefreshMs);
-    connect(m_timer, &QTimer::timeout, this, &DriftPage::refreshNow);
     restyle();
     drawFacts(m_base, nullptr);
 }
@@ -139,10 +106,6 @@ DriftPage::DriftPage(const SystemProbe& probe, QWidget* parent)
 DriftPage::~DriftPage()
 {
     stop();
-    // Joined above already; the experiment's own destructor would also stop it.
-    m_experiment.reset();
-    if (m_controls && !m_controls->parent())
-        delete m_controls;
 }
 
 void DriftPage::restyle()
@@ -161,129 +124,17 @@ void DriftPage::changeEvent(QEvent* event)
         restyle();
 }
 
-QWidget* DriftPage::controls()
+void DriftPage::runStarting(const DriftConfig&)
 {
-    return m_controls;
-}
-
-DriftControls* DriftPage::driftControls() const
-{
-    return m_controls;
-}
-
-DriftConfig DriftPage::config() const
-{
-    return m_controls->mapper().config(m_base);
-}
-
-QStringList DriftPage::problems() const
-{
-    return m_controls->problems();
-}
-
-bool DriftPage::isRunning() const
-{
-    return m_experiment->running();
-}
-
-std::vector<int> DriftPage::busyCpus() const
-{
-    return m_experiment->running() ? m_busy : std::vector<int>{};
-}
-
-bool DriftPage::start()
-{
-    if (m_experiment->running())
-        return true;
-    const DriftConfig c = config();
-    const CpuTopology topo = usableCpus();
-    if (auto problems = c.validate(topo); !problems.empty()) {
-        m_controls->showProblems(toQt(problems));
-        return false;
-    }
-    Error e;
-    {
-        const GuiThreadAffinity::Unpinned unpinned;
-        e = m_experiment->start(c);
-    }
-    if (e) {
-        // Never a silent fallback to SCHED_OTHER: a refused FIFO stays refused, and says why.
-        showError(QString::fromStdString(e.message));
-        return false;
-    }
-    m_base = c;
-    m_busy = {c.resolvedCpu(topo)};
-    m_controls->clearProblems();
-    m_controls->setRunning(true);
-    m_controls->setStatus(tr("Running: %1").arg(QString::fromStdString(c.label())));
     m_model->clear();
     m_chart->clear();
     m_chart->resetZoom();
-    m_lastDrawn.reset();
-    m_timer->start();
-    emit runningChanged(true);
-    emit busyCpusChanged();
-    emit statusMessage(tr("Started: %1").arg(QString::fromStdString(c.label())));
-    return true;
 }
 
-void DriftPage::stop()
+void DriftPage::configChanged(const DriftConfig& c)
 {
-    if (!m_experiment->running())
-        return;
-    m_experiment->stop();
-    m_timer->stop();
-    m_controls->setRunning(false);
-    m_controls->setStatus(QString());
-    refreshNow(); // the final snapshot, with everything drained
-    if (m_lastDrawn && !m_lastDrawn->error.empty())
-        showError(QString::fromStdString(m_lastDrawn->error));
-    emit runningChanged(false);
-    emit busyCpusChanged();
-    emit statusMessage(m_lastDrawn && m_lastDrawn->finished ? tr("Drift run finished") : tr("Stopped"));
-}
-
-void DriftPage::controlsEdited()
-{
-    const DriftConfig c = config();
-    if (auto problems = c.validate(usableCpus()); !problems.empty()) {
-        m_controls->showProblems(toQt(problems));
-        return;
-    }
-    m_controls->clearProblems();
-    if (!m_experiment->running() && !m_lastDrawn)
-        drawFacts(c, nullptr);
-}
-
-QStringList DriftPage::applyConfig(const DriftConfig& c)
-{
-    QStringList problems = toQt(c.validate(usableCpus()));
-    problems << m_controls->mapper().unrepresentable(c);
-    if (m_experiment->running())
-        problems << tr("the configuration cannot change during a run: stop first");
-    if (!problems.isEmpty()) {
-        m_controls->showProblems(problems);
-        return problems;
-    }
-    m_controls->mapper().setConfig(c);
-    m_base = c;
-    m_controls->clearProblems();
     if (!m_lastDrawn)
         drawFacts(c, nullptr);
-    return {};
-}
-
-void DriftPage::showError(const QString& message)
-{
-    m_controls->showProblems(message.split('\n', Qt::SkipEmptyParts));
-    emit statusMessage(message.section('\n', 0, 0));
-}
-
-void DriftPage::setDisplayPaused(bool paused)
-{
-    m_paused = paused;
-    if (!paused)
-        refreshNow();
 }
 
 void DriftPage::setLogDriftAxis(bool log)
@@ -296,24 +147,6 @@ void DriftPage::setLogDriftAxis(bool log)
 bool DriftPage::logDriftAxis() const
 {
     return m_logAxis->isChecked();
-}
-
-void DriftPage::refreshNow()
-{
-    std::shared_ptr<const DriftSnapshot> snap = m_experiment->snapshot();
-    if (!snap)
-        return;
-    // The run ends by itself after its ticks: join every thread now, so none lingers.
-    if (m_experiment->running() && m_experiment->finished()) {
-        stop();
-        return;
-    }
-    if (m_paused || (snap == m_lastDrawn && snap->generation == m_lastGeneration))
-        return;
-    m_lastDrawn = snap;
-    m_lastGeneration = snap->generation;
-    draw(*snap);
-    ++m_frames;
 }
 
 void DriftPage::draw(const DriftSnapshot& s)
@@ -399,41 +232,15 @@ QString DriftPage::explanation() const
     return explanationHtml(e);
 }
 
-QStringList DriftPage::applyConfigJson(const nlohmann::json& config)
+void DriftPage::saveViewSettings(QSettings& settings) const
 {
-    return applyConfigJsonWith(
-        config, driftConfigFromJson, [this](const DriftConfig& c) { return applyConfig(c); },
-        [this](const QStringList& problems) { m_controls->showProblems(problems); });
-}
-
-nlohmann::json DriftPage::configJson() const
-{
-    return toJson(config());
-}
-
-void DriftPage::saveSettings(QSettings& settings) const
-{
-    settings.setValue("config", QString::fromStdString(toJson(config()).dump()));
     settings.setValue("logAxis", logDriftAxis());
-    settings.setValue("splitter", m_splitter->saveState());
 }
 
-void DriftPage::restoreSettings(QSettings& settings)
+QStringList DriftPage::restoreViewSettings(QSettings& settings)
 {
     setLogDriftAxis(settings.value("logAxis", false).toBool());
-    if (settings.contains("splitter"))
-        m_splitter->restoreState(settings.value("splitter").toByteArray());
-    const QString text = settings.value("config").toString();
-    if (text.isEmpty())
-        return;
-    std::vector<std::string> errors;
-    const nlohmann::json j = nlohmann::json::parse(text.toStdString(), nullptr, false);
-    DriftConfig c = driftConfigFromJson(j, errors);
-    QStringList problems = toQt(errors);
-    if (problems.isEmpty())
-        problems = applyConfig(c);
-    if (!problems.isEmpty())
-        m_controls->showProblems(QStringList(tr("The saved drift settings were not applied:")) + problems);
+    return {};
 }
 
 } // namespace rtscope

@@ -3,32 +3,24 @@
 // by side on one CPU; the chart shows each one's cumulative drift against the tick, the table the figures
 // (drift after N ticks, slope, effective rate, missed ticks, lateness), and the slack and policy in force are
 // shown in large text above them.
-#include "engine/experiments/timers/drift_config.h"
-#include "engine/rt/system_probe.h"
-#include "ui/experiment_page.h"
-
-#include <QPointer>
-
-#include <memory>
-#include <vector>
+#include "engine/experiments/timers/drift_experiment.h"
+#include "ui/polled_page.h"
+#include "ui/timers/drift_controls.h"
 
 class QCheckBox;
 class QLabel;
 class QPushButton;
-class QSplitter;
 class QTableView;
-class QTimer;
 
 namespace rtscope {
 
 class DriftChart;
-class DriftControls;
-class DriftExperiment;
 class DriftTableModel;
 class FactTile;
-struct DriftSnapshot;
 
-class DriftPage : public ExperimentPage {
+using DriftPageBase = PolledExperimentPage<DriftConfig, DriftExperiment, DriftControls, driftConfigFromJson>;
+
+class DriftPage : public DriftPageBase {
     Q_OBJECT
 public:
     static constexpr int kRefreshMs = 25;
@@ -38,36 +30,12 @@ public:
 
     QString name() const override { return QStringLiteral("drift"); }
     QString shortTitle() const override { return tr("Drift"); }
-    QWidget* controls() override;
-    bool start() override;
-    void stop() override;
-    bool isRunning() const override;
-    void setDisplayPaused(bool paused) override;
-    bool displayPaused() const override { return m_paused; }
-    void resetStatistics() override {}
     QString explanation() const override;
-    QStringList applyConfigJson(const nlohmann::json& config) override;
-    nlohmann::json configJson() const override;
-    std::vector<int> busyCpus() const override;
-    void saveSettings(QSettings& settings) const override;
-    void restoreSettings(QSettings& settings) override;
-
-    /// The config the controls describe.
-    DriftConfig config() const;
-    /// Shows @p config in the controls; returns the problems (validate()'s sentences, or values the controls
-    /// cannot show), and with problems nothing changes. Not while running.
-    QStringList applyConfig(const DriftConfig& config);
-    QStringList problems() const;
 
     void setLogDriftAxis(bool log);
     bool logDriftAxis() const;
 
-    /// Pulls a snapshot and redraws if it is new (the refresh timer's slot; tests call it directly).
-    void refreshNow();
-    uint64_t framesDrawn() const { return m_frames; }
-
-    DriftExperiment& experiment() { return *m_experiment; }
-    DriftControls* driftControls() const;
+    DriftControls* driftControls() const { return m_controls; }
     DriftTableModel* tableModel() const { return m_model; }
     DriftChart* chart() const { return m_chart; }
     /// The large facts line: slack in force, policy, period.
@@ -77,17 +45,17 @@ public:
 protected:
     void changeEvent(QEvent* event) override;
 
+    void runStarting(const DriftConfig& config) override;
+    QString finishedMessage() const override { return tr("Drift run finished"); }
+    void configChanged(const DriftConfig& config) override;
+    void draw(const DriftSnapshot& snapshot) override;
+    void saveViewSettings(QSettings& settings) const override;
+    QStringList restoreViewSettings(QSettings& settings) override;
+
 private:
-    void controlsEdited();
-    void draw(const DriftSnapshot& snapshot);
     void drawFacts(const DriftConfig& config, const DriftSnapshot* snapshot);
-    void showError(const QString& message);
     void restyle();
 
-    SystemProbe m_probe;
-    std::unique_ptr<DriftExperiment> m_experiment;
-    DriftConfig m_base; ///< fields without a control (the stall) and the last valid config
-    QPointer<DriftControls> m_controls;
     QLabel* m_lossWarning;
     FactTile* m_slack;
     FactTile* m_policy;
@@ -98,14 +66,6 @@ private:
     DriftChart* m_chart;
     DriftTableModel* m_model;
     QTableView* m_table;
-    QSplitter* m_splitter;
-    QTimer* m_timer;
-
-    std::vector<int> m_busy;
-    std::shared_ptr<const DriftSnapshot> m_lastDrawn;
-    uint64_t m_lastGeneration = 0;
-    uint64_t m_frames = 0;
-    bool m_paused = false;
 };
 
 } // namespace rtscope

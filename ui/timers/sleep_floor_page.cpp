@@ -1,15 +1,10 @@
 #include "ui/timers/sleep_floor_page.h"
 
-#include "engine/experiments/timers/sleep_floor_experiment.h"
-#include "engine/rt/cpu_topology.h"
 #include "engine/util/units.h"
-#include "ui/app/config_json.h"
-#include "ui/app/gui_thread_affinity.h"
 #include "ui/explanation_pane.h"
 #include "ui/plot/chart_style.h"
 #include "ui/plot/sleep_floor_chart.h"
 #include "ui/timers/fact_tile.h"
-#include "ui/timers/sleep_floor_controls.h"
 #include "ui/timers/sleep_floor_table_model.h"
 #include "ui/widgets/table_style.h"
 
@@ -20,33 +15,16 @@
 #include <QSettings>
 #include <QSplitter>
 #include <QTableView>
-#include <QTimer>
 #include <QVBoxLayout>
-
-#include <nlohmann/json.hpp>
 
 #include <algorithm>
 
 namespace rtscope {
 
 namespace {
-QStringList toQt(const std::vector<std::string>& v)
-{
-    QStringList out;
-    for (const auto& s : v)
-        out << QString::fromStdString(s);
-    return out;
-}
-
 QString dur(int64_t ns)
 {
     return QString::fromStdString(formatDuration(ns));
-}
-
-CpuTopology usableCpus()
-{
-    const GuiThreadAffinity::Unpinned unpinned;
-    return CpuTopology::current();
 }
 
 bool sleeps(SleepMethod m)
@@ -56,9 +34,7 @@ bool sleeps(SleepMethod m)
 } // namespace
 
 SleepFloorPage::SleepFloorPage(const SystemProbe& probe, QWidget* parent)
-    : ExperimentPage(parent)
-    , m_probe(probe)
-    , m_experiment(std::make_unique<SleepFloorExperiment>())
+    : SleepFloorPageBase(probe, kRefreshMs, unpinnedTopology(), parent)
     , m_lossWarning(new QLabel(this))
     , m_resolution(new FactTile(tr("clock_getres(CLOCK_MONOTONIC)"), this))
     , m_floor(new FactTile(tr("Measured sleep floor"), this))
@@ -68,15 +44,8 @@ SleepFloorPage::SleepFloorPage(const SystemProbe& probe, QWidget* parent)
     , m_chart(new SleepFloorChart(this))
     , m_model(new SleepFloorTableModel(this))
     , m_table(new QTableView(this))
-    , m_splitter(new QSplitter(Qt::Vertical, this))
-    , m_timer(new QTimer(this))
 {
     setObjectName("sleepFloorPage");
-    const CpuTopology topo = usableCpus();
-    const std::vector<int> cpus = m_probe.onlineCpus.empty() ? topo.online : m_probe.onlineCpus;
-    m_controls = new SleepFloorControls(cpus);
-    connect(m_controls, &SleepFloorControls::edited, this, &SleepFloorPage::controlsEdited);
-    m_base = m_controls->mapper().config(SleepFloorConfig{});
 
     m_lossWarning->setObjectName("dataLossWarning");
     m_lossWarning->setWordWrap(true);
@@ -108,20 +77,20 @@ SleepFloorPage::SleepFloorPage(const SystemProbe& probe, QWidget* parent)
     m_table->horizontalHeader()->setSectionResizeMode(SleepFloorTableModel::Method, QHeaderView::Stretch);
     styleTable();
 
-    m_splitter->addWidget(m_chart);
-    m_splitter->addWidget(m_table);
-    m_splitter->setStretchFactor(0, 3);
-    m_splitter->setStretchFactor(1, 2);
-    m_splitter->setChildrenCollapsible(false);
+    auto* splitter = new QSplitter(Qt::Vertical, this);
+    splitter->addWidget(m_chart);
+    splitter->addWidget(m_table);
+    splitter->setStretchFactor(0, 3);
+    splitter->setStretchFactor(1, 2);
+    splitter->setChildrenCollapsible(false);
+    keepSplitter("splitter", splitter);
 
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(4, 4, 4, 4);
     layout->addWidget(m_lossWarning);
     layout->addLayout(facts);
-    layout->addWidget(m_splitter, 1);
+    layout->addWidget(splitter, 1);
 
-    m_timer->setInterval(kRefreshMs);
-    connect(m_timer, &QTimer::timeout, this, &SleepFloorPage::refreshNow);
     m_chart->setData({}, m_base.requestsNs, m_probe.clockResolutionNs);
     drawFacts(m_base, nullptr);
 }
@@ -129,9 +98,6 @@ SleepFloorPage::SleepFloorPage(const SystemProbe& probe, QWidget* parent)
 SleepFloorPage::~SleepFloorPage()
 {
     stop();
-    m_experiment.reset();
-    if (m_controls && !m_controls->parent())
-        delete m_controls;
 }
 
 void SleepFloorPage::styleTable()
@@ -147,156 +113,22 @@ void SleepFloorPage::changeEvent(QEvent* event)
         styleTable();
 }
 
-QWidget* SleepFloorPage::controls()
+QStringList SleepFloorPage::configProblems(const SleepFloorConfig& c, const CpuTopology& topo) const
 {
-    return m_controls;
+    return m_controls->mapper().textProblems() + toQStringList(c.validate(topo));
 }
 
-SleepFloorControls* SleepFloorPage::sleepFloorControls() const
+void SleepFloorPage::runStarting(const SleepFloorConfig&)
 {
-    return m_controls;
-}
-
-SleepFloorConfig SleepFloorPage::config() const
-{
-    return m_controls->mapper().config(m_base);
-}
-
-QStringList SleepFloorPage::problems() const
-{
-    return m_controls->problems();
-}
-
-bool SleepFloorPage::isRunning() const
-{
-    return m_experiment->running();
-}
-
-std::vector<int> SleepFloorPage::busyCpus() const
-{
-    return m_experiment->running() ? m_busy : std::vector<int>{};
-}
-
-QStringList SleepFloorPage::configProblems(const SleepFloorConfig& c) const
-{
-    return m_controls->mapper().textProblems() + toQt(c.validate(usableCpus()));
-}
-
-bool SleepFloorPage::start()
-{
-    if (m_experiment->running())
-        return true;
-    const SleepFloorConfig c = config();
-    if (const QStringList problems = configProblems(c); !problems.isEmpty()) {
-        m_controls->showProblems(problems);
-        return false;
-    }
-    const CpuTopology topo = usableCpus();
-    Error e;
-    {
-        const GuiThreadAffinity::Unpinned unpinned;
-        e = m_experiment->start(c);
-    }
-    if (e) {
-        showError(QString::fromStdString(e.message));
-        return false;
-    }
-    m_base = c;
-    const int measuring = c.resolvedCpu(topo);
-    m_busy = {measuring};
-    if (c.backgroundLoad)
-        for (int cpu : topo.allowed)
-            if (cpu != measuring)
-                m_busy.push_back(cpu);
-    std::sort(m_busy.begin(), m_busy.end());
-    m_controls->clearProblems();
-    m_controls->setRunning(true);
-    m_controls->setStatus(tr("Running: %1").arg(QString::fromStdString(c.label())));
     m_model->clear();
-    m_lastDrawn.reset();
-    m_timer->start();
-    emit runningChanged(true);
-    emit busyCpusChanged();
-    emit statusMessage(tr("Started: %1").arg(QString::fromStdString(c.label())));
-    return true;
 }
 
-void SleepFloorPage::stop()
+void SleepFloorPage::configChanged(const SleepFloorConfig& c)
 {
-    if (!m_experiment->running())
-        return;
-    m_experiment->stop();
-    m_timer->stop();
-    m_controls->setRunning(false);
-    m_controls->setStatus(QString());
-    refreshNow();
-    if (m_lastDrawn && !m_lastDrawn->error.empty())
-        showError(QString::fromStdString(m_lastDrawn->error));
-    emit runningChanged(false);
-    emit busyCpusChanged();
-    emit statusMessage(m_lastDrawn && m_lastDrawn->finished ? tr("Sleep-floor sweep finished") : tr("Stopped"));
-}
-
-void SleepFloorPage::controlsEdited()
-{
-    const SleepFloorConfig c = config();
-    if (const QStringList problems = configProblems(c); !problems.isEmpty()) {
-        m_controls->showProblems(problems);
-        return;
-    }
-    m_controls->clearProblems();
-    if (!m_experiment->running() && !m_lastDrawn) {
+    if (!m_lastDrawn) {
         m_chart->setData({}, c.requestsNs, m_probe.clockResolutionNs);
         drawFacts(c, nullptr);
     }
-}
-
-QStringList SleepFloorPage::applyConfig(const SleepFloorConfig& c)
-{
-    QStringList problems = toQt(c.validate(usableCpus()));
-    problems << m_controls->mapper().unrepresentable(c);
-    if (m_experiment->running())
-        problems << tr("the configuration cannot change during a run: stop first");
-    if (!problems.isEmpty()) {
-        m_controls->showProblems(problems);
-        return problems;
-    }
-    m_controls->mapper().setConfig(c);
-    m_base = c;
-    m_controls->clearProblems();
-    if (!m_lastDrawn)
-        drawFacts(c, nullptr);
-    return {};
-}
-
-void SleepFloorPage::showError(const QString& message)
-{
-    m_controls->showProblems(message.split('\n', Qt::SkipEmptyParts));
-    emit statusMessage(message.section('\n', 0, 0));
-}
-
-void SleepFloorPage::setDisplayPaused(bool paused)
-{
-    m_paused = paused;
-    if (!paused)
-        refreshNow();
-}
-
-void SleepFloorPage::refreshNow()
-{
-    std::shared_ptr<const SleepFloorSnapshot> snap = m_experiment->snapshot();
-    if (!snap)
-        return;
-    if (m_experiment->running() && m_experiment->finished()) {
-        stop();
-        return;
-    }
-    if (m_paused || (snap == m_lastDrawn && snap->generation == m_lastGeneration))
-        return;
-    m_lastDrawn = snap;
-    m_lastGeneration = snap->generation;
-    draw(*snap);
-    ++m_frames;
 }
 
 void SleepFloorPage::draw(const SleepFloorSnapshot& s)
@@ -459,41 +291,6 @@ QString SleepFloorPage::explanation() const
                          .arg(dur(m_probe.timerSlackNs))
                   << vmSentence(m_probe);
     return explanationHtml(e);
-}
-
-QStringList SleepFloorPage::applyConfigJson(const nlohmann::json& config)
-{
-    return applyConfigJsonWith(
-        config, sleepFloorConfigFromJson, [this](const SleepFloorConfig& c) { return applyConfig(c); },
-        [this](const QStringList& problems) { m_controls->showProblems(problems); });
-}
-
-nlohmann::json SleepFloorPage::configJson() const
-{
-    return toJson(config());
-}
-
-void SleepFloorPage::saveSettings(QSettings& settings) const
-{
-    settings.setValue("config", QString::fromStdString(toJson(config()).dump()));
-    settings.setValue("splitter", m_splitter->saveState());
-}
-
-void SleepFloorPage::restoreSettings(QSettings& settings)
-{
-    if (settings.contains("splitter"))
-        m_splitter->restoreState(settings.value("splitter").toByteArray());
-    const QString text = settings.value("config").toString();
-    if (text.isEmpty())
-        return;
-    std::vector<std::string> errors;
-    const nlohmann::json j = nlohmann::json::parse(text.toStdString(), nullptr, false);
-    SleepFloorConfig c = sleepFloorConfigFromJson(j, errors);
-    QStringList problems = toQt(errors);
-    if (problems.isEmpty())
-        problems = applyConfig(c);
-    if (!problems.isEmpty())
-        m_controls->showProblems(QStringList(tr("The saved sleep-floor settings were not applied:")) + problems);
 }
 
 } // namespace rtscope

@@ -2,30 +2,23 @@
 // The sleep-floor lab (SCIENCE.md §4): clock_getres says how finely the clock is read, not how precisely a thread
 // is woken. The chart puts requested against actual duration on log-log axes; the table gives every request ×
 // method; clock_getres, the measured floor, the slack and the policy in force are shown in large text.
-#include "engine/experiments/timers/sleep_floor_config.h"
-#include "engine/rt/system_probe.h"
-#include "ui/experiment_page.h"
-
-#include <QPointer>
-
-#include <memory>
-#include <vector>
+#include "engine/experiments/timers/sleep_floor_experiment.h"
+#include "ui/polled_page.h"
+#include "ui/timers/sleep_floor_controls.h"
 
 class QLabel;
-class QSplitter;
 class QTableView;
-class QTimer;
 
 namespace rtscope {
 
 class FactTile;
 class SleepFloorChart;
-class SleepFloorControls;
-class SleepFloorExperiment;
 class SleepFloorTableModel;
-struct SleepFloorSnapshot;
 
-class SleepFloorPage : public ExperimentPage {
+using SleepFloorPageBase =
+    PolledExperimentPage<SleepFloorConfig, SleepFloorExperiment, SleepFloorControls, sleepFloorConfigFromJson>;
+
+class SleepFloorPage : public SleepFloorPageBase {
     Q_OBJECT
 public:
     static constexpr int kRefreshMs = 25;
@@ -35,13 +28,6 @@ public:
 
     QString name() const override { return QStringLiteral("sleep-floor"); }
     QString shortTitle() const override { return tr("Sleep floor"); }
-    QWidget* controls() override;
-    bool start() override;
-    void stop() override;
-    bool isRunning() const override;
-    void setDisplayPaused(bool paused) override;
-    bool displayPaused() const override { return m_paused; }
-    void resetStatistics() override {}
     /// The reference is the floor of a finished (or stopped) sweep, kept next to the next sweep's floor: the
     /// comparison the slack lesson is about, in the tile read from the back of the room.
     bool supportsReference() const override { return true; }
@@ -49,22 +35,8 @@ public:
     void clearReference() override;
     bool hasReference() const override { return !m_reference.isEmpty(); }
     QString explanation() const override;
-    QStringList applyConfigJson(const nlohmann::json& config) override;
-    nlohmann::json configJson() const override;
-    std::vector<int> busyCpus() const override;
-    void saveSettings(QSettings& settings) const override;
-    void restoreSettings(QSettings& settings) override;
 
-    SleepFloorConfig config() const;
-    /// Shows @p config in the controls; returns the problems, and with problems nothing changes. Not while running.
-    QStringList applyConfig(const SleepFloorConfig& config);
-    QStringList problems() const;
-
-    void refreshNow();
-    uint64_t framesDrawn() const { return m_frames; }
-
-    SleepFloorExperiment& experiment() { return *m_experiment; }
-    SleepFloorControls* sleepFloorControls() const;
+    SleepFloorControls* sleepFloorControls() const { return m_controls; }
     SleepFloorTableModel* tableModel() const { return m_model; }
     SleepFloorChart* chart() const { return m_chart; }
     QString resolutionText() const;
@@ -75,19 +47,17 @@ public:
 protected:
     void changeEvent(QEvent* event) override;
 
+    /// Every problem with the controls' config: unreadable request text first, then validate()'s sentences.
+    QStringList configProblems(const SleepFloorConfig& config, const CpuTopology& topo) const override;
+    void runStarting(const SleepFloorConfig& config) override;
+    QString finishedMessage() const override { return tr("Sleep-floor sweep finished"); }
+    void configChanged(const SleepFloorConfig& config) override;
+    void draw(const SleepFloorSnapshot& snapshot) override;
+
 private:
     void styleTable();
-    /// Every problem with the controls' config: unreadable request text first, then validate()'s sentences.
-    QStringList configProblems(const SleepFloorConfig& config) const;
-    void controlsEdited();
-    void draw(const SleepFloorSnapshot& snapshot);
     void drawFacts(const SleepFloorConfig& config, const SleepFloorSnapshot* snapshot);
-    void showError(const QString& message);
 
-    SystemProbe m_probe;
-    std::unique_ptr<SleepFloorExperiment> m_experiment;
-    SleepFloorConfig m_base;
-    QPointer<SleepFloorControls> m_controls;
     QLabel* m_lossWarning;
     FactTile* m_resolution;
     FactTile* m_floor;
@@ -97,14 +67,6 @@ private:
     SleepFloorChart* m_chart;
     SleepFloorTableModel* m_model;
     QTableView* m_table;
-    QSplitter* m_splitter;
-    QTimer* m_timer;
-
-    std::vector<int> m_busy;
-    std::shared_ptr<const SleepFloorSnapshot> m_lastDrawn;
-    uint64_t m_lastGeneration = 0;
-    uint64_t m_frames = 0;
-    bool m_paused = false;
     QString m_reference; ///< "55.0 us with 50.0 us slack (OTHER)": the held sweep's floor, or empty
 };
 

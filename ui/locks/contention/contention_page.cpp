@@ -1,9 +1,5 @@
 #include "ui/locks/contention/contention_page.h"
 
-#include "engine/experiments/contention_experiment.h"
-#include "engine/rt/cpu_topology.h"
-#include "ui/app/gui_thread_affinity.h"
-#include "ui/locks/contention/contention_controls.h"
 #include "ui/locks/contention/contention_table_model.h"
 #include "ui/locks/contention/contention_view_data.h"
 #include "ui/locks/lock_lab_util.h"
@@ -17,10 +13,7 @@
 #include <QSettings>
 #include <QSplitter>
 #include <QTableView>
-#include <QTimer>
 #include <QVBoxLayout>
-
-#include <nlohmann/json.hpp>
 
 #include <algorithm>
 
@@ -33,13 +26,6 @@ QString cpuListText(const std::vector<int>& cpus)
     for (int c : cpus)
         parts << QString::number(c);
     return parts.join(' ');
-}
-
-std::vector<int> uniqueCpus(std::vector<int> cpus)
-{
-    std::sort(cpus.begin(), cpus.end());
-    cpus.erase(std::unique(cpus.begin(), cpus.end()), cpus.end());
-    return cpus;
 }
 
 // What glibc's adaptive mutex spins here: the tunable if this process was given one, else glibc's default.
@@ -55,9 +41,7 @@ QString glibcSpinCount()
 } // namespace
 
 ContentionPage::ContentionPage(const SystemProbe& probe, QWidget* parent)
-    : ExperimentPage(parent)
-    , m_probe(probe)
-    , m_experiment(std::make_unique<ContentionExperiment>())
+    : ContentionPageBase(probe, kRefreshMs, unpinnedTopology(), parent)
     , m_view(new QWidget(this))
     , m_warning(new QLabel(m_view))
     , m_progress(new FactTile(tr("Progress"), m_view))
@@ -67,16 +51,9 @@ ContentionPage::ContentionPage(const SystemProbe& probe, QWidget* parent)
     , m_model(new ContentionTableModel(this))
     , m_table(new QTableView(m_view))
     , m_note(new QLabel(m_view))
-    , m_splitter(new QSplitter(Qt::Vertical, m_view))
-    , m_timer(new QTimer(this))
 {
     setObjectName("contentionPage");
     m_view->setObjectName("contentionView");
-    const CpuTopology topo = unpinnedTopology();
-    const std::vector<int> cpus = m_probe.onlineCpus.empty() ? topo.online : m_probe.onlineCpus;
-    m_controls = new ContentionControls(cpus);
-    connect(m_controls, &ExperimentControls::edited, this, &ContentionPage::controlsEdited);
-    m_base = m_controls->mapper().config(ContentionConfig{});
 
     m_warning->setObjectName("dataLossWarning");
     m_warning->setWordWrap(true);
@@ -122,195 +99,41 @@ ContentionPage::ContentionPage(const SystemProbe& probe, QWidget* parent)
     tableLayout->addWidget(m_table, 1);
     tableLayout->addWidget(m_note);
 
-    m_splitter->addWidget(m_chart);
-    m_splitter->addWidget(tableBox);
-    m_splitter->setStretchFactor(0, 3);
-    m_splitter->setStretchFactor(1, 0);
-    m_splitter->setChildrenCollapsible(false);
+    auto* splitter = new QSplitter(Qt::Vertical, m_view);
+    splitter->addWidget(m_chart);
+    splitter->addWidget(tableBox);
+    splitter->setStretchFactor(0, 3);
+    splitter->setStretchFactor(1, 0);
+    splitter->setChildrenCollapsible(false);
+    keepSplitter("splitter", splitter);
 
     auto* viewLayout = new QVBoxLayout(m_view);
     viewLayout->setContentsMargins(0, 0, 0, 0);
     viewLayout->addWidget(m_warning);
     viewLayout->addLayout(facts);
-    viewLayout->addWidget(m_splitter, 1);
+    viewLayout->addWidget(splitter, 1);
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(4, 4, 4, 4);
     layout->addWidget(m_view);
 
-    m_timer->setInterval(kRefreshMs);
-    connect(m_timer, &QTimer::timeout, this, &ContentionPage::refreshNow);
-    showConfig(m_base);
+    configChanged(m_base);
 }
 
 ContentionPage::~ContentionPage()
 {
     stop();
-    m_experiment.reset();
-    if (m_controls && !m_controls->parent())
-        delete m_controls;
 }
 
-QWidget* ContentionPage::controls()
+void ContentionPage::runStarting(const ContentionConfig&)
 {
-    return m_controls;
-}
-
-ContentionControls* ContentionPage::contentionControls() const
-{
-    return m_controls;
-}
-
-ContentionConfig ContentionPage::config() const
-{
-    return m_controls->mapper().config(m_base);
-}
-
-QStringList ContentionPage::problems() const
-{
-    return m_controls->problems();
-}
-
-bool ContentionPage::isRunning() const
-{
-    return m_experiment->running();
-}
-
-std::vector<int> ContentionPage::busyCpus() const
-{
-    return m_experiment->running() ? m_busy : std::vector<int>{};
-}
-
-bool ContentionPage::start()
-{
-    if (m_experiment->running())
-        return true;
-    const ContentionConfig c = config();
-    const CpuTopology topo = unpinnedTopology();
-    if (auto problems = c.validate(topo); !problems.empty()) {
-        m_controls->showProblems(toQStringList(problems));
-        return false;
-    }
-    Error e;
-    {
-        const GuiThreadAffinity::Unpinned unpinned;
-        e = m_experiment->start(c);
-    }
-    if (e) {
-        // Never a silent fallback: a refused policy stays refused, and says why.
-        showError(QString::fromStdString(e.message));
-        return false;
-    }
-    m_base = c;
-    m_busy = uniqueCpus(c.workerCpus(topo));
-    m_controls->clearProblems();
-    m_controls->setRunning(true);
-    m_controls->setStatus(tr("Running: %1").arg(QString::fromStdString(c.label())));
     m_model->clear();
     m_chart->clear();
-    m_lastDrawn.reset();
-    m_timer->start();
-    emit runningChanged(true);
-    emit busyCpusChanged();
-    emit statusMessage(tr("Started: %1").arg(QString::fromStdString(c.label())));
-    return true;
 }
 
-void ContentionPage::stop()
+void ContentionPage::configChanged(const ContentionConfig& c)
 {
-    if (!m_experiment->running())
+    if (m_lastDrawn)
         return;
-    m_experiment->stop();
-    m_timer->stop();
-    m_controls->setRunning(false);
-    m_controls->setStatus(QString());
-    refreshNow(); // the final snapshot, everything drained
-    if (m_lastDrawn && !m_lastDrawn->error.empty())
-        showError(QString::fromStdString(m_lastDrawn->error));
-    emit runningChanged(false);
-    emit busyCpusChanged();
-    emit statusMessage(m_lastDrawn && m_lastDrawn->finished && m_lastDrawn->error.empty() ? tr("Every lock kind ran")
-                                                                                          : tr("Stopped"));
-}
-
-void ContentionPage::controlsEdited()
-{
-    const ContentionConfig c = config();
-    if (auto problems = c.validate(unpinnedTopology()); !problems.empty()) {
-        m_controls->showProblems(toQStringList(problems));
-        return;
-    }
-    m_controls->clearProblems();
-    if (!m_lastDrawn)
-        showConfig(c);
-}
-
-QStringList ContentionPage::applyConfig(const ContentionConfig& c)
-{
-    QStringList problems = toQStringList(c.validate(unpinnedTopology()));
-    problems << m_controls->mapper().unrepresentable(c);
-    if (m_experiment->running())
-        problems << tr("the configuration cannot change during a run: stop first");
-    if (!problems.isEmpty()) {
-        m_controls->showProblems(problems);
-        return problems;
-    }
-    m_controls->mapper().setConfig(c);
-    m_base = c;
-    m_controls->clearProblems();
-    if (!m_lastDrawn)
-        showConfig(c);
-    return {};
-}
-
-QStringList ContentionPage::applyConfigJson(const nlohmann::json& j)
-{
-    std::vector<std::string> errors;
-    const ContentionConfig c = contentionConfigFromJson(j, errors);
-    if (!errors.empty()) {
-        m_controls->showProblems(toQStringList(errors));
-        return toQStringList(errors);
-    }
-    return applyConfig(c);
-}
-
-nlohmann::json ContentionPage::configJson() const
-{
-    return toJson(config());
-}
-
-void ContentionPage::showError(const QString& message)
-{
-    m_controls->showProblems(message.split('\n', Qt::SkipEmptyParts));
-    emit statusMessage(message.section('\n', 0, 0));
-}
-
-void ContentionPage::setDisplayPaused(bool paused)
-{
-    m_paused = paused;
-    if (!paused)
-        refreshNow();
-}
-
-void ContentionPage::refreshNow()
-{
-    std::shared_ptr<const ContentionSnapshot> snap = m_experiment->snapshot();
-    if (!snap)
-        return;
-    // The last kind ran: join the control thread now, so nothing lingers.
-    if (m_experiment->running() && m_experiment->finished()) {
-        stop();
-        return;
-    }
-    if (m_paused || (snap == m_lastDrawn && snap->generation == m_lastGeneration))
-        return;
-    m_lastDrawn = snap;
-    m_lastGeneration = snap->generation;
-    showSnapshot(*snap);
-    ++m_frames;
-}
-
-void ContentionPage::showConfig(const ContentionConfig& c)
-{
     ContentionSnapshot s;
     s.config = c;
     showSnapshot(s);
@@ -503,25 +326,6 @@ QString ContentionPage::explanation() const
               "one run, and run twice before drawing a conclusion.</p>")
         .arg(c.threads)
         .arg(machine);
-}
-
-void ContentionPage::saveSettings(QSettings& settings) const
-{
-    settings.setValue("config", QString::fromStdString(toJson(config()).dump()));
-    settings.setValue("splitter", m_splitter->saveState());
-}
-
-void ContentionPage::restoreSettings(QSettings& settings)
-{
-    if (settings.contains("splitter"))
-        m_splitter->restoreState(settings.value("splitter").toByteArray());
-    const QString text = settings.value("config").toString();
-    if (text.isEmpty())
-        return;
-    const nlohmann::json j = nlohmann::json::parse(text.toStdString(), nullptr, false);
-    const QStringList problems = applyConfigJson(j);
-    if (!problems.isEmpty())
-        m_controls->showProblems(QStringList(tr("The saved contention settings were not applied:")) + problems);
 }
 
 } // namespace rtscope

@@ -1,10 +1,6 @@
 #include "ui/locks/inversion/inversion_page.h"
 
-#include "engine/experiments/inversion_experiment.h"
-#include "engine/rt/cpu_topology.h"
-#include "ui/app/gui_thread_affinity.h"
 #include "ui/latency/latency_view_data.h"
-#include "ui/locks/inversion/inversion_controls.h"
 #include "ui/locks/inversion/inversion_table_model.h"
 #include "ui/locks/inversion/inversion_view_data.h"
 #include "ui/locks/lock_lab_util.h"
@@ -19,10 +15,7 @@
 #include <QSettings>
 #include <QSpinBox>
 #include <QTableView>
-#include <QTimer>
 #include <QVBoxLayout>
-
-#include <nlohmann/json.hpp>
 
 #include <algorithm>
 
@@ -39,9 +32,7 @@ QString lat(double ns)
 } // namespace
 
 InversionPage::InversionPage(const SystemProbe& probe, QWidget* parent)
-    : ExperimentPage(parent)
-    , m_probe(probe)
-    , m_experiment(std::make_unique<InversionExperiment>())
+    : InversionPageBase(probe, kRefreshMs, unpinnedTopology(), parent)
     , m_view(new QWidget(this))
     , m_watchdogBanner(new QLabel(m_view))
     , m_warning(new QLabel(m_view))
@@ -55,15 +46,9 @@ InversionPage::InversionPage(const SystemProbe& probe, QWidget* parent)
     , m_liveTimeline(new InversionTimeline(m_view))
     , m_model(new InversionTableModel(this))
     , m_table(new QTableView(m_view))
-    , m_timer(new QTimer(this))
 {
     setObjectName("inversionPage");
     m_view->setObjectName("inversionView");
-    const CpuTopology topo = unpinnedTopology();
-    const std::vector<int> cpus = m_probe.onlineCpus.empty() ? topo.online : m_probe.onlineCpus;
-    m_controls = new InversionControls(cpus);
-    connect(m_controls, &ExperimentControls::edited, this, &InversionPage::controlsEdited);
-    m_base = m_controls->mapper().config(InversionConfig{});
 
     m_watchdogBanner->setObjectName("watchdogBanner");
     m_watchdogBanner->setWordWrap(true);
@@ -147,113 +132,36 @@ InversionPage::InversionPage(const SystemProbe& probe, QWidget* parent)
 
     connect(m_periods, &QSpinBox::valueChanged, this, &InversionPage::setPeriodsShown);
     connect(m_clearReference, &QPushButton::clicked, this, &InversionPage::clearReference);
-    m_timer->setInterval(kRefreshMs);
-    connect(m_timer, &QTimer::timeout, this, &InversionPage::refreshNow);
     showLive(nullptr);
 }
 
 InversionPage::~InversionPage()
 {
-    stopRun(true);
-    m_experiment.reset();
-    if (m_controls && !m_controls->parent())
-        delete m_controls;
+    stop();
 }
 
-QWidget* InversionPage::controls()
+void InversionPage::prepareStart(const InversionConfig& c)
 {
-    return m_controls;
-}
-
-InversionControls* InversionPage::inversionControls() const
-{
-    return m_controls;
-}
-
-InversionConfig InversionPage::config() const
-{
-    return m_controls->mapper().config(m_base);
-}
-
-QStringList InversionPage::problems() const
-{
-    return m_controls->problems();
-}
-
-bool InversionPage::isRunning() const
-{
-    return m_experiment->running();
-}
-
-std::vector<int> InversionPage::busyCpus() const
-{
-    return m_experiment->running() ? m_busy : std::vector<int>{};
-}
-
-bool InversionPage::start()
-{
-    if (m_experiment->running())
-        return true;
-    const InversionConfig c = config();
-    const CpuTopology topo = unpinnedTopology();
-    if (auto problems = c.validate(topo); !problems.empty()) {
-        m_controls->showProblems(toQStringList(problems));
-        return false;
-    }
     m_experiment->setTimelineWindow((periodsShown() + kSpareWindowPeriods) * c.periodNs);
-    Error e;
-    {
-        const GuiThreadAffinity::Unpinned unpinned;
-        e = m_experiment->start(c);
-    }
-    if (e) {
-        // Never a silent fallback to SCHED_OTHER: without real-time priority there is no inversion to show.
-        showError(QString::fromStdString(e.message));
-        return false;
-    }
-    m_base = c;
-    m_busy = {c.resolvedCpu(topo)};
+}
+
+void InversionPage::runStarting(const InversionConfig& c)
+{
     const std::optional<LockKind> next = m_controls->compareWith();
     m_followUp = next && *next != c.lock ? next : std::nullopt;
-    m_controls->clearProblems();
-    m_controls->setRunning(true);
-    m_controls->setStatus(tr("Running: %1").arg(QString::fromStdString(c.label())));
-    m_lastPulled.reset();
     showLive(nullptr);
-    m_timer->start();
-    emit runningChanged(true);
-    emit busyCpusChanged();
-    emit statusMessage(tr("Started: %1").arg(QString::fromStdString(c.label())));
-    return true;
 }
 
 void InversionPage::stop()
 {
-    stopRun(true);
+    m_followUp.reset();
+    InversionPageBase::stop();
 }
 
-void InversionPage::stopRun(bool cancelFollowUp)
-{
-    if (cancelFollowUp)
-        m_followUp.reset();
-    if (!m_experiment->running())
-        return;
-    m_experiment->stop();
-    m_timer->stop();
-    m_controls->setRunning(false);
-    m_controls->setStatus(QString());
-    refreshNow(); // the final snapshot, everything drained
-    if (m_live && !m_live->error.empty())
-        showError(QString::fromStdString(m_live->error));
-    emit runningChanged(false);
-    emit busyCpusChanged();
-    emit statusMessage(m_live && m_live->finished ? tr("Inversion run finished") : tr("Stopped"));
-}
-
-void InversionPage::finishRun()
+void InversionPage::runFinished()
 {
     const std::optional<LockKind> next = m_followUp;
-    stopRun(false);
+    InversionPageBase::stop();
     m_followUp.reset();
     if (!next || !m_live || !m_live->error.empty())
         return;
@@ -265,63 +173,15 @@ void InversionPage::finishRun()
         m_followUp.reset(); // one follow-up, never a chain
 }
 
-void InversionPage::controlsEdited()
+void InversionPage::configChanged(const InversionConfig&)
 {
-    const InversionConfig c = config();
-    if (auto problems = c.validate(unpinnedTopology()); !problems.empty()) {
-        m_controls->showProblems(toQStringList(problems));
-        return;
-    }
-    m_controls->clearProblems();
     if (!m_live)
         showLive(nullptr);
 }
 
-QStringList InversionPage::applyConfig(const InversionConfig& c)
+void InversionPage::draw(const InversionSnapshot&)
 {
-    QStringList problems = toQStringList(c.validate(unpinnedTopology()));
-    problems << m_controls->mapper().unrepresentable(c);
-    if (m_experiment->running())
-        problems << tr("the configuration cannot change during a run: stop first");
-    if (!problems.isEmpty()) {
-        m_controls->showProblems(problems);
-        return problems;
-    }
-    m_controls->mapper().setConfig(c);
-    m_base = c;
-    m_controls->clearProblems();
-    if (!m_live)
-        showLive(nullptr);
-    return {};
-}
-
-QStringList InversionPage::applyConfigJson(const nlohmann::json& j)
-{
-    std::vector<std::string> errors;
-    const InversionConfig c = inversionConfigFromJson(j, errors);
-    if (!errors.empty()) {
-        m_controls->showProblems(toQStringList(errors));
-        return toQStringList(errors);
-    }
-    return applyConfig(c);
-}
-
-nlohmann::json InversionPage::configJson() const
-{
-    return toJson(config());
-}
-
-void InversionPage::showError(const QString& message)
-{
-    m_controls->showProblems(message.split('\n', Qt::SkipEmptyParts));
-    emit statusMessage(message.section('\n', 0, 0));
-}
-
-void InversionPage::setDisplayPaused(bool paused)
-{
-    m_paused = paused;
-    if (!paused)
-        refreshNow();
+    showLive(m_lastDrawn);
 }
 
 void InversionPage::setPeriodsShown(int periods)
@@ -337,24 +197,6 @@ void InversionPage::setPeriodsShown(int periods)
 int InversionPage::periodsShown() const
 {
     return m_periods->value();
-}
-
-void InversionPage::refreshNow()
-{
-    std::shared_ptr<const InversionSnapshot> snap = m_experiment->snapshot();
-    if (!snap)
-        return;
-    // Every thread reached the end of the run: join them now, so none lingers (and maybe run the comparison).
-    if (m_experiment->running() && m_experiment->finished()) {
-        finishRun();
-        return;
-    }
-    if (m_paused || (snap == m_lastPulled && snap->generation == m_lastGeneration))
-        return;
-    m_lastPulled = snap;
-    m_lastGeneration = snap->generation;
-    showLive(snap);
-    ++m_frames;
 }
 
 void InversionPage::showLive(std::shared_ptr<const InversionSnapshot> snapshot)
@@ -623,28 +465,22 @@ QString InversionPage::explanation() const
         .arg(kernel);
 }
 
-void InversionPage::saveSettings(QSettings& settings) const
+void InversionPage::saveViewSettings(QSettings& settings) const
 {
-    settings.setValue("config", QString::fromStdString(toJson(config()).dump()));
     settings.setValue("periodsShown", periodsShown());
     const std::optional<LockKind> next = m_controls->compareWith();
     settings.setValue("compareWith", next ? QString::fromLatin1(lockKindName(*next)) : QString());
 }
 
-void InversionPage::restoreSettings(QSettings& settings)
+QStringList InversionPage::restoreViewSettings(QSettings& settings)
 {
     setPeriodsShown(settings.value("periodsShown", kDefaultPeriodsShown).toInt());
     const QString next = settings.value("compareWith").toString();
     const std::optional<LockKind> lock = next.isEmpty() ? std::nullopt : parseLockKind(next.toStdString());
     m_controls->setCompareWith(lock);
-    QStringList problems;
     if (!next.isEmpty() && !lock)
-        problems << tr("compareWith must be mutex, pi or ceiling (got '%1')").arg(next);
-    const QString text = settings.value("config").toString();
-    if (!text.isEmpty())
-        problems << applyConfigJson(nlohmann::json::parse(text.toStdString(), nullptr, false));
-    if (!problems.isEmpty())
-        m_controls->showProblems(QStringList(tr("The saved inversion settings were not applied:")) + problems);
+        return {tr("compareWith must be mutex, pi or ceiling (got '%1')").arg(next)};
+    return {};
 }
 
 } // namespace rtscope

@@ -3,7 +3,6 @@
 #include "ui/latency/latency_controls.h"
 #include "ui/widgets/duration_spin_box.h"
 #include "ui/widgets/period_editor.h"
-#include "ui/workbench/sweep/sweep_config_json.h"
 
 #include <QComboBox>
 #include <QLineEdit>

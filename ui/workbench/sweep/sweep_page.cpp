@@ -1,9 +1,6 @@
 #include "ui/workbench/sweep/sweep_page.h"
 
-#include "engine/rt/cpu_topology.h"
 #include "engine/util/clock.h"
-#include "ui/app/config_json.h"
-#include "ui/app/gui_thread_affinity.h"
 #include "ui/explanation_pane.h"
 #include "ui/latency/latency_view_data.h"
 #include "ui/plot/histogram_chart.h"
@@ -11,7 +8,6 @@
 #include "ui/timers/fact_tile.h"
 #include "ui/widgets/duration_spin_box.h"
 #include "ui/workbench/run_summary_model.h"
-#include "ui/workbench/sweep/sweep_config_json.h"
 #include "ui/workbench/sweep/sweep_controls.h"
 #include "ui/workbench/workbench_common.h"
 
@@ -22,10 +18,7 @@
 #include <QSettings>
 #include <QSplitter>
 #include <QTableView>
-#include <QTimer>
 #include <QVBoxLayout>
-
-#include <nlohmann/json.hpp>
 
 #include <algorithm>
 
@@ -60,8 +53,7 @@ SweepChartPoint donePoint(const QString& label, const Histogram& h)
 } // namespace
 
 SweepPage::SweepPage(const SystemProbe& probe, QWidget* parent)
-    : ExperimentPage(parent)
-    , m_probe(probe)
+    : PolledPage(probe, kRefreshMs, parent)
     , m_sweep(std::make_unique<SweepExperiment>())
     , m_lossWarning(new QLabel(this))
     , m_setting(new FactTile(tr("Setting"), this))
@@ -72,14 +64,11 @@ SweepPage::SweepPage(const SystemProbe& probe, QWidget* parent)
     , m_histogram(new HistogramChart(this))
     , m_model(new RunSummaryModel(tr("Setting"), this))
     , m_table(new QTableView(this))
-    , m_chartSplitter(new QSplitter(Qt::Horizontal, this))
-    , m_mainSplitter(new QSplitter(Qt::Vertical, this))
-    , m_timer(new QTimer(this))
 {
     setObjectName("sweepPage");
     const CpuTopology topo = usableCpus();
-    const std::vector<int> online = m_probe.onlineCpus.empty() ? topo.online : m_probe.onlineCpus;
-    m_controls = new SweepControls(online);
+    m_controls = new SweepControls(m_probe.onlineCpus.empty() ? topo.online : m_probe.onlineCpus);
+    setPanel(m_controls);
     connect(m_controls, &SweepControls::edited, this, &SweepPage::controlsEdited);
     m_base = m_controls->config(SweepConfig{});
 
@@ -105,28 +94,30 @@ SweepPage::SweepPage(const SystemProbe& probe, QWidget* parent)
     workbench::styleStatsTable(m_table);
     m_table->setToolTip(tr("Untick a setting to leave its curve out of the histogram"));
 
-    m_chartSplitter->addWidget(m_chart);
-    m_chartSplitter->addWidget(m_histogram);
-    m_chartSplitter->setChildrenCollapsible(false);
-    m_mainSplitter->addWidget(m_chartSplitter);
-    m_mainSplitter->addWidget(m_table);
-    m_mainSplitter->setStretchFactor(0, 1);
-    m_mainSplitter->setStretchFactor(1, 0);
-    m_mainSplitter->setChildrenCollapsible(false);
+    auto* chartSplitter = new QSplitter(Qt::Horizontal, this);
+    chartSplitter->addWidget(m_chart);
+    chartSplitter->addWidget(m_histogram);
+    chartSplitter->setChildrenCollapsible(false);
+    auto* mainSplitter = new QSplitter(Qt::Vertical, this);
+    mainSplitter->addWidget(chartSplitter);
+    mainSplitter->addWidget(m_table);
+    mainSplitter->setStretchFactor(0, 1);
+    mainSplitter->setStretchFactor(1, 0);
+    mainSplitter->setChildrenCollapsible(false);
+    keepSplitter("chartSplitter", chartSplitter);
+    keepSplitter("mainSplitter", mainSplitter);
 
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(4, 4, 4, 4);
     layout->addWidget(m_lossWarning);
     layout->addLayout(facts);
     layout->addWidget(m_progress);
-    layout->addWidget(m_mainSplitter, 1);
+    layout->addWidget(mainSplitter, 1);
 
     connect(m_model, &RunSummaryModel::checkedChanged, this, [this] {
         if (m_last)
             showSnapshot(*m_last, m_running);
     });
-    m_timer->setInterval(kRefreshMs);
-    connect(m_timer, &QTimer::timeout, this, &SweepPage::refreshNow);
     m_running = m_base;
     showSnapshot(SweepSnapshot{}, m_base);
 }
@@ -134,14 +125,6 @@ SweepPage::SweepPage(const SystemProbe& probe, QWidget* parent)
 SweepPage::~SweepPage()
 {
     stop();
-    m_sweep.reset(); // joined above already
-    if (m_controls && !m_controls->parent())
-        delete m_controls;
-}
-
-QWidget* SweepPage::controls()
-{
-    return m_controls;
 }
 
 SweepControls* SweepPage::sweepControls() const
@@ -157,6 +140,25 @@ SweepConfig SweepPage::config() const
 QStringList SweepPage::problems() const
 {
     return m_controls->problems();
+}
+
+void SweepPage::showProblems(const QStringList& problems)
+{
+    m_controls->showProblems(problems);
+}
+
+void SweepPage::showRunning(bool running, const QString& status)
+{
+    m_controls->setRunning(running);
+    m_controls->setStatus(status);
+}
+
+QStringList SweepPage::configProblems(const SweepConfig& c) const
+{
+    QStringList problems = m_controls->textProblems();
+    if (problems.isEmpty())
+        problems = toQt(c.validate(usableCpus()));
+    return problems;
 }
 
 std::vector<int> SweepPage::busyCpus() const
@@ -177,11 +179,8 @@ bool SweepPage::start()
     if (m_active)
         return true;
     const SweepConfig c = config();
-    QStringList problems = m_controls->textProblems();
-    if (problems.isEmpty())
-        problems = toQt(c.validate(usableCpus()));
-    if (!problems.isEmpty()) {
-        m_controls->showProblems(problems);
+    if (const QStringList problems = configProblems(c); !problems.isEmpty()) {
+        showProblems(problems);
         return false;
     }
     Error e;
@@ -198,14 +197,9 @@ bool SweepPage::start()
     m_running = c;
     m_active = true;
     m_userStopped = false;
-    m_controls->clearProblems();
-    m_controls->setRunning(true);
-    m_controls->setStatus(tr("Sweeping %1 settings, %2 each").arg(c.settings.size()).arg(dur(c.eachNs)));
     showSnapshot(m_sweep->snapshot(), c);
-    m_timer->start();
-    emit runningChanged(true);
-    emit busyCpusChanged();
-    emit statusMessage(
+    beginPolling(
+        tr("Sweeping %1 settings, %2 each").arg(c.settings.size()).arg(dur(c.eachNs)),
         tr("Sweep started: %1, %2 each").arg(QString::fromStdString(sweepSettingsText(c.settings)), dur(c.eachNs)));
     return true;
 }
@@ -227,14 +221,10 @@ void SweepPage::finish(bool userStopped)
     s.running = false;
     m_userStopped = userStopped;
     m_active = false;
-    m_timer->stop();
-    m_controls->setRunning(false);
-    m_controls->setStatus(QString());
+    endPolling();
     showSnapshot(s, m_running);
-    emit runningChanged(false);
-    emit busyCpusChanged();
-    emit statusMessage(userStopped ? tr("Sweep stopped after %1 of %2 settings").arg(s.results.size()).arg(s.total)
-                                   : tr("Sweep finished"));
+    announceStopped(userStopped ? tr("Sweep stopped after %1 of %2 settings").arg(s.results.size()).arg(s.total)
+                                : tr("Sweep finished"));
 }
 
 void SweepPage::refreshNow()
@@ -246,28 +236,20 @@ void SweepPage::refreshNow()
         finish(false);
         return;
     }
-    if (!m_paused)
-        showSnapshot(s, m_running);
-}
-
-void SweepPage::setDisplayPaused(bool paused)
-{
-    m_paused = paused;
-    if (!paused && m_active)
-        refreshNow();
+    if (displayPaused())
+        return;
+    showSnapshot(s, m_running);
+    countFrame();
 }
 
 void SweepPage::controlsEdited()
 {
     const SweepConfig c = config();
-    QStringList problems = m_controls->textProblems();
-    if (problems.isEmpty())
-        problems = toQt(c.validate(usableCpus()));
-    if (!problems.isEmpty()) {
-        m_controls->showProblems(problems);
+    if (const QStringList problems = configProblems(c); !problems.isEmpty()) {
+        showProblems(problems);
         return;
     }
-    m_controls->clearProblems();
+    showProblems({});
     m_base = c;
     if (!m_active && (!m_last || m_last->results.empty()))
         showSnapshot(SweepSnapshot{}, c); // the settings to come, named on the chart
@@ -297,18 +279,12 @@ QStringList SweepPage::applyConfigJson(const nlohmann::json& config)
 {
     return applyConfigJsonWith(
         config, sweepConfigFromJson, [this](const SweepConfig& c) { return applyConfig(c); },
-        [this](const QStringList& problems) { m_controls->showProblems(problems); });
+        [this](const QStringList& problems) { showProblems(problems); });
 }
 
 nlohmann::json SweepPage::configJson() const
 {
-    return sweepConfigToJson(config());
-}
-
-void SweepPage::showError(const QString& message)
-{
-    m_controls->showProblems(message.split('\n', Qt::SkipEmptyParts));
-    emit statusMessage(message.section('\n', 0, 0));
+    return toJson(config());
 }
 
 void SweepPage::showSnapshot(const SweepSnapshot& s, const SweepConfig& c)
@@ -450,28 +426,6 @@ QString SweepPage::explanation() const
                             "with little load.");
     e.thisMachine << rtSentence(m_probe) << vmSentence(m_probe);
     return explanationHtml(e);
-}
-
-void SweepPage::saveSettings(QSettings& settings) const
-{
-    settings.setValue("config", QString::fromStdString(sweepConfigToJson(config()).dump()));
-    settings.setValue("chartSplitter", m_chartSplitter->saveState());
-    settings.setValue("mainSplitter", m_mainSplitter->saveState());
-}
-
-void SweepPage::restoreSettings(QSettings& settings)
-{
-    if (settings.contains("chartSplitter"))
-        m_chartSplitter->restoreState(settings.value("chartSplitter").toByteArray());
-    if (settings.contains("mainSplitter"))
-        m_mainSplitter->restoreState(settings.value("mainSplitter").toByteArray());
-    const QString text = settings.value("config").toString();
-    if (text.isEmpty())
-        return;
-    const nlohmann::json j = nlohmann::json::parse(text.toStdString(), nullptr, false);
-    const QStringList problems = applyConfigJson(j);
-    if (!problems.isEmpty())
-        m_controls->showProblems(QStringList(tr("The saved sweep settings were not applied:")) + problems);
 }
 
 } // namespace rtscope

@@ -5,19 +5,14 @@
 // a table, with each setting's histogram kept for an overlay. Progress says which setting runs and how long is left;
 // Stop cancels within 100 ms; a setting that could not run (EPERM) is shown as failed, never as zeros.
 #include "engine/experiments/sweep_experiment.h"
-#include "engine/rt/system_probe.h"
-#include "ui/experiment_page.h"
-
-#include <QPointer>
+#include "ui/polled_page.h"
 
 #include <memory>
 #include <optional>
 
 class QLabel;
 class QProgressBar;
-class QSplitter;
 class QTableView;
-class QTimer;
 
 namespace rtscope {
 
@@ -27,7 +22,7 @@ class RunSummaryModel;
 class SweepChart;
 class SweepControls;
 
-class SweepPage : public ExperimentPage {
+class SweepPage : public PolledPage {
     Q_OBJECT
 public:
     static constexpr int kRefreshMs = 100;
@@ -37,30 +32,24 @@ public:
 
     QString name() const override { return QStringLiteral("sweep"); }
     QString shortTitle() const override { return tr("Sweep"); }
-    QWidget* controls() override;
     bool start() override;
     /// Cancels the sweep: the running setting stops, the load command is stopped and reaped, all joined.
     void stop() override;
     bool isRunning() const override { return m_active; }
-    void setDisplayPaused(bool paused) override;
-    bool displayPaused() const override { return m_paused; }
-    void resetStatistics() override {}
     QString explanation() const override;
     QStringList applyConfigJson(const nlohmann::json& config) override;
     nlohmann::json configJson() const override;
     std::vector<int> busyCpus() const override;
-    void saveSettings(QSettings& settings) const override;
-    void restoreSettings(QSettings& settings) override;
 
     /// The config the controls describe.
     SweepConfig config() const;
     /// Shows @p config in the controls; returns the problems (validate()'s sentences, values the controls cannot
     /// show), and with problems nothing changes. Not while a sweep runs.
     QStringList applyConfig(const SweepConfig& config);
-    QStringList problems() const;
+    QStringList problems() const override;
 
     /// Polls the sweep and redraws (the refresh timer's slot; tests call it directly). Joins a sweep that ended.
-    void refreshNow();
+    void refreshNow() override;
     /// Draws @p snapshot of a sweep over @p config (what refreshNow does with the experiment's snapshot).
     void showSnapshot(const SweepSnapshot& snapshot, const SweepConfig& config);
     /// "Setting 2 of 4: FIFO 1 · 1.2 s left": the progress line.
@@ -72,13 +61,17 @@ public:
     SweepChart* chart() const { return m_chart; }
     HistogramChart* histogramChart() const { return m_histogram; }
 
+protected:
+    void showProblems(const QStringList& problems) override;
+    void showRunning(bool running, const QString& status) override;
+
 private:
     void controlsEdited();
+    /// The problems that keep @p config from running: unreadable text first, then validate()'s sentences.
+    QStringList configProblems(const SweepConfig& config) const;
     void finish(bool userStopped);
-    void showError(const QString& message);
     void drawFacts(const SweepSnapshot* snapshot, const SweepConfig& config);
 
-    SystemProbe m_probe;
     std::unique_ptr<SweepExperiment> m_sweep;
     SweepConfig m_base;    ///< the last valid config of the controls
     SweepConfig m_running; ///< the config of the sweep shown
@@ -92,14 +85,10 @@ private:
     HistogramChart* m_histogram;
     RunSummaryModel* m_model;
     QTableView* m_table;
-    QSplitter* m_chartSplitter;
-    QSplitter* m_mainSplitter;
-    QTimer* m_timer;
 
     std::optional<SweepSnapshot> m_last;
     bool m_active = false;
     bool m_userStopped = false;
-    bool m_paused = false;
 };
 
 } // namespace rtscope

@@ -40,7 +40,9 @@ public:
     bool isRunning() const override;
     void setDisplayPaused(bool paused) override;
     bool displayPaused() const override { return m_paused; }
+    /// A list read from /proc has no statistics to clear.
     void resetStatistics() override {}
+    bool supportsReset() const override { return false; }
     QString explanation() const override;
     /// Takes the policy and priority of a latency config (latencyConfigFromJson + validate) as "your thread".
     QStringList applyConfigJson(const nlohmann::json& config) override;
