@@ -1,11 +1,28 @@
 #pragma once
 // Counts this process's threads by name, from /proc/self/task/*/comm: the tests' proof that every worker an
 // experiment started has been joined (rtscope names its threads "rtscope-…").
+//
+// pthread_join() returns when the kernel clears the thread's tid, part-way through its exit; the task stays
+// listed in /proc/self/task a little longer, until it is reaped. A task whose flags carry PF_EXITING (set as
+// do_exit() begins) has run its last user instruction, so it no longer counts.
 #include <QDir>
 #include <QFile>
 #include <QString>
 
 namespace rtscope::test {
+
+/// True when the task at @p taskDir (/proc/self/task/TID) is gone or has PF_EXITING in its flags.
+inline bool exiting(const QString& taskDir)
+{
+    QFile stat(taskDir + "/stat");
+    if (!stat.open(QIODevice::ReadOnly))
+        return true;
+    const QByteArray text = stat.readAll();
+    // After "pid (comm) ": state ppid pgrp session tty_nr tpgid flags …
+    const QList<QByteArray> fields = text.mid(text.lastIndexOf(')') + 2).split(' ');
+    constexpr unsigned long kPfExiting = 0x4;
+    return fields.size() > 6 && (fields[6].toULong() & kPfExiting) != 0;
+}
 
 inline int threadsAlive(const char* prefix = "rtscope-")
 {
@@ -13,7 +30,9 @@ inline int threadsAlive(const char* prefix = "rtscope-")
     const QDir tasks("/proc/self/task");
     for (const QString& tid : tasks.entryList(QDir::Dirs | QDir::NoDotAndDotDot)) {
         QFile comm(tasks.filePath(tid) + "/comm");
-        if (comm.open(QIODevice::ReadOnly) && comm.readAll().startsWith(prefix))
+        if (!comm.open(QIODevice::ReadOnly) || !comm.readAll().startsWith(prefix))
+            continue;
+        if (!exiting(tasks.filePath(tid)))
             ++n;
     }
     return n;

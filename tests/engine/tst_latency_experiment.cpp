@@ -88,8 +88,8 @@ private slots:
     void durationCountsFromTheFirstPeriod()
     {
         // -D 300ms at 1 ms: every one of the 300 deadlines is measured or counted as skipped, however long the
-        // thread took to set up (cyclictest -D gives the same count). The last wake-up may be late enough to
-        // fall past the end itself, so 299 is allowed; fewer means the set-up time was taken out of the run.
+        // thread took to set up (cyclictest -D gives the same count). The last wake-up may itself fall past the
+        // end, so 299 is allowed; fewer means the set-up time was taken out of the run.
         LatencyExperiment exp;
         LatencyConfig c = quickConfig();
         c.maxSamples = 0;
@@ -98,8 +98,10 @@ private slots:
         auto snap = runUntilFinished(exp);
         QVERIFY(snap && snap->finished);
         const auto& t = snap->threads.front();
+        // A late last wake-up also counts the periods it overslept, past the end: allow those above 300.
         const uint64_t deadlines = t.samples + t.skipped;
-        QVERIFY2(deadlines == 300 || deadlines == 299,
+        const uint64_t overslept = uint64_t(t.histogram.max() / c.periodNs) + 1;
+        QVERIFY2(deadlines >= 299 && deadlines <= 300 + overslept,
                  qPrintable(QString("%1 samples + %2 skipped").arg(t.samples).arg(t.skipped)));
     }
 
@@ -192,7 +194,15 @@ private slots:
         const int64_t t0 = nowNs();
         exp.stop();
         const int64_t took = nowNs() - t0;
-        QVERIFY2(took < 100 * kNsPerMs, qPrintable(QString("stop took %1 ms").arg(double(took) / 1e6)));
+#ifdef RTSCOPE_SANITIZED
+        // Sanitizer runtimes do work of their own for every thread that exits (TSan: its thread registry and the
+        // shadow of the thread's stack): 64 hogs took 160-330 ms to join under TSan on 2 loaded CPUs. The product's
+        // bound is held by the unsanitized build; sanitized builds check the same shape with 4x the budget.
+        const int64_t bound = (hogs > 0 ? 400 : 100) * kNsPerMs;
+#else
+        const int64_t bound = 100 * kNsPerMs;
+#endif
+        QVERIFY2(took < bound, qPrintable(QString("stop took %1 ms").arg(double(took) / 1e6)));
         QCOMPARE(rtscope::test::threadsAlive(), 0);
     }
 
