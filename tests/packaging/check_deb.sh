@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds the .deb with cpack, unpacks it into a scratch root, checks every file the package promises,
-# validates the installed desktop file and AppStream metainfo, and runs the unpacked rtscope --version.
+# validates the installed desktop file and AppStream metainfo, and runs the unpacked rtscope --version. Then installs
+# into a scratch prefix, as a user without the package would, and checks nothing lands outside it.
 set -euo pipefail
 build=$1
 app_id=io.github.rtscope.Rtscope
@@ -39,5 +40,15 @@ echo "unpacked binary says: $version"
 if command -v groff >/dev/null; then
   groff -man -Tutf8 -ww -z "$root/usr/share/man/man1/rtscope.1" || { echo "man page has troff errors"; fail=1; }
 fi
+# The desktop entry hands the file a file manager opens to the app ("rtscope FILE" is --open FILE).
+grep -q '^Exec=rtscope %f$' "$root/usr/share/applications/$app_id.desktop" || { echo "desktop Exec lacks %f"; fail=1; }
+
+# Without the package: an install into a user's prefix puts everything under it, limits.d included (no root).
+user="$work/user"
+cmake --install "$build" --prefix "$user" >"$work/install.log" 2>&1 || { cat "$work/install.log"; fail=1; }
+[ -e "$user/etc/security/limits.d/99-rtscope.conf" ] || { echo "user install lacks <prefix>/etc/security/limits.d"; fail=1; }
+outside=$(grep -v "^$user/" "$build/install_manifest.txt" || true)
+[ -z "$outside" ] || { echo "user install wrote outside its prefix: $outside"; fail=1; }
+
 [ $fail -eq 0 ] && echo "package OK"
 exit $fail

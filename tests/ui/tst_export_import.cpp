@@ -19,6 +19,7 @@
 #include "ui/latency/recording_spool.h"
 #include "ui/main_window.h"
 #include "ui/plot/histogram_chart.h"
+#include "ui/plot/timeline_chart.h"
 #include "ui/system_panel.h"
 #include "ui/timers/drift_page.h"
 
@@ -33,6 +34,7 @@
 #include <QXmlStreamReader>
 #include <QtTest>
 
+#include <algorithm>
 #include <fstream>
 #include <sstream>
 
@@ -462,6 +464,78 @@ private slots:
         QCOMPARE(dock->windowTitle(), QString("System"));
         QVERIFY(w.latency->hasReference());
         w.latency->stop();
+    }
+
+    void aRecordingOfTwoCpusShowsEveryCpuAndTheWholeRun()
+    {
+        // 200 s on CPUs 1 and 3, longer than the 120 s a snapshot's timeline holds: CPU 1 at 20 µs, CPU 3 at 50 µs
+        // with one 3 ms stall 10 s after the start, so 190 s before the end.
+        LatencyConfig c;
+        c.cpus = {1, 3};
+        c.periodNs = 100 * kNsPerMs;
+        const int64_t t0 = 5'000 * kNsPerSec;
+        const int64_t stallNs = t0 + 10 * kNsPerSec;
+        {
+            RecordingWriter writer(m_probe, path("two-cpus.rtrec").toStdString());
+            writer.onRunStart({c, t0, {1, 3}, 0});
+            writer.onMarker({t0, 0, "start: " + c.label()}, c);
+            for (size_t thread = 0; thread < 2; ++thread) {
+                std::vector<LatencySample> s;
+                for (uint64_t i = 0; i < 2000; ++i) {
+                    const int64_t deadline = t0 + int64_t(i) * c.periodNs;
+                    const int64_t lat = thread == 0 ? 20'000 : deadline == stallNs ? 3'000'000 : 50'000;
+                    s.push_back({i, deadline, deadline + lat, lat, 0, 0});
+                }
+                writer.onSamples(thread, s);
+            }
+            writer.onRunEnd(t0 + 200 * kNsPerSec);
+            QVERIFY(writer.status().complete);
+        }
+        Window w(std::make_unique<ReplayLatencySource>(), m_probe);
+        QString error;
+        QVERIFY2(w.files->open(path("two-cpus.rtrec"), &error), qPrintable(error));
+
+        // A table row per CPU, named after it, with that CPU's figures.
+        const LatencyStatsModel& m = *w.latency->statsModel();
+        QCOMPARE(m.liveRowCount(), 2);
+        QCOMPARE(m.headerData(0, Qt::Vertical).toString(), QString("CPU 1"));
+        QCOMPARE(m.headerData(1, Qt::Vertical).toString(), QString("CPU 3"));
+        QCOMPARE(cell(m, 0, LatencyStatsModel::Samples).toULongLong(), 2000ULL);
+        QCOMPARE(cell(m, 0, LatencyStatsModel::Max).toLongLong(), 20'000LL);
+        QCOMPARE(cell(m, 1, LatencyStatsModel::Samples).toULongLong(), 2000ULL);
+        QCOMPARE(cell(m, 1, LatencyStatsModel::Max).toLongLong(), 3'000'000LL);
+        // A histogram curve per CPU, and the run's curve is both together.
+        HistogramChart* histogram = w.latency->histogramChart();
+        QCOMPARE(histogram->overlayCount(), 2);
+        QCOMPARE(histogram->overlayName(0), QString("CPU 1"));
+        QCOMPARE(histogram->overlayName(1), QString("CPU 3"));
+        QVERIFY2(histogram->liveName().contains("all 2 CPUs"), qPrintable(histogram->liveName()));
+        // The timeline spans the whole 200 s, a curve per CPU, and CPU 3's stall is on it, 190 s before the end.
+        TimelineChart* timeline = w.latency->timelineChart();
+        QVERIFY2(timeline->windowSeconds() >= 200, qPrintable(QString::number(timeline->windowSeconds())));
+        QCOMPARE(timeline->curveCount(), 2);
+        QCOMPARE(timeline->curveName(1), QString("CPU 3"));
+        const auto stallShown = [](const QList<QPointF>& points) {
+            return std::any_of(points.begin(), points.end(),
+                               [](const QPointF& p) { return p.y() >= 2999 && p.x() > -191 && p.x() < -189; });
+        };
+        QVERIFY(stallShown(timeline->curveEnvelope(1)));
+        QVERIFY(!stallShown(timeline->curveEnvelope(0)));
+        const QString banner = w.latency->replayBanner();
+        QVERIFY2(banner.contains("All 2 measured CPUs (1, 3)") && banner.contains("whole recording, 200.0 s"),
+                 qPrintable(banner));
+
+        // Held as the reference, the run is every CPU's samples together, like its blue curve.
+        QVERIFY(w.latency->holdAsReference());
+        QCOMPARE(m.rowKind(2), LatencyStatsModel::RowKind::Reference);
+        QCOMPARE(cell(m, 2, LatencyStatsModel::Samples).toULongLong(), 4000ULL);
+        QCOMPARE(cell(m, 2, LatencyStatsModel::Max).toLongLong(), 3'000'000LL);
+
+        // Back to live: one row and one curve again.
+        w.latency->leaveReplay();
+        QCOMPARE(histogram->overlayCount(), 0);
+        QVERIFY(m.liveRowCount() <= 1);
+        QCOMPARE(timeline->windowSeconds(), double(w.latency->timelineSeconds()));
     }
 
     void aTruncatedRecordingOpensWithAWarning()

@@ -4,10 +4,13 @@
 // paints each cell in the colour of its maximum on a labelled log scale.
 #include "engine/experiments/latency_replay.h"
 #include "engine/util/clock.h"
+#include "tests/common/line_thickness.h"
+#include "ui/plot/chart_style.h"
 #include "ui/plot/heat_strip.h"
 #include "ui/workbench/cpus/heat_history.h"
 
 #include <QImage>
+#include <QScopeGuard>
 #include <QSet>
 #include <QtTest>
 
@@ -206,6 +209,38 @@ private slots:
         // A new run starts from the default scale again.
         strip.resetScale();
         QCOMPARE(strip.scaleMaxUs(), HeatStrip::kDefaultScaleMaxUs);
+    }
+
+    void linesFollowThePresentationScale()
+    {
+        // A marker between two intervals nobody measured (so only the row band is behind it) and the plot's frame.
+        HeatStrip strip;
+        HeatStripData data;
+        data.intervalSec = 0.5;
+        data.spanSec = 1.0;
+        data.rows = {{"CPU 0", "", std::vector<HeatCell>(2)}};
+        data.markers = {{-0.5, "FIFO 80", MarkerRole::P99}};
+        strip.setData(data);
+        strip.resize(800, strip.sizeHint().height());
+        const QRect right = strip.cellRect(0, 1);
+        const QPoint marker(right.left(), right.center().y());
+        const QPoint frame(strip.cellRect(0, 0).left(), right.center().y());
+        const QRgb markerColour = plot::markerColor(MarkerRole::P99, strip.palette()).rgb();
+        const QRgb text = plot::chartColors(strip.palette()).text.rgb();
+        auto thickness = [&](double scale, QPoint at, QRgb colour) {
+            plot::setLineWidthScale(scale);
+            return test::lineThickness(strip.grab().toImage(), at, Qt::Vertical, colour, 4);
+        };
+        const auto restore = qScopeGuard([] { plot::setLineWidthScale(1.0); });
+
+        const int thinMarker = thickness(1.0, marker, markerColour);
+        const int thinFrame = thickness(1.0, frame, text);
+        QCOMPARE(thinMarker, 2);
+        QCOMPARE(thinFrame, 1);
+        // Presentation mode doubles every line of the strip, as it does the charts' (plot::lineWidth).
+        QCOMPARE(thickness(2.0, marker, markerColour), 2 * thinMarker);
+        QCOMPARE(thickness(2.0, frame, text), 2 * thinFrame);
+        QCOMPARE(thickness(1.0, marker, markerColour), thinMarker);
     }
 
     void olderColumnsOutsideTheSpanAreNotDrawn()

@@ -1,11 +1,16 @@
 // The inversion timeline widget: known segments land at the pixels their times say, the medium thread's time
 // inside high's waits (and only that) is marked as the inversion, segments outside the window cost nothing,
 // and many sub-pixel segments merge into few blocks without losing any of them.
+#include "tests/common/line_thickness.h"
+#include "ui/plot/chart_style.h"
 #include "ui/plot/inversion_timeline.h"
 
+#include <QScopeGuard>
 #include <QtTest>
 
 #include <cmath>
+#include <map>
+#include <tuple>
 
 using namespace rtscope;
 
@@ -182,6 +187,34 @@ private slots:
         QCOMPARE(ticks.first(), QString("0.0"));
         QCOMPARE(ticks.last(), QString("2.0"));
         QVERIFY(ticks.contains("1.0"));
+    }
+
+    void linesFollowThePresentationScale()
+    {
+        // Empty lanes, so behind the period line and the time axis there is only the background.
+        InversionTimeline t;
+        t.resize(1000, 600);
+        InversionTimelineData d = window(0, 100 * kMs);
+        d.periodStarts = {50 * kMs};
+        t.setData(d);
+        QCOMPARE(int(t.periodMarkerX().size()), 1);
+        const QPoint period(int(std::lround(t.periodMarkerX().front())), int(t.laneRect(1).center().y()));
+        const QPoint axis(int(t.plotRect().left()) + 20, int(std::lround(t.plotRect().bottom())));
+        const QRgb text = t.palette().color(QPalette::Text).rgb();
+        const auto restore = qScopeGuard([] { plot::setLineWidthScale(1.0); });
+        // Pens of 1.2 or 1.4 px are drawn 1 or 2 pixels wide depending on where the line falls, so the widths are
+        // compared at ×1, ×2 (presentation mode) and ×4, where a pen that ignored the scale could not keep up.
+        for (const auto& [at, line, reach] : {std::tuple{period, Qt::Vertical, 12}, {axis, Qt::Horizontal, 3}}) {
+            std::map<double, int> px;
+            for (double scale : {1.0, 2.0, 4.0}) {
+                plot::setLineWidthScale(scale);
+                px[scale] = test::lineThickness(t.grab().toImage(), at, line, text, reach);
+            }
+            const QString widths = QString("%1, %2, %3 px").arg(px[1.0]).arg(px[2.0]).arg(px[4.0]);
+            QVERIFY2(px[1.0] >= 1, qPrintable(widths));
+            QVERIFY2(px[2.0] >= px[1.0], qPrintable(widths));
+            QVERIFY2(px[4.0] >= 2 * px[1.0] && px[4.0] > px[2.0], qPrintable(widths));
+        }
     }
 
     void emptyDataDrawsTheHintAndNoBlocks()

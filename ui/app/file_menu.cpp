@@ -82,10 +82,6 @@ QString bannerText(const ReplayedRun& r, const QString& name)
     if (s.resetNs != s.startNs)
         text += QString(" Histogram and table: the %1 samples since the last reset.")
                     .arg(groupedCount(r.samplesSinceReset));
-    if (s.threads.size() > 1)
-        text += QString(" Showing CPU %1, the first of %2 measured CPUs (<tt>rtscope replay</tt> prints them all).")
-                    .arg(s.threads.front().cpu)
-                    .arg(s.threads.size());
     if (r.read.lost)
         text += QString(" <b style='color:#b71c1c'>%1 samples were not kept by the recorder.</b>")
                     .arg(groupedCount(r.read.lost));
@@ -295,7 +291,7 @@ bool FileMenu::openRecording(const QString& path, QString* error)
     const ReplayedRun r = replayRecordingFile(path.toStdString());
     if (!r.snapshot || (!r.read.ok && !r.read.truncated))
         return fail(error, QString("%1: %2").arg(name, fromStd(r.read.error)));
-    m_latency->showReplay(r.snapshot, bannerText(r, name));
+    m_latency->showReplay(r.snapshot, bannerText(r, name), readRecordingTimeline(path));
     m_replayFile = path;
     showProbe(r.header.probe, true);
     m_window->setCurrentPage(m_window->pageIndex(m_latency->name()));

@@ -91,13 +91,16 @@ QStringList parseGuiOptions(const QStringList& arguments, GuiOptions& o, QString
         return problems;
     }
     o.open = p.value("open");
-    // `rtscope FILE` (the desktop file's %f) opens FILE like --open.
-    if (p.positionalArguments().size() == 1 && o.open.isEmpty() && QFile::exists(p.positionalArguments().first()))
-        o.open = p.positionalArguments().first();
-    else if (!p.positionalArguments().isEmpty())
+    // `rtscope FILE` (the desktop file's "Exec=rtscope %f") opens FILE like --open.
+    const QStringList files = p.positionalArguments();
+    if (files.size() == 1 && o.open.isEmpty() && QFile::exists(files.first()))
+        o.open = files.first();
+    else if (files.size() == 1 && o.open.isEmpty())
+        problems << QString("cannot open '%1': there is no such file").arg(files.first());
+    else if (!files.isEmpty())
         problems << QString("unexpected argument '%1'; the desktop app takes only options and one file to open "
                             "(see --help-gui)")
-                        .arg(p.positionalArguments().first());
+                        .arg(files.size() == 1 ? files.first() : files.at(1));
     if (helpText)
         *helpText = p.helpText();
     o.help = p.isSet("help-gui");

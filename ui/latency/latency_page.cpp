@@ -11,6 +11,7 @@
 #include "ui/plot/histogram_chart.h"
 #include "ui/plot/timeline_chart.h"
 #include "ui/widgets/table_style.h"
+#include "ui/workbench/workbench_common.h"
 
 #include <QCheckBox>
 #include <QEvent>
@@ -39,6 +40,23 @@ QStringList toQt(const std::vector<std::string>& v)
     for (const auto& s : v)
         out << QString::fromStdString(s);
     return out;
+}
+
+// Every measuring thread's figures as one (a replay of several CPUs): merged histogram, summed counts.
+LatencyThreadStats allThreads(const LatencySnapshot& s)
+{
+    LatencyThreadStats all;
+    all.histogram = s.threads.front().histogram;
+    for (size_t i = 0; i < s.threads.size(); ++i) {
+        const LatencyThreadStats& t = s.threads[i];
+        if (i > 0)
+            all.histogram.merge(t.histogram);
+        all.samples += t.samples;
+        all.skipped += t.skipped;
+        all.drops += t.drops;
+        all.seqGaps += t.seqGaps;
+    }
+    return all;
 }
 } // namespace
 
@@ -101,6 +119,8 @@ LatencyPage::LatencyPage(std::unique_ptr<LatencySource> source, const SystemProb
     options->addWidget(m_clearReference);
 
     m_table->setModel(m_model);
+    connect(m_model, &QAbstractItemModel::rowsInserted, this, &LatencyPage::styleTable);
+    connect(m_model, &QAbstractItemModel::rowsRemoved, this, &LatencyPage::styleTable);
     m_table->setObjectName("statsTable");
     m_table->setSelectionMode(QAbstractItemView::NoSelection);
     m_table->setFocusPolicy(Qt::NoFocus);
@@ -159,7 +179,9 @@ void LatencyPage::styleTable()
     m_table->verticalHeader()->setFont(rowNames);
     m_table->verticalHeader()->setMinimumWidth(QFontMetrics(rowNames).horizontalAdvance(tr("Reference")) + 16);
     m_table->horizontalHeader()->setMinimumHeight(rowHeight);
-    m_table->setFixedHeight(rowHeight * 3 + 2 * m_table->frameWidth() + 2);
+    // The header and two rows, or every row of a replay of several CPUs.
+    const int rows = std::max(2, m_model->rowCount());
+    m_table->setFixedHeight(rowHeight * (rows + 1) + 2 * m_table->frameWidth() + 2);
 }
 
 void LatencyPage::changeEvent(QEvent* event)
@@ -318,7 +340,7 @@ bool LatencyPage::holdAsReference()
         return false;
     }
     const LatencySnapshot& s = *m_lastDrawn;
-    const LatencyThreadStats& t = s.threads.front();
+    const LatencyThreadStats t = allThreads(s); // a replay of several CPUs: all of them, as its blue curve
     const QString label = shortConfigLabel(s.config);
     holdReference(summarizeRun(t, s.config.label()), histogramCurve(t.histogram, tr("reference: %1").arg(label)),
                   referenceMaxMarker(t.histogram), label);
@@ -342,7 +364,8 @@ void LatencyPage::holdReference(const LatencyRunSummary& summary, const Histogra
     emit statusMessage(tr("Held as reference: %1").arg(summary.label));
 }
 
-void LatencyPage::showReplay(std::shared_ptr<const LatencySnapshot> run, const QString& banner)
+void LatencyPage::showReplay(std::shared_ptr<const LatencySnapshot> run, const QString& banner,
+                             RecordingTimeline wholeRun)
 {
     if (!run)
         return;
@@ -350,10 +373,14 @@ void LatencyPage::showReplay(std::shared_ptr<const LatencySnapshot> run, const Q
     if (!m_replay)
         m_liveTimelineSeconds = timelineSeconds();
     m_replay = std::move(run);
-    // The whole run on the timeline, as far as the snapshot carries it (120 s at most).
-    const double seconds = double(m_replay->publishedNs - m_replay->startNs) / 1e9;
-    setTimelineSeconds(std::clamp(int(std::ceil(seconds)), 1, 120));
-    m_replayBanner->setText(banner);
+    m_replayTimeline = std::move(wholeRun);
+    // The whole run on the timeline: the recording read once more if it could be, else the snapshot's window.
+    const double seconds =
+        m_replayTimeline.ok ? m_replayTimeline.spanSec : double(m_replay->publishedNs - m_replay->startNs) / 1e9;
+    m_window->hide(); // "last N s" means nothing for a recording
+    m_timeline->setWindowSeconds(std::max(1.0, std::ceil(seconds)));
+    m_timeline->setTimeAxisTitle(tr("time (s, 0 = end of the recording)"));
+    m_replayBanner->setText(banner + "<br>" + replayViewNote());
     m_replayBanner->show();
     m_lastDrawn = m_replay;
     m_lastGeneration = m_replay->generation;
@@ -362,13 +389,36 @@ void LatencyPage::showReplay(std::shared_ptr<const LatencySnapshot> run, const Q
     emit replayChanged(true);
 }
 
+QString LatencyPage::replayViewNote() const
+{
+    QStringList cpus;
+    for (const LatencyThreadStats& t : m_replay->threads)
+        cpus << QString::number(t.cpu);
+    const QString which = cpus.size() > 1
+                              ? tr("All %1 measured CPUs (%2): a row, a histogram curve and a timeline curve each; "
+                                   "the blue curve and its markers are all of them together.")
+                                    .arg(cpus.size())
+                                    .arg(cpus.join(", "))
+                              : tr("CPU %1.").arg(cpus.value(0));
+    const double carried = double(m_replay->publishedNs - m_replay->startNs) / 1e9;
+    const QString timeline =
+        m_replayTimeline.ok
+            ? tr("Timeline: the whole recording, %1 s.").arg(m_replayTimeline.spanSec, 0, 'f', 1)
+            : tr("Timeline: the last %1 s of the recording only.").arg(std::min(carried, 120.0), 0, 'f', 1);
+    return which + " " + timeline;
+}
+
 void LatencyPage::leaveReplay()
 {
     if (!m_replay)
         return;
     m_replay.reset();
+    m_replayTimeline = {};
     m_replayBanner->hide();
+    m_window->show();
+    m_timeline->setTimeAxisTitle(tr("time (s, 0 = now)"));
     setTimelineSeconds(m_liveTimelineSeconds);
+    m_histogram->setOverlays({});
     m_lastDrawn = m_source->snapshot();
     m_lastGeneration = m_lastDrawn ? m_lastDrawn->generation : 0;
     if (m_lastDrawn) {
@@ -469,18 +519,36 @@ void LatencyPage::refreshNow()
     ++m_frames;
 }
 
+std::vector<VerticalMarker> LatencyPage::withReferenceMax(std::vector<VerticalMarker> markers) const
+{
+    if (m_reference)
+        markers.push_back(m_referenceMax);
+    return markers;
+}
+
+std::vector<TimelinePoint> LatencyPage::replayTimeline(const LatencySnapshot& s, size_t thread) const
+{
+    if (m_replay && m_replayTimeline.ok && thread < s.threads.size())
+        for (const RecordingTimeline::Cpu& c : m_replayTimeline.cpus)
+            if (c.cpu == s.threads[thread].cpu)
+                return c.points;
+    return timelinePoints(s, thread);
+}
+
 void LatencyPage::draw(const LatencySnapshot& s)
 {
     if (s.threads.empty())
         return;
-    const LatencyThreadStats& t = s.threads.front();
-    std::vector<VerticalMarker> markers = percentileMarkers(t.histogram);
-    if (m_reference)
-        markers.push_back(m_referenceMax);
-    const QString curve = m_replay ? tr("replay: %1") : tr("live: %1");
-    m_histogram->setLive(histogramCurve(t.histogram, curve.arg(shortConfigLabel(s.config))), markers);
-    m_timeline->setData(timelinePoints(s), timelineMarkers(s, m_timeline->windowSeconds()));
-    m_model->setLive(summarizeRun(t, s.config.label()));
+    if (s.threads.size() > 1) {
+        drawPerCpu(s);
+    } else {
+        const LatencyThreadStats& t = s.threads.front();
+        const QString curve = m_replay ? tr("replay: %1") : tr("live: %1");
+        m_histogram->setLive(histogramCurve(t.histogram, curve.arg(shortConfigLabel(s.config))),
+                             withReferenceMax(percentileMarkers(t.histogram)));
+        m_timeline->setData(replayTimeline(s, 0), timelineMarkers(s, m_timeline->windowSeconds()));
+        m_model->setLive(summarizeRun(t, s.config.label()));
+    }
 
     const QString warning = dataLossWarning();
     if (warning != m_lossWarning->text())
@@ -488,17 +556,47 @@ void LatencyPage::draw(const LatencySnapshot& s)
     m_lossWarning->setVisible(!warning.isEmpty());
 }
 
+void LatencyPage::drawPerCpu(const LatencySnapshot& s)
+{
+    // Like the CPUs page: one colour per CPU (its first two are the run's and the reference's, so CPUs start at
+    // the third), a table row named after the CPU.
+    std::vector<HistogramOverlay> overlays;
+    std::vector<TimelineCurve> curves;
+    std::vector<LatencyStatsModel::LiveRow> rows;
+    const std::string label = s.config.label();
+    for (size_t i = 0; i < s.threads.size(); ++i) {
+        const LatencyThreadStats& t = s.threads[i];
+        const QString name = tr("CPU %1").arg(t.cpu);
+        const QColor color = workbench::curveColor(int(i) + 2, palette());
+        overlays.push_back({histogramCurve(t.histogram, name), color});
+        curves.push_back({name, color, replayTimeline(s, i)});
+        rows.push_back({name, summarizeRun(t, label), color});
+    }
+    const QString curve = (m_replay ? tr("replay: all %1 CPUs, %2") : tr("live: all %1 CPUs, %2"))
+                              .arg(s.threads.size())
+                              .arg(shortConfigLabel(s.config));
+    const Histogram all = allThreads(s).histogram;
+    m_histogram->setLive(histogramCurve(all, curve), withReferenceMax(percentileMarkers(all)));
+    m_histogram->setOverlays(overlays);
+    m_timeline->setCurves(curves, timelineMarkers(s, m_timeline->windowSeconds()));
+    m_model->setLiveRows(rows);
+}
+
 QString LatencyPage::dataLossWarning() const
 {
     if (!m_lastDrawn || m_lastDrawn->threads.empty())
         return {};
-    const LatencyThreadStats& t = m_lastDrawn->threads.front();
-    if (t.drops == 0 && t.seqGaps == 0)
+    uint64_t drops = 0, gaps = 0;
+    for (const LatencyThreadStats& t : m_lastDrawn->threads) {
+        drops += t.drops;
+        gaps += t.seqGaps;
+    }
+    if (drops == 0 && gaps == 0)
         return {};
     return tr("⚠ Data lost: %1 samples dropped (ring buffer full), %2 missing from the sequence. The figures "
               "below are incomplete.")
-        .arg(t.drops)
-        .arg(t.seqGaps);
+        .arg(drops)
+        .arg(gaps);
 }
 
 QString LatencyPage::explanation() const

@@ -6,6 +6,7 @@
 #include "engine/rt/system_probe.h"
 #include "ui/experiment_page.h"
 #include "ui/latency/latency_view_data.h"
+#include "ui/latency/recording_timeline.h"
 
 #include <QPointer>
 
@@ -68,8 +69,10 @@ public:
     QStringList problems() const;
 
     /// Shows @p run, replayed from a recording, in the views instead of the live run (which is stopped), under
-    /// @p banner. Start, or the banner's "Back to live", returns to the live views.
-    void showReplay(std::shared_ptr<const LatencySnapshot> run, const QString& banner);
+    /// @p banner. Every measured CPU gets a row in the table, a histogram curve and a timeline curve; the timeline
+    /// spans @p wholeRun (the whole recording) when it was read, else what the snapshot carries, and a line under
+    /// @p banner says which. Start, or the banner's "Back to live", returns to the live views.
+    void showReplay(std::shared_ptr<const LatencySnapshot> run, const QString& banner, RecordingTimeline wholeRun = {});
     void leaveReplay();
     bool isReplay() const { return m_replay != nullptr; }
     QString replayBanner() const;
@@ -110,6 +113,12 @@ private:
     void controlsEdited();
     bool applyRunning(const LatencyConfig& config);
     void draw(const LatencySnapshot& snapshot);
+    /// A replay of several CPUs: a curve and a row for each, the all-CPU histogram as the run's curve.
+    void drawPerCpu(const LatencySnapshot& snapshot);
+    std::vector<VerticalMarker> withReferenceMax(std::vector<VerticalMarker> markers) const;
+    /// CPU @p cpu's whole-run timeline if the replay has it, else thread @p thread's from @p snapshot.
+    std::vector<TimelinePoint> replayTimeline(const LatencySnapshot& snapshot, size_t thread) const;
+    QString replayViewNote() const;
     void showError(const QString& message);
     void updateRunStatus();
 
@@ -133,6 +142,7 @@ private:
     QTimer* m_timer;
     ReplayBanner* m_replayBanner;
     std::shared_ptr<const LatencySnapshot> m_replay;
+    RecordingTimeline m_replayTimeline;
     int m_liveTimelineSeconds = 10; ///< the timeline window to restore when a replay ends
 
     std::shared_ptr<const LatencySnapshot> m_lastDrawn;

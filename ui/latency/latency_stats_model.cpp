@@ -7,6 +7,8 @@
 #include <QGuiApplication>
 #include <QPalette>
 
+#include <algorithm>
+
 namespace rtscope {
 
 LatencyStatsModel::LatencyStatsModel(QObject* parent)
@@ -17,7 +19,7 @@ int LatencyStatsModel::rowCount(const QModelIndex& parent) const
 {
     if (parent.isValid())
         return 0;
-    return int(m_live.has_value()) + int(m_reference.has_value());
+    return int(m_live.size()) + int(m_reference.has_value());
 }
 
 int LatencyStatsModel::columnCount(const QModelIndex& parent) const
@@ -27,33 +29,55 @@ int LatencyStatsModel::columnCount(const QModelIndex& parent) const
 
 LatencyStatsModel::RowKind LatencyStatsModel::rowKind(int row) const
 {
-    return (row == 0 && m_live) ? RowKind::Live : RowKind::Reference;
+    return row < int(m_live.size()) ? RowKind::Live : RowKind::Reference;
 }
 
 const LatencyRunSummary& LatencyStatsModel::summary(int row) const
 {
-    return rowKind(row) == RowKind::Live ? *m_live : *m_reference;
+    return rowKind(row) == RowKind::Live ? m_live[size_t(row)].summary : *m_reference;
+}
+
+std::optional<LatencyRunSummary> LatencyStatsModel::live() const
+{
+    if (m_live.empty())
+        return std::nullopt;
+    return m_live.front().summary;
 }
 
 void LatencyStatsModel::setLive(const std::optional<LatencyRunSummary>& s)
 {
-    if (s && m_live) {
-        m_live = s;
-        emit dataChanged(index(0, 0), index(0, ColumnCount - 1));
-    } else if (s) {
-        beginInsertRows({}, 0, 0);
-        m_live = s;
+    if (s)
+        setLiveRows({{tr("Live"), *s, QColor()}});
+    else
+        setLiveRows({});
+}
+
+void LatencyStatsModel::setLiveRows(const std::vector<LiveRow>& rows)
+{
+    const int had = int(m_live.size()), has = int(rows.size());
+    // 40 times a second the rows only change their figures: dataChanged, never a reset, keeps the view cheap.
+    if (has > had) {
+        beginInsertRows({}, had, has - 1);
+        m_live.insert(m_live.end(), rows.begin() + had, rows.end());
         endInsertRows();
-    } else if (m_live) {
-        beginRemoveRows({}, 0, 0);
-        m_live.reset();
+    } else if (has < had) {
+        beginRemoveRows({}, has, had - 1);
+        m_live.resize(size_t(has));
         endRemoveRows();
     }
+    const bool renamed = !std::equal(rows.begin(), rows.end(), m_live.begin(), [](const LiveRow& a, const LiveRow& b) {
+        return a.name == b.name && a.color == b.color;
+    });
+    std::copy(rows.begin(), rows.end(), m_live.begin());
+    if (has > 0)
+        emit dataChanged(index(0, 0), index(has - 1, ColumnCount - 1));
+    if (renamed && has > 0)
+        emit headerDataChanged(Qt::Vertical, 0, has - 1);
 }
 
 void LatencyStatsModel::setReference(const std::optional<LatencyRunSummary>& s)
 {
-    const int row = int(m_live.has_value());
+    const int row = int(m_live.size());
     if (s && m_reference) {
         m_reference = s;
         emit dataChanged(index(row, 0), index(row, ColumnCount - 1));
@@ -154,9 +178,11 @@ QVariant LatencyStatsModel::headerData(int section, Qt::Orientation orientation,
             return {};
         const bool live = rowKind(section) == RowKind::Live;
         if (role == Qt::DisplayRole)
-            return live ? tr("Live") : tr("Reference");
+            return live ? m_live[size_t(section)].name : tr("Reference");
         if (role == Qt::ForegroundRole) {
             const plot::ChartColors c = plot::chartColors(QGuiApplication::palette());
+            if (live && m_live[size_t(section)].color.isValid())
+                return QBrush(m_live[size_t(section)].color);
             return QBrush(live ? c.live : c.reference);
         }
         return {};

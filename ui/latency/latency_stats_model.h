@@ -1,11 +1,13 @@
 #pragma once
-// The statistics table: one row for the live run and, once held, one for the reference, so the two runs of
-// a comparison sit next to each other with the configs that produced them.
+// The statistics table: one row for the live run (one per CPU when a replayed recording measured several) and, once
+// held, one for the reference, so the runs of a comparison sit next to each other with the configs that produced them.
 #include "ui/latency/latency_view_data.h"
 
 #include <QAbstractTableModel>
+#include <QColor>
 
 #include <optional>
+#include <vector>
 
 namespace rtscope {
 
@@ -19,9 +21,20 @@ public:
 
     explicit LatencyStatsModel(QObject* parent = nullptr);
 
+    /// One row of the run, named "Live".
     void setLive(const std::optional<LatencyRunSummary>& summary);
+    /// One row of the run per measuring thread: its name ("CPU 2") and the colour of its curves.
+    struct LiveRow {
+        QString name;
+        LatencyRunSummary summary;
+        QColor color; ///< invalid: the live colour
+    };
+    /// A row per measuring thread; empty removes them.
+    void setLiveRows(const std::vector<LiveRow>& rows);
     void setReference(const std::optional<LatencyRunSummary>& summary);
-    const std::optional<LatencyRunSummary>& live() const { return m_live; }
+    /// The first row of the run, if any.
+    std::optional<LatencyRunSummary> live() const;
+    int liveRowCount() const { return int(m_live.size()); }
     const std::optional<LatencyRunSummary>& reference() const { return m_reference; }
     RowKind rowKind(int row) const;
 
@@ -34,7 +47,7 @@ private:
     const LatencyRunSummary& summary(int row) const;
     QVariant raw(const LatencyRunSummary& s, int column) const;
 
-    std::optional<LatencyRunSummary> m_live;
+    std::vector<LiveRow> m_live; ///< the rows of the run
     std::optional<LatencyRunSummary> m_reference;
 };
 

@@ -78,12 +78,12 @@ std::vector<VerticalMarker> percentileMarkers(const Histogram& h)
             marker("p99.9", h.percentile(99.9), MarkerRole::P999), marker("max", h.max(), MarkerRole::Max)};
 }
 
-std::vector<TimelinePoint> timelinePoints(const LatencySnapshot& snapshot)
+std::vector<TimelinePoint> timelinePoints(const LatencySnapshot& snapshot, size_t thread)
 {
     std::vector<TimelinePoint> out;
-    if (snapshot.threads.empty())
+    if (thread >= snapshot.threads.size())
         return out;
-    const auto& series = snapshot.threads.front().series;
+    const auto& series = snapshot.threads[thread].series;
     out.reserve(series.size());
     for (const SeriesPoint& p : series)
         out.push_back({double(p.tNs - snapshot.publishedNs) / 1e9, double(p.minNs) / 1e3, double(p.maxNs) / 1e3});

@@ -34,8 +34,8 @@ HistogramCurve histogramCurve(const Histogram& histogram, const QString& name);
 /// p50, p99, p99.9 and max of @p histogram (none when it is empty).
 std::vector<VerticalMarker> percentileMarkers(const Histogram& histogram);
 
-/// The snapshot's timeline at seconds relative to its publish time (oldest first).
-std::vector<TimelinePoint> timelinePoints(const LatencySnapshot& snapshot);
+/// Thread @p thread's timeline at seconds relative to the snapshot's publish time (oldest first).
+std::vector<TimelinePoint> timelinePoints(const LatencySnapshot& snapshot, size_t thread = 0);
 /// Markers inside the last @p windowSeconds; a "reset" right after a change (the automatic reset) is left out.
 std::vector<VerticalMarker> timelineMarkers(const LatencySnapshot& snapshot, double windowSeconds);
 

@@ -278,11 +278,13 @@ void HeatStrip::drawHatch(QPainter& p, const QRect& r) const
 
 void HeatStrip::drawLostFlag(QPainter& p, const QRect& r) const
 {
-    QPen pen(lostColor(), 2);
+    QPen pen(lostColor(), plot::lineWidth(2));
     pen.setJoinStyle(Qt::MiterJoin);
     p.setPen(pen);
     p.setBrush(Qt::NoBrush);
-    p.drawRect(r.adjusted(1, 1, -1, -1));
+    // Inset by half the pen, so the outline stays inside its cell however thick presentation mode makes it.
+    const int inset = std::max(1, int(pen.widthF() / 2));
+    p.drawRect(r.adjusted(inset, inset, -inset, -inset));
     const int s = std::min({r.width(), r.height(), 10});
     QPainterPath flag;
     flag.moveTo(r.topLeft());
@@ -332,7 +334,7 @@ void HeatStrip::drawRows(QPainter& p, const Geometry& g) const
                 drawLostFlag(p, rect);
         }
     }
-    p.setPen(QPen(colors.text, 1));
+    p.setPen(QPen(colors.text, plot::lineWidth(1)));
     p.setBrush(Qt::NoBrush);
     p.drawRect(g.plot.adjusted(0, 0, 0, 0));
 }
@@ -348,7 +350,7 @@ void HeatStrip::drawMarkers(QPainter& p, const Geometry& g) const
             continue;
         const int x = int(std::lround(xFor(m.x, g.plot)));
         const QColor color = plot::markerColor(m.role, palette());
-        p.setPen(QPen(color, 2, Qt::DashLine));
+        p.setPen(QPen(color, plot::lineWidth(2), Qt::DashLine));
         p.drawLine(x, g.plot.top(), x, g.plot.bottom());
         // Labels never overlap: a marker too close to the previous one keeps only its line.
         const QString text = fm.elidedText(m.label, Qt::ElideRight, 28 * fm.averageCharWidth());
@@ -368,7 +370,7 @@ void HeatStrip::drawAxis(QPainter& p, const Geometry& g) const
     const QFont font = plot::chartFont(this->font(), 1.0);
     const QFontMetrics fm(font);
     p.setFont(font);
-    p.setPen(QPen(colors.text, 1));
+    p.setPen(QPen(colors.text, plot::lineWidth(1)));
     const double span = m_data.spanSec;
     const double step = plot::niceTickInterval(span, std::max(2, g.plot.width() / (fm.averageCharWidth() * 10)));
     for (double t = 0; t >= -span - 1e-9; t -= step) {
@@ -403,7 +405,7 @@ void HeatStrip::drawLegend(QPainter& p, const Geometry& g) const
     for (size_t i = 0; i < map.size(); ++i)
         gradient.setColorAt(double(i) / double(map.size() - 1), QColor(map[i]));
     p.fillRect(bar, gradient);
-    p.setPen(QPen(colors.text, 1));
+    p.setPen(QPen(colors.text, plot::lineWidth(1)));
     p.drawRect(bar);
     p.setFont(plain);
     const double decades = std::log10(m_hiUs) - std::log10(m_loUs);
@@ -437,7 +439,7 @@ void HeatStrip::drawSwatches(QPainter& p, const Geometry& g) const
 
     const QRect hatch(x, top, sw * 2, sw);
     drawHatch(p, hatch);
-    p.setPen(QPen(colors.text, 1));
+    p.setPen(QPen(colors.text, plot::lineWidth(1)));
     p.setBrush(Qt::NoBrush);
     p.drawRect(hatch);
     p.drawText(QRect(hatch.right() + 6, top, fm.horizontalAdvance(noSamples) + 2, sw), Qt::AlignLeft | Qt::AlignVCenter,

@@ -292,7 +292,7 @@ void InversionTimeline::drawSwatch(QPainter& p, const QRectF& r, int kind) const
         break;
     }
     case PeriodLine: {
-        QPen pen(palette().color(QPalette::Text), 1.5, Qt::DashLine);
+        QPen pen(palette().color(QPalette::Text), plot::lineWidth(1.5), Qt::DashLine);
         p.setPen(pen);
         p.drawLine(QPointF(r.center().x(), r.top() - 2), QPointF(r.center().x(), r.bottom() + 2));
         break;
@@ -378,7 +378,7 @@ void InversionTimeline::paintEvent(QPaintEvent*)
     const QFont axisFont = scaled(font(), 1.0);
     const QFontMetricsF fm(axisFont);
     p.setFont(axisFont);
-    QPen axisPen(text, 1.2);
+    QPen axisPen(text, plot::lineWidth(1.2));
     p.setPen(axisPen);
     p.drawLine(QPointF(m_plot.left(), m_plot.bottom()), QPointF(m_plot.right(), m_plot.bottom()));
     for (const Tick& t : m_ticks) {

@@ -129,7 +129,7 @@ struct StarvationChart::Impl {
             QColor fill = color;
             fill.setAlphaF(window ? 0.55f : 0.13f);
             it.rect->setBrush(fill);
-            it.rect->setPen(window ? QPen(color, 1.5) : Qt::NoPen);
+            it.rect->setPen(window ? QPen(color, plot::lineWidth(1.5)) : Qt::NoPen);
             it.rect->setRect(left, area.top(), right - left, area.height());
 
             const QString& label = bands[i].label;
@@ -143,7 +143,7 @@ struct StarvationChart::Impl {
             const double by = window ? area.top() + 6 + h * 1.3 : area.top() + 4;
             QColor boxFill = window ? color : plot::chartColors(palette).markerBackground;
             it.box->setBrush(boxFill);
-            it.box->setPen(window ? Qt::NoPen : QPen(color, 1.2));
+            it.box->setPen(window ? Qt::NoPen : QPen(color, plot::lineWidth(1.2)));
             it.box->setRect(0, 0, w, h);
             it.box->setPos(bx, by);
             it.text->setBrush(window ? QColor(Qt::black) : color);

@@ -78,7 +78,6 @@ struct SweepChart::Impl {
             auto* s = new QLineSeries;
             s->setName(roleName(kRoles[role]));
             s->setPointsVisible(true);
-            s->setMarkerSize(9);
             chart->addSeries(s);
             s->attachAxis(x);
             s->attachAxis(y);
@@ -96,6 +95,7 @@ struct SweepChart::Impl {
             pen.setStyle(Qt::DashLine);
         s->setPen(pen);
         s->setBrush(pen.color());
+        s->setMarkerSize(plot::lineWidth(9)); // the points grow with the lines, or thick lines would hide them
     }
 
     void updateCategories()

@@ -10,6 +10,7 @@
 #include <QtCharts/QChart>
 #include <QtCharts/QChartView>
 #include <QtCharts/QLegend>
+#include <QtCharts/QLegendMarker>
 #include <QtCharts/QLineSeries>
 #include <QtCharts/QLogValueAxis>
 #include <QtCharts/QValueAxis>
@@ -23,7 +24,9 @@ struct TimelineChart::Impl {
     QObject* owner = nullptr;
     QChart* chart = nullptr;
     QChartView* view = nullptr;
-    QLineSeries* series = nullptr;
+    QLineSeries* series = nullptr;     ///< the first curve
+    std::vector<QLineSeries*> more;    ///< the others, made on demand and kept
+    std::vector<TimelineCurve> curves; ///< at least one
     QValueAxis* x = nullptr;
     QValueAxis* yLinear = nullptr;
     QLogValueAxis* yLog = nullptr;
@@ -31,7 +34,6 @@ struct TimelineChart::Impl {
     double window = 10;
     plot::AxisAutoRange yRange{plot::AxisAutoRange::Scale::Log};
     std::unique_ptr<plot::MarkerOverlay> overlay;
-    std::vector<TimelinePoint> points;
     int columns = 0;
     int axisUpdates = 0;
 
@@ -40,23 +42,62 @@ struct TimelineChart::Impl {
         QAbstractAxis* remove = logY ? static_cast<QAbstractAxis*>(yLinear) : yLog;
         QAbstractAxis* add = logY ? static_cast<QAbstractAxis*>(yLog) : yLinear;
         if (chart->axes(Qt::Vertical).contains(remove)) {
-            series->detachAxis(remove);
+            for (QLineSeries* s : all())
+                s->detachAxis(remove);
             chart->removeAxis(remove);
             remove->setParent(owner); // removeAxis gives up ownership: keep it with the widget
         }
         if (!chart->axes(Qt::Vertical).contains(add)) {
             chart->addAxis(add, Qt::AlignLeft);
-            series->attachAxis(add);
+            for (QLineSeries* s : all())
+                s->attachAxis(add);
         }
         yRange.setScale(logY ? plot::AxisAutoRange::Scale::Log : plot::AxisAutoRange::Scale::Linear);
         yRange.setMinimumUpper(10);
         yRange.setLowestLower(0.1);
     }
 
+    std::vector<QLineSeries*> all() const
+    {
+        std::vector<QLineSeries*> out{series};
+        out.insert(out.end(), more.begin(), more.end());
+        return out;
+    }
+
+    QLineSeries* seriesOf(size_t i)
+    {
+        if (i == 0)
+            return series;
+        while (more.size() < i) {
+            auto* s = new QLineSeries;
+            chart->addSeries(s);
+            s->attachAxis(x);
+            s->attachAxis(logY ? static_cast<QAbstractAxis*>(yLog) : yLinear);
+            more.push_back(s);
+        }
+        return more[i - 1];
+    }
+
+    void restyleCurves(const QPalette& pal)
+    {
+        for (size_t i = 0; i < all().size(); ++i) {
+            const QColor c =
+                i < curves.size() && curves[i].color.isValid() ? curves[i].color : plot::chartColors(pal).live;
+            // One pixel: the envelope is dense enough to read as a band, and a 1-px cosmetic pen takes the fast path.
+            QPen pen(c, plot::lineWidth(1.0));
+            pen.setCosmetic(true);
+            seriesOf(i)->setPen(pen);
+        }
+    }
+
     void applyX()
     {
         x->setTickAnchor(0);
-        x->setTickInterval(window <= 10 ? 1 : window <= 30 ? 5 : 10);
+        // A replay's whole recording may span an hour: beyond two minutes the ticks come from the span.
+        x->setTickInterval(window <= 10    ? 1
+                           : window <= 30  ? 5
+                           : window <= 120 ? 10
+                                           : plot::niceTickInterval(window, 8));
         x->setRange(-window, 0);
         ++axisUpdates;
     }
@@ -79,13 +120,14 @@ struct TimelineChart::Impl {
     {
         double lo = 0, hi = 0;
         bool any = false;
-        for (const TimelinePoint& p : points) {
-            if (p.tSec < -window || p.tSec > 0)
-                continue;
-            lo = any ? std::min(lo, p.minUs) : p.minUs;
-            hi = any ? std::max(hi, p.maxUs) : p.maxUs;
-            any = true;
-        }
+        for (const TimelineCurve& c : curves)
+            for (const TimelinePoint& p : c.points) {
+                if (p.tSec < -window || p.tSec > 0)
+                    continue;
+                lo = any ? std::min(lo, p.minUs) : p.minUs;
+                hi = any ? std::max(hi, p.maxUs) : p.maxUs;
+                any = true;
+            }
         if (!any) {
             lo = 1;
             hi = 100;
@@ -95,8 +137,15 @@ struct TimelineChart::Impl {
         if (yRange.update(std::max(lo, 0.0), hi) || forceAxes)
             applyY();
         columns = std::max(50, int(chart->plotArea().width()));
-        const std::vector<TimelinePoint> cols = plot::decimateColumns(points, -window, 0, columns);
-        series->replace(plot::envelopePoints(cols, logY ? yRange.lower() : -1e300));
+        for (size_t i = 0; i < all().size(); ++i) {
+            QLineSeries* s = seriesOf(i);
+            if (i >= curves.size()) {
+                s->clear();
+                continue;
+            }
+            const std::vector<TimelinePoint> cols = plot::decimateColumns(curves[i].points, -window, 0, columns);
+            s->replace(plot::envelopePoints(cols, logY ? yRange.lower() : -1e300));
+        }
         overlay->setAxis(-window, 0, false);
         overlay->relayout();
     }
@@ -111,10 +160,12 @@ TimelineChart::TimelineChart(QWidget* parent)
     d->chart->setAnimationOptions(QChart::NoAnimation);
     d->chart->setTitle(tr("Latency timeline (min/max per pixel)"));
     d->chart->legend()->hide();
+    d->chart->legend()->setAlignment(Qt::AlignBottom);
     d->chart->setMargins(QMargins(4, 4, 8, 4));
     d->series = new QLineSeries;
     d->series->setName(tr("latency"));
     d->chart->addSeries(d->series);
+    d->curves.resize(1);
 
     d->x = new QValueAxis;
     d->x->setTickType(QValueAxis::TicksDynamic);
@@ -164,17 +215,14 @@ void TimelineChart::changeEvent(QEvent* event)
     plot::styleChart(d->chart, pal, font());
     plot::styleAxis(d->yLinear, pal, font());
     plot::styleAxis(d->yLog, pal, font());
-    // One pixel: the envelope is dense enough to read as a band, and a 1-px cosmetic pen takes the fast path.
-    QPen pen(plot::chartColors(pal).live, plot::lineWidth(1.0));
-    pen.setCosmetic(true);
-    d->series->setPen(pen);
+    d->restyleCurves(pal);
     d->overlay->setStyle(pal, plot::chartFont(font(), 1.0));
     d->overlay->relayout();
 }
 
 void TimelineChart::setWindowSeconds(double seconds)
 {
-    seconds = std::clamp(seconds, 1.0, 120.0);
+    seconds = std::clamp(seconds, 1.0, 7.0 * 24 * 3600);
     if (seconds == d->window)
         return;
     d->window = seconds;
@@ -203,14 +251,40 @@ bool TimelineChart::logLatencyAxis() const
 
 void TimelineChart::setData(const std::vector<TimelinePoint>& points, const std::vector<VerticalMarker>& markers)
 {
-    d->points = points;
+    if (d->curves.size() == 1 && !d->curves.front().color.isValid()) {
+        d->curves.front().points = points; // 40 times a second: no copy of the curve's name and colour
+        d->overlay->setMarkers(markers);
+        d->redraw(false);
+        return;
+    }
+    setCurves({{tr("latency"), QColor(), points}}, markers);
+}
+
+void TimelineChart::setCurves(const std::vector<TimelineCurve>& curves, const std::vector<VerticalMarker>& markers)
+{
+    d->curves = curves.empty() ? std::vector<TimelineCurve>(1) : curves;
+    for (size_t i = 0; i < d->curves.size(); ++i)
+        d->seriesOf(i)->setName(d->curves[i].name);
+    d->restyleCurves(palette());
+    // The first curve's legend entry only names it when there are others to tell it from.
+    const auto seriesList = d->all();
+    for (size_t i = 0; i < seriesList.size(); ++i)
+        for (QLegendMarker* m : d->chart->legend()->markers(seriesList[i]))
+            m->setVisible(i < d->curves.size());
+    d->chart->legend()->setVisible(d->curves.size() > 1);
     d->overlay->setMarkers(markers);
     d->redraw(false);
 }
 
+void TimelineChart::setTimeAxisTitle(const QString& title)
+{
+    d->x->setTitleText(title);
+}
+
 void TimelineChart::clear()
 {
-    d->points.clear();
+    d->curves.assign(1, TimelineCurve{});
+    d->chart->legend()->hide();
     d->overlay->setMarkers({});
     d->yRange.reset();
     d->redraw(true);
@@ -219,6 +293,18 @@ void TimelineChart::clear()
 QList<QPointF> TimelineChart::envelope() const
 {
     return d->series->points();
+}
+int TimelineChart::curveCount() const
+{
+    return int(d->curves.size());
+}
+QList<QPointF> TimelineChart::curveEnvelope(int index) const
+{
+    return index >= 0 && index < curveCount() ? d->seriesOf(size_t(index))->points() : QList<QPointF>();
+}
+QString TimelineChart::curveName(int index) const
+{
+    return index >= 0 && index < curveCount() ? d->curves[size_t(index)].name : QString();
 }
 int TimelineChart::columns() const
 {

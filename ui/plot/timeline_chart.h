@@ -1,8 +1,10 @@
 #pragma once
 // The latency timeline: the last N seconds scrolling, min/max per pixel column so a single spike is never
 // averaged away, labelled vertical lines where the configuration changed. Time is relative seconds (0 = now).
+// Several curves (one per CPU of a replayed recording) share the axes, each in its colour with a legend entry.
 #include "ui/plot/plot_data.h"
 
+#include <QColor>
 #include <QList>
 #include <QPointF>
 #include <QWidget>
@@ -10,6 +12,12 @@
 #include <memory>
 
 namespace rtscope {
+
+struct TimelineCurve {
+    QString name;
+    QColor color; ///< invalid: the live colour
+    std::vector<TimelinePoint> points;
+};
 
 class TimelineChart : public QWidget {
     Q_OBJECT
@@ -24,10 +32,17 @@ public:
 
     /// @p points oldest first, at relative seconds; decimated here to one column per pixel of the plot area.
     void setData(const std::vector<TimelinePoint>& points, const std::vector<VerticalMarker>& markers);
+    /// As setData(), one curve each; the legend shows when there are two or more.
+    void setCurves(const std::vector<TimelineCurve>& curves, const std::vector<VerticalMarker>& markers);
     void clear();
+    /// "time (s, 0 = now)" by default; a replay's 0 is the end of the recording.
+    void setTimeAxisTitle(const QString& title);
 
     // What is drawn, for tests and the benchmark.
-    QList<QPointF> envelope() const;
+    QList<QPointF> envelope() const; ///< of the first curve
+    int curveCount() const;
+    QList<QPointF> curveEnvelope(int index) const;
+    QString curveName(int index) const;
     int columns() const; ///< pixel columns the data was decimated to
     double latencyAxisMax() const;
     int axisUpdates() const;

@@ -1,0 +1,116 @@
+// The desktop app's command line: a lone file argument (what the desktop entry's "Exec=rtscope %f" passes) opens
+// the file like --open, whatever kind it is; a missing file, a second file or a file next to --open is refused
+// with a sentence naming it.
+#include "ui/app/gui_options.h"
+
+#include <QFile>
+#include <QTemporaryDir>
+#include <QtTest>
+
+using namespace rtscope;
+
+namespace {
+
+struct Parsed {
+    GuiOptions options;
+    QStringList problems;
+};
+
+Parsed parse(const QStringList& arguments)
+{
+    Parsed p;
+    p.problems = parseGuiOptions(QStringList{"rtscope"} + arguments, p.options);
+    return p;
+}
+
+} // namespace
+
+class TestGuiOptions : public QObject {
+    Q_OBJECT
+    QTemporaryDir m_dir;
+
+    QString file(const QString& name)
+    {
+        const QString path = m_dir.filePath(name);
+        QFile f(path);
+        if (!f.open(QIODevice::WriteOnly))
+            qFatal("cannot write %s", qPrintable(path));
+        f.write("x");
+        return path;
+    }
+
+private slots:
+    void initTestCase() { QVERIFY(m_dir.isValid()); }
+
+    void aLoneFileIsOpened_data()
+    {
+        QTest::addColumn<QString>("name");
+        QTest::newRow("recording") << "run.rtrec";
+        QTest::newRow("cyclictest JSON") << "board.json";
+        QTest::newRow("cyclictest histogram") << "board.hist";
+        QTest::newRow("a name with spaces") << "my board run.rtrec";
+    }
+
+    void aLoneFileIsOpened()
+    {
+        QFETCH(QString, name);
+        const QString path = file(name);
+        const Parsed p = parse({path});
+        QVERIFY2(p.problems.isEmpty(), qPrintable(p.problems.join('\n')));
+        QCOMPARE(p.options.open, path);
+        // The other options keep their defaults: the desktop passes only the file.
+        QVERIFY(!p.options.start);
+        QVERIFY(p.options.page.isEmpty());
+    }
+
+    void aFileAmongOptionsIsOpenedToo()
+    {
+        const QString path = file("among.rtrec");
+        const Parsed p = parse({"--theme", "dark", path, "--size", "1600x1000"});
+        QVERIFY2(p.problems.isEmpty(), qPrintable(p.problems.join('\n')));
+        QCOMPARE(p.options.open, path);
+        QCOMPARE(p.options.theme, QString("dark"));
+        QCOMPARE(p.options.windowSize, QSize(1600, 1000));
+    }
+
+    void theOpenOptionStillWorks()
+    {
+        const QString path = file("option.json");
+        const Parsed p = parse({"--open", path});
+        QVERIFY(p.problems.isEmpty());
+        QCOMPARE(p.options.open, path);
+    }
+
+    void noFileMeansNothingToOpen()
+    {
+        const Parsed p = parse({});
+        QVERIFY(p.problems.isEmpty());
+        QVERIFY(p.options.open.isEmpty());
+    }
+
+    void refusedFileArguments_data()
+    {
+        QTest::addColumn<QStringList>("arguments");
+        QTest::addColumn<QString>("named");
+        QTest::addColumn<QString>("says");
+        const QString missing = m_dir.filePath("gone.rtrec");
+        const QString a = file("a.rtrec"), b = file("b.rtrec");
+        QTest::newRow("missing file") << QStringList{missing} << missing << "no such file";
+        QTest::newRow("two files") << QStringList{a, b} << b << "one file to open";
+        QTest::newRow("a file and --open") << QStringList{"--open", a, b} << b << "one file to open";
+    }
+
+    void refusedFileArguments()
+    {
+        QFETCH(QStringList, arguments);
+        QFETCH(QString, named);
+        QFETCH(QString, says);
+        const Parsed p = parse(arguments);
+        QCOMPARE(p.problems.size(), 1);
+        QVERIFY2(p.problems.first().contains("'" + named + "'"), qPrintable(p.problems.first()));
+        QVERIFY2(p.problems.first().contains(says), qPrintable(p.problems.first()));
+    }
+};
+
+QTEST_MAIN(TestGuiOptions)
+#include "tst_gui_options.moc"
