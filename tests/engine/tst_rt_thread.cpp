@@ -1,6 +1,6 @@
+#include "engine/rt/caller_affinity.h"
 #include "engine/rt/dma_latency.h"
 #include "engine/rt/memory_lock.h"
-#include "engine/rt/caller_affinity.h"
 #include "engine/rt/rt_thread.h"
 #include "engine/rt/system_probe.h"
 #include "engine/util/clock.h"
