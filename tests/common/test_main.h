@@ -1,0 +1,43 @@
+#pragma once
+// The entry point of a Qt Test unit. Every tests/<area>/tst_<unit>.cpp ends with one of the three macros below
+// instead of QTEST_MAIN / QTEST_GUILESS_MAIN / QTEST_APPLESS_MAIN; they expand to what Qt's macros expand to (the
+// same application object, attributes and QFINDTESTDATA source path), with one difference: when the build
+// defines RTSCOPE_TEST_UNIT for the source, the unit registers itself with its area's test group
+// (tests/common/test_group_main.cpp) instead of defining main(). A group links every unit of an area into one
+// executable, so the suite links three executables instead of fifty; ctest still runs each unit on its own, in
+// its own process, as `tst_<area> <unit>` (tests/CMakeLists.txt).
+#include <QtTest/QtTest>
+
+namespace rtscope::test {
+using UnitMain = int (*)(int argc, char* argv[]);
+/// Registers @p main under @p unit (called from a static initialiser); returns true.
+bool registerUnit(const char* unit, UnitMain main);
+} // namespace rtscope::test
+
+// The body of Qt's QTEST_MAIN_WRAPPER (qtest.h, Qt 6.4) minus the self-coverage hook, which is empty outside Qt's
+// own coverage builds.
+#define RTSCOPE_TEST_BODY(TestObject, ...)                                                                             \
+    {                                                                                                                  \
+        QT_PREPEND_NAMESPACE(QTest::Internal::callInitMain)<TestObject>();                                             \
+        __VA_ARGS__                                                                                                    \
+        TestObject tc;                                                                                                 \
+        QTEST_SET_MAIN_SOURCE_PATH                                                                                     \
+        return QTest::qExec(&tc, argc, argv);                                                                          \
+    }
+
+#ifdef RTSCOPE_TEST_UNIT
+#define RTSCOPE_TEST_ENTRY(TestObject, ...)                                                                            \
+    namespace {                                                                                                        \
+    int rtscopeUnitMain(int argc, char* argv[]) RTSCOPE_TEST_BODY(TestObject, __VA_ARGS__) [[maybe_unused]] const      \
+        bool rtscopeUnitRegistered = rtscope::test::registerUnit(RTSCOPE_TEST_UNIT, rtscopeUnitMain);                  \
+    }
+#else
+#define RTSCOPE_TEST_ENTRY(TestObject, ...) int main(int argc, char* argv[]) RTSCOPE_TEST_BODY(TestObject, __VA_ARGS__)
+#endif
+
+/// QTEST_MAIN: QApplication in a widgets build, QGuiApplication with Qt Gui, else QCoreApplication.
+#define RTSCOPE_TEST_MAIN(TestObject) RTSCOPE_TEST_ENTRY(TestObject, QTEST_MAIN_SETUP())
+/// QTEST_GUILESS_MAIN: a QCoreApplication.
+#define RTSCOPE_TEST_GUILESS_MAIN(TestObject) RTSCOPE_TEST_ENTRY(TestObject, QTEST_QAPP_SETUP(QCoreApplication))
+/// QTEST_APPLESS_MAIN: no application object.
+#define RTSCOPE_TEST_APPLESS_MAIN(TestObject) RTSCOPE_TEST_ENTRY(TestObject)
