@@ -8,6 +8,7 @@
 #include "ui/app/file_menu.h"
 #include "ui/app/gui_options.h"
 #include "ui/app/gui_thread_affinity.h"
+#include "ui/app/page_snapshot.h"
 #include "ui/app/presentation_mode.h"
 #include "ui/app/preset_runner.h"
 #include "ui/app/signal_watcher.h"
@@ -16,8 +17,6 @@
 #include "ui/main_window.h"
 
 #include <QApplication>
-#include <QDir>
-#include <QFileInfo>
 #include <QPixmap>
 #include <QSettings>
 #include <QTimer>
@@ -61,11 +60,10 @@ void printProblems(const QStringList& problems)
 
 bool saveScreenshot(MainWindow& window, const QString& file)
 {
-    const QFileInfo info(file);
-    QDir().mkpath(info.absolutePath());
+    // Its folder was checked at start-up (parseGuiOptions()) and is not created here.
     const QPixmap shot = window.grab();
-    if (!shot.save(file, "PNG")) {
-        std::fprintf(stderr, "rtscope: cannot write the screenshot to %s\n", qPrintable(file));
+    if (const Error e = writePng(shot, file)) {
+        std::fprintf(stderr, "rtscope: cannot write the screenshot: %s\n", e.message.c_str());
         return false;
     }
     std::fprintf(stderr, "rtscope: screenshot %dx%d written to %s\n", shot.width(), shot.height(), qPrintable(file));

@@ -38,8 +38,17 @@ int reportInvalid(const std::string& command, const std::vector<std::string>& pr
 int waitForStopSignal(int timeoutMs);
 /// Maps an engine error to the exit code: InvalidConfig 2, Permission 3, anything else 1.
 int exitCodeFor(ErrorKind kind);
-/// Writes @p text to @p path; on failure prints why and returns false.
+/// Writes @p text to @p path (writeFileAtomically: all of it or nothing changed); on failure prints why and returns
+/// false.
 bool writeFile(const std::string& path, const std::string& text);
+
+/// Marks @p option as a file the command writes: before a command runs, runCli() checks every output given
+/// together with every input (checkOutputs(): a missing directory, a link, a directory, an output that is an input
+/// or another output) and refuses them with exit code 2, so that nothing is measured for an output that cannot be
+/// written. Returns @p option.
+CLI::Option* outputFile(CLI::Option* option);
+/// Marks @p option as a file the command reads, named @p name in the sentences ("the recording FILE").
+CLI::Option* inputFile(CLI::Option* option, const std::string& name);
 /// The command line as one string, for the cmdline field of cyclictest's JSON.
 std::string commandLine();
 

@@ -1,15 +1,20 @@
 #include "app/cli/command_util.h"
 
+#include "engine/io/output_file.h"
 #include "engine/io/report_json.h"
 #include "engine/rt/caller_affinity.h"
 #include "engine/rt/system_probe.h"
+#include "engine/rt/system_threads.h"
 #include "engine/util/clock.h"
 #include "engine/util/units.h"
 
+#include <algorithm>
+#include <charconv>
+#include <climits>
 #include <cstdio>
 #include <cstring>
 #include <exception>
-#include <fstream>
+#include <optional>
 #include <unistd.h>
 
 namespace rtscope::cli {
@@ -27,9 +32,79 @@ RunOutput TableOutputOptions::runOutput() const
 void addTableOutputOptions(CLI::App* sub, TableOutputOptions& o, const std::string& jsonHelp,
                            const std::string& csvHelp, const std::string& quietHelp)
 {
-    sub->add_option("--json", o.json, jsonHelp);
-    sub->add_option("--csv", o.csv, csvHelp);
+    outputFile(sub->add_option("--json", o.json, jsonHelp));
+    outputFile(sub->add_option("--csv", o.csv, csvHelp));
     sub->add_flag("-q,--quiet", o.quiet, quietHelp);
+}
+
+namespace {
+
+// " (its help)": the range or rule a refusal gives, in the words of the flag's --help.
+std::string ruleOf(const CLI::Option* option)
+{
+    const std::string help = option->get_description();
+    return help.empty() ? std::string() : " (" + help + ")";
+}
+
+// The whole number @p text holds: an optional '-' and digits, nothing else (not "1,1", "0x10" or " 5").
+std::optional<long long> wholeNumber(const std::string& text, bool& outOfRange)
+{
+    long long value = 0;
+    const char* end = text.data() + text.size();
+    const auto [p, ec] = std::from_chars(text.data(), end, value);
+    outOfRange = ec == std::errc::result_out_of_range;
+    if (ec != std::errc() || p != end)
+        return std::nullopt;
+    return value;
+}
+
+std::string inQuotes(const std::string& text)
+{
+    return "'" + text + "'";
+}
+
+} // namespace
+
+void checkFlagValues(CLI::App& app)
+{
+    for (CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; }))
+        for (CLI::Option* option : sub->get_options([](const CLI::Option*) { return true; })) {
+            const std::string type = option->get_type_name();
+            if (type != "TEXT" && type != "INT" && type != "UINT")
+                continue; // flags without a value, --help
+            option->check(CLI::Validator(
+                [option, type](std::string& text) -> std::string {
+                    if (text.empty())
+                        return "an empty value is not allowed; leave the flag out for its default" + ruleOf(option);
+                    if (type == "TEXT")
+                        return {};
+                    bool outOfRange = false;
+                    const std::optional<long long> v = wholeNumber(text, outOfRange);
+                    // Every integer flag's range lies well inside int, whatever the variable behind it.
+                    if (outOfRange || (v && type == "INT" && (*v > INT_MAX || *v < INT_MIN)))
+                        return inQuotes(text) + " is out of range" + ruleOf(option);
+                    if (!v)
+                        return inQuotes(text) + " is not a whole number" + ruleOf(option);
+                    if (type == "UINT" && *v < 0)
+                        return inQuotes(text) + " is negative" + ruleOf(option);
+                    return {};
+                },
+                "", "flag value"));
+        }
+}
+
+CLI::Option* noValueBelow(CLI::Option* option, long long min)
+{
+    return option->check(CLI::Validator(
+        [option, min](std::string& text) -> std::string {
+            bool outOfRange = false;
+            const std::optional<long long> v = wholeNumber(text, outOfRange);
+            if (v && *v < min)
+                return inQuotes(text) + " is below " + std::to_string(min) + ruleOf(option) +
+                       "; leave the flag out for the default";
+            return {};
+        },
+        "", "no automatic value"));
 }
 
 void addPolicyOptions(CLI::App* sub, std::string& policy, int& priority, const std::string& policyHelp)
@@ -74,6 +149,12 @@ CommandRunner catchingExceptions(const std::string& command, CommandRunner run)
             return ExitFailure;
         }
     };
+}
+
+void warnAboutOtherMeasurements(const std::string& command, const std::vector<int>& cpus)
+{
+    for (const std::string& w : otherMeasurementWarnings(cpus, getpid()))
+        std::fprintf(stderr, "rtscope %s: warning: %s\n", command.c_str(), w.c_str());
 }
 
 RunResult notStarted(const std::string& command, const Error& e)
@@ -158,10 +239,17 @@ bool writeJsonFile(const std::string& path, const nlohmann::json& report)
 
 RecordingReadResult writeRecordingCsvFile(const std::string& recording, const std::string& csvPath, bool& fileOk)
 {
-    std::ofstream csv(csvPath, std::ios::binary | std::ios::trunc);
-    const RecordingReadResult r = csv ? writeRecordingCsv(recording, csv) : RecordingReadResult{};
-    csv.close();
-    fileOk = bool(csv);
+    AtomicOutputFile csv;
+    Error e = csv.open(csvPath);
+    const RecordingReadResult r = e ? RecordingReadResult{} : writeRecordingCsv(recording, csv.stream());
+    // A recording that could not be read at all leaves no CSV (nor replaces an older one).
+    if (!e && !r.headerRead)
+        csv.discard();
+    else if (!e)
+        e = csv.commit();
+    if (e)
+        std::fprintf(stderr, "rtscope: %s\n", e.message.c_str());
+    fileOk = !e;
     return r;
 }
 

@@ -36,6 +36,15 @@ struct TableOutputOptions {
 void addTableOutputOptions(CLI::App* sub, TableOutputOptions& o, const std::string& jsonHelp,
                            const std::string& csvHelp, const std::string& quietHelp);
 
+/// Holds the values of every flag of every subcommand of @p app to the same rules before CLI11 converts them
+/// (docs/cli.md, "Flag values"): an explicitly empty text is refused rather than taken for "not given", and an
+/// integer flag takes a whole number that fits. Each refusal is one sentence naming the flag and the value, with
+/// the flag's own help (its range or rule). Called once, after every subcommand has registered its flags.
+void checkFlagValues(CLI::App& app);
+/// For a flag whose default rtscope chooses, held inside as a value below @p min ("-1: automatic"): a given value
+/// below @p min is refused with the flag's help, so that the internal value cannot be typed. Returns @p option.
+CLI::Option* noValueBelow(CLI::Option* option, long long min = 0);
+
 /// The --policy help of the subcommands that run one measuring thread.
 inline constexpr const char* kPolicyHelp = "other, batch, idle, fifo or rr (default: other; fifo if -p is given)";
 /// Registers --policy and -p,--priority.
@@ -70,6 +79,9 @@ int runIfValid(const std::string& command, const Config& config, std::vector<std
 CommandRunner catchingExceptions(const std::string& command, CommandRunner run);
 
 // ---- A run ----
+
+/// Prints otherMeasurementWarnings() for @p cpus on stderr ("rtscope CMD: warning: another rtscope (PID …) …").
+void warnAboutOtherMeasurements(const std::string& command, const std::vector<int>& cpus);
 
 /// Prints "rtscope CMD: why" for an experiment that did not start; the result carries exitCodeFor(its kind).
 RunResult notStarted(const std::string& command, const Error& e);

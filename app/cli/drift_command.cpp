@@ -39,9 +39,13 @@ DriftConfig toConfig(const DriftOptions& o, std::vector<std::string>& problems)
     else
         problems.push_back(notADuration("period", o.period));
     c.ticks = o.ticks;
-    if (!o.duration.empty())
+    bool zeroDuration = false;
+    if (!o.duration.empty()) {
+        const size_t before = problems.size();
         readDuration("duration", o.duration, kNsPerSec, "e.g. 2s, 500ms (bare numbers are seconds)", c.durationNs,
                      problems);
+        zeroDuration = problems.size() == before && c.durationNs == 0;
+    }
     if (auto w = parseSignedDuration(o.work))
         c.workNs = *w;
     else
@@ -56,6 +60,10 @@ DriftConfig toConfig(const DriftOptions& o, std::vector<std::string>& problems)
         c.stallNs = *s;
     else
         problems.push_back(notADuration("stall", o.stall));
+    // 0 means "count ticks instead" inside; on the command line that is leaving -D out, and a given 0 is a run
+    // length out of range.
+    if (zeroDuration)
+        problems.push_back(c.durationProblem());
     return c;
 }
 
@@ -140,7 +148,7 @@ Command addDriftCommand(CLI::App& app)
     sub->add_option("--slack", o->slack, "timer slack: default, 1ns or a duration up to 1s (prctl PR_SET_TIMERSLACK)")
         ->capture_default_str();
     addPolicyOptions(sub, o->policy, o->priority);
-    sub->add_option("-a,--cpu", o->cpu, "CPU every method runs on (default: the highest usable CPU)");
+    noValueBelow(sub->add_option("-a,--cpu", o->cpu, "CPU every method runs on (default: the highest usable CPU)"));
     sub->add_option("--stall-at", o->stallAt, "tick after which every method stalls once (0: never)");
     sub->add_option("--stall", o->stall, "length of that stall, e.g. 10ms: timers count the ticks it misses");
     addTableOutputOptions(sub, o->output, "write config, probe and per-method figures as JSON",

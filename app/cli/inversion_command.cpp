@@ -178,9 +178,12 @@ Command addInversionCommand(CLI::App& app)
     sub->add_option("--period", o->period, "release period of all three threads, 10ms..10s (bare: us)")
         ->capture_default_str();
     sub->add_option("-D,--duration", o->duration, "run time, 100ms..10min (bare: s)")->capture_default_str();
-    sub->add_option("-a,--cpu", o->cpu, "the threads' CPU (default: the highest usable CPU; never the first one)");
-    sub->add_option("--low-priority", o->lowPriority, "SCHED_FIFO priority of the low thread")->capture_default_str();
-    sub->add_option("--medium-priority", o->mediumPriority, "... of the medium thread")->capture_default_str();
+    noValueBelow(
+        sub->add_option("-a,--cpu", o->cpu, "the threads' CPU (default: the highest usable CPU; never the first one)"));
+    sub->add_option("--low-priority", o->lowPriority, "SCHED_FIFO priority of the low thread, 1..98")
+        ->capture_default_str();
+    sub->add_option("--medium-priority", o->mediumPriority, "... of the medium thread, above low")
+        ->capture_default_str();
     sub->add_option("--high-priority", o->highPriority, "... of the high thread (also the ceiling), at most 98")
         ->capture_default_str();
     addTableOutputOptions(sub, o->output, "write the figures, every period and the whole timeline as JSON",

@@ -34,6 +34,7 @@ struct LatencyOptions {
     std::string waiter = "abs";
     std::string duration;
     uint64_t samples = 0;
+    const CLI::Option* samplesFlag = nullptr; ///< whether -l was given: 0 is "until stopped" inside
     int histogram = -1;
     std::string histfile;
     std::string json;
@@ -72,10 +73,18 @@ LatencyConfig toConfig(const LatencyOptions& o, std::vector<std::string>& proble
         c.waiter = *w;
     else
         problems.push_back("waiter must be one of abs, rel, timerfd, itimer, posix, busy (got '" + o.waiter + "')");
-    if (!o.duration.empty())
+    // 0 means "until stopped" inside; on the command line that is leaving -D and -l out, and a given 0 is a length
+    // out of range.
+    if (!o.duration.empty()) {
+        const size_t before = problems.size();
         readDuration("duration", o.duration, kNsPerSec, "e.g. 10s, 500ms (bare numbers are seconds)", c.durationNs,
                      problems);
+        if (problems.size() == before && c.durationNs == 0)
+            problems.push_back(LatencyConfig::durationProblem(0));
+    }
     c.maxSamples = o.samples;
+    if (o.samplesFlag && o.samplesFlag->count() > 0 && o.samples == 0)
+        problems.push_back(LatencyConfig::samplesProblem(0));
     const bool wantsBins = !o.histfile.empty() || !o.json.empty();
     c.histogramUs = o.histogram >= 0 ? o.histogram : (wantsBins ? kDefaultHistogramUs : 0);
     if (!o.histfile.empty() && c.histogramUs == 0)
@@ -224,6 +233,7 @@ RunResult runLatency(const LatencyConfig& config, const RunOutput& out)
     // second instead of 1000.
     exp.setCollectorPace(10 * kNsPerMs, progress.tty() && !out.quiet ? 100 * kNsPerMs : kNsPerSec);
     const int64_t startUnix = int64_t(std::time(nullptr));
+    warnAboutOtherMeasurements("latency", config.resolvedCpus(CpuTopology::current()));
     if (Error e = exp.start(config))
         return notStarted("latency", e);
     if (!out.quiet)
@@ -247,6 +257,11 @@ RunResult runLatency(const LatencyConfig& config, const RunOutput& out)
         printStoppedBy(result.signal);
     }
     printSummary(*snap);
+    if (snap->config.dmaLatency && !snap->dmaLatencyHeld)
+        std::fprintf(stderr,
+                     "rtscope latency: warning: /dev/cpu_dma_latency was NOT held (%s); the run measured with deep "
+                     "idle states allowed, as the summary, --json and --histfile say\n",
+                     snap->dmaLatencyNote.c_str());
 
     bool written = true;
     const CyclictestData data = cyclictestDataFrom(*snap);
@@ -273,30 +288,34 @@ Command addLatencyCommand(CLI::App& app)
     auto o = std::make_shared<LatencyOptions>();
     auto* sub = app.add_subcommand("latency", "Measure wake-up latency of a periodic thread (cyclictest's method)");
     addPolicyOptions(sub, o->policy, o->priority);
-    sub->add_option("--nice", o->nice, "nice -20..19 for other/batch");
+    sub->add_option("--nice", o->nice, "nice -20..19 for other/batch/idle (with fifo/rr use -p)");
     sub->add_option("-i,--period", o->period, "period 20us..10s; units ns, us, ms, s (bare number: us)")
         ->capture_default_str();
     sub->add_option("--hogs", o->hogs, "CPU-hog threads on each measuring CPU (or on --hog-cpu), 0..256")
         ->capture_default_str();
     sub->add_option("--hog-policy", o->hogPolicy, "hog policy: other, batch or idle")->capture_default_str();
     sub->add_option("--hog-nice", o->hogNice, "hog nice -20..19")->capture_default_str();
-    sub->add_option("--hog-cpu", o->hogCpu, "CPU for the hogs (default: the measuring CPU)");
-    auto* cpu = sub->add_option("-a,--cpu", o->cpu, "measuring CPU (default: the highest usable CPU)");
+    noValueBelow(sub->add_option("--hog-cpu", o->hogCpu, "CPU for the hogs (default: the measuring CPU)"));
+    auto* cpu = noValueBelow(sub->add_option("-a,--cpu", o->cpu, "measuring CPU (default: the highest usable CPU)"));
     sub->add_option("--cpus", o->cpus,
                     "one measuring thread per CPU at once: all, or a list like 0,2-3 (cyclictest -t -a)")
         ->excludes(cpu);
     sub->add_option("--waiter", o->waiter, "abs, rel, timerfd, itimer, posix or busy")->capture_default_str();
-    auto* dur = sub->add_option("-D,--duration", o->duration, "run time, e.g. 10s or 500ms (bare number: seconds)");
-    auto* smp = sub->add_option("-l,--samples", o->samples, "stop after N samples");
+    auto* dur = sub->add_option("-D,--duration", o->duration,
+                                "run time 1ms..30 days, e.g. 10s or 500ms (bare number: seconds)");
+    auto* smp = sub->add_option("-l,--samples", o->samples, "stop after N samples, 1..1e12");
+    o->samplesFlag = smp;
     dur->excludes(smp);
-    sub->add_option("--histogram", o->histogram,
-                    "keep exact 1 us bins up to US (cyclictest -h); default 10000 when --histfile/--json is given");
-    sub->add_option("--histfile", o->histfile, "write the histogram in cyclictest's -h text format");
-    sub->add_option("--json", o->json, "write cyclictest's --json layout plus an \"rtscope\" object");
-    sub->add_option("--csv", o->csv, "write every raw sample as CSV (cpu,seq,deadline_ns,wake_ns,latency_ns,...)");
-    sub->add_option("--record", o->record,
-                    "record the run (every raw sample, change and drop, and the probe) for rtscope replay or the "
-                    "desktop app");
+    noValueBelow(sub->add_option("--histogram", o->histogram,
+                                 "keep exact 1 us bins up to US, 0..1000000 (cyclictest -h); default 10000 when "
+                                 "--histfile/--json is given"));
+    outputFile(sub->add_option("--histfile", o->histfile, "write the histogram in cyclictest's -h text format"));
+    outputFile(sub->add_option("--json", o->json, "write cyclictest's --json layout plus an \"rtscope\" object"));
+    outputFile(
+        sub->add_option("--csv", o->csv, "write every raw sample as CSV (cpu,seq,deadline_ns,wake_ns,latency_ns,...)"));
+    outputFile(sub->add_option("--record", o->record,
+                               "record the run (every raw sample, change and drop, and the probe) for rtscope replay "
+                               "or the desktop app"));
     sub->add_flag("-q,--quiet", o->quiet, "no status line, only the summary");
     sub->add_flag("--dma-latency", o->dmaLatency, "hold /dev/cpu_dma_latency at 0 while running");
     return {sub, [o] {

@@ -210,10 +210,11 @@ Command addLocksCommand(CLI::App& app)
     sub->add_option("-D,--duration", o->duration, "run time per kind, 10ms..1h (60s with fifo/rr; bare: s)")
         ->capture_default_str();
     sub->add_option("--placement", o->placement, "spread (pinned round-robin) or one-cpu")->capture_default_str();
-    sub->add_option("-a,--cpu", o->cpu, "the CPU for --placement one-cpu (default: the highest usable CPU)");
+    noValueBelow(
+        sub->add_option("-a,--cpu", o->cpu, "the CPU for --placement one-cpu (default: the highest usable CPU)"));
     addPolicyOptions(sub, o->policy, o->priority,
                      "workers' policy: other, batch, idle, fifo, rr (fifo/rr: one-cpu, not CPU 0, no spin)");
-    sub->add_option("--nice", o->nice, "nice -20..19 for other/batch");
+    sub->add_option("--nice", o->nice, "nice -20..19 for other/batch/idle (with fifo/rr use -p)");
     sub->add_option("--spin-limit", o->spinLimit, "rtscope adaptive lock: spin iterations before sleeping, 0..1e7")
         ->capture_default_str();
     sub->add_flag("--no-steal", o->noSteal,

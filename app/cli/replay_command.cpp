@@ -4,8 +4,10 @@
 
 #include "engine/io/recording.h"
 #include "engine/util/clock.h"
+#include "engine/util/printable.h"
 
 #include <cstdio>
+#include <cstring>
 #include <memory>
 
 namespace rtscope::cli {
@@ -35,7 +37,8 @@ std::string systemLine(const RecordingHeader& h)
         line += ", preempt " + p.preemptModel;
     if (p.virtualMachine)
         line += ", VM";
-    return line + ")";
+    // Every part comes from the file: printable() keeps its escape sequences off the user's terminal.
+    return printable(line + ")");
 }
 
 int run(const ReplayOptions& o)
@@ -47,25 +50,46 @@ int run(const ReplayOptions& o)
     RecordingReplayOptions options;
     if (o.histogram > 0)
         options.histogramUs = o.histogram;
+    // Stop signals are blocked (they are taken with sigtimedwait): the reader looks for one every 10 ms, so that
+    // Ctrl-C ends a replay of a long recording at once instead of when it is done.
+    int stopSignal = 0;
+    int64_t nextLookNs = 0;
+    options.progress = [&](uint64_t, uint64_t) {
+        const int64_t now = nowNs();
+        if (now < nextLookNs)
+            return true;
+        nextLookNs = now + 10 * kNsPerMs;
+        stopSignal = waitForStopSignal(0);
+        return stopSignal == 0;
+    };
     const ReplayedRun r = replayRecordingFile(o.file, options);
+    if (r.read.cancelled) {
+        std::fprintf(stderr, "rtscope replay: %s: %s by %s; nothing was written\n", printable(o.file).c_str(),
+                     r.read.error.c_str(), strsignal(stopSignal));
+        return ExitFailure;
+    }
+    // The file name, the header's texts, the marker labels and a read error (which may quote the file) all go
+    // through printable(): a recording is not trusted to hold no terminal escapes.
+    const std::string file = printable(o.file);
     if (!r.snapshot || (!r.read.ok && !r.read.truncated)) {
-        std::fprintf(stderr, "rtscope replay: %s: %s\n", o.file.c_str(), r.read.error.c_str());
+        std::fprintf(stderr, "rtscope replay: %s: %s\n", file.c_str(), printable(r.read.error).c_str());
         return ExitBadInput;
     }
     const RecordingHeader& h = r.header;
     if (!o.quiet) {
-        std::printf("# replay of %s: recorded %s on %s\n", o.file.c_str(), h.recordedAt.c_str(), systemLine(h).c_str());
-        std::printf("# started by: %s\n", h.command.c_str());
+        std::printf("# replay of %s: recorded %s on %s\n", file.c_str(), printable(h.recordedAt).c_str(),
+                    systemLine(h).c_str());
+        std::printf("# started by: %s\n", printable(h.command).c_str());
         for (const RecordedMarker& m : r.markers)
-            std::printf("#   %8.3f s  %s\n", double(m.tNs - h.startNs) / 1e9, m.label.c_str());
+            std::printf("#   %8.3f s  %s\n", double(m.tNs - h.startNs) / 1e9, printable(m.label).c_str());
     }
     printLatencySummary(*r.snapshot);
     if (r.read.lost)
         std::printf("  recorder      %llu samples not kept (the recording's writer fell behind or hit its cap)\n",
                     (unsigned long long)r.read.lost);
     if (!r.read.ok)
-        std::fprintf(stderr, "rtscope replay: %s: %s; the figures cover what was read\n", o.file.c_str(),
-                     r.read.error.c_str());
+        std::fprintf(stderr, "rtscope replay: %s: %s; the figures cover what was read\n", file.c_str(),
+                     printable(r.read.error).c_str());
 
     bool written = true;
     if (!o.histfile.empty())
@@ -88,12 +112,16 @@ Command addReplayCommand(CLI::App& app)
     auto o = std::make_shared<ReplayOptions>();
     auto* sub = app.add_subcommand("replay", "Replay a recording (rtscope latency --record, or the desktop app's) "
                                              "and convert it to cyclictest's formats");
-    sub->add_option("file", o->file, "the recording")->required()->check(CLI::ExistingFile);
-    sub->add_option("--histogram", o->histogram,
-                    "exact 1 us bins up to US for --histfile/--json (default: 10000, or the recorded size if larger)");
-    sub->add_option("--histfile", o->histfile, "write the histogram in cyclictest's -h text format");
-    sub->add_option("--json", o->json, "write cyclictest's --json layout plus an \"rtscope\" object");
-    sub->add_option("--csv", o->csv, "write every recorded sample as CSV");
+    inputFile(sub->add_option("file", o->file, "the recording")->required()->check(CLI::ExistingFile),
+              "the recording FILE");
+    noValueBelow(
+        sub->add_option("--histogram", o->histogram,
+                        "exact 1 us bins up to US, 1..1000000, for --histfile/--json (default: 10000, or the recorded "
+                        "size if larger)"),
+        1);
+    outputFile(sub->add_option("--histfile", o->histfile, "write the histogram in cyclictest's -h text format"));
+    outputFile(sub->add_option("--json", o->json, "write cyclictest's --json layout plus an \"rtscope\" object"));
+    outputFile(sub->add_option("--csv", o->csv, "write every recorded sample as CSV"));
     sub->add_flag("-q,--quiet", o->quiet, "no header and marker lines, only the summary");
     return {sub, [o] {
                 return run(*o);

@@ -10,12 +10,16 @@
 #include "engine/experiments/timers/drift_config.h"
 #include "engine/experiments/timers/sleep_floor_config.h"
 #include "engine/io/preset.h"
+#include "engine/rt/rt_thread.h"
+#include "engine/rt/system_threads.h"
 #include "engine/util/clock.h"
+#include "engine/util/printable.h"
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <memory>
+#include <optional>
 
 namespace rtscope::cli {
 
@@ -71,6 +75,55 @@ RunResult runPhase(const Preset& p, size_t phase, const RunOptions& o)
     return {};
 }
 
+// The thread a phase starts that needs a privilege, as its experiment starts it: same name, policy, priority and
+// CPU, so that a refusal reads word for word as the subcommand's. nullopt when the phase needs none.
+std::optional<ThreadSpec> privilegedThread(const Preset& p, size_t phase)
+{
+    const nlohmann::json& j = p.phases[phase];
+    const CpuTopology topo = CpuTopology::current();
+    ThreadSpec spec;
+    const auto thread = [&spec](Policy policy, int priority, int nice, int cpu, const char* name) {
+        spec.policy = policy;
+        spec.priority = priority;
+        spec.nice = nice;
+        spec.cpu = cpu;
+        spec.name = name;
+    };
+    if (p.experiment == "latency") {
+        const auto c = readConfig<LatencyConfig>(j, latencyConfigFromJson);
+        thread(c.policy, c.priority, c.nice, c.resolvedCpus(topo).front(), kMeasuringThreadName);
+    } else if (p.experiment == "starvation") {
+        const auto c = readConfig<StarvationConfig>(j, starvationConfigFromJson);
+        thread(c.policy, c.priority, 0, c.resolvedCpu(StarvationConfig::placementTopology()), "rtscope-spinner");
+    } else if (p.experiment == "drift") {
+        const auto c = readConfig<DriftConfig>(j, driftConfigFromJson);
+        thread(c.policy, c.priority, 0, c.resolvedCpu(topo), "rtscope-drift");
+    } else if (p.experiment == "sleep-floor") {
+        const auto c = readConfig<SleepFloorConfig>(j, sleepFloorConfigFromJson);
+        thread(c.policy, c.priority, 0, c.resolvedCpu(topo), "rtscope-sleep");
+    } else if (p.experiment == "contention") {
+        const auto c = readConfig<ContentionConfig>(j, contentionConfigFromJson);
+        thread(c.policy, c.priority, c.nice, c.workerCpus(topo).front(), "rtscope-lock");
+    } else if (p.experiment == "inversion") {
+        const auto c = readConfig<InversionConfig>(j, inversionConfigFromJson);
+        thread(Policy::Fifo, c.highPriority, 0, c.resolvedCpu(topo), "rtscope-inv-high");
+    }
+    if (!isRealtime(spec.policy) && spec.nice >= 0)
+        return std::nullopt;
+    return spec;
+}
+
+// Every phase's privileged thread is tried before the first phase runs: a comparison whose second phase cannot
+// start must not first spend the reference phase's run time to find out.
+Error checkPhases(const Preset& p)
+{
+    for (size_t i = 0; i < p.phases.size(); ++i)
+        if (const std::optional<ThreadSpec> spec = privilegedThread(p, i))
+            if (Error e = tryThreadSpec(*spec))
+                return e;
+    return {};
+}
+
 std::string figureText(double v, const std::string& unit)
 {
     // Three significant figures or so, whatever the magnitude: 77 ns must not print as "0.1 us".
@@ -121,7 +174,7 @@ void printList()
     for (const Preset& p : presets)
         width = std::max(width, p.id.size());
     for (const Preset& p : presets)
-        std::printf("%-*s  %s  [%s%s]\n", int(width), p.id.c_str(), p.title.c_str(), p.experiment.c_str(),
+        std::printf("%-*s  %s  [%s%s]\n", int(width), p.id.c_str(), printable(p.title).c_str(), p.experiment.c_str(),
                     p.isComparison() ? ", compares two runs" : "");
     for (const std::string& e : errors)
         std::fprintf(stderr, "rtscope run: built-in preset refused: %s\n", e.c_str());
@@ -138,20 +191,32 @@ int run(const RunOptions& o)
         return ExitBadInput;
     }
     const PresetParseResult loaded = loadPreset(o.preset);
-    if (!loaded.preset)
-        return reportInvalid("run", loaded.errors);
+    if (!loaded.preset) {
+        // The sentences quote the file (its name, a key, a JSON syntax error's last bytes).
+        std::vector<std::string> problems;
+        for (const std::string& e : loaded.errors)
+            problems.push_back(printable(e));
+        return reportInvalid("run", problems);
+    }
     const Preset& p = *loaded.preset;
+    if (Error e = checkPhases(p))
+        return notStarted("run", e).exitCode;
 
-    std::printf("# preset %s: %s\n# %s, %zu %s", p.id.c_str(), p.title.c_str(), p.experiment.c_str(), p.phases.size(),
+    // A preset file's texts reach the terminal through printable(): a title must not retitle the window.
+    std::vector<std::string> labels;
+    for (const std::string& l : p.labels)
+        labels.push_back(printable(l));
+    std::printf("# preset %s: %s\n# %s, %zu %s", printable(p.id).c_str(), printable(p.title).c_str(),
+                printable(p.experiment).c_str(), p.phases.size(),
                 p.isComparison() ? "phases: the first is the reference" : "phase");
-    std::printf("\n# %s\n", p.description.c_str());
+    std::printf("\n# %s\n", printable(p.description).c_str());
     std::fflush(stdout);
 
     nlohmann::json phasesJson = nlohmann::json::array();
     std::vector<RunResult> results;
     int exitCode = ExitOk;
     for (size_t i = 0; i < p.phases.size(); ++i) {
-        std::printf("\n== phase %zu of %zu: %s%s ==\n", i + 1, p.phases.size(), p.labels[i].c_str(),
+        std::printf("\n== phase %zu of %zu: %s%s ==\n", i + 1, p.phases.size(), labels[i].c_str(),
                     p.isComparison() && i == 0 ? " (reference)" : "");
         std::fflush(stdout);
         RunResult r = runPhase(p, i, o);
@@ -181,7 +246,7 @@ int run(const RunOptions& o)
                           {"cmdline", commandLine()}};
     if (p.isComparison() && results.size() == 2 && exitCode == ExitOk && results[1].signal == 0) {
         const std::string line = comparisonLine(results[0], results[1]);
-        std::printf("\nComparison, %s → %s: %s\n", p.labels[0].c_str(), p.labels[1].c_str(),
+        std::printf("\nComparison, %s → %s: %s\n", labels[0].c_str(), labels[1].c_str(),
                     line.empty() ? "no figures to compare" : line.c_str());
         doc["comparison"] = line;
     }
@@ -195,9 +260,11 @@ Command addRunCommand(CLI::App& app)
     auto o = std::make_shared<RunOptions>();
     auto* sub = app.add_subcommand("run", "Run a lesson preset (built-in name or JSON file); comparisons run both "
                                           "settings and compare them");
-    sub->add_option("--preset", o->preset, "a built-in preset's name (see --list) or a preset file (.json)");
+    inputFile(sub->add_option("--preset", o->preset, "a built-in preset's name (see --list) or a preset file (.json)"),
+              "--preset");
     sub->add_flag("--list", o->list, "list the built-in presets: name, title, experiment");
-    sub->add_option("--json", o->json, "write every phase's configuration, figures and full report as JSON");
+    outputFile(
+        sub->add_option("--json", o->json, "write every phase's configuration, figures and full report as JSON"));
     sub->add_flag("-q,--quiet", o->quiet, "no progress lines, only each phase's table and the comparison");
     sub->footer("Presets are validated exactly like the subcommands' flags; docs/presets.md describes the format.");
     return {sub, catchingExceptions("run", [o] { return run(*o); })};

@@ -155,7 +155,7 @@ Command addSleepFloorCommand(CLI::App& app)
     sub->add_option("--slack", o->slack, "timer slack: default, 1ns or a duration up to 10ms (prctl PR_SET_TIMERSLACK)")
         ->capture_default_str();
     addPolicyOptions(sub, o->policy, o->priority);
-    sub->add_option("-a,--cpu", o->cpu, "measuring CPU (default: the highest usable CPU)");
+    noValueBelow(sub->add_option("-a,--cpu", o->cpu, "measuring CPU (default: the highest usable CPU)"));
     sub->add_flag("--load", o->load, "background load: a SCHED_OTHER spinner on every other usable CPU");
     sub->add_option("--margin", o->margin, "hybrid: sleep until this long before the deadline, then spin (0..10ms)")
         ->capture_default_str();

@@ -336,14 +336,16 @@ Command addStarveCommand(CLI::App& app)
     sub->add_option("--counters", o->counters, "SCHED_OTHER counter threads on the spinner's CPU, 1..8")
         ->capture_default_str();
     sub->add_option("--nice", o->nice, "nice of the counter threads, -20..19")->capture_default_str();
-    sub->add_option("-a,--cpu", o->cpu, "spinner CPU (default: the highest CPU that is not reserved)");
+    noValueBelow(sub->add_option("-a,--cpu", o->cpu, "spinner CPU (default: the highest CPU that is not reserved)"));
     sub->add_flag("--control", o->control, "add a control counter on another CPU: the bursts must not touch it");
-    sub->add_option("--control-cpu", o->controlCpu, "CPU of the control counter (implies --control)");
+    noValueBelow(sub->add_option("--control-cpu", o->controlCpu,
+                                 "CPU of the control counter (implies --control; default: the controller's CPU)"));
     sub->add_option("--sampler-priority", o->samplerPriority,
                     "0: SCHED_OTHER sampler (default); 1..priority-1: SCHED_FIFO below the spinner")
         ->capture_default_str();
     sub->add_option("--reserve", o->reserve,
-                    "CPUs the spinner must never take, e.g. 0,2 (default: 0 and any CPU this shell pinned rtscope to)");
+                    "online CPUs the spinner must never take, e.g. 0,2 (default: 0 and any CPU this shell pinned "
+                    "rtscope to)");
     addTableOutputOptions(sub, o->output, "write the run as JSON (bursts, windows, rate series, kernel settings)",
                           "write one row per burst and counter as CSV", "no table, only the summary");
     sub->footer("Safety: the spinner checks its own deadline every few thousand iterations, a SCHED_FIFO watchdog "

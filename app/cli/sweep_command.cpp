@@ -67,6 +67,7 @@ int run(const SweepOptions& o)
         return reportInvalid("sweep", problems);
 
     SweepExperiment sweep;
+    warnAboutOtherMeasurements("sweep", c.base.resolvedCpus(topo));
     if (Error e = sweep.start(c))
         return notStarted("sweep", e).exitCode;
     std::printf("# rtscope sweep: %zu settings x %s, period %s, %s\n", c.settings.size(),
@@ -125,7 +126,10 @@ int run(const SweepOptions& o)
         if (!writeJsonFile(o.json, j))
             return ExitFailure;
     }
-    return ExitOk;
+    // A setting that could not run is a failure of the sweep, not a row to overlook.
+    const bool failed = std::any_of(s.results.begin(), s.results.end(),
+                                    [](const SweepResult& r) { return !r.error.empty() && r.stats.samples == 0; });
+    return failed ? ExitFailure : ExitOk;
 }
 
 Command addSweepCommand(CLI::App& app)
@@ -139,8 +143,8 @@ Command addSweepCommand(CLI::App& app)
     auto* hogs = sub->add_option("--hogs", o->hogs, "built-in CPU hogs on the measuring CPU, 0..256");
     sub->add_option("--load-cmd", o->loadCmd, "your own load, run with /bin/sh -c for the whole sweep, then stopped")
         ->excludes(hogs);
-    sub->add_option("-a,--cpu", o->cpu, "measuring CPU (default: the highest usable CPU)");
-    sub->add_option("--json", o->json, "write every setting's figures as JSON");
+    noValueBelow(sub->add_option("-a,--cpu", o->cpu, "measuring CPU (default: the highest usable CPU)"));
+    outputFile(sub->add_option("--json", o->json, "write every setting's figures as JSON"));
     return {sub, [o] {
                 return run(*o);
             }};

@@ -1,6 +1,7 @@
 // `rtscope threads`: the machine's RT and interrupt threads, and where a measuring priority would sit.
 #include "app/cli/cli.h"
 
+#include "engine/experiments/timers/timer_config_util.h"
 #include "engine/rt/system_threads.h"
 
 #include <cstdio>
@@ -16,17 +17,18 @@ struct ThreadsOptions {
     bool all = false;
     std::string placePolicy = "fifo";
     int placePriority = 80;
+    const CLI::Option* priorityFlag = nullptr; ///< whether -p was given: 80 is only fifo's default
 };
 
 int run(const ThreadsOptions& o)
 {
     const auto policy = parsePolicy(o.placePolicy);
     std::vector<std::string> problems;
+    const bool priorityGiven = o.priorityFlag && o.priorityFlag->count() > 0;
     if (!policy)
         problems.push_back("policy must be one of other, batch, idle, fifo, rr (got '" + o.placePolicy + "')");
-    else if (isRealtime(*policy) && (o.placePriority < priorityMin(*policy) || o.placePriority > priorityMax(*policy)))
-        problems.push_back("priority must be between " + std::to_string(priorityMin(*policy)) + " and " +
-                           std::to_string(priorityMax(*policy)) + " (got " + std::to_string(o.placePriority) + ")");
+    else
+        checkSchedulingFields(problems, *policy, isRealtime(*policy) || priorityGiven ? o.placePriority : 0);
     if (!problems.empty())
         return reportInvalid("threads", problems);
     const int prio = isRealtime(*policy) ? o.placePriority : 0;
@@ -67,8 +69,9 @@ Command addThreadsCommand(CLI::App& app)
     sub->add_flag("--json", o->json, "print JSON, with the chrt/taskset command of every row");
     sub->add_flag("--all", o->all, "every thread, not only the non-SCHED_OTHER and interrupt threads");
     sub->add_option("--policy", o->placePolicy, "policy of the thread to place among them")->capture_default_str();
-    sub->add_option("-p,--priority", o->placePriority, "priority of the thread to place among them")
-        ->capture_default_str();
+    o->priorityFlag = sub->add_option("-p,--priority", o->placePriority,
+                                      "priority of the thread to place among them: 1-99 for fifo/rr, 0 otherwise")
+                          ->capture_default_str();
     return {sub, [o] {
                 return run(*o);
             }};

@@ -12,11 +12,6 @@ namespace rtscope {
 
 namespace {
 
-std::string range(int64_t lo, int64_t hi)
-{
-    return formatDuration(lo) + " and " + formatDuration(hi);
-}
-
 std::string kindList()
 {
     std::string out;
@@ -70,14 +65,16 @@ std::vector<std::string> ContentionConfig::validate(const CpuTopology& cpus) con
         out.push_back("threads must be between " + std::to_string(kMinThreads) + " and " + std::to_string(kMaxThreads) +
                       " (got " + std::to_string(threads) + ")");
     if (holdNs < 0 || holdNs > kMaxHoldNs)
-        out.push_back("hold must be between " + range(0, kMaxHoldNs) + " (got " + formatDuration(holdNs) + ")");
+        out.push_back("hold must be between " + formatDurationRange(0, kMaxHoldNs) + " (got " + formatDuration(holdNs) +
+                      ")");
     if (workNs < 0 || workNs > kMaxWorkNs)
-        out.push_back("work must be between " + range(0, kMaxWorkNs) + " (got " + formatDuration(workNs) + ")");
+        out.push_back("work must be between " + formatDurationRange(0, kMaxWorkNs) + " (got " + formatDuration(workNs) +
+                      ")");
 
     const bool rt = isRealtime(policy);
     const int64_t maxDuration = rt ? kMaxRealtimeDurationNs : kMaxDurationNs;
     if (durationNs < kMinDurationNs || durationNs > maxDuration)
-        out.push_back("duration must be between " + range(kMinDurationNs, maxDuration) + " per kind" +
+        out.push_back("duration must be between " + formatDurationRange(kMinDurationNs, maxDuration) + " per kind" +
                       (rt ? std::string(" with policy ") + policyName(policy) : std::string()) + " (got " +
                       formatDuration(durationNs) + ")");
 
@@ -92,6 +89,8 @@ std::vector<std::string> ContentionConfig::validate(const CpuTopology& cpus) con
     }
     if (nice < -20 || nice > 19)
         out.push_back("nice must be between -20 and 19 (got " + std::to_string(nice) + ")");
+    else if (rt && nice != 0)
+        out.push_back(realtimeNiceProblem(policy, nice));
     if (spinLimit < 0 || spinLimit > kMaxSpinLimit)
         out.push_back("spin-limit must be between 0 and " + std::to_string(kMaxSpinLimit) + " (got " +
                       std::to_string(spinLimit) + ")");

@@ -32,14 +32,6 @@ size_t ringCapacity(int threads)
     return std::clamp<size_t>(std::bit_floor(perWorker), size_t(1) << 15, size_t(1) << 17);
 }
 
-std::string joinErrors(const std::vector<std::string>& errors)
-{
-    std::string out;
-    for (const auto& e : errors)
-        out += (out.empty() ? "" : "\n") + e;
-    return out;
-}
-
 } // namespace
 
 void AcquisitionCounts::add(const AcquisitionCounts& o)

@@ -11,14 +11,7 @@
 
 namespace rtscope {
 
-namespace {
-
-std::string range(int64_t lo, int64_t hi)
-{
-    return formatDuration(lo) + " and " + formatDuration(hi);
-}
-
-} // namespace
+namespace {} // namespace
 
 const std::vector<LockKind>& InversionConfig::inversionKinds()
 {
@@ -50,19 +43,19 @@ std::vector<std::string> InversionConfig::validate(const CpuTopology& cpus) cons
     if (std::find(kinds.begin(), kinds.end(), lock) == kinds.end())
         out.push_back(std::string("lock must be mutex, pi or ceiling (got ") + lockKindName(lock) + ")");
     if (mediumBurstNs < kMinBurstNs || mediumBurstNs > kMaxBurstNs)
-        out.push_back("medium-burst must be between " + range(kMinBurstNs, kMaxBurstNs) + " (got " +
+        out.push_back("medium-burst must be between " + formatDurationRange(kMinBurstNs, kMaxBurstNs) + " (got " +
                       formatDuration(mediumBurstNs) + ")");
     if (holdNs < kMinHoldNs || holdNs > kMaxHoldNs)
-        out.push_back("hold must be between " + range(kMinHoldNs, kMaxHoldNs) + " (got " + formatDuration(holdNs) +
-                      ")");
+        out.push_back("hold must be between " + formatDurationRange(kMinHoldNs, kMaxHoldNs) + " (got " +
+                      formatDuration(holdNs) + ")");
     if (periodNs < kMinPeriodNs || periodNs > kMaxPeriodNs)
-        out.push_back("period must be between " + range(kMinPeriodNs, kMaxPeriodNs) + " (got " +
+        out.push_back("period must be between " + formatDurationRange(kMinPeriodNs, kMaxPeriodNs) + " (got " +
                       formatDuration(periodNs) + ")");
     else if (holdNs >= kMinHoldNs && holdNs <= kMaxHoldNs && holdNs > periodNs / 2)
         out.push_back("hold must be at most half the period (got " + formatDuration(holdNs) + " with period " +
                       formatDuration(periodNs) + ")");
     if (durationNs < kMinDurationNs || durationNs > kMaxDurationNs)
-        out.push_back("duration must be between " + range(kMinDurationNs, kMaxDurationNs) + " (got " +
+        out.push_back("duration must be between " + formatDurationRange(kMinDurationNs, kMaxDurationNs) + " (got " +
                       formatDuration(durationNs) + ")");
 
     const int lo = priorityMin(Policy::Fifo);

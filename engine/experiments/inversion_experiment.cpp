@@ -16,23 +16,15 @@ namespace {
 constexpr int kLow = 0;
 constexpr int kMedium = 1;
 constexpr int kHigh = 2;
-constexpr size_t kSegmentRingCapacity = 1 << 14;
+constexpr size_t kTimelineRingCapacity = 1 << 14;
 constexpr size_t kPeriodRingCapacity = 1 << 12;
 // Time to start the watchdog and the three threads before period 0 is released.
-constexpr int64_t kStartDelayNs = 50'000'000;
+constexpr int64_t kFirstRoundDelayNs = 50'000'000;
 // Added to each thread's expected end before the watchdog may act: wake-up latency, the other two threads'
 // short sections, an interrupt or two.
 constexpr int64_t kWatchdogSlackNs = 10'000'000;
 constexpr int64_t kWatchdogMarginNs = 50'000'000;
 constexpr int64_t kWatchdogPollNs = 5'000'000;
-
-std::string joinErrors(const std::vector<std::string>& errors)
-{
-    std::string out;
-    for (const auto& e : errors)
-        out += (out.empty() ? "" : "\n") + e;
-    return out;
-}
 
 bool isWaiting(const TimelineSegment& s)
 {
@@ -117,7 +109,7 @@ Error InversionExperiment::start(const InversionConfig& requested)
         return lockError;
 
     for (auto& ring : m_segmentRings)
-        ring = std::make_unique<SpscRing<TimelineSegment>>(kSegmentRingCapacity);
+        ring = std::make_unique<SpscRing<TimelineSegment>>(kTimelineRingCapacity);
     m_periodRing = std::make_unique<SpscRing<InversionPeriod>>(kPeriodRingCapacity);
     if (m_lockAll)
         m_memoryLock = lockAllMemory();
@@ -156,7 +148,7 @@ Error InversionExperiment::start(const InversionConfig& requested)
         slot = m_watchdog.addSlot();
 
     m_startNs = nowNs();
-    m_t0 = m_startNs + kStartDelayNs;
+    m_t0 = m_startNs + kFirstRoundDelayNs;
     m_endNs = m_t0 + m_config.durationNs;
 
     struct Role {

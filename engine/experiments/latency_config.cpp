@@ -11,11 +11,6 @@ namespace rtscope {
 
 namespace {
 
-std::string range(int64_t lo, int64_t hi)
-{
-    return formatDuration(lo) + " and " + formatDuration(hi);
-}
-
 void checkPriority(std::vector<std::string>& out, const char* field, Policy p, int prio)
 {
     if (isRealtime(p)) {
@@ -51,19 +46,30 @@ std::vector<std::string> LatencyConfig::validate(const CpuTopology& cpus) const
     std::vector<std::string> out;
     checkPriority(out, "priority", policy, priority);
     checkNice(out, "nice", nice);
+    if (isRealtime(policy) && nice != 0 && nice >= -20 && nice <= 19) // one sentence per field
+        out.push_back(realtimeNiceProblem(policy, nice));
     if (periodNs < kMinPeriodNs || periodNs > kMaxPeriodNs)
-        out.push_back("period must be between " + range(kMinPeriodNs, kMaxPeriodNs) + " (got " +
+        out.push_back("period must be between " + formatDurationRange(kMinPeriodNs, kMaxPeriodNs) + " (got " +
                       formatDuration(periodNs) + ")");
     checkCpu(out, "cpu", cpu, cpus);
+    // One sentence for all the bad CPUs of the list: "0-1000" on a 2-CPU machine is one mistake, not 999.
+    std::vector<int> unusable, repeated;
     for (size_t i = 0; i < this->cpus.size(); ++i) {
         const int c = this->cpus[i];
         if (!cpus.usable(c))
-            out.push_back("cpus must list online CPUs this process may use (" + cpus.usableText() + "); got " +
-                          std::to_string(c));
-        for (size_t j = 0; j < i; ++j)
-            if (this->cpus[j] == c)
-                out.push_back("cpus lists CPU " + std::to_string(c) + " twice");
+            unusable.push_back(c);
+        if (std::find(this->cpus.begin(), this->cpus.begin() + long(i), c) != this->cpus.begin() + long(i))
+            repeated.push_back(c);
     }
+    std::sort(unusable.begin(), unusable.end());
+    unusable.erase(std::unique(unusable.begin(), unusable.end()), unusable.end());
+    std::sort(repeated.begin(), repeated.end());
+    repeated.erase(std::unique(repeated.begin(), repeated.end()), repeated.end());
+    if (!unusable.empty())
+        out.push_back("cpus must list online CPUs this process may use (" + cpus.usableText() + "); got " +
+                      formatCpuList(unusable));
+    if (!repeated.empty())
+        out.push_back("cpus lists CPU " + formatCpuList(repeated) + " more than once");
     if (hogs < 0 || hogs > kMaxHogs)
         out.push_back("hogs must be between 0 and " + std::to_string(kMaxHogs) + " (got " + std::to_string(hogs) + ")");
     if (isRealtime(hogPolicy))
@@ -75,11 +81,13 @@ std::vector<std::string> LatencyConfig::validate(const CpuTopology& cpus) const
         out.push_back("hogs × measured CPUs must not exceed " + std::to_string(kMaxHogThreads) + " threads (got " +
                       std::to_string(hogs) + " × " + std::to_string(hogCpuCount) + ")");
     checkCpu(out, "hog-cpu", hogCpu, cpus);
-    if (durationNs != 0 && (durationNs < kMinDurationNs || durationNs > kMaxDurationNs))
-        out.push_back("duration must be between " + range(kMinDurationNs, kMaxDurationNs) +
-                      ", or 0 for no limit (got " + formatDuration(durationNs) + ")");
-    if (maxSamples > kMaxSamples)
-        out.push_back("samples must be between 1 and " + std::to_string(kMaxSamples) + ", or 0 for no limit");
+    // 0 is "until stopped" for both (a preset's phase, the GUI); the command line refuses a given 0 itself.
+    if (durationNs != 0)
+        if (std::string p = durationProblem(durationNs); !p.empty())
+            out.push_back(std::move(p));
+    if (maxSamples != 0)
+        if (std::string p = samplesProblem(maxSamples); !p.empty())
+            out.push_back(std::move(p));
     if (durationNs != 0 && maxSamples != 0)
         out.push_back("duration and samples are exclusive: give one of them");
     if (histogramUs < 0 || histogramUs > kMaxHistogramUs)
@@ -88,6 +96,21 @@ std::vector<std::string> LatencyConfig::validate(const CpuTopology& cpus) const
     if (cpus.lastUsable() < 0)
         out.push_back("cpu: this process may not run on any online CPU");
     return out;
+}
+
+std::string LatencyConfig::durationProblem(int64_t ns)
+{
+    if (ns >= kMinDurationNs && ns <= kMaxDurationNs)
+        return {};
+    return "duration must be between " + formatDurationRange(kMinDurationNs, kMaxDurationNs) + " (got " +
+           formatDuration(ns) + ")";
+}
+
+std::string LatencyConfig::samplesProblem(uint64_t samples)
+{
+    if (samples >= 1 && samples <= kMaxSamples)
+        return {};
+    return "samples must be between 1 and " + std::to_string(kMaxSamples) + " (got " + std::to_string(samples) + ")";
 }
 
 int LatencyConfig::resolvedCpu(const CpuTopology& cpus) const

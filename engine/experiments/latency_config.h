@@ -44,6 +44,12 @@ struct LatencyConfig {
 
     /// @brief Every problem as a sentence naming the field and its allowed range; empty when valid.
     std::vector<std::string> validate(const CpuTopology& cpus) const;
+    /// @brief The sentence for a run length outside kMinDurationNs … kMaxDurationNs, empty inside. validate()
+    /// asks it for a non-zero durationNs (0 is "until stopped"); the command line also for a given 0, which must
+    /// not mean "until stopped" there.
+    static std::string durationProblem(int64_t ns);
+    /// @brief The same for a sample count outside 1 … kMaxSamples.
+    static std::string samplesProblem(uint64_t samples);
 
     int resolvedCpu(const CpuTopology& cpus) const;    ///< cpu, or the default
     int resolvedHogCpu(const CpuTopology& cpus) const; ///< hogCpu, or the (first) measuring CPU

@@ -11,15 +11,6 @@
 namespace rtscope {
 
 namespace {
-constexpr size_t kMaxMarkers = 10'000;
-
-std::string joinErrors(const std::vector<std::string>& errors)
-{
-    std::string out;
-    for (const auto& e : errors)
-        out += (out.empty() ? "" : "\n") + e;
-    return out;
-}
 
 std::string hogsLabel(int n)
 {
@@ -76,6 +67,7 @@ Error LatencyExperiment::start(const LatencyConfig& requested)
         m_dma.acquire(0);
 
     m_startNs = nowNs();
+    m_stopRequestedNs = 0;
     m_resetNs = m_startNs;
     m_lastHogSampleNs = m_startNs;
     m_periodNs.store(m_config.periodNs, std::memory_order_relaxed);
@@ -113,6 +105,11 @@ void LatencyExperiment::stop()
 {
     if (!m_running)
         return;
+    // Every measuring thread learns of the stop before any is demoted: a demoted thread's next wake-up waits
+    // behind the hogs, and measured it would be a false sample (milliseconds late) at the end of every stopped run.
+    m_stopRequestedNs = nowNs();
+    for (auto& w : m_workers)
+        requestWorkerStop(*w, m_stopRequestedNs);
     for (auto& w : m_workers)
         w->thread.demote();
     stopAllWorkers();
@@ -211,6 +208,7 @@ Error LatencyExperiment::startWorker(Worker& w)
     spec.lockStack = m_memoryLock.mode != MemoryLockMode::All;
     const uint64_t firstSeq = w.nextSeq.load(std::memory_order_relaxed);
     w.error.clear();
+    w.stopRequestNs.store(kNoStopRequest, std::memory_order_relaxed);
     Error e =
         w.thread.start(spec, [this, &w, firstSeq](const std::atomic<bool>& stop) { measuringLoop(w, stop, firstSeq); });
     if (!e)
@@ -218,8 +216,18 @@ Error LatencyExperiment::startWorker(Worker& w)
     return e;
 }
 
+void LatencyExperiment::requestWorkerStop(Worker& w, int64_t requestNs)
+{
+    // The time first, then the flag: the loop drops a wake-up at or after the time even if it has not seen the
+    // flag yet, and one that sees the flag whatever its time.
+    int64_t expected = kNoStopRequest;
+    w.stopRequestNs.compare_exchange_strong(expected, requestNs, std::memory_order_acq_rel);
+    w.thread.requestStop();
+}
+
 void LatencyExperiment::stopWorker(Worker& w)
 {
+    requestWorkerStop(w, nowNs());
     w.thread.demote();
     w.thread.stop(100);
 }
@@ -250,7 +258,10 @@ void LatencyExperiment::measuringLoop(Worker& w, const std::atomic<bool>& stop, 
             period = p;
         }
         const WaitResult r = waiter->waitNext();
-        if (r.interrupted)
+        // Nothing that returns after a stop request is measured: from the request on the thread may be demoted
+        // (so that it cannot keep its CPU while it is joined), and its wake-up would then wait behind the hogs.
+        if (r.interrupted || stop.load(std::memory_order_acquire) ||
+            r.wakeNs >= w.stopRequestNs.load(std::memory_order_acquire))
             continue;
         if (r.error) {
             w.error = std::string("wait failed: ") + std::strerror(r.error);
@@ -544,6 +555,7 @@ void LatencyExperiment::publish()
     snap->running = m_running;
     snap->finished = m_finished.load(std::memory_order_acquire);
     snap->startNs = m_startNs;
+    snap->stopRequestedNs = m_running ? 0 : m_stopRequestedNs;
     snap->publishedNs = nowNs();
     {
         std::lock_guard lock(m_controlMutex);
@@ -577,8 +589,9 @@ void LatencyExperiment::publish()
     snap->hogIterations = hog;
     snap->hogIterationsPerSec = m_hogRate;
     snap->memoryLock = m_memoryLock.detail;
-    snap->dmaLatencyHeld = m_dma.held();
-    snap->dmaLatencyNote = snap->config.dmaLatency ? (m_dma.held() ? "held at 0 us" : m_dma.reason()) : "not requested";
+    // What the run had, not what is open now: stop() lets go of the device before the last publish.
+    snap->dmaLatencyHeld = snap->config.dmaLatency && m_dma.acquired();
+    snap->dmaLatencyNote = snap->config.dmaLatency ? m_dma.note() : "not requested";
 
     std::lock_guard lock(m_snapshotMutex);
     m_snapshot = std::move(snap);

@@ -20,6 +20,9 @@
 
 namespace rtscope {
 
+/// @brief How many markers a run keeps (live or replayed): a change a second for almost three hours.
+inline constexpr size_t kMaxMarkers = 10'000;
+
 /// @brief A labelled point on the timeline: a configuration change, a start, a reset.
 struct Marker {
     int64_t tNs = 0;
@@ -35,6 +38,8 @@ struct LatencySnapshot {
     int64_t startNs = 0;   ///< CLOCK_MONOTONIC at start
     int64_t resetNs = 0;   ///< CLOCK_MONOTONIC of the last statistics reset (== startNs if none)
     int64_t publishedNs = 0;
+    /// CLOCK_MONOTONIC when the run was asked to stop (0 while it runs): no counted wake-up is at or after it.
+    int64_t stopRequestedNs = 0;
     std::vector<LatencyThreadStats> threads;
     std::vector<Marker> markers;
     uint64_t hogIterations = 0; ///< work done by all hogs since start (RT changes when, not how much)
@@ -135,13 +140,17 @@ private:
         std::unique_ptr<SpscRing<LatencySample>> ring;
         std::atomic<int> tid{0};
         std::atomic<uint64_t> nextSeq{0}; ///< written by the thread as it exits; the restart continues from it
-        std::string error;                ///< written by the thread before it exits; read after join
+        std::atomic<int64_t> stopRequestNs{kNoStopRequest}; ///< a wake-up at or after this is not measured
+        std::string error;                                  ///< written by the thread before it exits; read after join
         // Collector-thread state.
         LatencyAggregator agg;
         uint64_t dropsAtReset = 0;
     };
 
+    static constexpr int64_t kNoStopRequest = INT64_MAX;
     Error startWorker(Worker& w);
+    /// Marks the moment from which @p w measures nothing more and asks it to stop (does not wait).
+    static void requestWorkerStop(Worker& w, int64_t requestNs);
     void stopWorker(Worker& w);
     Error startAllWorkers(const std::vector<int>& cpus);
     void stopAllWorkers();
@@ -169,6 +178,7 @@ private:
     std::atomic<bool> m_finished{false};
     std::atomic<int> m_workersDone{0}; ///< threads that reached their duration or sample count
     int64_t m_startNs = 0;
+    int64_t m_stopRequestedNs = 0;                  ///< when stop() was called, 0 while running
     std::vector<std::unique_ptr<Worker>> m_workers; ///< changed only while the collector is detached
 
     // Hogs: counters on their own cache lines, so hogs do not slow each other through false sharing.

@@ -9,10 +9,10 @@ namespace rtscope {
 
 namespace {
 // The live experiment's limit, so a long replay cannot grow the marker list without bound either.
-constexpr size_t kMaxMarkers = 10'000;
 } // namespace
 
 LatencyReplay::LatencyReplay()
+    : m_agg(0, DecimatedSeries::Storage::OnDemand)
 {
     m_agg.clear(0);
 }
@@ -75,7 +75,7 @@ void LatencyReplay::resetStatistics(int64_t tNs)
 
 void LatencyReplay::addMarker(int64_t tNs, std::string label)
 {
-    if (m_markers.size() < kMaxMarkers)
+    if (m_keepMarkers && m_markers.size() < kMaxMarkers)
         m_markers.push_back({tNs, m_agg.expectedSeq(), std::move(label)});
 }
 

@@ -14,13 +14,17 @@ namespace rtscope {
 ///
 /// Every call happens on the caller's thread. Snapshots carry the same fields, computed the same way, as
 /// LatencyExperiment's: statistics from LatencyAggregator, a timeline window ending at the publish time,
-/// markers labelled with the live experiment's wording.
+/// markers labelled with the live experiment's wording. The timeline's buffer grows with the samples given
+/// rather than being allocated whole up front, so a replay costs memory in proportion to what it is fed.
 class LatencyReplay {
 public:
     LatencyReplay();
 
     /// @brief How much of the timeline each snapshot carries (1 s … 120 s, default 10 s).
     void setSeriesWindow(int64_t ns);
+    /// @brief Whether markers are kept (default true). A recording's replay keeps them on its first thread only:
+    /// every thread would hold the same list.
+    void setKeepMarkers(bool keep) { m_keepMarkers = keep; }
 
     /// @brief Begins a new run under @p config at @p startNs: clears everything and records "start: <label>".
     void start(const LatencyConfig& config, int64_t startNs);
@@ -56,6 +60,7 @@ private:
     LatencyAggregator m_agg;
     std::vector<Marker> m_markers;
     bool m_running = false;
+    bool m_keepMarkers = true;
     int64_t m_startNs = 0;
     int64_t m_resetNs = 0;
     int64_t m_seriesWindowNs = 10'000'000'000;

@@ -144,12 +144,21 @@ std::vector<std::string> StarvationConfig::validate(const CpuTopology& cpus) con
     if (samplerPriority < 0 || samplerPriority > samplerMax)
         out.push_back("sampler-priority must be between 0 (SCHED_OTHER) and " + std::to_string(samplerMax) +
                       ", below the spinner's priority (got " + std::to_string(samplerPriority) + ")");
+    std::vector<int> offline;
     for (int c : reservedCpus)
         if (c < 0 || c > kMaxCpuNumber) {
             out.push_back("reserved-cpus entries must be between 0 and " + std::to_string(kMaxCpuNumber) + " (got " +
                           std::to_string(c) + ")");
             break;
+        } else if (!contains(cpus.online, c) && !contains(offline, c)) {
+            offline.push_back(c);
         }
+    // Reserving a CPU that is not there protects nothing; it is a typo for one that is.
+    if (!offline.empty() && !cpus.online.empty()) {
+        std::sort(offline.begin(), offline.end());
+        out.push_back("reserved-cpus must list online CPUs (" + formatCpuList(cpus.online) + "); got " +
+                      formatCpuList(offline));
+    }
 
     // Placement: the refusals that keep a spinner from freezing the machine or its own controller.
     const std::vector<int> usable = usableCpus(cpus);

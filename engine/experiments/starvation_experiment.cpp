@@ -26,14 +26,6 @@ constexpr int kLiveRateSamples = 10; // 100 ms of sampler intervals
 constexpr int64_t kDrainIntervalNs = 2'000'000;
 constexpr int64_t kPublishIntervalNs = 20'000'000;
 
-std::string joinErrors(const std::vector<std::string>& errors)
-{
-    std::string out;
-    for (const auto& e : errors)
-        out += (out.empty() ? "" : "\n") + e;
-    return out;
-}
-
 // The highest SCHED_FIFO priority this process may use, so that the watchdog sits above as much as possible.
 int highestAllowedFifoPriority()
 {

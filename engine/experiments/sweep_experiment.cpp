@@ -1,6 +1,8 @@
 #include "engine/experiments/sweep_experiment.h"
 
 #include "engine/rt/cpu_topology.h"
+#include "engine/rt/rt_thread.h"
+#include "engine/rt/system_threads.h"
 #include "engine/util/clock.h"
 #include "engine/util/units.h"
 
@@ -16,6 +18,29 @@ SweepExperiment::~SweepExperiment()
     cancel();
 }
 
+namespace {
+
+// A real-time setting that may not run would otherwise fail only when its turn comes, after the settings before it
+// have run, and show as one row's error: each one is tried first, as the measuring thread it will start.
+Error checkRealtimeSettings(const SweepConfig& config)
+{
+    const int cpu = config.base.resolvedCpus(CpuTopology::current()).front();
+    for (const SweepSetting& s : config.settings) {
+        if (!isRealtime(s.policy))
+            continue;
+        ThreadSpec spec;
+        spec.policy = s.policy;
+        spec.priority = s.priority;
+        spec.cpu = cpu;
+        spec.name = kMeasuringThreadName;
+        if (Error e = tryThreadSpec(spec))
+            return e;
+    }
+    return {};
+}
+
+} // namespace
+
 Error SweepExperiment::start(const SweepConfig& config)
 {
     if (m_running)
@@ -28,6 +53,8 @@ Error SweepExperiment::start(const SweepConfig& config)
             msg += (msg.empty() ? "" : "\n") + e;
         return {ErrorKind::InvalidConfig, msg};
     }
+    if (Error e = checkRealtimeSettings(config))
+        return e;
     m_config = config;
     m_cancel = false;
     {

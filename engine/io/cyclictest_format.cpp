@@ -25,7 +25,8 @@ constexpr uint64_t kMaxJsonBinUs = uint64_t(1) << 22; // ~4.2 s, far beyond any 
 constexpr uint64_t kMaxJsonBinsTotal = uint64_t(1) << 24;
 constexpr uint64_t kMaxJsonThreads = 4096;
 
-std::string tooLarge(size_t size) {
+std::string tooLarge(size_t size)
+{
     return "input is " + std::to_string(size) + " bytes, more than the " + std::to_string(kMaxInputBytes >> 20) +
            " MiB a cyclictest file can plausibly be";
 }
@@ -33,7 +34,8 @@ std::string tooLarge(size_t size) {
 // ---------------------------------------------------------------------------------------------------------------
 // Text writer
 
-void appendf(std::string& out, const char* format, unsigned long long value) {
+void appendf(std::string& out, const char* format, unsigned long long value)
+{
     char buf[48];
     const int n = std::snprintf(buf, sizeof buf, format, value);
     if (n > 0)
@@ -42,11 +44,13 @@ void appendf(std::string& out, const char* format, unsigned long long value) {
 
 // cyclictest prints its signed longs with %lu, so a negative value shows as its two's complement; we do the same
 // so that files compare byte for byte, and the parser casts back.
-unsigned long long asPrinted(int64_t v) {
+unsigned long long asPrinted(int64_t v)
+{
     return static_cast<unsigned long long>(static_cast<uint64_t>(v));
 }
 
-int64_t truncatedAvg(const CyclictestThread& t) {
+int64_t truncatedAvg(const CyclictestThread& t)
+{
     // cyclictest prints (long)(sum / cycles), i.e. truncated toward zero, and 0 when there were no cycles.
     if (t.cycles == 0 || !std::isfinite(t.avgUs))
         return 0;
@@ -62,9 +66,11 @@ int64_t truncatedAvg(const CyclictestThread& t) {
 class Lines {
 public:
     explicit Lines(std::string_view text)
-        : m_text(text) {}
+        : m_text(text)
+    {}
 
-    bool next(std::string_view& line) {
+    bool next(std::string_view& line)
+    {
         if (m_pos >= m_text.size())
             return false;
         const size_t nl = m_text.find('\n', m_pos);
@@ -84,7 +90,8 @@ private:
     int m_number = 0;
 };
 
-std::vector<std::string_view> tokens(std::string_view s) {
+std::vector<std::string_view> tokens(std::string_view s)
+{
     std::vector<std::string_view> out;
     size_t i = 0;
     while (i < s.size()) {
@@ -99,19 +106,22 @@ std::vector<std::string_view> tokens(std::string_view s) {
     return out;
 }
 
-bool parseU64(std::string_view s, uint64_t& value) {
+bool parseU64(std::string_view s, uint64_t& value)
+{
     if (s.empty() || !std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; }))
         return false;
     const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), value);
     return ec == std::errc() && end == s.data() + s.size();
 }
 
-bool checkedAdd(uint64_t& acc, uint64_t v) {
+bool checkedAdd(uint64_t& acc, uint64_t v)
+{
     return !__builtin_add_overflow(acc, v, &acc);
 }
 
 // Quotes a piece of a hostile line for an error message: short, and without control bytes.
-std::string quoted(std::string_view s) {
+std::string quoted(std::string_view s)
+{
     std::string out = "'";
     for (size_t i = 0; i < s.size() && i < 40; ++i) {
         const auto c = static_cast<unsigned char>(s[i]);
@@ -125,22 +135,26 @@ std::string quoted(std::string_view s) {
 class TextParser {
 public:
     explicit TextParser(std::string_view text)
-        : m_lines(text) {}
+        : m_lines(text)
+    {}
 
     bool parse(CyclictestData& out);
     const std::string& error() const { return m_error; }
 
 private:
-    bool fail(std::string what, int line = -1) {
+    bool fail(std::string what, int line = -1)
+    {
         m_error = "line " + std::to_string(line < 0 ? m_lines.number() : line) + ": " + std::move(what);
         return false;
     }
-    bool nextLine(std::string_view& line, const char* expected) {
+    bool nextLine(std::string_view& line, const char* expected)
+    {
         if (m_lines.next(line))
             return true;
         return fail(std::string("unexpected end of input, expected '") + expected + "'", m_lines.number() + 1);
     }
-    bool valuesAfter(std::string_view line, std::string_view label, std::vector<uint64_t>& values) {
+    bool valuesAfter(std::string_view line, std::string_view label, std::vector<uint64_t>& values)
+    {
         if (!line.starts_with(label))
             return fail("expected '" + std::string(label) + "', found " + quoted(line));
         values.clear();
@@ -152,11 +166,13 @@ private:
         }
         return true;
     }
-    bool labeledValues(const char* label, std::vector<uint64_t>& values) {
+    bool labeledValues(const char* label, std::vector<uint64_t>& values)
+    {
         std::string_view line;
         return nextLine(line, label) && valuesAfter(line, label, values);
     }
-    bool expectSize(const std::vector<uint64_t>& values, size_t n, const char* what) {
+    bool expectSize(const std::vector<uint64_t>& values, size_t n, const char* what)
+    {
         if (values.size() == n)
             return true;
         return fail("expected " + std::to_string(n) + " " + what + ", found " + std::to_string(values.size()));
@@ -166,7 +182,8 @@ private:
     std::string m_error;
 };
 
-bool TextParser::parse(CyclictestData& out) {
+bool TextParser::parse(CyclictestData& out)
+{
     CyclictestData data;
     std::string_view line;
 
@@ -306,7 +323,8 @@ bool TextParser::parse(CyclictestData& out) {
 // ---------------------------------------------------------------------------------------------------------------
 // JSON
 
-std::string rfc2822Utc(int64_t unixSec) {
+std::string rfc2822Utc(int64_t unixSec)
+{
     // strftime's %a and %b follow LC_TIME, which a Qt application sets from the environment; cyclictest's
     // readers expect the English names.
     static constexpr const char* kDays[] = {"Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"};
@@ -322,14 +340,16 @@ std::string rfc2822Utc(int64_t unixSec) {
     return buf;
 }
 
-int kernelIsRealtime() {
+int kernelIsRealtime()
+{
     // PREEMPT_RT kernels expose /sys/kernel/realtime containing "1"; cyclictest reports the same flag.
     std::ifstream f("/sys/kernel/realtime");
     int value = 0;
     return (f >> value) && value == 1 ? 1 : 0;
 }
 
-int numaNodeOf(int cpu) {
+int numaNodeOf(int cpu)
+{
     // sysfs links each CPU to its node as cpuN/nodeM; a machine without NUMA has no such link: node 0.
     if (cpu < 0)
         return 0;
@@ -349,12 +369,14 @@ int numaNodeOf(int cpu) {
 
 using nlohmann::json;
 
-bool fieldError(std::string& error, const std::string& path, const char* what) {
+bool fieldError(std::string& error, const std::string& path, const char* what)
+{
     error = path + ": " + what;
     return false;
 }
 
-bool readU64(const json& obj, const char* key, const std::string& path, uint64_t& out, std::string& error) {
+bool readU64(const json& obj, const char* key, const std::string& path, uint64_t& out, std::string& error)
+{
     const auto it = obj.find(key);
     if (it == obj.end())
         return fieldError(error, path + "." + key, "missing");
@@ -364,7 +386,8 @@ bool readU64(const json& obj, const char* key, const std::string& path, uint64_t
     return true;
 }
 
-bool readI64(const json& obj, const char* key, const std::string& path, int64_t& out, std::string& error) {
+bool readI64(const json& obj, const char* key, const std::string& path, int64_t& out, std::string& error)
+{
     const auto it = obj.find(key);
     if (it == obj.end())
         return fieldError(error, path + "." + key, "missing");
@@ -380,7 +403,8 @@ bool readI64(const json& obj, const char* key, const std::string& path, int64_t&
     return true;
 }
 
-bool parseJsonImpl(std::string_view text, CyclictestData& out, std::string& error) {
+bool parseJsonImpl(std::string_view text, CyclictestData& out, std::string& error)
+{
     json doc;
     try {
         doc = json::parse(text.begin(), text.end());
@@ -483,7 +507,8 @@ bool parseJsonImpl(std::string_view text, CyclictestData& out, std::string& erro
 
 } // namespace
 
-CyclictestThread cyclictestThreadFrom(const Histogram& h, size_t binsUs) {
+CyclictestThread cyclictestThreadFrom(const Histogram& h, size_t binsUs)
+{
     CyclictestThread t;
     t.bins.assign(binsUs, 0);
     const auto& exact = h.exactUsBins();
@@ -511,7 +536,8 @@ CyclictestThread cyclictestThreadFrom(const Histogram& h, size_t binsUs) {
     return t;
 }
 
-std::string writeCyclictestHistogram(const CyclictestData& data) {
+std::string writeCyclictestHistogram(const CyclictestData& data)
+{
     std::string out;
     for (const std::string& line : data.preamble) {
         // A preamble line must stay one comment line, or the file would not parse back.
@@ -571,7 +597,8 @@ std::string writeCyclictestHistogram(const CyclictestData& data) {
     return out;
 }
 
-bool parseCyclictestHistogram(std::string_view text, CyclictestData& out, std::string& error) {
+bool parseCyclictestHistogram(std::string_view text, CyclictestData& out, std::string& error)
+{
     if (text.size() > kMaxInputBytes) {
         error = tooLarge(text.size());
         return false;
@@ -591,7 +618,8 @@ bool parseCyclictestHistogram(std::string_view text, CyclictestData& out, std::s
 }
 
 nlohmann::json cyclictestJson(const CyclictestData& data, const std::string& cmdline, int64_t startUnixSec,
-                              int64_t endUnixSec) {
+                              int64_t endUnixSec)
+{
     json doc;
     doc["file_version"] = 1;
     // cyclictest's own keys carry the stray colon; readers written against its files look for it.
@@ -638,7 +666,8 @@ nlohmann::json cyclictestJson(const CyclictestData& data, const std::string& cmd
     return doc;
 }
 
-bool parseCyclictestJson(std::string_view text, CyclictestData& out, std::string& error) {
+bool parseCyclictestJson(std::string_view text, CyclictestData& out, std::string& error)
+{
     if (text.size() > kMaxInputBytes) {
         error = tooLarge(text.size());
         return false;

@@ -13,12 +13,12 @@ class Histogram;
 
 /// @brief One measuring thread's figures, in cyclictest's units (microseconds, truncated like its calcdiff).
 struct CyclictestThread {
-    std::vector<uint64_t> bins;          ///< bins[i] = samples with latency in [i, i+1) µs
-    uint64_t overflows = 0;              ///< samples with latency >= bins.size() µs
+    std::vector<uint64_t> bins;           ///< bins[i] = samples with latency in [i, i+1) µs
+    uint64_t overflows = 0;               ///< samples with latency >= bins.size() µs
     std::vector<uint64_t> overflowCycles; ///< cycle numbers of the first overflows (cyclictest keeps bins.size())
-    uint64_t cycles = 0;                 ///< all samples, including overflows
+    uint64_t cycles = 0;                  ///< all samples, including overflows
     int64_t minUs = 0;
-    double avgUs = 0;                    ///< written truncated in the text format, with 2 decimals in JSON
+    double avgUs = 0; ///< written truncated in the text format, with 2 decimals in JSON
     int64_t maxUs = 0;
     int cpu = -1;
     int tid = 0;
@@ -27,7 +27,7 @@ struct CyclictestThread {
 };
 
 struct CyclictestData {
-    std::vector<std::string> preamble;   ///< "# ..." lines before "# Histogram" (e.g. the dma latency note)
+    std::vector<std::string> preamble; ///< "# ..." lines before "# Histogram" (e.g. the dma latency note)
     std::vector<CyclictestThread> threads;
 };
 

@@ -4,6 +4,7 @@
 #include "engine/experiments/inversion_experiment.h"
 #include "engine/io/csv_writer.h"
 #include "engine/io/report_json.h"
+#include "engine/util/units.h"
 
 #include <cstdio>
 #include <nlohmann/json.hpp>
@@ -30,19 +31,6 @@ nlohmann::json bucketsJson(const Histogram& h)
     nlohmann::json out = nlohmann::json::array();
     h.forEachBucket([&](int64_t low, int64_t high, uint64_t count) { out.push_back({low, high, count}); });
     return out;
-}
-
-double seconds(int64_t ns)
-{
-    return double(ns) / 1e9;
-}
-
-// CsvWriter prints doubles with six significant digits; timestamps need microseconds at any magnitude.
-std::string fixed(double v, int decimals)
-{
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
-    return buf;
 }
 
 double perThousand(uint64_t events, uint64_t acquisitions)
@@ -141,8 +129,8 @@ std::string contentionCsv(const ContentionSnapshot& s)
             continue;
         const ContentionKindResult& r = *rp;
         csv.add(lockKindName(r.kind), kindRunStateName(r.state), s.config.threads, s.config.holdNs, s.config.workNs,
-                fixed(seconds(r.elapsedNs), 3), r.counts.acquisitions, fixed(r.acquisitionsPerSec, 0),
-                fixed(throughputVsMutex(s, r), 3), r.wait.percentile(50), r.wait.percentile(99), r.wait.max(),
+                formatFixed(toSeconds(r.elapsedNs), 3), r.counts.acquisitions, formatFixed(r.acquisitionsPerSec, 0),
+                formatFixed(throughputVsMutex(s, r), 3), r.wait.percentile(50), r.wait.percentile(99), r.wait.max(),
                 r.voluntarySwitches, r.involuntarySwitches,
                 perThousand(r.voluntarySwitches + r.involuntarySwitches, r.counts.acquisitions), r.cpuNsPerAcquisition,
                 r.fairness, r.minShare, r.maxShare, r.counts.uncontended, r.counts.spun, r.counts.slept,
@@ -155,7 +143,7 @@ nlohmann::json inversionReportJson(const InversionSnapshot& s)
 {
     nlohmann::json periods = nlohmann::json::array();
     for (const InversionPeriod& p : s.periods)
-        periods.push_back({{"release_s", seconds(p.releaseNs - s.t0Ns)},
+        periods.push_back({{"release_s", toSeconds(p.releaseNs - s.t0Ns)},
                            {"wake_delay_ns", p.wakeNs - p.releaseNs},
                            {"wait_ns", p.waitNs()},
                            {"held_ns", p.doneNs - p.acquiredNs},
@@ -166,8 +154,8 @@ nlohmann::json inversionReportJson(const InversionSnapshot& s)
     for (const TimelineSegment& seg : s.timeline)
         timeline.push_back({{"lane", inversionLaneName(seg.lane)},
                             {"state", segmentStateName(seg.state)},
-                            {"start_s", seconds(seg.startNs - s.t0Ns)},
-                            {"end_s", seconds(seg.endNs - s.t0Ns)}});
+                            {"start_s", toSeconds(seg.startNs - s.t0Ns)},
+                            {"end_s", toSeconds(seg.endNs - s.t0Ns)}});
     nlohmann::json trips = nlohmann::json::array();
     for (const WatchdogTrip& t : s.watchdogTrips)
         trips.push_back({{"slot", t.slot},
@@ -208,8 +196,9 @@ std::string inversionTimelineCsv(const InversionSnapshot& s)
 {
     CsvWriter csv({"lane", "state", "start_s", "end_s", "duration_us"});
     for (const TimelineSegment& seg : s.timeline)
-        csv.add(inversionLaneName(seg.lane), segmentStateName(seg.state), fixed(seconds(seg.startNs - s.t0Ns), 7),
-                fixed(seconds(seg.endNs - s.t0Ns), 7), fixed(double(seg.endNs - seg.startNs) / 1e3, 1));
+        csv.add(inversionLaneName(seg.lane), segmentStateName(seg.state),
+                formatFixed(toSeconds(seg.startNs - s.t0Ns), 7), formatFixed(toSeconds(seg.endNs - s.t0Ns), 7),
+                formatFixed(double(seg.endNs - seg.startNs) / 1e3, 1));
     return csv.str();
 }
 

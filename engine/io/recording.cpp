@@ -2,6 +2,7 @@
 
 #include "engine/experiments/latency_replay.h"
 #include "engine/io/cyclictest_format.h"
+#include "engine/io/output_file.h"
 #include "engine/io/report_json.h"
 #include "engine/rt/cpu_topology.h"
 #include "engine/util/clock.h"
@@ -43,8 +44,8 @@ constexpr uint32_t kMaxSampleBytes = 4 * 10 + 2 * 5;
 constexpr uint32_t kMaxSamplesBlockBytes = 6 + kMaxSamplesPerBlock * kMaxSampleBytes;
 constexpr size_t kMaxLabelBytes = 4096;
 constexpr uint32_t kMaxConfigBytes = 64 << 10;
-// A replay keeps a timeline buffer of ~4 MB per measuring thread: the limit bounds what a file can make us allocate.
-constexpr size_t kMaxThreads = 128;
+// A replay keeps an aggregator per measuring thread: the limit bounds what a file can make us allocate.
+constexpr size_t kMaxThreads = kMaxRecordingThreads;
 constexpr int kMaxCpu = 65535;
 // Timestamps are CLOCK_MONOTONIC nanoseconds: never negative, and far from the int64 limits so that the timeline
 // and window arithmetic of a replay cannot overflow, whatever a file says.
@@ -371,6 +372,16 @@ const CpuTopology& anyCpus()
 
 bool configFromJson(const nlohmann::json& j, LatencyConfig& out, std::string& error)
 {
+    // Checked before the config is read: validate() compares every listed CPU with the ones before it, and a
+    // megabyte of CPU numbers would keep it busy for seconds.
+    if (j.is_object()) {
+        const auto cpus = j.find("cpus");
+        if (cpus != j.end() && cpus->is_array() && cpus->size() > kMaxThreads) {
+            error = "cpus lists " + std::to_string(cpus->size()) + " CPUs; a recording holds at most " +
+                    std::to_string(kMaxThreads) + " measuring threads";
+            return false;
+        }
+    }
     std::vector<std::string> errors;
     LatencyConfig c = latencyConfigFromJson(j, errors);
     if (errors.empty())
@@ -385,9 +396,10 @@ bool configFromJson(const nlohmann::json& j, LatencyConfig& out, std::string& er
 
 class Parser {
 public:
-    Parser(Input& in, RecordingVisitor& visitor)
+    Parser(Input& in, RecordingVisitor& visitor, const RecordingProgress& progress)
         : m_in(in)
         , m_visitor(visitor)
+        , m_progress(progress)
     {}
 
     RecordingReadResult run();
@@ -412,6 +424,7 @@ private:
 
     Input& m_in;
     RecordingVisitor& m_visitor;
+    const RecordingProgress& m_progress;
     RecordingReadResult m_result;
     uint64_t m_blockOffset = 0;
     BlockType m_type = BlockType::Header;
@@ -739,8 +752,16 @@ RecordingReadResult Parser::run()
             break;
         }
         }
+        if (ok && !m_visitor.refusal().empty())
+            ok = fail(m_visitor.refusal());
         if (!ok || m_result.ok)
             break;
+        if (m_progress && !m_progress(m_in.offset(), m_in.size())) {
+            m_result.cancelled = true;
+            m_result.error = "stopped after " + std::to_string(m_result.samples) + " samples (" +
+                             std::to_string(m_in.offset()) + " of " + std::to_string(m_in.size()) + " bytes read)";
+            break;
+        }
     }
     m_result.lost = m_lostSeen;
     if (!m_result.ok)
@@ -750,13 +771,14 @@ RecordingReadResult Parser::run()
 
 } // namespace
 
-RecordingReadResult readRecording(std::string_view bytes, RecordingVisitor& visitor)
+RecordingReadResult readRecording(std::string_view bytes, RecordingVisitor& visitor, const RecordingProgress& progress)
 {
     MemoryInput in(bytes);
-    return Parser(in, visitor).run();
+    return Parser(in, visitor, progress).run();
 }
 
-RecordingReadResult readRecordingFile(const std::string& path, RecordingVisitor& visitor)
+RecordingReadResult readRecordingFile(const std::string& path, RecordingVisitor& visitor,
+                                      const RecordingProgress& progress)
 {
     FileInput in(path);
     if (!in.good()) {
@@ -764,7 +786,7 @@ RecordingReadResult readRecordingFile(const std::string& path, RecordingVisitor&
         r.error = "cannot open '" + path + "': " + std::strerror(errno);
         return r;
     }
-    return Parser(in, visitor).run();
+    return Parser(in, visitor, progress).run();
 }
 
 bool looksLikeRecording(std::string_view head)
@@ -894,11 +916,12 @@ void RecordingWriter::onRunStart(const LatencyRunInfo& info)
                   std::to_string(info.cpus.size());
         return;
     }
-    m_file = std::fopen(m_path.c_str(), "wb");
-    if (!m_file) {
-        m_error = "cannot write '" + m_path + "': " + std::strerror(errno);
+    auto file = std::make_unique<AtomicOutputFile>();
+    if (const Error e = file->open(m_path)) {
+        m_error = e.message;
         return;
     }
+    m_file = std::move(file);
     const int64_t unixNs = unixNowNs() - (nowNs() - info.startNs);
     const nlohmann::json header{{"format", "rtscope-recording"}, {"rtscope_version", RTSCOPE_VERSION},
                                 {"recorded_at", isoUtc(unixNs)}, {"start_unix_ns", unixNs},
@@ -1071,8 +1094,9 @@ void RecordingWriter::writerLoop()
         const bool failed = !m_error.empty();
         lock.unlock();
         std::string error;
-        if (!batch.empty() && !failed && std::fwrite(batch.data(), 1, batch.size(), m_file) != batch.size())
-            error = "writing '" + m_path + "' failed: " + std::strerror(errno);
+        if (!batch.empty() && !failed)
+            if (const Error e = m_file->write(batch))
+                error = e.message;
         batch.clear();
         lock.lock();
         if (!error.empty() && m_error.empty())
@@ -1091,11 +1115,30 @@ void RecordingWriter::finish()
     m_wake.notify_one();
     if (m_writer.joinable())
         m_writer.join();
+    std::unique_ptr<AtomicOutputFile> file;
+    {
+        std::lock_guard lock(m_mutex);
+        file = std::move(m_file);
+    }
+    // Outside the lock: the fsync of a long run's file may take a while, and status() must not wait for it. A run
+    // without its end block (its experiment went without stop()) is put in place too; a reader then says it is
+    // truncated, which is the truth. One that failed to write is not: the file there before is kept.
+    Error committed;
+    if (file) {
+        bool failed = false;
+        {
+            std::lock_guard lock(m_mutex);
+            failed = !m_error.empty();
+        }
+        if (failed)
+            file->discard();
+        else
+            committed = file->commit();
+    }
     std::lock_guard lock(m_mutex);
-    if (m_file) {
-        if (std::fclose(m_file) != 0 && m_error.empty())
-            m_error = "closing '" + m_path + "' failed: " + std::strerror(errno);
-        m_file = nullptr;
+    if (file) {
+        if (committed && m_error.empty())
+            m_error = committed.message;
         // Complete only when the end block made it to the file.
         m_complete = m_error.empty() && m_pending.empty() && m_ended;
     }
@@ -1121,90 +1164,153 @@ public:
         if (m_options.histogramUs > 0)
             m_config.histogramUs =
                 std::clamp(std::max(m_config.histogramUs, m_options.histogramUs), 0, LatencyConfig::kMaxHistogramUs);
+        m_histogramAsked = m_config.histogramUs > h.config.histogramUs;
+        if (!withinBudget(h.cpus.size(), "cpus"))
+            return;
         m_cpus = h.cpus;
-        resize(m_cpus.size(), h.startNs);
+        activate(m_cpus.size(), h.startNs);
     }
     void samples(size_t thread, std::span<const LatencySample> batch) override
     {
+        catchUp(thread);
+        LatencyReplay& r = *m_threads[thread].replay;
         for (const LatencySample& s : batch)
-            m_threads[thread]->add(s);
+            r.add(s);
     }
     void marker(const RecordedMarker& m) override
     {
         if (m_out.markers.size() < 10'000)
             m_out.markers.push_back(m);
-        // A replay names the change itself, in the live experiment's words; the start config changes nothing.
-        for (auto& t : m_threads)
-            t->reconfigure(m.config, m.tNs);
-        m_config = m_threads.front()->config();
+        // A replay names the change itself, in the live experiment's words; the start config changes nothing. Only
+        // the first thread's markers and config reach the snapshot, so only it is told: a marker costs the same
+        // whatever the number of threads.
+        LatencyReplay& first = *m_threads.front().replay;
+        first.reconfigure(m.config, m.tNs);
+        m_config = first.config();
     }
     void reset(int64_t tNs) override
     {
-        for (size_t i = 0; i < m_threads.size(); ++i) {
-            m_threads[i]->resetStatistics(tNs);
-            m_dropsAtReset[i] = m_drops[i];
-        }
+        // The other threads clear their figures when they are next used (catchUp): a reset block of 13 bytes must
+        // not cost a pass over every thread's histogram. The first thread clears at once, for its "reset" marker.
+        ++m_resets;
+        m_resetNs = tNs;
+        catchUp(0);
     }
     void drops(size_t thread, uint64_t total) override
     {
-        m_drops[thread] = total;
-        m_threads[thread]->setDrops(total - std::min(total, m_dropsAtReset[thread]));
+        catchUp(thread);
+        Thread& t = m_threads[thread];
+        t.drops = total;
+        t.replay->setDrops(total - std::min(total, t.dropsAtReset));
     }
     void hogWork(int64_t, uint64_t iterations, double perSecond) override
     {
-        for (auto& t : m_threads)
-            t->setHogIterations(iterations, perSecond);
+        m_threads.front().replay->setHogIterations(iterations, perSecond); // the snapshot carries the first's
     }
     void restart(int64_t tNs, const std::vector<int>& cpus) override
     {
+        if (!withinBudget(cpus.size(), "restart"))
+            return;
         // The live experiment gave the new threads fresh figures: so does the replay (the timeline goes on).
         m_cpus = cpus;
-        resize(cpus.size(), tNs);
+        m_active = std::min(m_active, cpus.size());
+        activate(cpus.size(), tNs);
         reset(tNs);
-        std::fill(m_drops.begin(), m_drops.end(), 0);
-        std::fill(m_dropsAtReset.begin(), m_dropsAtReset.end(), 0);
+        for (size_t i = 0; i < m_active; ++i)
+            m_threads[i].drops = m_threads[i].dropsAtReset = 0;
     }
 
     std::shared_ptr<const LatencySnapshot> finish(int64_t endNs)
     {
-        if (m_threads.empty())
+        if (m_active == 0)
             return nullptr;
         auto merged = std::make_shared<LatencySnapshot>();
-        for (size_t i = 0; i < m_threads.size(); ++i) {
-            m_threads[i]->stop();
-            auto snap = m_threads[i]->publish(endNs);
+        for (size_t i = 0; i < m_active; ++i) {
+            catchUp(i);
+            m_threads[i].replay->stop();
+            auto snap = m_threads[i].replay->publish(endNs);
             if (i == 0)
                 *merged = *snap;
             if (i > 0)
                 merged->threads.push_back(snap->threads.front());
             merged->threads.back().cpu = m_cpus[i];
             m_out.samplesSinceReset += snap->threads.front().samples;
+            // Its histogram now lives in the merged snapshot: the thread's own copies can go.
+            m_threads[i].replay.reset();
         }
+        m_active = 0;
+        m_threads.clear();
         merged->finished = true;
         return merged;
     }
 
 private:
-    void resize(size_t n, int64_t startNs)
+    struct Thread {
+        std::unique_ptr<LatencyReplay> replay;
+        uint64_t drops = 0;        ///< the last drops block's total
+        uint64_t dropsAtReset = 0; ///< the total at the last reset it caught up with
+        uint64_t resets = 0;       ///< the m_resets it caught up with
+    };
+
+    // A recording can restart its threads thousands of times (every CPU change): the threads beyond the current
+    // count are kept and started anew when a restart needs them again, so a restart costs the threads it names
+    // plus what they recorded since, never fresh histograms and timelines.
+    void activate(size_t n, int64_t tNs)
     {
-        while (m_threads.size() < n) {
-            auto r = std::make_unique<LatencyReplay>();
-            r->setSeriesWindow(m_options.seriesWindowNs);
-            r->start(m_config, startNs);
-            m_threads.push_back(std::move(r));
+        for (size_t i = m_active; i < n; ++i) {
+            if (i == m_threads.size()) {
+                Thread t;
+                t.replay = std::make_unique<LatencyReplay>();
+                t.replay->setSeriesWindow(m_options.seriesWindowNs);
+                t.replay->setKeepMarkers(i == 0);
+                m_threads.push_back(std::move(t));
+            }
+            Thread& t = m_threads[i];
+            t.replay->start(m_config, tNs);
+            t.drops = t.dropsAtReset = 0;
+            t.resets = m_resets;
         }
-        m_threads.resize(n);
-        m_drops.resize(n, 0);
-        m_dropsAtReset.resize(n, 0);
+        m_active = n;
+    }
+
+    void catchUp(size_t i)
+    {
+        Thread& t = m_threads[i];
+        if (t.resets == m_resets)
+            return;
+        t.resets = m_resets;
+        t.replay->resetStatistics(m_resetNs);
+        t.dropsAtReset = t.drops;
+    }
+
+    // Every thread keeps config.histogramUs exact bins: a file names the threads and the bins, so their product is
+    // bounded before anything is allocated for them.
+    bool withinBudget(size_t threads, const char* field)
+    {
+        const auto us = uint64_t(std::max(0, m_config.histogramUs));
+        const uint64_t bins = uint64_t(threads) * us;
+        if (bins <= kMaxReplayHistogramBins)
+            return true;
+        const std::string histogram = m_histogramAsked
+                                          ? "a replay histogram (--histogram) of " + std::to_string(us) + " us"
+                                          : "histogram_us " + std::to_string(us);
+        refuse(std::string(field) + ": " + std::to_string(threads) + " measuring threads × " + histogram + " = " +
+               std::to_string(bins) + " exact 1 us histogram bins; a replay holds at most " +
+               std::to_string(kMaxReplayHistogramBins) + " bins for all threads together (with " +
+               std::to_string(threads) + " threads, a histogram of at most " +
+               std::to_string(kMaxReplayHistogramBins / threads) + " us)");
+        return false;
     }
 
     RecordingReplayOptions m_options;
     ReplayedRun& m_out;
     LatencyConfig m_config;
+    bool m_histogramAsked = false; ///< the replay's histogram is larger than the recorded one
     std::vector<int> m_cpus;
-    std::vector<std::unique_ptr<LatencyReplay>> m_threads;
-    std::vector<uint64_t> m_drops;
-    std::vector<uint64_t> m_dropsAtReset;
+    std::vector<Thread> m_threads; ///< the first m_active are the run's threads now
+    size_t m_active = 0;
+    uint64_t m_resets = 0; ///< reset blocks so far (restarts included)
+    int64_t m_resetNs = 0; ///< the last one's time
 };
 
 template <class Read> ReplayedRun replayWith(const RecordingReplayOptions& options, Read&& read)
@@ -1212,7 +1318,8 @@ template <class Read> ReplayedRun replayWith(const RecordingReplayOptions& optio
     ReplayedRun run;
     Replayer replayer(options, run);
     run.read = read(replayer);
-    if (run.read.headerRead)
+    // A cancelled replay is not shown, and a refused one may not be: no figures are computed for either.
+    if (run.read.headerRead && !run.read.cancelled && replayer.refusal().empty())
         run.snapshot = replayer.finish(run.read.endNs);
     return run;
 }
@@ -1221,12 +1328,12 @@ template <class Read> ReplayedRun replayWith(const RecordingReplayOptions& optio
 
 ReplayedRun replayRecordingFile(const std::string& path, const RecordingReplayOptions& options)
 {
-    return replayWith(options, [&](RecordingVisitor& v) { return readRecordingFile(path, v); });
+    return replayWith(options, [&](RecordingVisitor& v) { return readRecordingFile(path, v, options.progress); });
 }
 
 ReplayedRun replayRecording(std::string_view bytes, const RecordingReplayOptions& options)
 {
-    return replayWith(options, [&](RecordingVisitor& v) { return readRecording(bytes, v); });
+    return replayWith(options, [&](RecordingVisitor& v) { return readRecording(bytes, v, options.progress); });
 }
 
 // ---------------------------------------------------------------------------------------------------------------

@@ -8,6 +8,7 @@
 #include <condition_variable>
 #include <cstdint>
 #include <cstdio>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <nlohmann/json.hpp>
@@ -21,11 +22,20 @@
 
 namespace rtscope {
 
+class AtomicOutputFile;
+
 /// @brief The file's first eight bytes and the only version this build writes and reads.
 inline constexpr char kRecordingMagic[8] = {'R', 'T', 'S', 'C', 'R', 'E', 'C', '\n'};
 inline constexpr uint32_t kRecordingVersion = 1;
 /// @brief The extension the desktop app proposes.
 inline constexpr const char* kRecordingSuffix = ".rtrec";
+/// @brief The most measuring threads a recording holds (the header's cpus, a restart's CPU list, a config's cpus).
+inline constexpr size_t kMaxRecordingThreads = 128;
+/// @brief The most exact 1 µs histogram bins a replay keeps, all measuring threads together: 2^24 counters, 128 MiB.
+/// That is 16 threads with the largest histogram (1 s) or all 128 with 131 ms, and 13 times what 128 threads need
+/// with the default 10 000 bins; a recording that asks for more is refused rather than allowed to make the reader
+/// allocate gigabytes from a few kilobytes of file.
+inline constexpr uint64_t kMaxReplayHistogramBins = uint64_t(1) << 24;
 
 /// @brief What the header block says about the run.
 struct RecordingHeader {
@@ -54,6 +64,9 @@ struct RecordedMarker {
 class RecordingVisitor {
 public:
     virtual ~RecordingVisitor() = default;
+    /// @brief Why this visitor cannot go on (a replay that would exceed its memory budget); empty while it can. The
+    /// reader stops after the block that made the visitor refuse and reports the sentence as that block's error.
+    const std::string& refusal() const { return m_refusal; }
     virtual void header(const RecordingHeader& header) { (void)header; }
     virtual void samples(size_t thread, std::span<const LatencySample> batch)
     {
@@ -80,12 +93,29 @@ public:
     }
     /// @brief The recorder could not keep @p samples samples here (its writer fell behind or hit its size cap).
     virtual void lost(uint64_t samples) { (void)samples; }
+
+protected:
+    /// @brief Stops the reading after the current block with @p why (the first refusal is kept).
+    void refuse(std::string why)
+    {
+        if (m_refusal.empty())
+            m_refusal = std::move(why);
+    }
+
+private:
+    std::string m_refusal;
 };
+
+/// @brief Called on the reading thread after each block with the bytes read so far and the file's size (a replay's
+/// progress bar); returning false stops the reading there (RecordingReadResult::cancelled). Called once per block, so
+/// it must be cheap: a replay of a long recording calls it hundreds of thousands of times.
+using RecordingProgress = std::function<bool(uint64_t bytesRead, uint64_t totalBytes)>;
 
 /// @brief How reading went. Everything delivered to the visitor before an error was valid.
 struct RecordingReadResult {
     bool ok = false;        ///< the whole file was read, including its end block
     bool truncated = false; ///< the file ends early; what came before was delivered ("truncated after N samples")
+    bool cancelled = false; ///< the progress callback stopped the reading ("stopped after N samples")
     bool headerRead = false;
     std::string error;    ///< why !ok: names the offset, the block and what was expected
     uint64_t samples = 0; ///< samples delivered
@@ -94,9 +124,11 @@ struct RecordingReadResult {
 };
 
 /// @brief Reads a recording from memory (tests, fuzzing). Never throws.
-RecordingReadResult readRecording(std::string_view bytes, RecordingVisitor& visitor);
+RecordingReadResult readRecording(std::string_view bytes, RecordingVisitor& visitor,
+                                  const RecordingProgress& progress = {});
 /// @brief Reads a recording file block by block. Never throws.
-RecordingReadResult readRecordingFile(const std::string& path, RecordingVisitor& visitor);
+RecordingReadResult readRecordingFile(const std::string& path, RecordingVisitor& visitor,
+                                      const RecordingProgress& progress = {});
 /// @brief True when @p head (the first bytes of a file) starts like a recording.
 bool looksLikeRecording(std::string_view head);
 
@@ -133,7 +165,9 @@ public:
     RecordingWriter(const RecordingWriter&) = delete;
     RecordingWriter& operator=(const RecordingWriter&) = delete;
 
-    /// @brief The file the next run goes to (replaced if it exists). Not while recording.
+    /// @brief The file the next run goes to (replaced if it exists). Not while recording. A run is written under a
+    /// temporary name next to it (AtomicOutputFile) and renamed onto it when the run ends, stopped or not, so the
+    /// file there before stays whole until then, and stays as it was when the recording cannot be written.
     void setPath(std::string path);
     /// @brief What started the runs, for the header ("rtscope latency -p 80 …").
     void setCommand(std::string command);
@@ -166,8 +200,8 @@ private:
     mutable std::mutex m_mutex;
     std::condition_variable m_wake;
     std::string m_path;
-    std::FILE* m_file = nullptr;
-    std::string m_pending; ///< encoded, not yet written (guarded by m_mutex)
+    std::unique_ptr<AtomicOutputFile> m_file; ///< while a run is recorded
+    std::string m_pending;                    ///< encoded, not yet written (guarded by m_mutex)
     bool m_stop = false;
     bool m_recording = false;
     bool m_complete = false;
@@ -190,10 +224,14 @@ struct RecordingReplayOptions {
     /// Exact 1 µs bins for cyclictest exports: the larger of this and the recorded config's (0 = as recorded).
     int histogramUs = 10'000;
     int64_t seriesWindowNs = 120'000'000'000; ///< the timeline the snapshot carries (at most 120 s)
+    /// Progress and cancellation (see RecordingProgress); a cancelled replay has no snapshot.
+    RecordingProgress progress;
 };
 
 /// @brief A recording replayed through LatencyReplay (one per measuring thread): the snapshot the live run
-/// published at its end, figures since the last reset, as its views showed them.
+/// published at its end, figures since the last reset, as its views showed them. The cost is linear in the file:
+/// a restart or a reset block costs the threads it names and the buckets filled since, never whole histograms,
+/// and the exact bins of all threads together stay within kMaxReplayHistogramBins (else the file is refused).
 struct ReplayedRun {
     RecordingHeader header;
     RecordingReadResult read;

@@ -81,8 +81,12 @@ nlohmann::json latencyReportJson(const LatencySnapshot& snap)
 CyclictestData cyclictestDataFrom(const LatencySnapshot& snap)
 {
     CyclictestData data;
+    // cyclictest's line when it was held; when it was asked for and not held, a comment that says so, so that a
+    // histogram taken with deep idle states allowed is not mistaken for one taken without.
     if (snap.dmaLatencyHeld)
         data.preamble.push_back("# /dev/cpu_dma_latency set to 0us");
+    else if (snap.config.dmaLatency && snap.dmaLatencyNote.rfind("NOT held", 0) == 0)
+        data.preamble.push_back("# /dev/cpu_dma_latency " + snap.dmaLatencyNote);
     for (const auto& t : snap.threads) {
         CyclictestThread ct = cyclictestThreadFrom(t.histogram, t.histogram.exactUsBinCount());
         ct.overflowCycles = t.overflowSeqs;

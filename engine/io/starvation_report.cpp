@@ -3,6 +3,7 @@
 #include "engine/experiments/starvation_experiment.h"
 #include "engine/io/csv_writer.h"
 #include "engine/util/clock.h"
+#include "engine/util/units.h"
 
 #include <cstdio>
 #include <nlohmann/json.hpp>
@@ -16,21 +17,9 @@ nlohmann::json optionalValue(const std::optional<int64_t>& v)
     return v ? nlohmann::json(*v) : nlohmann::json();
 }
 
-double seconds(int64_t ns)
-{
-    return double(ns) / 1e9;
-}
-
-std::string fixed(double v, int decimals)
-{
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
-    return buf;
-}
-
 std::string ms(int64_t ns)
 {
-    return fixed(double(ns) / 1e6, 3);
+    return formatFixed(double(ns) / 1e6, 3);
 }
 
 nlohmann::json perCounter(const std::array<uint64_t, kStarvationMaxThreads>& values, size_t n)
@@ -77,7 +66,7 @@ nlohmann::json starvationReportJson(const StarvationSnapshot& s)
     for (const CounterStats& c : s.counters) {
         json series = json::array();
         for (const SeriesPoint& p : c.rate)
-            series.push_back({seconds(p.tNs - s.startNs), p.maxNs});
+            series.push_back({toSeconds(p.tNs - s.startNs), p.maxNs});
         counters.push_back({{"label", c.label},
                             {"cpu", c.cpu},
                             {"control", c.control},
@@ -99,7 +88,7 @@ nlohmann::json starvationReportJson(const StarvationSnapshot& s)
         for (const ThrottleWindow& w : b.windows)
             windows.push_back({{"offset_ns", w.offsetNs}, {"length_ns", w.lengthNs()}, {"spacing_ns", w.spacingNs}});
         bursts.push_back({{"index", b.index},
-                          {"start_s", seconds(b.startNs - s.startNs)},
+                          {"start_s", toSeconds(b.startNs - s.startNs)},
                           {"spinner_ns", b.spinnerNs()},
                           {"gap_ns", b.gapNs()},
                           {"progress_during", perCounter(b.during, n)},
@@ -117,7 +106,7 @@ nlohmann::json starvationReportJson(const StarvationSnapshot& s)
     json trips = json::array();
     for (const WatchdogTrip& t : s.watchdogTrips)
         trips.push_back({{"tid", t.tid},
-                         {"deadline_s", seconds(t.deadlineNs - s.startNs)},
+                         {"deadline_s", toSeconds(t.deadlineNs - s.startNs)},
                          {"overrun_ns", t.overrunNs()},
                          {"demoted", t.demoted},
                          {"at_stop", t.atStop}});
@@ -139,8 +128,8 @@ std::string starvationBurstCsv(const StarvationSnapshot& s)
                    "interrupted"});
     for (size_t i = 0; i < s.counters.size(); ++i) {
         const CounterStats& c = s.counters[i];
-        csv.add(0, c.label, c.cpu, int(c.control), fixed(0.0, 6), ms(0), 0, ms(s.leadInNs), s.leadIn[i], 0, ms(0), "",
-                0, 0);
+        csv.add(0, c.label, c.cpu, int(c.control), formatFixed(0.0, 6), ms(0), 0, ms(s.leadInNs), s.leadIn[i], 0, ms(0),
+                "", 0, 0);
     }
     for (const BurstRecord& b : s.bursts) {
         int64_t windowNs = 0;
@@ -150,7 +139,7 @@ std::string starvationBurstCsv(const StarvationSnapshot& s)
         for (size_t i = 0; i < s.counters.size(); ++i) {
             const CounterStats& c = s.counters[i];
             // Windows are a property of the starved CPU: the control counter's row leaves them empty.
-            csv.add(b.index, c.label, c.cpu, int(c.control), fixed(seconds(b.startNs - s.startNs), 6),
+            csv.add(b.index, c.label, c.cpu, int(c.control), formatFixed(toSeconds(b.startNs - s.startNs), 6),
                     ms(b.spinnerNs()), b.during[i], ms(b.gapNs()), b.after[i],
                     c.control ? std::string() : std::to_string(b.windows.size()),
                     c.control ? std::string() : ms(windowNs), c.control ? std::string() : firstOffset,

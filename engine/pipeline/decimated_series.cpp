@@ -4,10 +4,13 @@
 
 namespace rtscope {
 
-DecimatedSeries::DecimatedSeries(int64_t bucketNs, size_t capacity)
+DecimatedSeries::DecimatedSeries(int64_t bucketNs, size_t capacity, Storage storage)
     : m_bucketNs(bucketNs > 0 ? bucketNs : 1)
-    , m_ring(std::max<size_t>(capacity, 1))
-{}
+    , m_capacity(std::max<size_t>(capacity, 1))
+{
+    if (storage == Storage::Upfront)
+        m_ring.resize(m_capacity);
+}
 
 void DecimatedSeries::add(int64_t tNs, int64_t value)
 {
@@ -28,7 +31,15 @@ void DecimatedSeries::add(int64_t tNs, int64_t value)
             ++cur.count;
             return;
         }
-        m_head = (m_head + 1) % m_ring.size();
+    }
+    // Until an on-demand ring is full, points are appended; from then on it wraps like an up-front one.
+    if (m_size > 0 || m_ring.empty()) {
+        if (m_ring.size() < m_capacity && m_size == m_ring.size()) {
+            m_ring.push_back({});
+            m_head = m_ring.size() - 1;
+        } else {
+            m_head = (m_head + 1) % m_ring.size();
+        }
     }
     m_ring[m_head] = SeriesPoint{bucket, value, value, 1};
     m_size = std::min(m_size + 1, m_ring.size());
@@ -43,6 +54,8 @@ void DecimatedSeries::clear()
 std::vector<SeriesPoint> DecimatedSeries::points(int64_t sinceNs) const
 {
     const size_t n = m_ring.size();
+    if (n == 0)
+        return {};
     const size_t oldest = (m_head + n + 1 - m_size) % n;
     // Points are in time order: skip the old ones first, then reserve exactly what the window holds, so a
     // 10 s snapshot of a 120 s buffer allocates 10 s worth (reserving the whole buffer per snapshot made the

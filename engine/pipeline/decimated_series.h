@@ -16,8 +16,12 @@ struct SeriesPoint {
 
 class DecimatedSeries {
 public:
+    /// @brief Whether the points are allocated up front (a live run: no allocation while it measures) or as they
+    /// come (a replay: a file with many threads and few samples must not cost a full buffer per thread).
+    enum class Storage { Upfront, OnDemand };
+
     /// @param bucketNs time covered by one point; @param capacity points kept (older ones are overwritten)
-    DecimatedSeries(int64_t bucketNs, size_t capacity);
+    DecimatedSeries(int64_t bucketNs, size_t capacity, Storage storage = Storage::Upfront);
 
     void add(int64_t tNs, int64_t value);
     void clear();
@@ -25,13 +29,14 @@ public:
     /// @brief Points with tNs >= sinceNs, oldest first (the bucket still filling included).
     std::vector<SeriesPoint> points(int64_t sinceNs = INT64_MIN) const;
     int64_t bucketNs() const { return m_bucketNs; }
-    size_t capacity() const { return m_ring.size(); }
+    size_t capacity() const { return m_capacity; }
     size_t size() const { return m_size; }
 
 private:
     int64_t m_bucketNs;
-    std::vector<SeriesPoint> m_ring;
-    size_t m_head = 0; ///< index of the newest point
+    size_t m_capacity;
+    std::vector<SeriesPoint> m_ring; ///< m_capacity points, or fewer while an on-demand series fills
+    size_t m_head = 0;               ///< index of the newest point
     size_t m_size = 0;
 };
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <bit>
 #include <cmath>
+#include <cstdint>
 #include <limits>
 
 namespace rtscope {
@@ -24,9 +25,11 @@ constexpr size_t kBucketTotal =
 
 Histogram::Histogram(size_t exactUsBins)
     : m_buckets(kBucketTotal, 0)
-    , m_exactUs(exactUsBins, 0) {}
+    , m_exactUs(exactUsBins, 0)
+{}
 
-size_t Histogram::bucketIndex(int64_t ns) {
+size_t Histogram::bucketIndex(int64_t ns)
+{
     if (ns < kLinearBuckets)
         return ns < 0 ? 0 : size_t(ns);
     if (ns > kMaxTrackableNs)
@@ -39,7 +42,8 @@ size_t Histogram::bucketIndex(int64_t ns) {
     return size_t(kLinearBuckets) + size_t(exponent - kFirstLogExponent) * size_t(kSubBuckets) + sub;
 }
 
-int64_t Histogram::bucketLow(size_t index) {
+int64_t Histogram::bucketLow(size_t index)
+{
     if (index < size_t(kLinearBuckets))
         return int64_t(index);
     const size_t rel = index - size_t(kLinearBuckets);
@@ -48,7 +52,8 @@ int64_t Histogram::bucketLow(size_t index) {
     return (kSubBuckets + sub) << (exponent - kSubBucketBits);
 }
 
-int64_t Histogram::bucketHigh(size_t index) {
+int64_t Histogram::bucketHigh(size_t index)
+{
     if (index < size_t(kLinearBuckets))
         return int64_t(index);
     const size_t rel = index - size_t(kLinearBuckets);
@@ -57,7 +62,8 @@ int64_t Histogram::bucketHigh(size_t index) {
     return std::min(bucketLow(index) + (int64_t(1) << (exponent - kSubBucketBits)) - 1, kMaxTrackableNs);
 }
 
-void Histogram::recordN(int64_t ns, uint64_t n) {
+void Histogram::recordN(int64_t ns, uint64_t n)
+{
     if (n == 0)
         return;
     if (m_count == 0) {
@@ -70,25 +76,44 @@ void Histogram::recordN(int64_t ns, uint64_t n) {
     m_count += n;
     m_sum += static_cast<long double>(ns) * static_cast<long double>(n);
 
-    if (ns > kMaxTrackableNs)
+    if (ns > kMaxTrackableNs) {
         m_overflow += n;
-    else
-        m_buckets[bucketIndex(ns)] += n;
+    } else {
+        const size_t i = bucketIndex(ns);
+        if (m_buckets[i] == 0)
+            touch(i);
+        m_buckets[i] += n;
+    }
 
     if (!m_exactUs.empty()) {
         // cyclictest truncates a latency to whole µs before binning; a negative latency (clock step) would
         // index before bin 0 there, here it is clamped like the log buckets.
         const uint64_t bin = ns < 0 ? 0 : uint64_t(ns) / 1000;
-        if (bin < m_exactUs.size())
+        if (bin < m_exactUs.size()) {
+            if (m_exactUs[bin] == 0)
+                touch(m_buckets.size() + size_t(bin));
             m_exactUs[bin] += n;
-        else
+        } else
             m_exactUsOverflow += n;
     }
 }
 
-void Histogram::merge(const Histogram& other) {
+void Histogram::touch(size_t index)
+{
+    if (m_touchedAll)
+        return;
+    if (m_touched.size() >= (m_buckets.size() + m_exactUs.size()) / 8 || index > UINT32_MAX) {
+        m_touchedAll = true;
+        return;
+    }
+    m_touched.push_back(uint32_t(index));
+}
+
+void Histogram::merge(const Histogram& other)
+{
     if (other.m_count == 0)
         return;
+    m_touchedAll = true; // many buckets at once: the next reset clears them all
     for (size_t i = 0; i < m_buckets.size(); ++i)
         m_buckets[i] += other.m_buckets[i];
 
@@ -116,9 +141,21 @@ void Histogram::merge(const Histogram& other) {
     m_sum += other.m_sum;
 }
 
-void Histogram::reset() {
-    std::fill(m_buckets.begin(), m_buckets.end(), 0);
-    std::fill(m_exactUs.begin(), m_exactUs.end(), 0);
+void Histogram::reset()
+{
+    if (m_touchedAll) {
+        std::fill(m_buckets.begin(), m_buckets.end(), 0);
+        std::fill(m_exactUs.begin(), m_exactUs.end(), 0);
+    } else {
+        for (const uint32_t i : m_touched) {
+            if (i < m_buckets.size())
+                m_buckets[i] = 0;
+            else
+                m_exactUs[i - m_buckets.size()] = 0;
+        }
+    }
+    m_touched.clear();
+    m_touchedAll = false;
     m_exactUsOverflow = 0;
     m_count = 0;
     m_overflow = 0;
@@ -127,19 +164,23 @@ void Histogram::reset() {
     m_sum = 0;
 }
 
-int64_t Histogram::min() const {
+int64_t Histogram::min() const
+{
     return m_count ? m_min : 0;
 }
 
-int64_t Histogram::max() const {
+int64_t Histogram::max() const
+{
     return m_count ? m_max : 0;
 }
 
-double Histogram::mean() const {
+double Histogram::mean() const
+{
     return m_count ? double(m_sum / static_cast<long double>(m_count)) : 0.0;
 }
 
-int64_t Histogram::percentile(double percent) const {
+int64_t Histogram::percentile(double percent) const
+{
     if (m_count == 0)
         return 0;
     if (!(percent > 0)) // also catches NaN

@@ -24,19 +24,23 @@ public:
 
     /// Not explicit, so a Histogram member of an aggregate can be value-initialised with `{}`.
     Histogram()
-        : Histogram(0) {}
+        : Histogram(0)
+    {}
     explicit Histogram(size_t exactUsBins);
 
     void record(int64_t ns) { recordN(ns, 1); }
     void recordN(int64_t ns, uint64_t n);
     void merge(const Histogram& other); ///< exact-µs bins merge up to the shorter length
-    void reset();                       ///< keeps the exact-µs size
+    /// @brief Empties it, keeping the exact-µs size. Costs what was recorded since the last reset, not the size:
+    /// only the buckets that were filled are cleared (a replay resets once per restart of its threads, and a
+    /// million exact bins per reset would make it quadratic).
+    void reset();
 
     uint64_t count() const { return m_count; }
     uint64_t overflowCount() const { return m_overflow; } ///< values > kMaxTrackableNs
-    int64_t min() const;  ///< 0 when empty
-    int64_t max() const;  ///< 0 when empty
-    double mean() const;  ///< 0 when empty
+    int64_t min() const;                                  ///< 0 when empty
+    int64_t max() const;                                  ///< 0 when empty
+    double mean() const;                                  ///< 0 when empty
     long double sum() const { return m_sum; }
 
     /// @brief The value below which @p percent % (0..100) of the recorded values fall, within the bucket
@@ -62,8 +66,15 @@ public:
     static int64_t bucketHigh(size_t index);
 
 private:
+    /// Notes that bucket @p index (exact-µs bin i is index bucketCount() + i) went from empty to filled.
+    void touch(size_t index);
+
     std::vector<uint64_t> m_buckets;
     std::vector<uint64_t> m_exactUs;
+    // The buckets filled since the last reset, so that reset() clears only those; past an eighth of all buckets
+    // the list stops and reset() clears everything, which then costs at most eight times the filling did.
+    std::vector<uint32_t> m_touched;
+    bool m_touchedAll = false;
     uint64_t m_exactUsOverflow = 0;
     uint64_t m_count = 0;
     uint64_t m_overflow = 0;

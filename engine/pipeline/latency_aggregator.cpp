@@ -4,16 +4,26 @@
 
 namespace rtscope {
 
-LatencyAggregator::LatencyAggregator(size_t exactUsBins)
-    : m_series(kSeriesBucketNs, kSeriesCapacity)
+LatencyAggregator::LatencyAggregator(size_t exactUsBins, DecimatedSeries::Storage seriesStorage)
+    : m_series(kSeriesBucketNs, kSeriesCapacity, seriesStorage)
 {
     clear(exactUsBins);
 }
 
 void LatencyAggregator::clear(size_t exactUsBins)
 {
-    m_stats = LatencyThreadStats{};
-    m_stats.histogram = Histogram(exactUsBins);
+    // Emptied in place, field by field, when the histogram's size stays: a replay starts a thread's aggregator anew
+    // at every restart of the recorded threads, and a fresh LatencyThreadStats allocates a whole histogram.
+    if (m_stats.histogram.exactUsBinCount() == exactUsBins)
+        m_stats.histogram.reset();
+    else
+        m_stats.histogram = Histogram(exactUsBins);
+    m_stats.cpu = -1;
+    m_stats.tid = 0;
+    m_stats.samples = m_stats.skipped = m_stats.drops = m_stats.seqGaps = 0;
+    m_stats.lastNs = 0;
+    m_stats.overflowSeqs.clear();
+    m_stats.series.clear();
     m_overflowLimit = exactUsBins;
     m_series.clear();
     m_expectedSeq = 0;
@@ -22,7 +32,7 @@ void LatencyAggregator::clear(size_t exactUsBins)
 void LatencyAggregator::resetStatistics()
 {
     const int cpu = m_stats.cpu, tid = m_stats.tid;
-    m_stats.histogram = Histogram(m_overflowLimit);
+    m_stats.histogram.reset(); // in place: costs what was recorded since, not the histogram's size
     m_stats.samples = m_stats.skipped = m_stats.drops = m_stats.seqGaps = 0;
     m_stats.lastNs = 0;
     m_stats.overflowSeqs.clear();

@@ -11,12 +11,12 @@ namespace rtscope {
 
 /// @brief One measured wake-up (plain data: copied through the ring).
 struct LatencySample {
-    uint64_t seq = 0;        ///< 0, 1, 2, … per run: a gap means a sample was lost
-    int64_t deadlineNs = 0;  ///< CLOCK_MONOTONIC deadline
-    int64_t wakeNs = 0;      ///< clock read on wake
-    int64_t latencyNs = 0;   ///< wake − deadline
-    uint32_t skipped = 0;    ///< periods missed entirely before this wake-up
-    uint32_t epoch = 0;      ///< configuration epoch the sample was taken under
+    uint64_t seq = 0;       ///< 0, 1, 2, … per run: a gap means a sample was lost
+    int64_t deadlineNs = 0; ///< CLOCK_MONOTONIC deadline
+    int64_t wakeNs = 0;     ///< clock read on wake
+    int64_t latencyNs = 0;  ///< wake − deadline
+    uint32_t skipped = 0;   ///< periods missed entirely before this wake-up
+    uint32_t epoch = 0;     ///< configuration epoch the sample was taken under
 };
 
 /// @brief Figures of one measuring thread since the last reset.
@@ -25,10 +25,10 @@ struct LatencyThreadStats {
     int tid = 0;
     Histogram histogram = Histogram(0);
     uint64_t samples = 0;
-    uint64_t skipped = 0;      ///< missed periods (deadline advanced past them)
-    uint64_t drops = 0;        ///< samples the ring refused (full); must stay 0
-    uint64_t seqGaps = 0;      ///< samples missing from the sequence, as the collector saw it
-    int64_t lastNs = 0;        ///< latency of the newest sample ("Act")
+    uint64_t skipped = 0;               ///< missed periods (deadline advanced past them)
+    uint64_t drops = 0;                 ///< samples the ring refused (full); must stay 0
+    uint64_t seqGaps = 0;               ///< samples missing from the sequence, as the collector saw it
+    int64_t lastNs = 0;                 ///< latency of the newest sample ("Act")
     std::vector<uint64_t> overflowSeqs; ///< first sequence numbers whose latency overflowed the µs bins
     std::vector<SeriesPoint> series;    ///< min/max per 1 ms bucket over the snapshot window
 };
@@ -39,7 +39,9 @@ public:
     static constexpr size_t kSeriesCapacity = 120'000;    ///< 120 s of buckets
 
     /// @param exactUsBins cyclictest-style 1 µs bins kept for export (0 = none)
-    explicit LatencyAggregator(size_t exactUsBins = 0);
+    /// @param seriesStorage the timeline's 120 s of buckets up front (a live run) or as samples come (a replay)
+    explicit LatencyAggregator(size_t exactUsBins = 0,
+                               DecimatedSeries::Storage seriesStorage = DecimatedSeries::Storage::Upfront);
 
     void add(const LatencySample& s);
     /// @brief Clears histogram and counters; the timeline and the sequence tracking are kept.

@@ -6,8 +6,8 @@
 namespace rtscope {
 
 struct CpuTopology {
-    std::vector<int> online;  ///< /sys/devices/system/cpu/online
-    std::vector<int> allowed; ///< sched_getaffinity(0): online CPUs this process may run on
+    std::vector<int> online;   ///< /sys/devices/system/cpu/online
+    std::vector<int> allowed;  ///< sched_getaffinity(0): online CPUs this process may run on
     std::vector<int> isolated; ///< /sys/devices/system/cpu/isolated
 
     static CpuTopology current();

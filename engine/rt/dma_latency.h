@@ -4,9 +4,12 @@
 
 namespace rtscope {
 
+inline constexpr const char* kDmaLatencyDevice = "/dev/cpu_dma_latency";
+
 class DmaLatencyHold {
 public:
-    DmaLatencyHold() = default;
+    /// @p device is the PM QoS device; another path only in tests.
+    explicit DmaLatencyHold(std::string device = kDmaLatencyDevice);
     ~DmaLatencyHold();
     DmaLatencyHold(const DmaLatencyHold&) = delete;
     DmaLatencyHold& operator=(const DmaLatencyHold&) = delete;
@@ -16,9 +19,18 @@ public:
     void release();
     bool held() const { return m_fd >= 0; }
     const std::string& reason() const { return m_reason; }
+    /// @brief What the last acquire() gave, still true after release(): a run reports what it had while it ran,
+    /// and it reports after it has let go of the device.
+    bool acquired() const { return m_acquired; }
+    /// @brief "held at N us" or "NOT held: REASON" for the last acquire(); empty before the first.
+    std::string note() const;
 
 private:
+    std::string m_device;
     int m_fd = -1;
+    bool m_attempted = false;
+    bool m_acquired = false;
+    int m_microseconds = 0;
     std::string m_reason;
 };
 

@@ -3,6 +3,7 @@
 #include "engine/rt/memory_lock.h"
 #include "engine/rt/rt_environment.h"
 #include "engine/util/clock.h"
+#include "engine/util/units.h"
 
 #include <algorithm>
 #include <alloca.h>
@@ -112,11 +113,6 @@ std::string threadWhat(const ThreadSpec& spec)
     else if (spec.nice != 0)
         what += " nice " + std::to_string(spec.nice);
     return what;
-}
-
-std::string limitText(int64_t v)
-{
-    return v < 0 ? "unlimited" : std::to_string(v);
 }
 
 Error cpuError(const ThreadSpec& spec, const char* why)
@@ -510,8 +506,8 @@ Error explainSchedulingError(int err, const ThreadSpec& spec)
         // Lowering nice below the current value needs CAP_SYS_NICE or RLIMIT_NICE (setpriority(2) EACCES).
         const Limit nl = resourceLimit(RLIMIT_NICE);
         message += "A negative nice needs CAP_SYS_NICE (" + std::string(capNice ? "present" : "missing") +
-                   ") or RLIMIT_NICE of at least " + std::to_string(20 - spec.nice) + " (soft " + limitText(nl.soft) +
-                   ", hard " + limitText(nl.hard) + "); fix: add '@rtscope - nice " + std::to_string(spec.nice) +
+                   ") or RLIMIT_NICE of at least " + std::to_string(20 - spec.nice) + " (soft " + formatLimit(nl.soft) +
+                   ", hard " + formatLimit(nl.hard) + "); fix: add '@rtscope - nice " + std::to_string(spec.nice) +
                    "' to /etc/security/limits.d/99-rtscope.conf, add your user to group rtscope, log in again "
                    "— or run as root.";
         return {ErrorKind::Permission, message};
@@ -527,8 +523,8 @@ Error explainSchedulingError(int err, const ThreadSpec& spec)
                          "'sysctl -w kernel.sched_rt_runtime_us=950000' as root");
     const Limit rl = resourceLimit(RLIMIT_RTPRIO);
     if (!capNice && rl.soft >= 0 && rl.soft < spec.priority) {
-        std::string c = "this process lacks CAP_SYS_NICE and its RLIMIT_RTPRIO is " + limitText(rl.soft) +
-                        " (soft) / " + limitText(rl.hard) + " (hard), below the requested priority " +
+        std::string c = "this process lacks CAP_SYS_NICE and its RLIMIT_RTPRIO is " + formatLimit(rl.soft) +
+                        " (soft) / " + formatLimit(rl.hard) + " (hard), below the requested priority " +
                         std::to_string(spec.priority) +
                         "; fix: add '@rtscope - rtprio 98' and '@rtscope - memlock unlimited' to "
                         "/etc/security/limits.d/99-rtscope.conf, add your user to group rtscope, log in again "
@@ -548,6 +544,17 @@ Error explainSchedulingError(int err, const ThreadSpec& spec)
         message += (i ? "; also, " : "Cause: ") + causes[i];
     message += '.';
     return {ErrorKind::Permission, message};
+}
+
+Error tryThreadSpec(const ThreadSpec& spec)
+{
+    ThreadSpec quick = spec;
+    quick.prefaultBytes = 0; // nothing runs on it: no stack to fault in or lock
+    quick.lockStack = false;
+    RtThread probe;
+    Error e = probe.start(quick, [](const std::atomic<bool>&) {});
+    probe.stop();
+    return e;
 }
 
 SchedState schedulingOf(pid_t tid)

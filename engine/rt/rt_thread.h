@@ -84,6 +84,11 @@ private:
     std::unique_ptr<State> m_state;
 };
 
+/// @brief Starts a thread with @p spec that returns at once, and joins it: whether a run could start its thread
+/// (real-time privilege and limits, the priority, the CPU), asked before the run starts. The error is the one
+/// RtThread::start() gives for that spec, word for word.
+Error tryThreadSpec(const ThreadSpec& spec);
+
 /// @brief Explains a failed sched_setscheduler/pthread_create with EPERM or EINVAL for @p spec, in one
 /// sentence with the exact fix (used by RtThread and by the CLI's exit-3 message).
 Error explainSchedulingError(int err, const ThreadSpec& spec);

@@ -107,4 +107,10 @@ std::string policyLabel(Policy p, int priority, int nice)
     return label;
 }
 
+std::string realtimeNiceProblem(Policy p, int nice)
+{
+    return std::string("nice applies to other, batch or idle, not to ") + policyName(p) +
+           ": a real-time thread's precedence is its priority (got " + std::to_string(nice) + ")";
+}
+
 } // namespace rtscope

@@ -3,6 +3,7 @@
 #include "engine/rt/rt_environment.h"
 #include "engine/rt/rt_thread.h"
 #include "engine/rt/waiter.h"
+#include "engine/util/units.h"
 
 #include <algorithm>
 #include <cctype>
@@ -211,11 +212,6 @@ std::string yesNo(bool b)
     return b ? "yes" : "no";
 }
 
-std::string limitText(int64_t v)
-{
-    return v < 0 ? "unlimited" : std::to_string(v);
-}
-
 std::string cpuListOrNone(const std::vector<int>& cpus)
 {
     std::string text;
@@ -364,7 +360,7 @@ std::string SystemProbe::toText() const
         {"timer slack", std::to_string(timerSlackNs) + " ns"},
         {"rt runtime", rtRuntimeUs < 0 ? "unlimited (no RT throttling)"
                                        : std::to_string(rtRuntimeUs) + " us of " + std::to_string(rtPeriodUs) + " us"},
-        {"rlimit rtprio", limitText(rlimitRtprioSoft) + " (hard " + limitText(rlimitRtprioHard) + ")"},
+        {"rlimit rtprio", formatLimit(rlimitRtprioSoft) + " (hard " + formatLimit(rlimitRtprioHard) + ")"},
         {"rlimit memlock", rlimitMemlockSoft < 0 ? "unlimited" : std::to_string(rlimitMemlockSoft / 1024) + " KiB"},
         {"cap_sys_nice", yesNo(capSysNice)},
         {"root", yesNo(isRoot)},

@@ -7,15 +7,15 @@
 namespace rtscope {
 
 struct SystemProbe {
-    std::string kernelRelease;     ///< uname -r
-    std::string kernelVersion;     ///< uname -v
-    std::string machine;           ///< uname -m
+    std::string kernelRelease; ///< uname -r
+    std::string kernelVersion; ///< uname -v
+    std::string machine;       ///< uname -m
     std::string hostname;
-    std::string preemptModel;      ///< "PREEMPT_RT", "PREEMPT_DYNAMIC (full)", "PREEMPT", "voluntary", "none", "unknown"
-    bool preemptRt = false;        ///< /sys/kernel/realtime == 1 or PREEMPT_RT in uname -v
-    std::string scheduler;         ///< "EEVDF" (>= 6.6) or "CFS"
-    bool fairServer = false;       ///< kernel >= 6.12: the deadline "fair server" guards SCHED_OTHER
-    std::string clocksource;       ///< /sys/devices/system/clocksource/clocksource0/current_clocksource
+    std::string preemptModel; ///< "PREEMPT_RT", "PREEMPT_DYNAMIC (full)", "PREEMPT", "voluntary", "none", "unknown"
+    bool preemptRt = false;   ///< /sys/kernel/realtime == 1 or PREEMPT_RT in uname -v
+    std::string scheduler;    ///< "EEVDF" (>= 6.6) or "CFS"
+    bool fairServer = false;  ///< kernel >= 6.12: the deadline "fair server" guards SCHED_OTHER
+    std::string clocksource;  ///< /sys/devices/system/clocksource/clocksource0/current_clocksource
     int64_t clockResolutionNs = 0; ///< clock_getres(CLOCK_MONOTONIC)
     int64_t timerSlackNs = 0;      ///< calling thread's timer slack
     int64_t rtRuntimeUs = 0;       ///< /proc/sys/kernel/sched_rt_runtime_us (-1 = no throttling)
@@ -25,14 +25,14 @@ struct SystemProbe {
     int64_t rlimitMemlockSoft = 0; ///< bytes, -1 = unlimited
     bool capSysNice = false;       ///< CAP_SYS_NICE in the effective set
     bool isRoot = false;
-    bool rtAvailable = false;      ///< can this process create a SCHED_FIFO thread? (tried for real)
-    std::string rtUnavailableReason; ///< one sentence with the fix, when !rtAvailable
-    std::vector<int> onlineCpus;   ///< /sys/devices/system/cpu/online
-    std::vector<int> allowedCpus;  ///< sched_getaffinity of this process
-    std::vector<int> isolatedCpus; ///< /sys/devices/system/cpu/isolated
-    std::vector<int> nohzFullCpus; ///< /sys/devices/system/cpu/nohz_full
-    bool virtualMachine = false;   ///< hypervisor flag in /proc/cpuinfo or DMI vendor
-    std::string hypervisor;        ///< e.g. "KVM", "Firecracker", "" if unknown
+    bool rtAvailable = false;         ///< can this process create a SCHED_FIFO thread? (tried for real)
+    std::string rtUnavailableReason;  ///< one sentence with the fix, when !rtAvailable
+    std::vector<int> onlineCpus;      ///< /sys/devices/system/cpu/online
+    std::vector<int> allowedCpus;     ///< sched_getaffinity of this process
+    std::vector<int> isolatedCpus;    ///< /sys/devices/system/cpu/isolated
+    std::vector<int> nohzFullCpus;    ///< /sys/devices/system/cpu/nohz_full
+    bool virtualMachine = false;      ///< hypervisor flag in /proc/cpuinfo or DMI vendor
+    std::string hypervisor;           ///< e.g. "KVM", "Firecracker", "" if unknown
     bool dmaLatencyAvailable = false; ///< /dev/cpu_dma_latency can be opened for writing
     std::string dmaLatencyReason;
     std::string cpuModel;

@@ -1,8 +1,11 @@
 #include "engine/rt/system_threads.h"
 
+#include "engine/util/units.h"
+
 #include <algorithm>
 #include <dirent.h>
 #include <fstream>
+#include <map>
 #include <sstream>
 
 namespace rtscope {
@@ -61,6 +64,19 @@ bool interruptName(const std::string& n)
     return false;
 }
 
+std::string allowedCpusOf(const std::string& taskDir)
+{
+    std::istringstream status(readFile(taskDir + "/status"));
+    std::string line;
+    while (std::getline(status, line))
+        if (line.rfind("Cpus_allowed_list:", 0) == 0) {
+            std::string list = line.substr(line.find(':') + 1);
+            list.erase(0, list.find_first_not_of(" \t"));
+            return list;
+        }
+    return {};
+}
+
 } // namespace
 
 bool parseProcStat(const std::string& line, SystemThread& out)
@@ -76,13 +92,14 @@ bool parseProcStat(const std::string& line, SystemThread& out)
     std::string tok;
     while (rest >> tok)
         f.push_back(tok);
-    // Fields (1-based, proc(5)): 3 state, 9 flags, 19 nice, 40 rt_priority, 41 policy.
+    // Fields (1-based, proc(5)): 3 state, 9 flags, 19 nice, 39 processor, 40 rt_priority, 41 policy.
     if (f.size() < 39)
         return false;
     try {
         out.state = f[0].empty() ? '?' : f[0][0];
         out.kernelThread = (std::stoul(f[9 - 3]) & kPfKthread) != 0;
         out.nice = std::stoi(f[19 - 3]);
+        out.lastCpu = std::stoi(f[39 - 3]);
         out.rtPriority = std::stoi(f[40 - 3]);
         out.kernelPolicy = std::stoi(f[41 - 3]);
     } catch (...) {
@@ -130,13 +147,7 @@ std::vector<SystemThread> listSystemThreads(bool interestingOnly, const std::str
             t.tid = pid_t(std::stol(tid));
             if (interestingOnly && t.kernelPolicy == 0 && !t.interruptRelated)
                 continue;
-            std::istringstream status(readFile(base + "/status"));
-            std::string line;
-            while (std::getline(status, line))
-                if (line.rfind("Cpus_allowed_list:", 0) == 0) {
-                    t.allowedCpus = line.substr(line.find(':') + 1);
-                    t.allowedCpus.erase(0, t.allowedCpus.find_first_not_of(" \t"));
-                }
+            t.allowedCpus = allowedCpusOf(base);
             out.push_back(std::move(t));
         }
     }
@@ -147,6 +158,63 @@ std::vector<SystemThread> listSystemThreads(bool interestingOnly, const std::str
             return a.rtPriority > b.rtPriority;
         return a.tid < b.tid;
     });
+    return out;
+}
+
+std::vector<SystemThread> threadsNamedOnCpus(const std::string& name, const std::vector<int>& cpus, pid_t excludePid,
+                                             const std::string& procRoot)
+{
+    std::vector<SystemThread> out;
+    for (const std::string& pid : numericEntries(procRoot)) {
+        if (std::stol(pid) == long(excludePid))
+            continue;
+        const std::string taskDir = procRoot + "/" + pid + "/task";
+        for (const std::string& tid : numericEntries(taskDir)) {
+            const std::string base = taskDir + "/" + tid;
+            // comm first: the stat and status of every other thread on the machine are not worth reading.
+            std::string comm = readFile(base + "/comm");
+            if (!comm.empty() && comm.back() == '\n')
+                comm.pop_back();
+            if (comm != name)
+                continue;
+            SystemThread t;
+            if (!parseProcStat(readFile(base + "/stat"), t))
+                continue; // exited while we read it
+            t.pid = pid_t(std::stol(pid));
+            t.tid = pid_t(std::stol(tid));
+            t.allowedCpus = allowedCpusOf(base);
+            const std::vector<int> allowed = parseCpuList(t.allowedCpus, {}).value_or(std::vector<int>{});
+            const bool shares = std::any_of(cpus.begin(), cpus.end(), [&](int c) {
+                return c == t.lastCpu || std::find(allowed.begin(), allowed.end(), c) != allowed.end();
+            });
+            if (shares)
+                out.push_back(std::move(t));
+        }
+    }
+    return out;
+}
+
+std::vector<std::string> otherMeasurementWarnings(const std::vector<int>& cpus, pid_t self)
+{
+    std::map<pid_t, std::vector<int>> shared; // another process, and the CPUs of this run it may measure on
+    for (const SystemThread& t : threadsNamedOnCpus(kMeasuringThreadName, cpus, self)) {
+        const std::vector<int> allowed = parseCpuList(t.allowedCpus, {}).value_or(std::vector<int>{});
+        std::vector<int>& mine = shared[t.pid];
+        for (int c : cpus)
+            if ((c == t.lastCpu || std::find(allowed.begin(), allowed.end(), c) != allowed.end()) &&
+                std::find(mine.begin(), mine.end(), c) == mine.end())
+                mine.push_back(c);
+    }
+    std::vector<std::string> out;
+    for (auto& [pid, mine] : shared) {
+        std::sort(mine.begin(), mine.end());
+        std::string list;
+        for (int c : mine)
+            list += (list.empty() ? "" : ",") + std::to_string(c);
+        out.push_back("another rtscope (PID " + std::to_string(pid) + ") is measuring on CPU " + list +
+                      " as well; the two runs disturb each other (each one's wake-ups and hogs delay the other's), "
+                      "so both count more latency and skipped periods: stop one, or give them different CPUs");
+    }
     return out;
 }
 

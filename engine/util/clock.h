@@ -29,7 +29,10 @@ inline timespec toTimespec(int64_t ns) noexcept
     return ts;
 }
 
-inline int64_t fromTimespec(const timespec& ts) noexcept { return int64_t(ts.tv_sec) * kNsPerSec + ts.tv_nsec; }
+inline int64_t fromTimespec(const timespec& ts) noexcept
+{
+    return int64_t(ts.tv_sec) * kNsPerSec + ts.tv_nsec;
+}
 
 /// @brief CPU time consumed by the calling thread, in nanoseconds.
 inline int64_t threadCpuNs() noexcept

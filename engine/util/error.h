@@ -1,6 +1,7 @@
 #pragma once
 /// @file The engine's error value: a kind (mapped to CLI exit codes) and a human sentence.
 #include <string>
+#include <vector>
 
 namespace rtscope {
 
@@ -19,5 +20,14 @@ struct Error {
     explicit operator bool() const { return kind != ErrorKind::None; }
     static Error none() { return {}; }
 };
+
+/// @brief The problems a validate() returned, one per line: the message of an InvalidConfig error.
+inline std::string joinErrors(const std::vector<std::string>& errors)
+{
+    std::string out;
+    for (const auto& e : errors)
+        out += (out.empty() ? "" : "\n") + e;
+    return out;
+}
 
 } // namespace rtscope

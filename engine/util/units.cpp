@@ -8,20 +8,25 @@ namespace rtscope {
 
 namespace {
 
-// Anything longer is a typo, not a latency experiment; it also keeps every product below inside __int128.
-constexpr int64_t kMaxDurationNs = int64_t(1000000) * 1000 * 1000 * 1000; // 1e6 s
+// Anything longer is a typo, not a latency experiment; it also keeps every product below inside __int128. It is
+// well above the longest range of any flag (-D: 30 days), so that a value just past a range is told that range by
+// validate() instead of "not a duration".
+constexpr int64_t kMaxDurationNs = int64_t(100'000'000) * 1000 * 1000 * 1000; // 1e8 s, about 3 years
 constexpr size_t kMaxFractionDigits = 18;
 constexpr int kMaxCpu = 65535; // beyond any CONFIG_NR_CPUS; bounds the vector a range like "0-4000000000" would make
 
-bool isDigit(char c) {
+bool isDigit(char c)
+{
     return c >= '0' && c <= '9';
 }
 
-bool isSpace(char c) {
+bool isSpace(char c)
+{
     return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
 }
 
-std::string_view trim(std::string_view s) {
+std::string_view trim(std::string_view s)
+{
     while (!s.empty() && isSpace(s.front()))
         s.remove_prefix(1);
     while (!s.empty() && isSpace(s.back()))
@@ -29,7 +34,8 @@ std::string_view trim(std::string_view s) {
     return s;
 }
 
-std::optional<int64_t> unitNs(std::string_view unit, int64_t bareUnitNs) {
+std::optional<int64_t> unitNs(std::string_view unit, int64_t bareUnitNs)
+{
     if (unit.empty())
         return bareUnitNs;
     if (unit == "ns")
@@ -44,7 +50,8 @@ std::optional<int64_t> unitNs(std::string_view unit, int64_t bareUnitNs) {
     return std::nullopt;
 }
 
-std::optional<int> parseCpuNumber(std::string_view s) {
+std::optional<int> parseCpuNumber(std::string_view s)
+{
     if (s.empty() || !std::all_of(s.begin(), s.end(), isDigit))
         return std::nullopt;
     int value = 0;
@@ -56,12 +63,14 @@ std::optional<int> parseCpuNumber(std::string_view s) {
 
 } // namespace
 
-std::optional<int64_t> parseDuration(std::string_view text) {
+std::optional<int64_t> parseDuration(std::string_view text)
+{
     // cyclictest's -i, -d and -h take bare microseconds; users carry that habit over.
     return parseDuration(text, 1000);
 }
 
-std::optional<int64_t> parseDuration(std::string_view text, int64_t bareUnitNs) {
+std::optional<int64_t> parseDuration(std::string_view text, int64_t bareUnitNs)
+{
     if (bareUnitNs <= 0)
         return std::nullopt;
     std::string_view s = trim(text);
@@ -120,7 +129,8 @@ std::optional<int64_t> parseDuration(std::string_view text, int64_t bareUnitNs) 
     return static_cast<int64_t>(result);
 }
 
-std::string formatDuration(int64_t ns) {
+std::string formatDuration(int64_t ns)
+{
     // Work on the magnitude as unsigned so INT64_MIN has one too.
     const bool negative = ns < 0;
     const uint64_t mag = negative ? uint64_t(0) - uint64_t(ns) : uint64_t(ns);
@@ -150,7 +160,8 @@ std::string formatDuration(int64_t ns) {
     return buf;
 }
 
-std::optional<std::vector<int>> parseCpuList(std::string_view text, const std::vector<int>& allCpus) {
+std::optional<std::vector<int>> parseCpuList(std::string_view text, const std::vector<int>& allCpus)
+{
     const std::string_view s = trim(text);
     if (s == "all") {
         if (allCpus.empty())
@@ -193,7 +204,8 @@ std::optional<std::vector<int>> parseCpuList(std::string_view text, const std::v
     return cpus;
 }
 
-std::vector<std::string> splitList(std::string_view text, char sep) {
+std::vector<std::string> splitList(std::string_view text, char sep)
+{
     std::vector<std::string> items;
     size_t start = 0;
     while (start <= text.size()) {
@@ -207,6 +219,23 @@ std::vector<std::string> splitList(std::string_view text, char sep) {
         start = pos + 1;
     }
     return items;
+}
+
+std::string formatDurationRange(int64_t lo, int64_t hi)
+{
+    return formatDuration(lo) + " and " + formatDuration(hi);
+}
+
+std::string formatFixed(double v, int decimals)
+{
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
+    return buf;
+}
+
+std::string formatLimit(int64_t v)
+{
+    return v < 0 ? "unlimited" : std::to_string(v);
 }
 
 } // namespace rtscope

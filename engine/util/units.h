@@ -9,7 +9,7 @@
 namespace rtscope {
 
 /// @brief Parses "250", "250us", "1.5ms", "2s", "100ns" into nanoseconds. Bare numbers are microseconds.
-/// Returns nullopt on anything else (empty, negative, unknown unit, overflow beyond 1e6 s).
+/// Returns nullopt on anything else (empty, negative, unknown unit, overflow beyond 1e8 s).
 std::optional<int64_t> parseDuration(std::string_view text);
 
 /// @brief Like parseDuration but a bare number means @p bareUnitNs nanoseconds (e.g. seconds for --duration).
@@ -20,6 +20,22 @@ std::string formatDuration(int64_t ns);
 
 /// @brief Parses a CPU list "0,2-3" (or "all" when @p allCpus is given) into sorted unique CPU numbers.
 std::optional<std::vector<int>> parseCpuList(std::string_view text, const std::vector<int>& allCpus);
+
+/// @brief "LO and HI" with formatDuration(), for the "between … and …" of a range sentence.
+std::string formatDurationRange(int64_t lo, int64_t hi);
+
+/// @brief @p ns in seconds.
+inline double toSeconds(int64_t ns)
+{
+    return double(ns) / 1e9;
+}
+
+/// @brief @p v with exactly @p decimals digits after the point (CSV columns: the CSV writer's six significant digits
+/// would lose microseconds of a timestamp).
+std::string formatFixed(double v, int decimals);
+
+/// @brief A resource limit as getrlimit gives it: "unlimited" for a negative (RLIM_INFINITY) value, else the number.
+std::string formatLimit(int64_t v);
 
 /// @brief Splits "a,b,c" into trimmed, non-empty items.
 std::vector<std::string> splitList(std::string_view text, char sep = ',');

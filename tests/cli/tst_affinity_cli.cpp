@@ -7,8 +7,10 @@
 #include "engine/rt/system_probe.h"
 #include "engine/util/units.h"
 
+#include "tests/common/test_main.h"
 #include <QFile>
 #include <QProcess>
+
 #include <QtTest>
 #include <algorithm>
 #include <csignal>
@@ -102,5 +104,5 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestAffinityCli)
+RTSCOPE_TEST_GUILESS_MAIN(TestAffinityCli)
 #include "tst_affinity_cli.moc"

@@ -4,8 +4,10 @@
 
 #include "engine/io/cyclictest_format.h"
 
+#include "tests/common/test_main.h"
 #include <QFile>
 #include <QTemporaryDir>
+
 #include <QtTest>
 #include <csignal>
 #include <nlohmann/json.hpp>
@@ -141,5 +143,5 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestCli)
+RTSCOPE_TEST_GUILESS_MAIN(TestCli)
 #include "tst_cli.moc"

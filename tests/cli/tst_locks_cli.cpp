@@ -2,8 +2,10 @@
 // Ctrl-C writing partial results, and exit 3 without real-time privilege. Runs the real binary.
 #include "tests/common/cli_process.h"
 
+#include "tests/common/test_main.h"
 #include <QFile>
 #include <QTemporaryDir>
+
 #include <QtTest>
 #include <csignal>
 #include <nlohmann/json.hpp>
@@ -193,5 +195,5 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestLocksCli)
+RTSCOPE_TEST_GUILESS_MAIN(TestLocksCli)
 #include "tst_locks_cli.moc"

@@ -5,10 +5,12 @@
 
 #include "engine/io/cyclictest_format.h"
 
+#include "tests/common/test_main.h"
 #include <QDir>
 #include <QFile>
 #include <QProcess>
 #include <QTemporaryDir>
+
 #include <QtTest>
 
 #include <nlohmann/json.hpp>
@@ -129,5 +131,5 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestReplayCli)
+RTSCOPE_TEST_GUILESS_MAIN(TestReplayCli)
 #include "tst_replay_cli.moc"

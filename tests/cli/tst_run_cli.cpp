@@ -3,9 +3,11 @@
 // code and ending with the comparison line, the JSON of every phase, and Ctrl-C leaving the second phase unrun.
 #include "tests/common/cli_process.h"
 
+#include "tests/common/test_main.h"
 #include <QFile>
 #include <QProcess>
 #include <QTemporaryDir>
+
 #include <QtTest>
 #include <csignal>
 #include <nlohmann/json.hpp>
@@ -203,5 +205,5 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestRunCli)
+RTSCOPE_TEST_GUILESS_MAIN(TestRunCli)
 #include "tst_run_cli.moc"

@@ -7,8 +7,10 @@
 #include "engine/rt/system_probe.h"
 #include "engine/util/clock.h"
 
+#include "tests/common/test_main.h"
 #include <QFile>
 #include <QTemporaryDir>
+
 #include <QtTest>
 #include <csignal>
 #include <nlohmann/json.hpp>
@@ -174,5 +176,5 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestStarveCli)
+RTSCOPE_TEST_GUILESS_MAIN(TestStarveCli)
 #include "tst_starve_cli.moc"

@@ -9,6 +9,8 @@
 #include "engine/rt/rt_thread.h"
 #include "engine/util/clock.h"
 
+#include "tests/common/test_main.h"
+
 #include <QtTest>
 #include <atomic>
 #include <sys/resource.h>
@@ -330,5 +332,5 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestAdaptiveLock)
+RTSCOPE_TEST_GUILESS_MAIN(TestAdaptiveLock)
 #include "tst_adaptive_lock.moc"

@@ -8,8 +8,10 @@
 #include "engine/rt/system_probe.h"
 #include "engine/util/clock.h"
 
+#include "tests/common/test_main.h"
 #include <QDir>
 #include <QFile>
+
 #include <QtTest>
 #include <algorithm>
 #include <nlohmann/json.hpp>
@@ -413,5 +415,5 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestContentionExperiment)
+RTSCOPE_TEST_GUILESS_MAIN(TestContentionExperiment)
 #include "tst_contention_experiment.moc"

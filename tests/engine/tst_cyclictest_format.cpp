@@ -1,6 +1,8 @@
 #include "engine/io/cyclictest_format.h"
 #include "engine/pipeline/histogram.h"
 
+#include "tests/common/test_main.h"
+
 #include <QtTest>
 
 #include <nlohmann/json.hpp>
@@ -11,31 +13,36 @@ using namespace rtscope;
 
 namespace {
 
-QString dataPath(const QString& name) {
+QString dataPath(const QString& name)
+{
     const QByteArray root = qgetenv("RTSCOPE_SOURCE_DIR");
     if (!root.isEmpty())
         return QString::fromLocal8Bit(root) + QStringLiteral("/tests/data/") + name;
     return QFINDTESTDATA(QStringLiteral("../data/") + name);
 }
 
-QByteArray readData(const QString& name) {
+QByteArray readData(const QString& name)
+{
     QFile f(dataPath(name));
     if (!f.open(QIODevice::ReadOnly))
         return {};
     return f.readAll();
 }
 
-std::string_view view(const QByteArray& b) {
+std::string_view view(const QByteArray& b)
+{
     return std::string_view(b.constData(), size_t(b.size()));
 }
 
-std::vector<uint64_t> trimmed(std::vector<uint64_t> bins) {
+std::vector<uint64_t> trimmed(std::vector<uint64_t> bins)
+{
     while (!bins.empty() && bins.back() == 0)
         bins.pop_back();
     return bins;
 }
 
-CyclictestData sampleData() {
+CyclictestData sampleData()
+{
     CyclictestData d;
     d.preamble = {"# /dev/cpu_dma_latency set to 0us"};
     CyclictestThread a;
@@ -84,7 +91,8 @@ private slots:
     void truncatedAndMutatedFilesNeverCrash();
 };
 
-void TestCyclictestFormat::realHistogramWritesBackByteForByte_data() {
+void TestCyclictestFormat::realHistogramWritesBackByteForByte_data()
+{
     QTest::addColumn<QString>("file");
     QTest::addColumn<int>("threads");
     QTest::newRow("1 thread, overflows and others") << "cyclictest_t1.hist" << 1;
@@ -93,7 +101,8 @@ void TestCyclictestFormat::realHistogramWritesBackByteForByte_data() {
     QTest::newRow("2 threads on stdout, preamble") << "cyclictest_t2_stdout.hist" << 2;
 }
 
-void TestCyclictestFormat::realHistogramWritesBackByteForByte() {
+void TestCyclictestFormat::realHistogramWritesBackByteForByte()
+{
     QFETCH(QString, file);
     QFETCH(int, threads);
     const QByteArray original = readData(file);
@@ -116,7 +125,8 @@ void TestCyclictestFormat::realHistogramWritesBackByteForByte() {
     QCOMPARE(QByteArray::fromStdString(written), original);
 }
 
-void TestCyclictestFormat::histofallSummaryColumnIsDropped() {
+void TestCyclictestFormat::histofallSummaryColumnIsDropped()
+{
     const QByteArray original = readData("cyclictest_t2_histofall.hist");
     QVERIFY(!original.isEmpty());
     CyclictestData data;
@@ -137,13 +147,15 @@ void TestCyclictestFormat::histofallSummaryColumnIsDropped() {
     QCOMPARE(again.threads[1].overflowCycles, data.threads[1].overflowCycles);
 }
 
-void TestCyclictestFormat::textAndJsonOfTheSameRunAgree_data() {
+void TestCyclictestFormat::textAndJsonOfTheSameRunAgree_data()
+{
     QTest::addColumn<QString>("stem");
     QTest::newRow("1 thread") << "cyclictest_t1";
     QTest::newRow("2 threads") << "cyclictest_t2";
 }
 
-void TestCyclictestFormat::textAndJsonOfTheSameRunAgree() {
+void TestCyclictestFormat::textAndJsonOfTheSameRunAgree()
+{
     // Each pair comes from one cyclictest run with --histfile and --json.
     QFETCH(QString, stem);
     CyclictestData text, json;
@@ -164,7 +176,8 @@ void TestCyclictestFormat::textAndJsonOfTheSameRunAgree() {
     }
 }
 
-void TestCyclictestFormat::textRoundTrip() {
+void TestCyclictestFormat::textRoundTrip()
+{
     const CyclictestData d = sampleData();
     CyclictestData back;
     std::string error;
@@ -184,7 +197,8 @@ void TestCyclictestFormat::textRoundTrip() {
     QCOMPARE(writeCyclictestHistogram(back), writeCyclictestHistogram(d));
 }
 
-void TestCyclictestFormat::writerFormatsLikeCyclictest() {
+void TestCyclictestFormat::writerFormatsLikeCyclictest()
+{
     CyclictestData d;
     CyclictestThread t;
     t.bins = {5, 1234567};
@@ -214,7 +228,8 @@ void TestCyclictestFormat::writerFormatsLikeCyclictest() {
     QVERIFY(writeCyclictestHistogram(d).find("# Avg Latencies: 00000\n") != std::string::npos);
 }
 
-void TestCyclictestFormat::jsonLayout() {
+void TestCyclictestFormat::jsonLayout()
+{
     const nlohmann::json doc = cyclictestJson(sampleData(), "rtscope latency -t 2", 1700000000, 1700000060);
     QCOMPARE(doc.at("file_version").get<int>(), 1);
     QVERIFY(doc.contains("cmdline:"));
@@ -242,7 +257,8 @@ void TestCyclictestFormat::jsonLayout() {
     QCOMPARE(doc.at("thread").at("1").at("avg").get<double>(), 900.13); // two decimals, like cyclictest's %.2f
 }
 
-void TestCyclictestFormat::jsonRoundTrip() {
+void TestCyclictestFormat::jsonRoundTrip()
+{
     const CyclictestData d = sampleData();
     const std::string text = cyclictestJson(d, "x", 0, 1).dump(2);
     CyclictestData back;
@@ -261,7 +277,8 @@ void TestCyclictestFormat::jsonRoundTrip() {
     }
 }
 
-void TestCyclictestFormat::jsonNanosecondResolution() {
+void TestCyclictestFormat::jsonNanosecondResolution()
+{
     // cyclictest -N: every figure in ns, bins per ns; a µs bin is floor(ns / 1000), so the conversion is exact.
     const std::string text = R"({"resolution_in_ns": 1, "num_threads": 1, "thread": {"0": {
         "histogram": {"999": 2, "1000": 3, "1999": 1, "5500": 4}, "cycles": 12, "min": 999, "max": 7100000,
@@ -278,7 +295,8 @@ void TestCyclictestFormat::jsonNanosecondResolution() {
     QCOMPARE(t.cpu, 2);
 }
 
-void TestCyclictestFormat::threadFromHistogram() {
+void TestCyclictestFormat::threadFromHistogram()
+{
     Histogram h(20);
     std::vector<uint64_t> expected(20, 0);
     std::mt19937_64 rng(5);
@@ -312,7 +330,8 @@ void TestCyclictestFormat::threadFromHistogram() {
     QCOMPARE(cyclictestThreadFrom(logOnly, 3).bins, (std::vector<uint64_t>{4, 0, 0}));
 }
 
-void TestCyclictestFormat::malformedText_data() {
+void TestCyclictestFormat::malformedText_data()
+{
     QTest::addColumn<QByteArray>("text");
     QTest::addColumn<QString>("error"); // a part of the expected message
 
@@ -385,7 +404,8 @@ void TestCyclictestFormat::malformedText_data() {
     QTest::newRow("larger than 64 MiB") << QByteArray(100 << 20, '0') << "bytes, more than the 64 MiB";
 }
 
-void TestCyclictestFormat::malformedText() {
+void TestCyclictestFormat::malformedText()
+{
     QFETCH(QByteArray, text);
     QFETCH(QString, error);
     CyclictestData out;
@@ -397,7 +417,8 @@ void TestCyclictestFormat::malformedText() {
     QCOMPARE(out.threads.size(), size_t(3));
 }
 
-void TestCyclictestFormat::malformedJson_data() {
+void TestCyclictestFormat::malformedJson_data()
+{
     QTest::addColumn<QByteArray>("text");
     QTest::addColumn<QString>("error");
     const QByteArray t0 = R"("histogram": {"1": 2}, "cycles": 3, "min": 1, "max": 9, "avg": 2.5, "cpu": 0)";
@@ -445,7 +466,8 @@ void TestCyclictestFormat::malformedJson_data() {
     QTest::newRow("larger than 64 MiB") << QByteArray(100 << 20, ' ') << "bytes, more than the 64 MiB";
 }
 
-void TestCyclictestFormat::malformedJson() {
+void TestCyclictestFormat::malformedJson()
+{
     QFETCH(QByteArray, text);
     QFETCH(QString, error);
     CyclictestData out;
@@ -457,7 +479,8 @@ void TestCyclictestFormat::malformedJson() {
     QVERIFY(out.threads.empty());
 }
 
-void TestCyclictestFormat::truncatedAndMutatedFilesNeverCrash() {
+void TestCyclictestFormat::truncatedAndMutatedFilesNeverCrash()
+{
     // A cheap stand-in for a fuzzer: every prefix, and random byte damage, of real files. Under ASan/UBSan this
     // is where an out-of-bounds read or a signed overflow would show.
     for (const char* name : {"cyclictest_t2.hist", "cyclictest_t2.json", "cyclictest_t2_histofall.hist"}) {
@@ -505,5 +528,5 @@ void TestCyclictestFormat::truncatedAndMutatedFilesNeverCrash() {
     }
 }
 
-QTEST_APPLESS_MAIN(TestCyclictestFormat)
+RTSCOPE_TEST_APPLESS_MAIN(TestCyclictestFormat)
 #include "tst_cyclictest_format.moc"

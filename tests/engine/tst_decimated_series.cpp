@@ -1,6 +1,8 @@
 // DecimatedSeries keeps min and max per bucket, so one spike survives among thousands of small values.
 #include "engine/pipeline/decimated_series.h"
 
+#include "tests/common/test_main.h"
+
 #include <QtTest>
 
 using namespace rtscope;
@@ -8,7 +10,8 @@ using namespace rtscope;
 class TestDecimatedSeries : public QObject {
     Q_OBJECT
 private slots:
-    void spikeSurvivesDecimation() {
+    void spikeSurvivesDecimation()
+    {
         DecimatedSeries s(1'000'000, 100);
         for (int i = 0; i < 10'000; ++i)
             s.add(int64_t(i) * 50'000, i == 9321 ? 3'000'000 : 5'000); // 20 kHz for 0.5 s, one 3 ms spike
@@ -25,7 +28,8 @@ private slots:
         QCOMPARE(n, uint64_t(100 * 20)); // 20 samples per 1 ms bucket
     }
 
-    void orderAndSince() {
+    void orderAndSince()
+    {
         DecimatedSeries s(10, 8);
         for (int t = 0; t < 50; t += 5)
             s.add(t, t);
@@ -38,7 +42,8 @@ private slots:
         QCOMPARE(s.points().size(), size_t(0));
     }
 
-    void lateSampleFoldsIntoOpenBucket() {
+    void lateSampleFoldsIntoOpenBucket()
+    {
         DecimatedSeries s(10, 8);
         s.add(25, 1);
         s.add(12, 99); // older than the open bucket
@@ -49,5 +54,5 @@ private slots:
     }
 };
 
-QTEST_APPLESS_MAIN(TestDecimatedSeries)
+RTSCOPE_TEST_APPLESS_MAIN(TestDecimatedSeries)
 #include "tst_decimated_series.moc"

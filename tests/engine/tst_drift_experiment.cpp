@@ -7,8 +7,10 @@
 #include "engine/rt/system_probe.h"
 #include "engine/util/clock.h"
 
+#include "tests/common/test_main.h"
 #include <QDir>
 #include <QFile>
+
 #include <QtTest>
 #include <algorithm>
 #include <cmath>
@@ -362,5 +364,5 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestDriftExperiment)
+RTSCOPE_TEST_GUILESS_MAIN(TestDriftExperiment)
 #include "tst_drift_experiment.moc"

@@ -1,5 +1,7 @@
 #include "engine/pipeline/histogram.h"
 
+#include "tests/common/test_main.h"
+
 #include <QtTest>
 
 #include <algorithm>
@@ -14,7 +16,8 @@ namespace {
 enum class Distribution { TinyUniform, Uniform100us, Normal50us, Exponential, LogNormal, Pareto, Bimodal, Constant };
 
 // Fixed seeds: a failure must reproduce. Every generator stays within [0, kMaxTrackableNs].
-std::vector<int64_t> sampleValues(Distribution d, size_t n, uint64_t seed) {
+std::vector<int64_t> sampleValues(Distribution d, size_t n, uint64_t seed)
+{
     std::mt19937_64 rng(seed);
     std::vector<int64_t> out;
     out.reserve(n);
@@ -57,7 +60,8 @@ std::vector<int64_t> sampleValues(Distribution d, size_t n, uint64_t seed) {
     return out;
 }
 
-std::vector<std::pair<int64_t, uint64_t>> buckets(const Histogram& h) {
+std::vector<std::pair<int64_t, uint64_t>> buckets(const Histogram& h)
+{
     std::vector<std::pair<int64_t, uint64_t>> out;
     h.forEachBucket([&](int64_t low, int64_t, uint64_t n) { out.emplace_back(low, n); });
     return out;
@@ -85,7 +89,8 @@ private slots:
     void recordNWeights();
 };
 
-void TestHistogram::empty() {
+void TestHistogram::empty()
+{
     Histogram h(10);
     QCOMPARE(h.count(), uint64_t(0));
     QCOMPARE(h.min(), int64_t(0));
@@ -100,7 +105,8 @@ void TestHistogram::empty() {
     QCOMPARE(h.count(), uint64_t(0));
 }
 
-void TestHistogram::bucketLayout_data() {
+void TestHistogram::bucketLayout_data()
+{
     QTest::addColumn<qint64>("value");
     const qint64 top = Histogram::kMaxTrackableNs;
     const qint64 values[] = {0,       1,  255, 256, 511, 512, 513, 1023, 1024, 999999, 1 << 20, (top >> 1) + 12345,
@@ -109,7 +115,8 @@ void TestHistogram::bucketLayout_data() {
         QTest::addRow("%lld", static_cast<long long>(v)) << v;
 }
 
-void TestHistogram::bucketLayout() {
+void TestHistogram::bucketLayout()
+{
     QFETCH(qint64, value);
     const size_t i = Histogram::bucketIndex(value);
     QVERIFY(i < Histogram(0).bucketCount());
@@ -123,7 +130,8 @@ void TestHistogram::bucketLayout() {
         QCOMPARE(high, low);
 }
 
-void TestHistogram::bucketIndexIsMonotonic() {
+void TestHistogram::bucketIndexIsMonotonic()
+{
     // Walk the boundaries of every bucket: indices must be contiguous and the ranges must tile [0, 2^35].
     const size_t last = Histogram::bucketIndex(Histogram::kMaxTrackableNs);
     QCOMPARE(last, Histogram().bucketCount() - 1); // no bucket is allocated that only overflows could fill
@@ -137,7 +145,8 @@ void TestHistogram::bucketIndexIsMonotonic() {
     QCOMPARE(expectedLow, Histogram::kMaxTrackableNs + 1);
 }
 
-void TestHistogram::percentilesMatchSortedReference_data() {
+void TestHistogram::percentilesMatchSortedReference_data()
+{
     QTest::addColumn<int>("distribution");
     QTest::addColumn<quint64>("seed");
     QTest::newRow("tiny uniform 0-20 ns") << int(Distribution::TinyUniform) << quint64(1);
@@ -150,7 +159,8 @@ void TestHistogram::percentilesMatchSortedReference_data() {
     QTest::newRow("constant") << int(Distribution::Constant) << quint64(8);
 }
 
-void TestHistogram::percentilesMatchSortedReference() {
+void TestHistogram::percentilesMatchSortedReference()
+{
     QFETCH(int, distribution);
     QFETCH(quint64, seed);
     constexpr size_t kN = 200000; // every percentile below is an integer rank of it
@@ -192,7 +202,8 @@ void TestHistogram::percentilesMatchSortedReference() {
     QCOMPARE(h.percentile(100), values.back());
 }
 
-void TestHistogram::smallCountsPercentiles() {
+void TestHistogram::smallCountsPercentiles()
+{
     Histogram h;
     for (int64_t v : {100, 200, 300, 400})
         h.record(v);
@@ -207,7 +218,8 @@ void TestHistogram::smallCountsPercentiles() {
     QCOMPARE(h.mean(), 250.0);
 }
 
-void TestHistogram::mergeEqualsRecordingBoth() {
+void TestHistogram::mergeEqualsRecordingBoth()
+{
     const auto a = sampleValues(Distribution::LogNormal, 50000, 11);
     const auto b = sampleValues(Distribution::Pareto, 30000, 12);
     Histogram ha(200), hb(200), both(200);
@@ -239,7 +251,8 @@ void TestHistogram::mergeEqualsRecordingBoth() {
     QCOMPARE(ha.count(), both.count());
 }
 
-void TestHistogram::mergeIntoEmptyAndShorterExactRange() {
+void TestHistogram::mergeIntoEmptyAndShorterExactRange()
+{
     Histogram small(5), large(10);
     large.record(-1000); // min must carry over into an empty histogram
     large.record(2500);
@@ -253,7 +266,8 @@ void TestHistogram::mergeIntoEmptyAndShorterExactRange() {
     QCOMPARE(small.exactUsOverflow(), uint64_t(2));
 }
 
-void TestHistogram::reset() {
+void TestHistogram::reset()
+{
     Histogram h(50);
     for (int64_t v : sampleValues(Distribution::Exponential, 1000, 21))
         h.record(v);
@@ -273,7 +287,8 @@ void TestHistogram::reset() {
     QCOMPARE(h.max(), int64_t(77));
 }
 
-void TestHistogram::overflowCounting() {
+void TestHistogram::overflowCounting()
+{
     Histogram h;
     h.record(Histogram::kMaxTrackableNs); // the limit itself is trackable
     QCOMPARE(h.overflowCount(), uint64_t(0));
@@ -293,7 +308,8 @@ void TestHistogram::overflowCounting() {
             0.01 * double(Histogram::kMaxTrackableNs));
 }
 
-void TestHistogram::exactUsBinsMatchDirectCount() {
+void TestHistogram::exactUsBinsMatchDirectCount()
+{
     constexpr size_t kBins = 300;
     Histogram h(kBins);
     std::vector<uint64_t> direct(kBins, 0);
@@ -315,7 +331,8 @@ void TestHistogram::exactUsBinsMatchDirectCount() {
     QVERIFY(directOverflow > 0);
 }
 
-void TestHistogram::negativeValues() {
+void TestHistogram::negativeValues()
+{
     Histogram h(4);
     h.record(-500);
     h.record(-20);
@@ -337,7 +354,8 @@ void TestHistogram::negativeValues() {
     QCOMPARE(Histogram::bucketIndex(std::numeric_limits<int64_t>::min()), size_t(0));
 }
 
-void TestHistogram::recordNWeights() {
+void TestHistogram::recordNWeights()
+{
     Histogram weighted(10), repeated(10);
     weighted.recordN(4200, 1000);
     weighted.recordN(9100, 5);
@@ -351,5 +369,5 @@ void TestHistogram::recordNWeights() {
     QCOMPARE(weighted.percentile(99.9), repeated.percentile(99.9));
 }
 
-QTEST_APPLESS_MAIN(TestHistogram)
+RTSCOPE_TEST_APPLESS_MAIN(TestHistogram)
 #include "tst_histogram.moc"

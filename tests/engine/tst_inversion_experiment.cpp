@@ -10,8 +10,10 @@
 #include "engine/rt/system_probe.h"
 #include "engine/util/clock.h"
 
+#include "tests/common/test_main.h"
 #include <QDir>
 #include <QFile>
+
 #include <QtTest>
 #include <nlohmann/json.hpp>
 
@@ -308,5 +310,5 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestInversionExperiment)
+RTSCOPE_TEST_GUILESS_MAIN(TestInversionExperiment)
 #include "tst_inversion_experiment.moc"

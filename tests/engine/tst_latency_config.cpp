@@ -2,6 +2,8 @@
 #include "engine/experiments/latency_config.h"
 #include "engine/rt/cpu_topology.h"
 
+#include "tests/common/test_main.h"
+
 #include <QtTest>
 #include <functional>
 #include <nlohmann/json.hpp>
@@ -11,7 +13,8 @@ using namespace rtscope;
 Q_DECLARE_METATYPE(std::function<void(rtscope::LatencyConfig&)>)
 
 namespace {
-CpuTopology twoCpus() {
+CpuTopology twoCpus()
+{
     CpuTopology t;
     t.online = {0, 1};
     t.allowed = {0, 1};
@@ -25,7 +28,8 @@ class TestLatencyConfig : public QObject {
 private slots:
     void defaultsAreValid() { QVERIFY(LatencyConfig{}.validate(twoCpus()).empty()); }
 
-    void bounds_data() {
+    void bounds_data()
+    {
         QTest::addColumn<Mutator>("mutate");
         QTest::addColumn<QString>("expectedField"); // empty: must be valid
         auto row = [](const char* name, Mutator m, const char* field) {
@@ -128,7 +132,8 @@ private slots:
         row(
             "histogram -1", [](LatencyConfig& c) { c.histogramUs = -1; }, "histogram must be between 0");
     }
-    void bounds() {
+    void bounds()
+    {
         QFETCH(Mutator, mutate);
         QFETCH(QString, expectedField);
         LatencyConfig c;
@@ -142,7 +147,8 @@ private slots:
         QVERIFY2(QString::fromStdString(errors.front()).startsWith(expectedField), errors.front().c_str());
     }
 
-    void everyProblemIsReported() {
+    void everyProblemIsReported()
+    {
         LatencyConfig c;
         c.periodNs = 1;
         c.hogs = 999;
@@ -152,7 +158,8 @@ private slots:
         QCOMPARE(c.validate(twoCpus()).size(), size_t(4));
     }
 
-    void defaultCpuIsHighestUsable() {
+    void defaultCpuIsHighestUsable()
+    {
         LatencyConfig c;
         QCOMPARE(c.resolvedCpu(twoCpus()), 1);
         QCOMPARE(c.resolvedHogCpu(twoCpus()), 1);
@@ -160,7 +167,8 @@ private slots:
         QCOMPARE(c.resolvedHogCpu(twoCpus()), 0);
     }
 
-    void jsonRoundTrip() {
+    void jsonRoundTrip()
+    {
         LatencyConfig c;
         c.policy = Policy::Fifo;
         c.priority = 80;
@@ -174,7 +182,8 @@ private slots:
         QVERIFY(back == c);
     }
 
-    void jsonErrorsNameTheField_data() {
+    void jsonErrorsNameTheField_data()
+    {
         QTest::addColumn<QString>("json");
         QTest::addColumn<QString>("expected");
         QTest::newRow("not object") << "[1,2]"
@@ -194,7 +203,8 @@ private slots:
         QTest::newRow("dma not bool") << R"({"dma_latency": "yes"})"
                                       << "dma_latency must be true or false";
     }
-    void jsonErrorsNameTheField() {
+    void jsonErrorsNameTheField()
+    {
         QFETCH(QString, json);
         QFETCH(QString, expected);
         std::vector<std::string> errors;
@@ -204,5 +214,5 @@ private slots:
     }
 };
 
-QTEST_APPLESS_MAIN(TestLatencyConfig)
+RTSCOPE_TEST_APPLESS_MAIN(TestLatencyConfig)
 #include "tst_latency_config.moc"

@@ -7,8 +7,10 @@
 #include "engine/util/clock.h"
 #include "tests/common/thread_census.h"
 
+#include "tests/common/test_main.h"
 #include <QDir>
 #include <QFile>
+
 #include <QtTest>
 
 using namespace rtscope;
@@ -33,6 +35,24 @@ LatencyConfig quickConfig()
     c.histogramUs = 2000;
     return c;
 }
+
+// Keeps every sample the run hands to its sink, as a recording or a CSV export would.
+class SampleTap : public LatencyRunSink {
+public:
+    std::vector<LatencySample> samples;
+    int64_t restartNs = 0; ///< the last restart: the statistics count from there
+    void onRunStart(const LatencyRunInfo&) override {}
+    void onSamples(size_t, std::span<const LatencySample> batch) override
+    {
+        samples.insert(samples.end(), batch.begin(), batch.end());
+    }
+    void onMarker(const Marker&, const LatencyConfig&) override {}
+    void onReset(int64_t) override {}
+    void onDrops(size_t, uint64_t) override {}
+    void onHogWork(int64_t, uint64_t, double) override {}
+    void onRestart(int64_t tNs, const std::vector<int>&) override { restartNs = tNs; }
+    void onRunEnd(int64_t) override {}
+};
 
 } // namespace
 
@@ -206,6 +226,73 @@ private slots:
         QCOMPARE(rtscope::test::threadsAlive(), 0);
     }
 
+    // A stop demotes the measuring thread so that it cannot keep its CPU while it is joined; a wake-up it measured
+    // after that waited behind the hogs (35 ms with 16 hogs) and became the run's max, its p99.99, a CSV row and a
+    // recording sample. Nothing after the stop request may be counted, through any stop path.
+    void stopCountsNothingAfterTheRequest_data()
+    {
+        QTest::addColumn<bool>("reconfigure"); // a CPU change restarts the measuring thread: the other stop path
+        QTest::newRow("stop") << false;
+        QTest::newRow("restart on another CPU, then stop") << true;
+    }
+    void stopCountsNothingAfterTheRequest()
+    {
+        QFETCH(bool, reconfigure);
+        if (!m_probe.rtAvailable)
+            QSKIP(
+                qPrintable("SCHED_FIFO is not permitted here: " + QString::fromStdString(m_probe.rtUnavailableReason)));
+        const CpuTopology topo = CpuTopology::current();
+        if (topo.allowed.size() < 2)
+            QSKIP("needs two CPUs: the measured one with its hogs, and one for the test and the collector");
+        for (int round = 0; round < 3; ++round) {
+            SampleTap tap;
+            LatencyExperiment exp;
+            exp.setRunSink(&tap);
+            LatencyConfig c;
+            c.policy = Policy::Fifo;
+            c.priority = 80;
+            c.periodNs = 1'000'000;
+            c.hogs = 16;
+            c.cpu = topo.allowed.back();
+            QVERIFY(!exp.start(c));
+            QTest::qWait(400);
+            if (reconfigure) {
+                LatencyConfig moved = c;
+                moved.cpu = topo.allowed.front();
+                moved.hogCpu = c.cpu; // the hogs stay where they were
+                QVERIFY(!exp.reconfigure(moved));
+                QTest::qWait(200);
+            }
+            const auto before = exp.snapshot();
+            QVERIFY(before && !before->threads.empty());
+            const int64_t maxBefore = before->threads.front().histogram.max();
+            exp.stop();
+            const auto after = exp.snapshot();
+            QVERIFY(after && after->stopRequestedNs > 0);
+            QVERIFY(!tap.samples.empty());
+            int64_t tapMax = 0;
+            for (const LatencySample& s : tap.samples) {
+                QVERIFY2(s.wakeNs < after->stopRequestedNs,
+                         qPrintable(QString("a wake-up %1 us after the stop request was counted (%2 us late)")
+                                        .arg(double(s.wakeNs - after->stopRequestedNs) / 1e3)
+                                        .arg(double(s.latencyNs) / 1e3)));
+                if (s.wakeNs >= tap.restartNs)
+                    tapMax = std::max(tapMax, s.latencyNs);
+            }
+            // What the statistics say is what the samples say, and the last moments of the run did not make a max
+            // out of proportion with the run before them (a FIFO 80 thread under OTHER hogs: tens of microseconds;
+            // the false sample was tens of milliseconds).
+            int64_t statsMax = 0;
+            for (const auto& t : after->threads)
+                statsMax = std::max(statsMax, t.histogram.max());
+            QCOMPARE(statsMax, tapMax);
+            QVERIFY2(statsMax <= std::max<int64_t>(4 * maxBefore, 2 * kNsPerMs),
+                     qPrintable(QString("max %1 us after the stop, %2 us before it")
+                                    .arg(double(statsMax) / 1e3)
+                                    .arg(double(maxBefore) / 1e3)));
+        }
+    }
+
     void fifoRunsAsFifo()
     {
         if (!m_probe.rtAvailable)
@@ -259,5 +346,5 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestLatencyExperiment)
+RTSCOPE_TEST_GUILESS_MAIN(TestLatencyExperiment)
 #include "tst_latency_experiment.moc"

@@ -3,6 +3,8 @@
 #include "engine/experiments/latency_replay.h"
 #include "engine/util/clock.h"
 
+#include "tests/common/test_main.h"
+
 #include <QtTest>
 
 using namespace rtscope;
@@ -153,5 +155,5 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestLatencyReplay)
+RTSCOPE_TEST_GUILESS_MAIN(TestLatencyReplay)
 #include "tst_latency_replay.moc"

@@ -12,6 +12,8 @@
 #include "engine/rt/system_probe.h"
 #include "engine/util/clock.h"
 
+#include "tests/common/test_main.h"
+
 #include <QtTest>
 #include <atomic>
 #include <cerrno>
@@ -351,5 +353,5 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestLocks)
+RTSCOPE_TEST_GUILESS_MAIN(TestLocks)
 #include "tst_locks.moc"

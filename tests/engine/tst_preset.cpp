@@ -4,8 +4,10 @@
 #include "engine/io/preset.h"
 #include "engine/rt/cpu_topology.h"
 
+#include "tests/common/test_main.h"
 #include <QFile>
 #include <QTemporaryDir>
+
 #include <QtTest>
 
 #include <set>
@@ -310,5 +312,5 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestPreset)
+RTSCOPE_TEST_GUILESS_MAIN(TestPreset)
 #include "tst_preset.moc"

@@ -10,7 +10,9 @@
 #include "engine/util/clock.h"
 #include "tests/common/thread_census.h"
 
+#include "tests/common/test_main.h"
 #include <QTemporaryDir>
+
 #include <QtTest>
 
 #include <fstream>
@@ -583,5 +585,5 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestRecording)
+RTSCOPE_TEST_GUILESS_MAIN(TestRecording)
 #include "tst_recording.moc"

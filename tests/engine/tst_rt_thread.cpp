@@ -5,6 +5,8 @@
 #include "engine/rt/system_probe.h"
 #include "engine/util/clock.h"
 
+#include "tests/common/test_main.h"
+
 #include <QtTest>
 
 #include <atomic>
@@ -599,5 +601,5 @@ private slots:
     }
 };
 
-QTEST_APPLESS_MAIN(TestRtThread)
+RTSCOPE_TEST_APPLESS_MAIN(TestRtThread)
 #include "tst_rt_thread.moc"

@@ -8,8 +8,10 @@
 #include "engine/rt/system_probe.h"
 #include "engine/util/clock.h"
 
+#include "tests/common/test_main.h"
 #include <QDir>
 #include <QFile>
+
 #include <QtTest>
 #include <algorithm>
 #include <cmath>
@@ -346,5 +348,5 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestSleepFloorExperiment)
+RTSCOPE_TEST_GUILESS_MAIN(TestSleepFloorExperiment)
 #include "tst_sleep_floor_experiment.moc"

@@ -2,6 +2,8 @@
 // arrive exactly once and in order.
 #include "engine/pipeline/spsc_ring.h"
 
+#include "tests/common/test_main.h"
+
 #include <QtTest>
 #include <pthread.h>
 #include <random>
@@ -14,7 +16,8 @@ struct Item {
     uint64_t seq;
     uint64_t check; // a function of seq: detects torn copies
 };
-uint64_t checksum(uint64_t seq) {
+uint64_t checksum(uint64_t seq)
+{
     return seq * 0x9E3779B97F4A7C15ULL ^ 0xA5A5A5A5ULL;
 }
 } // namespace
@@ -22,7 +25,8 @@ uint64_t checksum(uint64_t seq) {
 class TestSpscRing : public QObject {
     Q_OBJECT
 private slots:
-    void capacityRoundsUpToPowerOfTwo_data() {
+    void capacityRoundsUpToPowerOfTwo_data()
+    {
         QTest::addColumn<int>("requested");
         QTest::addColumn<int>("expected");
         QTest::newRow("0") << 0 << 2;
@@ -32,14 +36,16 @@ private slots:
         QTest::newRow("1000") << 1000 << 1024;
         QTest::newRow("65536") << 65536 << 65536;
     }
-    void capacityRoundsUpToPowerOfTwo() {
+    void capacityRoundsUpToPowerOfTwo()
+    {
         QFETCH(int, requested);
         QFETCH(int, expected);
         SpscRing<int> ring{size_t(requested)};
         QCOMPARE(ring.capacity(), size_t(expected));
     }
 
-    void fifoOrderAndFullCountsDrops() {
+    void fifoOrderAndFullCountsDrops()
+    {
         SpscRing<int> ring(8);
         int out = -1;
         QVERIFY(!ring.tryPop(out));
@@ -67,7 +73,8 @@ private slots:
         QCOMPARE(ring.drops(), uint64_t(2));
     }
 
-    void popBatchTakesWhatIsThere() {
+    void popBatchTakesWhatIsThere()
+    {
         SpscRing<int> ring(16);
         for (int i = 0; i < 10; ++i)
             QVERIFY(ring.tryPush(i));
@@ -83,14 +90,16 @@ private slots:
 
     // Two threads, millions of items through a small ring so it is full and empty constantly: nothing lost,
     // duplicated, reordered or torn. The producer retries on full, so drops here mean "ring was full", not loss.
-    void fuzzTwoThreads_data() {
+    void fuzzTwoThreads_data()
+    {
         QTest::addColumn<int>("capacity");
         QTest::addColumn<bool>("batch");
         QTest::newRow("cap 4, single pops") << 4 << false;
         QTest::newRow("cap 64, batch pops") << 64 << true;
         QTest::newRow("cap 1024, single pops") << 1024 << false;
     }
-    void fuzzTwoThreads() {
+    void fuzzTwoThreads()
+    {
         QFETCH(int, capacity);
         QFETCH(bool, batch);
 #if defined(RTSCOPE_SANITIZED)
@@ -134,5 +143,5 @@ private slots:
     }
 };
 
-QTEST_APPLESS_MAIN(TestSpscRing)
+RTSCOPE_TEST_APPLESS_MAIN(TestSpscRing)
 #include "tst_spsc_ring.moc"

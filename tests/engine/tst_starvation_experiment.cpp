@@ -11,8 +11,10 @@
 #include "engine/util/clock.h"
 #include "tests/common/thread_census.h"
 
+#include "tests/common/test_main.h"
 #include <QDir>
 #include <QFile>
+
 #include <QtTest>
 
 #include <algorithm>
@@ -541,5 +543,5 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestStarvationExperiment)
+RTSCOPE_TEST_GUILESS_MAIN(TestStarvationExperiment)
 #include "tst_starvation_experiment.moc"

@@ -10,8 +10,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include "tests/common/test_main.h"
 #include <QFile>
 #include <QRegularExpression>
+
 #include <QtTest>
 #include <csignal>
 #include <sys/wait.h>
@@ -260,5 +262,5 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestSweepExperiment)
+RTSCOPE_TEST_GUILESS_MAIN(TestSweepExperiment)
 #include "tst_sweep_experiment.moc"

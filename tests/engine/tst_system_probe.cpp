@@ -1,5 +1,7 @@
 #include "engine/rt/system_probe.h"
 
+#include "tests/common/test_main.h"
+
 #include <QtTest>
 
 #include <fstream>
@@ -128,5 +130,5 @@ private slots:
     }
 };
 
-QTEST_APPLESS_MAIN(TestSystemProbe)
+RTSCOPE_TEST_APPLESS_MAIN(TestSystemProbe)
 #include "tst_system_probe.moc"

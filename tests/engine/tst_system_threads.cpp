@@ -4,6 +4,8 @@
 #include "engine/rt/system_probe.h"
 #include "engine/rt/system_threads.h"
 
+#include "tests/common/test_main.h"
+
 #include <QtTest>
 #include <unistd.h>
 
@@ -81,7 +83,8 @@ private slots:
         QCOMPARE(it->allowedCpus, std::to_string(spec.cpu));
         QCOMPARE(it->pid, getpid());
         QCOMPARE(QString::fromStdString(it->chrtCommand()), QString("chrt -f -p 42 %1").arg(t.tid()));
-        QCOMPARE(QString::fromStdString(it->tasksetCommand()), QString("taskset -p -c %1 %2").arg(spec.cpu).arg(t.tid()));
+        QCOMPARE(QString::fromStdString(it->tasksetCommand()),
+                 QString("taskset -p -c %1 %2").arg(spec.cpu).arg(t.tid()));
         const std::string place = describePlacement(threads, Policy::Fifo, 80);
         QVERIFY2(place.find("FIFO 80: above") == 0, place.c_str());
         t.stop();
@@ -97,13 +100,14 @@ private slots:
         ts[1].kernelPolicy = 1;
         ts[1].rtPriority = 99;
         ts[2].name = "ksoftirqd/0";
-        QCOMPARE(describePlacement(ts, Policy::Fifo, 80),
-                 std::string("FIFO 80: above 1 RT thread (highest: irq/9-acpi at 50), below 1 (lowest: migration/1 at 99)"));
+        QCOMPARE(
+            describePlacement(ts, Policy::Fifo, 80),
+            std::string("FIFO 80: above 1 RT thread (highest: irq/9-acpi at 50), below 1 (lowest: migration/1 at 99)"));
         QCOMPARE(describePlacement(ts, Policy::Other, 0),
                  std::string("OTHER: below all 2 real-time threads (any RT thread preempts it)"));
         QVERIFY(describePlacement(ts, Policy::Fifo, 50).find("level with 1") != std::string::npos);
     }
 };
 
-QTEST_GUILESS_MAIN(TestSystemThreads)
+RTSCOPE_TEST_GUILESS_MAIN(TestSystemThreads)
 #include "tst_system_threads.moc"

@@ -4,6 +4,8 @@
 #include "engine/experiments/timers/sleep_floor_config.h"
 #include "engine/rt/cpu_topology.h"
 
+#include "tests/common/test_main.h"
+
 #include <QtTest>
 #include <nlohmann/json.hpp>
 
@@ -389,5 +391,5 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestTimerConfigs)
+RTSCOPE_TEST_GUILESS_MAIN(TestTimerConfigs)
 #include "tst_timer_configs.moc"

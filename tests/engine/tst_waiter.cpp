@@ -3,6 +3,8 @@
 #include "engine/rt/waiter.h"
 #include "engine/util/clock.h"
 
+#include "tests/common/test_main.h"
+
 #include <QtTest>
 
 #include <atomic>
@@ -363,5 +365,5 @@ private slots:
     }
 };
 
-QTEST_APPLESS_MAIN(TestWaiter)
+RTSCOPE_TEST_APPLESS_MAIN(TestWaiter)
 #include "tst_waiter.moc"

@@ -7,6 +7,8 @@
 #include "engine/rt/watchdog.h"
 #include "engine/util/clock.h"
 
+#include "tests/common/test_main.h"
+
 #include <QtTest>
 
 #include <atomic>
@@ -331,5 +333,5 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestWatchdog)
+RTSCOPE_TEST_GUILESS_MAIN(TestWatchdog)
 #include "tst_watchdog.moc"

@@ -15,12 +15,14 @@
 #include "ui/plot/contention_chart.h"
 #include "ui/widgets/duration_spin_box.h"
 
+#include "tests/common/test_main.h"
 #include <QAbstractItemModelTester>
 #include <QCheckBox>
 #include <QComboBox>
 #include <QLabel>
 #include <QSignalSpy>
 #include <QSpinBox>
+
 #include <QtTest>
 
 #include <nlohmann/json.hpp>
@@ -482,5 +484,5 @@ private slots:
     }
 };
 
-QTEST_MAIN(TestContentionPage)
+RTSCOPE_TEST_MAIN(TestContentionPage)
 #include "tst_contention_page.moc"

@@ -17,10 +17,12 @@
 #include "ui/workbench/cpus/heat_history.h"
 #include "ui/workbench/run_summary_model.h"
 
+#include "tests/common/test_main.h"
 #include <QAbstractItemModelTester>
 #include <QLineEdit>
 #include <QSettings>
 #include <QTemporaryDir>
+
 #include <QtTest>
 
 #include <nlohmann/json.hpp>
@@ -339,5 +341,5 @@ private slots:
     }
 };
 
-QTEST_MAIN(TestCpusPage)
+RTSCOPE_TEST_MAIN(TestCpusPage)
 #include "tst_cpus_page.moc"

@@ -14,9 +14,11 @@
 #include "ui/widgets/duration_spin_box.h"
 #include "ui/widgets/period_editor.h"
 
+#include "tests/common/test_main.h"
 #include <QAbstractItemModelTester>
 #include <QCheckBox>
 #include <QSignalSpy>
+
 #include <QtTest>
 
 #include <cmath>
@@ -377,5 +379,5 @@ private slots:
     }
 };
 
-QTEST_MAIN(TestDriftPage)
+RTSCOPE_TEST_MAIN(TestDriftPage)
 #include "tst_drift_page.moc"

@@ -23,6 +23,7 @@
 #include "ui/system_panel.h"
 #include "ui/timers/drift_page.h"
 
+#include "tests/common/test_main.h"
 #include <QAction>
 #include <QDockWidget>
 #include <QFile>
@@ -32,6 +33,7 @@
 #include <QMenuBar>
 #include <QTemporaryDir>
 #include <QXmlStreamReader>
+
 #include <QtTest>
 
 #include <algorithm>
@@ -554,5 +556,5 @@ private slots:
     }
 };
 
-QTEST_MAIN(TestExportImport)
+RTSCOPE_TEST_MAIN(TestExportImport)
 #include "tst_export_import.moc"

@@ -3,8 +3,10 @@
 // with a sentence naming it.
 #include "ui/app/gui_options.h"
 
+#include "tests/common/test_main.h"
 #include <QFile>
 #include <QTemporaryDir>
+
 #include <QtTest>
 
 using namespace rtscope;
@@ -112,5 +114,5 @@ private slots:
     }
 };
 
-QTEST_MAIN(TestGuiOptions)
+RTSCOPE_TEST_MAIN(TestGuiOptions)
 #include "tst_gui_options.moc"

@@ -1,10 +1,13 @@
 // The desktop app as a process: bad options exit 2 with the sentence, SIGTERM closes the window cleanly
 // (exit 0, every worker joined), and a scripted screenshot is written.
+#include "tests/common/test_main.h"
 #include <QDir>
 #include <QFile>
+#include <QFileInfo>
 #include <QImage>
 #include <QProcess>
 #include <QTemporaryDir>
+
 #include <QtTest>
 
 #include <csignal>
@@ -96,6 +99,7 @@ private slots:
 
     void screenshotIsWritten()
     {
+        QVERIFY(QDir(m_dir.path()).mkpath("shots"));
         const QString shot = m_dir.filePath("shots/scope.png");
         QProcess p;
         p.setProcessEnvironment(offscreen(m_dir.path()));
@@ -109,7 +113,59 @@ private slots:
         QVERIFY(!image.isNull());
         QCOMPARE(image.size(), QSize(1280, 800));
     }
+
+    void outputsInMissingFoldersOrThroughLinksAreRefused_data()
+    {
+        QTest::addColumn<QStringList>("args");
+        QTest::addColumn<QString>("message");
+        QTest::addColumn<QString>("notCreated");
+        const QString shot = m_dir.filePath("none/a/b/x.png");
+        const QString ini = m_dir.filePath("none2/c/d.ini");
+        QTest::newRow("--screenshot") << QStringList{"--screenshot", shot, "--settings", m_dir.filePath("s1.ini")}
+                                      << "--screenshot: the directory '" + m_dir.filePath("none/a/b") +
+                                             "' does not exist"
+                                      << m_dir.filePath("none");
+        QTest::newRow("--settings") << QStringList{"--settings", ini}
+                                    << "--settings: the directory '" + m_dir.filePath("none2/c") + "' does not exist"
+                                    << m_dir.filePath("none2");
+        QTest::newRow("--screenshot link")
+            << QStringList{"--screenshot", m_dir.filePath("link.png"), "--settings", m_dir.filePath("s2.ini")}
+            << "--screenshot: '" + m_dir.filePath("link.png") + "' is a symbolic link" << QString();
+    }
+    void outputsInMissingFoldersOrThroughLinksAreRefused()
+    {
+        QFETCH(QStringList, args);
+        QFETCH(QString, message);
+        QFETCH(QString, notCreated);
+        const QString victim = m_dir.filePath("victim");
+        {
+            QFile f(victim);
+            QVERIFY(f.open(QIODevice::WriteOnly | QIODevice::Truncate));
+            f.write("not a screenshot");
+        }
+        QFile::remove(m_dir.filePath("link.png"));
+        QVERIFY(QFile::link(victim, m_dir.filePath("link.png")));
+        QProcess p;
+        p.setProcessEnvironment(offscreen(m_dir.path()));
+        // Without the refusal these would start, take the screenshot and quit, or save the settings on closing.
+        p.start(binary(), args << "--start"
+                               << "--screenshot-after"
+                               << "0.2"
+                               << "--quit-after"
+                               << "2");
+        QVERIFY(p.waitForFinished(30000));
+        const QString err = QString::fromUtf8(p.readAllStandardError());
+        QCOMPARE(p.exitStatus(), QProcess::NormalExit);
+        QCOMPARE(p.exitCode(), 2);
+        QVERIFY2(err.contains(message), qPrintable(err));
+        QVERIFY2(!err.contains("started"), qPrintable(err)); // no window work done
+        if (!notCreated.isEmpty())
+            QVERIFY(!QFileInfo::exists(notCreated));
+        QFile f(victim);
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        QCOMPARE(f.readAll(), QByteArray("not a screenshot"));
+    }
 };
 
-QTEST_GUILESS_MAIN(TestGuiProcess)
+RTSCOPE_TEST_GUILESS_MAIN(TestGuiProcess)
 #include "tst_gui_process.moc"

@@ -9,9 +9,11 @@
 #include "ui/plot/heat_strip.h"
 #include "ui/workbench/cpus/heat_history.h"
 
+#include "tests/common/test_main.h"
 #include <QImage>
 #include <QScopeGuard>
 #include <QSet>
+
 #include <QtTest>
 
 using namespace rtscope;
@@ -259,5 +261,5 @@ private slots:
     }
 };
 
-QTEST_MAIN(TestHeatStrip)
+RTSCOPE_TEST_MAIN(TestHeatStrip)
 #include "tst_heat_strip.moc"

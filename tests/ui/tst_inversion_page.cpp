@@ -14,11 +14,13 @@
 #include "ui/plot/inversion_timeline.h"
 #include "ui/widgets/duration_spin_box.h"
 
+#include "tests/common/test_main.h"
 #include <QAbstractItemModelTester>
 #include <QComboBox>
 #include <QLabel>
 #include <QSignalSpy>
 #include <QSpinBox>
+
 #include <QtTest>
 
 #include <nlohmann/json.hpp>
@@ -447,5 +449,5 @@ private slots:
     }
 };
 
-QTEST_MAIN(TestInversionPage)
+RTSCOPE_TEST_MAIN(TestInversionPage)
 #include "tst_inversion_page.moc"

@@ -5,7 +5,9 @@
 #include "ui/plot/chart_style.h"
 #include "ui/plot/inversion_timeline.h"
 
+#include "tests/common/test_main.h"
 #include <QScopeGuard>
+
 #include <QtTest>
 
 #include <cmath>
@@ -230,5 +232,5 @@ private slots:
     }
 };
 
-QTEST_MAIN(TestInversionTimeline)
+RTSCOPE_TEST_MAIN(TestInversionTimeline)
 #include "tst_inversion_timeline.moc"

@@ -6,10 +6,12 @@
 #include "ui/widgets/duration_spin_box.h"
 #include "ui/widgets/period_editor.h"
 
+#include "tests/common/test_main.h"
 #include <QComboBox>
 #include <QSignalSpy>
 #include <QSlider>
 #include <QSpinBox>
+
 #include <QtTest>
 
 #include <sched.h>
@@ -255,5 +257,5 @@ private slots:
     }
 };
 
-QTEST_MAIN(TestLatencyConfigMapper)
+RTSCOPE_TEST_MAIN(TestLatencyConfigMapper)
 #include "tst_latency_config_mapper.moc"

@@ -14,6 +14,7 @@
 #include "ui/widgets/duration_spin_box.h"
 #include "ui/widgets/period_editor.h"
 
+#include "tests/common/test_main.h"
 #include <QAbstractItemModelTester>
 #include <QComboBox>
 #include <QDir>
@@ -21,6 +22,7 @@
 #include <QLabel>
 #include <QSignalSpy>
 #include <QSpinBox>
+
 #include <QtTest>
 
 using namespace rtscope;
@@ -377,5 +379,5 @@ private slots:
     }
 };
 
-QTEST_MAIN(TestLatencyPage)
+RTSCOPE_TEST_MAIN(TestLatencyPage)
 #include "tst_latency_page.moc"

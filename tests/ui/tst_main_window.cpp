@@ -13,6 +13,7 @@
 #include "ui/system_panel.h"
 #include "ui/workbench/threads/threads_page.h"
 
+#include "tests/common/test_main.h"
 #include <QAction>
 #include <QDir>
 #include <QDockWidget>
@@ -22,6 +23,7 @@
 #include <QSignalSpy>
 #include <QStackedWidget>
 #include <QTemporaryDir>
+
 #include <QtTest>
 
 using namespace rtscope;
@@ -253,5 +255,5 @@ private slots:
     }
 };
 
-QTEST_MAIN(TestMainWindow)
+RTSCOPE_TEST_MAIN(TestMainWindow)
 #include "tst_main_window.moc"

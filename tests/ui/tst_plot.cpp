@@ -5,6 +5,8 @@
 #include "ui/plot/plot_math.h"
 #include "ui/plot/timeline_chart.h"
 
+#include "tests/common/test_main.h"
+
 #include <QtTest>
 
 using namespace rtscope;
@@ -199,5 +201,5 @@ private slots:
     }
 };
 
-QTEST_MAIN(TestPlot)
+RTSCOPE_TEST_MAIN(TestPlot)
 #include "tst_plot.moc"

@@ -20,6 +20,7 @@
 #include "ui/timers/drift_page.h"
 #include "ui/timers/sleep_floor_page.h"
 
+#include "tests/common/test_main.h"
 #include <QAction>
 #include <QApplication>
 #include <QCheckBox>
@@ -31,6 +32,7 @@
 #include <QTemporaryDir>
 #include <QtCharts/QChartView>
 #include <QtCharts/QLineSeries>
+
 #include <QtTest>
 
 using namespace rtscope;
@@ -314,5 +316,5 @@ private slots:
     }
 };
 
-QTEST_MAIN(TestPresentationMode)
+RTSCOPE_TEST_MAIN(TestPresentationMode)
 #include "tst_presentation_mode.moc"

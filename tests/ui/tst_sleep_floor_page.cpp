@@ -13,10 +13,12 @@
 #include "ui/timers/sleep_floor_table_model.h"
 #include "ui/widgets/duration_spin_box.h"
 
+#include "tests/common/test_main.h"
 #include <QAbstractItemModelTester>
 #include <QCheckBox>
 #include <QLineEdit>
 #include <QSignalSpy>
+
 #include <QtTest>
 
 #include <cmath>
@@ -366,5 +368,5 @@ private slots:
     }
 };
 
-QTEST_MAIN(TestSleepFloorPage)
+RTSCOPE_TEST_MAIN(TestSleepFloorPage)
 #include "tst_sleep_floor_page.moc"

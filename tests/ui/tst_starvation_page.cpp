@@ -13,6 +13,7 @@
 #include "ui/starvation/starvation_page.h"
 #include "ui/widgets/duration_spin_box.h"
 
+#include "tests/common/test_main.h"
 #include <QAbstractItemModelTester>
 #include <QCheckBox>
 #include <QComboBox>
@@ -21,6 +22,7 @@
 #include <QLabel>
 #include <QSignalSpy>
 #include <QSpinBox>
+
 #include <QtTest>
 
 #include <functional>
@@ -313,5 +315,5 @@ private slots:
     }
 };
 
-QTEST_MAIN(TestStarvationPage)
+RTSCOPE_TEST_MAIN(TestStarvationPage)
 #include "tst_starvation_page.moc"

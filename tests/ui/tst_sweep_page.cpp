@@ -11,10 +11,12 @@
 #include "ui/workbench/sweep/sweep_controls.h"
 #include "ui/workbench/sweep/sweep_page.h"
 
+#include "tests/common/test_main.h"
 #include <QAbstractItemModelTester>
 #include <QDir>
 #include <QFile>
 #include <QSignalSpy>
+
 #include <QtTest>
 
 #include <nlohmann/json.hpp>
@@ -287,5 +289,5 @@ private slots:
     }
 };
 
-QTEST_MAIN(TestSweepPage)
+RTSCOPE_TEST_MAIN(TestSweepPage)
 #include "tst_sweep_page.moc"

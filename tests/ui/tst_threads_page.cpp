@@ -9,6 +9,7 @@
 #include "ui/workbench/threads/threads_model.h"
 #include "ui/workbench/threads/threads_page.h"
 
+#include "tests/common/test_main.h"
 #include <QAbstractItemModelTester>
 #include <QClipboard>
 #include <QGuiApplication>
@@ -16,6 +17,7 @@
 #include <QSignalSpy>
 #include <QTableView>
 #include <QTemporaryDir>
+
 #include <QtTest>
 
 #include <nlohmann/json.hpp>
@@ -171,5 +173,5 @@ private slots:
     }
 };
 
-QTEST_MAIN(TestThreadsPage)
+RTSCOPE_TEST_MAIN(TestThreadsPage)
 #include "tst_threads_page.moc"

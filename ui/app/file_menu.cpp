@@ -1,7 +1,9 @@
 #include "ui/app/file_menu.h"
 
+#include "engine/io/output_file.h"
 #include "engine/io/recording.h"
 #include "engine/util/clock.h"
+#include "ui/app/page_snapshot.h"
 #include "ui/experiment_page.h"
 #include "ui/latency/latency_import.h"
 #include "ui/latency/latency_page.h"
@@ -9,6 +11,7 @@
 #include "ui/main_window.h"
 #include "ui/system_panel.h"
 
+#include <QBuffer>
 #include <QDateTime>
 #include <QDir>
 #include <QDockWidget>
@@ -16,18 +19,21 @@
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QInputDialog>
+#include <QLocale>
 #include <QMenu>
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QPainter>
 #include <QPixmap>
+#include <QProgressDialog>
 #include <QStatusBar>
 #include <QSvgGenerator>
 #include <QTabBar>
+#include <QThread>
 #include <QTimer>
 
-#include <fstream>
-
+#include <atomic>
+#include <cstdio>
 namespace rtscope {
 
 namespace {
@@ -121,8 +127,12 @@ FileMenu::FileMenu(MainWindow* window, const SystemProbe& probe)
 
     m_recorderWatch->setInterval(1000);
     connect(m_recorderWatch, &QTimer::timeout, this, &FileMenu::watchRecorder);
+    RecordingSpool::Cleanup stale;
     if (m_latency) {
         m_spool = RecordingSpool::attach(m_latency, probe);
+        // Spools of an app that was killed (or crashed) are not removed by it; they are now.
+        if (m_spool)
+            stale = RecordingSpool::removeStaleSpools(RecordingSpool::spoolTemplate());
         connect(m_latency, &ExperimentPage::runningChanged, this, [this](bool running) {
             m_lostShown = 0;
             if (running && m_spool)
@@ -147,7 +157,7 @@ FileMenu::FileMenu(MainWindow* window, const SystemProbe& probe)
             return;
         m_lastDir = QFileInfo(path).absolutePath();
         QString error;
-        report(openRecording(path, &error), error);
+        report(openRecordingInBackground(path, &error), error);
     });
     m_openRecording->setObjectName("openRecording");
     m_openRecording->setShortcut(QKeySequence::Open);
@@ -241,6 +251,16 @@ FileMenu::FileMenu(MainWindow* window, const SystemProbe& probe)
     connect(this, &FileMenu::message, window,
             [window](const QString& text) { window->statusBar()->showMessage(text, 10000); });
     updateActions();
+    if (stale.removed > 0) {
+        std::fprintf(stderr,
+                     "rtscope: removed %d run spool(s) left by an rtscope that did not exit cleanly: %llu bytes\n",
+                     stale.removed, (unsigned long long)stale.bytes);
+        const QString text =
+            tr("Removed %n run spool(s) left by an rtscope that did not exit cleanly: %1 freed", "", stale.removed)
+                .arg(QLocale().formattedDataSize(qint64(stale.bytes)));
+        // Once the window has said its own first words, which would replace these.
+        QTimer::singleShot(0, this, [this, text] { emit message(text); });
+    }
 }
 
 bool FileMenu::fail(QString* error, const QString& text)
@@ -291,14 +311,117 @@ bool FileMenu::openRecording(const QString& path, QString* error)
     const ReplayedRun r = replayRecordingFile(path.toStdString());
     if (!r.snapshot || (!r.read.ok && !r.read.truncated))
         return fail(error, QString("%1: %2").arg(name, fromStd(r.read.error)));
-    m_latency->showReplay(r.snapshot, bannerText(r, name), readRecordingTimeline(path));
+    showRecording(path, r, readRecordingTimeline(path));
+    return true;
+}
+
+void FileMenu::showRecording(const QString& path, const ReplayedRun& r, RecordingTimeline timeline)
+{
+    const QString name = QFileInfo(path).fileName();
+    m_latency->showReplay(r.snapshot, bannerText(r, name), std::move(timeline));
     m_replayFile = path;
     showProbe(r.header.probe, true);
     m_window->setCurrentPage(m_window->pageIndex(m_latency->name()));
     emit message(r.read.ok ? tr("Replaying %1: %2 samples").arg(name, groupedCount(r.read.samples))
                            : tr("Replaying %1: %2").arg(name, fromStd(r.read.error)));
     updateActions();
+}
+
+// A recording read off the GUI thread: the replay, then the whole run's timeline (two passes over the file; each is
+// half of the progress bar). The thread writes run and timeline, the GUI thread reads them once it has finished.
+struct FileMenu::Opening {
+    QString path;
+    std::atomic<bool> cancel{false};
+    std::atomic<int> permille{0};
+    ReplayedRun run;
+    RecordingTimeline timeline;
+    std::unique_ptr<QThread> thread;
+    QProgressDialog* dialog = nullptr;
+    QTimer* poll = nullptr;
+};
+
+FileMenu::~FileMenu()
+{
+    // The window is going (a SIGTERM, the last window closed): stop the reading at its next block and wait for it.
+    if (m_opening) {
+        m_opening->cancel = true;
+        m_opening->thread->wait();
+    }
+}
+
+bool FileMenu::openRecordingInBackground(const QString& path, QString* error)
+{
+    const QString name = QFileInfo(path).fileName();
+    if (!m_latency)
+        return fail(error, tr("%1: there is no latency page to replay it in").arg(name));
+    if (m_opening)
+        return fail(error,
+                    tr("%1: %2 is being opened; cancel it first").arg(name, QFileInfo(m_opening->path).fileName()));
+    m_opening = std::make_unique<Opening>();
+    Opening* o = m_opening.get();
+    o->path = path;
+    const auto pass = [o](int first) {
+        return [o, first](uint64_t done, uint64_t total) {
+            o->permille = first + (total ? int(done * 500 / total) : 0);
+            return !o->cancel.load();
+        };
+    };
+    o->thread.reset(QThread::create([o, pass] {
+        RecordingReplayOptions options;
+        options.progress = pass(0);
+        o->run = replayRecordingFile(o->path.toStdString(), options);
+        if (o->run.snapshot && !o->cancel)
+            o->timeline = readRecordingTimeline(o->path, pass(500));
+    }));
+    o->thread->setObjectName("rtscope-open");
+    // Window-modal and shown with show(), not exec(): the window repaints and the event loop runs (no nested one a
+    // SIGTERM would have to unwind), while File › Open cannot start a second reading.
+    o->dialog = new QProgressDialog(tr("Reading %1…").arg(name), tr("Cancel"), 0, 1000, m_window);
+    o->dialog->setObjectName("openingRecording");
+    o->dialog->setWindowTitle(tr("Open recording"));
+    o->dialog->setWindowModality(Qt::WindowModal);
+    o->dialog->setAutoClose(false);
+    o->dialog->setAutoReset(false);
+    o->dialog->setMinimumDuration(300); // a small file opens without a dialog flashing up
+    connect(o->dialog, &QProgressDialog::canceled, this, [this, o] {
+        o->cancel = true;
+        o->dialog->setLabelText(tr("Cancelling…"));
+    });
+    o->poll = new QTimer(o->dialog);
+    o->poll->setInterval(50);
+    connect(o->poll, &QTimer::timeout, o->dialog, [o] {
+        if (!o->cancel)
+            o->dialog->setValue(o->permille.load());
+    });
+    o->poll->start();
+    connect(o->thread.get(), &QThread::finished, this, &FileMenu::finishOpening, Qt::QueuedConnection);
+    o->thread->start();
+    updateActions();
     return true;
+}
+
+void FileMenu::finishOpening()
+{
+    if (!m_opening)
+        return;
+    std::unique_ptr<Opening> o = std::move(m_opening);
+    o->thread->wait();
+    o->poll->stop();
+    o->dialog->hide();
+    o->dialog->deleteLater();
+    const QString name = QFileInfo(o->path).fileName();
+    const ReplayedRun& r = o->run;
+    if (o->cancel) {
+        emit message(tr("Opening %1 was cancelled; the page shows what it showed before").arg(name));
+    } else if (!r.snapshot || (!r.read.ok && !r.read.truncated)) {
+        report(false, QString("%1: %2").arg(name, fromStd(r.read.error)));
+    } else {
+        showRecording(o->path, r, std::move(o->timeline));
+        emit openingFinished(true);
+        return;
+    }
+    updateActions();
+    emit openingFinished(false);
 }
 
 bool FileMenu::importCyclictest(const QString& path, int thread, QString* error)
@@ -328,8 +451,11 @@ bool FileMenu::exportViewPng(const QString& path, QString* error)
     if (!page)
         return fail(error, tr("There is no page to export"));
     const QPixmap shot = page->snapshotWidget()->grab();
-    if (!shot.save(path, "PNG"))
+    const QByteArray png = pngBytes(shot);
+    if (png.isEmpty())
         return fail(error, tr("Cannot write %1").arg(path));
+    if (!writeBytes(path, std::string_view(png.constData(), size_t(png.size())), error))
+        return false;
     emit message(tr("Wrote %1 (%2×%3 pixels)").arg(QFileInfo(path).fileName()).arg(shot.width()).arg(shot.height()));
     return true;
 }
@@ -340,8 +466,11 @@ bool FileMenu::exportViewSvg(const QString& path, QString* error)
     if (!page)
         return fail(error, tr("There is no page to export"));
     QWidget* view = page->snapshotWidget();
+    QByteArray drawing;
+    QBuffer buffer(&drawing);
+    buffer.open(QIODevice::WriteOnly);
     QSvgGenerator svg;
-    svg.setFileName(path);
+    svg.setOutputDevice(&buffer);
     svg.setSize(view->size());
     svg.setViewBox(QRect(QPoint(0, 0), view->size()));
     svg.setResolution(view->logicalDpiX());
@@ -355,8 +484,10 @@ bool FileMenu::exportViewSvg(const QString& path, QString* error)
     // Rendering the widgets onto the SVG device makes every chart line and label a vector element.
     view->render(&painter, QPoint(), QRegion(), QWidget::DrawChildren);
     painter.end();
-    if (QFileInfo(path).size() == 0)
+    if (drawing.isEmpty())
         return fail(error, tr("Cannot write %1").arg(path));
+    if (!writeBytes(path, std::string_view(drawing.constData(), size_t(drawing.size())), error))
+        return false;
     emit message(tr("Wrote %1").arg(QFileInfo(path).fileName()));
     return true;
 }
@@ -396,13 +527,32 @@ QString FileMenu::saveBlocker() const
     return runExportBlocker();
 }
 
-bool FileMenu::writeText(const QString& path, const std::string& text, QString* error)
+bool FileMenu::writeOutput(const QString& path, const std::function<Error(AtomicOutputFile&)>& fill, QString* error)
 {
-    QFile out(path);
-    if (!out.open(QIODevice::WriteOnly | QIODevice::Truncate) ||
-        out.write(text.data(), qint64(text.size())) != qint64(text.size()))
-        return fail(error, tr("Cannot write %1: %2").arg(path, out.errorString()));
+    // The run's recording is read to make the file: writing over it would lose the run.
+    std::vector<NamedPath> inputs;
+    if (!m_replayFile.isEmpty())
+        inputs.push_back({"the recording shown", m_replayFile.toStdString()});
+    if (m_spool)
+        inputs.push_back({"the run's spool", m_spool->path().toStdString()});
+    const std::vector<std::string> problems = checkOutput(tr("Not written").toStdString(), path.toStdString(), inputs);
+    if (!problems.empty())
+        return fail(error, fromStd(problems.front()));
+    AtomicOutputFile out;
+    Error e = out.open(path.toStdString());
+    if (!e)
+        e = fill(out);
+    if (!e)
+        e = out.commit();
+    if (e)
+        return fail(error, fromStd(e.message));
     return true;
+}
+
+bool FileMenu::writeBytes(const QString& path, std::string_view bytes, QString* error)
+{
+    return writeOutput(
+        path, [bytes](AtomicOutputFile& out) { return out.write(bytes); }, error);
 }
 
 bool FileMenu::exportHistogram(const QString& path, QString* error)
@@ -413,7 +563,7 @@ bool FileMenu::exportHistogram(const QString& path, QString* error)
     const ReplayedRun r = replayRecordingFile(recording.toStdString());
     if (!r.snapshot)
         return fail(error, fromStd(r.read.error));
-    if (!writeText(path, replayedHistogramText(r), error))
+    if (!writeBytes(path, replayedHistogramText(r), error))
         return false;
     emit message(exportedLine(path, r));
     return true;
@@ -428,7 +578,7 @@ bool FileMenu::exportJson(const QString& path, QString* error)
     if (!r.snapshot)
         return fail(error, fromStd(r.read.error));
     const QString name = m_latency->isReplay() ? QFileInfo(m_replayFile).fileName() : QString("(live run)");
-    if (!writeText(path, replayedRunJson(r, name.toStdString()).dump(2) + "\n", error))
+    if (!writeBytes(path, replayedRunJson(r, name.toStdString()).dump(2) + "\n", error))
         return false;
     emit message(exportedLine(path, r));
     return true;
@@ -439,15 +589,16 @@ bool FileMenu::exportCsv(const QString& path, QString* error)
     const QString recording = runRecording();
     if (recording.isEmpty())
         return fail(error, runExportBlocker());
-    std::ofstream out(path.toStdString(), std::ios::binary | std::ios::trunc);
-    if (!out)
-        return fail(error, tr("Cannot write %1").arg(path));
-    const RecordingReadResult r = writeRecordingCsv(recording.toStdString(), out);
-    out.close();
-    if (!out)
-        return fail(error, tr("Cannot write %1").arg(path));
-    if (!r.headerRead)
-        return fail(error, fromStd(r.error));
+    RecordingReadResult r;
+    const bool written = writeOutput(
+        path,
+        [&](AtomicOutputFile& out) {
+            r = writeRecordingCsv(recording.toStdString(), out.stream());
+            return r.headerRead ? Error::none() : Error{ErrorKind::System, r.error};
+        },
+        error);
+    if (!written)
+        return false;
     QString text =
         tr("Wrote %1: %2 samples, every one of the run").arg(QFileInfo(path).fileName(), groupedCount(r.samples));
     if (r.lost || !r.ok)
@@ -461,12 +612,23 @@ bool FileMenu::saveRecording(const QString& path, QString* error)
 {
     if (const QString why = saveBlocker(); !why.isEmpty())
         return fail(error, why);
-    if (QFileInfo(path).absoluteFilePath() == QFileInfo(m_spool->path()).absoluteFilePath())
-        return fail(error, tr("%1 is the spool itself").arg(path));
-    if (QFile::exists(path) && !QFile::remove(path))
-        return fail(error, tr("Cannot replace %1").arg(path));
-    if (!QFile::copy(m_spool->path(), path))
-        return fail(error, tr("Cannot write %1").arg(path));
+    const bool written = writeOutput(
+        path,
+        [this](AtomicOutputFile& out) {
+            QFile spool(m_spool->path());
+            if (!spool.open(QIODevice::ReadOnly))
+                return Error{ErrorKind::System, "cannot read the run's spool: " + spool.errorString().toStdString()};
+            QByteArray chunk(1 << 20, Qt::Uninitialized);
+            for (qint64 n; (n = spool.read(chunk.data(), chunk.size())) > 0;)
+                if (const Error e = out.write(std::string_view(chunk.constData(), size_t(n))))
+                    return e;
+            return spool.atEnd()
+                       ? Error::none()
+                       : Error{ErrorKind::System, "cannot read the run's spool: " + spool.errorString().toStdString()};
+        },
+        error);
+    if (!written)
+        return false;
     const RecordingWriter::Status st = m_spool->status();
     emit message(tr("Saved the run to %1: %2 samples%3")
                      .arg(QFileInfo(path).fileName(), groupedCount(st.samples),

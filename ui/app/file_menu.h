@@ -3,13 +3,19 @@
 // the latency page's reference), save the run as a recording, export the view as PNG or SVG, and export the run
 // as cyclictest histogram text, cyclictest JSON or a CSV of every raw sample. Every verb is also a method, for
 // `--open` and the tests; the actions only add the file dialogs.
+#include "engine/io/recording.h"
 #include "engine/rt/system_probe.h"
+#include "engine/util/error.h"
+#include "ui/latency/recording_timeline.h"
 
 #include <QObject>
 #include <QPointer>
 #include <QString>
 
 #include <cstdint>
+#include <functional>
+#include <memory>
+#include <string_view>
 
 class QAction;
 class QMenu;
@@ -17,6 +23,7 @@ class QTimer;
 
 namespace rtscope {
 
+class AtomicOutputFile;
 class LatencyPage;
 class MainWindow;
 class RecordingSpool;
@@ -26,6 +33,7 @@ class FileMenu : public QObject {
 public:
     /// Puts the File menu first in @p window's menu bar and records the latency page's live runs to a spool.
     FileMenu(MainWindow* window, const SystemProbe& probe);
+    ~FileMenu() override;
 
     QMenu* menu() const { return m_menu; }
 
@@ -33,6 +41,13 @@ public:
     bool open(const QString& path, QString* error = nullptr, int thread = -1);
     /// Replays @p path in the latency page, with the recorded system shown in the System dock.
     bool openRecording(const QString& path, QString* error = nullptr);
+    /// openRecording() off the GUI thread, for File › Open recording…: returns at once; a progress dialog
+    /// ("openingRecording") with a Cancel button shows while the file is read. The page changes only when the whole
+    /// file was read; Cancel, or a file that cannot be replayed, leaves it as it was. False (with @p error) when a
+    /// recording is being opened already or there is no latency page.
+    bool openRecordingInBackground(const QString& path, QString* error = nullptr);
+    /// A recording is being read by openRecordingInBackground().
+    bool isOpening() const { return m_opening != nullptr; }
     /// Holds thread @p thread of a cyclictest -h or --json file (-1: all threads summed) as the reference.
     bool importCyclictest(const QString& path, int thread, QString* error = nullptr);
 
@@ -55,10 +70,20 @@ public:
 signals:
     /// A sentence for the status bar after each verb (what was written, how many samples, what is missing).
     void message(const QString& text);
+    /// openRecordingInBackground() ended: shown, refused or cancelled.
+    void openingFinished(bool shown);
 
 private:
+    struct Opening;
+    void finishOpening(); ///< on the GUI thread, when the reading thread is done
+    /// Shows a replayed recording in the latency page, the recorded system in the System dock.
+    void showRecording(const QString& path, const ReplayedRun& run, RecordingTimeline timeline);
     QString runRecording() const; ///< the recording that holds the shown run; empty if none
-    bool writeText(const QString& path, const std::string& text, QString* error);
+    /// Writes @p path as every output of rtscope is written: checked first (no link, no directory, a folder that
+    /// exists, not the recording the run is read from), then @p fill writes into a temporary that is renamed onto
+    /// @p path, so a failure leaves the file there as it was. @p fill returns why it could not write.
+    bool writeOutput(const QString& path, const std::function<Error(AtomicOutputFile&)>& fill, QString* error);
+    bool writeBytes(const QString& path, std::string_view bytes, QString* error);
     bool fail(QString* error, const QString& text);
     void updateActions();
     void showProbe(const SystemProbe& probe, bool recorded);
@@ -83,6 +108,7 @@ private:
     QAction* m_hist;
     QAction* m_json;
     QAction* m_csv;
+    std::unique_ptr<Opening> m_opening; ///< a recording being read off the GUI thread
 };
 
 } // namespace rtscope

@@ -1,5 +1,6 @@
 #include "ui/app/gui_options.h"
 
+#include "engine/io/output_file.h"
 #include "engine/util/units.h"
 
 #include <QCommandLineParser>
@@ -137,6 +138,15 @@ QStringList parseGuiOptions(const QStringList& arguments, GuiOptions& o, QString
     o.presentation = p.isSet("presentation");
     o.explain = p.isSet("explain");
     o.settingsFile = p.value("settings");
+    // Before any window work: a file the app will write goes in a folder that exists (one that does not is refused,
+    // not created as whoever runs the app), is no link, and is no file the app reads.
+    OutputPlan outputFiles;
+    outputFiles.addOutput("--screenshot", o.screenshot.toStdString());
+    outputFiles.addOutput("--settings", o.settingsFile.toStdString());
+    outputFiles.addInput("--open", o.open.toStdString());
+    outputFiles.addInput("--config-json", o.configJson.toStdString());
+    for (const std::string& problem : checkOutputs(outputFiles))
+        problems << QString::fromStdString(problem);
     o.theme = p.value("theme");
     if (!o.theme.isEmpty() && o.theme != "light" && o.theme != "dark")
         problems << QString("theme must be light or dark (got '%1')").arg(o.theme);

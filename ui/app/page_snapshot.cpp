@@ -1,7 +1,9 @@
 #include "ui/app/page_snapshot.h"
 
+#include "engine/io/output_file.h"
 #include "ui/experiment_page.h"
 
+#include <QBuffer>
 #include <QDateTime>
 #include <QDir>
 #include <QFileInfo>
@@ -16,6 +18,23 @@ QString defaultSnapshotFolder()
     if (pictures.isEmpty())
         pictures = QDir::homePath();
     return QDir(pictures).filePath("rtscope");
+}
+
+QByteArray pngBytes(const QPixmap& image)
+{
+    QByteArray png;
+    QBuffer buffer(&png);
+    if (!buffer.open(QIODevice::WriteOnly) || !image.save(&buffer, "PNG"))
+        return {};
+    return png;
+}
+
+Error writePng(const QPixmap& image, const QString& path)
+{
+    const QByteArray png = pngBytes(image);
+    if (png.isEmpty())
+        return {ErrorKind::System, "cannot encode the image of " + path.toStdString() + " as PNG"};
+    return writeFileAtomically(path.toStdString(), std::string_view(png.constData(), size_t(png.size())));
 }
 
 QString savePageSnapshot(ExperimentPage* page, const QString& folder, QString* error)
@@ -37,8 +56,8 @@ QString savePageSnapshot(ExperimentPage* page, const QString& folder, QString* e
     QString path = stem + ".png";
     for (int n = 2; QFileInfo::exists(path); ++n)
         path = QString("%1-%2.png").arg(stem).arg(n);
-    if (!widget->grab().save(path, "PNG"))
-        return fail(QObject::tr("cannot write %1").arg(path));
+    if (const Error e = writePng(widget->grab(), path))
+        return fail(QString::fromStdString(e.message));
     return path;
 }
 

@@ -1,5 +1,7 @@
 #include "ui/latency/latency_config_mapper.h"
 
+#include "ui/widgets/experiment_controls.h"
+
 #include "engine/rt/cpu_topology.h"
 #include "engine/util/units.h"
 #include "ui/widgets/period_editor.h"
@@ -11,15 +13,9 @@
 namespace rtscope {
 
 namespace {
-constexpr Policy kPolicies[] = {Policy::Other, Policy::Batch, Policy::Idle, Policy::Fifo, Policy::RR};
 constexpr WaiterKind kWaiters[] = {WaiterKind::Absolute, WaiterKind::Relative, WaiterKind::Timerfd,
                                    WaiterKind::Itimer,   WaiterKind::Posix,    WaiterKind::Busy};
 
-int selectedData(const QComboBox* box, int fallback)
-{
-    const QVariant v = box->currentData();
-    return v.isValid() ? v.toInt() : fallback;
-}
 } // namespace
 
 LatencyConfigMapper::LatencyConfigMapper(const LatencyControlWidgets& widgets)
@@ -30,7 +26,7 @@ void LatencyConfigMapper::populate(const std::vector<int>& cpus)
 {
     const QSignalBlocker b1(m_w.policy), b2(m_w.priority), b3(m_w.hogs), b4(m_w.cpu), b5(m_w.hogCpu), b6(m_w.waiter);
     m_w.policy->clear();
-    for (Policy p : kPolicies)
+    for (Policy p : kAllPolicies)
         m_w.policy->addItem(QString::fromLatin1(policyKernelName(p)), int(p));
     // FIFO and RR share the range; it comes from the kernel (sched_get_priority_min/max), not from a constant.
     m_w.priority->setRange(priorityMin(Policy::Fifo), priorityMax(Policy::Fifo));
@@ -95,19 +91,19 @@ void LatencyConfigMapper::setConfig(const LatencyConfig& c)
 LatencyConfig LatencyConfigMapper::config(const LatencyConfig& base) const
 {
     LatencyConfig c = base;
-    c.policy = Policy(selectedData(m_w.policy, int(base.policy)));
+    c.policy = Policy(comboData(m_w.policy, int(base.policy)));
     c.priority = isRealtime(c.policy) ? m_w.priority->value() : 0;
     c.periodNs = m_w.period->periodNs();
     c.hogs = m_w.hogs->value();
-    c.cpu = selectedData(m_w.cpu, base.cpu);
-    c.hogCpu = selectedData(m_w.hogCpu, base.hogCpu);
-    c.waiter = WaiterKind(selectedData(m_w.waiter, int(base.waiter)));
+    c.cpu = comboData(m_w.cpu, base.cpu);
+    c.hogCpu = comboData(m_w.hogCpu, base.hogCpu);
+    c.waiter = WaiterKind(comboData(m_w.waiter, int(base.waiter)));
     return c;
 }
 
 void LatencyConfigMapper::updateEnabled()
 {
-    m_w.priority->setEnabled(isRealtime(Policy(selectedData(m_w.policy, int(Policy::Other)))));
+    m_w.priority->setEnabled(isRealtime(Policy(comboData(m_w.policy, int(Policy::Other)))));
 }
 
 } // namespace rtscope

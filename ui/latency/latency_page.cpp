@@ -1,6 +1,7 @@
 #include "ui/latency/latency_page.h"
 
 #include "engine/experiments/latency_experiment.h"
+#include "engine/rt/system_threads.h"
 #include "engine/util/clock.h"
 #include "ui/app/config_json.h"
 #include "ui/explanation_pane.h"
@@ -30,6 +31,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <unistd.h>
 
 namespace rtscope {
 
@@ -243,7 +245,9 @@ bool LatencyPage::start()
     m_timer->start();
     updateRunStatus();
     emit runningChanged(true);
-    emit statusMessage(tr("Started: %1").arg(QString::fromStdString(c.label())));
+    const std::vector<std::string> others = otherMeasurementWarnings(c.resolvedCpus(m_cpus), getpid());
+    emit statusMessage(others.empty() ? tr("Started: %1").arg(QString::fromStdString(c.label()))
+                                      : tr("Started, but %1").arg(QString::fromStdString(others.front())));
     return true;
 }
 

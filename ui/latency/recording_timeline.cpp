@@ -47,9 +47,19 @@ public:
             m_lastNs = std::max(m_lastNs, s.wakeNs);
             while (size_t(at / m_columnNs) >= RecordingTimeline::kMaxColumns)
                 widen();
-            const size_t i = size_t(at / m_columnNs);
-            if (columns.size() <= i)
-                columns.resize(i + 1);
+            size_t i = size_t(at / m_columnNs);
+            if (columns.size() <= i) {
+                while (m_totalColumns + (i + 1 - columns.size()) > RecordingTimeline::kMaxTotalColumns) {
+                    widen();
+                    i = size_t(at / m_columnNs);
+                    if (columns.size() > i)
+                        break;
+                }
+                if (columns.size() <= i) {
+                    m_totalColumns += i + 1 - columns.size();
+                    columns.resize(i + 1);
+                }
+            }
             columns[i].add(s.latencyNs);
         }
     }
@@ -57,7 +67,7 @@ public:
     RecordingTimeline finish(const RecordingReadResult& read) const
     {
         RecordingTimeline out;
-        out.ok = read.headerRead && (read.ok || read.truncated);
+        out.ok = read.headerRead && (read.ok || read.truncated) && !read.cancelled;
         out.columnNs = m_columnNs;
         const int64_t endNs = std::max(read.endNs, m_lastNs);
         out.spanSec = double(std::max<int64_t>(0, endNs - m_startNs)) / 1e9;
@@ -77,27 +87,30 @@ private:
     void widen()
     {
         m_columnNs *= 2;
+        m_totalColumns = 0;
         for (auto& [cpu, columns] : m_cpus) {
             std::vector<Column> merged((columns.size() + 1) / 2);
             for (size_t i = 0; i < columns.size(); ++i)
                 merged[i / 2].add(columns[i]);
             columns = std::move(merged);
+            m_totalColumns += columns.size();
         }
     }
 
     int64_t m_startNs = 0;
     int64_t m_lastNs = 0;
     int64_t m_columnNs = 1'000'000; // the live timeline's 1 ms, while the run is short enough
+    size_t m_totalColumns = 0;      // of every CPU
     std::vector<int> m_threadCpus;
     std::map<int, std::vector<Column>> m_cpus;
 };
 
 } // namespace
 
-RecordingTimeline readRecordingTimeline(const QString& path)
+RecordingTimeline readRecordingTimeline(const QString& path, const RecordingProgress& progress)
 {
     TimelineReader reader;
-    const RecordingReadResult read = readRecordingFile(path.toStdString(), reader);
+    const RecordingReadResult read = readRecordingFile(path.toStdString(), reader, progress);
     return reader.finish(read);
 }
 

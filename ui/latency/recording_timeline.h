@@ -2,6 +2,7 @@
 // The timeline of a whole recording, per measured CPU: the replayed snapshot carries only the last 120 s (the
 // live aggregator's ring), so the recording is read once more into min/max columns whose width doubles whenever
 // the run outgrows them. However long the run, it costs at most kMaxColumns columns per CPU.
+#include "engine/io/recording.h"
 #include "ui/plot/plot_data.h"
 
 #include <QString>
@@ -13,6 +14,9 @@ namespace rtscope {
 
 struct RecordingTimeline {
     static constexpr size_t kMaxColumns = 8192; ///< several per pixel of the widest screen
+    /// All CPUs together: a recording's restarts may name any of 65 536 CPUs, so the columns are bounded as a whole
+    /// too (128 CPUs at full width); past it the columns widen for every CPU.
+    static constexpr size_t kMaxTotalColumns = 128 * kMaxColumns;
 
     struct Cpu {
         int cpu = -1;
@@ -25,6 +29,7 @@ struct RecordingTimeline {
 };
 
 /// Reads @p path (a .rtrec) into per-CPU columns. Samples are placed by their wake-up time, as the live timeline does.
-RecordingTimeline readRecordingTimeline(const QString& path);
+/// @p progress as for readRecordingFile(); when it stops the reading, ok is false.
+RecordingTimeline readRecordingTimeline(const QString& path, const RecordingProgress& progress = {});
 
 } // namespace rtscope

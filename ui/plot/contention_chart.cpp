@@ -25,8 +25,6 @@ namespace rtscope {
 
 namespace {
 constexpr int kBinsPerDecade = 20;
-// Empty bins are drawn at this count, below the first decade of the log count axis.
-constexpr double kCountFloor = 0.5;
 // The throughput axis counts thousands: "674" reads better than "674200" from the back of a room.
 constexpr double kRateScale = 1e3;
 
@@ -252,7 +250,7 @@ struct ContentionChart::Impl {
             for (uint64_t c : counts.back())
                 maxCount = std::max(maxCount, c);
         }
-        if (yRange.update(kCountFloor, double(maxCount)))
+        if (yRange.update(plot::kCountFloor, double(maxCount)))
             waitY->setRange(yRange.lower(), yRange.upper());
         const QPalette pal = owner->palette();
         for (size_t i = 0; i < waitSeries.size(); ++i) {
@@ -269,7 +267,7 @@ struct ContentionChart::Impl {
             pen.setCosmetic(true);
             if (s->pen() != pen)
                 s->setPen(pen);
-            s->replace(plot::stepPoints(edges, counts[i], kCountFloor));
+            s->replace(plot::stepPoints(edges, counts[i], plot::kCountFloor));
             s->setVisible(true);
         }
         // Hidden series keep no legend entry.
@@ -360,7 +358,7 @@ ContentionChart::ContentionChart(QWidget* parent)
     d->waitChart->addAxis(d->waitY, Qt::AlignLeft);
     d->xRange.setMinimumUpper(1);
     d->xRange.setLowestLower(0.01);
-    d->yRange.setFixedLower(kCountFloor);
+    d->yRange.setFixedLower(plot::kCountFloor);
     d->yRange.setMinimumUpper(10);
 
     auto* rateView = makeView(d->rateChart, this);

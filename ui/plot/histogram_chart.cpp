@@ -23,8 +23,6 @@ namespace rtscope {
 namespace {
 constexpr int kLinearBins = 200;
 constexpr int kLogBinsPerDecade = 50;
-// Empty bins are drawn at this count, below the first decade of a log count axis.
-constexpr double kCountFloor = 0.5;
 
 struct Extent {
     double min = 0;
@@ -71,7 +69,7 @@ struct HistogramChart::Impl {
         xRange.setScale(logX ? plot::AxisAutoRange::Scale::Log : plot::AxisAutoRange::Scale::Linear);
         xRange.setMinimumUpper(logX ? 10 : 10);
         xRange.setLowestLower(0.1);
-        yRange.setFixedLower(kCountFloor);
+        yRange.setFixedLower(plot::kCountFloor);
         yRange.setMinimumUpper(10);
     }
 
@@ -119,7 +117,8 @@ struct HistogramChart::Impl {
         for (size_t i = 0; i < overlays.size(); ++i) {
             overlayCounts[i] = plot::rebin(overlays[i].curve.buckets, edges);
             const bool any = !overlays[i].curve.buckets.empty();
-            overlaySeries[i]->replace(any ? plot::stepPoints(edges, overlayCounts[i], kCountFloor) : QList<QPointF>{});
+            overlaySeries[i]->replace(any ? plot::stepPoints(edges, overlayCounts[i], plot::kCountFloor)
+                                          : QList<QPointF>{});
         }
     }
 
@@ -137,7 +136,7 @@ struct HistogramChart::Impl {
         edges = logX ? plot::logEdges(lo, hi, kLogBinsPerDecade) : plot::linearEdges(lo, hi, kLinearBins);
         overlay->setAxis(lo, hi, logX);
         refCounts = refCurve ? plot::rebin(refCurve->buckets, edges) : std::vector<uint64_t>{};
-        reference->replace(refCurve ? plot::stepPoints(edges, refCounts, kCountFloor) : QList<QPointF>{});
+        reference->replace(refCurve ? plot::stepPoints(edges, refCounts, plot::kCountFloor) : QList<QPointF>{});
         rebinOverlays();
         ++axisUpdates;
     }
@@ -163,11 +162,11 @@ struct HistogramChart::Impl {
         for (const std::vector<uint64_t>& counts : overlayCounts)
             for (uint64_t c : counts)
                 maxCount = std::max(maxCount, c);
-        if (yRange.update(kCountFloor, double(maxCount)) || forceAxes) {
+        if (yRange.update(plot::kCountFloor, double(maxCount)) || forceAxes) {
             yLog->setRange(yRange.lower(), yRange.upper());
             ++axisUpdates;
         }
-        live->replace(e.any ? plot::stepPoints(edges, counts, kCountFloor) : QList<QPointF>{});
+        live->replace(e.any ? plot::stepPoints(edges, counts, plot::kCountFloor) : QList<QPointF>{});
         overlay->relayout();
     }
 };
@@ -289,7 +288,7 @@ void HistogramChart::setReference(const HistogramCurve* curve)
         d->reference->setName(curve->name);
     // The bins may stay as they are; the frozen counts are recomputed for them once.
     d->refCounts = d->refCurve ? plot::rebin(d->refCurve->buckets, d->edges) : std::vector<uint64_t>{};
-    d->reference->replace(d->refCurve ? plot::stepPoints(d->edges, d->refCounts, kCountFloor) : QList<QPointF>{});
+    d->reference->replace(d->refCurve ? plot::stepPoints(d->edges, d->refCounts, plot::kCountFloor) : QList<QPointF>{});
     d->redraw(false);
 }
 

@@ -29,6 +29,10 @@ std::vector<double> logEdges(double lo, double hi, int perDecade);
 /// edges go to the first or last bin, so nothing recorded disappears from the picture.
 std::vector<uint64_t> rebin(const std::vector<HistogramBucket>& buckets, const std::vector<double>& edges);
 
+/// The count at which empty bins are drawn on a log count axis: below its first decade, so an empty bin reads as
+/// nothing rather than disappearing from the line.
+inline constexpr double kCountFloor = 0.5;
+
 /// A step line through the bins: (e0, c0) (e1, c0) (e1, c1) (e2, c1) …; counts below @p floor are drawn at
 /// @p floor, which keeps empty bins on a log count axis.
 QList<QPointF> stepPoints(const std::vector<double>& edges, const std::vector<uint64_t>& counts, double floor);

@@ -1,5 +1,7 @@
 #include "ui/starvation/starvation_controls.h"
 
+#include "ui/widgets/experiment_controls.h"
+
 #include "engine/util/units.h"
 #include "ui/plot/chart_style.h"
 #include "ui/widgets/duration_spin_box.h"
@@ -16,13 +18,7 @@
 namespace rtscope {
 
 namespace {
-constexpr Policy kPolicies[] = {Policy::Fifo, Policy::RR};
-
-int selectedData(const QComboBox* box, int fallback)
-{
-    const QVariant v = box->currentData();
-    return v.isValid() ? v.toInt() : fallback;
-}
+constexpr Policy kRealtimePolicies[] = {Policy::Fifo, Policy::RR};
 
 QString rangeSentence(const char* field, int lo, int hi, int got)
 {
@@ -43,7 +39,7 @@ void StarvationConfigMapper::populate(const std::vector<int>& cpus)
     m_w.bursts->setRange(0, StarvationConfig::kMaxBursts);
     m_w.bursts->setSpecialValueText(QObject::tr("repeat until stopped"));
     m_w.policy->clear();
-    for (Policy p : kPolicies)
+    for (Policy p : kRealtimePolicies)
         m_w.policy->addItem(QString::fromLatin1(policyKernelName(p)), int(p));
     // The spinner must stay below the watchdog, which takes the top priority.
     m_w.priority->setRange(priorityMin(Policy::Fifo), StarvationConfig::kWatchdogPriority - 1);
@@ -103,11 +99,11 @@ StarvationConfig StarvationConfigMapper::config(const StarvationConfig& base) co
     c.burstNs = m_w.burst->valueNs();
     c.gapNs = m_w.gap->valueNs();
     c.bursts = m_w.bursts->value();
-    c.policy = Policy(selectedData(m_w.policy, int(base.policy)));
+    c.policy = Policy(comboData(m_w.policy, int(base.policy)));
     c.priority = m_w.priority->value();
     c.counters = m_w.counters->value();
     c.counterNice = m_w.counterNice->value();
-    c.cpu = selectedData(m_w.cpu, base.cpu);
+    c.cpu = comboData(m_w.cpu, base.cpu);
     c.controlCounter = m_w.controlCounter->isChecked();
     return c;
 }

@@ -1,5 +1,7 @@
 #include "ui/starvation/starvation_page.h"
 
+#include "ui/common/text_format.h"
+
 #include "engine/util/clock.h"
 #include "engine/util/units.h"
 #include "ui/explanation_pane.h"
@@ -23,11 +25,6 @@
 namespace rtscope {
 
 namespace {
-QString duration(int64_t ns)
-{
-    return QString::fromStdString(formatDuration(ns));
-}
-
 double secondsSince(int64_t t, int64_t start)
 {
     return double(t - start) / double(kNsPerSec);
@@ -253,7 +250,7 @@ QString StarvationPage::watchdogText() const
     QStringList lines;
     for (const WatchdogTrip& t : s.watchdogTrips) {
         const QString how =
-            t.atStop ? tr("when the run stopped") : tr("%1 past its deadline").arg(duration(t.overrunNs()));
+            t.atStop ? tr("when the run stopped") : tr("%1 past its deadline").arg(durationQt(t.overrunNs()));
         lines << tr("⚠ WATCHDOG: the spinner (thread %1) was demoted to SCHED_OTHER %2%3")
                      .arg(t.tid)
                      .arg(how)
@@ -276,7 +273,7 @@ void StarvationPage::drawCounters(const StarvationSnapshot& s)
                                           .arg(QString::fromStdString(policyLabel(s.config.policy, s.config.priority)))
                                           .arg(QString())
                                           .arg(s.config.cpu)
-                                          .arg(duration(s.publishedNs - spinning->startNs)));
+                                          .arg(durationQt(s.publishedNs - spinning->startNs)));
         bg = "#c62828";
     } else if (s.running && !s.finished) {
         m_spinnerTile.value->setText(tr("asleep"));
@@ -352,11 +349,11 @@ void StarvationPage::drawChart(const StarvationSnapshot& s)
                                   : tr("burst %1 · %2 %3")
                                         .arg(b.index)
                                         .arg(QString::fromStdString(policyLabel(s.config.policy, s.config.priority)))
-                                        .arg(duration(b.spinnerNs()));
+                                        .arg(durationQt(b.spinnerNs()));
         d.bursts.push_back(band);
         for (const ThrottleWindow& w : b.windows)
             d.windows.push_back({secondsSince(w.startNs, s.startNs), secondsSince(w.endNs, s.startNs),
-                                 tr("window %1").arg(duration(w.lengthNs()))});
+                                 tr("window %1").arg(durationQt(w.lengthNs()))});
     }
     m_chart->setData(d);
 }
@@ -372,7 +369,7 @@ void StarvationPage::drawKernelLine(const StarvationSnapshot& s)
     QStringList measured;
     for (const BurstRecord& b : s.bursts)
         for (const ThrottleWindow& w : b.windows)
-            measured << tr("%1 at +%2").arg(duration(w.lengthNs()), duration(w.offsetNs));
+            measured << tr("%1 at +%2").arg(durationQt(w.lengthNs()), durationQt(w.offsetNs));
     QString windows;
     if (s.bursts.empty())
         windows = tr("none yet");
@@ -405,15 +402,15 @@ QString StarvationPage::explanation() const
                "are the kernel's last-resort safety net. <b>Nobody should rely on it</b>. The spinner checks "
                "its own deadline; a watchdog (priority %1, another CPU) demotes it %2 past it.")
                 .arg(StarvationConfig::kWatchdogPriority)
-                .arg(duration(StarvationConfig::kWatchdogMarginNs));
+                .arg(durationQt(StarvationConfig::kWatchdogMarginNs));
     e.thisMachine << kernelSentence(m_probe);
     if (k.rtRuntimeUs && k.rtPeriodUs && *k.rtRuntimeUs >= 0)
         e.thisMachine << tr("<b>RT throttling</b>: real-time threads may use %1 of every %2 on a CPU "
                             "(<code>sched_rt_runtime_us</code> %3), leaving %4 to the others: in a burst longer than "
                             "%1, expect about one window that long per %2.")
-                             .arg(duration(*k.rtRuntimeUs * kNsPerUs), duration(*k.rtPeriodUs * kNsPerUs))
+                             .arg(durationQt(*k.rtRuntimeUs * kNsPerUs), durationQt(*k.rtPeriodUs * kNsPerUs))
                              .arg(*k.rtRuntimeUs)
-                             .arg(duration((*k.rtPeriodUs - *k.rtRuntimeUs) * kNsPerUs));
+                             .arg(durationQt((*k.rtPeriodUs - *k.rtRuntimeUs) * kNsPerUs));
     else if (k.rtRuntimeUs && *k.rtRuntimeUs < 0)
         e.thisMachine << tr("<b>RT throttling is off</b> (<code>sched_rt_runtime_us</code> = -1).");
     else

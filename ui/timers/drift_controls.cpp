@@ -1,5 +1,9 @@
 #include "ui/timers/drift_controls.h"
 
+#include "ui/widgets/experiment_controls.h"
+
+#include "ui/common/text_format.h"
+
 #include "engine/util/units.h"
 #include "ui/plot/chart_style.h"
 #include "ui/widgets/duration_spin_box.h"
@@ -20,20 +24,7 @@
 
 namespace rtscope {
 
-namespace {
-constexpr Policy kPolicies[] = {Policy::Other, Policy::Batch, Policy::Idle, Policy::Fifo, Policy::RR};
-
-int selectedData(const QComboBox* box, int fallback)
-{
-    const QVariant v = box->currentData();
-    return v.isValid() ? v.toInt() : fallback;
-}
-
-QString dur(int64_t ns)
-{
-    return QString::fromStdString(formatDuration(ns));
-}
-} // namespace
+namespace {} // namespace
 
 DriftConfigMapper::DriftConfigMapper(const DriftControlWidgets& widgets)
     : m_w(widgets)
@@ -44,7 +35,7 @@ void DriftConfigMapper::populate(const std::vector<int>& cpus)
     const QSignalBlocker b1(m_w.policy), b2(m_w.priority), b3(m_w.cpu), b4(m_w.slack), b5(m_w.lengthMode),
         b6(m_w.ticks), b7(m_w.workPercent), b8(m_w.duration), b9(m_w.slackCustom);
     m_w.policy->clear();
-    for (Policy p : kPolicies)
+    for (Policy p : kAllPolicies)
         m_w.policy->addItem(QString::fromLatin1(policyKernelName(p)), int(p));
     m_w.priority->setRange(priorityMin(Policy::Fifo), priorityMax(Policy::Fifo));
     m_w.priority->setValue(kDefaultRtPriority);
@@ -76,10 +67,10 @@ QStringList DriftConfigMapper::unrepresentable(const DriftConfig& c) const
         return out; // validate() already names the period; the work percentage cannot be judged without it
     if (c.workNs >= 0 && (c.workNs * 100) % c.periodNs != 0)
         out << QString("work must be a whole percentage of the period in the window (got %1 of %2)")
-                   .arg(dur(c.workNs), dur(c.periodNs));
+                   .arg(durationQt(c.workNs), durationQt(c.periodNs));
     if (c.durationNs != 0 && (c.durationNs < kMinDurationNs || c.durationNs > DriftConfig::kMaxRunNs))
         out << QString("duration must be between %1 and %2 in the window (got %3)")
-                   .arg(dur(kMinDurationNs), dur(DriftConfig::kMaxRunNs), dur(c.durationNs));
+                   .arg(durationQt(kMinDurationNs), durationQt(DriftConfig::kMaxRunNs), durationQt(c.durationNs));
     if (m_w.cpu->findData(c.cpu) < 0)
         out << QString("cpu must be one of the online CPUs (got %1)").arg(c.cpu);
     for (WaiterKind k : c.methods)
@@ -127,10 +118,10 @@ DriftConfig DriftConfigMapper::config(const DriftConfig& base) const
     c.periodNs = m_w.period->periodNs();
     c.workNs = c.periodNs * m_w.workPercent->value() / 100;
     c.ticks = m_w.ticks->value();
-    c.durationNs = selectedData(m_w.lengthMode, 0) == 1 ? m_w.duration->valueNs() : 0;
-    c.policy = Policy(selectedData(m_w.policy, int(base.policy)));
+    c.durationNs = comboData(m_w.lengthMode, 0) == 1 ? m_w.duration->valueNs() : 0;
+    c.policy = Policy(comboData(m_w.policy, int(base.policy)));
     c.priority = isRealtime(c.policy) ? m_w.priority->value() : 0;
-    switch (SlackChoice(selectedData(m_w.slack, int(SlackChoice::Default)))) {
+    switch (SlackChoice(comboData(m_w.slack, int(SlackChoice::Default)))) {
     case SlackChoice::Default:
         c.timerSlackNs = 0;
         break;
@@ -141,7 +132,7 @@ DriftConfig DriftConfigMapper::config(const DriftConfig& base) const
         c.timerSlackNs = m_w.slackCustom->valueNs();
         break;
     }
-    c.cpu = selectedData(m_w.cpu, base.cpu);
+    c.cpu = comboData(m_w.cpu, base.cpu);
     c.methods.clear();
     // The table and the legend follow the canonical order: naive first, the absolute timers after it.
     for (WaiterKind k : kDriftMethods)
@@ -152,9 +143,9 @@ DriftConfig DriftConfigMapper::config(const DriftConfig& base) const
 
 void DriftConfigMapper::updateEnabled()
 {
-    m_w.priority->setEnabled(isRealtime(Policy(selectedData(m_w.policy, int(Policy::Other)))));
-    m_w.slackCustom->setEnabled(selectedData(m_w.slack, 0) == int(SlackChoice::Custom));
-    const bool byDuration = selectedData(m_w.lengthMode, 0) == 1;
+    m_w.priority->setEnabled(isRealtime(Policy(comboData(m_w.policy, int(Policy::Other)))));
+    m_w.slackCustom->setEnabled(comboData(m_w.slack, 0) == int(SlackChoice::Custom));
+    const bool byDuration = comboData(m_w.lengthMode, 0) == 1;
     m_w.ticks->setEnabled(!byDuration);
     m_w.duration->setEnabled(byDuration);
 }

@@ -1,5 +1,7 @@
 #include "ui/timers/drift_page.h"
 
+#include "ui/common/text_format.h"
+
 #include "engine/experiments/timers/timer_config_util.h"
 #include "engine/util/units.h"
 #include "ui/explanation_pane.h"
@@ -22,12 +24,7 @@
 
 namespace rtscope {
 
-namespace {
-QString dur(int64_t ns)
-{
-    return QString::fromStdString(formatDuration(ns));
-}
-} // namespace
+namespace {} // namespace
 
 DriftPage::DriftPage(const SystemProbe& probe, QWidget* parent)
     : DriftPageBase(probe, kRefreshMs, unpinnedTopology(), parent)
@@ -174,14 +171,14 @@ void DriftPage::drawFacts(const DriftConfig& c, const DriftSnapshot* s)
 {
     const bool dark = plot::isDarkPalette(palette());
     if (s && !s->slackNote.empty()) {
-        m_slack->setValue(dur(s->effectiveSlackNs),
+        m_slack->setValue(durationQt(s->effectiveSlackNs),
                           tr("%1 — read back in the methods' threads").arg(QString::fromStdString(s->slackNote)));
     } else if (isRealtime(c.policy)) {
-        m_slack->setValue(dur(0), tr("real-time threads get no slack"));
+        m_slack->setValue(durationQt(0), tr("real-time threads get no slack"));
     } else if (c.timerSlackNs == 0) {
-        m_slack->setValue(dur(m_probe.timerSlackNs), tr("this kernel's default (prctl PR_GET_TIMERSLACK)"));
+        m_slack->setValue(durationQt(m_probe.timerSlackNs), tr("this kernel's default (prctl PR_GET_TIMERSLACK)"));
     } else {
-        m_slack->setValue(dur(c.timerSlackNs), tr("set with prctl(PR_SET_TIMERSLACK)"));
+        m_slack->setValue(durationQt(c.timerSlackNs), tr("set with prctl(PR_SET_TIMERSLACK)"));
     }
     const int64_t slack =
         s ? s->effectiveSlackNs : (isRealtime(c.policy) ? 0 : (c.timerSlackNs ? c.timerSlackNs : m_probe.timerSlackNs));
@@ -190,9 +187,9 @@ void DriftPage::drawFacts(const DriftConfig& c, const DriftSnapshot* s)
                        s && s->config.cpu >= 0 ? tr("every method on CPU %1").arg(s->config.cpu)
                                                : tr("every method on one CPU"));
     const int64_t ticks = c.tickCount();
-    m_period->setValue(dur(c.periodNs), tr("nominal %1 Hz · work %2 per tick")
-                                            .arg(1e9 / double(std::max<int64_t>(c.periodNs, 1)), 0, 'f', 1)
-                                            .arg(dur(c.workNs)));
+    m_period->setValue(durationQt(c.periodNs), tr("nominal %1 Hz · work %2 per tick")
+                                                   .arg(1e9 / double(std::max<int64_t>(c.periodNs, 1)), 0, 'f', 1)
+                                                   .arg(durationQt(c.workNs)));
     if (!s) {
         m_progress->setValue(tr("%1 ticks").arg(ticks), tr("press Start"));
         return;
@@ -225,10 +222,11 @@ QString DriftPage::explanation() const
                   "count the ticks they miss. More work per tick steepens the naive slope.");
     e.why = tr("<code>work(); nanosleep(P)</code> sleeps P <i>from now</i>: every late wake-up and the work are "
                "added and never paid back. An absolute timer aims tick k at t0 + k·P.");
-    e.thisMachine << kernelSentence(m_probe) << slackSentence(m_probe)
-                  << tr("So a naive tick can wake up to %1 late on top of its work.").arg(dur(m_probe.timerSlackNs))
-                  << tr("Clock source <b>%1</b>.").arg(QString::fromStdString(m_probe.clocksource).toHtmlEscaped())
-                  << vmSentence(m_probe);
+    e.thisMachine
+        << kernelSentence(m_probe) << slackSentence(m_probe)
+        << tr("So a naive tick can wake up to %1 late on top of its work.").arg(durationQt(m_probe.timerSlackNs))
+        << tr("Clock source <b>%1</b>.").arg(QString::fromStdString(m_probe.clocksource).toHtmlEscaped())
+        << vmSentence(m_probe);
     return explanationHtml(e);
 }
 

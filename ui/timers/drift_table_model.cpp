@@ -1,5 +1,7 @@
 #include "ui/timers/drift_table_model.h"
 
+#include "ui/common/text_format.h"
+
 #include "engine/util/units.h"
 
 #include <QBrush>
@@ -11,12 +13,6 @@
 namespace rtscope {
 
 namespace {
-QString dur(int64_t ns)
-{
-    // formatDuration has no sign for negative drift in every unit; keep the sign visible ourselves.
-    return ns < 0 ? "−" + QString::fromStdString(formatDuration(-ns)) : QString::fromStdString(formatDuration(ns));
-}
-
 QString slopeText(double nsPerTick)
 {
     const double us = nsPerTick / 1e3;
@@ -123,7 +119,7 @@ QVariant DriftTableModel::data(const QModelIndex& index, int role) const
         case Ticks:
             return QString::number(r.lastTick);
         case Drift:
-            return any ? dur(r.driftNs) : QString("–");
+            return any ? signedDurationQt(r.driftNs) : QString("–");
         case Slope:
             return r.lastTick >= 2 ? slopeText(r.slopeNs) : QString("–");
         case RateHz:
@@ -133,9 +129,9 @@ QVariant DriftTableModel::data(const QModelIndex& index, int role) const
         case Missed:
             return QString::number(r.missed);
         case LatenessP50:
-            return any ? dur(r.p50Ns) : QString("–");
+            return any ? signedDurationQt(r.p50Ns) : QString("–");
         case LatenessP99:
-            return any ? dur(r.p99Ns) : QString("–");
+            return any ? signedDurationQt(r.p99Ns) : QString("–");
         case Dropped:
             return QString::number(r.drops);
         case Count:

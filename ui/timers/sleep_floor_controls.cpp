@@ -1,5 +1,7 @@
 #include "ui/timers/sleep_floor_controls.h"
 
+#include "ui/widgets/experiment_controls.h"
+
 #include "engine/util/units.h"
 #include "ui/plot/chart_style.h"
 #include "ui/widgets/duration_spin_box.h"
@@ -22,12 +24,6 @@
 namespace rtscope {
 
 namespace {
-int selectedData(const QComboBox* box, int fallback)
-{
-    const QVariant v = box->currentData();
-    return v.isValid() ? v.toInt() : fallback;
-}
-
 QStringList requestItems(const QString& text)
 {
     QStringList items;
@@ -155,7 +151,7 @@ SleepFloorConfig SleepFloorConfigMapper::config(const SleepFloorConfig& base) co
     for (SleepMethod m : kSleepMethods)
         if (auto it = m_w.methods.find(m); it != m_w.methods.end() && it->second->isChecked())
             c.methods.push_back(m);
-    switch (SlackChoice(selectedData(m_w.slack, int(SlackChoice::Default)))) {
+    switch (SlackChoice(comboData(m_w.slack, int(SlackChoice::Default)))) {
     case SlackChoice::Default:
         c.timerSlackNs = 0;
         break;
@@ -166,18 +162,18 @@ SleepFloorConfig SleepFloorConfigMapper::config(const SleepFloorConfig& base) co
         c.timerSlackNs = m_w.slackCustom->valueNs();
         break;
     }
-    c.policy = Policy(selectedData(m_w.policy, int(base.policy)));
+    c.policy = Policy(comboData(m_w.policy, int(base.policy)));
     c.priority = isRealtime(c.policy) ? m_w.priority->value() : 0;
     c.backgroundLoad = m_w.load->isChecked();
     c.hybridMarginNs = m_w.margin->valueNs();
-    c.cpu = selectedData(m_w.cpu, base.cpu);
+    c.cpu = comboData(m_w.cpu, base.cpu);
     return c;
 }
 
 void SleepFloorConfigMapper::updateEnabled()
 {
-    m_w.priority->setEnabled(isRealtime(Policy(selectedData(m_w.policy, int(Policy::Other)))));
-    m_w.slackCustom->setEnabled(selectedData(m_w.slack, 0) == int(SlackChoice::Custom));
+    m_w.priority->setEnabled(isRealtime(Policy(comboData(m_w.policy, int(Policy::Other)))));
+    m_w.slackCustom->setEnabled(comboData(m_w.slack, 0) == int(SlackChoice::Custom));
     if (auto it = m_w.methods.find(SleepMethod::Hybrid); it != m_w.methods.end())
         m_w.margin->setEnabled(it->second->isChecked());
 }

@@ -1,5 +1,7 @@
 #include "ui/timers/sleep_floor_page.h"
 
+#include "ui/common/text_format.h"
+
 #include "engine/util/units.h"
 #include "ui/explanation_pane.h"
 #include "ui/plot/chart_style.h"
@@ -22,11 +24,6 @@
 namespace rtscope {
 
 namespace {
-QString dur(int64_t ns)
-{
-    return QString::fromStdString(formatDuration(ns));
-}
-
 bool sleeps(SleepMethod m)
 {
     return m == SleepMethod::Nanosleep || m == SleepMethod::Relative || m == SleepMethod::Absolute;
@@ -161,7 +158,7 @@ void SleepFloorPage::drawFacts(const SleepFloorConfig& c, const SleepFloorSnapsh
 {
     const bool dark = plot::isDarkPalette(palette());
     const int64_t res = s && s->clockResolutionNs ? s->clockResolutionNs : m_probe.clockResolutionNs;
-    m_resolution->setValue(dur(res), tr("how finely the clock can be <i>read</i>"));
+    m_resolution->setValue(durationQt(res), tr("how finely the clock can be <i>read</i>"));
     m_resolution->setAccent(dark ? "#81c784" : "#2e7d32");
 
     // The floor: the smallest request's median, for the methods that really sleep; busy-waiting is the
@@ -176,16 +173,16 @@ void SleepFloorPage::drawFacts(const SleepFloorConfig& c, const SleepFloorSnapsh
             const SleepMethod method = s->config.methods[m];
             if (sleeps(method)) {
                 floor = floor < 0 ? s->floorNs[m] : std::min(floor, s->floorNs[m]);
-                parts << QString("%1 %2").arg(QString::fromLatin1(sleepMethodName(method)), dur(s->floorNs[m]));
+                parts << QString("%1 %2").arg(QString::fromLatin1(sleepMethodName(method)), durationQt(s->floorNs[m]));
             } else if (spin.isEmpty()) {
-                spin = tr("busy-wait: %1, burning the CPU").arg(dur(s->floorNs[m]));
+                spin = tr("busy-wait: %1, burning the CPU").arg(durationQt(s->floorNs[m]));
             }
         }
     }
     if (floor >= 0) {
-        const QString request = dur(s->config.requestsNs.front());
+        const QString request = durationQt(s->config.requestsNs.front());
         m_floor->setValue(
-            tr("%1").arg(dur(floor)),
+            tr("%1").arg(durationQt(floor)),
             tr("median of a %1 sleep: %2%3%4")
                 .arg(request, parts.join(" · "), spin.isEmpty() ? QString() : " · " + spin,
                      m_reference.isEmpty() ? QString() : tr("<br><b>reference:</b> %1").arg(m_reference)));
@@ -197,13 +194,13 @@ void SleepFloorPage::drawFacts(const SleepFloorConfig& c, const SleepFloorSnapsh
     }
 
     if (s && s->timerSlackNs >= 0) {
-        m_slack->setValue(dur(s->effectiveSlackNs), QString::fromStdString(s->slackNote));
+        m_slack->setValue(durationQt(s->effectiveSlackNs), QString::fromStdString(s->slackNote));
     } else if (isRealtime(c.policy)) {
-        m_slack->setValue(dur(0), tr("real-time threads get no slack"));
+        m_slack->setValue(durationQt(0), tr("real-time threads get no slack"));
     } else if (c.timerSlackNs == 0) {
-        m_slack->setValue(dur(m_probe.timerSlackNs), tr("this kernel's default"));
+        m_slack->setValue(durationQt(m_probe.timerSlackNs), tr("this kernel's default"));
     } else {
-        m_slack->setValue(dur(c.timerSlackNs), tr("set with prctl(PR_SET_TIMERSLACK)"));
+        m_slack->setValue(durationQt(c.timerSlackNs), tr("set with prctl(PR_SET_TIMERSLACK)"));
     }
     const int64_t slack = s && s->timerSlackNs >= 0
                               ? s->effectiveSlackNs
@@ -217,10 +214,11 @@ void SleepFloorPage::drawFacts(const SleepFloorConfig& c, const SleepFloorSnapsh
         return;
     }
     const double pct = s->samplesTotal ? 100.0 * double(s->samplesDone) / double(s->samplesTotal) : 0;
-    const QString state = s->running ? (s->currentRequest >= 0 && size_t(s->currentRequest) < c.requestsNs.size()
-                                            ? tr("measuring %1").arg(dur(c.requestsNs[size_t(s->currentRequest)]))
-                                            : tr("running"))
-                                     : (s->finished ? tr("finished") : tr("stopped"));
+    const QString state = s->running
+                              ? (s->currentRequest >= 0 && size_t(s->currentRequest) < c.requestsNs.size()
+                                     ? tr("measuring %1").arg(durationQt(c.requestsNs[size_t(s->currentRequest)]))
+                                     : tr("running"))
+                              : (s->finished ? tr("finished") : tr("stopped"));
     m_progress->setValue(QString("%1 %").arg(pct, 0, 'f', 0),
                          tr("%1 of %2 waits · %3").arg(s->samplesDone).arg(s->samplesTotal).arg(state));
 }
@@ -273,7 +271,8 @@ QString SleepFloorPage::policyText() const
 QString SleepFloorPage::explanation() const
 {
     Explanation e;
-    e.title = tr("The sleep floor: the clock reads to %1, a sleep costs far more").arg(dur(m_probe.clockResolutionNs));
+    e.title =
+        tr("The sleep floor: the clock reads to %1, a sleep costs far more").arg(durationQt(m_probe.clockResolutionNs));
     e.looking = tr("One thread sleeps for each requested length with each method and measures what it got: "
                    "requested against actual, log-log. The dashed diagonal is a perfect sleep, the dotted line "
                    "<b>clock_getres</b>; lines are medians, triangles p99.");
@@ -284,11 +283,11 @@ QString SleepFloorPage::explanation() const
                "idle CPU, leaving the idle state.");
     e.thisMachine << kernelSentence(m_probe)
                   << tr("clock_getres = <b>%1</b>, clock source <b>%2</b>.")
-                         .arg(dur(m_probe.clockResolutionNs),
+                         .arg(durationQt(m_probe.clockResolutionNs),
                               QString::fromStdString(m_probe.clocksource).toHtmlEscaped())
                   << slackSentence(m_probe)
                   << tr("So a SCHED_OTHER sleep may end up to %1 late, on top of the cost of waking up.")
-                         .arg(dur(m_probe.timerSlackNs))
+                         .arg(durationQt(m_probe.timerSlackNs))
                   << vmSentence(m_probe);
     return explanationHtml(e);
 }

@@ -1,5 +1,7 @@
 #include "ui/timers/sleep_floor_table_model.h"
 
+#include "ui/common/text_format.h"
+
 #include "engine/util/units.h"
 
 #include <QBrush>
@@ -10,11 +12,6 @@
 namespace rtscope {
 
 namespace {
-QString dur(int64_t ns)
-{
-    return ns < 0 ? "−" + QString::fromStdString(formatDuration(-ns)) : QString::fromStdString(formatDuration(ns));
-}
-
 QString ratio(double r)
 {
     if (r <= 0)
@@ -98,23 +95,23 @@ QVariant SleepFloorTableModel::data(const QModelIndex& index, int role) const
         switch (Column(index.column())) {
         case Request:
             // The first row of each request names it; the others leave it blank, so the groups read at a glance.
-            return index.row() % int(m_methods) == 0 ? dur(c.requestNs) : QString();
+            return index.row() % int(m_methods) == 0 ? signedDurationQt(c.requestNs) : QString();
         case Method:
             return QString::fromLatin1(sleepMethodLabel(c.method));
         case Samples:
             return QString::number(c.samples);
         case Median:
-            return any ? dur(c.p50Ns) : QString("…");
+            return any ? signedDurationQt(c.p50Ns) : QString("…");
         case P99:
-            return any ? dur(c.p99Ns) : QString("…");
+            return any ? signedDurationQt(c.p99Ns) : QString("…");
         case Max:
-            return any ? dur(c.maxNs) : QString("…");
+            return any ? signedDurationQt(c.maxNs) : QString("…");
         case Overshoot:
-            return any ? dur(c.overshootNs) : QString("…");
+            return any ? signedDurationQt(c.overshootNs) : QString("…");
         case Ratio:
             return any ? ratio(c.overshootRatio) : QString("…");
         case CpuPerWait:
-            return any ? dur(int64_t(c.cpuPerWaitNs + 0.5)) : QString("…");
+            return any ? signedDurationQt(int64_t(c.cpuPerWaitNs + 0.5)) : QString("…");
         case CpuShare:
             return any ? QString("%1 %").arg(c.cpuShare * 100, 0, 'f', 0) : QString("…");
         case Count:

@@ -51,6 +51,20 @@ std::string driftMethodList()
     return out;
 }
 
+std::string DriftConfig::durationProblem() const
+{
+    const bool periodOk = periodNs >= kMinPeriodNs && periodNs <= kMaxPeriodNs;
+    const int64_t lo = periodOk ? kMinTicks * periodNs : kMinTicks * kMinPeriodNs;
+    if (durationNs < lo || durationNs > kMaxRunNs)
+        return "duration must be between " + formatDuration(lo) + " (two periods) and " + formatDuration(kMaxRunNs) +
+               " (got " + formatDuration(durationNs) + ")";
+    if (periodOk && durationNs / periodNs > kMaxTicks)
+        return "duration must be at most " + std::to_string(kMaxTicks) + " periods (" +
+               formatDuration(kMaxTicks * periodNs) + " at " + formatDuration(periodNs) + ") (got " +
+               formatDuration(durationNs) + ")";
+    return {};
+}
+
 std::vector<std::string> DriftConfig::validate(const CpuTopology& cpus) const
 {
     std::vector<std::string> out;
@@ -69,15 +83,8 @@ std::vector<std::string> DriftConfig::validate(const CpuTopology& cpus) const
     }
 
     if (durationNs != 0) {
-        const int64_t lo = periodOk ? kMinTicks * periodNs : kMinTicks * kMinPeriodNs;
-        if (durationNs < lo || durationNs > kMaxRunNs)
-            out.push_back("duration must be between " + formatDuration(lo) + " (two periods) and " +
-                          formatDuration(kMaxRunNs) + ", or 0 to give ticks instead (got " +
-                          formatDuration(durationNs) + ")");
-        else if (periodOk && durationNs / periodNs > kMaxTicks)
-            out.push_back("duration must be at most " + std::to_string(kMaxTicks) + " periods (" +
-                          formatDuration(kMaxTicks * periodNs) + " at " + formatDuration(periodNs) + ") (got " +
-                          formatDuration(durationNs) + ")");
+        if (std::string p = durationProblem(); !p.empty())
+            out.push_back(std::move(p));
     } else if (ticks < kMinTicks || ticks > kMaxTicks) {
         out.push_back("ticks must be between " + std::to_string(kMinTicks) + " and " + std::to_string(kMaxTicks) +
                       " (got " + std::to_string(ticks) + ")");

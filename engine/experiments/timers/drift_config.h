@@ -57,6 +57,9 @@ struct DriftConfig {
 
     /// @brief Every problem as a sentence naming the field and its allowed range; empty when valid.
     std::vector<std::string> validate(const CpuTopology& cpus) const;
+    /// @brief The sentence for durationNs outside two periods … kMaxRunNs or kMaxTicks periods, empty inside.
+    /// validate() asks it for a non-zero durationNs (0 is "use ticks"); the command line also for a given 0.
+    std::string durationProblem() const;
 
     int resolvedCpu(const CpuTopology& cpus) const; ///< cpu, or the default
     int64_t tickCount() const;                      ///< ticks, or duration / period

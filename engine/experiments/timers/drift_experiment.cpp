@@ -19,14 +19,6 @@ constexpr int64_t kReadyTimeoutNs = 2 * kNsPerSec;
 // timer, so the first tick is not reported missed because a thread was still waking up.
 constexpr int64_t kStartLeadNs = 5 * kNsPerMs;
 
-std::string joinErrors(const std::vector<std::string>& errors)
-{
-    std::string out;
-    for (const auto& e : errors)
-        out += (out.empty() ? "" : "\n") + e;
-    return out;
-}
-
 // Busy work on the wall clock, so the naive loop's schedule slips by exactly the work it did, whoever else
 // shares the CPU. Polls both stop flags: a 900 ms work item must not delay Stop.
 bool spinUntil(int64_t endNs, const std::atomic<bool>& stop, const std::atomic<bool>& quit)
@@ -212,7 +204,8 @@ void DriftExperiment::methodLoop(Worker& w, const std::atomic<bool>& stop)
     int64_t lastTick = 0;
     while (!stop.load(std::memory_order_relaxed) && !m_quit.load(std::memory_order_relaxed)) {
         const WaitResult r = waiter->waitNext();
-        if (r.interrupted)
+        // A wake-up that returns after a stop request is not measured: the thread may have been demoted meanwhile.
+        if (r.interrupted || stop.load(std::memory_order_acquire) || m_quit.load(std::memory_order_acquire))
             continue;
         if (r.error) {
             w.error = std::string("wait failed: ") + std::strerror(r.error);

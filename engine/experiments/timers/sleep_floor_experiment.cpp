@@ -18,14 +18,6 @@ namespace {
 
 constexpr int kMaxLoadThreads = 256;
 
-std::string joinErrors(const std::vector<std::string>& errors)
-{
-    std::string out;
-    for (const auto& e : errors)
-        out += (out.empty() ? "" : "\n") + e;
-    return out;
-}
-
 enum class WaitOutcome { Done, Interrupted, Failed };
 
 // Spins to @p deadlineNs on the vDSO clock. Polls the stop flag: even a 100 ms request must not delay Stop.
@@ -279,8 +271,10 @@ void SleepFloorExperiment::measuringLoop(const std::atomic<bool>& stop)
                 const WaitOutcome o = waitOnce(methods[m], t0, requests[r], margin, stop, err);
                 const int64_t t1 = nowNs();
                 const int64_t cpu1 = threadCpuNs();
-                if (o == WaitOutcome::Interrupted)
-                    continue; // a stop request: the next turn sees the flag
+                // A stop request: the next turn sees the flag. A wait that ended after the request is not
+                // measured either, whatever it returned: the thread may have been demoted meanwhile.
+                if (o == WaitOutcome::Interrupted || stop.load(std::memory_order_acquire))
+                    continue;
                 if (o == WaitOutcome::Failed) {
                     m_workerError = std::string(sleepMethodName(methods[m])) + " failed: " + std::strerror(err);
                     failed = true;

@@ -36,11 +36,25 @@ void checkMethodList(std::vector<std::string>& out, const std::vector<T>& method
         out.push_back("methods must name at least one of " + choices + " (got none)");
         return;
     }
+    // Each method named once in each sentence, however often the list repeats it.
+    std::vector<T> refused, repeated;
+    const auto once = [](std::vector<T>& list, const T& m) {
+        if (std::find(list.begin(), list.end(), m) == list.end())
+            list.push_back(m);
+    };
     for (size_t i = 0; i < methods.size(); ++i) {
         if (!valid(methods[i]))
-            out.push_back("methods: '" + name(methods[i]) + "' is not allowed here; choose from " + choices);
+            once(refused, methods[i]);
         else if (std::find(methods.begin(), methods.begin() + i, methods[i]) != methods.begin() + i)
-            out.push_back("methods must not repeat '" + name(methods[i]) + "'");
+            once(repeated, methods[i]);
+    }
+    for (const T& m : refused)
+        out.push_back("methods: '" + name(m) + "' is not allowed here; choose from " + choices);
+    if (!repeated.empty()) {
+        std::string names;
+        for (const T& m : repeated)
+            names += (names.empty() ? "'" : ", '") + name(m) + "'";
+        out.push_back("methods must not repeat " + names);
     }
 }
 

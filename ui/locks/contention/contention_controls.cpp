@@ -16,7 +16,6 @@
 namespace rtscope {
 
 namespace {
-constexpr Policy kPolicies[] = {Policy::Other, Policy::Batch, Policy::Idle, Policy::Fifo, Policy::RR};
 constexpr int kDefaultRtPriority = 50;
 
 QString kindList(const std::vector<LockKind>& kinds)
@@ -58,7 +57,7 @@ void ContentionConfigMapper::populate(const std::vector<int>& cpus)
         for (int cpu : cpus)
             m_w.cpu->addItem(QObject::tr("CPU %1").arg(cpu), cpu);
         m_w.policy->clear();
-        for (Policy p : kPolicies)
+        for (Policy p : kAllPolicies)
             m_w.policy->addItem(QString::fromLatin1(policyKernelName(p)), int(p));
         m_w.priority->setRange(priorityMin(Policy::Fifo), priorityMax(Policy::Fifo));
         m_w.priority->setValue(kDefaultRtPriority);
@@ -129,7 +128,7 @@ ContentionConfig ContentionConfigMapper::config(const ContentionConfig& base) co
     c.cpu = comboData(m_w.cpu, base.cpu);
     c.policy = Policy(comboData(m_w.policy, int(base.policy)));
     c.priority = isRealtime(c.policy) ? m_w.priority->value() : 0;
-    c.nice = m_w.nice->value();
+    c.nice = isRealtime(c.policy) ? 0 : m_w.nice->value(); // the box is disabled for fifo/rr; validate() refuses it
     c.holdNs = m_w.hold->valueNs();
     c.workNs = m_w.work->valueNs();
     c.durationNs = m_w.duration->valueNs();
