@@ -68,6 +68,8 @@ int run(const SweepOptions& o)
 
     SweepExperiment sweep;
     warnAboutOtherMeasurements("sweep", c.base.resolvedCpus(topo));
+    if (Error e = SweepExperiment::checkRealtimeSettings(c))
+        return notStarted("sweep", e).exitCode;
     if (Error e = sweep.start(c))
         return notStarted("sweep", e).exitCode;
     std::printf("# rtscope sweep: %zu settings x %s, period %s, %s\n", c.settings.size(),

@@ -41,6 +41,10 @@ public:
 
     /// @brief Validates and starts the sweep on its own (non-RT) controller thread.
     Error start(const SweepConfig& config);
+    /// @brief Tries each real-time setting of @p config as the measuring thread it would start (policy, priority,
+    /// CPU) and returns the first refusal. start() does not: a refused setting runs as a failed row, which the
+    /// page shows; the CLI asks first, so that a sweep it cannot complete exits 3 before anything runs.
+    [[nodiscard]] static Error checkRealtimeSettings(const SweepConfig& config);
     /// @brief Stops the running setting and the load command; results so far are kept. Joins.
     void cancel();
     bool running() const { return m_running.load(); }
