@@ -166,17 +166,7 @@ private slots:
         // 30 000 restarts between one and 128 threads, with samples between: seconds of replay even now that a
         // restart costs only the threads it names.
         if (!QFile::exists(path("long.rtrec"))) {
-            std::vector<int> many;
-            for (int i = 0; i < 128; ++i)
-                many.push_back(i);
-            RecordingBytes b({0});
-            int64_t t = kT0;
-            for (int r = 0; r < 30'000; ++r) {
-                b.restart(t, r % 2 ? std::vector<int>{0} : many);
-                b.samples(0, 0, t, 400);
-                t += 400 * kMs;
-            }
-            writeFile(path("long.rtrec"), b.end(t));
+            writeFile(path("long.rtrec"), manyRestartsRecording());
         }
         qint64 afterSignalMs = -1;
         const Run r = runAndInterrupt({"replay", "-q", path("long.rtrec")}, 400, signal, 10000, &afterSignalMs);

@@ -123,4 +123,21 @@ private:
     uint64_t m_samples = 0;
 };
 
+/// Seconds of reading even for a linear reader: 30 000 restarts alternating between one and 128 measuring threads,
+/// 400 samples between restarts (the shape that took minutes before replay cost was made linear).
+inline std::string manyRestartsRecording()
+{
+    std::vector<int> many;
+    for (int i = 0; i < 128; ++i)
+        many.push_back(i);
+    RecordingBytes b({0});
+    int64_t t = RecordingBytes::kStartNs;
+    for (int r = 0; r < 30'000; ++r) {
+        b.restart(t, r % 2 ? std::vector<int>{0} : many);
+        b.samples(0, 0, t, 400);
+        t += 400 * 1'000'000;
+    }
+    return b.end(t);
+}
+
 } // namespace rtscope::test

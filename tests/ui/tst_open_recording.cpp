@@ -21,6 +21,7 @@
 #include <QtTest>
 
 using namespace rtscope;
+using rtscope::test::manyRestartsRecording;
 using rtscope::test::RecordingBytes;
 
 namespace {
@@ -40,22 +41,6 @@ std::string smallRecording(int samples)
     RecordingBytes b({1});
     b.samples(0, 0, kT0, uint32_t(samples));
     return b.end(kT0 + int64_t(samples + 1) * kMs);
-}
-
-// Seconds of reading: restarts between one and 128 threads with samples between them.
-std::string longRecording()
-{
-    std::vector<int> many;
-    for (int i = 0; i < 128; ++i)
-        many.push_back(i);
-    RecordingBytes b({0});
-    int64_t t = kT0;
-    for (int r = 0; r < 30'000; ++r) {
-        b.restart(t, r % 2 ? std::vector<int>{0} : many);
-        b.samples(0, 0, t, 400);
-        t += 400 * kMs;
-    }
-    return b.end(t);
 }
 
 struct Window {
@@ -88,7 +73,7 @@ private slots:
         QVERIFY(m_dir.isValid());
         writeFile(path("before.rtrec"), smallRecording(300));
         writeFile(path("after.rtrec"), smallRecording(500));
-        writeFile(path("long.rtrec"), longRecording());
+        writeFile(path("long.rtrec"), manyRestartsRecording());
     }
 
     void aRecordingOpensInTheBackground()
