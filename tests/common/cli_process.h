@@ -10,6 +10,7 @@
 #include <QStandardPaths>
 #include <QString>
 #include <QStringList>
+#include <QTemporaryDir>
 #include <csignal>
 #include <sys/types.h>
 #include <unistd.h>
@@ -124,8 +125,21 @@ inline Run runWithoutRtPrivilege(const QStringList& args, QString& skip)
         skip = "needs root and setpriv(1) to drop to an unprivileged user for this check";
         return {};
     }
+    // nobody runs a copy in a directory it may enter: the build tree may be under a home directory nobody cannot
+    // (a clone in /root, as on a fresh machine, is mode 700).
+    static QTemporaryDir copyDir;
+    const QString copy = copyDir.filePath("rtscope");
+    if (!QFile::exists(copy)) {
+        const auto rx = QFileDevice::ReadOwner | QFileDevice::WriteOwner | QFileDevice::ExeOwner |
+                        QFileDevice::ReadGroup | QFileDevice::ExeGroup | QFileDevice::ReadOther | QFileDevice::ExeOther;
+        if (!copyDir.isValid() || !QFile::copy(binary(), copy) || !QFile::setPermissions(copyDir.path(), rx) ||
+            !QFile::setPermissions(copy, rx)) {
+            skip = "cannot copy the binary to a directory nobody may enter";
+            return {};
+        }
+    }
     const QStringList asNobody{"--reuid=65534",       "--regid=65534", "--clear-groups", "--inh-caps=-all",
-                               "--bounding-set=-all", "prlimit",       "--rtprio=0",     binary()};
+                               "--bounding-set=-all", "prlimit",       "--rtprio=0",     copy};
     const Run r = run(asNobody + args, 30000, setpriv);
     if (r.exitCode == -1 || (r.err.contains("Permission denied") && !r.err.contains("rtscope")))
         skip = "cannot run the binary as nobody here: " + r.err;
