@@ -105,16 +105,16 @@ void LatencyExperiment::stop()
 {
     if (!m_running)
         return;
-    // Every measuring thread learns of the stop before any is demoted: a demoted thread's next wake-up waits
-    // behind the hogs, and measured it would be a false sample (milliseconds late) at the end of every stopped run.
+    // Every measuring thread learns of the stop first: a wake-up after the request is never counted (late behind
+    // the hogs, it would be a false sample at the end of every stopped run).
     m_stopRequestedNs = nowNs();
     for (auto& w : m_workers)
         requestWorkerStop(*w, m_stopRequestedNs);
-    for (auto& w : m_workers)
-        w->thread.demote();
+    // Then the hogs leave, before any measuring thread is waited for: a SCHED_OTHER measuring thread among 32 hogs
+    // per CPU waited 50-105 ms for the turn in which it sees its flag; every hog exits the moment it next runs.
+    stopAllHogs();
     stopAllWorkers();
     const int64_t stoppedNs = nowNs();
-    stopAllHogs();
     m_running = false;
     m_collector.stop(); // drains what is left and publishes
     m_collector.removeSource(this);
@@ -228,7 +228,8 @@ void LatencyExperiment::requestWorkerStop(Worker& w, int64_t requestNs)
 void LatencyExperiment::stopWorker(Worker& w)
 {
     requestWorkerStop(w, nowNs());
-    w.thread.demote();
+    // Not demoted before the join: a real-time thread that sees its flag leaves at once, while a demoted one
+    // waits behind the hogs for a turn (tens of milliseconds). RtThread::stop demotes one that overstays.
     w.thread.stop(100);
 }
 
