@@ -1,5 +1,5 @@
 // `rtscope drift`: periodic timing methods side by side; the naive loop's drift climbs, absolute deadlines stay
-// flat (SCIENCE.md §3).
+// flat (docs/experiments/drift.md).
 #include "app/cli/command_util.h"
 #include "app/cli/timer_cli.h"
 
@@ -160,6 +160,6 @@ Command addDriftCommand(CLI::App& app)
 
 } // namespace
 
-const CommandRegistration kRegistration("drift", 20, &addDriftCommand);
+const CommandRegistration kDriftRegistration("drift", 20, &addDriftCommand);
 
 } // namespace rtscope::cli

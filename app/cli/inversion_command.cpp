@@ -196,6 +196,6 @@ Command addInversionCommand(CLI::App& app)
 
 } // namespace
 
-const CommandRegistration kRegistration("inversion", 60, &addInversionCommand);
+const CommandRegistration kInversionRegistration("inversion", 60, &addInversionCommand);
 
 } // namespace rtscope::cli

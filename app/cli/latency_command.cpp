@@ -325,6 +325,6 @@ Command addLatencyCommand(CLI::App& app)
 
 } // namespace
 
-const CommandRegistration kRegistration("latency", 10, &addLatencyCommand);
+const CommandRegistration kLatencyRegistration("latency", 10, &addLatencyCommand);
 
 } // namespace rtscope::cli

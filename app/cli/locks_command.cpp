@@ -228,6 +228,6 @@ Command addLocksCommand(CLI::App& app)
 
 } // namespace
 
-const CommandRegistration kRegistration("locks", 50, &addLocksCommand);
+const CommandRegistration kLocksRegistration("locks", 50, &addLocksCommand);
 
 } // namespace rtscope::cli

@@ -26,6 +26,6 @@ Command addProbeCommand(CLI::App& app)
 
 } // namespace
 
-const CommandRegistration kRegistration("probe", 90, &addProbeCommand);
+const CommandRegistration kProbeRegistration("probe", 90, &addProbeCommand);
 
 } // namespace rtscope::cli

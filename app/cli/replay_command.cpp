@@ -130,6 +130,6 @@ Command addReplayCommand(CLI::App& app)
 
 } // namespace
 
-const CommandRegistration kRegistration("replay", 15, &addReplayCommand);
+const CommandRegistration kReplayRegistration("replay", 15, &addReplayCommand);
 
 } // namespace rtscope::cli

@@ -272,6 +272,6 @@ Command addRunCommand(CLI::App& app)
 
 } // namespace
 
-const CommandRegistration kRegistration("run", 65, &addRunCommand);
+const CommandRegistration kRunRegistration("run", 65, &addRunCommand);
 
 } // namespace rtscope::cli

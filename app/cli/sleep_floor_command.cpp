@@ -1,5 +1,5 @@
 // `rtscope sleep-floor`: what a sleep of 0 ns, 1 ns, 1 us, ... really costs, next to clock_getres, for each
-// way of waiting (SCIENCE.md §4).
+// way of waiting (docs/experiments/sleep-floor.md).
 #include "app/cli/command_util.h"
 #include "app/cli/timer_cli.h"
 
@@ -168,6 +168,6 @@ Command addSleepFloorCommand(CLI::App& app)
 
 } // namespace
 
-const CommandRegistration kRegistration("sleep-floor", 30, &addSleepFloorCommand);
+const CommandRegistration kSleepFloorRegistration("sleep-floor", 30, &addSleepFloorCommand);
 
 } // namespace rtscope::cli

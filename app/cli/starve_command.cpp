@@ -1,5 +1,5 @@
-// `rtscope starve`: the SCHED_FIFO trap of SCIENCE.md §2, shown safely. Prints one row per burst: how long the
-// spinner ran, what the starved counters achieved during the burst and in the gap after it, and the windows in
+// `rtscope starve`: the SCHED_FIFO trap of docs/experiments/starvation.md, shown safely. Prints one row per burst: how
+// long the spinner ran, what the starved counters achieved during the burst and in the gap after it, and the windows in
 // which the kernel's safety net let them run anyway.
 #include "app/cli/command_util.h"
 
@@ -355,6 +355,6 @@ Command addStarveCommand(CLI::App& app)
 
 } // namespace
 
-const CommandRegistration kRegistration("starve", 40, &addStarveCommand);
+const CommandRegistration kStarveRegistration("starve", 40, &addStarveCommand);
 
 } // namespace rtscope::cli

@@ -154,6 +154,6 @@ Command addSweepCommand(CLI::App& app)
 
 } // namespace
 
-const CommandRegistration kRegistration("sweep", 80, &addSweepCommand);
+const CommandRegistration kSweepRegistration("sweep", 80, &addSweepCommand);
 
 } // namespace rtscope::cli

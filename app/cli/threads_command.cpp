@@ -79,6 +79,6 @@ Command addThreadsCommand(CLI::App& app)
 
 } // namespace
 
-const CommandRegistration kRegistration("threads", 70, &addThreadsCommand);
+const CommandRegistration kThreadsRegistration("threads", 70, &addThreadsCommand);
 
 } // namespace rtscope::cli

@@ -19,7 +19,6 @@ using namespace rtscope::test;
 namespace {
 
 constexpr int64_t kT0 = RecordingBytes::kStartNs;
-constexpr int64_t kMs = 1'000'000;
 
 // Everything a hostile file puts in a text: OSC window title ended by BEL, clear screen, a C1 CSI, a lone byte.
 const std::string kHostile = "\x1b]0;pwned\x07\x1b[2J\xc2\x9b"
@@ -91,7 +90,7 @@ private slots:
         RecordingBytes b({1}, nlohmann::json::object(), "board" + kHostile, "rtscope latency" + kHostile);
         b.marker(kT0, 0, "start: OTHER" + kHostile);
         b.samples(0, 0, kT0, 100);
-        writeFile(path("escapes.rtrec"), b.end(kT0 + 200 * kMs));
+        writeFile(path("escapes.rtrec"), b.end(kT0 + 200 * kNsPerMs));
         const RawRun r = runRaw({"replay", path("escapes.rtrec")});
         QVERIFY2(r.exitCode == 0, r.err.constData());
         QVERIFY2(firstControl(r.out) < 0, r.out.toPercentEncoding(" #:()/.,-_\n").constData());
@@ -139,7 +138,7 @@ private slots:
             cpus.push_back(i);
         RecordingBytes b(cpus, {{"histogram_us", 1'000'000}});
         b.samples(3, 0, kT0, 20);
-        const std::string bytes = b.end(kT0 + 30 * kMs);
+        const std::string bytes = b.end(kT0 + 30 * kNsPerMs);
         QVERIFY(bytes.size() < 8 * 1024);
         writeFile(path("huge.rtrec"), bytes);
         QElapsedTimer t;

@@ -18,10 +18,17 @@ std::map<std::string, UnitMain>& units()
 }
 } // namespace
 
-bool registerUnit(const char* unit, UnitMain main)
+bool registerUnit(const char* sourceFile, UnitMain main)
 {
+    std::string unit = sourceFile;
+    unit.erase(0, unit.find_last_of('/') + 1);
+    if (unit.rfind("tst_", 0) != 0 || unit.size() <= 8 || unit.compare(unit.size() - 4, 4, ".cpp") != 0) {
+        std::fprintf(stderr, "test source '%s' is not named tst_<unit>.cpp\n", sourceFile);
+        std::abort();
+    }
+    unit = unit.substr(4, unit.size() - 8);
     if (!units().emplace(unit, main).second) {
-        std::fprintf(stderr, "test unit '%s' is registered twice\n", unit);
+        std::fprintf(stderr, "test unit '%s' is registered twice\n", unit.c_str());
         std::abort();
     }
     return true;

@@ -24,13 +24,18 @@ inline bool exiting(const QString& taskDir)
     return fields.size() > 6 && (fields[6].toULong() & kPfExiting) != 0;
 }
 
-inline int threadsAlive(const char* prefix = "rtscope-")
+/// Threads alive whose name starts with @p prefix ("rtscope-" counts every worker, the control thread and the
+/// collector), or is exactly @p prefix when @p exact.
+inline int threadsAlive(const char* prefix = "rtscope-", bool exact = false)
 {
     int n = 0;
     const QDir tasks("/proc/self/task");
     for (const QString& tid : tasks.entryList(QDir::Dirs | QDir::NoDotAndDotDot)) {
         QFile comm(tasks.filePath(tid) + "/comm");
-        if (!comm.open(QIODevice::ReadOnly) || !comm.readAll().startsWith(prefix))
+        if (!comm.open(QIODevice::ReadOnly))
+            continue;
+        const QByteArray name = comm.readAll().trimmed();
+        if (exact ? name != prefix : !name.startsWith(prefix))
             continue;
         if (!exiting(tasks.filePath(tid)))
             ++n;

@@ -10,6 +10,7 @@
 #include "engine/util/clock.h"
 
 #include "tests/common/test_main.h"
+#include "tests/common/test_util.h"
 
 #include <QtTest>
 #include <atomic>
@@ -17,18 +18,9 @@
 #include <vector>
 
 using namespace rtscope;
+using namespace rtscope::test;
 
 namespace {
-
-std::vector<int> usableCpus()
-{
-    const CpuTopology t = CpuTopology::current();
-    std::vector<int> cpus;
-    for (int c : t.allowed)
-        if (t.usable(c))
-            cpus.push_back(c);
-    return cpus;
-}
 
 struct WaiterView {
     Acquisition a;

@@ -9,6 +9,8 @@
 #include "engine/util/clock.h"
 
 #include "tests/common/test_main.h"
+#include "tests/common/test_util.h"
+#include "tests/common/thread_census.h"
 #include <QDir>
 #include <QFile>
 
@@ -17,25 +19,9 @@
 #include <nlohmann/json.hpp>
 
 using namespace rtscope;
+using namespace rtscope::test;
 
 namespace {
-
-// Threads whose name starts with @p prefix ("rtscope-" counts every worker, the control thread and the
-// collector), or is exactly @p prefix when @p exact.
-int threadsAlive(const char* prefix = "rtscope-", bool exact = false)
-{
-    int n = 0;
-    const QDir tasks("/proc/self/task");
-    for (const QString& tid : tasks.entryList(QDir::Dirs | QDir::NoDotAndDotDot)) {
-        QFile comm(tasks.filePath(tid) + "/comm");
-        if (!comm.open(QIODevice::ReadOnly))
-            continue;
-        const QByteArray name = comm.readAll().trimmed();
-        if (exact ? name == prefix : name.startsWith(prefix))
-            ++n;
-    }
-    return n;
-}
 
 std::shared_ptr<const ContentionSnapshot> runToEnd(ContentionExperiment& exp, int timeoutMs = 30000)
 {
@@ -54,16 +40,6 @@ ContentionConfig quick()
     c.workNs = 1'000;
     c.durationNs = 200'000'000;
     return c;
-}
-
-std::vector<int> usableCpus()
-{
-    const CpuTopology t = CpuTopology::current();
-    std::vector<int> cpus;
-    for (int c : t.allowed)
-        if (t.usable(c))
-            cpus.push_back(c);
-    return cpus;
 }
 
 } // namespace
@@ -228,7 +204,7 @@ private slots:
         QVERIFY(mid > 0.5 && mid < 1.0);
     }
 
-    // One run, three kinds: every invariant of the figures, and the shapes of SCIENCE.md §5.
+    // One run, three kinds: every invariant of the figures, and the shapes docs/experiments/locks.md describes.
     void runsEveryKindWithConsistentFigures()
     {
         ContentionExperiment exp;

@@ -1,4 +1,4 @@
-// The drift experiment end to end, with real threads and real timers (SCIENCE.md §3). Asserts shapes that
+// The drift experiment end to end, with real threads and real timers (docs/experiments/drift.md). Asserts shapes that
 // survive a noisy two-CPU machine: the naive loop's drift grows by at least its work every tick, the absolute
 // methods stay within a few periods, a deliberate stall is counted as missed ticks, every thread is joined.
 #include "engine/experiments/timers/drift_experiment.h"
@@ -8,6 +8,7 @@
 #include "engine/util/clock.h"
 
 #include "tests/common/test_main.h"
+#include "tests/common/thread_census.h"
 #include <QDir>
 #include <QFile>
 
@@ -19,6 +20,7 @@
 #include <vector>
 
 using namespace rtscope;
+using namespace rtscope::test;
 
 namespace {
 
@@ -56,18 +58,6 @@ private:
     cpu_set_t m_old;
     bool m_saved = false;
 };
-
-int threadsAlive(const char* prefix = "rtscope-")
-{
-    int n = 0;
-    const QDir tasks("/proc/self/task");
-    for (const QString& tid : tasks.entryList(QDir::Dirs | QDir::NoDotAndDotDot)) {
-        QFile comm(tasks.filePath(tid) + "/comm");
-        if (comm.open(QIODevice::ReadOnly) && comm.readAll().startsWith(prefix))
-            ++n;
-    }
-    return n;
-}
 
 std::shared_ptr<const DriftSnapshot> runToEnd(DriftExperiment& exp, int timeoutMs = 20000)
 {
@@ -123,8 +113,8 @@ private slots:
             qWarning("methods run as SCHED_OTHER: %s", m_probe.rtUnavailableReason.c_str());
     }
 
-    // The proof: the naive loop's drift grows with the tick count, every absolute method's drift after
-    // 500 ticks stays within a few periods' jitter.
+    // The lesson's claim (docs/science.md, Timer drift): the naive loop's drift grows with the tick count, every
+    // absolute method's drift after 500 ticks stays within a few periods' jitter.
     void naiveDriftGrowsAbsoluteStaysFlat()
     {
         DriftConfig c;

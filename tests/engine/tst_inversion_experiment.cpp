@@ -11,6 +11,7 @@
 #include "engine/util/clock.h"
 
 #include "tests/common/test_main.h"
+#include "tests/common/thread_census.h"
 #include <QDir>
 #include <QFile>
 
@@ -18,20 +19,9 @@
 #include <nlohmann/json.hpp>
 
 using namespace rtscope;
+using namespace rtscope::test;
 
 namespace {
-
-int threadsAlive(const char* prefix = "rtscope-")
-{
-    int n = 0;
-    const QDir tasks("/proc/self/task");
-    for (const QString& tid : tasks.entryList(QDir::Dirs | QDir::NoDotAndDotDot)) {
-        QFile comm(tasks.filePath(tid) + "/comm");
-        if (comm.open(QIODevice::ReadOnly) && comm.readAll().startsWith(prefix))
-            ++n;
-    }
-    return n;
-}
 
 constexpr int64_t kBurstNs = 30'000'000;
 constexpr int64_t kHoldNs = 2'000'000;

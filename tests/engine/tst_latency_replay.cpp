@@ -11,10 +11,10 @@ using namespace rtscope;
 
 namespace {
 
-constexpr int64_t kT0 = 1'000 * kNsPerSec;
+constexpr int64_t kReplayT0 = 1'000 * kNsPerSec;
 
-std::vector<LatencySample> samples(const std::vector<int64_t>& latencies, uint64_t firstSeq = 0, int64_t startNs = kT0,
-                                   int64_t periodNs = kNsPerMs)
+std::vector<LatencySample> samples(const std::vector<int64_t>& latencies, uint64_t firstSeq = 0,
+                                   int64_t startNs = kReplayT0, int64_t periodNs = kNsPerMs)
 {
     std::vector<LatencySample> out;
     for (size_t i = 0; i < latencies.size(); ++i) {
@@ -45,12 +45,12 @@ private slots:
     {
         LatencyReplay r;
         LatencyConfig c;
-        r.start(c, kT0);
+        r.start(c, kReplayT0);
         std::vector<int64_t> lat;
         for (int us = 1; us <= 1000; ++us)
             lat.push_back(int64_t(us) * kNsPerUs);
         r.add(samples(lat));
-        auto snap = r.publish(kT0 + 2 * kNsPerSec);
+        auto snap = r.publish(kReplayT0 + 2 * kNsPerSec);
         QVERIFY(snap);
         QCOMPARE(snap->generation, uint64_t(1));
         QVERIFY(snap->running);
@@ -67,17 +67,17 @@ private slots:
         QCOMPARE(snap->markers.size(), size_t(1));
         QCOMPARE(QString::fromStdString(snap->markers.front().label), QString::fromStdString("start: " + c.label()));
         QCOMPARE(r.snapshot(), snap);
-        QCOMPARE(r.publish(kT0 + 3 * kNsPerSec)->generation, uint64_t(2));
+        QCOMPARE(r.publish(kReplayT0 + 3 * kNsPerSec)->generation, uint64_t(2));
     }
 
     void gapsAndDropsAreReported()
     {
         LatencyReplay r;
-        r.start({}, kT0);
+        r.start({}, kReplayT0);
         r.add(samples(std::vector<int64_t>(10, 5000), 0));
-        r.add(samples(std::vector<int64_t>(5, 5000), 15, kT0 + 20 * kNsPerMs));
+        r.add(samples(std::vector<int64_t>(5, 5000), 15, kReplayT0 + 20 * kNsPerMs));
         r.setDrops(3);
-        auto snap = r.publish(kT0 + kNsPerSec);
+        auto snap = r.publish(kReplayT0 + kNsPerSec);
         QCOMPARE(snap->threads.front().seqGaps, uint64_t(5));
         QCOMPARE(snap->threads.front().drops, uint64_t(3));
         QCOMPARE(r.nextSeq(), uint64_t(20));
@@ -89,20 +89,20 @@ private slots:
         LatencyConfig c;
         c.cpu = 1;
         c.hogCpu = 1;
-        r.start(c, kT0);
+        r.start(c, kReplayT0);
         LatencyConfig next = c;
         next.periodNs = 500'000;
         next.hogs = 3;
-        r.reconfigure(next, kT0 + kNsPerSec);
+        r.reconfigure(next, kReplayT0 + kNsPerSec);
         next.policy = Policy::Fifo;
         next.priority = 80;
-        r.reconfigure(next, kT0 + 2 * kNsPerSec);
+        r.reconfigure(next, kReplayT0 + 2 * kNsPerSec);
         next.waiter = WaiterKind::Timerfd;
-        r.reconfigure(next, kT0 + 3 * kNsPerSec);
-        r.reconfigure(next, kT0 + 4 * kNsPerSec); // nothing changed: no marker
+        r.reconfigure(next, kReplayT0 + 3 * kNsPerSec);
+        r.reconfigure(next, kReplayT0 + 4 * kNsPerSec); // nothing changed: no marker
         next.hogs = 16;
-        r.reconfigure(next, kT0 + 5 * kNsPerSec);
-        auto snap = r.publish(kT0 + 6 * kNsPerSec);
+        r.reconfigure(next, kReplayT0 + 5 * kNsPerSec);
+        auto snap = r.publish(kReplayT0 + 6 * kNsPerSec);
         const QStringList l = labels(*snap);
         QCOMPARE(l.size(), 5);
         QCOMPARE(l[1], QString("period 500.0 us, 3 hogs"));
@@ -117,16 +117,16 @@ private slots:
     void resetKeepsTheTimeline()
     {
         LatencyReplay r;
-        r.start({}, kT0);
+        r.start({}, kReplayT0);
         r.add(samples(std::vector<int64_t>(2000, 8000)));
-        r.resetStatistics(kT0 + 2 * kNsPerSec);
-        r.add(samples(std::vector<int64_t>(10, 3000), 2000, kT0 + 2 * kNsPerSec));
-        auto snap = r.publish(kT0 + 3 * kNsPerSec);
+        r.resetStatistics(kReplayT0 + 2 * kNsPerSec);
+        r.add(samples(std::vector<int64_t>(10, 3000), 2000, kReplayT0 + 2 * kNsPerSec));
+        auto snap = r.publish(kReplayT0 + 3 * kNsPerSec);
         const LatencyThreadStats& t = snap->threads.front();
         QCOMPARE(t.samples, uint64_t(10));
         QCOMPARE(t.histogram.max(), int64_t(3000));
         QCOMPARE(t.seqGaps, uint64_t(0)); // sequence tracking survives a reset
-        QCOMPARE(snap->resetNs, kT0 + 2 * kNsPerSec);
+        QCOMPARE(snap->resetNs, kReplayT0 + 2 * kNsPerSec);
         QVERIFY(t.series.size() > 1000); // 1 ms buckets of the 2 s before the reset are still there
         QCOMPARE(labels(*snap).last(), QString("reset"));
     }
@@ -135,12 +135,12 @@ private slots:
     {
         LatencyReplay r;
         r.setSeriesWindow(2 * kNsPerSec);
-        r.start({}, kT0);
+        r.start({}, kReplayT0);
         r.add(samples(std::vector<int64_t>(5000, 1000))); // 5 s of 1 ms samples
-        auto snap = r.publish(kT0 + 5 * kNsPerSec);
+        auto snap = r.publish(kReplayT0 + 5 * kNsPerSec);
         const auto& series = snap->threads.front().series;
         QVERIFY(!series.empty());
-        QVERIFY(series.front().tNs >= kT0 + 3 * kNsPerSec - LatencyAggregator::kSeriesBucketNs);
+        QVERIFY(series.front().tNs >= kReplayT0 + 3 * kNsPerSec - LatencyAggregator::kSeriesBucketNs);
         QVERIFY(series.size() <= 2001);
         QCOMPARE(snap->threads.front().samples, uint64_t(5000)); // the window limits the timeline only
     }
@@ -148,10 +148,10 @@ private slots:
     void stopEndsTheRun()
     {
         LatencyReplay r;
-        r.start({}, kT0);
+        r.start({}, kReplayT0);
         r.stop();
         QVERIFY(!r.running());
-        QVERIFY(!r.publish(kT0 + 1)->running);
+        QVERIFY(!r.publish(kReplayT0 + 1)->running);
     }
 };
 

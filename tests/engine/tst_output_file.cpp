@@ -1,6 +1,7 @@
 #include "engine/io/output_file.h"
 
 #include "tests/common/test_main.h"
+#include "tests/common/test_util.h"
 
 #include <QDir>
 #include <QFile>
@@ -12,6 +13,7 @@
 #include <unistd.h>
 
 using namespace rtscope;
+using namespace rtscope::test;
 
 namespace {
 
@@ -37,14 +39,6 @@ QStringList filesIn(const QTemporaryDir& dir)
 std::string str(const QString& s)
 {
     return s.toStdString();
-}
-
-QString joined(const std::vector<std::string>& problems)
-{
-    QString all;
-    for (const std::string& p : problems)
-        all += QString::fromStdString(p) + "\n";
-    return all;
 }
 
 } // namespace

@@ -5,6 +5,7 @@
 #include "engine/rt/cpu_topology.h"
 
 #include "tests/common/test_main.h"
+#include "tests/common/test_util.h"
 #include <QFile>
 #include <QTemporaryDir>
 
@@ -13,6 +14,7 @@
 #include <set>
 
 using namespace rtscope;
+using namespace rtscope::test;
 
 namespace {
 
@@ -23,14 +25,6 @@ CpuTopology twoCpus()
     t.online = {0, 1};
     t.allowed = {0, 1};
     return t;
-}
-
-QString joined(const std::vector<std::string>& errors)
-{
-    QStringList l;
-    for (const auto& e : errors)
-        l << QString::fromStdString(e);
-    return l.join(" | ");
 }
 
 // A valid two-phase latency preset whose second phase gets @p phase1 merged in.
@@ -63,7 +57,7 @@ private slots:
         QVERIFY2(errors.empty(), qPrintable(joined(errors)));
         QCOMPARE(presets.size(), builtinPresetFiles().size());
         QCOMPARE(presets.size(), size_t(6));
-        // The six lessons of the issue, in lesson order, one per experiment.
+        // The six built-in lessons (docs/presets.md), in lesson order, one per experiment.
         const QStringList titles = {"FIFO vs OTHER under 16 hogs",         "FIFO starvation and RT throttling",
                                     "Sleep loop drift vs absolute timers", "Sleep floor and timer slack",
                                     "Priority inversion and inheritance",  "Spin vs sleep vs adaptive locks"};
@@ -131,7 +125,7 @@ private slots:
         QTest::addColumn<QString>("text");
         QTest::addColumn<QString>("expected");
 
-        // The issue's example: file, field path, range, the value given.
+        // The example docs/presets.md gives under Errors: file, field path, range, the value given.
         QTest::newRow("priority out of range")
             << QString::fromStdString(latencyPreset({{"priority", 120}}))
             << "p.json: phases[1].priority must be between 1 and 99 for fifo (got 120)";

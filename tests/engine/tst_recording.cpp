@@ -22,7 +22,7 @@ using namespace rtscope;
 
 namespace {
 
-constexpr int64_t kT0 = 5'000 * kNsPerSec;
+constexpr int64_t kRecordingT0 = 5'000 * kNsPerSec;
 
 SystemProbe testProbe()
 {
@@ -90,9 +90,9 @@ struct KnownRun {
     void play(LatencyRunSink& sink)
     {
         reference.setSeriesWindow(120 * kNsPerSec);
-        sink.onRunStart({config, kT0, {2}, 0});
-        reference.start(config, kT0);
-        sink.onMarker({kT0, 0, "start: " + config.label()}, config);
+        sink.onRunStart({config, kRecordingT0, {2}, 0});
+        reference.start(config, kRecordingT0);
+        sink.onMarker({kRecordingT0, 0, "start: " + config.label()}, config);
 
         auto send = [&](const std::vector<LatencySample>& batch) {
             for (size_t from = 0; from < batch.size(); from += 1024) {
@@ -102,16 +102,16 @@ struct KnownRun {
             reference.add(batch);
             samplesSent += batch.size();
         };
-        send(samples(spread(3000, 8'000, 1'500), 0, kT0));
+        send(samples(spread(3000, 8'000, 1'500), 0, kRecordingT0));
         sink.onDrops(0, 3);
         reference.setDrops(3);
-        sink.onHogWork(kT0 + 3 * kNsPerSec, 123'456'789, 4.1e7);
+        sink.onHogWork(kRecordingT0 + 3 * kNsPerSec, 123'456'789, 4.1e7);
         reference.setHogIterations(123'456'789, 4.1e7);
 
         LatencyConfig fifo = config;
         fifo.policy = Policy::Fifo;
         fifo.priority = 80;
-        const int64_t tChange = kT0 + 3 * kNsPerSec;
+        const int64_t tChange = kRecordingT0 + 3 * kNsPerSec;
         sink.onMarker({tChange, 3000, "FIFO 80"}, fifo);
         reference.reconfigure(fifo, tChange);
         sink.onDrops(0, 5);
@@ -176,7 +176,7 @@ private:
         writer.setCommand("rtscope test");
         run.play(writer);
         if (reference)
-            *reference = run.reference.publish(kT0 + 6 * kNsPerSec);
+            *reference = run.reference.publish(kRecordingT0 + 6 * kNsPerSec);
         const auto st = writer.status();
         if (!st.complete || !st.error.empty() || st.samples != run.samplesSent)
             qWarning("writer: complete %d, samples %llu, error %s", st.complete, (unsigned long long)st.samples,
@@ -195,7 +195,7 @@ private slots:
         QVERIFY2(r.read.ok, r.read.error.c_str());
         QCOMPARE(r.read.samples, uint64_t(5000));
         QCOMPARE(r.read.lost, uint64_t(0));
-        QCOMPARE(r.read.endNs, kT0 + 6 * kNsPerSec);
+        QCOMPARE(r.read.endNs, kRecordingT0 + 6 * kNsPerSec);
         QVERIFY(r.snapshot);
         QCOMPARE(r.snapshot->threads.size(), size_t(1));
         compareThreads(r.snapshot->threads.front(), reference->threads.front());
@@ -205,7 +205,7 @@ private slots:
         QCOMPARE(r.snapshot->threads.front().cpu, 2);
         QCOMPARE(r.snapshot->hogIterations, uint64_t(123'456'789));
         QCOMPARE(r.snapshot->config.policy, Policy::Fifo);
-        QCOMPARE(r.snapshot->startNs, kT0);
+        QCOMPARE(r.snapshot->startNs, kRecordingT0);
         QCOMPARE(r.snapshot->resetNs, reference->resetNs);
         QCOMPARE(r.samplesSinceReset, uint64_t(2000));
         // The markers the views draw, in the live experiment's words, and the labels the file carries.

@@ -2,6 +2,7 @@
 // the largest histogram are refused with a sentence before anything is allocated for them; thousands of restart
 // blocks cost about what their samples cost; a reading can be followed and stopped from a progress callback.
 #include "engine/io/recording.h"
+#include "engine/util/clock.h"
 #include "tests/common/recording_bytes.h"
 
 #include "tests/common/test_main.h"
@@ -17,8 +18,7 @@ using rtscope::test::RecordingBytes;
 
 namespace {
 
-constexpr int64_t kT0 = RecordingBytes::kStartNs;
-constexpr int64_t kMs = 1'000'000;
+constexpr int64_t kLimitsT0 = RecordingBytes::kStartNs;
 
 std::vector<int> cpuRange(int n, int first = 0)
 {
@@ -40,17 +40,17 @@ long peakRssKb()
 std::string restartingRun(int restarts, int samplesPerRestart = 50)
 {
     RecordingBytes b({0});
-    int64_t t = kT0;
+    int64_t t = kLimitsT0;
     if (restarts == 0) {
         for (int i = 0; i < 16'000; i += 80) {
             b.samples(0, uint64_t(i) * uint64_t(samplesPerRestart), t, uint32_t(80 * samplesPerRestart));
-            t += 80 * samplesPerRestart * kMs;
+            t += 80 * samplesPerRestart * kNsPerMs;
         }
     }
     for (int r = 0; r < restarts; ++r) {
         b.restart(t, r % 2 ? std::vector<int>{0} : std::vector<int>{1, 2, 3, 4});
         b.samples(0, 0, t, uint32_t(samplesPerRestart));
-        t += samplesPerRestart * kMs;
+        t += samplesPerRestart * kNsPerMs;
     }
     return b.end(t);
 }
@@ -66,8 +66,8 @@ private slots:
         // 128 threads × 1 000 000 exact bins: 1 GiB of counters (and as much again for the snapshot) from a file
         // of a couple of kilobytes.
         RecordingBytes b(cpuRange(128), {{"histogram_us", 1'000'000}});
-        b.samples(5, 0, kT0, 10);
-        const std::string bytes = b.end(kT0 + 20 * kMs);
+        b.samples(5, 0, kLimitsT0, 10);
+        const std::string bytes = b.end(kLimitsT0 + 20 * kNsPerMs);
         QVERIFY(bytes.size() < 8 * 1024);
         const long before = peakRssKb();
         QElapsedTimer timer;
@@ -90,9 +90,9 @@ private slots:
     void aRestartToManyThreadsIsRefusedToo()
     {
         RecordingBytes b({0}, {{"histogram_us", 1'000'000}});
-        b.samples(0, 0, kT0, 10);
-        b.restart(kT0 + 20 * kMs, cpuRange(128));
-        const ReplayedRun r = replayRecording(b.end(kT0 + 30 * kMs));
+        b.samples(0, 0, kLimitsT0, 10);
+        b.restart(kLimitsT0 + 20 * kNsPerMs, cpuRange(128));
+        const ReplayedRun r = replayRecording(b.end(kLimitsT0 + 30 * kNsPerMs));
         QVERIFY(!r.read.ok && !r.read.truncated);
         QVERIFY(!r.snapshot);
         QVERIFY2(r.read.error.find("restart block: restart: 128 measuring threads × histogram_us 1000000") !=
@@ -104,10 +104,10 @@ private slots:
     {
         // The recorded size is small; the replay's own (--histogram) would take 64 × 1 000 000 bins.
         RecordingBytes b(cpuRange(64));
-        b.samples(0, 0, kT0, 10);
+        b.samples(0, 0, kLimitsT0, 10);
         RecordingReplayOptions options;
         options.histogramUs = 1'000'000;
-        const ReplayedRun r = replayRecording(b.end(kT0 + 20 * kMs), options);
+        const ReplayedRun r = replayRecording(b.end(kLimitsT0 + 20 * kNsPerMs), options);
         QVERIFY(!r.snapshot);
         QVERIFY2(r.read.error.find("cpus: 64 measuring threads × a replay histogram (--histogram) of 1000000 us") !=
                      std::string::npos,
@@ -115,8 +115,8 @@ private slots:
         // Within the budget the same file replays: 64 × 200 000 bins is 12 800 000.
         options.histogramUs = 200'000;
         RecordingBytes ok(cpuRange(64));
-        ok.samples(0, 0, kT0, 10);
-        const ReplayedRun fine = replayRecording(ok.end(kT0 + 20 * kMs), options);
+        ok.samples(0, 0, kLimitsT0, 10);
+        const ReplayedRun fine = replayRecording(ok.end(kLimitsT0 + 20 * kNsPerMs), options);
         QVERIFY2(fine.read.ok, fine.read.error.c_str());
         QVERIFY(fine.snapshot);
         QCOMPARE(fine.snapshot->threads.size(), size_t(64));
@@ -127,7 +127,7 @@ private slots:
     {
         std::vector<int> many = cpuRange(1000);
         RecordingBytes b({0}, {{"cpus", many}});
-        const ReplayedRun r = replayRecording(b.end(kT0 + kMs));
+        const ReplayedRun r = replayRecording(b.end(kLimitsT0 + kNsPerMs));
         QVERIFY(!r.read.ok);
         QVERIFY2(r.read.error.find("config: cpus lists 1000 CPUs; a recording holds at most 128 measuring threads") !=
                      std::string::npos,

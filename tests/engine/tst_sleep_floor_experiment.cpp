@@ -1,6 +1,6 @@
-// The sleep-floor experiment end to end, with real sleeps (SCIENCE.md §4). Asserts shapes that survive a noisy
-// two-CPU machine, through medians and ratios only: a 1 ns sleep costs about what a 0 ns sleep costs and far
-// more than 1 ns, slack 1 ns lowers that floor under SCHED_OTHER, busy-waiting is exact and burns its whole
+// The sleep-floor experiment end to end, with real sleeps (docs/experiments/sleep-floor.md). Asserts shapes that
+// survive a noisy two-CPU machine, through medians and ratios only: a 1 ns sleep costs about what a 0 ns sleep costs
+// and far more than 1 ns, slack 1 ns lowers that floor under SCHED_OTHER, busy-waiting is exact and burns its whole
 // wait in CPU time, the hybrid is nearly as exact for a fraction of it, every thread is joined.
 #include "engine/experiments/timers/sleep_floor_experiment.h"
 #include "engine/rt/cpu_topology.h"
@@ -9,6 +9,7 @@
 #include "engine/util/clock.h"
 
 #include "tests/common/test_main.h"
+#include "tests/common/thread_census.h"
 #include <QDir>
 #include <QFile>
 
@@ -18,6 +19,7 @@
 #include <sched.h>
 
 using namespace rtscope;
+using namespace rtscope::test;
 
 namespace {
 
@@ -48,18 +50,6 @@ private:
     cpu_set_t m_old;
     bool m_saved = false;
 };
-
-int threadsAlive(const char* prefix = "rtscope-")
-{
-    int n = 0;
-    const QDir tasks("/proc/self/task");
-    for (const QString& tid : tasks.entryList(QDir::Dirs | QDir::NoDotAndDotDot)) {
-        QFile comm(tasks.filePath(tid) + "/comm");
-        if (comm.open(QIODevice::ReadOnly) && comm.readAll().startsWith(prefix))
-            ++n;
-    }
-    return n;
-}
 
 std::shared_ptr<const SleepFloorSnapshot> runToEnd(SleepFloorExperiment& exp, int timeoutMs = 20000)
 {

@@ -5,11 +5,13 @@
 #include "engine/rt/cpu_topology.h"
 
 #include "tests/common/test_main.h"
+#include "tests/common/test_util.h"
 
 #include <QtTest>
 #include <nlohmann/json.hpp>
 
 using namespace rtscope;
+using namespace rtscope::test;
 
 namespace {
 
@@ -20,14 +22,6 @@ CpuTopology twoCpus()
     t.online = {0, 1};
     t.allowed = {0, 1};
     return t;
-}
-
-QString joined(const std::vector<std::string>& problems)
-{
-    QStringList l;
-    for (const auto& p : problems)
-        l << QString::fromStdString(p);
-    return l.join(" | ");
 }
 
 std::vector<WaiterKind> driftMethods(const QString& text)

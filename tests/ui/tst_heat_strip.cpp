@@ -22,7 +22,7 @@ namespace {
 
 constexpr int64_t kInterval = HeatHistory::kDefaultIntervalNs;
 // Interval-aligned, as CLOCK_MONOTONIC values go.
-constexpr int64_t kT0 = 4000 * kInterval;
+constexpr int64_t kStripT0 = 4000 * kInterval;
 
 LatencySample sampleAt(uint64_t seq, int64_t wakeNs, int64_t latencyNs)
 {
@@ -37,10 +37,10 @@ LatencySample sampleAt(uint64_t seq, int64_t wakeNs, int64_t latencyNs)
 // Interval 0: 10 µs and 40 µs; interval 1: 3 ms; interval 2: nothing; interval 3: 100 µs.
 void feedKnown(LatencyReplay& replay)
 {
-    replay.add(sampleAt(0, kT0 + 10 * kNsPerMs, 10'000));
-    replay.add(sampleAt(1, kT0 + 100 * kNsPerMs, 40'000));
-    replay.add(sampleAt(2, kT0 + kInterval + 5 * kNsPerMs, 3'000'000));
-    replay.add(sampleAt(3, kT0 + 3 * kInterval + 20 * kNsPerMs, 100'000));
+    replay.add(sampleAt(0, kStripT0 + 10 * kNsPerMs, 10'000));
+    replay.add(sampleAt(1, kStripT0 + 100 * kNsPerMs, 40'000));
+    replay.add(sampleAt(2, kStripT0 + kInterval + 5 * kNsPerMs, 3'000'000));
+    replay.add(sampleAt(3, kStripT0 + 3 * kInterval + 20 * kNsPerMs, 100'000));
 }
 
 LatencyConfig cpuConfig(int cpu)
@@ -64,15 +64,15 @@ private slots:
     void knownMaximaLandInTheirIntervals()
     {
         LatencyReplay replay;
-        replay.start(cpuConfig(1), kT0);
+        replay.start(cpuConfig(1), kStripT0);
         feedKnown(replay);
         HeatHistory history;
         history.reset(kInterval);
-        const auto snap = replay.publish(kT0 + 4 * kInterval - kNsPerMs);
-        history.add(*snap, kT0);
+        const auto snap = replay.publish(kStripT0 + 4 * kInterval - kNsPerMs);
+        history.add(*snap, kStripT0);
 
         QCOMPARE(history.cpus(), std::vector<int>{1});
-        QCOMPARE(history.endNs(), kT0 + 4 * kInterval);
+        QCOMPARE(history.endNs(), kStripT0 + 4 * kInterval);
         const std::vector<HeatCell> cells = history.cells(1, 4);
         QCOMPARE(cells.size(), size_t(4));
         QVERIFY(cells[0].covered);
@@ -99,7 +99,7 @@ private slots:
 
         // The interval still filling counts as measured only once it holds a sample: an empty one is not yet a
         // "no wake-up" cell, and neither is the part of the first interval before the first wake-up.
-        history.add(*replay.publish(kT0 + 4 * kInterval + kNsPerMs), kT0);
+        history.add(*replay.publish(kStripT0 + 4 * kInterval + kNsPerMs), kStripT0);
         QVERIFY(!history.cells(1, 1).front().covered);
         QVERIFY(history.cells(1, 2).front().covered);
     }
@@ -107,18 +107,18 @@ private slots:
     void overlappingSnapshotsDoNotCountTwiceAndOldIntervalsStay()
     {
         LatencyReplay replay;
-        replay.start(cpuConfig(0), kT0);
+        replay.start(cpuConfig(0), kStripT0);
         feedKnown(replay);
         HeatHistory history;
         history.reset(kInterval);
-        history.add(*replay.publish(kT0 + 4 * kInterval - kNsPerMs), kT0);
-        history.add(*replay.publish(kT0 + 4 * kInterval - kNsPerMs), kT0);
+        history.add(*replay.publish(kStripT0 + 4 * kInterval - kNsPerMs), kStripT0);
+        history.add(*replay.publish(kStripT0 + 4 * kInterval - kNsPerMs), kStripT0);
 
         // A later snapshot whose window starts inside interval 1: intervals 0 and 1 keep what was seen before, and
         // interval 4 gets its sample and the samples lost meanwhile.
-        replay.add(sampleAt(4, kT0 + 4 * kInterval + 3 * kNsPerMs, 7'000));
+        replay.add(sampleAt(4, kStripT0 + 4 * kInterval + 3 * kNsPerMs, 7'000));
         replay.setDrops(3);
-        history.add(*replay.publish(kT0 + 4 * kInterval + 10 * kNsPerMs), kT0 + kInterval + kNsPerMs);
+        history.add(*replay.publish(kStripT0 + 4 * kInterval + 10 * kNsPerMs), kStripT0 + kInterval + kNsPerMs);
 
         const std::vector<HeatCell> cells = history.cells(0, 5);
         QCOMPARE(cells[0].samples, 2u);
@@ -133,9 +133,9 @@ private slots:
         QCOMPARE(cells[3].lost, uint64_t(0));
 
         // Counters restart after a statistics reset: a smaller count is new loss, not negative loss.
-        replay.resetStatistics(kT0 + 4 * kInterval + 20 * kNsPerMs);
+        replay.resetStatistics(kStripT0 + 4 * kInterval + 20 * kNsPerMs);
         replay.setDrops(1);
-        history.add(*replay.publish(kT0 + 5 * kInterval + kNsPerMs), kT0 + 3 * kInterval);
+        history.add(*replay.publish(kStripT0 + 5 * kInterval + kNsPerMs), kStripT0 + 3 * kInterval);
         QCOMPARE(history.cells(0, 1).front().lost, uint64_t(1));
     }
 

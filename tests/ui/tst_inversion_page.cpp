@@ -6,8 +6,8 @@
 #include "engine/rt/cpu_topology.h"
 #include "engine/rt/system_probe.h"
 #include "tests/common/page_test_util.h"
-#include "ui/app/gui_thread_affinity.h"
-#include "ui/latency/latency_view_data.h"
+#include "ui/common/gui_thread_affinity.h"
+#include "ui/common/text_format.h"
 #include "ui/locks/inversion/inversion_controls.h"
 #include "ui/locks/inversion/inversion_page.h"
 #include "ui/locks/inversion/inversion_table_model.h"
@@ -34,8 +34,6 @@ namespace {
 using Edit = std::function<void(InversionConfig&)>;
 using UserEdit = std::function<void(const InversionControlWidgets&)>;
 
-constexpr int64_t kMs = 1'000'000;
-
 CpuTopology topology()
 {
     const GuiThreadAffinity::Unpinned unpinned;
@@ -48,34 +46,34 @@ std::shared_ptr<InversionSnapshot> knownRun(LockKind lock)
 {
     auto s = std::make_shared<InversionSnapshot>();
     s->config.lock = lock;
-    s->config.mediumBurstNs = 50 * kMs;
-    s->config.holdNs = 1 * kMs;
-    s->config.periodNs = 100 * kMs;
-    s->config.durationNs = 1000 * kMs;
+    s->config.mediumBurstNs = 50 * kNsPerMs;
+    s->config.holdNs = 1 * kNsPerMs;
+    s->config.periodNs = 100 * kNsPerMs;
+    s->config.durationNs = 1000 * kNsPerMs;
     s->config.cpu = 1;
     s->running = true;
-    s->startNs = 1000 * kMs;
-    s->t0Ns = s->startNs + 50 * kMs;
-    s->publishedNs = s->t0Ns + 350 * kMs;
+    s->startNs = 1000 * kNsPerMs;
+    s->t0Ns = s->startNs + 50 * kNsPerMs;
+    s->publishedNs = s->t0Ns + 350 * kNsPerMs;
     const bool mutex = lock == LockKind::Mutex;
     for (int64_t k = 0; k < 3; ++k) {
-        const int64_t p = s->t0Ns + k * 100 * kMs;
+        const int64_t p = s->t0Ns + k * 100 * kNsPerMs;
         const int64_t release = p + 333'333;
-        const int64_t acquired = mutex ? p + 51 * kMs : p + 1 * kMs;
+        const int64_t acquired = mutex ? p + 51 * kNsPerMs : p + 1 * kNsPerMs;
         const int64_t mediumStart = mutex ? p + 666'666 : acquired + 20'000;
         using L = InversionLane;
         using S = SegmentState;
         if (mutex) {
             s->timeline.push_back({p, mediumStart, L::Low, S::HoldingLock});
             s->timeline.push_back({release, acquired, L::High, S::WaitingForLock});
-            s->timeline.push_back({mediumStart, mediumStart + 50 * kMs, L::Medium, S::Running});
-            s->timeline.push_back({mediumStart + 50 * kMs, acquired, L::Low, S::HoldingLock});
+            s->timeline.push_back({mediumStart, mediumStart + 50 * kNsPerMs, L::Medium, S::Running});
+            s->timeline.push_back({mediumStart + 50 * kNsPerMs, acquired, L::Low, S::HoldingLock});
             s->timeline.push_back({acquired, acquired + 20'000, L::High, S::HoldingLock});
         } else {
             s->timeline.push_back({p, acquired, L::Low, S::HoldingLock});
             s->timeline.push_back({release, acquired, L::High, S::WaitingForLock});
             s->timeline.push_back({acquired, acquired + 20'000, L::High, S::HoldingLock});
-            s->timeline.push_back({mediumStart, mediumStart + 50 * kMs, L::Medium, S::Running});
+            s->timeline.push_back({mediumStart, mediumStart + 50 * kNsPerMs, L::Medium, S::Running});
         }
         InversionPeriod period;
         period.releaseNs = release;
@@ -93,7 +91,7 @@ std::shared_ptr<InversionSnapshot> knownRun(LockKind lock)
     s->highContended = 3;
     s->lowSections = 3;
     s->mediumBursts = 3;
-    s->mediumRanWhileHighWaitedNs = mutex ? 3 * 50 * kMs : 0;
+    s->mediumRanWhileHighWaitedNs = mutex ? 3 * 50 * kNsPerMs : 0;
     s->lowRanWhileHighWaitedNs = 3 * 666'667;
     return s;
 }
@@ -128,10 +126,10 @@ class TestInversionPage : public QObject {
     InversionConfig shortConfig()
     {
         InversionConfig c;
-        c.mediumBurstNs = 20 * kMs;
-        c.holdNs = 2 * kMs;
-        c.periodNs = 40 * kMs;
-        c.durationNs = 400 * kMs;
+        c.mediumBurstNs = 20 * kNsPerMs;
+        c.holdNs = 2 * kNsPerMs;
+        c.periodNs = 40 * kNsPerMs;
+        c.durationNs = 400 * kNsPerMs;
         return c;
     }
 
@@ -149,18 +147,18 @@ private slots:
         QTest::newRow("lock") << Edit([](C c) { c.lock = LockKind::Ceiling; })
                               << UserEdit([](W w) { w.lock->setCurrentIndex(w.lock->findData(int(LockKind::Pi))); })
                               << Edit([](C c) { c.lock = LockKind::Pi; });
-        QTest::newRow("burst") << Edit([](C c) { c.mediumBurstNs = 1000 * kMs; })
-                               << UserEdit([](W w) { w.burst->setValueNs(120 * kMs); })
-                               << Edit([](C c) { c.mediumBurstNs = 120 * kMs; });
+        QTest::newRow("burst") << Edit([](C c) { c.mediumBurstNs = 1000 * kNsPerMs; })
+                               << UserEdit([](W w) { w.burst->setValueNs(120 * kNsPerMs); })
+                               << Edit([](C c) { c.mediumBurstNs = 120 * kNsPerMs; });
         QTest::newRow("hold") << Edit([](C c) { c.holdNs = 100'000; })
-                              << UserEdit([](W w) { w.hold->setValueNs(2 * kMs); })
-                              << Edit([](C c) { c.holdNs = 2 * kMs; });
-        QTest::newRow("period") << Edit([](C c) { c.periodNs = 10'000 * kMs; })
-                                << UserEdit([](W w) { w.period->setValueNs(40 * kMs); })
-                                << Edit([](C c) { c.periodNs = 40 * kMs; });
-        QTest::newRow("duration") << Edit([](C c) { c.durationNs = 600'000 * kMs; })
-                                  << UserEdit([](W w) { w.duration->setValueNs(1000 * kMs); })
-                                  << Edit([](C c) { c.durationNs = 1000 * kMs; });
+                              << UserEdit([](W w) { w.hold->setValueNs(2 * kNsPerMs); })
+                              << Edit([](C c) { c.holdNs = 2 * kNsPerMs; });
+        QTest::newRow("period") << Edit([](C c) { c.periodNs = 10'000 * kNsPerMs; })
+                                << UserEdit([](W w) { w.period->setValueNs(40 * kNsPerMs); })
+                                << Edit([](C c) { c.periodNs = 40 * kNsPerMs; });
+        QTest::newRow("duration") << Edit([](C c) { c.durationNs = 600'000 * kNsPerMs; })
+                                  << UserEdit([](W w) { w.duration->setValueNs(1000 * kNsPerMs); })
+                                  << Edit([](C c) { c.durationNs = 1000 * kNsPerMs; });
         QTest::newRow("priorities") << Edit([](C c) {
             c.lowPriority = 1;
             c.mediumPriority = 50;
@@ -203,8 +201,8 @@ private slots:
         QTest::newRow("priorities not rising") << Edit([](InversionConfig& c) { c.mediumPriority = 40; })
                                                << "priorities must rise from low to medium to high";
         QTest::newRow("hold above half the period")
-            << Edit([](InversionConfig& c) { c.holdNs = 60 * kMs; }) << "hold must be at most half the period";
-        QTest::newRow("burst") << Edit([](InversionConfig& c) { c.mediumBurstNs = 2000 * kMs; })
+            << Edit([](InversionConfig& c) { c.holdNs = 60 * kNsPerMs; }) << "hold must be at most half the period";
+        QTest::newRow("burst") << Edit([](InversionConfig& c) { c.mediumBurstNs = 2000 * kNsPerMs; })
                                << "medium-burst must be between";
         QTest::newRow("priority 99") << Edit([](InversionConfig& c) { c.highPriority = 99; })
                                      << "high-priority must be between 1 and 98";
@@ -276,20 +274,20 @@ private slots:
         QCOMPARE(cell(0, InversionTableModel::WaitP50), formatLatency(double(mutex->highWait.percentile(50))));
         QCOMPARE(cell(0, InversionTableModel::WaitMax), QString("50.7 ms"));
         QCOMPARE(m.data(m.index(0, InversionTableModel::WaitMax), InversionTableModel::RawValueRole).toLongLong(),
-                 qlonglong(51 * kMs - 333'333));
+                 qlonglong(51 * kNsPerMs - 333'333));
         QCOMPARE(cell(0, InversionTableModel::MediumRan), QString("150 ms (50.0 ms / period)"));
 
         // The lanes show periods 2 and 3 (the last two complete ones), each with medium running inside high's wait.
         const InversionTimeline* live = page.liveTimeline();
-        QCOMPARE(live->data().fromNs, mutex->t0Ns + 100 * kMs);
-        QCOMPARE(live->data().toNs, mutex->t0Ns + 300 * kMs);
+        QCOMPARE(live->data().fromNs, mutex->t0Ns + 100 * kNsPerMs);
+        QCOMPARE(live->data().toNs, mutex->t0Ns + 300 * kNsPerMs);
         const auto medium = laneBlocks(live, InversionTimelineData::Medium);
         QCOMPARE(int(medium.size()), 2);
         for (int i = 0; i < 2; ++i) {
-            const int64_t p = mutex->t0Ns + (i + 1) * 100 * kMs;
+            const int64_t p = mutex->t0Ns + (i + 1) * 100 * kNsPerMs;
             QVERIFY(medium[size_t(i)].inversion);
             QCOMPARE(medium[size_t(i)].x0, live->xOf(p + 666'666));
-            QCOMPARE(medium[size_t(i)].x1, live->xOf(p + 50 * kMs + 666'666));
+            QCOMPARE(medium[size_t(i)].x1, live->xOf(p + 50 * kNsPerMs + 666'666));
         }
         QCOMPARE(int(live->periodMarkerX().size()), 3);
         QCOMPARE(live->tickLabels().last(), QString("200"));
@@ -397,9 +395,9 @@ private slots:
         requireFifo();
         InversionPage page(m_probe);
         InversionConfig c = shortConfig();
-        c.mediumBurstNs = 500 * kMs;
-        c.periodNs = 1000 * kMs;
-        c.durationNs = 5000 * kMs;
+        c.mediumBurstNs = 500 * kNsPerMs;
+        c.periodNs = 1000 * kNsPerMs;
+        c.durationNs = 5000 * kNsPerMs;
         QVERIFY(rtscope::test::startRun(page, c));
         QTest::qWait(200); // period 0 released after 50 ms; medium spins from then on
         rtscope::test::stopJoinsWithin100ms(page);
@@ -410,9 +408,9 @@ private slots:
         requireFifo();
         auto* page = new InversionPage(m_probe);
         InversionConfig c = shortConfig();
-        c.mediumBurstNs = 500 * kMs;
-        c.periodNs = 1000 * kMs;
-        c.durationNs = 5000 * kMs;
+        c.mediumBurstNs = 500 * kNsPerMs;
+        c.periodNs = 1000 * kNsPerMs;
+        c.durationNs = 5000 * kNsPerMs;
         QVERIFY(rtscope::test::startRun(*page, c));
         QTest::qWait(200);
         rtscope::test::destructionJoinsWithin100ms(std::unique_ptr<ExperimentPage>(page));

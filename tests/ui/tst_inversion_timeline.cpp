@@ -17,7 +17,6 @@
 using namespace rtscope;
 
 namespace {
-constexpr int64_t kMs = 1'000'000;
 
 InversionTimelineData window(int64_t from, int64_t to)
 {
@@ -48,31 +47,33 @@ private slots:
         InversionTimeline t;
         t.resize(1000, 300);
         // One period of the mutex case: low holds, high waits 50 ms while medium spins inside the wait.
-        InversionTimelineData d = window(0, 100 * kMs);
-        d.lanes[InversionTimelineData::Low] = {{0, kMs / 3, LaneActivity::Holding},
-                                               {50 * kMs + 2 * kMs / 3, 51 * kMs, LaneActivity::Holding}};
-        d.lanes[InversionTimelineData::High] = {{kMs / 3, 51 * kMs, LaneActivity::Waiting},
-                                                {51 * kMs, 51 * kMs + 20'000, LaneActivity::Holding}};
-        d.lanes[InversionTimelineData::Medium] = {{2 * kMs / 3, 50 * kMs + 2 * kMs / 3, LaneActivity::Running},
-                                                  {51 * kMs + 20'000, 60 * kMs, LaneActivity::Running}};
-        d.highWaits = {{kMs / 3, 51 * kMs}};
-        d.periodStarts = {0, 100 * kMs};
+        InversionTimelineData d = window(0, 100 * kNsPerMs);
+        d.lanes[InversionTimelineData::Low] = {
+            {0, kNsPerMs / 3, LaneActivity::Holding},
+            {50 * kNsPerMs + 2 * kNsPerMs / 3, 51 * kNsPerMs, LaneActivity::Holding}};
+        d.lanes[InversionTimelineData::High] = {{kNsPerMs / 3, 51 * kNsPerMs, LaneActivity::Waiting},
+                                                {51 * kNsPerMs, 51 * kNsPerMs + 20'000, LaneActivity::Holding}};
+        d.lanes[InversionTimelineData::Medium] = {
+            {2 * kNsPerMs / 3, 50 * kNsPerMs + 2 * kNsPerMs / 3, LaneActivity::Running},
+            {51 * kNsPerMs + 20'000, 60 * kNsPerMs, LaneActivity::Running}};
+        d.highWaits = {{kNsPerMs / 3, 51 * kNsPerMs}};
+        d.periodStarts = {0, 100 * kNsPerMs};
         t.setData(d);
 
         const QRectF plot = t.plotRect();
         QVERIFY(plot.width() > 500);
         QCOMPARE(t.xOf(0), plot.left());
-        QCOMPARE(t.xOf(100 * kMs), plot.right());
+        QCOMPARE(t.xOf(100 * kNsPerMs), plot.right());
 
         const auto medium = blocksOf(t, InversionTimelineData::Medium);
         QCOMPARE(int(medium.size()), 2);
         // The whole first burst lies inside the wait: all of it is the inversion.
         QVERIFY(medium[0].inversion);
-        QCOMPARE(medium[0].x0, t.xOf(2 * kMs / 3));
-        QCOMPARE(medium[0].x1, t.xOf(50 * kMs + 2 * kMs / 3));
+        QCOMPARE(medium[0].x0, t.xOf(2 * kNsPerMs / 3));
+        QCOMPARE(medium[0].x1, t.xOf(50 * kNsPerMs + 2 * kNsPerMs / 3));
         // After high got the lock medium runs again: not an inversion.
         QVERIFY(!medium[1].inversion);
-        QCOMPARE(medium[1].x0, t.xOf(51 * kMs + 20'000));
+        QCOMPARE(medium[1].x0, t.xOf(51 * kNsPerMs + 20'000));
 
         const auto high = blocksOf(t, InversionTimelineData::High);
         QCOMPARE(int(high.size()), 2);
@@ -81,8 +82,8 @@ private slots:
         QCOMPARE(int(blocksOf(t, InversionTimelineData::Low).size()), 2);
 
         QCOMPARE(int(t.waitShading().size()), 1);
-        QCOMPARE(t.waitShading()[0].x0, t.xOf(kMs / 3));
-        QCOMPARE(t.waitShading()[0].x1, t.xOf(51 * kMs));
+        QCOMPARE(t.waitShading()[0].x0, t.xOf(kNsPerMs / 3));
+        QCOMPARE(t.waitShading()[0].x1, t.xOf(51 * kNsPerMs));
 
         const std::vector<double> periods = t.periodMarkerX();
         QCOMPARE(int(periods.size()), 2);
@@ -100,14 +101,14 @@ private slots:
     {
         InversionTimeline t;
         t.resize(1000, 300);
-        InversionTimelineData d = window(0, 100 * kMs);
-        d.lanes[InversionTimelineData::Medium] = {{10 * kMs, 60 * kMs, LaneActivity::Running}};
-        d.highWaits = {{20 * kMs, 30 * kMs}, {40 * kMs, 80 * kMs}};
+        InversionTimelineData d = window(0, 100 * kNsPerMs);
+        d.lanes[InversionTimelineData::Medium] = {{10 * kNsPerMs, 60 * kNsPerMs, LaneActivity::Running}};
+        d.highWaits = {{20 * kNsPerMs, 30 * kNsPerMs}, {40 * kNsPerMs, 80 * kNsPerMs}};
         t.setData(d);
         const auto medium = blocksOf(t, InversionTimelineData::Medium);
         QCOMPARE(int(medium.size()), 4);
         const bool expectedInversion[] = {false, true, false, true};
-        const int64_t edges[] = {10 * kMs, 20 * kMs, 30 * kMs, 40 * kMs, 60 * kMs};
+        const int64_t edges[] = {10 * kNsPerMs, 20 * kNsPerMs, 30 * kNsPerMs, 40 * kNsPerMs, 60 * kNsPerMs};
         for (int i = 0; i < 4; ++i) {
             QCOMPARE(medium[size_t(i)].inversion, expectedInversion[i]);
             QCOMPARE(medium[size_t(i)].x0, t.xOf(edges[i]));
@@ -119,19 +120,19 @@ private slots:
     {
         InversionTimeline t;
         t.resize(800, 300);
-        InversionTimelineData d = window(1000 * kMs, 1100 * kMs);
+        InversionTimelineData d = window(1000 * kNsPerMs, 1100 * kNsPerMs);
         auto& low = d.lanes[InversionTimelineData::Low];
         // A million segments before the window, one across its left edge, one across its right edge.
         for (int64_t i = 0; i < 1'000'000; ++i)
             low.push_back({i * 900, i * 900 + 500, LaneActivity::Holding});
-        low.push_back({990 * kMs, 1010 * kMs, LaneActivity::Holding});
-        low.push_back({1090 * kMs, 1200 * kMs, LaneActivity::Holding});
+        low.push_back({990 * kNsPerMs, 1010 * kNsPerMs, LaneActivity::Holding});
+        low.push_back({1090 * kNsPerMs, 1200 * kNsPerMs, LaneActivity::Holding});
         t.setData(d);
         const auto blocks = blocksOf(t, InversionTimelineData::Low);
         QCOMPARE(int(blocks.size()), 2);
         QCOMPARE(blocks[0].x0, t.plotRect().left());
-        QCOMPARE(blocks[0].x1, t.xOf(1010 * kMs));
-        QCOMPARE(blocks[1].x0, t.xOf(1090 * kMs));
+        QCOMPARE(blocks[0].x1, t.xOf(1010 * kNsPerMs));
+        QCOMPARE(blocks[1].x0, t.xOf(1090 * kNsPerMs));
         QCOMPARE(blocks[1].x1, t.plotRect().right());
     }
 
@@ -139,20 +140,20 @@ private slots:
     {
         InversionTimeline t;
         t.resize(1000, 300);
-        InversionTimelineData d = window(0, 200 * kMs);
+        InversionTimelineData d = window(0, 200 * kNsPerMs);
         auto& medium = d.lanes[InversionTimelineData::Medium];
         // 50 000 segments of 1 µs every 2 µs over the first 100 ms: a pixel (~0.2 ms) holds a hundred of them.
         for (int64_t i = 0; i < 50'000; ++i)
             medium.push_back({i * 2000, i * 2000 + 1000, LaneActivity::Running});
         // A lone 10 ns segment far from the others keeps its own block (drawn at least a pixel wide).
-        medium.push_back({150 * kMs, 150 * kMs + 10, LaneActivity::Running});
+        medium.push_back({150 * kNsPerMs, 150 * kNsPerMs + 10, LaneActivity::Running});
         t.setData(d);
         const auto blocks = blocksOf(t, InversionTimelineData::Medium);
         QCOMPARE(int(blocks.size()), 2);
         QCOMPARE(blocks.front().x0, t.xOf(0));
         QCOMPARE(blocks.front().x1, t.xOf(49'999 * 2000 + 1000));
-        QCOMPARE(blocks.back().x0, t.xOf(150 * kMs));
-        QCOMPARE(blocks.back().x1, t.xOf(150 * kMs + 10));
+        QCOMPARE(blocks.back().x0, t.xOf(150 * kNsPerMs));
+        QCOMPARE(blocks.back().x1, t.xOf(150 * kNsPerMs + 10));
         // Every segment lies inside some block.
         for (size_t i = 0; i < medium.size(); i += 997) {
             const double x0 = t.xOf(medium[i].startNs), x1 = t.xOf(medium[i].endNs);
@@ -167,7 +168,7 @@ private slots:
     {
         InversionTimeline t;
         t.resize(1000, 300);
-        InversionTimelineData d = window(0, 1000 * kMs);
+        InversionTimelineData d = window(0, 1000 * kNsPerMs);
         // Sub-pixel neighbours of different kinds: the short wait between two holds stays visible.
         d.lanes[InversionTimelineData::High] = {{0, 100'000, LaneActivity::Holding},
                                                 {100'000, 200'000, LaneActivity::Waiting},
@@ -182,8 +183,8 @@ private slots:
     {
         InversionTimeline t;
         t.resize(1000, 300);
-        InversionTimelineData d = window(5 * kMs, 7 * kMs);
-        d.originNs = 5 * kMs;
+        InversionTimelineData d = window(5 * kNsPerMs, 7 * kNsPerMs);
+        d.originNs = 5 * kNsPerMs;
         t.setData(d);
         const QStringList ticks = t.tickLabels();
         QCOMPARE(ticks.first(), QString("0.0"));
@@ -196,8 +197,8 @@ private slots:
         // Empty lanes, so behind the period line and the time axis there is only the background.
         InversionTimeline t;
         t.resize(1000, 600);
-        InversionTimelineData d = window(0, 100 * kMs);
-        d.periodStarts = {50 * kMs};
+        InversionTimelineData d = window(0, 100 * kNsPerMs);
+        d.periodStarts = {50 * kNsPerMs};
         t.setData(d);
         QCOMPARE(int(t.periodMarkerX().size()), 1);
         const QPoint period(int(std::lround(t.periodMarkerX().front())), int(t.laneRect(1).center().y()));
@@ -223,7 +224,7 @@ private slots:
     {
         InversionTimeline t;
         t.resize(600, 250);
-        InversionTimelineData d = window(0, 100 * kMs);
+        InversionTimelineData d = window(0, 100 * kNsPerMs);
         d.emptyText = "Press Start";
         t.setData(d);
         QVERIFY(t.blocks().empty());

@@ -1,10 +1,11 @@
 // File › Open recording… reads the file off the GUI thread: a long recording shows a progress dialog whose bar
 // moves while the event loop keeps running, and Cancel ends the reading at once and leaves the page showing what it
 // showed before; a recording that reads to its end is shown as a synchronous open would show it.
+#include "engine/util/clock.h"
 #include "tests/common/recording_bytes.h"
 #include "ui/app/file_menu.h"
+#include "ui/common/latency_source.h"
 #include "ui/latency/latency_page.h"
-#include "ui/latency/latency_source.h"
 #include "ui/main_window.h"
 #include "ui/timers/drift_page.h"
 
@@ -27,7 +28,6 @@ using rtscope::test::RecordingBytes;
 namespace {
 
 constexpr int64_t kT0 = RecordingBytes::kStartNs;
-constexpr int64_t kMs = 1'000'000;
 
 void writeFile(const QString& path, const std::string& bytes)
 {
@@ -40,7 +40,7 @@ std::string smallRecording(int samples)
 {
     RecordingBytes b({1});
     b.samples(0, 0, kT0, uint32_t(samples));
-    return b.end(kT0 + int64_t(samples + 1) * kMs);
+    return b.end(kT0 + int64_t(samples + 1) * kNsPerMs);
 }
 
 struct Window {
