@@ -2,6 +2,7 @@
 
 #include "engine/experiments/lock_lab_config_util.h"
 #include "engine/rt/cpu_topology.h"
+#include "engine/util/json_fields.h"
 #include "engine/util/units.h"
 
 #include <algorithm>
@@ -185,31 +186,26 @@ nlohmann::json toJson(const ContentionConfig& c)
 ContentionConfig contentionConfigFromJson(const nlohmann::json& j, std::vector<std::string>& errors)
 {
     ContentionConfig c;
-    locklab::JsonFields f(j, "contention config", errors);
+    JsonFields f(j, errors, "contention config");
     if (!f.ok())
         return c;
     f.rejectUnknown({"kinds", "threads", "placement", "cpu", "policy", "priority", "nice", "hold_ns", "work_ns",
                      "duration_ns", "spin_limit", "stealing"});
-    if (j.contains("kinds")) {
-        const auto& v = j.at("kinds");
-        if (!v.is_array()) {
-            errors.push_back("kinds must be an array of lock kind names");
-        } else {
-            c.kinds.clear();
-            for (const auto& item : v) {
-                auto k = item.is_string() ? parseLockKind(item.get<std::string>()) : std::nullopt;
-                if (!k)
-                    errors.push_back("kinds entries must be lock kind names (spin, mutex, adaptive-glibc, adaptive, "
-                                     "pi)");
-                else
-                    c.kinds.push_back(*k);
-            }
-        }
-    }
+    std::vector<LockKind> kinds;
+    const auto kind = [&](const nlohmann::json& item, size_t) {
+        const std::optional<LockKind> k = item.is_string() ? parseLockKind(item.get<std::string>()) : std::nullopt;
+        if (!k)
+            f.report("kinds", "entries must be lock kind names (spin, mutex, adaptive-glibc, adaptive, pi)");
+        else
+            kinds.push_back(*k);
+        return true; // every entry is read: one sentence per name that is not a lock kind
+    };
+    if (f.list({"kinds", Presence::Optional, "must be an array of lock kind names"}, kind))
+        c.kinds = std::move(kinds);
     f.integer("threads", c.threads);
-    f.named("placement", c.placement, parsePlacement, "spread, one-cpu");
+    f.name("placement", c.placement, parsePlacement, "spread, one-cpu");
     f.integer("cpu", c.cpu);
-    f.named("policy", c.policy, parsePolicy, "other, batch, idle, fifo, rr");
+    f.name("policy", c.policy, parsePolicy, "other, batch, idle, fifo, rr");
     f.integer("priority", c.priority);
     f.integer("nice", c.nice);
     f.integer("hold_ns", c.holdNs);

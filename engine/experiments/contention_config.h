@@ -1,6 +1,6 @@
 #pragma once
-/// @file Configuration of the lock-contention experiment (SCIENCE.md §5) and its one validation path, shared
-/// by the CLI, the GUI and the presets.
+/// @file Configuration of the lock-contention experiment (docs/experiments/locks.md) and its one validation path,
+/// shared by the CLI, the GUI and the presets.
 #include "engine/locks/lock.h"
 #include "engine/rt/sched_policy.h"
 

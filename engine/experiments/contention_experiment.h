@@ -1,5 +1,5 @@
 #pragma once
-/// @file The lock-contention experiment (SCIENCE.md §5): T pinned workers repeatedly take one lock, hold it
+/// @file The lock-contention experiment (docs/experiments/locks.md): T pinned workers repeatedly take one lock, hold it
 /// for a critical section of busy work, release it and do non-critical work; each lock kind runs in turn with
 /// the same settings. Every acquisition's wait streams through a per-worker ring to the collector; the
 /// counters (acquisition paths, context switches, CPU time) are published by each worker on its own cache

@@ -3,6 +3,7 @@
 #include "engine/experiments/lock_lab_config_util.h"
 #include "engine/rt/cpu_topology.h"
 #include "engine/rt/sched_policy.h"
+#include "engine/util/json_fields.h"
 #include "engine/util/units.h"
 
 #include <algorithm>
@@ -109,12 +110,12 @@ nlohmann::json toJson(const InversionConfig& c)
 InversionConfig inversionConfigFromJson(const nlohmann::json& j, std::vector<std::string>& errors)
 {
     InversionConfig c;
-    locklab::JsonFields f(j, "inversion config", errors);
+    JsonFields f(j, errors, "inversion config");
     if (!f.ok())
         return c;
     f.rejectUnknown({"lock", "medium_burst_ns", "hold_ns", "period_ns", "duration_ns", "cpu", "low_priority",
                      "medium_priority", "high_priority"});
-    f.named("lock", c.lock, parseLockKind, "mutex, pi, ceiling");
+    f.name("lock", c.lock, parseLockKind, "mutex, pi, ceiling");
     f.integer("medium_burst_ns", c.mediumBurstNs);
     f.integer("hold_ns", c.holdNs);
     f.integer("period_ns", c.periodNs);

@@ -1,6 +1,6 @@
 #pragma once
-/// @file Configuration of the priority-inversion experiment (SCIENCE.md §5, Mars Pathfinder) and its one
-/// validation path, shared by the CLI, the GUI and the presets. Its refusals are part of the lab's safety: the
+/// @file Configuration of the priority-inversion experiment (docs/experiments/inversion.md, Mars Pathfinder) and its
+/// one validation path, shared by the CLI, the GUI and the presets. Its refusals are part of the lab's safety: the
 /// three SCHED_FIFO threads never go on the CPU kept for the UI, the collector and the watchdog.
 #include "engine/locks/lock.h"
 

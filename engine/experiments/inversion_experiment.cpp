@@ -232,6 +232,7 @@ void InversionExperiment::lowLoop(const std::atomic<bool>& stop)
     const int slot = m_slots[kLow];
     m_tids[kLow].store(int(gettid()));
     m_watchdog.bindThread(slot, gettid());
+    // Its pushes never wait: a full ring counts the drop (the snapshot's ringDrops), so their result is unused.
     SpscRing<TimelineSegment>& ring = *m_segmentRings[kLow];
     const int64_t period = m_config.periodNs;
     const int64_t hold = m_config.holdNs;
@@ -251,12 +252,12 @@ void InversionExperiment::lowLoop(const std::atomic<bool>& stop)
         int64_t segStart = acquired;
         // CPU work, not wall time: a preempted holder must still finish its section, as a real one would.
         const int64_t end = busyWork(acquired, hold, &m_stop, [&](int64_t from, int64_t to) {
-            ring.tryPush({segStart, from, InversionLane::Low, SegmentState::HoldingLock});
+            (void)ring.tryPush({segStart, from, InversionLane::Low, SegmentState::HoldingLock});
             segStart = to;
         });
         m_lock->unlock();
         m_watchdog.disarm(slot);
-        ring.tryPush({segStart, end, InversionLane::Low, SegmentState::HoldingLock});
+        (void)ring.tryPush({segStart, end, InversionLane::Low, SegmentState::HoldingLock});
         m_lowSections.store(++sections, std::memory_order_relaxed);
         k += (end - release) / period; // releases that passed while it worked are skipped, not caught up
     }
@@ -268,6 +269,7 @@ void InversionExperiment::mediumLoop(const std::atomic<bool>& stop)
     const int slot = m_slots[kMedium];
     m_tids[kMedium].store(int(gettid()));
     m_watchdog.bindThread(slot, gettid());
+    // Its pushes never wait: a full ring counts the drop (the snapshot's ringDrops), so their result is unused.
     SpscRing<TimelineSegment>& ring = *m_segmentRings[kMedium];
     const int64_t period = m_config.periodNs;
     const int64_t burst = m_config.mediumBurstNs;
@@ -286,7 +288,7 @@ void InversionExperiment::mediumLoop(const std::atomic<bool>& stop)
         for (;;) {
             const int64_t now = nowNs();
             if (now - last > kOffCpuGapNs) {
-                ring.tryPush({segStart, last, InversionLane::Medium, SegmentState::Running});
+                (void)ring.tryPush({segStart, last, InversionLane::Medium, SegmentState::Running});
                 segStart = now;
             }
             last = now;
@@ -294,7 +296,7 @@ void InversionExperiment::mediumLoop(const std::atomic<bool>& stop)
                 break;
         }
         m_watchdog.disarm(slot);
-        ring.tryPush({segStart, last, InversionLane::Medium, SegmentState::Running});
+        (void)ring.tryPush({segStart, last, InversionLane::Medium, SegmentState::Running});
         m_mediumBursts.store(++bursts, std::memory_order_relaxed);
         k += (last - release) / period;
     }
@@ -306,6 +308,7 @@ void InversionExperiment::highLoop(const std::atomic<bool>& stop)
     const int slot = m_slots[kHigh];
     m_tids[kHigh].store(int(gettid()));
     m_watchdog.bindThread(slot, gettid());
+    // Its pushes never wait: a full ring counts the drop (the snapshot's ringDrops), so their result is unused.
     SpscRing<TimelineSegment>& ring = *m_segmentRings[kHigh];
     const int64_t period = m_config.periodNs;
     const int64_t offset = m_config.highOffsetNs();
@@ -324,18 +327,18 @@ void InversionExperiment::highLoop(const std::atomic<bool>& stop)
         p.acquiredNs = nowNs();
         p.contended = a.path != AcquirePath::Uncontended;
         m_watchdog.arm(slot, p.acquiredNs + InversionConfig::kHighHoldNs + kWatchdogSlackNs);
-        ring.tryPush({release, p.acquiredNs, InversionLane::High, SegmentState::WaitingForLock});
+        (void)ring.tryPush({release, p.acquiredNs, InversionLane::High, SegmentState::WaitingForLock});
         int64_t segStart = p.acquiredNs;
         p.doneNs = busyWork(p.acquiredNs, InversionConfig::kHighHoldNs, &m_stop, [&](int64_t from, int64_t to) {
-            ring.tryPush({segStart, from, InversionLane::High, SegmentState::HoldingLock});
+            (void)ring.tryPush({segStart, from, InversionLane::High, SegmentState::HoldingLock});
             segStart = to;
         });
         m_lock->unlock();
         m_watchdog.disarm(slot);
-        ring.tryPush({segStart, p.doneNs, InversionLane::High, SegmentState::HoldingLock});
+        (void)ring.tryPush({segStart, p.doneNs, InversionLane::High, SegmentState::HoldingLock});
         p.missed = p.acquiredNs > release + period;
         p.skipped = uint32_t((p.doneNs - release) / period);
-        m_periodRing->tryPush(p);
+        (void)m_periodRing->tryPush(p);
         k += p.skipped;
     }
     threadDone();

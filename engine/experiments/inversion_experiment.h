@@ -1,6 +1,6 @@
 #pragma once
-/// @file The priority-inversion experiment (SCIENCE.md §5, Mars Pathfinder): three SCHED_FIFO threads pinned
-/// to one CPU. Each period the low thread takes the lock and works inside it, the high thread wakes and needs
+/// @file The priority-inversion experiment (docs/experiments/inversion.md, Mars Pathfinder): three SCHED_FIFO threads
+/// pinned to one CPU. Each period the low thread takes the lock and works inside it, the high thread wakes and needs
 /// the lock, and the medium thread wakes and spins for a burst without it. With a plain mutex the medium
 /// thread keeps the holder off the CPU and the high thread waits for the whole burst; with priority
 /// inheritance or a priority ceiling it waits only for the rest of the critical section.

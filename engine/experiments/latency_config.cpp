@@ -1,6 +1,7 @@
 #include "engine/experiments/latency_config.h"
 
 #include "engine/rt/cpu_topology.h"
+#include "engine/util/json_fields.h"
 #include "engine/util/units.h"
 
 #include <algorithm>
@@ -172,89 +173,27 @@ nlohmann::json toJson(const LatencyConfig& c)
 LatencyConfig latencyConfigFromJson(const nlohmann::json& j, std::vector<std::string>& errors)
 {
     LatencyConfig c;
-    if (!j.is_object()) {
-        errors.push_back("latency config must be a JSON object");
+    JsonFields f(j, errors, "latency config");
+    if (!f.ok())
         return c;
-    }
-    auto intField = [&](const char* key, auto& dst) {
-        if (!j.contains(key))
-            return;
-        const auto& v = j.at(key);
-        if (!v.is_number_integer()) {
-            errors.push_back(std::string(key) + " must be an integer");
-            return;
-        }
-        using T = std::remove_reference_t<decltype(dst)>;
-        if constexpr (std::is_unsigned_v<T>) {
-            if (v.is_number_unsigned() || v.get<int64_t>() >= 0)
-                dst = v.get<T>();
-            else
-                errors.push_back(std::string(key) + " must not be negative");
-        } else {
-            const int64_t x = v.get<int64_t>();
-            if (x < int64_t(std::numeric_limits<T>::min()) || x > int64_t(std::numeric_limits<T>::max()))
-                errors.push_back(std::string(key) + " is out of range");
-            else
-                dst = T(x);
-        }
-    };
-    auto policyField = [&](const char* key, Policy& dst) {
-        if (!j.contains(key))
-            return;
-        const auto& v = j.at(key);
-        auto p = v.is_string() ? parsePolicy(v.get<std::string>()) : std::nullopt;
-        if (!p)
-            errors.push_back(std::string(key) + " must be one of other, batch, idle, fifo, rr");
-        else
-            dst = *p;
-    };
-    static const char* known[] = {"policy",  "priority",    "nice",    "period_ns",    "cpu",
-                                  "cpus",    "waiter",      "hogs",    "hog_policy",   "hog_nice",
-                                  "hog_cpu", "duration_ns", "samples", "histogram_us", "dma_latency"};
-    for (const auto& [key, value] : j.items()) {
-        bool ok = false;
-        for (const char* k : known)
-            ok = ok || key == k;
-        if (!ok)
-            errors.push_back("unknown field '" + key + "'");
-    }
-    policyField("policy", c.policy);
-    intField("priority", c.priority);
-    intField("nice", c.nice);
-    intField("period_ns", c.periodNs);
-    intField("cpu", c.cpu);
-    if (j.contains("cpus")) {
-        const auto& v = j.at("cpus");
-        bool ok = v.is_array();
-        if (ok)
-            for (const auto& x : v)
-                ok = ok && x.is_number_integer() && x.get<int64_t>() >= 0 && x.get<int64_t>() < 65536;
-        if (!ok)
-            errors.push_back("cpus must be an array of CPU numbers");
-        else
-            c.cpus = v.get<std::vector<int>>();
-    }
-    if (j.contains("waiter")) {
-        const auto& v = j.at("waiter");
-        auto w = v.is_string() ? parseWaiter(v.get<std::string>()) : std::nullopt;
-        if (!w)
-            errors.push_back("waiter must be one of abs, rel, timerfd, itimer, posix, busy");
-        else
-            c.waiter = *w;
-    }
-    intField("hogs", c.hogs);
-    policyField("hog_policy", c.hogPolicy);
-    intField("hog_nice", c.hogNice);
-    intField("hog_cpu", c.hogCpu);
-    intField("duration_ns", c.durationNs);
-    intField("samples", c.maxSamples);
-    intField("histogram_us", c.histogramUs);
-    if (j.contains("dma_latency")) {
-        if (!j.at("dma_latency").is_boolean())
-            errors.push_back("dma_latency must be true or false");
-        else
-            c.dmaLatency = j.at("dma_latency").get<bool>();
-    }
+    f.rejectUnknown({"policy", "priority", "nice", "period_ns", "cpu", "cpus", "waiter", "hogs", "hog_policy",
+                     "hog_nice", "hog_cpu", "duration_ns", "samples", "histogram_us", "dma_latency"});
+    constexpr std::string_view policies = "other, batch, idle, fifo, rr";
+    f.name("policy", c.policy, parsePolicy, policies);
+    f.integer("priority", c.priority);
+    f.integer("nice", c.nice);
+    f.integer("period_ns", c.periodNs);
+    f.integer("cpu", c.cpu);
+    f.integerList({"cpus", Presence::Optional, "must be an array of CPU numbers"}, c.cpus, {0, 65535});
+    f.name("waiter", c.waiter, parseWaiter, "abs, rel, timerfd, itimer, posix, busy");
+    f.integer("hogs", c.hogs);
+    f.name("hog_policy", c.hogPolicy, parsePolicy, policies);
+    f.integer("hog_nice", c.hogNice);
+    f.integer("hog_cpu", c.hogCpu);
+    f.integer("duration_ns", c.durationNs);
+    f.integer("samples", c.maxSamples);
+    f.integer("histogram_us", c.histogramUs);
+    f.boolean("dma_latency", c.dmaLatency);
     return c;
 }
 

@@ -1,6 +1,6 @@
 #pragma once
-/// @file Configuration of the latency experiment (SCIENCE.md §1) and its one validation path, shared
-/// by the CLI, the GUI and the presets.
+/// @file Configuration of the latency experiment (docs/science.md, Latency under load) and its one validation path,
+/// shared by the CLI, the GUI and the presets.
 #include "engine/rt/sched_policy.h"
 #include "engine/rt/waiter.h"
 

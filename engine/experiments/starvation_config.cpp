@@ -2,10 +2,10 @@
 
 #include "engine/rt/cpu_topology.h"
 #include "engine/rt/rt_environment.h"
+#include "engine/util/json_fields.h"
 #include "engine/util/units.h"
 
 #include <algorithm>
-#include <limits>
 #include <nlohmann/json.hpp>
 #include <sched.h>
 #include <sstream>
@@ -239,77 +239,24 @@ nlohmann::json toJson(const StarvationConfig& c)
 StarvationConfig starvationConfigFromJson(const nlohmann::json& j, std::vector<std::string>& errors)
 {
     StarvationConfig c;
-    if (!j.is_object()) {
-        errors.push_back("starvation config must be a JSON object");
+    JsonFields f(j, errors, "starvation config");
+    if (!f.ok())
         return c;
-    }
-    static const char* known[] = {"policy",          "priority",    "burst_ns",         "gap_ns",
-                                  "bursts",          "counters",    "counter_nice",     "cpu",
-                                  "control_counter", "control_cpu", "sampler_priority", "reserved_cpus"};
-    for (const auto& item : j.items())
-        if (std::none_of(std::begin(known), std::end(known), [&key = item.key()](const char* k) { return key == k; }))
-            errors.push_back("unknown field '" + item.key() + "'");
-
-    auto intField = [&](const char* key, auto& dst) {
-        if (!j.contains(key))
-            return;
-        const auto& v = j.at(key);
-        using T = std::remove_reference_t<decltype(dst)>;
-        if (!v.is_number_integer()) {
-            errors.push_back(std::string(key) + " must be an integer");
-            return;
-        }
-        if (v.is_number_unsigned() && v.get<uint64_t>() > uint64_t(std::numeric_limits<T>::max())) {
-            errors.push_back(std::string(key) + " is out of range");
-            return;
-        }
-        const int64_t x = v.get<int64_t>();
-        if (x < int64_t(std::numeric_limits<T>::min()) || x > int64_t(std::numeric_limits<T>::max()))
-            errors.push_back(std::string(key) + " is out of range");
-        else
-            dst = T(x);
-    };
-    if (j.contains("policy")) {
-        const auto& v = j.at("policy");
-        const auto p = v.is_string() ? parsePolicy(v.get<std::string>()) : std::nullopt;
-        if (!p)
-            errors.push_back("policy must be one of fifo, rr");
-        else
-            c.policy = *p;
-    }
-    intField("priority", c.priority);
-    intField("burst_ns", c.burstNs);
-    intField("gap_ns", c.gapNs);
-    intField("bursts", c.bursts);
-    intField("counters", c.counters);
-    intField("counter_nice", c.counterNice);
-    intField("cpu", c.cpu);
-    if (j.contains("control_counter")) {
-        if (!j.at("control_counter").is_boolean())
-            errors.push_back("control_counter must be true or false");
-        else
-            c.controlCounter = j.at("control_counter").get<bool>();
-    }
-    intField("control_cpu", c.controlCpu);
-    intField("sampler_priority", c.samplerPriority);
-    if (j.contains("reserved_cpus")) {
-        const auto& v = j.at("reserved_cpus");
-        std::vector<int> cpus;
-        bool ok = v.is_array();
-        if (ok)
-            for (const auto& e : v) {
-                if (!e.is_number_integer() || e.get<int64_t>() < std::numeric_limits<int>::min() ||
-                    e.get<int64_t>() > std::numeric_limits<int>::max()) {
-                    ok = false;
-                    break;
-                }
-                cpus.push_back(e.get<int>());
-            }
-        if (!ok)
-            errors.push_back("reserved_cpus must be an array of CPU numbers");
-        else
-            c.reservedCpus = std::move(cpus);
-    }
+    f.rejectUnknown({"policy", "priority", "burst_ns", "gap_ns", "bursts", "counters", "counter_nice", "cpu",
+                     "control_counter", "control_cpu", "sampler_priority", "reserved_cpus"});
+    // parsePolicy() knows every policy; validate() says why other, batch and idle cannot starve a CPU.
+    f.name("policy", c.policy, parsePolicy, "fifo, rr");
+    f.integer("priority", c.priority);
+    f.integer("burst_ns", c.burstNs);
+    f.integer("gap_ns", c.gapNs);
+    f.integer("bursts", c.bursts);
+    f.integer("counters", c.counters);
+    f.integer("counter_nice", c.counterNice);
+    f.integer("cpu", c.cpu);
+    f.boolean("control_counter", c.controlCounter);
+    f.integer("control_cpu", c.controlCpu);
+    f.integer("sampler_priority", c.samplerPriority);
+    f.integerList({"reserved_cpus", Presence::Optional, "must be an array of CPU numbers"}, c.reservedCpus);
     return c;
 }
 

@@ -1,6 +1,6 @@
 #pragma once
-/// @file Configuration of the starvation lab (SCIENCE.md §2: a SCHED_FIFO thread that never blocks starves
-/// its CPU) and its one validation path, shared by the CLI, the GUI and the presets. Its refusals are part of
+/// @file Configuration of the starvation lab (docs/experiments/starvation.md: a SCHED_FIFO thread that never blocks
+/// starves its CPU) and its one validation path, shared by the CLI, the GUI and the presets. Its refusals are part of
 /// the lab's safety: the spinner never goes on a CPU the controller needs, nor on the only CPU there is.
 #include "engine/rt/sched_policy.h"
 

@@ -210,8 +210,8 @@ Error StarvationExperiment::start(const StarvationConfig& requested)
     wd.priority = watchdogPriority >= 1 ? watchdogPriority : StarvationConfig::kWatchdogPriority;
     wd.marginNs = StarvationConfig::kWatchdogMarginNs;
     wd.pollNs = StarvationConfig::kWatchdogPollNs;
-    // A burst can end inside a throttling window (~50 ms, SCIENCE.md §2): the spinner then resumes late
-    // without having run, and must not be blamed for the kernel's pause.
+    // A burst can end inside a throttling window (~50 ms, docs/experiments/starvation.md): the spinner then resumes
+    // late without having run, and must not be blamed for the kernel's pause.
     wd.cpuTimeOverrun = true;
     if (Error e = m_watchdog.start(wd))
         return e;
@@ -322,7 +322,7 @@ void StarvationExperiment::pushEvent(SpinnerEvent::Kind kind, int burst, int64_t
     ev.interrupted = interrupted;
     for (int i = 0; i < m_threads; ++i)
         ev.counts[i] = m_counters[i].ops.load(std::memory_order_relaxed);
-    m_events->tryPush(ev);
+    (void)m_events->tryPush(ev); // a full ring counts the drop: the snapshot's droppedEvents
 }
 
 void StarvationExperiment::spinnerLoop(const std::atomic<bool>& stop)
@@ -397,15 +397,16 @@ void StarvationExperiment::counterLoop(int index, const std::atomic<bool>& stop)
         const int64_t now = nowNs();
         if (now - last > kStallNs) {
             // Push the closed segment before announcing the new one: the collector relies on this order to know
-            // that a segment closed before the announcement is already in the ring.
-            ring.tryPush({segmentStart, last});
+            // that a segment closed before the announcement is already in the ring. A full ring counts the drop
+            // (droppedSegments).
+            (void)ring.tryPush({segmentStart, last});
             segmentStart = now;
             c.openStartNs.store(now, std::memory_order_release);
         }
         last = now;
         c.lastSeenNs.store(now, std::memory_order_release);
     }
-    ring.tryPush({segmentStart, last});
+    (void)ring.tryPush({segmentStart, last});
     c.openStartNs.store(INT64_MAX, std::memory_order_release);
 }
 
@@ -425,7 +426,7 @@ void StarvationExperiment::samplerLoop(const std::atomic<bool>& stop)
         s.tNs = r.wakeNs;
         for (int i = 0; i < m_threads; ++i)
             s.counts[i] = m_counters[i].ops.load(std::memory_order_relaxed);
-        m_samples->tryPush(s);
+        (void)m_samples->tryPush(s); // a full ring counts the drop: the snapshot's droppedSamples
     }
     waiter->stop();
 }

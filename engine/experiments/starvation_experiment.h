@@ -1,6 +1,6 @@
 #pragma once
-/// @file The starvation lab (SCIENCE.md §2): a SCHED_FIFO/RR spinner busy-loops for bursts on one CPU while
-/// SCHED_OTHER counter threads on the same CPU try to make progress. A sampler on another CPU reads the
+/// @file The starvation lab (docs/experiments/starvation.md): a SCHED_FIFO/RR spinner busy-loops for bursts on one CPU
+/// while SCHED_OTHER counter threads on the same CPU try to make progress. A sampler on another CPU reads the
 /// counters every 10 ms and streams them, like every worker's events, through rings to the collector, which
 /// publishes immutable snapshots: per-counter rates, progress during and after every burst, and the windows in
 /// which a starved counter advanced anyway (RT throttling / the fair server).

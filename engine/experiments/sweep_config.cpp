@@ -1,6 +1,7 @@
 #include "engine/experiments/sweep_config.h"
 
 #include "engine/rt/cpu_topology.h"
+#include "engine/util/json_fields.h"
 #include "engine/util/units.h"
 
 #include <nlohmann/json.hpp>
@@ -92,42 +93,33 @@ nlohmann::json toJson(const SweepConfig& c)
 SweepConfig sweepConfigFromJson(const nlohmann::json& j, std::vector<std::string>& errors)
 {
     SweepConfig c;
-    if (!j.is_object()) {
-        errors.push_back("sweep config must be a JSON object");
+    JsonFields f(j, errors, "sweep config");
+    if (!f.ok())
         return c;
-    }
-    for (const auto& [key, value] : j.items())
-        if (key != "settings" && key != "each_ns" && key != "base" && key != "load_cmd")
-            errors.push_back("unknown field '" + key + "'");
-    if (j.contains("settings")) {
+    f.rejectUnknown({"settings", "each_ns", "base", "load_cmd"});
+    std::string settings;
+    if (f.string({"settings", Presence::Optional,
+                  "must be a string of 1 to " + std::to_string(SweepConfig::kMaxSettings) +
+                      " settings like \"other,fifo:50,fifo:80\""},
+                 settings)) {
         std::string error;
-        if (!j.at("settings").is_string())
-            errors.push_back("settings must be a string of 1 to " + std::to_string(SweepConfig::kMaxSettings) +
-                             " settings like \"other,fifo:50,fifo:80\"");
-        else if (!parseSweepSettings(j.at("settings").get<std::string>(), c.settings, error))
-            errors.push_back(error);
+        if (!parseSweepSettings(settings, c.settings, error))
+            f.add(error);
     }
-    if (j.contains("each_ns")) {
-        if (!j.at("each_ns").is_number_integer())
-            errors.push_back("each_ns must be an integer number of nanoseconds between " +
-                             formatDuration(SweepConfig::kMinEachNs) + " and " +
-                             formatDuration(SweepConfig::kMaxEachNs));
-        else
-            c.eachNs = j.at("each_ns").get<int64_t>();
-    }
-    if (j.contains("base")) {
+    f.integer({"each_ns", Presence::Optional,
+               "must be an integer number of nanoseconds between " + formatDuration(SweepConfig::kMinEachNs) + " and " +
+                   formatDuration(SweepConfig::kMaxEachNs)},
+              c.eachNs);
+    if (const nlohmann::json* base = f.find("base")) {
+        // The latency config's own sentences, each after "base: ".
         std::vector<std::string> baseErrors;
-        c.base = latencyConfigFromJson(j.at("base"), baseErrors);
+        c.base = latencyConfigFromJson(*base, baseErrors);
         for (const std::string& e : baseErrors)
-            errors.push_back("base: " + e);
+            f.add("base: " + e);
     }
-    if (j.contains("load_cmd")) {
-        if (!j.at("load_cmd").is_string())
-            errors.push_back("load_cmd must be a string of at most " + std::to_string(SweepConfig::kMaxLoadCmdChars) +
-                             " characters");
-        else
-            c.loadCmd = j.at("load_cmd").get<std::string>();
-    }
+    f.string({"load_cmd", Presence::Optional,
+              "must be a string of at most " + std::to_string(SweepConfig::kMaxLoadCmdChars) + " characters"},
+             c.loadCmd);
     return c;
 }
 

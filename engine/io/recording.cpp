@@ -6,6 +6,7 @@
 #include "engine/io/report_json.h"
 #include "engine/rt/cpu_topology.h"
 #include "engine/util/clock.h"
+#include "engine/util/json_fields.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -455,51 +456,31 @@ bool Parser::header(Payload& p)
     if (j.is_discarded() || !j.is_object())
         return fail("not a JSON object");
     RecordingHeader h;
-    auto str = [&](const char* key, std::string& dst, bool required) {
-        const auto it = j.find(key);
-        if (it == j.end())
-            return !required || fail(std::string(key) + ": missing");
-        if (!it->is_string())
-            return fail(std::string(key) + ": expected a string");
-        dst = it->get<std::string>();
-        return true;
-    };
-    auto time = [&](const char* key, int64_t& dst, bool monotonic) {
-        const auto it = j.find(key);
-        if (it == j.end())
-            return fail(std::string(key) + ": missing");
-        if (!it->is_number_integer())
-            return fail(std::string(key) + ": expected an integer");
-        dst = it->get<int64_t>();
-        if (monotonic && !validTime(dst))
-            return fail(std::string(key) + ": out of range");
-        return true;
-    };
+    // A header is refused for its first problem, in the order below: one sentence, as for every other block.
+    std::vector<std::string> problems;
+    JsonFields f(j, problems, {}, JsonWording::labels());
     std::string format;
-    if (!str("format", format, true))
-        return false;
+    if (!f.string({"format", Presence::Required}, format))
+        return fail(problems.front());
     if (format != "rtscope-recording")
         return fail("format: expected \"rtscope-recording\"");
-    if (!str("rtscope_version", h.rtscopeVersion, false) || !str("recorded_at", h.recordedAt, false) ||
-        !str("host", h.host, false) || !str("command", h.command, false) || !time("start_ns", h.startNs, true) ||
-        !time("start_unix_ns", h.startUnixNs, false))
-        return false;
-    const auto cpus = j.find("cpus");
-    if (cpus == j.end() || !cpus->is_array() || cpus->empty() || cpus->size() > kMaxThreads)
-        return fail("cpus: expected an array of 1 to " + std::to_string(kMaxThreads) + " CPU numbers");
-    for (const auto& c : *cpus) {
-        if (!c.is_number_integer() || c.get<int64_t>() < 0 || c.get<int64_t>() > kMaxCpu)
-            return fail("cpus: expected CPU numbers from 0 to " + std::to_string(kMaxCpu));
-        h.cpus.push_back(int(c.get<int64_t>()));
-    }
-    const auto config = j.find("config");
-    if (config == j.end())
-        return fail("config: missing");
+    f.string("rtscope_version", h.rtscopeVersion);
+    f.string("recorded_at", h.recordedAt);
+    f.string("host", h.host);
+    f.string("command", h.command);
+    f.integer({"start_ns", Presence::Required}, h.startNs, 0, kMaxTimeNs);
+    f.integer({"start_unix_ns", Presence::Required}, h.startUnixNs);
+    f.integerList(
+        {"cpus", Presence::Required, "expected an array of 1 to " + std::to_string(kMaxThreads) + " CPU numbers"},
+        h.cpus, {0, kMaxCpu, 1, kMaxThreads, "expected CPU numbers from 0 to " + std::to_string(kMaxCpu)});
+    const nlohmann::json* config = f.find({"config", Presence::Required});
+    if (!problems.empty())
+        return fail(problems.front());
     std::string error;
     if (!configFromJson(*config, h.config, error))
         return fail("config: " + error);
-    const auto probe = j.find("probe");
-    if (probe == j.end() || !probe->is_object())
+    const nlohmann::json* probe = f.find("probe");
+    if (!probe || !probe->is_object())
         return fail("probe: expected an object");
     std::vector<std::string> errors;
     h.probe = systemProbeFromJson(*probe, errors);
@@ -797,66 +778,51 @@ bool looksLikeRecording(std::string_view head)
 
 SystemProbe systemProbeFromJson(const nlohmann::json& j, std::vector<std::string>& errors)
 {
+    // "preempt_rt has the wrong type": one phrase for every problem of a field.
+    static constexpr JsonWording wording{" ",
+                                         "is missing",
+                                         "expected an object",
+                                         "has the wrong type",
+                                         "has the wrong type",
+                                         "has the wrong type",
+                                         "has the wrong type",
+                                         "has the wrong type",
+                                         "has the wrong type",
+                                         "has the wrong type",
+                                         "has the wrong type"};
     SystemProbe p;
-    if (!j.is_object()) {
-        errors.push_back("expected an object");
+    JsonFields f(j, errors, {}, wording);
+    if (!f.ok())
         return p;
-    }
-    auto field = [&](const char* key, auto& dst) {
-        const auto it = j.find(key);
-        if (it == j.end())
-            return;
-        using T = std::remove_reference_t<decltype(dst)>;
-        bool ok = false;
-        if constexpr (std::is_same_v<T, std::string>) {
-            ok = it->is_string();
-        } else if constexpr (std::is_same_v<T, bool>) {
-            ok = it->is_boolean();
-        } else if constexpr (std::is_same_v<T, int64_t>) {
-            ok = it->is_number_integer() &&
-                 (!it->is_number_unsigned() || it->template get<uint64_t>() <= uint64_t(INT64_MAX));
-        } else {
-            ok = it->is_array() && std::all_of(it->begin(), it->end(), [](const nlohmann::json& c) {
-                     return c.is_number_integer() && c.get<int64_t>() >= 0 && c.get<int64_t>() <= kMaxCpu;
-                 });
-        }
-        if (!ok) {
-            errors.push_back(std::string(key) + " has the wrong type");
-            return;
-        }
-        if constexpr (std::is_same_v<T, std::vector<int>>) {
-            for (const auto& c : *it)
-                dst.push_back(int(c.template get<int64_t>()));
-        } else {
-            dst = it->template get<T>();
-        }
+    const auto cpus = [&](const char* key, std::vector<int>& dst) {
+        f.integerList({key, Presence::Optional, wording.notList}, dst, {0, kMaxCpu});
     };
     // The keys of toJson(SystemProbe), in its order.
-    field("kernel_release", p.kernelRelease);
-    field("kernel_version", p.kernelVersion);
-    field("machine", p.machine);
-    field("preempt_model", p.preemptModel);
-    field("preempt_rt", p.preemptRt);
-    field("scheduler", p.scheduler);
-    field("fair_server", p.fairServer);
-    field("clocksource", p.clocksource);
-    field("clock_resolution_ns", p.clockResolutionNs);
-    field("timer_slack_ns", p.timerSlackNs);
-    field("sched_rt_runtime_us", p.rtRuntimeUs);
-    field("sched_rt_period_us", p.rtPeriodUs);
-    field("rlimit_rtprio", p.rlimitRtprioSoft);
-    field("cap_sys_nice", p.capSysNice);
-    field("root", p.isRoot);
-    field("rt_available", p.rtAvailable);
-    field("rt_unavailable_reason", p.rtUnavailableReason);
-    field("online_cpus", p.onlineCpus);
-    field("allowed_cpus", p.allowedCpus);
-    field("isolated_cpus", p.isolatedCpus);
-    field("nohz_full_cpus", p.nohzFullCpus);
-    field("virtual_machine", p.virtualMachine);
-    field("hypervisor", p.hypervisor);
-    field("cpu_dma_latency_available", p.dmaLatencyAvailable);
-    field("cpu_model", p.cpuModel);
+    f.string("kernel_release", p.kernelRelease);
+    f.string("kernel_version", p.kernelVersion);
+    f.string("machine", p.machine);
+    f.string("preempt_model", p.preemptModel);
+    f.boolean("preempt_rt", p.preemptRt);
+    f.string("scheduler", p.scheduler);
+    f.boolean("fair_server", p.fairServer);
+    f.string("clocksource", p.clocksource);
+    f.integer("clock_resolution_ns", p.clockResolutionNs);
+    f.integer("timer_slack_ns", p.timerSlackNs);
+    f.integer("sched_rt_runtime_us", p.rtRuntimeUs);
+    f.integer("sched_rt_period_us", p.rtPeriodUs);
+    f.integer("rlimit_rtprio", p.rlimitRtprioSoft);
+    f.boolean("cap_sys_nice", p.capSysNice);
+    f.boolean("root", p.isRoot);
+    f.boolean("rt_available", p.rtAvailable);
+    f.string("rt_unavailable_reason", p.rtUnavailableReason);
+    cpus("online_cpus", p.onlineCpus);
+    cpus("allowed_cpus", p.allowedCpus);
+    cpus("isolated_cpus", p.isolatedCpus);
+    cpus("nohz_full_cpus", p.nohzFullCpus);
+    f.boolean("virtual_machine", p.virtualMachine);
+    f.string("hypervisor", p.hypervisor);
+    f.boolean("cpu_dma_latency_available", p.dmaLatencyAvailable);
+    f.string("cpu_model", p.cpuModel);
     return p;
 }
 

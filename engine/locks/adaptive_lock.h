@@ -1,5 +1,5 @@
 #pragma once
-/// @file rtscope's adaptive lock, after the PREEMPT_RT patch's adaptive spinning (SCIENCE.md §5): spin only
+/// @file rtscope's adaptive lock, after the PREEMPT_RT patch's adaptive spinning (docs/experiments/locks.md): spin only
 /// while the owner is running on another CPU, give up after a spin limit, otherwise sleep on a futex.
 #include "engine/locks/lock.h"
 #include "engine/pipeline/spsc_ring.h"
@@ -34,7 +34,7 @@ public:
 
     LockKind kind() const override { return LockKind::Adaptive; }
     Acquisition lock() override;
-    bool tryLock() override;
+    [[nodiscard]] bool tryLock() override;
     void unlock() override;
 
     int spinLimit() const { return m_spinLimit; }

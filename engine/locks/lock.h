@@ -1,5 +1,5 @@
 #pragma once
-/// @file The lock lab's kinds of lock (SCIENCE.md §5) behind one small interface, so the contention and
+/// @file The lock lab's kinds of lock (docs/experiments/locks.md) behind one small interface, so the contention and
 /// priority-inversion experiments, the tests and the benchmark drive every kind the same way.
 #include "engine/util/error.h"
 
@@ -66,7 +66,7 @@ public:
     virtual ~Lock() = default;
     virtual LockKind kind() const = 0;
     virtual Acquisition lock() = 0;
-    virtual bool tryLock() = 0;
+    [[nodiscard]] virtual bool tryLock() = 0;
     virtual void unlock() = 0;
 };
 

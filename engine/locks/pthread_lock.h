@@ -26,7 +26,7 @@ public:
 
     LockKind kind() const override { return m_kind; }
     Acquisition lock() override;
-    bool tryLock() override;
+    [[nodiscard]] bool tryLock() override;
     void unlock() override;
 
 private:

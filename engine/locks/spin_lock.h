@@ -1,6 +1,6 @@
 #pragma once
 /// @file A test-and-test-and-set spinlock with pause and bounded exponential backoff: the spinning end of
-/// the lock lab (SCIENCE.md §5). Waiters never sleep; they burn their CPU while the holder works.
+/// the lock lab (docs/experiments/locks.md). Waiters never sleep; they burn their CPU while the holder works.
 #include "engine/locks/lock.h"
 #include "engine/pipeline/spsc_ring.h"
 
@@ -61,7 +61,7 @@ public:
         }
     }
 
-    bool tryLock() override
+    [[nodiscard]] bool tryLock() override
     {
         return !m_locked.load(std::memory_order_relaxed) && !m_locked.exchange(true, std::memory_order_acquire);
     }

@@ -38,7 +38,7 @@ public:
     size_t capacity() const noexcept { return m_capacity; }
 
     /// @brief Producer only. Copies @p item in; returns false and counts a drop when the ring is full.
-    bool tryPush(const T& item) noexcept
+    [[nodiscard]] bool tryPush(const T& item) noexcept
     {
         const uint64_t w = m_prod.write.load(std::memory_order_relaxed);
         if (w - m_prod.cachedRead >= m_capacity) {
@@ -55,7 +55,7 @@ public:
     }
 
     /// @brief Consumer only. Pops one item into @p out; false when empty.
-    bool tryPop(T& out) noexcept
+    [[nodiscard]] bool tryPop(T& out) noexcept
     {
         const uint64_t r = m_cons.read.load(std::memory_order_relaxed);
         if (r == m_cons.cachedWrite) {

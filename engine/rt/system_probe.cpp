@@ -190,7 +190,7 @@ void* exitAtOnce(void*)
 
 // Creates a SCHED_FIFO priority-1 thread that returns immediately: the only honest test of "may we use RT",
 // since a capability, an rlimit, RT group budgets and container policies all take part in the answer.
-int tryRealtimeThread()
+[[nodiscard]] int tryRealtimeThread()
 {
     pthread_attr_t attr;
     pthread_attr_init(&attr);

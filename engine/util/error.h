@@ -13,7 +13,9 @@ enum class ErrorKind {
     System,        ///< any other failing syscall
 };
 
-struct Error {
+/// [[nodiscard]]: a call that returns an Error must handle it, or say why it may be ignored (a (void) cast with a
+/// comment).
+struct [[nodiscard]] Error {
     ErrorKind kind = ErrorKind::None;
     std::string message;
 

@@ -3,6 +3,7 @@
 #include "engine/experiments/timers/timer_config_util.h"
 #include "engine/rt/cpu_topology.h"
 #include "engine/util/clock.h"
+#include "engine/util/json_fields.h"
 #include "engine/util/units.h"
 
 #include <algorithm>
@@ -171,23 +172,23 @@ nlohmann::json toJson(const DriftConfig& c)
 DriftConfig driftConfigFromJson(const nlohmann::json& j, std::vector<std::string>& errors)
 {
     DriftConfig c;
-    JsonFieldReader r(j, "drift config", errors,
-                      {"period_ns", "work_ns", "ticks", "duration_ns", "methods", "policy", "priority",
-                       "timer_slack_ns", "cpu", "stall_tick", "stall_ns"});
-    if (!r.ok())
+    JsonFields f(j, errors, "drift config");
+    if (!f.ok())
         return c;
-    r.integer("period_ns", c.periodNs);
-    r.integer("work_ns", c.workNs);
-    r.integer("ticks", c.ticks);
-    r.integer("duration_ns", c.durationNs);
-    r.policy("policy", c.policy);
-    r.integer("priority", c.priority);
-    r.integer("timer_slack_ns", c.timerSlackNs);
-    r.integer("cpu", c.cpu);
-    r.integer("stall_tick", c.stallTick);
-    r.integer("stall_ns", c.stallNs);
-    r.nameList(
-        "methods", c.methods, [](std::string_view n) { return parseDriftMethod(n); }, driftMethodList());
+    f.rejectUnknown({"period_ns", "work_ns", "ticks", "duration_ns", "methods", "policy", "priority", "timer_slack_ns",
+                     "cpu", "stall_tick", "stall_ns"});
+    f.integer("period_ns", c.periodNs);
+    f.integer("work_ns", c.workNs);
+    f.integer("ticks", c.ticks);
+    f.integer("duration_ns", c.durationNs);
+    f.name("policy", c.policy, parsePolicy, "other, batch, idle, fifo, rr");
+    f.integer("priority", c.priority);
+    f.integer("timer_slack_ns", c.timerSlackNs);
+    f.integer("cpu", c.cpu);
+    f.integer("stall_tick", c.stallTick);
+    f.integer("stall_ns", c.stallNs);
+    readMethodList(
+        f, "methods", c.methods, [](std::string_view n) { return parseDriftMethod(n); }, driftMethodList());
     return c;
 }
 

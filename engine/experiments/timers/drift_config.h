@@ -1,5 +1,5 @@
 #pragma once
-/// @file Configuration of the drift experiment (SCIENCE.md §3: relative sleeps drift, absolute deadlines do
+/// @file Configuration of the drift experiment (docs/experiments/drift.md: relative sleeps drift, absolute deadlines do
 /// not) and its one validation path, shared by the CLI, the GUI and the presets.
 #include "engine/rt/sched_policy.h"
 #include "engine/rt/waiter.h"

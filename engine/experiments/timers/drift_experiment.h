@@ -1,6 +1,6 @@
 #pragma once
-/// @file The drift experiment (SCIENCE.md §3): several periodic timing methods side by side, one thread each,
-/// same period, policy and CPU, every tick streamed through a ring to the collector, which turns it into
+/// @file The drift experiment (docs/experiments/drift.md): several periodic timing methods side by side, one thread
+/// each, same period, policy and CPU, every tick streamed through a ring to the collector, which turns it into
 /// cumulative drift, lateness and missed-tick figures per method.
 #include "engine/experiments/timers/drift_config.h"
 #include "engine/pipeline/append_log.h"
@@ -91,7 +91,8 @@ public:
     /// @brief Validates, starts one thread per method and the collector; all methods share t0. On any failure
     /// everything started is stopped again and the error returned (InvalidConfig, Permission, ...).
     Error start(const DriftConfig& config);
-    /// @brief Stops and joins every thread (demoted first), drains the last samples, publishes. Idempotent.
+    /// @brief Stops and joins every thread (within 100 ms; one that overstays is demoted), drains the last samples,
+    /// publishes. Idempotent.
     void stop();
 
     bool running() const { return m_running.load(); }

@@ -2,6 +2,7 @@
 
 #include "engine/experiments/timers/timer_config_util.h"
 #include "engine/rt/cpu_topology.h"
+#include "engine/util/json_fields.h"
 #include "engine/util/units.h"
 
 #include <algorithm>
@@ -172,21 +173,21 @@ nlohmann::json toJson(const SleepFloorConfig& c)
 SleepFloorConfig sleepFloorConfigFromJson(const nlohmann::json& j, std::vector<std::string>& errors)
 {
     SleepFloorConfig c;
-    JsonFieldReader r(j, "sleep-floor config", errors,
-                      {"requests_ns", "samples", "methods", "timer_slack_ns", "policy", "priority", "cpu",
-                       "background_load", "hybrid_margin_ns"});
-    if (!r.ok())
+    JsonFields f(j, errors, "sleep-floor config");
+    if (!f.ok())
         return c;
-    r.integerList("requests_ns", c.requestsNs);
-    r.integer("samples", c.samples);
-    r.nameList(
-        "methods", c.methods, [](std::string_view n) { return parseSleepMethod(n); }, sleepMethodList());
-    r.integer("timer_slack_ns", c.timerSlackNs);
-    r.policy("policy", c.policy);
-    r.integer("priority", c.priority);
-    r.integer("cpu", c.cpu);
-    r.boolean("background_load", c.backgroundLoad);
-    r.integer("hybrid_margin_ns", c.hybridMarginNs);
+    f.rejectUnknown({"requests_ns", "samples", "methods", "timer_slack_ns", "policy", "priority", "cpu",
+                     "background_load", "hybrid_margin_ns"});
+    f.integerList({"requests_ns", Presence::Optional, "must be a list of integers"}, c.requestsNs);
+    f.integer("samples", c.samples);
+    readMethodList(
+        f, "methods", c.methods, [](std::string_view n) { return parseSleepMethod(n); }, sleepMethodList());
+    f.integer("timer_slack_ns", c.timerSlackNs);
+    f.name("policy", c.policy, parsePolicy, "other, batch, idle, fifo, rr");
+    f.integer("priority", c.priority);
+    f.integer("cpu", c.cpu);
+    f.boolean("background_load", c.backgroundLoad);
+    f.integer("hybrid_margin_ns", c.hybridMarginNs);
     return c;
 }
 

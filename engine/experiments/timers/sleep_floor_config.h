@@ -1,6 +1,6 @@
 #pragma once
-/// @file Configuration of the sleep-floor experiment (SCIENCE.md §4: clock_getres says 1 ns, a sleep costs tens
-/// of microseconds) and its one validation path, shared by the CLI, the GUI and the presets.
+/// @file Configuration of the sleep-floor experiment (docs/experiments/sleep-floor.md: clock_getres says 1 ns, a sleep
+/// costs tens of microseconds) and its one validation path, shared by the CLI, the GUI and the presets.
 #include "engine/rt/sched_policy.h"
 
 #include <cstdint>

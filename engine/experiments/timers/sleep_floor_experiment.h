@@ -1,6 +1,6 @@
 #pragma once
-/// @file The sleep-floor experiment (SCIENCE.md §4): one pinned thread asks for each requested length N times
-/// with each method (nanosleep, clock_nanosleep relative/absolute, busy-wait, hybrid) and measures what it got
+/// @file The sleep-floor experiment (docs/experiments/sleep-floor.md): one pinned thread asks for each requested length
+/// N times with each method (nanosleep, clock_nanosleep relative/absolute, busy-wait, hybrid) and measures what it got
 /// on the wall clock and in CPU time; optional background load keeps the other CPUs awake.
 #include "engine/experiments/timers/sleep_floor_config.h"
 #include "engine/pipeline/append_log.h"
@@ -95,7 +95,8 @@ public:
     /// @brief Validates, starts the background load (if asked), the measuring thread and the collector. On any
     /// failure everything started is stopped again and the error returned (InvalidConfig, Permission, ...).
     Error start(const SleepFloorConfig& config);
-    /// @brief Stops and joins every thread (demoted first), drains the last samples, publishes. Idempotent.
+    /// @brief Stops and joins every thread (within 100 ms; one that overstays is demoted), drains the last samples,
+    /// publishes. Idempotent.
     void stop();
 
     bool running() const { return m_running.load(); }

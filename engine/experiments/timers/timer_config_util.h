@@ -1,15 +1,14 @@
 #pragma once
-/// @file Validation sentences and JSON field reading shared by the timer lab's configs (drift, sleep floor),
-/// so both word the same problem the same way.
+/// @file Validation sentences and the method list's JSON reading shared by the timer lab's configs (drift, sleep
+/// floor), so both word the same problem the same way.
 #include "engine/rt/sched_policy.h"
+#include "engine/util/json_fields.h"
 
 #include <algorithm>
 #include <cstdint>
-#include <initializer_list>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
-#include <string_view>
 #include <vector>
 
 namespace rtscope {
@@ -58,45 +57,26 @@ void checkMethodList(std::vector<std::string>& out, const std::vector<T>& method
     }
 }
 
-/// @brief Reads the fields of a config object, reporting wrong types and unknown keys with the field named.
-class JsonFieldReader {
-public:
-    JsonFieldReader(const nlohmann::json& j, const char* what, std::vector<std::string>& errors,
-                    std::initializer_list<const char*> known);
-    bool ok() const { return m_ok; }
-
-    void integer(const char* key, int64_t& dst);
-    void integer(const char* key, int& dst);
-    void boolean(const char* key, bool& dst);
-    void policy(const char* key, Policy& dst);
-    void integerList(const char* key, std::vector<int64_t>& dst);
-
-    template <class T, class Parse>
-    void nameList(const char* key, std::vector<T>& dst, Parse parse, const std::string& choices)
-    {
-        if (!m_j.contains(key))
-            return;
-        const nlohmann::json& v = m_j.at(key);
-        if (!v.is_array()) {
-            m_errors.push_back(std::string(key) + " must be a list of names");
-            return;
-        }
-        std::vector<T> parsed;
-        for (const nlohmann::json& item : v) {
-            std::optional<T> t = item.is_string() ? parse(item.get<std::string>()) : std::nullopt;
-            if (!t) {
-                m_errors.push_back(std::string(key) + ": unknown method " + item.dump() + "; choose from " + choices);
-                return;
+/// @brief Reads the list of methods at @p key: names that @p parse accepts. The first it does not is reported
+/// ("methods: unknown method \"busy\"; choose from …") and leaves @p dst as it was.
+template <class T, class Parse>
+void readMethodList(JsonFields& f, const char* key, std::vector<T>& dst, Parse parse, const std::string& choices)
+{
+    std::vector<T> parsed;
+    bool known = true;
+    const bool isList =
+        f.list({key, Presence::Optional, "must be a list of names"}, [&](const nlohmann::json& item, size_t) {
+            const std::optional<T> m = item.is_string() ? parse(item.get<std::string>()) : std::nullopt;
+            if (!m) {
+                f.add(f.pathOf(key) + ": unknown method " + item.dump() + "; choose from " + choices);
+                known = false;
+                return false;
             }
-            parsed.push_back(*t);
-        }
+            parsed.push_back(*m);
+            return true;
+        });
+    if (isList && known)
         dst = std::move(parsed);
-    }
-
-private:
-    const nlohmann::json& m_j;
-    std::vector<std::string>& m_errors;
-    bool m_ok = true;
-};
+}
 
 } // namespace rtscope
