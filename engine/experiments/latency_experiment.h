@@ -1,6 +1,6 @@
 #pragma once
-/// @file The latency experiment (SCIENCE.md §1, cyclictest's method): a periodic measuring thread and
-/// N CPU hogs on one CPU, reconfigurable while it runs, streaming samples through a ring to the collector.
+/// @file The latency experiment (docs/science.md, Latency under load; cyclictest's method): a periodic measuring thread
+/// and N CPU hogs on one CPU, reconfigurable while it runs, streaming samples through a ring to the collector.
 #include "engine/experiments/latency_config.h"
 #include "engine/pipeline/collector.h"
 #include "engine/pipeline/latency_aggregator.h"
@@ -105,11 +105,13 @@ public:
     /// @brief Validates, then starts hogs, the measuring thread(s) (one per CPU in config.cpus) and the collector. On
     /// any failure everything started is stopped again and the error returned (InvalidConfig, Permission, …).
     Error start(const LatencyConfig& config);
-    /// @brief Stops and joins every thread (demoted first), drains the last samples, publishes. Idempotent.
+    /// @brief Stops and joins every thread (within 100 ms; one that overstays is demoted), drains the last samples,
+    /// publishes. Idempotent.
     void stop();
     /// @brief Applies a new configuration to the running experiment without restarting the process and
     /// records a marker. Period, policy, priority and hog count change in place; a new waiter or CPU
-    /// restarts the measuring threads (each thread's sequence numbers continue).
+    /// restarts the measuring threads (each thread's sequence numbers continue). A refused change leaves the run
+    /// as it was; when even that cannot be put back, the run stops, and the error and the snapshot say so.
     Error reconfigure(const LatencyConfig& config);
     /// @brief Clears histogram and counters (the timeline is kept) and records a "reset" marker.
     void resetStatistics();
@@ -158,6 +160,8 @@ private:
     void stopAllHogs();
     void addMarker(const std::string& label);
     void configChanged(); ///< hands m_config to the collector thread
+    /// Ends the run after a refused change whose undo failed too; returns the error that says both.
+    Error stopAfterFailedRestore(const Error& refused, const Error& restore);
     uint64_t currentSeq() const;
     void sendDrops(size_t thread, uint64_t total); ///< collector side of the run sink
     void measuringLoop(Worker& w, const std::atomic<bool>& stop, uint64_t firstSeq);
@@ -214,8 +218,9 @@ private:
     };
     LatencyRunSink* m_sink = nullptr;
     bool m_sinkActive = false;
-    std::vector<SinkEvent> m_sinkEvents;           ///< guarded by m_controlMutex
-    std::vector<uint64_t> m_dropsSent;             ///< collector thread: the last total sent per worker
+    std::vector<SinkEvent> m_sinkEvents; ///< guarded by m_controlMutex
+    std::string m_runError;              ///< why the run ended on its own (a failed restore), guarded by m_controlMutex
+    std::vector<uint64_t> m_dropsSent;   ///< collector thread: the last total sent per worker
     DrainBuffer<LatencySample, 1024> m_drainBatch; ///< collector thread only
 
     mutable std::mutex m_snapshotMutex;

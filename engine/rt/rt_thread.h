@@ -70,7 +70,7 @@ public:
     /// Returns true when every thread finished within @p timeoutMs; stragglers are demoted and still joined.
     static bool stopAll(const std::vector<RtThread*>& threads, int timeoutMs = 100);
 
-    /// @brief Changes the running thread's policy/priority (pthread_setschedparam) and nice.
+    /// @brief Changes the running thread's policy/priority (sched_setscheduler) and nice.
     Error setScheduling(Policy policy, int priority, int nice = 0);
     /// @brief Drops the thread to SCHED_OTHER, nice 0. Safe to call from any thread while it runs.
     void demote();
@@ -87,7 +87,7 @@ private:
 /// @brief Starts a thread with @p spec that returns at once, and joins it: whether a run could start its thread
 /// (real-time privilege and limits, the priority, the CPU), asked before the run starts. The error is the one
 /// RtThread::start() gives for that spec, word for word.
-Error tryThreadSpec(const ThreadSpec& spec);
+[[nodiscard]] Error tryThreadSpec(const ThreadSpec& spec);
 
 /// @brief Explains a failed sched_setscheduler/pthread_create with EPERM or EINVAL for @p spec, in one
 /// sentence with the exact fix (used by RtThread and by the CLI's exit-3 message).

@@ -5,6 +5,7 @@
 #include "engine/rt/rt_thread.h"
 #include "engine/rt/system_probe.h"
 #include "engine/util/clock.h"
+#include "tests/common/privilege_drop.h"
 #include "tests/common/thread_census.h"
 
 #include "tests/common/test_main.h"
@@ -309,6 +310,47 @@ private slots:
         }
     }
 
+    // A change the kernel refuses is undone; when the undo is refused too (here: real-time privilege gone in the
+    // middle of a FIFO run), the run had no measuring thread left but still reported itself running. It must end,
+    // and say why in the returned error and in its last snapshot.
+    void failedRestoreEndsTheRunAndSaysSo()
+    {
+        if (!m_probe.rtAvailable)
+            QSKIP(
+                qPrintable("SCHED_FIFO is not permitted here: " + QString::fromStdString(m_probe.rtUnavailableReason)));
+        const CpuTopology topo = CpuTopology::current();
+        if (topo.allowed.size() < 2)
+            QSKIP("needs two CPUs: the change moves the measuring thread to another CPU");
+        LatencyExperiment exp;
+        LatencyConfig c;
+        c.policy = Policy::Fifo;
+        c.priority = 80;
+        c.periodNs = 1'000'000;
+        c.cpu = topo.allowed.back();
+        QVERIFY(!exp.start(c));
+        QTRY_VERIFY(exp.snapshot() && exp.snapshot()->threads.front().samples > 50);
+        LatencyConfig moved = c;
+        moved.cpu = topo.allowed.front();
+        Error e;
+        {
+            WithoutRealtimePrivilege unprivileged;
+            QVERIFY2(unprivileged.ok(), "could not take CAP_SYS_NICE away from the test thread");
+            e = exp.reconfigure(moved);
+        }
+        QVERIFY2(e, "the kernel accepted SCHED_FIFO without privilege");
+        QVERIFY2(QString::fromStdString(e.message).contains("Putting back the previous setting failed too"),
+                 e.message.c_str());
+        QVERIFY2(!exp.running(), "a run without a measuring thread still reports itself running");
+        const auto snap = exp.snapshot();
+        QVERIFY(snap && !snap->running);
+        QCOMPARE(snap->error, e.message);
+        QCOMPARE(rtscope::test::threadsAlive(), 0);
+        // The next run starts clean.
+        QVERIFY(!exp.start(c));
+        QTRY_VERIFY(exp.snapshot()->running && exp.snapshot()->error.empty());
+        exp.stop();
+    }
+
     void fifoRunsAsFifo()
     {
         if (!m_probe.rtAvailable)
@@ -333,7 +375,8 @@ private slots:
         exp.stop();
     }
 
-    // SCIENCE.md §1: with many hogs on the CPU, SCHED_OTHER's wake-ups queue behind them, SCHED_FIFO's do not.
+    // docs/science.md, Latency under load: with many hogs on the CPU, SCHED_OTHER's wake-ups queue behind them,
+    // SCHED_FIFO's do not.
     void fifoBeatsOtherUnderSixteenHogs()
     {
         if (!m_probe.rtAvailable)

@@ -4,14 +4,15 @@
 #include "engine/rt/rt_thread.h"
 #include "engine/rt/system_probe.h"
 #include "engine/util/clock.h"
+#include "tests/common/privilege_drop.h"
 #include "tests/common/thread_census.h"
-#include "ui/latency/latency_controls.h"
+#include "ui/common/latency_source.h"
 #include "ui/latency/latency_page.h"
-#include "ui/latency/latency_source.h"
 #include "ui/latency/latency_stats_model.h"
 #include "ui/plot/histogram_chart.h"
 #include "ui/plot/timeline_chart.h"
 #include "ui/widgets/duration_spin_box.h"
+#include "ui/widgets/latency_controls.h"
 #include "ui/widgets/period_editor.h"
 
 #include "tests/common/test_main.h"
@@ -26,6 +27,7 @@
 #include <QtTest>
 
 using namespace rtscope;
+using namespace rtscope::test;
 
 namespace {
 
@@ -302,6 +304,39 @@ private slots:
         QVERIFY(page.isRunning());
         QVERIFY(page.problems().join(" ").contains("RLIMIT_RTPRIO"));
         page.stop();
+    }
+
+    // A live change the kernel refuses, whose undo it refuses too (real-time privilege gone in the middle of a
+    // FIFO run): the engine ends the run, and the page must show it stopped with the reason, not "Running".
+    void refusedChangeAndRefusedUndoShowTheRunStopped()
+    {
+        if (!m_probe.rtAvailable)
+            QSKIP("needs SCHED_FIFO to start the run that later loses it");
+        auto owned = std::make_unique<LiveLatencySource>();
+        LiveLatencySource& src = *owned;
+        LatencyPage page(std::move(owned), m_probe);
+        LatencyConfig c = page.config();
+        c.policy = Policy::Fifo;
+        c.priority = 80;
+        c.periodNs = 1'000'000;
+        c.hogs = 0;
+        QVERIFY(page.applyConfig(c).isEmpty());
+        QVERIFY(page.start());
+        QTRY_VERIFY(src.snapshot() && !src.snapshot()->threads.empty() && src.snapshot()->threads.front().samples > 20);
+        QSignalSpy running(&page, &ExperimentPage::runningChanged);
+        {
+            WithoutRealtimePrivilege unprivileged;
+            QVERIFY(unprivileged.ok());
+            auto* waiter = page.latencyControls()->findChild<QComboBox*>("waiter");
+            waiter->setCurrentIndex(waiter->findData(int(WaiterKind::Timerfd))); // restarts the measuring thread
+        }
+        QVERIFY(!src.running());
+        QVERIFY(!page.isRunning());
+        QCOMPARE(running.count(), 1);
+        QCOMPARE(running.front().front().toBool(), false);
+        QVERIFY2(page.problems().join(" ").contains("Putting back the previous setting failed too"),
+                 qPrintable(page.problems().join(" | ")));
+        QCOMPARE(rtscope::test::threadsAlive(), 0);
     }
 
     void liveChangesReachTheEngineAndLeaveMarkers()

@@ -3,16 +3,19 @@
 #include "engine/experiments/latency_experiment.h"
 #include "engine/rt/system_threads.h"
 #include "engine/util/clock.h"
-#include "ui/app/config_json.h"
+#include "ui/common/colors.h"
+#include "ui/common/config_json.h"
+#include "ui/common/latency_source.h"
+#include "ui/common/problem_list.h"
+#include "ui/common/text_format.h"
 #include "ui/explanation_pane.h"
-#include "ui/latency/latency_controls.h"
-#include "ui/latency/latency_source.h"
 #include "ui/latency/latency_stats_model.h"
 #include "ui/latency/recording_banner.h"
+#include "ui/plot/chart_style.h"
 #include "ui/plot/histogram_chart.h"
 #include "ui/plot/timeline_chart.h"
+#include "ui/widgets/latency_controls.h"
 #include "ui/widgets/table_style.h"
-#include "ui/workbench/workbench_common.h"
 
 #include <QCheckBox>
 #include <QEvent>
@@ -36,14 +39,6 @@
 namespace rtscope {
 
 namespace {
-QStringList toQt(const std::vector<std::string>& v)
-{
-    QStringList out;
-    for (const auto& s : v)
-        out << QString::fromStdString(s);
-    return out;
-}
-
 // Every measuring thread's figures as one (a replay of several CPUs): merged histogram, summed counts.
 LatencyThreadStats allThreads(const LatencySnapshot& s)
 {
@@ -83,17 +78,14 @@ LatencyPage::LatencyPage(std::unique_ptr<LatencySource> source, const SystemProb
     , m_replayBanner(new ReplayBanner(this))
 {
     setObjectName("latencyPage");
-    // The controls list the online CPUs (the wording); validate() still checks the allowed set.
+    // The controls list every online CPU, not only those this process may use: a CPU outside the allowed set is
+    // then refused with validate()'s sentence saying why, instead of being missing from the list without a word.
     std::vector<int> cpus = m_probe.onlineCpus.empty() ? m_cpus.online : m_probe.onlineCpus;
     m_controls = new LatencyControls(cpus);
     connect(m_controls, &LatencyControls::edited, this, &LatencyPage::controlsEdited);
     m_base = m_controls->mapper().config(LatencyConfig{});
 
-    m_lossWarning->setObjectName("dataLossWarning");
-    m_lossWarning->setWordWrap(true);
-    m_lossWarning->setStyleSheet("QLabel { color: white; background: #c62828; padding: 8px; font-weight: bold; "
-                                 "border-radius: 4px; }");
-    m_lossWarning->hide();
+    styleLossWarning(m_lossWarning);
 
     m_logAxis->setChecked(true);
     m_logAxis->setToolTip(tr("Log scale for latency on the histogram and the timeline: microsecond jitter and "
@@ -256,6 +248,11 @@ void LatencyPage::stop()
     if (!m_source->running())
         return;
     m_source->stop();
+    runEnded();
+}
+
+void LatencyPage::runEnded()
+{
     m_timer->stop();
     refreshNow(); // the final snapshot, with everything drained
     updateRunStatus();
@@ -281,8 +278,11 @@ void LatencyPage::controlsEdited()
 bool LatencyPage::applyRunning(const LatencyConfig& c)
 {
     if (Error e = m_source->reconfigure(c)) {
-        // The engine kept the run as it was: show that config again, and the reason next to it.
+        // The engine kept the run as it was: show that config again, and the reason next to it. When even the
+        // previous setting could not be put back, the engine ended the run: show it stopped.
         m_controls->mapper().setConfig(m_base);
+        if (!m_source->running())
+            runEnded();
         showError(QString::fromStdString(e.message));
         return false;
     }
@@ -554,10 +554,7 @@ void LatencyPage::draw(const LatencySnapshot& s)
         m_model->setLive(summarizeRun(t, s.config.label()));
     }
 
-    const QString warning = dataLossWarning();
-    if (warning != m_lossWarning->text())
-        m_lossWarning->setText(warning);
-    m_lossWarning->setVisible(!warning.isEmpty());
+    setLossWarning(m_lossWarning, dataLossWarning());
 }
 
 void LatencyPage::drawPerCpu(const LatencySnapshot& s)
@@ -571,7 +568,7 @@ void LatencyPage::drawPerCpu(const LatencySnapshot& s)
     for (size_t i = 0; i < s.threads.size(); ++i) {
         const LatencyThreadStats& t = s.threads[i];
         const QString name = tr("CPU %1").arg(t.cpu);
-        const QColor color = workbench::curveColor(int(i) + 2, palette());
+        const QColor color = colors::curveColor(int(i) + 2, plot::isDarkPalette(palette()));
         overlays.push_back({histogramCurve(t.histogram, name), color});
         curves.push_back({name, color, replayTimeline(s, i)});
         rows.push_back({name, summarizeRun(t, label), color});

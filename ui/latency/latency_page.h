@@ -1,11 +1,11 @@
 #pragma once
-// The live latency scope (SCIENCE.md §1): jitter histogram, timeline and statistics of a periodic thread
-// competing with CPU hogs, with every control applied to the running experiment.
+// The live latency scope (docs/science.md, Latency under load): jitter histogram, timeline and statistics of a periodic
+// thread competing with CPU hogs, with every control applied to the running experiment.
 #include "engine/experiments/latency_config.h"
 #include "engine/rt/cpu_topology.h"
 #include "engine/rt/system_probe.h"
+#include "ui/common/latency_view_data.h"
 #include "ui/experiment_page.h"
-#include "ui/latency/latency_view_data.h"
 #include "ui/latency/recording_timeline.h"
 
 #include <QPointer>
@@ -112,6 +112,7 @@ private:
     void styleTable();
     void controlsEdited();
     bool applyRunning(const LatencyConfig& config);
+    void runEnded(); ///< the views and controls after the run stopped (by Stop, or by the engine itself)
     void draw(const LatencySnapshot& snapshot);
     /// A replay of several CPUs: a curve and a row for each, the all-CPU histogram as the run's curve.
     void drawPerCpu(const LatencySnapshot& snapshot);

@@ -4,13 +4,18 @@
 #include "engine/rt/cpu_topology.h"
 #include "engine/util/clock.h"
 #include "engine/util/units.h"
-#include "ui/app/config_json.h"
+#include "ui/common/colors.h"
+#include "ui/common/config_json.h"
+#include "ui/common/latency_source.h"
+#include "ui/common/latency_view_data.h"
+#include "ui/common/problem_list.h"
+#include "ui/common/text_format.h"
+#include "ui/common/unpinned_topology.h"
 #include "ui/explanation_pane.h"
-#include "ui/latency/latency_controls.h"
-#include "ui/latency/latency_source.h"
-#include "ui/latency/latency_view_data.h"
+#include "ui/plot/chart_style.h"
 #include "ui/plot/heat_strip.h"
 #include "ui/plot/histogram_chart.h"
+#include "ui/widgets/latency_controls.h"
 #include "ui/widgets/period_editor.h"
 #include "ui/workbench/cpus/cpu_list_edit.h"
 #include "ui/workbench/run_summary_model.h"
@@ -32,9 +37,6 @@
 
 namespace rtscope {
 
-using workbench::toQt;
-using workbench::usableCpus;
-
 namespace {
 constexpr int kMeasuringCpuRow = 4; ///< the latency controls' "Measuring CPU" row, replaced by the CPU list
 constexpr int kMaxTableRows = 8;    ///< more CPUs scroll
@@ -44,7 +46,7 @@ CpusPage::CpusPage(std::unique_ptr<LatencySource> source, const SystemProbe& pro
     : ExperimentPage(parent)
     , m_source(std::move(source))
     , m_probe(probe)
-    , m_topo(usableCpus())
+    , m_topo(unpinnedTopology())
     , m_lossWarning(new QLabel(this))
     , m_heatStrip(new HeatStrip(this))
     , m_histogram(new HistogramChart(this))
@@ -67,7 +69,7 @@ CpusPage::CpusPage(std::unique_ptr<LatencySource> source, const SystemProbe& pro
     connect(m_controls, &LatencyControls::edited, this, &CpusPage::controlsEdited);
     connect(m_cpuList, &CpuListEdit::edited, this, &CpusPage::controlsEdited);
 
-    workbench::styleLossWarning(m_lossWarning);
+    styleLossWarning(m_lossWarning);
     m_histogram->setTitle(tr("Jitter histogram per CPU"));
     m_histogram->setLiveVisible(false);
     m_model->setCheckable(true);
@@ -146,7 +148,7 @@ QStringList CpusPage::problemsOf(const LatencyConfig& c) const
     QStringList out;
     if (const QString p = m_cpuList->problem(); !p.isEmpty())
         out << p;
-    return out + toQt(c.validate(usableCpus()));
+    return out + toQt(c.validate(unpinnedTopology()));
 }
 
 bool CpusPage::isRunning() const
@@ -184,7 +186,7 @@ bool CpusPage::start()
         showError(QString::fromStdString(e.message));
         return false;
     }
-    m_topo = usableCpus();
+    m_topo = unpinnedTopology();
     m_base = c;
     m_controls->clearProblems();
     m_heat.reset(HeatHistory::intervalFor(c.periodNs));
@@ -203,6 +205,11 @@ void CpusPage::stop()
     if (!m_source->running())
         return;
     m_source->stop();
+    runEnded();
+}
+
+void CpusPage::runEnded()
+{
     m_timer->stop();
     refreshNow(); // the final snapshot, with everything drained
     updateRunStatus();
@@ -229,8 +236,11 @@ void CpusPage::controlsEdited()
 bool CpusPage::applyRunning(const LatencyConfig& c)
 {
     if (Error e = m_source->reconfigure(c)) {
-        // The engine kept the run as it was: show that config again, and the reason next to it.
+        // The engine kept the run as it was: show that config again, and the reason next to it. When even the
+        // previous setting could not be put back, the engine ended the run: show it stopped.
         m_controls->mapper().setConfig(m_base);
+        if (!m_source->running())
+            runEnded();
         m_cpuList->setCpus(m_base.cpus);
         showError(QString::fromStdString(e.message));
         return false;
@@ -246,7 +256,7 @@ bool CpusPage::applyRunning(const LatencyConfig& c)
 
 QStringList CpusPage::applyConfig(const LatencyConfig& requested)
 {
-    const CpuTopology topo = usableCpus();
+    const CpuTopology topo = unpinnedTopology();
     LatencyConfig c = requested;
     if (c.cpus.empty())
         c.cpus = {c.resolvedCpu(topo)};
@@ -357,8 +367,8 @@ void CpusPage::draw(const LatencySnapshot& s)
     for (size_t i = 0; i < threads.size(); ++i) {
         const LatencyThreadStats& t = *threads[i];
         const QString note = cpuRowNote(s.config, t.cpu);
-        rows.push_back(
-            {tr("CPU %1").arg(t.cpu), workbench::curveColor(int(i), palette()), summarizeRun(t, label), note, false});
+        rows.push_back({tr("CPU %1").arg(t.cpu), colors::curveColor(int(i), plot::isDarkPalette(palette())),
+                        summarizeRun(t, label), note, false});
         legend.push_back(note.isEmpty() ? rows.back().name : tr("%1 (%2)").arg(rows.back().name, note));
     }
     const bool reshaped = int(rows.size()) != m_model->rowCount();
@@ -372,7 +382,7 @@ void CpusPage::draw(const LatencySnapshot& s)
             overlays.push_back({histogramCurve(threads[i]->histogram, legend[i]), rows[i].color});
     m_histogram->setOverlays(overlays);
     drawHeat(s);
-    workbench::setLossWarning(m_lossWarning, dataLossWarning());
+    setLossWarning(m_lossWarning, dataLossWarning());
 }
 
 void CpusPage::drawHeat(const LatencySnapshot& s)

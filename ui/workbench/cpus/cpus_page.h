@@ -1,8 +1,8 @@
 #pragma once
-// Per-CPU latency (the tuning workbench, issue #8): one measuring thread per chosen CPU, each with its own ring and
-// histogram, so a noisy core stands out — as a hot row of the heat strip (CPU × time, colour = the largest latency
-// per interval), as the curve with the long tail among the overlaid histograms, and as the row of the table with
-// the large p99.9. Isolated and nohz_full CPUs are labelled. The controls are the latency page's, with a CPU list
+// Per-CPU latency (the tuning workbench, docs/workbench.md): one measuring thread per chosen CPU, each with its own
+// ring and histogram, so a noisy core stands out — as a hot row of the heat strip (CPU × time, colour = the largest
+// latency per interval), as the curve with the long tail among the overlaid histograms, and as the row of the table
+// with the large p99.9. Isolated and nohz_full CPUs are labelled. The controls are the latency page's, with a CPU list
 // in place of the single measuring CPU; changes apply to the running experiment.
 #include "engine/experiments/latency_config.h"
 #include "engine/rt/cpu_topology.h"
@@ -85,6 +85,7 @@ private:
     void controlsEdited();
     QStringList problemsOf(const LatencyConfig& config) const;
     bool applyRunning(const LatencyConfig& config);
+    void runEnded(); ///< the views and controls after the run stopped (by Stop, or by the engine itself)
     void draw(const LatencySnapshot& snapshot);
     void drawHeat(const LatencySnapshot& snapshot);
     QString cpuRowNote(const LatencyConfig& config, int cpu) const;
