@@ -1,6 +1,6 @@
-// Lock throughput at short holds (SCIENCE.md §5): every lock kind with 2 and 4 workers pinned round-robin on the
-// CPUs, busy work inside (hold) and between (work) acquisitions, kinds alternated within each round so they share
-// the machine's noise; prints medians and the ratio against the plain pthread mutex measured in the same rounds.
+// Lock throughput at short holds (docs/experiments/locks.md): every lock kind with 2 and 4 workers pinned round-robin
+// on the CPUs, busy work inside (hold) and between (work) acquisitions, kinds alternated within each round so they
+// share the machine's noise; prints medians and the ratio against the plain pthread mutex measured in the same rounds.
 // The RT patch's finding to check: adaptive locks beat the sleeping mutex when holds are short.
 // Usage: bench_locks [--rounds N] [--ms M] [--nice N]  (--nice -20 keeps other load from preempting lock holders)
 #include "engine/locks/adaptive_lock.h"

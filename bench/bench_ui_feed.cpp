@@ -11,10 +11,10 @@
 #include "engine/util/clock.h"
 #include "engine/util/units.h"
 #include "ui/app/app_style.h"
-#include "ui/app/gui_thread_affinity.h"
+#include "ui/common/gui_thread_affinity.h"
+#include "ui/common/latency_source.h"
 #include "ui/experiment_pages.h"
 #include "ui/latency/latency_page.h"
-#include "ui/latency/latency_source.h"
 #include "ui/main_window.h"
 
 #include <QApplication>

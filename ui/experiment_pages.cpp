@@ -1,7 +1,7 @@
 #include "ui/experiment_pages.h"
 
+#include "ui/common/latency_source.h"
 #include "ui/latency/latency_page.h"
-#include "ui/latency/latency_source.h"
 #include "ui/locks/contention/contention_page.h"
 #include "ui/locks/inversion/inversion_page.h"
 #include "ui/starvation/starvation_page.h"
@@ -15,7 +15,7 @@ namespace rtscope {
 
 std::vector<ExperimentPage*> createExperimentPages(const SystemProbe& probe)
 {
-    // The order is the page order and the 1–9 keys: the lessons of SCIENCE.md §1–§5, then the tuning workbench.
+    // The order is the page order and the 1–9 keys: the experiments of docs/science.md, then the tuning workbench.
     std::vector<ExperimentPage*> pages;
     pages.push_back(new LatencyPage(std::make_unique<LiveLatencySource>(), probe));
     pages.push_back(new StarvationPage(probe));

@@ -7,11 +7,11 @@
 #include "ui/app/app_style.h"
 #include "ui/app/file_menu.h"
 #include "ui/app/gui_options.h"
-#include "ui/app/gui_thread_affinity.h"
 #include "ui/app/page_snapshot.h"
 #include "ui/app/presentation_mode.h"
 #include "ui/app/preset_runner.h"
 #include "ui/app/signal_watcher.h"
+#include "ui/common/gui_thread_affinity.h"
 #include "ui/experiment_pages.h"
 #include "ui/latency/latency_page.h"
 #include "ui/main_window.h"
@@ -133,7 +133,7 @@ int runGui(int argc, char** argv)
     }
 
     if (!options.open.isEmpty()) {
-        auto* files = window.findChild<FileMenu*>();
+        FileMenu* files = window.fileMenu();
         QString error = "open: there is no File menu";
         if (!files || !files->open(options.open, &error)) {
             printProblems({QString("open: %1").arg(error)});

@@ -2,10 +2,10 @@
 
 #include "ui/app/app_style.h"
 #include "ui/app/file_menu.h"
-#include "ui/app/gui_thread_affinity.h"
 #include "ui/app/presentation_mode.h"
 #include "ui/app/preset_runner.h"
 #include "ui/app/presets_menu.h"
+#include "ui/common/gui_thread_affinity.h"
 #include "ui/experiment_page.h"
 #include "ui/explanation_pane.h"
 #include "ui/system_panel.h"
@@ -165,7 +165,7 @@ MainWindow::MainWindow(std::vector<ExperimentPage*> pages, const SystemProbe& pr
     const QRect avail = screen() ? screen()->availableGeometry() : QRect(0, 0, 1600, 1000);
     resize(std::min(avail.width() * 9 / 10, 1600), std::min(avail.height() * 9 / 10, 1000));
 
-    new FileMenu(this, probe); // menu order: File, Presets, View, Help
+    m_fileMenu = new FileMenu(this, probe, m_tabs, systemDock); // menu order: File, Presets, View, Help
     // "What am I seeing?" as a tab beside the System panel, under the controls: the plots keep their width (hidden
     // until F1; the saved window state remembers it).
     m_explanation = new ExplanationPane(this);

@@ -18,6 +18,7 @@ namespace rtscope {
 
 class ExperimentPage;
 class ExplanationPane;
+class FileMenu;
 class PresentationMode;
 class PresetRunner;
 
@@ -52,6 +53,8 @@ public:
     QAction* holdAction() const { return m_hold; }
     QAction* explainAction() const { return m_explain; }
     ExplanationPane* explanationPane() const { return m_explanation; }
+    /// The File menu's verbs (open, export, save), for `--open` and the tests.
+    FileMenu* fileMenu() const { return m_fileMenu; }
     PresetRunner* presetRunner() const { return m_presetRunner; }
     PresentationMode* presentationMode() const { return m_presentation; }
     QLabel* rtBanner() const { return m_rtBanner; }
@@ -83,6 +86,7 @@ private:
     QAction* m_hold;
     QAction* m_explain;
     ExplanationPane* m_explanation = nullptr;
+    FileMenu* m_fileMenu = nullptr;
     PresetRunner* m_presetRunner = nullptr;
     PresentationMode* m_presentation = nullptr;
 };

@@ -11,10 +11,11 @@
 #include "engine/rt/cpu_topology.h"
 #include "engine/rt/system_probe.h"
 #include "engine/util/error.h"
-#include "ui/app/config_json.h"
-#include "ui/app/gui_thread_affinity.h"
+#include "ui/common/config_json.h"
+#include "ui/common/gui_thread_affinity.h"
+#include "ui/common/text_format.h"
+#include "ui/common/unpinned_topology.h"
 #include "ui/experiment_page.h"
-#include "ui/locks/lock_lab_util.h"
 
 #include <QPointer>
 #include <QStringList>
@@ -176,7 +177,7 @@ public:
     QStringList applyConfig(const Config& config)
     {
         const Config c = adopt(config);
-        QStringList problems = toQStringList(c.validate(topology()));
+        QStringList problems = toQt(c.validate(topology()));
         problems << m_controls->mapper().unrepresentable(c);
         if (m_experiment->running())
             problems << tr("the configuration cannot change during a run: stop first");
@@ -209,7 +210,7 @@ protected:
     /// Everything that keeps @p c from running, as sentences.
     virtual QStringList configProblems(const Config& c, const CpuTopology& topo) const
     {
-        return toQStringList(c.validate(topo));
+        return toQt(c.validate(topo));
     }
     /// @p c as this page runs it (fields that belong to this session rather than to a preset's author).
     virtual Config adopt(Config c) const { return c; }

@@ -2,6 +2,7 @@
 
 #include "engine/rt/cpu_topology.h"
 #include "engine/util/units.h"
+#include "ui/common/colors.h"
 
 #include <QFormLayout>
 #include <QLabel>
@@ -66,7 +67,7 @@ SystemPanel::SystemPanel(const SystemProbe& probe, QWidget* parent)
         v->setWordWrap(true);
         v->setTextInteractionFlags(Qt::TextSelectableByMouse);
         if (label == QObject::tr("RT priority") && !probe.rtAvailable) {
-            v->setStyleSheet("QLabel { color: #d32f2f; font-weight: bold; }");
+            v->setStyleSheet(QString("QLabel { color: %1; font-weight: bold; }").arg(colors::css(colors::kRed700)));
             v->setToolTip(QString::fromStdString(probe.rtUnavailableReason));
         }
         form->addRow(label, v);

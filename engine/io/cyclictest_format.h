@@ -1,6 +1,7 @@
 #pragma once
 /// @file cyclictest's histogram text (`-h US --histfile`) and `--json` layouts, written and read.
-/// Checked against cyclictest 2.4 (rt-tests); see SCIENCE.md "Formats users already have".
+/// Checked against cyclictest 2.4 (rt-tests); each layout is spelled out on its function below, and
+/// docs/import-export.md describes what the exports and imports do with them.
 #include <cstdint>
 #include <nlohmann/json_fwd.hpp>
 #include <string>

@@ -1,7 +1,7 @@
 #pragma once
-/// @file Presets: one lesson each (SCIENCE.md §1–§5) as a small JSON file that names an experiment and gives one
-/// or two of its configurations in the engine's JSON form. The GUI's Presets menu and `rtscope run --preset` read
-/// the same files; both validate them here, through each experiment's own xxxConfigFromJson() and validate(),
+/// @file Presets: one lesson each (docs/presets.md, docs/science.md) as a small JSON file that names an experiment and
+/// gives one or two of its configurations in the engine's JSON form. The GUI's Presets menu and `rtscope run --preset`
+/// read the same files; both validate them here, through each experiment's own xxxConfigFromJson() and validate(),
 /// so a preset can never set a value the CLI or a control would refuse.
 #include <cstddef>
 #include <nlohmann/json.hpp>

@@ -1,6 +1,6 @@
 #pragma once
-/// @file The machine's real-time threads and interrupt threads, read from /proc (SCIENCE: where does my
-/// thread's priority fall among the kernel's?). rtscope only reads; it never changes another process.
+/// @file The machine's real-time threads and interrupt threads, read from /proc (docs/workbench.md, RT threads:
+/// where does my thread's priority fall among the kernel's?). rtscope only reads; it never changes another process.
 #include "engine/rt/sched_policy.h"
 
 #include <string>

@@ -1,5 +1,6 @@
 #pragma once
-/// @file One interface for every way a thread can wait for its next period (SCIENCE.md §1, §3).
+/// @file One interface for every way a thread can wait for its next period (docs/science.md, Latency under load and
+/// Timer drift).
 #include "engine/util/error.h"
 
 #include <atomic>

@@ -166,8 +166,8 @@ private slots:
         const nlohmann::json doc = readJson(json);
         QCOMPARE(doc["phases"][0]["report"]["rtscope"]["config"]["timer_slack_ns"].get<int64_t>(), int64_t(0));
         QCOMPARE(doc["phases"][1]["report"]["rtscope"]["config"]["timer_slack_ns"].get<int64_t>(), int64_t(1));
-        // The shape the lesson promises (SCIENCE.md §4): the nanosleep floor drops once the slack is 1 ns. The
-        // default slack is tens of microseconds, far above the noise of a busy machine.
+        // The shape the lesson promises (docs/experiments/sleep-floor.md): the nanosleep floor drops once the slack is
+        // 1 ns. The default slack is tens of microseconds, far above the noise of a busy machine.
         const double withSlack = doc["phases"][0]["figures"][0]["value"].get<double>();
         const double without = doc["phases"][1]["figures"][0]["value"].get<double>();
         QCOMPARE(doc["phases"][0]["figures"][0]["name"].get<std::string>(), std::string("nanosleep floor"));

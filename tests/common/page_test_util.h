@@ -5,7 +5,7 @@
 #include "engine/rt/rt_thread.h"
 #include "engine/rt/system_probe.h"
 #include "tests/common/thread_census.h"
-#include "ui/app/gui_thread_affinity.h"
+#include "ui/common/gui_thread_affinity.h"
 #include "ui/experiment_page.h"
 #include "ui/widgets/duration_spin_box.h"
 

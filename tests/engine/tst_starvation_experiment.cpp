@@ -1,8 +1,8 @@
 // The starvation lab end to end: real SCHED_FIFO bursts on CPU 1, never more than one spinner at a time, 300 ms
-// bursts except one 1.5 s throttling run. Asserts the shapes SCIENCE.md §2 promises (zero progress during a
-// burst, normal progress after it, a short window in a long burst) and the safety the issue demands (refusals,
-// the watchdog catching a spinner that ignores its deadline, stop and exceptions joining within 100 ms, CPU 0
-// responsive throughout), never absolute rates.
+// bursts except one 1.5 s throttling run. Asserts the shapes docs/experiments/starvation.md promises (zero progress
+// during a burst, normal progress after it, a short window in a long burst) and the safety without which a FIFO spinner
+// could hang the machine (refusals, the watchdog catching a spinner that ignores its deadline, stop and exceptions
+// joining within 100 ms, CPU 0 responsive throughout), never absolute rates.
 #include "engine/experiments/starvation_experiment.h"
 #include "engine/io/starvation_report.h"
 #include "engine/rt/cpu_topology.h"
@@ -316,8 +316,8 @@ private slots:
         QCOMPARE(rtscope::test::threadsAlive(), 0);
     }
 
-    // SCIENCE.md §2: the counters sharing the spinner's CPU make exactly zero progress while it spins, the
-    // control counter on the other CPU does not notice, and progress resumes the moment the burst ends.
+    // docs/experiments/starvation.md: the counters sharing the spinner's CPU make exactly zero progress while it spins,
+    // the control counter on the other CPU does not notice, and progress resumes the moment the burst ends.
     void countersStandStillDuringAFifoBurst()
     {
         if (!missingFifoOrCpus().isEmpty())
@@ -508,8 +508,8 @@ private slots:
         QVERIFY2(median < 5 * kNsPerMs, qPrintable(QString::number(median)));
     }
 
-    // SCIENCE.md §2: in a burst longer than the kernel's RT period, a starved counter gets one short window (RT
-    // throttling / the fair server) and nothing around it.
+    // docs/science.md, Starvation and RT throttling: in a burst longer than the kernel's RT period, a starved counter
+    // gets one short window (RT throttling / the fair server) and nothing around it.
     void aLongBurstShowsTheThrottlingWindow()
     {
         if (!missingFifoOrCpus().isEmpty())

@@ -1,9 +1,9 @@
 // The latency controls ↔ LatencyConfig mapping, data-driven over every control: a user change of each control
 // reaches the config field it names (and says so), and every config shows in the controls and reads back.
 #include "engine/rt/cpu_topology.h"
-#include "ui/latency/latency_config_mapper.h"
-#include "ui/latency/latency_controls.h"
 #include "ui/widgets/duration_spin_box.h"
+#include "ui/widgets/latency_config_mapper.h"
+#include "ui/widgets/latency_controls.h"
 #include "ui/widgets/period_editor.h"
 
 #include "tests/common/test_main.h"

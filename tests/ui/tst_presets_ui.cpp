@@ -10,12 +10,13 @@
 #include "engine/rt/cpu_topology.h"
 #include "engine/rt/rt_thread.h"
 #include "engine/rt/system_probe.h"
+#include "tests/common/page_test_util.h"
 #include "tests/common/thread_census.h"
 #include "ui/app/preset_runner.h"
 #include "ui/app/presets_menu.h"
+#include "ui/common/latency_source.h"
 #include "ui/experiment_pages.h"
 #include "ui/latency/latency_page.h"
-#include "ui/latency/latency_source.h"
 #include "ui/main_window.h"
 #include "ui/starvation/starvation_page.h"
 #include "ui/timers/drift_page.h"
@@ -33,14 +34,9 @@
 #include <QtTest>
 
 using namespace rtscope;
+using namespace rtscope::test;
 
 namespace {
-
-int measuringCpu()
-{
-    const CpuTopology t = CpuTopology::current();
-    return t.usable(1) ? 1 : t.allowed.back();
-}
 
 int otherCpu()
 {

@@ -2,8 +2,8 @@
 // only those whose process is gone or whose PID now belongs to another process, never a live one.
 #include "engine/rt/system_probe.h"
 #include "ui/app/file_menu.h"
+#include "ui/common/latency_source.h"
 #include "ui/latency/latency_page.h"
-#include "ui/latency/latency_source.h"
 #include "ui/latency/recording_spool.h"
 #include "ui/main_window.h"
 

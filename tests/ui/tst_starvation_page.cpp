@@ -6,7 +6,7 @@
 #include "engine/rt/system_probe.h"
 #include "engine/util/clock.h"
 #include "tests/common/page_test_util.h"
-#include "ui/app/gui_thread_affinity.h"
+#include "ui/common/gui_thread_affinity.h"
 #include "ui/plot/starvation_chart.h"
 #include "ui/starvation/burst_table_model.h"
 #include "ui/starvation/starvation_controls.h"

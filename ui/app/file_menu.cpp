@@ -4,6 +4,7 @@
 #include "engine/io/recording.h"
 #include "engine/util/clock.h"
 #include "ui/app/page_snapshot.h"
+#include "ui/common/colors.h"
 #include "ui/experiment_page.h"
 #include "ui/latency/latency_import.h"
 #include "ui/latency/latency_page.h"
@@ -89,10 +90,10 @@ QString bannerText(const ReplayedRun& r, const QString& name)
         text += QString(" Histogram and table: the %1 samples since the last reset.")
                     .arg(groupedCount(r.samplesSinceReset));
     if (r.read.lost)
-        text += QString(" <b style='color:#b71c1c'>%1 samples were not kept by the recorder.</b>")
-                    .arg(groupedCount(r.read.lost));
+        text += QString(" <b style='color:%1'>%2 samples were not kept by the recorder.</b>")
+                    .arg(colors::css(colors::kAlarmRed), groupedCount(r.read.lost));
     if (!r.read.ok)
-        text += QString(" <b style='color:#b71c1c'>%1.</b>").arg(html(r.read.error));
+        text += QString(" <b style='color:%1'>%2.</b>").arg(colors::css(colors::kAlarmRed), html(r.read.error));
     return text + " The System panel shows the recorded machine; <b>Start</b> returns to the live measurement.";
 }
 
@@ -109,9 +110,10 @@ QString exportedLine(const QString& path, const ReplayedRun& r)
 
 } // namespace
 
-FileMenu::FileMenu(MainWindow* window, const SystemProbe& probe)
+FileMenu::FileMenu(MainWindow* window, const SystemProbe& probe, QTabBar* pageTabs, QDockWidget* systemDock)
     : QObject(window)
     , m_window(window)
+    , m_systemDock(systemDock)
     , m_probe(probe)
     , m_latency(window->findPage<LatencyPage>())
     , m_lastDir(QDir::homePath())
@@ -246,8 +248,8 @@ FileMenu::FileMenu(MainWindow* window, const SystemProbe& probe)
     m_csv->setObjectName("exportCsv");
 
     connect(m_menu, &QMenu::aboutToShow, this, &FileMenu::updateActions);
-    if (auto* tabs = window->findChild<QTabBar*>("pageTabs"))
-        connect(tabs, &QTabBar::currentChanged, this, &FileMenu::updateActions);
+    if (pageTabs)
+        connect(pageTabs, &QTabBar::currentChanged, this, &FileMenu::updateActions);
     connect(this, &FileMenu::message, window,
             [window](const QString& text) { window->statusBar()->showMessage(text, 10000); });
     updateActions();
@@ -673,7 +675,7 @@ void FileMenu::watchRecorder()
 
 void FileMenu::showProbe(const SystemProbe& probe, bool recorded)
 {
-    auto* dock = m_window->findChild<QDockWidget*>("systemDock");
+    QDockWidget* dock = m_systemDock;
     if (!dock)
         return;
     QWidget* old = dock->widget();

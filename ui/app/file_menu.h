@@ -18,7 +18,9 @@
 #include <string_view>
 
 class QAction;
+class QDockWidget;
 class QMenu;
+class QTabBar;
 class QTimer;
 
 namespace rtscope {
@@ -32,7 +34,9 @@ class FileMenu : public QObject {
     Q_OBJECT
 public:
     /// Puts the File menu first in @p window's menu bar and records the latency page's live runs to a spool.
-    FileMenu(MainWindow* window, const SystemProbe& probe);
+    /// @p pageTabs is the window's page selector (the run exports follow the current page) and @p systemDock the
+    /// dock whose System panel shows a replayed recording's machine; either may be null.
+    FileMenu(MainWindow* window, const SystemProbe& probe, QTabBar* pageTabs, QDockWidget* systemDock);
     ~FileMenu() override;
 
     QMenu* menu() const { return m_menu; }
@@ -92,6 +96,7 @@ private:
     void watchRecorder(); ///< while a run goes on: say at once when the recorder stops keeping samples
 
     MainWindow* m_window;
+    QPointer<QDockWidget> m_systemDock;
     SystemProbe m_probe;
     QPointer<LatencyPage> m_latency;
     RecordingSpool* m_spool = nullptr;

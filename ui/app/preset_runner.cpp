@@ -1,6 +1,6 @@
 #include "ui/app/preset_runner.h"
 
-#include "ui/app/gui_thread_affinity.h"
+#include "ui/common/gui_thread_affinity.h"
 #include "ui/experiment_page.h"
 #include "ui/main_window.h"
 

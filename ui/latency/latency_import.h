@@ -3,7 +3,7 @@
 // into what the latency page holds as its reference: the histogram curve, the table row and the label, so a
 // live run here is drawn over them.
 #include "engine/io/cyclictest_format.h"
-#include "ui/latency/latency_view_data.h"
+#include "ui/common/latency_view_data.h"
 #include "ui/plot/plot_data.h"
 
 #include <QString>

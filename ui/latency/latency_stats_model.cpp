@@ -1,5 +1,6 @@
 #include "ui/latency/latency_stats_model.h"
 
+#include "ui/common/text_format.h"
 #include "ui/plot/chart_style.h"
 
 #include <QBrush>

@@ -1,7 +1,7 @@
 #pragma once
 // The statistics table: one row for the live run (one per CPU when a replayed recording measured several) and, once
 // held, one for the reference, so the runs of a comparison sit next to each other with the configs that produced them.
-#include "ui/latency/latency_view_data.h"
+#include "ui/common/latency_view_data.h"
 
 #include <QAbstractTableModel>
 #include <QColor>

@@ -1,5 +1,7 @@
 #include "ui/latency/recording_banner.h"
 
+#include "ui/common/colors.h"
+
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QPushButton>
@@ -13,8 +15,9 @@ ReplayBanner::ReplayBanner(QWidget* parent)
 {
     setObjectName("replayBanner");
     // Fixed colours (like the RT banner): the strip must read as "not live" on the light and the dark theme.
-    setStyleSheet("#replayBanner { background: #e3f0fb; border: 2px solid #1565c0; border-radius: 4px; }"
-                  "#replayBanner QLabel { color: #0d2a4a; }");
+    setStyleSheet(QString("#replayBanner { background: #e3f0fb; border: 2px solid %1; border-radius: 4px; }"
+                          "#replayBanner QLabel { color: #0d2a4a; }")
+                      .arg(colors::css(colors::kBlue800)));
     m_text->setObjectName("replayBannerText");
     m_text->setWordWrap(true);
     m_text->setTextFormat(Qt::RichText);

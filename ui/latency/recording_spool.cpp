@@ -1,7 +1,7 @@
 #include "ui/latency/recording_spool.h"
 
+#include "ui/common/latency_source.h"
 #include "ui/latency/latency_page.h"
-#include "ui/latency/latency_source.h"
 
 #include "engine/io/output_file.h"
 

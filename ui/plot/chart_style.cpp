@@ -1,5 +1,7 @@
 #include "ui/plot/chart_style.h"
 
+#include "ui/common/colors.h"
+
 #include <QtCharts/QAbstractAxis>
 #include <QtCharts/QChart>
 #include <QtCharts/QLegend>
@@ -35,8 +37,8 @@ ChartColors chartColors(const QPalette& palette)
     const bool dark = isDarkPalette(palette);
     ChartColors c;
     // Blue and orange stay distinguishable for the common colour-vision deficiencies.
-    c.live = dark ? QColor(0x64, 0xb5, 0xf6) : QColor(0x15, 0x65, 0xc0);
-    c.reference = dark ? QColor(0xff, 0xa7, 0x26) : QColor(0xe6, 0x51, 0x00);
+    c.live = dark ? QColor(colors::kBlue300) : QColor(colors::kBlue800);
+    c.reference = dark ? QColor(colors::kOrange400) : QColor(colors::kOrange900);
     c.text = palette.color(QPalette::Text);
     c.background = palette.color(QPalette::Base);
     c.grid = palette.color(QPalette::Text);
@@ -51,19 +53,19 @@ QColor markerColor(MarkerRole role, const QPalette& palette)
     const bool dark = isDarkPalette(palette);
     switch (role) {
     case MarkerRole::Median:
-        return dark ? QColor(0x81, 0xc7, 0x84) : QColor(0x2e, 0x7d, 0x32);
+        return dark ? QColor(colors::kGreen300) : QColor(colors::kGreen800);
     case MarkerRole::P99:
-        return dark ? QColor(0xce, 0x93, 0xd8) : QColor(0x7b, 0x1f, 0xa2);
+        return dark ? QColor(colors::kPurple200) : QColor(colors::kPurple700);
     case MarkerRole::P999:
-        return dark ? QColor(0xef, 0x53, 0x50) : QColor(0xc6, 0x28, 0x28);
+        return dark ? QColor(colors::kRed400) : QColor(colors::kRed800);
     case MarkerRole::Max:
         return palette.color(QPalette::Text);
     case MarkerRole::Reference:
         return chartColors(palette).reference;
     case MarkerRole::Change:
-        return dark ? QColor(0x4d, 0xd0, 0xe1) : QColor(0x00, 0x69, 0x7a);
+        return dark ? QColor(colors::kCyan300) : QColor(colors::kCyanDeep);
     case MarkerRole::Reset:
-        return dark ? QColor(0xb0, 0xb0, 0xb0) : QColor(0x61, 0x61, 0x61);
+        return dark ? QColor(colors::kGreyMid) : QColor(colors::kGrey700);
     }
     return palette.color(QPalette::Text);
 }

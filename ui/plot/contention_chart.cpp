@@ -1,5 +1,6 @@
 #include "ui/plot/contention_chart.h"
 
+#include "ui/common/colors.h"
 #include "ui/plot/axis_auto_range.h"
 #include "ui/plot/chart_style.h"
 #include "ui/plot/plot_math.h"
@@ -105,10 +106,10 @@ QString switchLabel(const ContentionBar& b)
 QColor lockKindColor(int colorIndex, const QPalette& palette)
 {
     // Red, blue, green, purple, orange, grey: apart in hue and in lightness.
-    static const QColor light[] = {QColor(0xc6, 0x28, 0x28), QColor(0x15, 0x65, 0xc0), QColor(0x2e, 0x7d, 0x32),
-                                   QColor(0x7b, 0x1f, 0xa2), QColor(0xef, 0x6c, 0x00), QColor(0x61, 0x61, 0x61)};
-    static const QColor dark[] = {QColor(0xef, 0x53, 0x50), QColor(0x64, 0xb5, 0xf6), QColor(0x81, 0xc7, 0x84),
-                                  QColor(0xce, 0x93, 0xd8), QColor(0xff, 0xb7, 0x4d), QColor(0xbd, 0xbd, 0xbd)};
+    static const QColor light[] = {QColor(colors::kRed800),    QColor(colors::kBlue800),   QColor(colors::kGreen800),
+                                   QColor(colors::kPurple700), QColor(colors::kOrange800), QColor(colors::kGrey700)};
+    static const QColor dark[] = {QColor(colors::kRed400),    QColor(colors::kBlue300),   QColor(colors::kGreen300),
+                                  QColor(colors::kPurple200), QColor(colors::kOrange300), QColor(colors::kGrey400)};
     const int i = std::clamp(colorIndex, 0, ContentionChart::kMaxKinds - 1);
     return plot::isDarkPalette(palette) ? dark[i] : light[i];
 }

@@ -1,5 +1,7 @@
 #include "ui/plot/heat_strip.h"
 
+#include "ui/common/colors.h"
+
 #include "ui/plot/chart_style.h"
 #include "ui/plot/plot_math.h"
 
@@ -103,13 +105,13 @@ QColor HeatStrip::colorFor(double us) const
 
 QColor HeatStrip::noSamplesColor() const
 {
-    return plot::isDarkPalette(palette()) ? QColor(0x9e, 0x9e, 0x9e) : QColor(0x75, 0x75, 0x75);
+    return plot::isDarkPalette(palette()) ? QColor(colors::kGrey500) : QColor(colors::kGrey600);
 }
 
 QColor HeatStrip::lostColor() const
 {
     // Blue is in neither colour map.
-    return plot::isDarkPalette(palette()) ? QColor(0x4f, 0xc3, 0xf7) : QColor(0x0d, 0x47, 0xa1);
+    return plot::isDarkPalette(palette()) ? QColor(colors::kLightBlue300) : QColor(colors::kBlue900);
 }
 
 QString HeatStrip::legendTitle() const

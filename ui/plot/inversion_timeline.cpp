@@ -1,5 +1,6 @@
 #include "ui/plot/inversion_timeline.h"
 
+#include "ui/common/colors.h"
 #include "ui/plot/chart_style.h"
 #include "ui/plot/plot_math.h"
 
@@ -257,16 +258,16 @@ QColor InversionTimeline::laneColor(int lane, LaneActivity activity, bool invers
 {
     const bool dark = plot::isDarkPalette(palette());
     if (activity == LaneActivity::Waiting)
-        return dark ? QColor(0xff, 0xca, 0x28) : QColor(0xff, 0xb3, 0x00);
+        return dark ? QColor(colors::kAmber400) : QColor(colors::kAmber600);
     if (inversion)
-        return dark ? QColor(0xef, 0x53, 0x50) : QColor(0xc6, 0x28, 0x28);
+        return dark ? QColor(colors::kRed400) : QColor(colors::kRed800);
     switch (lane) {
     case InversionTimelineData::High:
-        return dark ? QColor(0x64, 0xb5, 0xf6) : QColor(0x15, 0x65, 0xc0);
+        return dark ? QColor(colors::kBlue300) : QColor(colors::kBlue800);
     case InversionTimelineData::Low:
-        return dark ? QColor(0x81, 0xc7, 0x84) : QColor(0x2e, 0x7d, 0x32);
+        return dark ? QColor(colors::kGreen300) : QColor(colors::kGreen800);
     default:
-        return dark ? QColor(0x9e, 0x9e, 0x9e) : QColor(0x75, 0x75, 0x75);
+        return dark ? QColor(colors::kGrey500) : QColor(colors::kGrey600);
     }
 }
 

@@ -1,5 +1,6 @@
 #include "ui/plot/sleep_floor_chart.h"
 
+#include "ui/common/colors.h"
 #include "ui/plot/chart_style.h"
 
 #include <QEvent>
@@ -30,12 +31,12 @@ QString decadeLabel(int e)
 namespace {
 QColor methodColor(int index, bool dark)
 {
-    static const QColor light[] = {QColor(0x15, 0x65, 0xc0), QColor(0x2e, 0x7d, 0x32), QColor(0x7b, 0x1f, 0xa2),
-                                   QColor(0xc6, 0x28, 0x28), QColor(0xe6, 0x51, 0x00), QColor(0x00, 0x83, 0x8f),
-                                   QColor(0x45, 0x5a, 0x64), QColor(0x6d, 0x4c, 0x41)};
-    static const QColor darkSet[] = {QColor(0x64, 0xb5, 0xf6), QColor(0x81, 0xc7, 0x84), QColor(0xce, 0x93, 0xd8),
-                                     QColor(0xff, 0x6e, 0x6e), QColor(0xff, 0xa7, 0x26), QColor(0x4d, 0xd0, 0xe1),
-                                     QColor(0xb0, 0xbe, 0xc5), QColor(0xbc, 0xaa, 0xa4)};
+    static const QColor light[] = {QColor(colors::kBlue800),     QColor(colors::kGreen800),  QColor(colors::kPurple700),
+                                   QColor(colors::kRed800),      QColor(colors::kOrange900), QColor(colors::kCyan800),
+                                   QColor(colors::kBlueGrey700), QColor(colors::kBrown600)};
+    static const QColor darkSet[] = {
+        QColor(colors::kBlue300),   QColor(colors::kGreen300), QColor(colors::kPurple200),   QColor(colors::kRedSoft),
+        QColor(colors::kOrange400), QColor(colors::kCyan300),  QColor(colors::kBlueGrey200), QColor(colors::kBrown200)};
     return dark ? darkSet[index % 8] : light[index % 8];
 }
 } // namespace
@@ -111,7 +112,7 @@ struct SleepFloorChart::Impl {
         QPen idPen(ident, plot::lineWidth(2.0), Qt::DashLine);
         idPen.setCosmetic(true);
         identity->setPen(idPen);
-        QPen resPen(dark ? QColor(0xff, 0xd5, 0x4f) : QColor(0xb2, 0x6a, 0x00), plot::lineWidth(2.5), Qt::DotLine);
+        QPen resPen(dark ? QColor(colors::kAmber300) : QColor(colors::kAmberDark), plot::lineWidth(2.5), Qt::DotLine);
         resPen.setCosmetic(true);
         resolution->setPen(resPen);
     }

@@ -1,5 +1,6 @@
 #include "ui/plot/starvation_chart.h"
 
+#include "ui/common/colors.h"
 #include "ui/plot/chart_style.h"
 #include "ui/plot/plot_math.h"
 
@@ -22,12 +23,12 @@ namespace rtscope {
 
 namespace {
 // Counters in one hue family would blur together on a projector: distinct, colour-blind-safe hues.
-const QColor kLightColors[] = {QColor(0x15, 0x65, 0xc0), QColor(0x6a, 0x1b, 0x9a), QColor(0x00, 0x83, 0x8f),
-                               QColor(0xad, 0x14, 0x57), QColor(0x4e, 0x34, 0x2e), QColor(0x28, 0x35, 0x93),
-                               QColor(0x55, 0x8b, 0x2f), QColor(0x37, 0x47, 0x4f)};
-const QColor kDarkColors[] = {QColor(0x64, 0xb5, 0xf6), QColor(0xce, 0x93, 0xd8), QColor(0x4d, 0xd0, 0xe1),
-                              QColor(0xf4, 0x8f, 0xb1), QColor(0xbc, 0xaa, 0xa4), QColor(0x9f, 0xa8, 0xda),
-                              QColor(0xae, 0xd5, 0x81), QColor(0xb0, 0xbe, 0xc5)};
+const QColor kLightColors[] = {QColor(colors::kBlue800),       QColor(colors::kPurple800),  QColor(colors::kCyan800),
+                               QColor(colors::kPink800),       QColor(colors::kBrown800),   QColor(colors::kIndigo800),
+                               QColor(colors::kLightGreen800), QColor(colors::kBlueGrey800)};
+const QColor kDarkColors[] = {QColor(colors::kBlue300),       QColor(colors::kPurple200),  QColor(colors::kCyan300),
+                              QColor(colors::kPink200),       QColor(colors::kBrown200),   QColor(colors::kIndigo200),
+                              QColor(colors::kLightGreen300), QColor(colors::kBlueGrey200)};
 // Bands sit under the lines but over the plot background; Qt Charts draws series well above 1.
 constexpr double kBandZ = 1;
 constexpr double kLabelZ = 200;
@@ -68,11 +69,11 @@ struct StarvationChart::Impl {
 
     QColor burstColor() const
     {
-        return plot::isDarkPalette(palette) ? QColor(0xef, 0x53, 0x50) : QColor(0xd3, 0x2f, 0x2f);
+        return plot::isDarkPalette(palette) ? QColor(colors::kRed400) : QColor(colors::kRed700);
     }
     QColor windowColor() const
     {
-        return plot::isDarkPalette(palette) ? QColor(0xff, 0xd5, 0x4f) : QColor(0xf5, 0x9e, 0x0b);
+        return plot::isDarkPalette(palette) ? QColor(colors::kAmber300) : QColor(colors::kAmberGold);
     }
 
     void applyX()

@@ -1,6 +1,7 @@
 #include "ui/starvation/burst_table_model.h"
 
 #include "engine/util/units.h"
+#include "ui/common/colors.h"
 
 #include <QBrush>
 #include <QColor>
@@ -136,10 +137,10 @@ QVariant BurstTableModel::data(const QModelIndex& index, int role) const
         return col == windowsColumn() ? int(Qt::AlignLeft | Qt::AlignVCenter) : int(Qt::AlignRight | Qt::AlignVCenter);
     if (role == Qt::ForegroundRole) {
         if (col == Burst && b.watchdogDemoted)
-            return QBrush(QColor(0xc6, 0x28, 0x28));
+            return QBrush(QColor(colors::kWarningRed));
         // A starved counter's zero is the lesson; progress during a burst is the kernel's safety net.
         if (during && !b.spinning() && !m_counters[size_t(counter)].control)
-            return QBrush(b.during[size_t(counter)] == 0 ? QColor(0x2e, 0x7d, 0x32) : QColor(0xe6, 0x51, 0x00));
+            return QBrush(b.during[size_t(counter)] == 0 ? QColor(colors::kGreen800) : QColor(colors::kOrange900));
     }
     if (role == Qt::FontRole && during && !m_counters[size_t(counter)].control) {
         QFont f;

@@ -3,6 +3,7 @@
 #include "ui/widgets/experiment_controls.h"
 
 #include "engine/util/units.h"
+#include "ui/common/problem_list.h"
 #include "ui/plot/chart_style.h"
 #include "ui/widgets/duration_spin_box.h"
 
@@ -166,10 +167,7 @@ StarvationControls::StarvationControls(const std::vector<int>& cpus, QWidget* pa
     form->addRow(tr("Spinner &CPU"), w.cpu);
     form->addRow(w.controlCounter);
 
-    m_problemLabel->setObjectName("problems");
-    m_problemLabel->setWordWrap(true);
-    m_problemLabel->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    m_problemLabel->hide();
+    initProblemList(m_problemLabel);
     m_statusLabel->setObjectName("runStatus");
     m_statusLabel->setWordWrap(true);
     m_statusLabel->hide();
@@ -204,16 +202,7 @@ StarvationControls::~StarvationControls() = default;
 void StarvationControls::showProblems(const QStringList& problems)
 {
     m_problems = problems;
-    if (problems.isEmpty()) {
-        m_problemLabel->clear();
-        m_problemLabel->hide();
-        return;
-    }
-    QString html;
-    for (const QString& p : problems)
-        html += "<p style='margin:0 0 4px 0'>⚠ " + p.toHtmlEscaped() + "</p>";
-    m_problemLabel->setText(html);
-    m_problemLabel->show();
+    showProblemList(m_problemLabel, problems);
 }
 
 void StarvationControls::setStatus(const QString& text)
@@ -239,10 +228,7 @@ void StarvationControls::changeEvent(QEvent* event)
 
 void StarvationControls::restyleProblems()
 {
-    const bool dark = plot::isDarkPalette(palette());
-    m_problemLabel->setStyleSheet(QString("QLabel { color: %1; background: %2; border: 1px solid %1; "
-                                          "border-radius: 4px; padding: 6px; font-weight: bold; }")
-                                      .arg(dark ? "#ff8a80" : "#b71c1c", dark ? "#3b1f1f" : "#ffebee"));
+    styleProblemLabel(m_problemLabel, plot::isDarkPalette(palette()));
 }
 
 } // namespace rtscope

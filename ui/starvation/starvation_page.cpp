@@ -1,5 +1,7 @@
 #include "ui/starvation/starvation_page.h"
 
+#include "ui/common/colors.h"
+#include "ui/common/problem_list.h"
 #include "ui/common/text_format.h"
 
 #include "engine/util/clock.h"
@@ -90,9 +92,7 @@ StarvationPage::StarvationPage(const SystemProbe& probe, QWidget* parent)
     m_watchdogBanner->setObjectName("watchdogBanner");
     m_watchdogBanner->setWordWrap(true);
     m_watchdogBanner->hide();
-    m_lossWarning->setObjectName("dataLossWarning");
-    m_lossWarning->setWordWrap(true);
-    m_lossWarning->hide();
+    styleLossWarning(m_lossWarning);
 
     m_spinnerTile = makeTile();
     m_spinnerTile.frame->setObjectName("spinnerTile");
@@ -182,10 +182,9 @@ void StarvationPage::restyle()
     }
     m_kernelLine->setFont(scaled(base, 1.05, false));
     m_watchdogBanner->setFont(scaled(base, 1.3, true));
-    m_watchdogBanner->setStyleSheet("QLabel { color: white; background: #b71c1c; padding: 10px; "
-                                    "border-radius: 4px; }");
-    m_lossWarning->setStyleSheet("QLabel { color: white; background: #c62828; padding: 8px; font-weight: bold; "
-                                 "border-radius: 4px; }");
+    m_watchdogBanner->setStyleSheet(
+        QString("QLabel { color: white; background: %1; padding: 10px; border-radius: 4px; }")
+            .arg(colors::css(colors::kAlarmRed)));
 }
 
 void StarvationPage::changeEvent(QEvent* event)
@@ -238,8 +237,7 @@ void StarvationPage::drawAlerts(const StarvationSnapshot& s)
         loss << tr("%1 run segments dropped (windows may be incomplete)").arg(s.droppedSegments);
     if (s.droppedEvents)
         loss << tr("%1 spinner events dropped (a burst row is missing)").arg(s.droppedEvents);
-    m_lossWarning->setText(loss.isEmpty() ? QString() : tr("⚠ Data lost: %1.").arg(loss.join("; ")));
-    m_lossWarning->setVisible(!loss.isEmpty());
+    setLossWarning(m_lossWarning, loss.isEmpty() ? QString() : tr("⚠ Data lost: %1.").arg(loss.join("; ")));
 }
 
 QString StarvationPage::watchdogText() const
@@ -274,15 +272,15 @@ void StarvationPage::drawCounters(const StarvationSnapshot& s)
                                           .arg(QString())
                                           .arg(s.config.cpu)
                                           .arg(durationQt(s.publishedNs - spinning->startNs)));
-        bg = "#c62828";
+        bg = colors::css(colors::kWarningRed);
     } else if (s.running && !s.finished) {
         m_spinnerTile.value->setText(tr("asleep"));
         m_spinnerTile.detail->setText(tr("gap: the counters run · CPU %1").arg(s.config.cpu));
-        bg = "#2e7d32";
+        bg = colors::css(colors::kGreen800);
     } else {
         m_spinnerTile.value->setText(s.interrupted ? tr("stopped") : tr("done"));
         m_spinnerTile.detail->setText(tr("%1 burst(s) on CPU %2").arg(s.bursts.size()).arg(s.config.cpu));
-        bg = dark ? "#424242" : "#616161";
+        bg = colors::css(dark ? colors::kGrey800 : colors::kGrey700);
     }
     m_spinnerTile.frame->setStyleSheet(QString("QFrame#spinnerTile { background: %1; border-radius: 6px; } "
                                                "QFrame#spinnerTile QLabel { color: %2; background: transparent; }")
@@ -300,7 +298,8 @@ void StarvationPage::drawCounters(const StarvationSnapshot& s)
         t.value->setText(tr("%1 ops/s").arg(formatCount(c.opsPerSec)));
         t.detail->setText(tr("total %1 ops · SCHED_OTHER nice %2").arg(formatCount(double(c.ops))).arg(c.nice));
         const bool starved = !c.control && spinning && c.opsPerSec < 1;
-        QString color = starved ? (dark ? "#ff8a80" : "#c62828") : palette().color(QPalette::Text).name();
+        QString color = starved ? colors::css(dark ? colors::kRedA100 : colors::kWarningRed)
+                                : palette().color(QPalette::Text).name();
         t.value->setStyleSheet(QString("QLabel { color: %1; }").arg(color));
         t.frame->setStyleSheet(
             starved

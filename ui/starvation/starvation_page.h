@@ -1,6 +1,6 @@
 #pragma once
-// The starvation lab (SCIENCE.md §2): a SCHED_FIFO/RR spinner that never blocks leaves the SCHED_OTHER counters
-// on its CPU with zero progress, except in the kernel's short safety-net windows. Big live rates per counter,
+// The starvation lab (docs/experiments/starvation.md): a SCHED_FIFO/RR spinner that never blocks leaves the SCHED_OTHER
+// counters on its CPU with zero progress, except in the kernel's short safety-net windows. Big live rates per counter,
 // the progress lines with the bursts shaded and the windows marked, a table of progress per burst, and the
 // kernel's throttling settings next to what was measured.
 #include "engine/experiments/starvation_experiment.h"

@@ -1,14 +1,16 @@
 #include "ui/timers/drift_page.h"
 
+#include "ui/common/colors.h"
+#include "ui/common/problem_list.h"
 #include "ui/common/text_format.h"
 
 #include "engine/experiments/timers/timer_config_util.h"
 #include "engine/util/units.h"
+#include "ui/common/fact_tile.h"
 #include "ui/explanation_pane.h"
 #include "ui/plot/chart_style.h"
 #include "ui/plot/drift_chart.h"
 #include "ui/timers/drift_table_model.h"
-#include "ui/timers/fact_tile.h"
 #include "ui/widgets/table_style.h"
 
 #include <QCheckBox>
@@ -41,9 +43,7 @@ DriftPage::DriftPage(const SystemProbe& probe, QWidget* parent)
 {
     setObjectName("driftPage");
 
-    m_lossWarning->setObjectName("dataLossWarning");
-    m_lossWarning->setWordWrap(true);
-    m_lossWarning->hide();
+    styleLossWarning(m_lossWarning);
     m_slack->setObjectName("slackTile");
     m_policy->setObjectName("policyTile");
     m_period->setObjectName("periodTile");
@@ -70,12 +70,7 @@ DriftPage::DriftPage(const SystemProbe& probe, QWidget* parent)
 
     m_table->setModel(m_model);
     m_table->setObjectName("driftTable");
-    m_table->setSelectionMode(QAbstractItemView::NoSelection);
-    m_table->setFocusPolicy(Qt::NoFocus);
-    m_table->setAlternatingRowColors(true);
-    m_table->setWordWrap(false);
-    m_table->verticalHeader()->hide();
-    m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    setUpFiguresTable(m_table);
     // The method names take the spare width, so the figures sit next to them rather than across the screen.
     m_table->horizontalHeader()->setSectionResizeMode(DriftTableModel::Method, QHeaderView::Stretch);
 
@@ -110,8 +105,6 @@ void DriftPage::restyle()
     const int rowHeight = styleTableFont(m_table, font(), 1.15, 8);
     // Header and five methods without a scroll bar: the figures must all be on screen.
     m_table->setMinimumHeight(rowHeight * 6 + 2 * m_table->frameWidth() + 4);
-    m_lossWarning->setStyleSheet("QLabel { color: white; background: #c62828; padding: 8px; font-weight: bold; "
-                                 "border-radius: 4px; }");
 }
 
 void DriftPage::changeEvent(QEvent* event)
@@ -162,9 +155,7 @@ void DriftPage::draw(const DriftSnapshot& s)
 
     const QString warning =
         drops ? tr("⚠ Data lost: %1 ticks dropped (ring buffer full). The curves have gaps.").arg(drops) : QString();
-    if (warning != m_lossWarning->text())
-        m_lossWarning->setText(warning);
-    m_lossWarning->setVisible(!warning.isEmpty());
+    setLossWarning(m_lossWarning, warning);
 }
 
 void DriftPage::drawFacts(const DriftConfig& c, const DriftSnapshot* s)
@@ -182,7 +173,8 @@ void DriftPage::drawFacts(const DriftConfig& c, const DriftSnapshot* s)
     }
     const int64_t slack =
         s ? s->effectiveSlackNs : (isRealtime(c.policy) ? 0 : (c.timerSlackNs ? c.timerSlackNs : m_probe.timerSlackNs));
-    m_slack->setAccent(slack >= 10'000 ? (dark ? "#ffb74d" : "#e65100") : (dark ? "#81c784" : "#2e7d32"));
+    m_slack->setAccent(colors::css(slack >= 10'000 ? (dark ? colors::kOrange300 : colors::kOrange900)
+                                                   : (dark ? colors::kGreen300 : colors::kGreen800)));
     m_policy->setValue(QString::fromStdString(policyLabel(c.policy, c.priority)),
                        s && s->config.cpu >= 0 ? tr("every method on CPU %1").arg(s->config.cpu)
                                                : tr("every method on one CPU"));

@@ -1,6 +1,6 @@
 #pragma once
-// The drift lab (SCIENCE.md §3): relative sleeps drift, absolute deadlines do not. Every timing method runs side
-// by side on one CPU; the chart shows each one's cumulative drift against the tick, the table the figures
+// The drift lab (docs/experiments/drift.md): relative sleeps drift, absolute deadlines do not. Every timing method runs
+// side by side on one CPU; the chart shows each one's cumulative drift against the tick, the table the figures
 // (drift after N ticks, slope, effective rate, missed ticks, lateness), and the slack and policy in force are
 // shown in large text above them.
 #include "engine/experiments/timers/drift_experiment.h"

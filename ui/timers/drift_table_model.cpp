@@ -1,5 +1,6 @@
 #include "ui/timers/drift_table_model.h"
 
+#include "ui/common/colors.h"
 #include "ui/common/text_format.h"
 
 #include "engine/util/units.h"
@@ -147,7 +148,7 @@ QVariant DriftTableModel::data(const QModelIndex& index, int role) const
         return f;
     }
     if (role == Qt::ForegroundRole && index.column() == Dropped && r.drops > 0)
-        return QBrush(QColor(0xc6, 0x28, 0x28));
+        return QBrush(QColor(colors::kWarningRed));
     if (role == Qt::ToolTipRole && !r.error.empty())
         return QString::fromStdString(r.error);
     return {};

@@ -1,12 +1,14 @@
 #include "ui/timers/sleep_floor_page.h"
 
+#include "ui/common/colors.h"
+#include "ui/common/problem_list.h"
 #include "ui/common/text_format.h"
 
 #include "engine/util/units.h"
+#include "ui/common/fact_tile.h"
 #include "ui/explanation_pane.h"
 #include "ui/plot/chart_style.h"
 #include "ui/plot/sleep_floor_chart.h"
-#include "ui/timers/fact_tile.h"
 #include "ui/timers/sleep_floor_table_model.h"
 #include "ui/widgets/table_style.h"
 
@@ -44,11 +46,7 @@ SleepFloorPage::SleepFloorPage(const SystemProbe& probe, QWidget* parent)
 {
     setObjectName("sleepFloorPage");
 
-    m_lossWarning->setObjectName("dataLossWarning");
-    m_lossWarning->setWordWrap(true);
-    m_lossWarning->setStyleSheet("QLabel { color: white; background: #c62828; padding: 8px; font-weight: bold; "
-                                 "border-radius: 4px; }");
-    m_lossWarning->hide();
+    styleLossWarning(m_lossWarning);
     m_resolution->setObjectName("resolutionTile");
     m_floor->setObjectName("floorTile");
     m_slack->setObjectName("slackTile");
@@ -64,12 +62,7 @@ SleepFloorPage::SleepFloorPage(const SystemProbe& probe, QWidget* parent)
 
     m_table->setModel(m_model);
     m_table->setObjectName("sleepFloorTable");
-    m_table->setSelectionMode(QAbstractItemView::NoSelection);
-    m_table->setFocusPolicy(Qt::NoFocus);
-    m_table->setAlternatingRowColors(true);
-    m_table->setWordWrap(false);
-    m_table->verticalHeader()->hide();
-    m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    setUpFiguresTable(m_table);
     // The method names take the spare width, so the figures sit next to them rather than across the screen.
     m_table->horizontalHeader()->setSectionResizeMode(SleepFloorTableModel::Method, QHeaderView::Stretch);
     styleTable();
@@ -112,7 +105,7 @@ void SleepFloorPage::changeEvent(QEvent* event)
 
 QStringList SleepFloorPage::configProblems(const SleepFloorConfig& c, const CpuTopology& topo) const
 {
-    return m_controls->mapper().textProblems() + toQStringList(c.validate(topo));
+    return m_controls->mapper().textProblems() + toQt(c.validate(topo));
 }
 
 void SleepFloorPage::runStarting(const SleepFloorConfig&)
@@ -149,9 +142,7 @@ void SleepFloorPage::draw(const SleepFloorSnapshot& s)
     const QString warning =
         s.drops ? tr("⚠ Data lost: %1 samples dropped (ring buffer full). The figures are incomplete.").arg(s.drops)
                 : QString();
-    if (warning != m_lossWarning->text())
-        m_lossWarning->setText(warning);
-    m_lossWarning->setVisible(!warning.isEmpty());
+    setLossWarning(m_lossWarning, warning);
 }
 
 void SleepFloorPage::drawFacts(const SleepFloorConfig& c, const SleepFloorSnapshot* s)
@@ -159,7 +150,7 @@ void SleepFloorPage::drawFacts(const SleepFloorConfig& c, const SleepFloorSnapsh
     const bool dark = plot::isDarkPalette(palette());
     const int64_t res = s && s->clockResolutionNs ? s->clockResolutionNs : m_probe.clockResolutionNs;
     m_resolution->setValue(durationQt(res), tr("how finely the clock can be <i>read</i>"));
-    m_resolution->setAccent(dark ? "#81c784" : "#2e7d32");
+    m_resolution->setAccent(colors::css(dark ? colors::kGreen300 : colors::kGreen800));
 
     // The floor: the smallest request's median, for the methods that really sleep; busy-waiting is the
     // exception that proves it, so it goes in the detail line.
@@ -186,7 +177,9 @@ void SleepFloorPage::drawFacts(const SleepFloorConfig& c, const SleepFloorSnapsh
             tr("median of a %1 sleep: %2%3%4")
                 .arg(request, parts.join(" · "), spin.isEmpty() ? QString() : " · " + spin,
                      m_reference.isEmpty() ? QString() : tr("<br><b>reference:</b> %1").arg(m_reference)));
-        m_floor->setAccent(floor >= 10 * std::max<int64_t>(res, 1) ? (dark ? "#ff8a80" : "#c62828") : QString());
+        m_floor->setAccent(floor >= 10 * std::max<int64_t>(res, 1)
+                               ? colors::css(dark ? colors::kRedA100 : colors::kWarningRed)
+                               : QString());
     } else {
         m_floor->setValue(tr("—"), m_reference.isEmpty() ? tr("how precisely a thread can be <i>woken</i>: press Start")
                                                          : tr("<b>reference:</b> %1").arg(m_reference));
@@ -205,7 +198,8 @@ void SleepFloorPage::drawFacts(const SleepFloorConfig& c, const SleepFloorSnapsh
     const int64_t slack = s && s->timerSlackNs >= 0
                               ? s->effectiveSlackNs
                               : (isRealtime(c.policy) ? 0 : (c.timerSlackNs ? c.timerSlackNs : m_probe.timerSlackNs));
-    m_slack->setAccent(slack >= 10'000 ? (dark ? "#ffb74d" : "#e65100") : (dark ? "#81c784" : "#2e7d32"));
+    m_slack->setAccent(colors::css(slack >= 10'000 ? (dark ? colors::kOrange300 : colors::kOrange900)
+                                                   : (dark ? colors::kGreen300 : colors::kGreen800)));
 
     m_policy->setValue(QString::fromStdString(policyLabel(c.policy, c.priority)),
                        c.backgroundLoad ? tr("other CPUs kept busy") : tr("other CPUs left alone"));

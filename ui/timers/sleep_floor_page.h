@@ -1,7 +1,7 @@
 #pragma once
-// The sleep-floor lab (SCIENCE.md §4): clock_getres says how finely the clock is read, not how precisely a thread
-// is woken. The chart puts requested against actual duration on log-log axes; the table gives every request ×
-// method; clock_getres, the measured floor, the slack and the policy in force are shown in large text.
+// The sleep-floor lab (docs/experiments/sleep-floor.md): clock_getres says how finely the clock is read, not how
+// precisely a thread is woken. The chart puts requested against actual duration on log-log axes; the table gives every
+// request × method; clock_getres, the measured floor, the slack and the policy in force are shown in large text.
 #include "engine/experiments/timers/sleep_floor_experiment.h"
 #include "ui/polled_page.h"
 #include "ui/timers/sleep_floor_controls.h"

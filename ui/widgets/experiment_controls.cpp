@@ -1,5 +1,6 @@
 #include "ui/widgets/experiment_controls.h"
 
+#include "ui/common/problem_list.h"
 #include "ui/plot/chart_style.h"
 
 #include <QComboBox>
@@ -18,10 +19,7 @@ ExperimentControls::ExperimentControls(const QString& idleHint, const QString& r
     , m_idleHint(idleHint)
     , m_runningHint(runningHint)
 {
-    m_problemLabel->setObjectName("problems");
-    m_problemLabel->setWordWrap(true);
-    m_problemLabel->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    m_problemLabel->hide();
+    initProblemList(m_problemLabel);
     m_statusLabel->setObjectName("runStatus");
     m_statusLabel->setWordWrap(true);
     m_statusLabel->hide();
@@ -44,16 +42,7 @@ ExperimentControls::~ExperimentControls() = default;
 void ExperimentControls::showProblems(const QStringList& problems)
 {
     m_problems = problems;
-    if (problems.isEmpty()) {
-        m_problemLabel->clear();
-        m_problemLabel->hide();
-        return;
-    }
-    QString html;
-    for (const QString& p : problems)
-        html += "<p style='margin:0 0 4px 0'>⚠ " + p.toHtmlEscaped() + "</p>";
-    m_problemLabel->setText(html);
-    m_problemLabel->show();
+    showProblemList(m_problemLabel, problems);
 }
 
 void ExperimentControls::setStatus(const QString& text)
@@ -78,13 +67,6 @@ void ExperimentControls::changeEvent(QEvent* event)
     QWidget::changeEvent(event);
     if (event->type() == QEvent::PaletteChange)
         styleProblemLabel(m_problemLabel, plot::isDarkPalette(palette()));
-}
-
-void styleProblemLabel(QLabel* label, bool dark)
-{
-    label->setStyleSheet(QString("QLabel { color: %1; background: %2; border: 1px solid %1; "
-                                 "border-radius: 4px; padding: 6px; font-weight: bold; }")
-                             .arg(dark ? "#ff8a80" : "#b71c1c", dark ? "#3b1f1f" : "#ffebee"));
 }
 
 int comboData(const QComboBox* box, int fallback)

@@ -46,9 +46,6 @@ private:
     QStringList m_problems;
 };
 
-/// The problem panel's look (red on pale red, or the dark palette's variant).
-void styleProblemLabel(QLabel* label, bool dark);
-
 /// The current item's data as an int, or @p fallback when the box has no current item.
 int comboData(const QComboBox* box, int fallback);
 /// Selects the item whose data is @p value; false (and nothing selected) when there is none.

@@ -1,5 +1,8 @@
 #include "ui/workbench/run_summary_model.h"
 
+#include "ui/common/colors.h"
+#include "ui/common/text_format.h"
+
 #include <QBrush>
 #include <QFont>
 
@@ -127,7 +130,7 @@ QVariant RunSummaryModel::data(const QModelIndex& index, int role) const
                                                     : (Qt::AlignRight | Qt::AlignVCenter));
     case Qt::ForegroundRole:
         if ((column == Note && r.failed) || (lost && (column == Dropped || column == Gaps)))
-            return QBrush(QColor(0xc6, 0x28, 0x28));
+            return QBrush(QColor(colors::kWarningRed));
         return {};
     case Qt::FontRole:
         if (column == Name || column == Max || column == P999 || (column == Note && r.failed)) {

@@ -2,7 +2,7 @@
 // One row of latency figures per CPU (per-CPU page) or per setting (sweep): the same columns, units and warnings in
 // both tables. A row without figures — a failed setting, one still pending — shows dashes and says why in its note,
 // never zeros.
-#include "ui/latency/latency_view_data.h"
+#include "ui/common/latency_view_data.h"
 
 #include <QAbstractTableModel>
 #include <QColor>

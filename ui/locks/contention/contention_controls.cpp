@@ -27,8 +27,8 @@ QString kindList(const std::vector<LockKind>& kinds)
 }
 
 // Blocks every widget's signals for the lifetime of the object: showing a config is not a user's edit.
-struct Blockers {
-    explicit Blockers(const ContentionControlWidgets& w)
+struct ContentionBlockers {
+    explicit ContentionBlockers(const ContentionControlWidgets& w)
     {
         for (QObject* o : std::initializer_list<QObject*>{w.threads, w.placement, w.cpu, w.policy, w.priority, w.nice,
                                                           w.hold, w.work, w.duration, w.spinLimit, w.stealing})
@@ -47,7 +47,7 @@ ContentionConfigMapper::ContentionConfigMapper(const ContentionControlWidgets& w
 void ContentionConfigMapper::populate(const std::vector<int>& cpus)
 {
     {
-        const Blockers block(m_w);
+        const ContentionBlockers block(m_w);
         m_w.threads->setRange(ContentionConfig::kMinThreads, ContentionConfig::kMaxThreads);
         m_w.placement->clear();
         m_w.placement->addItem(QObject::tr("spread: pinned round-robin"), int(Placement::Spread));
@@ -92,7 +92,7 @@ QStringList ContentionConfigMapper::unrepresentable(const ContentionConfig& c) c
 void ContentionConfigMapper::setConfig(const ContentionConfig& c)
 {
     {
-        const Blockers block(m_w);
+        const ContentionBlockers block(m_w);
         for (auto& [k, box] : m_w.kinds)
             box->setChecked(std::find(c.kinds.begin(), c.kinds.end(), k) != c.kinds.end());
         m_w.threads->setValue(c.threads);

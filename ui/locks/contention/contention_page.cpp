@@ -1,14 +1,15 @@
 #include "ui/locks/contention/contention_page.h"
 
+#include "ui/common/fact_tile.h"
+#include "ui/common/problem_list.h"
 #include "ui/locks/contention/contention_table_model.h"
 #include "ui/locks/contention/contention_view_data.h"
 #include "ui/locks/lock_lab_util.h"
 #include "ui/plot/chart_style.h"
 #include "ui/plot/contention_chart.h"
-#include "ui/timers/fact_tile.h"
+#include "ui/widgets/table_style.h"
 
 #include <QHBoxLayout>
-#include <QHeaderView>
 #include <QLabel>
 #include <QSettings>
 #include <QSplitter>
@@ -55,11 +56,7 @@ ContentionPage::ContentionPage(const SystemProbe& probe, QWidget* parent)
     setObjectName("contentionPage");
     m_view->setObjectName("contentionView");
 
-    m_warning->setObjectName("dataLossWarning");
-    m_warning->setWordWrap(true);
-    m_warning->setStyleSheet("QLabel { color: white; background: #c62828; padding: 8px; font-weight: bold; "
-                             "border-radius: 4px; }");
-    m_warning->hide();
+    styleLossWarning(m_warning);
     m_progress->setObjectName("progressTile");
     m_fastest->setObjectName("fastestTile");
     m_setup->setObjectName("setupTile");
@@ -71,24 +68,11 @@ ContentionPage::ContentionPage(const SystemProbe& probe, QWidget* parent)
 
     m_table->setModel(m_model);
     m_table->setObjectName("contentionTable");
-    m_table->setSelectionMode(QAbstractItemView::NoSelection);
-    m_table->setFocusPolicy(Qt::NoFocus);
-    m_table->setAlternatingRowColors(true);
-    m_table->setWordWrap(false);
-    m_table->verticalHeader()->hide();
-    m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
-    m_table->horizontalHeader()->setStretchLastSection(true);
-    const QFont tableFont = plot::chartFont(m_table->font(), 1.0);
-    m_table->setFont(tableFont);
-    QFont headerFont = tableFont;
-    headerFont.setBold(true);
-    m_table->horizontalHeader()->setFont(headerFont);
-    const int rowHeight = QFontMetrics(tableFont).height() + 8;
-    m_table->verticalHeader()->setDefaultSectionSize(rowHeight);
+    int headerLine = 0;
+    const int rowHeight = styleFiguresTable(m_table, 1.0, 8, &headerLine);
     // The two-line header and five kinds without a scroll bar: every figure on screen at once.
     m_table->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
-    m_table->setMinimumHeight(QFontMetrics(headerFont).height() * 2 + 12 + rowHeight * 5 + 2 * m_table->frameWidth() +
-                              2);
+    m_table->setMinimumHeight(headerLine * 2 + 12 + rowHeight * 5 + 2 * m_table->frameWidth() + 2);
     m_note->setObjectName("sleepReasons");
     m_note->setWordWrap(true);
     m_note->setFont(plot::chartFont(font(), 1.05));
@@ -218,9 +202,7 @@ void ContentionPage::showSnapshot(const ContentionSnapshot& s)
     if (!snap->error.empty() && warnings.isEmpty())
         warnings << QString::fromStdString(snap->error);
     const QString warning = warnings.isEmpty() ? QString() : "⚠ " + warnings.join(" · ");
-    if (warning != m_warning->text())
-        m_warning->setText(warning);
-    m_warning->setVisible(!warning.isEmpty());
+    setLossWarning(m_warning, warning);
 }
 
 void ContentionPage::drawSetup(const ContentionConfig& c, const std::vector<int>& workerCpus)

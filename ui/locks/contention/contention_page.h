@@ -1,5 +1,5 @@
 #pragma once
-// The lock-contention lab (SCIENCE.md §5, first half): T workers take one lock over and over, each lock kind in
+// The lock-contention lab (docs/experiments/locks.md): T workers take one lock over and over, each lock kind in
 // turn with the same settings. Throughput per kind as sorted bars, context switches per acquisition, the wait
 // histograms overlaid, and a table with every figure (wait percentiles, CPU per acquisition, fairness, spun
 // and won vs slept).

@@ -1,6 +1,7 @@
 #include "ui/locks/contention/contention_table_model.h"
 
-#include "ui/latency/latency_view_data.h"
+#include "ui/common/colors.h"
+#include "ui/common/text_format.h"
 #include "ui/plot/contention_chart.h"
 
 #include <QBrush>
@@ -181,7 +182,7 @@ QVariant ContentionTableModel::data(const QModelIndex& index, int role) const
     case Qt::ForegroundRole:
         if ((index.column() == Dropped && k.samplesDropped > 0) ||
             (index.column() == State && k.state == KindRunState::Failed))
-            return QBrush(QColor(0xc6, 0x28, 0x28));
+            return QBrush(QColor(colors::kWarningRed));
         return {};
     case Qt::ToolTipRole:
         if (index.column() == Kind)

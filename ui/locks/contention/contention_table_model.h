@@ -1,5 +1,5 @@
 #pragma once
-// The contention page's table: one row per lock kind, fastest first, with every figure the issue asks for —
+// The contention page's table: one row per lock kind, fastest first, with every figure `rtscope locks` reports —
 // throughput and its ratio to the plain mutex, wait p50/p99/max, context switches per 1000 acquisitions, CPU
 // time per acquisition, fairness, and how acquisitions went (uncontended, spun and won, slept).
 #include "ui/locks/contention/contention_view_data.h"

@@ -1,7 +1,7 @@
 #include "ui/locks/contention/contention_view_data.h"
 
 #include "engine/io/lock_lab_report.h"
-#include "ui/latency/latency_view_data.h"
+#include "ui/common/histogram_data.h"
 
 #include <algorithm>
 #include <numeric>

@@ -16,8 +16,8 @@ namespace rtscope {
 namespace {
 constexpr int kNoCompare = -1;
 
-struct Blockers {
-    explicit Blockers(const InversionControlWidgets& w)
+struct InversionBlockers {
+    explicit InversionBlockers(const InversionControlWidgets& w)
         : b{QSignalBlocker(w.lock),        QSignalBlocker(w.burst),          QSignalBlocker(w.hold),
             QSignalBlocker(w.period),      QSignalBlocker(w.duration),       QSignalBlocker(w.cpu),
             QSignalBlocker(w.lowPriority), QSignalBlocker(w.mediumPriority), QSignalBlocker(w.highPriority)}
@@ -33,7 +33,7 @@ InversionConfigMapper::InversionConfigMapper(const InversionControlWidgets& widg
 void InversionConfigMapper::populate(const std::vector<int>& cpus)
 {
     {
-        const Blockers block(m_w);
+        const InversionBlockers block(m_w);
         m_w.lock->clear();
         for (LockKind k : InversionConfig::inversionKinds())
             m_w.lock->addItem(inversionLockText(k), int(k));
@@ -61,7 +61,7 @@ QStringList InversionConfigMapper::unrepresentable(const InversionConfig& c) con
 
 void InversionConfigMapper::setConfig(const InversionConfig& c)
 {
-    const Blockers block(m_w);
+    const InversionBlockers block(m_w);
     selectComboData(m_w.lock, int(c.lock));
     m_w.burst->setValueNs(c.mediumBurstNs);
     m_w.hold->setValueNs(c.holdNs);

@@ -1,15 +1,17 @@
 #include "ui/locks/inversion/inversion_page.h"
 
-#include "ui/latency/latency_view_data.h"
+#include "ui/common/colors.h"
+#include "ui/common/fact_tile.h"
+#include "ui/common/problem_list.h"
+#include "ui/common/text_format.h"
 #include "ui/locks/inversion/inversion_table_model.h"
 #include "ui/locks/inversion/inversion_view_data.h"
 #include "ui/locks/lock_lab_util.h"
 #include "ui/plot/chart_style.h"
 #include "ui/plot/inversion_timeline.h"
-#include "ui/timers/fact_tile.h"
+#include "ui/widgets/table_style.h"
 
 #include <QHBoxLayout>
-#include <QHeaderView>
 #include <QLabel>
 #include <QPushButton>
 #include <QSettings>
@@ -53,14 +55,11 @@ InversionPage::InversionPage(const SystemProbe& probe, QWidget* parent)
     m_watchdogBanner->setObjectName("watchdogBanner");
     m_watchdogBanner->setWordWrap(true);
     m_watchdogBanner->setFont(plot::chartFont(font(), 1.2));
-    m_watchdogBanner->setStyleSheet("QLabel { color: white; background: #b71c1c; padding: 10px; font-weight: bold; "
-                                    "border-radius: 4px; }");
+    m_watchdogBanner->setStyleSheet(
+        QString("QLabel { color: white; background: %1; padding: 10px; font-weight: bold; border-radius: 4px; }")
+            .arg(colors::css(colors::kAlarmRed)));
     m_watchdogBanner->hide();
-    m_warning->setObjectName("dataLossWarning");
-    m_warning->setWordWrap(true);
-    m_warning->setStyleSheet("QLabel { color: white; background: #c62828; padding: 8px; font-weight: bold; "
-                             "border-radius: 4px; }");
-    m_warning->hide();
+    styleLossWarning(m_warning);
 
     m_lockTile->setObjectName("lockTile");
     m_waitTile->setObjectName("waitTile");
@@ -99,23 +98,11 @@ InversionPage::InversionPage(const SystemProbe& probe, QWidget* parent)
 
     m_table->setModel(m_model);
     m_table->setObjectName("inversionTable");
-    m_table->setSelectionMode(QAbstractItemView::NoSelection);
-    m_table->setFocusPolicy(Qt::NoFocus);
-    m_table->setAlternatingRowColors(true);
-    m_table->setWordWrap(false);
-    m_table->verticalHeader()->hide();
-    m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
-    m_table->horizontalHeader()->setStretchLastSection(true);
-    const QFont tableFont = plot::chartFont(m_table->font(), 1.1);
-    m_table->setFont(tableFont);
-    QFont headerFont = tableFont;
-    headerFont.setBold(true);
-    m_table->horizontalHeader()->setFont(headerFont);
-    const int rowHeight = QFontMetrics(tableFont).height() + 8;
-    m_table->verticalHeader()->setDefaultSectionSize(rowHeight);
+    int headerLine = 0;
+    const int rowHeight = styleFiguresTable(m_table, 1.1, 8, &headerLine);
     m_table->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
     // The header (two lines) and the two rows, reference and live, without a scroll bar.
-    m_table->setFixedHeight(QFontMetrics(headerFont).height() * 2 + 12 + rowHeight * 2 + 2 * m_table->frameWidth() + 2);
+    m_table->setFixedHeight(headerLine * 2 + 12 + rowHeight * 2 + 2 * m_table->frameWidth() + 2);
 
     auto* viewLayout = new QVBoxLayout(m_view);
     viewLayout->setContentsMargins(0, 0, 0, 0);
@@ -290,8 +277,8 @@ void InversionPage::drawTiles()
         m_reference ? std::optional<InversionRunSummary>(summarizeInversion(*m_reference)) : std::nullopt;
     const QString refName = ref ? QString::fromLatin1(lockKindName(ref->lock)) : QString();
     const bool dark = plot::isDarkPalette(palette());
-    const QString bad = dark ? "#ef5350" : "#c62828";
-    const QString good = dark ? "#81c784" : "#2e7d32";
+    const QString bad = colors::css(dark ? colors::kRed400 : colors::kWarningRed);
+    const QString good = colors::css(dark ? colors::kGreen300 : colors::kGreen800);
 
     if (!m_live || m_live->highPeriods == 0) {
         m_waitTile->setValue(QStringLiteral("–"),
@@ -344,9 +331,7 @@ void InversionPage::drawAlerts()
             loss << QString::fromStdString(m_live->error);
     }
     const QString text = loss.isEmpty() ? QString() : tr("⚠ %1.").arg(loss.join("; "));
-    if (text != m_warning->text())
-        m_warning->setText(text);
-    m_warning->setVisible(!text.isEmpty());
+    setLossWarning(m_warning, text);
 }
 
 QString InversionPage::watchdogText() const

@@ -1,7 +1,7 @@
 #pragma once
-// The priority-inversion lab (SCIENCE.md §5, Mars Pathfinder): three SCHED_FIFO threads on one CPU share a lock
-// (mutex, pi or ceiling). Big figures for the high thread's wait and the inversion, a timeline of who ran when
-// (three lanes from the threads' own timestamps), and a table. The comparison is the point: a finished run
+// The priority-inversion lab (docs/experiments/inversion.md, Mars Pathfinder): three SCHED_FIFO threads on one CPU
+// share a lock (mutex, pi or ceiling). Big figures for the high thread's wait and the inversion, a timeline of who ran
+// when (three lanes from the threads' own timestamps), and a table. The comparison is the point: a finished run
 // (a plain mutex) is held as a frozen reference — its lanes above the live ones, its row above the live row.
 #include "engine/experiments/inversion_experiment.h"
 #include "ui/locks/inversion/inversion_controls.h"

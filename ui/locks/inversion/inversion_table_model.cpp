@@ -1,6 +1,7 @@
 #include "ui/locks/inversion/inversion_table_model.h"
 
-#include "ui/latency/latency_view_data.h"
+#include "ui/common/colors.h"
+#include "ui/common/text_format.h"
 #include "ui/plot/chart_style.h"
 
 #include <QBrush>
@@ -141,7 +142,7 @@ QVariant InversionTableModel::data(const QModelIndex& index, int role) const
     }
     if (role == Qt::ForegroundRole) {
         if (index.column() == Dropped && r->drops > 0)
-            return QBrush(QColor(0xc6, 0x28, 0x28));
+            return QBrush(QColor(colors::kWarningRed));
         if (reference && index.column() == Run)
             return QBrush(plot::chartColors(QGuiApplication::palette()).reference);
     }

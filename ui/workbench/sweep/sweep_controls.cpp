@@ -1,7 +1,7 @@
 #include "ui/workbench/sweep/sweep_controls.h"
 
-#include "ui/latency/latency_controls.h"
 #include "ui/widgets/duration_spin_box.h"
+#include "ui/widgets/latency_controls.h"
 #include "ui/widgets/period_editor.h"
 
 #include <QComboBox>

@@ -1,11 +1,16 @@
 #include "ui/workbench/sweep/sweep_page.h"
 
 #include "engine/util/clock.h"
+#include "ui/common/colors.h"
+#include "ui/common/fact_tile.h"
+#include "ui/common/latency_view_data.h"
+#include "ui/common/problem_list.h"
+#include "ui/common/text_format.h"
+#include "ui/common/unpinned_topology.h"
 #include "ui/explanation_pane.h"
-#include "ui/latency/latency_view_data.h"
+#include "ui/plot/chart_style.h"
 #include "ui/plot/histogram_chart.h"
 #include "ui/plot/sweep_chart.h"
-#include "ui/timers/fact_tile.h"
 #include "ui/widgets/duration_spin_box.h"
 #include "ui/workbench/run_summary_model.h"
 #include "ui/workbench/sweep/sweep_controls.h"
@@ -23,9 +28,6 @@
 #include <algorithm>
 
 namespace rtscope {
-
-using workbench::toQt;
-using workbench::usableCpus;
 
 namespace {
 
@@ -66,13 +68,13 @@ SweepPage::SweepPage(const SystemProbe& probe, QWidget* parent)
     , m_table(new QTableView(this))
 {
     setObjectName("sweepPage");
-    const CpuTopology topo = usableCpus();
+    const CpuTopology topo = unpinnedTopology();
     m_controls = new SweepControls(m_probe.onlineCpus.empty() ? topo.online : m_probe.onlineCpus);
     setPanel(m_controls);
     connect(m_controls, &SweepControls::edited, this, &SweepPage::controlsEdited);
     m_base = m_controls->config(SweepConfig{});
 
-    workbench::styleLossWarning(m_lossWarning);
+    styleLossWarning(m_lossWarning);
     m_setting->setObjectName("settingTile");
     m_left->setObjectName("timeLeftTile");
     m_load->setObjectName("loadTile");
@@ -157,7 +159,7 @@ QStringList SweepPage::configProblems(const SweepConfig& c) const
 {
     QStringList problems = m_controls->textProblems();
     if (problems.isEmpty())
-        problems = toQt(c.validate(usableCpus()));
+        problems = toQt(c.validate(unpinnedTopology()));
     return problems;
 }
 
@@ -165,7 +167,7 @@ std::vector<int> SweepPage::busyCpus() const
 {
     if (!m_active)
         return {};
-    const CpuTopology topo = usableCpus();
+    const CpuTopology topo = unpinnedTopology();
     std::vector<int> busy = m_running.base.resolvedCpus(topo);
     if (m_running.base.hogs > 0)
         for (int cpu : m_running.base.resolvedHogCpus(topo))
@@ -257,7 +259,7 @@ void SweepPage::controlsEdited()
 
 QStringList SweepPage::applyConfig(const SweepConfig& c)
 {
-    QStringList problems = toQt(c.validate(usableCpus()));
+    QStringList problems = toQt(c.validate(unpinnedTopology()));
     problems << m_controls->unrepresentable(c);
     if (m_active)
         problems << tr("the configuration cannot change during a sweep: stop first");
@@ -298,7 +300,8 @@ void SweepPage::showSnapshot(const SweepSnapshot& s, const SweepConfig& c)
     const size_t runningIndex = s.results.size();
     for (size_t i = 0; i < c.settings.size(); ++i) {
         const QString label = QString::fromStdString(c.settings[i].label());
-        SummaryRow row{label, workbench::curveColor(int(i), palette()), std::nullopt, QString(), false};
+        SummaryRow row{label, colors::curveColor(int(i), plot::isDarkPalette(palette())), std::nullopt, QString(),
+                       false};
         SweepChartPoint point{label};
         const Histogram* histogram = nullptr;
         QString curveName = label;
@@ -353,9 +356,9 @@ void SweepPage::showSnapshot(const SweepSnapshot& s, const SweepConfig& c)
             overlays.push_back({histogramCurve(*histograms[i], curveNames[i]), rows[i].color});
     m_histogram->setOverlays(overlays);
     drawFacts(&s, c);
-    workbench::setLossWarning(
-        m_lossWarning,
-        lost.isEmpty() ? QString()
+    setLossWarning(m_lossWarning,
+                   lost.isEmpty()
+                       ? QString()
                        : tr("⚠ Data lost — %1. The figures of those settings are incomplete.").arg(lost.join("; ")));
 }
 

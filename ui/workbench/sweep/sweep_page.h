@@ -1,6 +1,6 @@
 #pragma once
-// The priority sweep (the tuning workbench, issue #8): the latency experiment over a list of settings (OTHER, FIFO 1,
-// 10, 50, 80, 98 …) for a fixed time each, under built-in hogs or your own command as background load, which is
+// The priority sweep (the tuning workbench, docs/workbench.md): the latency experiment over a list of settings (OTHER,
+// FIFO 1, 10, 50, 80, 98 …) for a fixed time each, under built-in hogs or your own command as background load, which is
 // stopped and reaped afterwards whatever happens. The result is p50/p99/p99.9/max against the setting as a chart and
 // a table, with each setting's histogram kept for an overlay. Progress says which setting runs and how long is left;
 // Stop cancels within 100 ms; a setting that could not run (EPERM) is shown as failed, never as zeros.

@@ -2,7 +2,10 @@
 
 #include "engine/experiments/latency_config.h"
 #include "engine/rt/system_threads.h"
-#include "ui/app/config_json.h"
+#include "ui/common/colors.h"
+#include "ui/common/config_json.h"
+#include "ui/common/text_format.h"
+#include "ui/common/unpinned_topology.h"
 #include "ui/explanation_pane.h"
 #include "ui/plot/chart_style.h"
 #include "ui/workbench/threads/thread_list_reader.h"
@@ -234,7 +237,7 @@ void ThreadsPage::changeEvent(QEvent* event)
     big.setBold(true);
     m_placement->setFont(big);
     m_placement->setStyleSheet(QString("QLabel { border: 2px solid %1; border-radius: 4px; padding: 8px; }")
-                                   .arg(dark ? "#64b5f6" : "#1565c0"));
+                                   .arg(colors::css(dark ? colors::kBlue300 : colors::kBlue800)));
 }
 
 void ThreadsPage::listRead()
@@ -377,7 +380,7 @@ QStringList ThreadsPage::applyConfigJson(const nlohmann::json& config)
     return applyConfigJsonWith(
         config, latencyConfigFromJson,
         [this](const LatencyConfig& c) {
-            const QStringList problems = workbench::toQt(c.validate(workbench::usableCpus()));
+            const QStringList problems = toQt(c.validate(unpinnedTopology()));
             if (problems.isEmpty()) {
                 m_controls->setReference(c.policy, c.priority);
                 referenceEdited();

@@ -1,9 +1,9 @@
 #pragma once
-// The machine's real-time threads (the tuning workbench, issue #8): every thread whose policy is not SCHED_OTHER
-// plus the kernel's interrupt threads (irq/…, ksoftirqd, rcu…, migration), read from /proc off the GUI thread and
-// refreshed every few seconds, sortable and filterable. It says where your measuring thread's policy and priority
-// fall among them and, for any row, gives the chrt and taskset lines that reproduce or change it. rtscope itself
-// changes no other process.
+// The machine's real-time threads (the tuning workbench, docs/workbench.md): every thread whose policy is not
+// SCHED_OTHER plus the kernel's interrupt threads (irq/…, ksoftirqd, rcu…, migration), read from /proc off the GUI
+// thread and refreshed every few seconds, sortable and filterable. It says where your measuring thread's policy and
+// priority fall among them and, for any row, gives the chrt and taskset lines that reproduce or change it. rtscope
+// itself changes no other process.
 #include "engine/rt/system_probe.h"
 #include "ui/experiment_page.h"
 

@@ -1,7 +1,7 @@
-#include "ui/latency/latency_source.h"
+#include "ui/common/latency_source.h"
 
 #include "engine/util/clock.h"
-#include "ui/app/gui_thread_affinity.h"
+#include "ui/common/gui_thread_affinity.h"
 
 namespace rtscope {
 

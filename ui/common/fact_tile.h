@@ -1,6 +1,6 @@
 #pragma once
 // A framed fact in large type ("Timer slack in force / 50.0 µs / the default"): what must be readable from the
-// back of a lecture hall on the timer pages.
+// back of a lecture hall, on every lab page that shows figures in tiles.
 #include <QFrame>
 
 class QLabel;

@@ -1,4 +1,4 @@
-#include "ui/app/gui_thread_affinity.h"
+#include "ui/common/gui_thread_affinity.h"
 
 #include "engine/rt/caller_affinity.h"
 

@@ -1,4 +1,4 @@
-#include "ui/timers/fact_tile.h"
+#include "ui/common/fact_tile.h"
 
 #include "ui/plot/chart_style.h"
 

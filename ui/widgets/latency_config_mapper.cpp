@@ -1,4 +1,4 @@
-#include "ui/latency/latency_config_mapper.h"
+#include "ui/widgets/latency_config_mapper.h"
 
 #include "ui/widgets/experiment_controls.h"
 

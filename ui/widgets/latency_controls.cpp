@@ -1,5 +1,6 @@
-#include "ui/latency/latency_controls.h"
+#include "ui/widgets/latency_controls.h"
 
+#include "ui/common/problem_list.h"
 #include "ui/plot/chart_style.h"
 #include "ui/widgets/duration_spin_box.h"
 #include "ui/widgets/period_editor.h"
@@ -57,10 +58,7 @@ LatencyControls::LatencyControls(const std::vector<int>& cpus, QWidget* parent)
     form->addRow(tr("H&og CPU"), w.hogCpu);
     form->addRow(tr("&Waiter"), w.waiter);
 
-    m_problemLabel->setObjectName("problems");
-    m_problemLabel->setWordWrap(true);
-    m_problemLabel->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    m_problemLabel->hide();
+    initProblemList(m_problemLabel);
     m_statusLabel->setObjectName("runStatus");
     m_statusLabel->setWordWrap(true);
     m_statusLabel->hide();
@@ -98,16 +96,7 @@ LatencyControls::~LatencyControls() = default;
 void LatencyControls::showProblems(const QStringList& problems)
 {
     m_problems = problems;
-    if (problems.isEmpty()) {
-        m_problemLabel->clear();
-        m_problemLabel->hide();
-        return;
-    }
-    QString html;
-    for (const QString& p : problems)
-        html += "<p style='margin:0 0 4px 0'>⚠ " + p.toHtmlEscaped() + "</p>";
-    m_problemLabel->setText(html);
-    m_problemLabel->show();
+    showProblemList(m_problemLabel, problems);
 }
 
 void LatencyControls::setStatus(const QString& text)
@@ -141,10 +130,7 @@ void LatencyControls::changeEvent(QEvent* event)
 
 void LatencyControls::restyleProblems()
 {
-    const bool dark = plot::isDarkPalette(palette());
-    m_problemLabel->setStyleSheet(QString("QLabel { color: %1; background: %2; border: 1px solid %1; "
-                                          "border-radius: 4px; padding: 6px; font-weight: bold; }")
-                                      .arg(dark ? "#ff8a80" : "#b71c1c", dark ? "#3b1f1f" : "#ffebee"));
+    styleProblemLabel(m_problemLabel, plot::isDarkPalette(palette()));
 }
 
 } // namespace rtscope

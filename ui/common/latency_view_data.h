@@ -1,7 +1,9 @@
 #pragma once
-// Turns latency snapshots into the plain data the charts and the table take: histogram buckets in µs,
-// percentile markers, timeline columns at relative seconds, configuration markers, one summary per run.
+// Turns latency snapshots into the plain data the charts and the tables take: timeline columns at relative seconds,
+// configuration markers, one summary per run (histograms: histogram_data.h). The latency page and the workbench's
+// per-CPU and sweep pages share it.
 #include "engine/experiments/latency_experiment.h"
+#include "ui/common/histogram_data.h"
 #include "ui/plot/plot_data.h"
 
 #include <QString>
@@ -30,10 +32,6 @@ struct LatencyRunSummary {
 
 LatencyRunSummary summarizeRun(const LatencyThreadStats& stats, const std::string& configLabel);
 
-HistogramCurve histogramCurve(const Histogram& histogram, const QString& name);
-/// p50, p99, p99.9 and max of @p histogram (none when it is empty).
-std::vector<VerticalMarker> percentileMarkers(const Histogram& histogram);
-
 /// Thread @p thread's timeline at seconds relative to the snapshot's publish time (oldest first).
 std::vector<TimelinePoint> timelinePoints(const LatencySnapshot& snapshot, size_t thread = 0);
 /// Markers inside the last @p windowSeconds; a "reset" right after a change (the automatic reset) is left out.
@@ -43,10 +41,5 @@ std::vector<VerticalMarker> timelineMarkers(const LatencySnapshot& snapshot, dou
 QString shortConfigLabel(const LatencyConfig& config);
 /// The frozen run's maximum as a marker in the reference colour ("ref. max 15.9 ms").
 VerticalMarker referenceMaxMarker(const Histogram& histogram);
-
-/// "850 ns", "12.3 µs", "3.90 ms", "1.20 s".
-QString formatLatency(double ns);
-/// A latency in µs for a table cell: "4.21", "57.3", "3901".
-QString formatMicros(double ns);
 
 } // namespace rtscope

@@ -1,8 +1,7 @@
-#include "ui/latency/latency_view_data.h"
+#include "ui/common/latency_view_data.h"
 
 #include "engine/util/clock.h"
-
-#include <cmath>
+#include "ui/common/text_format.h"
 
 namespace rtscope {
 
@@ -53,31 +52,6 @@ LatencyRunSummary summarizeRun(const LatencyThreadStats& t, const std::string& c
     return s;
 }
 
-HistogramCurve histogramCurve(const Histogram& histogram, const QString& name)
-{
-    HistogramCurve c;
-    c.name = name;
-    histogram.forEachBucket([&c](int64_t low, int64_t high, uint64_t count) {
-        // [low, high] inclusive in ns; as µs the bucket spans [low, high + 1).
-        c.buckets.push_back({double(low) / 1e3, double(high + 1) / 1e3, count});
-    });
-    if (histogram.overflowCount())
-        c.buckets.push_back(
-            {double(Histogram::kMaxTrackableNs) / 1e3, double(histogram.max()) / 1e3, histogram.overflowCount()});
-    return c;
-}
-
-std::vector<VerticalMarker> percentileMarkers(const Histogram& h)
-{
-    if (h.count() == 0)
-        return {};
-    auto marker = [](const char* name, int64_t ns, MarkerRole role) {
-        return VerticalMarker{double(ns) / 1e3, QString("%1 %2").arg(name, formatLatency(double(ns))), role};
-    };
-    return {marker("p50", h.percentile(50), MarkerRole::Median), marker("p99", h.percentile(99), MarkerRole::P99),
-            marker("p99.9", h.percentile(99.9), MarkerRole::P999), marker("max", h.max(), MarkerRole::Max)};
-}
-
 std::vector<TimelinePoint> timelinePoints(const LatencySnapshot& snapshot, size_t thread)
 {
     std::vector<TimelinePoint> out;
@@ -118,25 +92,6 @@ QString shortConfigLabel(const LatencyConfig& c)
 VerticalMarker referenceMaxMarker(const Histogram& h)
 {
     return {double(h.max()) / 1e3, QString("ref. max %1").arg(formatLatency(double(h.max()))), MarkerRole::Reference};
-}
-
-QString formatLatency(double ns)
-{
-    const double a = std::fabs(ns);
-    if (a < 1e3)
-        return QString::number(ns, 'f', 0) + " ns";
-    if (a < 1e6)
-        return QString::number(ns / 1e3, 'f', a < 1e4 ? 2 : a < 1e5 ? 1 : 0) + " µs";
-    if (a < 1e9)
-        return QString::number(ns / 1e6, 'f', a < 1e7 ? 2 : a < 1e8 ? 1 : 0) + " ms";
-    return QString::number(ns / 1e9, 'f', 2) + " s";
-}
-
-QString formatMicros(double ns)
-{
-    const double us = ns / 1e3;
-    const double a = std::fabs(us);
-    return QString::number(us, 'f', a < 10 ? 2 : a < 100 ? 1 : 0);
 }
 
 } // namespace rtscope

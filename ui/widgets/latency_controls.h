@@ -1,7 +1,8 @@
 #pragma once
-// The latency page's control panel (left dock): policy, priority, period, hogs, CPUs, waiter, and the
-// problems validate() or the engine reported, right below the controls that caused them.
-#include "ui/latency/latency_config_mapper.h"
+// The latency experiment's control panel (left dock) of the latency page, which the per-CPU and sweep pages reuse
+// with a field more or less: policy, priority, period, hogs, CPUs, waiter, and the problems validate() or the engine
+// reported, right below the controls that caused them.
+#include "ui/widgets/latency_config_mapper.h"
 
 #include <QWidget>
 
