@@ -3,12 +3,7 @@
 // that sets their headline figures side by side.
 #include "app/cli/command_util.h"
 
-#include "engine/experiments/contention_config.h"
-#include "engine/experiments/inversion_config.h"
-#include "engine/experiments/latency_config.h"
-#include "engine/experiments/starvation_config.h"
-#include "engine/experiments/timers/drift_config.h"
-#include "engine/experiments/timers/sleep_floor_config.h"
+#include "engine/experiments/registry.h"
 #include "engine/io/preset.h"
 #include "engine/rt/rt_thread.h"
 #include "engine/rt/system_threads.h"
@@ -35,79 +30,102 @@ struct RunOptions {
 // Bins for the latency report's cyclictest histogram, as `rtscope latency --json` keeps them by default.
 constexpr int kJsonHistogramUs = 10000;
 
-// Reads a phase the preset parser has already validated; the casts cannot fail.
-template <class Config, class FromJson> Config readConfig(const nlohmann::json& j, FromJson fromJson)
+// Runs one phase of each experiment. The configs are the preset's, with the length of runs that would go on until
+// stopped set to the preset's phase length: a headless run has to end.
+RunResult runPhaseOf(LatencyConfig c, int64_t phaseNs, const RunOptions& o, const RunOutput& out)
 {
-    std::vector<std::string> ignored;
-    return fromJson(j, ignored);
+    if (c.durationNs == 0 && c.maxSamples == 0)
+        c.durationNs = phaseNs;
+    if (!o.json.empty() && c.histogramUs == 0)
+        c.histogramUs = kJsonHistogramUs;
+    return runLatency(c, out);
+}
+RunResult runPhaseOf(const StarvationConfig& c, int64_t phaseNs, const RunOptions&, RunOutput out)
+{
+    if (c.bursts == 0)
+        out.stopAfterNs = phaseNs;
+    return runStarvation(c, out);
+}
+RunResult runPhaseOf(const DriftConfig& c, int64_t, const RunOptions&, const RunOutput& out)
+{
+    return runDrift(c, out);
+}
+RunResult runPhaseOf(const SleepFloorConfig& c, int64_t, const RunOptions&, const RunOutput& out)
+{
+    return runSleepFloor(c, out);
+}
+RunResult runPhaseOf(const ContentionConfig& c, int64_t, const RunOptions&, const RunOutput& out)
+{
+    return runContention(c, out);
+}
+RunResult runPhaseOf(const InversionConfig& c, int64_t, const RunOptions&, const RunOutput& out)
+{
+    return runInversion(c, out);
 }
 
-// Runs one phase. The configs are the preset's, with the length of runs that would go on until stopped set to
-// the preset's phase length: a headless run has to end.
+// Reads a phase the preset parser has already validated (so nothing is refused) and hands it to @p f as its
+// experiment's config type.
+template <class F> void withPhaseConfig(const Preset& p, size_t phase, F&& f)
+{
+    withExperimentConfigType(p.experiment, [&]<class Config>(std::type_identity<Config>) {
+        std::vector<std::string> ignored;
+        f(ExperimentTraits<Config>::fromJson(p.phases[phase], ignored));
+    });
+}
+
 RunResult runPhase(const Preset& p, size_t phase, const RunOptions& o)
 {
-    const nlohmann::json& j = p.phases[phase];
     const auto phaseNs = int64_t(p.phaseSeconds * double(kNsPerSec));
     RunOutput out;
     out.quiet = o.quiet;
-    if (p.experiment == "latency") {
-        LatencyConfig c = readConfig<LatencyConfig>(j, latencyConfigFromJson);
-        if (c.durationNs == 0 && c.maxSamples == 0)
-            c.durationNs = phaseNs;
-        if (!o.json.empty() && c.histogramUs == 0)
-            c.histogramUs = kJsonHistogramUs;
-        return runLatency(c, out);
-    }
-    if (p.experiment == "starvation") {
-        const StarvationConfig c = readConfig<StarvationConfig>(j, starvationConfigFromJson);
-        if (c.bursts == 0)
-            out.stopAfterNs = phaseNs;
-        return runStarvation(c, out);
-    }
-    if (p.experiment == "drift")
-        return runDrift(readConfig<DriftConfig>(j, driftConfigFromJson), out);
-    if (p.experiment == "sleep-floor")
-        return runSleepFloor(readConfig<SleepFloorConfig>(j, sleepFloorConfigFromJson), out);
-    if (p.experiment == "contention")
-        return runContention(readConfig<ContentionConfig>(j, contentionConfigFromJson), out);
-    if (p.experiment == "inversion")
-        return runInversion(readConfig<InversionConfig>(j, inversionConfigFromJson), out);
-    return {};
+    RunResult result;
+    withPhaseConfig(p, phase, [&](const auto& c) { result = runPhaseOf(c, phaseNs, o, out); });
+    return result;
 }
 
 // The thread a phase starts that needs a privilege, as its experiment starts it: same name, policy, priority and
-// CPU, so that a refusal reads word for word as the subcommand's. nullopt when the phase needs none.
+// CPU, so that a refusal reads word for word as the subcommand's.
+ThreadSpec threadSpec(Policy policy, int priority, int nice, int cpu, const char* name)
+{
+    ThreadSpec spec;
+    spec.policy = policy;
+    spec.priority = priority;
+    spec.nice = nice;
+    spec.cpu = cpu;
+    spec.name = name;
+    return spec;
+}
+ThreadSpec firstThreadOf(const LatencyConfig& c, const CpuTopology& topo)
+{
+    return threadSpec(c.policy, c.priority, c.nice, c.resolvedCpus(topo).front(), kMeasuringThreadName);
+}
+ThreadSpec firstThreadOf(const StarvationConfig& c, const CpuTopology&)
+{
+    return threadSpec(c.policy, c.priority, 0, c.resolvedCpu(StarvationConfig::placementTopology()), "rtscope-spinner");
+}
+ThreadSpec firstThreadOf(const DriftConfig& c, const CpuTopology& topo)
+{
+    return threadSpec(c.policy, c.priority, 0, c.resolvedCpu(topo), "rtscope-drift");
+}
+ThreadSpec firstThreadOf(const SleepFloorConfig& c, const CpuTopology& topo)
+{
+    return threadSpec(c.policy, c.priority, 0, c.resolvedCpu(topo), "rtscope-sleep");
+}
+ThreadSpec firstThreadOf(const ContentionConfig& c, const CpuTopology& topo)
+{
+    return threadSpec(c.policy, c.priority, c.nice, c.workerCpus(topo).front(), "rtscope-lock");
+}
+ThreadSpec firstThreadOf(const InversionConfig& c, const CpuTopology& topo)
+{
+    return threadSpec(Policy::Fifo, c.highPriority, 0, c.resolvedCpu(topo), "rtscope-inv-high");
+}
+
+// The phase's thread that needs a privilege; nullopt when the phase needs none.
 std::optional<ThreadSpec> privilegedThread(const Preset& p, size_t phase)
 {
-    const nlohmann::json& j = p.phases[phase];
     const CpuTopology topo = CpuTopology::current();
     ThreadSpec spec;
-    const auto thread = [&spec](Policy policy, int priority, int nice, int cpu, const char* name) {
-        spec.policy = policy;
-        spec.priority = priority;
-        spec.nice = nice;
-        spec.cpu = cpu;
-        spec.name = name;
-    };
-    if (p.experiment == "latency") {
-        const auto c = readConfig<LatencyConfig>(j, latencyConfigFromJson);
-        thread(c.policy, c.priority, c.nice, c.resolvedCpus(topo).front(), kMeasuringThreadName);
-    } else if (p.experiment == "starvation") {
-        const auto c = readConfig<StarvationConfig>(j, starvationConfigFromJson);
-        thread(c.policy, c.priority, 0, c.resolvedCpu(StarvationConfig::placementTopology()), "rtscope-spinner");
-    } else if (p.experiment == "drift") {
-        const auto c = readConfig<DriftConfig>(j, driftConfigFromJson);
-        thread(c.policy, c.priority, 0, c.resolvedCpu(topo), "rtscope-drift");
-    } else if (p.experiment == "sleep-floor") {
-        const auto c = readConfig<SleepFloorConfig>(j, sleepFloorConfigFromJson);
-        thread(c.policy, c.priority, 0, c.resolvedCpu(topo), "rtscope-sleep");
-    } else if (p.experiment == "contention") {
-        const auto c = readConfig<ContentionConfig>(j, contentionConfigFromJson);
-        thread(c.policy, c.priority, c.nice, c.workerCpus(topo).front(), "rtscope-lock");
-    } else if (p.experiment == "inversion") {
-        const auto c = readConfig<InversionConfig>(j, inversionConfigFromJson);
-        thread(Policy::Fifo, c.highPriority, 0, c.resolvedCpu(topo), "rtscope-inv-high");
-    }
+    withPhaseConfig(p, phase, [&](const auto& c) { spec = firstThreadOf(c, topo); });
     if (!isRealtime(spec.policy) && spec.nice >= 0)
         return std::nullopt;
     return spec;

@@ -1,11 +1,6 @@
 #include "engine/io/preset.h"
 
-#include "engine/experiments/contention_config.h"
-#include "engine/experiments/inversion_config.h"
-#include "engine/experiments/latency_config.h"
-#include "engine/experiments/starvation_config.h"
-#include "engine/experiments/timers/drift_config.h"
-#include "engine/experiments/timers/sleep_floor_config.h"
+#include "engine/experiments/registry.h"
 #include "engine/rt/cpu_topology.h"
 
 #include <algorithm>
@@ -26,30 +21,9 @@ constexpr const char* kTopLevelKeys[] = {"title", "description", "experiment", "
 // The default configuration's JSON keys: the names a validate() sentence's first word is mapped onto.
 nlohmann::json defaultConfigJson(const std::string& experiment)
 {
-    if (experiment == "latency")
-        return toJson(LatencyConfig{});
-    if (experiment == "starvation")
-        return toJson(StarvationConfig{});
-    if (experiment == "drift")
-        return toJson(DriftConfig{});
-    if (experiment == "sleep-floor")
-        return toJson(SleepFloorConfig{});
-    if (experiment == "contention")
-        return toJson(ContentionConfig{});
-    if (experiment == "inversion")
-        return toJson(InversionConfig{});
-    return nlohmann::json::object();
-}
-
-template <class Config, class FromJson>
-std::vector<std::string> readAndValidate(const nlohmann::json& j, FromJson fromJson, const CpuTopology& cpus)
-{
-    std::vector<std::string> errors;
-    const Config c = fromJson(j, errors);
-    // Type errors first: a range check on a field that was not read would only repeat the default's verdict.
-    if (!errors.empty())
-        return errors;
-    return c.validate(cpus);
+    nlohmann::json out = nlohmann::json::object();
+    withExperimentConfigType(experiment, [&out]<class Config>(std::type_identity<Config>) { out = toJson(Config{}); });
+    return out;
 }
 
 std::string joined(const std::vector<std::string>& items)
@@ -159,29 +133,22 @@ void readText(const nlohmann::json& j, const char* key, size_t maxChars, bool re
 
 const std::vector<std::string>& presetExperiments()
 {
-    static const std::vector<std::string> names = {"latency",     "starvation", "drift",
-                                                   "sleep-floor", "inversion",  "contention"};
-    return names;
+    return experimentNames();
 }
 
 std::vector<std::string> validateExperimentConfig(const std::string& experiment, const nlohmann::json& config,
                                                   const CpuTopology* cpus)
 {
-    const CpuTopology current = cpus ? *cpus : CpuTopology::current();
-    if (experiment == "latency")
-        return readAndValidate<LatencyConfig>(config, latencyConfigFromJson, current);
-    if (experiment == "starvation")
-        return readAndValidate<StarvationConfig>(config, starvationConfigFromJson,
-                                                 cpus ? *cpus : StarvationConfig::placementTopology());
-    if (experiment == "drift")
-        return readAndValidate<DriftConfig>(config, driftConfigFromJson, current);
-    if (experiment == "sleep-floor")
-        return readAndValidate<SleepFloorConfig>(config, sleepFloorConfigFromJson, current);
-    if (experiment == "contention")
-        return readAndValidate<ContentionConfig>(config, contentionConfigFromJson, current);
-    if (experiment == "inversion")
-        return readAndValidate<InversionConfig>(config, inversionConfigFromJson, current);
-    return {"experiment must be one of " + joined(presetExperiments()) + " (got '" + experiment + "')"};
+    std::vector<std::string> errors;
+    const bool known = withExperimentConfigType(experiment, [&]<class Config>(std::type_identity<Config>) {
+        const Config c = ExperimentTraits<Config>::fromJson(config, errors);
+        // Type errors first: a range check on a field that was not read would only repeat the default's verdict.
+        if (errors.empty())
+            errors = c.validate(cpus ? *cpus : ExperimentTraits<Config>::placementTopology());
+    });
+    if (!known)
+        return {"experiment must be one of " + joined(presetExperiments()) + " (got '" + experiment + "')"};
+    return errors;
 }
 
 PresetParseResult parsePreset(std::string_view text, const std::string& sourceName, const CpuTopology* cpus)

@@ -4,6 +4,7 @@
 #include "engine/experiments/latency_config.h"
 #include "engine/rt/cpu_topology.h"
 #include "engine/rt/system_probe.h"
+#include "ui/common/experiment_name.h"
 #include "ui/common/latency_view_data.h"
 #include "ui/experiment_page.h"
 #include "ui/latency/recording_timeline.h"
@@ -40,7 +41,7 @@ public:
     LatencyPage(std::unique_ptr<LatencySource> source, const SystemProbe& probe, QWidget* parent = nullptr);
     ~LatencyPage() override;
 
-    QString name() const override { return QStringLiteral("latency"); }
+    QString name() const override { return experimentName<LatencyConfig>(); }
     QString shortTitle() const override { return tr("Latency"); }
     QWidget* controls() override;
     bool start() override;

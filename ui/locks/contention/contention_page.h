@@ -4,6 +4,7 @@
 // histograms overlaid, and a table with every figure (wait percentiles, CPU per acquisition, fairness, spun
 // and won vs slept).
 #include "engine/experiments/contention_experiment.h"
+#include "ui/common/experiment_name.h"
 #include "ui/locks/contention/contention_controls.h"
 #include "ui/polled_page.h"
 
@@ -27,7 +28,7 @@ public:
     explicit ContentionPage(const SystemProbe& probe, QWidget* parent = nullptr);
     ~ContentionPage() override;
 
-    QString name() const override { return QStringLiteral("contention"); }
+    QString name() const override { return experimentName<ContentionConfig>(); }
     QString shortTitle() const override { return tr("Locks"); }
     QString explanation() const override;
     QWidget* snapshotWidget() override { return m_view; }

@@ -1,0 +1,107 @@
+#pragma once
+// The experiments a preset, `rtscope run` and a GUI page can name, in one list (docs/architecture.md, "How to add
+// an experiment"). Each entry is a config type with its traits: the name presets and pages use, how its JSON is
+// read, and the CPU topology its placement is checked against. Everything that chooses an experiment by name goes
+// through withExperimentConfigType(), so a new experiment is one ExperimentTraits specialisation and one entry in
+// ExperimentConfigs; the compiler then names every place (the CLI's phase runner, for one) that has no overload
+// for its config yet.
+//
+// The sweep is not an entry: it runs the latency experiment over a list of settings and has no preset form.
+#include "engine/experiments/contention_config.h"
+#include "engine/experiments/inversion_config.h"
+#include "engine/experiments/latency_config.h"
+#include "engine/experiments/starvation_config.h"
+#include "engine/experiments/timers/drift_config.h"
+#include "engine/experiments/timers/sleep_floor_config.h"
+#include "engine/rt/cpu_topology.h"
+
+#include <nlohmann/json.hpp>
+
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <vector>
+
+namespace rtscope {
+
+template <class Config> struct ExperimentTraits;
+
+template <> struct ExperimentTraits<LatencyConfig> {
+    static constexpr std::string_view kName = "latency";
+    static LatencyConfig fromJson(const nlohmann::json& j, std::vector<std::string>& e)
+    {
+        return latencyConfigFromJson(j, e);
+    }
+    static CpuTopology placementTopology() { return CpuTopology::current(); }
+};
+
+template <> struct ExperimentTraits<StarvationConfig> {
+    static constexpr std::string_view kName = "starvation";
+    static StarvationConfig fromJson(const nlohmann::json& j, std::vector<std::string>& e)
+    {
+        return starvationConfigFromJson(j, e);
+    }
+    /// The spinner's CPU is chosen among the process's CPUs, not the calling thread's (StarvationConfig).
+    static CpuTopology placementTopology() { return StarvationConfig::placementTopology(); }
+};
+
+template <> struct ExperimentTraits<DriftConfig> {
+    static constexpr std::string_view kName = "drift";
+    static DriftConfig fromJson(const nlohmann::json& j, std::vector<std::string>& e)
+    {
+        return driftConfigFromJson(j, e);
+    }
+    static CpuTopology placementTopology() { return CpuTopology::current(); }
+};
+
+template <> struct ExperimentTraits<SleepFloorConfig> {
+    static constexpr std::string_view kName = "sleep-floor";
+    static SleepFloorConfig fromJson(const nlohmann::json& j, std::vector<std::string>& e)
+    {
+        return sleepFloorConfigFromJson(j, e);
+    }
+    static CpuTopology placementTopology() { return CpuTopology::current(); }
+};
+
+template <> struct ExperimentTraits<InversionConfig> {
+    static constexpr std::string_view kName = "inversion";
+    static InversionConfig fromJson(const nlohmann::json& j, std::vector<std::string>& e)
+    {
+        return inversionConfigFromJson(j, e);
+    }
+    static CpuTopology placementTopology() { return CpuTopology::current(); }
+};
+
+template <> struct ExperimentTraits<ContentionConfig> {
+    static constexpr std::string_view kName = "contention";
+    static ContentionConfig fromJson(const nlohmann::json& j, std::vector<std::string>& e)
+    {
+        return contentionConfigFromJson(j, e);
+    }
+    static CpuTopology placementTopology() { return CpuTopology::current(); }
+};
+
+template <class... Configs> struct ExperimentList {};
+/// Every experiment, in the order presets and `rtscope run --help` list them.
+using ExperimentConfigs =
+    ExperimentList<LatencyConfig, StarvationConfig, DriftConfig, SleepFloorConfig, InversionConfig, ContentionConfig>;
+
+/// Calls @p f(std::type_identity<Config>{}) for the experiment named @p name; false when no experiment has that
+/// name (@p f is not called).
+template <class F> bool withExperimentConfigType(std::string_view name, F&& f)
+{
+    return [&]<class... Configs>(ExperimentList<Configs...>) {
+        return ((ExperimentTraits<Configs>::kName == name ? (f(std::type_identity<Configs>{}), true) : false) || ...);
+    }(ExperimentConfigs{});
+}
+
+/// The names of every experiment, in ExperimentConfigs' order.
+inline const std::vector<std::string>& experimentNames()
+{
+    static const std::vector<std::string> names = []<class... Configs>(ExperimentList<Configs...>) {
+        return std::vector<std::string>{std::string(ExperimentTraits<Configs>::kName)...};
+    }(ExperimentConfigs{});
+    return names;
+}
+
+} // namespace rtscope
