@@ -67,7 +67,7 @@ DriftConfig toConfig(const DriftOptions& o, std::vector<std::string>& problems)
     return c;
 }
 
-void printTable(const DriftSnapshot& s)
+void printDriftTable(const DriftSnapshot& s)
 {
     std::printf("\n%-8s %7s %7s %7s %13s %13s %11s %9s %11s %11s %11s\n", "method", "ticks", "wakes", "missed",
                 "drift (us)", "slope (us/k)", "rate (Hz)", "rate (%)", "late p50", "late p99", "late max");
@@ -115,7 +115,7 @@ RunResult runDrift(const DriftConfig& config, const RunOutput& out)
                                    std::to_string(s.config.ticks);
                         },
                         .stoppedLineWhenQuiet = true,
-                        .printTable = printTable,
+                        .printTable = printDriftTable,
                         .report =
                             [](const DriftSnapshot& s) {
                                 return nlohmann::json{{"rtscope", withProbeAndCommandLine(driftReportJson(s))}};

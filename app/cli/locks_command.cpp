@@ -94,7 +94,7 @@ std::string progressLine(const ContentionSnapshot& s)
     return buf;
 }
 
-void printTable(const ContentionSnapshot& s)
+void printContentionTable(const ContentionSnapshot& s)
 {
     std::vector<const ContentionKindResult*> rows;
     for (const auto& r : s.kinds)
@@ -178,7 +178,7 @@ RunResult runContention(const ContentionConfig& config, const RunOutput& out)
             .header = [&] { return exp.config().label(); },
             .progressInLog = Progress::InLog::EverySecond,
             .progress = progressLine,
-            .printTable = printTable,
+            .printTable = printContentionTable,
             .report = [](const ContentionSnapshot& s) { return withProbeAndCommandLine(contentionReportJson(s)); },
             .csv = contentionCsv,
             .figures =

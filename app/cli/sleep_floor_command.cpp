@@ -53,7 +53,7 @@ SleepFloorConfig toConfig(const SleepFloorOptions& o, std::vector<std::string>& 
     return c;
 }
 
-void printTable(const SleepFloorSnapshot& s)
+void printSleepFloorTable(const SleepFloorSnapshot& s)
 {
     std::printf("\n%-10s %-10s %7s %12s %12s %12s %15s %9s %14s %10s\n", "request", "method", "samples", "median (us)",
                 "p99 (us)", "max (us)", "overshoot (us)", "ratio", "cpu/wait (us)", "cpu share");
@@ -124,7 +124,7 @@ RunResult runSleepFloor(const SleepFloorConfig& config, const RunOutput& out)
                        std::to_string(s.samplesDone) + " of " + std::to_string(s.samplesTotal) + " samples";
             },
             .stoppedLineWhenQuiet = true,
-            .printTable = printTable,
+            .printTable = printSleepFloorTable,
             .report =
                 [](const SleepFloorSnapshot& s) {
                     return nlohmann::json{{"rtscope", withProbeAndCommandLine(sleepFloorReportJson(s))}};
