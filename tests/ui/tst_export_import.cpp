@@ -71,7 +71,7 @@ struct Window {
         latency = new LatencyPage(std::move(source), probe);
         window =
             std::make_unique<MainWindow>(std::vector<ExperimentPage*>{latency, new DriftPage(probe)}, probe, nullptr);
-        files = window->findChild<FileMenu*>();
+        files = window->fileMenu();
         window->resize(1400, 900);
     }
 };

@@ -52,7 +52,7 @@ struct Window {
         latency = new LatencyPage(std::make_unique<ReplayLatencySource>(), probe);
         window =
             std::make_unique<MainWindow>(std::vector<ExperimentPage*>{latency, new DriftPage(probe)}, probe, nullptr);
-        files = window->findChild<FileMenu*>();
+        files = window->fileMenu();
         window->resize(1200, 800);
     }
 };

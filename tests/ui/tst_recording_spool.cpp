@@ -103,7 +103,7 @@ private slots:
 
         auto* latency = new LatencyPage(std::make_unique<LiveLatencySource>(), m_probe);
         MainWindow window(std::vector<ExperimentPage*>{latency}, m_probe, nullptr);
-        auto* files = window.findChild<FileMenu*>();
+        auto* files = window.fileMenu();
         QVERIFY(files && files->spool());
         QVERIFY(!QFileInfo::exists(stale));
         QTRY_VERIFY2(window.statusBar()->currentMessage().contains("Removed 1 run spool"),
