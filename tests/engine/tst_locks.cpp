@@ -13,6 +13,7 @@
 #include "engine/util/clock.h"
 
 #include "tests/common/test_main.h"
+#include "tests/common/test_util.h"
 
 #include <QtTest>
 #include <atomic>
@@ -149,16 +150,6 @@ QString hammer(Lock& lock, const HammerSpec& spec, Shared& s)
     return {};
 }
 
-std::vector<int> spreadCpus()
-{
-    const CpuTopology t = CpuTopology::current();
-    std::vector<int> cpus;
-    for (int c : t.allowed)
-        if (t.usable(c))
-            cpus.push_back(c);
-    return cpus;
-}
-
 } // namespace
 
 class TestLocks : public QObject {
@@ -251,7 +242,7 @@ private slots:
         auto lock = makeLock(LockKind(kind), o);
         QVERIFY(lock);
         HammerSpec spec;
-        spec.cpus = spreadCpus();
+        spec.cpus = rtscope::test::usableCpus();
         Shared s;
         const QString error = hammer(*lock, spec, s);
         QVERIFY2(error.isEmpty(), qPrintable(error));
@@ -275,7 +266,7 @@ private slots:
         if (!m_probe.rtAvailable)
             QSKIP(
                 qPrintable("SCHED_FIFO is not permitted here: " + QString::fromStdString(m_probe.rtUnavailableReason)));
-        const std::vector<int> cpus = spreadCpus();
+        const std::vector<int> cpus = rtscope::test::usableCpus();
         if (cpus.size() < 2)
             QSKIP("real-time test threads must not take the only CPU");
         LockOptions o;
@@ -310,7 +301,7 @@ private slots:
         if (!m_probe.rtAvailable)
             QSKIP(
                 qPrintable("SCHED_FIFO is not permitted here: " + QString::fromStdString(m_probe.rtUnavailableReason)));
-        const std::vector<int> cpus = spreadCpus();
+        const std::vector<int> cpus = rtscope::test::usableCpus();
         if (cpus.size() < 2)
             QSKIP("real-time test threads must not take the only CPU");
         LockOptions o;
@@ -336,7 +327,7 @@ private slots:
 
     void detectorsCatchAMissingLock()
     {
-        const std::vector<int> cpus = spreadCpus();
+        const std::vector<int> cpus = rtscope::test::usableCpus();
         if (cpus.size() < 2)
             QSKIP("two threads overlap for sure only on two CPUs");
         NoLock none;
