@@ -20,6 +20,7 @@ namespace {} // namespace
 
 class TestCli : public QObject {
     Q_OBJECT
+    QTemporaryDir m_dir; // where a refused run's output would have gone: a fixed path such as /tmp/x may exist
 private slots:
     void initTestCase() { QVERIFY2(QFile::exists(binary()), "RTSCOPE_BINARY must point at the built rtscope"); }
 
@@ -62,7 +63,8 @@ private slots:
         QTest::newRow("hog policy fifo") << QStringList{"latency", "--hog-policy", "fifo"}
                                          << "hog-policy must be other, batch or idle";
         QTest::newRow("histfile without bins")
-            << QStringList{"latency", "--histogram", "0", "--histfile", "/tmp/x"} << "histfile needs histogram bins";
+            << QStringList{"latency", "--histogram", "0", "--histfile", m_dir.filePath("run.hist")}
+            << "histfile needs histogram bins";
         QTest::newRow("unknown flag") << QStringList{"latency", "--turbo"} << "turbo";
         QTest::newRow("unknown command") << QStringList{"lantency"} << "unknown command 'lantency'";
     }
