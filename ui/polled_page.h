@@ -116,7 +116,10 @@ public:
         {
             // The threads inherit the affinity of the thread that starts them: the GUI's own, not a parked one.
             const GuiThreadAffinity::Unpinned unpinned;
-            e = m_experiment->start(c);
+            if constexpr (requires { m_experiment->start(c, topo); })
+                e = m_experiment->start(c, topo);
+            else
+                e = m_experiment->start(c);
         }
         if (e) {
             // Never a silent fallback: a refused policy stays refused, and says why.

@@ -40,6 +40,10 @@ unsigned wakeSignalCount();
 /// that waits for them (sigwait) instead of on a measuring thread.
 void blockProcessSignals(bool alsoBlockWake);
 
+/// @brief The join budget: a stop request reaches every thread an experiment started, and each is joined, within
+/// this many milliseconds; one that overstays is demoted to SCHED_OTHER and still joined (docs/architecture.md §3).
+inline constexpr int kJoinBudgetMs = 100;
+
 /// @brief A joinable worker thread. Movable, not copyable; the destructor stops and joins.
 class RtThread {
 public:
@@ -59,7 +63,7 @@ public:
     /// @brief Sets the stop flag and interrupts the thread's wait (re-sending the wake signal every few
     /// milliseconds until the body returns), then joins. Returns true when joined within @p timeoutMs.
     /// It never detaches: after a timeout it demotes the thread to SCHED_OTHER and keeps joining.
-    bool stop(int timeoutMs = 100);
+    bool stop(int timeoutMs = kJoinBudgetMs);
 
     /// @brief Sets the stop flag and sends one wake signal; returns at once. stop() still joins.
     void requestStop();
@@ -68,7 +72,7 @@ public:
     /// Sequential stop() calls would cost one wake-up of the caller per thread, which on a loaded machine
     /// adds a scheduling delay per thread (64 hogs: hundreds of milliseconds). Null entries are skipped.
     /// Returns true when every thread finished within @p timeoutMs; stragglers are demoted and still joined.
-    static bool stopAll(const std::vector<RtThread*>& threads, int timeoutMs = 100);
+    static bool stopAll(const std::vector<RtThread*>& threads, int timeoutMs = kJoinBudgetMs);
 
     /// @brief Changes the running thread's policy/priority (sched_setscheduler) and nice.
     Error setScheduling(Policy policy, int priority, int nice = 0);
