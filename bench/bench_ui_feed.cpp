@@ -83,7 +83,7 @@ Tail tailOf(const LatencyThreadStats& t)
 Tail runHeadless(const LatencyConfig& c, const Options& o)
 {
     LatencyExperiment exp;
-    if (Error e = exp.start(c)) {
+    if (Error e = exp.start(c, CpuTopology::current())) {
         std::fprintf(stderr, "bench_ui_feed: headless peer: %s\n", e.message.c_str());
         return {};
     }

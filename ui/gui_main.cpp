@@ -11,7 +11,7 @@
 #include "ui/app/presentation_mode.h"
 #include "ui/app/preset_runner.h"
 #include "ui/app/signal_watcher.h"
-#include "ui/common/gui_thread_affinity.h"
+#include "ui/common/unpinned_topology.h"
 #include "ui/experiment_pages.h"
 #include "ui/latency/latency_page.h"
 #include "ui/main_window.h"
@@ -148,11 +148,9 @@ int runGui(int argc, char** argv)
     // --demo other-vs-fifo is the built-in preset fifo-vs-other, with the demo's phase length and hog count.
     std::optional<Preset> preset;
     if (!options.preset.isEmpty() || !options.demo.isEmpty()) {
-        PresetParseResult loaded;
-        {
-            const GuiThreadAffinity::Unpinned unpinned;
-            loaded = loadPreset(options.demo.isEmpty() ? options.preset.toStdString() : std::string("fifo-vs-other"));
-        }
+        const CpuTopology cpus = unpinnedTopology();
+        const PresetParseResult loaded =
+            loadPreset(options.demo.isEmpty() ? options.preset.toStdString() : std::string("fifo-vs-other"), &cpus);
         if (!loaded.preset) {
             QStringList problems;
             for (const std::string& e : loaded.errors)

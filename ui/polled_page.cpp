@@ -1,5 +1,6 @@
 #include "ui/polled_page.h"
 
+#include <QHeaderView>
 #include <QSettings>
 #include <QSplitter>
 #include <QTimer>
@@ -26,7 +27,7 @@ void PolledPage::setDisplayPaused(bool paused)
 {
     m_paused = paused;
     if (!paused)
-        refreshNow();
+        displayResumed();
 }
 
 void PolledPage::showError(const QString& message)
@@ -37,9 +38,10 @@ void PolledPage::showError(const QString& message)
 
 void PolledPage::beginPolling(const QString& status, const QString& started)
 {
+    // The timer first: the run status a page shows may say whether it refreshes.
+    m_timer->start();
     showProblems({});
     showRunning(true, status);
-    m_timer->start();
     emit runningChanged(true);
     emit busyCpusChanged();
     emit statusMessage(started);
@@ -58,30 +60,58 @@ void PolledPage::announceStopped(const QString& message)
     emit statusMessage(message);
 }
 
+void PolledPage::referenceHeld(const QString& status)
+{
+    m_referenceHeld = true;
+    emit referenceChanged(true);
+    emit statusMessage(status);
+}
+
+void PolledPage::clearReference()
+{
+    if (!m_referenceHeld)
+        return;
+    m_referenceHeld = false;
+    releaseReference();
+    emit referenceChanged(false);
+}
+
 void PolledPage::keepSplitter(const QString& key, QSplitter* splitter)
 {
-    m_splitters.emplace_back(key, splitter);
+    m_states.push_back({key, [splitter] { return splitter->saveState(); },
+                        [splitter](const QByteArray& state) {
+                            splitter->restoreState(state);
+                        }});
+}
+
+void PolledPage::keepHeader(const QString& key, QHeaderView* header)
+{
+    m_states.push_back({key, [header] { return header->saveState(); },
+                        [header](const QByteArray& state) {
+                            header->restoreState(state);
+                        }});
 }
 
 void PolledPage::saveSettings(QSettings& settings) const
 {
-    settings.setValue("config", QString::fromStdString(configJson().dump()));
-    for (const auto& [key, splitter] : m_splitters)
-        settings.setValue(key, splitter->saveState());
+    if (savesConfig())
+        settings.setValue("config", QString::fromStdString(configJson().dump()));
+    for (const KeptState& s : m_states)
+        settings.setValue(s.key, s.save());
     saveViewSettings(settings);
 }
 
 void PolledPage::restoreSettings(QSettings& settings)
 {
-    for (const auto& [key, splitter] : m_splitters)
-        if (settings.contains(key))
-            splitter->restoreState(settings.value(key).toByteArray());
+    for (const KeptState& s : m_states)
+        if (settings.contains(s.key))
+            s.restore(settings.value(s.key).toByteArray());
     QStringList problems = restoreViewSettings(settings);
-    const QString text = settings.value("config").toString();
+    const QString text = savesConfig() ? settings.value("config").toString() : QString();
     if (!text.isEmpty())
         problems << applyConfigJson(nlohmann::json::parse(text.toStdString(), nullptr, false));
     if (!problems.isEmpty())
-        showProblems(QStringList(tr("The saved %1 settings were not applied:").arg(name())) + problems);
+        showProblems(QStringList(tr("The saved %1 settings were not applied:").arg(settingsName())) + problems);
 }
 
 } // namespace rtscope

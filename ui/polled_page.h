@@ -1,33 +1,42 @@
 #pragma once
-// The life of a page that polls an engine experiment, written once: a refresh QTimer while a run is on, Start and
-// Stop with the control panel's problems and run status (read-only while running), the display pause, the
-// controls' config with the fields they do not show kept from the last valid config, applyConfig()/JSON through
-// the engine's one validation path, and the saved settings ("config" and the splitters). A page keeps only what it
+// The life of a page, written once: a refresh QTimer while a run is on, Start and Stop with the control panel's
+// problems and run status, the display pause, the running/busy-CPU/status signals to the main window, the controls'
+// config with the fields they do not show kept from the last valid config, applyConfig()/JSON through the engine's
+// one validation path, and the saved settings ("config", the splitters and headers). A page keeps only what it
 // draws.
 //
-// PolledPage is the part that does not depend on the experiment's types (the sweep page uses it directly);
-// PolledExperimentPage adds the typed part for an experiment with start(config)/stop()/running()/finished(),
-// busyCpus() and a snapshot() with a generation, driven through an ExperimentControls panel with a mapper().
+// PolledPage is the part that does not depend on the experiment's types (the RT-threads page, which reads /proc
+// rather than running an experiment, uses it directly); PolledExperimentPage adds the typed part for an experiment
+// with start(config, topology)/stop()/running(), busyCpus() and a snapshot() with a generation, driven through a
+// control panel with a mapper() (or a panel that is its own mapper: config(base), setConfig(), unrepresentable()).
+//
+// Optional capabilities, which a page opts into instead of writing them again:
+// - hold as reference (PolledPage): the page says supportsReference(), freezes a result in holdAsReference() and
+//   calls referenceHeld(); clearReference() and hasReference() are the base's, releaseReference() clears the views.
+// - reconfigure while running and statistics reset (PolledExperimentPage's PageCapabilities argument): control
+//   edits go to the running experiment's reconfigure(), Reset to its resetStatistics().
 #include "engine/rt/cpu_topology.h"
 #include "engine/rt/system_probe.h"
 #include "engine/util/error.h"
 #include "ui/common/config_json.h"
-#include "ui/common/gui_thread_affinity.h"
 #include "ui/common/text_format.h"
 #include "ui/common/unpinned_topology.h"
 #include "ui/experiment_page.h"
 
+#include <QByteArray>
 #include <QPointer>
 #include <QStringList>
 
 #include <nlohmann/json.hpp>
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <type_traits>
 #include <utility>
 #include <vector>
 
+class QHeaderView;
 class QSplitter;
 class QTimer;
 
@@ -41,16 +50,22 @@ public:
     QWidget* controls() override { return m_panel; }
     void setDisplayPaused(bool paused) override;
     bool displayPaused() const override { return m_paused; }
-    /// Every figure of these pages belongs to one run, which Start begins afresh: there is nothing to reset.
+    /// By default there is nothing to reset: every figure belongs to one run, which Start begins afresh, or to one
+    /// reading of the machine. PageCapabilities::resetStatistics says otherwise.
     void resetStatistics() override {}
     bool supportsReset() const override { return false; }
-    /// Writes the config (configJson()) and the splitters, then saveViewSettings().
+    /// Hold as reference, for a page that offers it: whether a result is held (referenceHeld() was called and
+    /// clearReference() not since), and dropping it (releaseReference() takes it out of the views).
+    bool hasReference() const override { return m_referenceHeld; }
+    void clearReference() override;
+    /// Writes the config (configJson(), unless savesConfig() says no), the kept splitters and headers, then
+    /// saveViewSettings().
     void saveSettings(QSettings& settings) const override;
-    /// Restores the splitters and restoreViewSettings(), then the config through applyConfigJson(); what was not
-    /// applied is shown next to the controls.
+    /// Restores the kept splitters and headers and restoreViewSettings(), then the config through
+    /// applyConfigJson(); what was not applied is shown next to the controls.
     void restoreSettings(QSettings& settings) override;
 
-    /// Pulls a snapshot and redraws if it is new (the refresh timer's slot; tests call it directly).
+    /// Pulls what is new and redraws (the refresh timer's slot; tests call it directly).
     virtual void refreshNow() = 0;
     uint64_t framesDrawn() const { return m_frames; }
     /// The problems shown next to the controls.
@@ -66,15 +81,30 @@ protected:
     virtual void showRunning(bool running, const QString& status) = 0;
     /// A refused start or a failed run: every line next to the controls, the first in the status bar.
     void showError(const QString& message);
-    /// After the experiment started: the panel goes read-only with @p status, the timer runs, and the main window
-    /// hears of it (and of the busy CPUs).
+    /// After the run started: the timer runs, the panel shows @p status, and the main window hears of it (and of
+    /// the busy CPUs); @p started goes to the status bar.
     void beginPolling(const QString& status, const QString& started);
-    /// The timer stops and the panel is editable again; announceStopped() follows the last redraw.
+    /// The timer stops and the panel is idle again; announceStopped() follows the last redraw.
     void endPolling();
     void announceStopped(const QString& message);
     void countFrame() { ++m_frames; }
+    /// The display pause ended: by default refreshNow() draws what came in meanwhile.
+    virtual void displayResumed() { refreshNow(); }
+
+    /// Hold as reference: the page froze a result as the reference (the toolbar follows); @p status goes to the
+    /// status bar.
+    void referenceHeld(const QString& status);
+    /// Takes the frozen result out of the views (clearReference(), only while one is held).
+    virtual void releaseReference() {}
+
     /// Saved under @p key and restored before the config.
     void keepSplitter(const QString& key, QSplitter* splitter);
+    void keepHeader(const QString& key, QHeaderView* header);
+    /// The page in "The saved … settings were not applied:"; name() unless a page says it otherwise.
+    virtual QString settingsName() const { return name(); }
+    /// Whether saveSettings() keeps configJson() under "config" (restored through applyConfigJson()). A page whose
+    /// settings have always been keys of their own says no and keeps them in saveViewSettings().
+    virtual bool savesConfig() const { return true; }
     virtual void saveViewSettings(QSettings& settings) const { (void)settings; }
     /// Returns the problems with the view settings, shown with the config's.
     virtual QStringList restoreViewSettings(QSettings& settings)
@@ -87,19 +117,45 @@ protected:
     QTimer* m_timer;
 
 private:
+    struct KeptState {
+        QString key;
+        std::function<QByteArray()> save;
+        std::function<void(const QByteArray&)> restore;
+    };
+
     QPointer<QWidget> m_panel;
-    std::vector<std::pair<QString, QSplitter*>> m_splitters;
+    std::vector<KeptState> m_states;
     uint64_t m_frames = 0;
     bool m_paused = false;
+    bool m_referenceHeld = false;
 };
 
-/// @p Controls is an ExperimentControls with a mapper() (config(base), setConfig(), unrepresentable()) constructed
-/// from the online CPUs; @p fromJson is the engine's xxxConfigFromJson.
+/// What a PolledExperimentPage does beyond a run with a fixed config (its last template argument).
+struct PageCapabilities {
+    /// Control edits and applyConfig() reach the running experiment at once (its reconfigure()): the panel stays
+    /// editable while running, and a change the engine refuses puts the controls back and says why.
+    bool reconfigureWhileRunning = false;
+    /// Reset restarts the running experiment's statistics (its resetStatistics()); with reconfigureWhileRunning, so
+    /// does every change while resetOnChange().
+    bool resetStatistics = false;
+};
+
+/// @p Controls is a panel with showProblems(), clearProblems(), problems(), setStatus() (and setRunning() unless
+/// the page reconfigures while running) and a mapper() (config(base), setConfig(), unrepresentable()), or which is
+/// its own mapper; it is constructed from the online CPUs. @p fromJson is the engine's xxxConfigFromJson.
 template <class Config, class Experiment, class Controls,
-          Config (*fromJson)(const nlohmann::json&, std::vector<std::string>&)>
+          Config (*fromJson)(const nlohmann::json&, std::vector<std::string>&), PageCapabilities kCapabilities = {}>
 class PolledExperimentPage : public PolledPage {
 public:
     using Snapshot = std::remove_cvref_t<decltype(*std::declval<const Experiment&>().snapshot())>;
+    static constexpr bool kLive = kCapabilities.reconfigureWhileRunning;
+    static constexpr bool kResets = kCapabilities.resetStatistics;
+    static_assert(
+        !kLive || requires(Experiment & e, const Config& c) { e.reconfigure(c); },
+        "reconfigureWhileRunning needs the experiment's reconfigure(config)");
+    static_assert(
+        !kResets || requires(Experiment & e) { e.resetStatistics(); },
+        "resetStatistics needs the experiment's resetStatistics()");
 
     bool start() override
     {
@@ -112,16 +168,8 @@ public:
             return false;
         }
         prepareStart(c);
-        Error e;
-        {
-            // The threads inherit the affinity of the thread that starts them: the GUI's own, not a parked one.
-            const GuiThreadAffinity::Unpinned unpinned;
-            if constexpr (requires { m_experiment->start(c, topo); })
-                e = m_experiment->start(c, topo);
-            else
-                e = m_experiment->start(c);
-        }
-        if (e) {
+        // The CPUs are explicit: topology() is the GUI thread's affinity from before any parking.
+        if (const Error e = m_experiment->start(c, topo)) {
             // Never a silent fallback: a refused policy stays refused, and says why.
             showError(QString::fromStdString(e.message));
             return false;
@@ -129,8 +177,7 @@ public:
         m_base = c;
         m_lastDrawn.reset();
         runStarting(c);
-        const QString label = QString::fromStdString(m_experiment->config().label());
-        beginPolling(tr("Running: %1").arg(label), tr("Started: %1").arg(label));
+        beginPolling(runningStatus(c), startedMessage(c));
         return true;
     }
     void stop() override
@@ -138,15 +185,17 @@ public:
         if (!m_experiment->running())
             return;
         m_experiment->stop();
-        endPolling();
-        refreshNow(); // the final snapshot, everything drained
-        const QString error = runError();
-        if (!error.isEmpty())
-            showError(error);
-        announceStopped(m_lastDrawn && m_lastDrawn->finished && error.isEmpty() ? finishedMessage() : tr("Stopped"));
+        runEnded();
     }
     bool isRunning() const override { return m_experiment->running(); }
     std::vector<int> busyCpus() const override { return m_experiment->busyCpus(); }
+    void resetStatistics() override
+    {
+        if constexpr (kResets)
+            if (m_experiment->running())
+                m_experiment->resetStatistics();
+    }
+    bool supportsReset() const override { return kResets; }
     QStringList applyConfigJson(const nlohmann::json& config) override
     {
         return applyConfigJsonWith(
@@ -160,11 +209,14 @@ public:
         if (!snap)
             return;
         // The run ended by itself: join every thread now, so none lingers.
-        if (m_experiment->running() && m_experiment->finished()) {
+        if (m_experiment->running() && endedByItself(*snap)) {
             runFinished();
             return;
         }
-        if (displayPaused() || (snap == m_lastDrawn && snap->generation == m_lastGeneration))
+        if (snap == m_lastDrawn && snap->generation == m_lastGeneration)
+            return;
+        snapshotArrived(*snap);
+        if (displayPaused())
             return;
         m_lastDrawn = snap;
         m_lastGeneration = snap->generation;
@@ -174,21 +226,27 @@ public:
     QStringList problems() const override { return m_controls->problems(); }
 
     /// The config the controls describe.
-    Config config() const { return m_controls->mapper().config(m_base); }
+    virtual Config config() const { return mapper().config(m_base); }
     /// Shows @p config in the controls; returns the problems (validate()'s sentences, or values the controls
-    /// cannot show), and with problems nothing changes. Not while running.
+    /// cannot show), and with problems nothing changes. While running it is refused, unless the page reconfigures
+    /// while running: then the running experiment takes it.
     QStringList applyConfig(const Config& config)
     {
         const Config c = adopt(config);
         QStringList problems = toQt(c.validate(topology()));
-        problems << m_controls->mapper().unrepresentable(c);
-        if (m_experiment->running())
-            problems << tr("the configuration cannot change during a run: stop first");
+        problems << unrepresentable(c);
+        const bool running = m_experiment->running();
+        if (running && !kLive)
+            problems << runningRefusal();
         if (!problems.isEmpty()) {
             showProblems(problems);
             return problems;
         }
-        m_controls->mapper().setConfig(c);
+        showConfig(c);
+        if constexpr (kLive) {
+            if (running)
+                return applyRunning(c) ? QStringList() : m_controls->problems();
+        }
         m_base = c;
         m_controls->clearProblems();
         configChanged(c);
@@ -199,13 +257,18 @@ public:
 protected:
     /// @p topo gives the CPUs offered in the controls (with the probe's online CPUs when it has them).
     PolledExperimentPage(const SystemProbe& probe, int refreshMs, const CpuTopology& topo, QWidget* parent)
+        : PolledExperimentPage(probe, refreshMs, topo, std::make_unique<Experiment>(), parent)
+    {}
+    /// For an @p experiment made elsewhere (a source of snapshots the caller chooses: live, or a replay in tests).
+    PolledExperimentPage(const SystemProbe& probe, int refreshMs, const CpuTopology& topo,
+                         std::unique_ptr<Experiment> experiment, QWidget* parent)
         : PolledPage(probe, refreshMs, parent)
-        , m_experiment(std::make_unique<Experiment>())
+        , m_experiment(std::move(experiment))
         , m_controls(new Controls(probe.onlineCpus.empty() ? topo.online : probe.onlineCpus))
     {
         setPanel(m_controls);
         QObject::connect(m_controls, &Controls::edited, this, [this] { controlsEdited(); });
-        m_base = m_controls->mapper().config(Config{});
+        m_base = mapper().config(Config{});
     }
 
     /// The CPUs a config may use.
@@ -217,6 +280,10 @@ protected:
     }
     /// @p c as this page runs it (fields that belong to this session rather than to a preset's author).
     virtual Config adopt(Config c) const { return c; }
+    /// The fields of @p c the controls cannot show, as sentences.
+    virtual QStringList unrepresentable(const Config& c) const { return mapper().unrepresentable(c); }
+    /// Shows @p c in the controls without their edited() signal (after unrepresentable() found nothing).
+    virtual void showConfig(const Config& c) { mapper().setConfig(c); }
     /// Just before the experiment starts with @p c.
     virtual void prepareStart(const Config& c) { (void)c; }
     /// The experiment runs @p c: clear what the last run drew.
@@ -225,15 +292,75 @@ protected:
     virtual void runFinished() { stop(); }
     /// The status line of a run that ended by itself.
     virtual QString finishedMessage() const { return tr("Stopped"); }
+    /// The status line after a stop; @p finished: the run had ended by itself, without an error.
+    virtual QString stoppedMessage(bool finished) const { return finished ? finishedMessage() : tr("Stopped"); }
+    /// The panel's status line while @p c runs, and the status bar's when it starts.
+    virtual QString runningStatus(const Config& c) const { return tr("Running: %1").arg(runLabel(c)); }
+    virtual QString startedMessage(const Config& c) const { return tr("Started: %1").arg(runLabel(c)); }
+    /// Why applyConfig() refuses while running (unless the page reconfigures while running).
+    virtual QString runningRefusal() const { return tr("the configuration cannot change during a run: stop first"); }
     /// A valid @p c is in the controls (edited or applied): show what Start will do.
     virtual void configChanged(const Config& c) { (void)c; }
+    /// A valid @p c came from the user's edit of the controls (configChanged() unless a page tells them apart).
+    virtual void configEdited(const Config& c) { configChanged(c); }
+    /// Reconfigure while running: whether a live change restarts the statistics, so that they describe only the
+    /// config in force (with PageCapabilities::resetStatistics).
+    virtual bool resetOnChange() const { return true; }
+    /// Every new snapshot, drawn or not (while the display is paused): for a history that must have no hole.
+    virtual void snapshotArrived(const Snapshot& snapshot) { (void)snapshot; }
     virtual void draw(const Snapshot& snapshot) = 0;
 
     void showProblems(const QStringList& problems) override { m_controls->showProblems(problems); }
     void showRunning(bool running, const QString& status) override
     {
-        m_controls->setRunning(running);
+        // A run's config is fixed, so the panel is read-only while it runs; unless the run takes changes.
+        if constexpr (!kLive)
+            m_controls->setRunning(running);
+        else
+            (void)running;
         m_controls->setStatus(status);
+    }
+    /// A user edit of the controls (connected to the panel's edited(); a page connects its own extra fields).
+    void controlsEdited()
+    {
+        const Config c = config();
+        if (const QStringList problems = configProblems(c, topology()); !problems.isEmpty()) {
+            showProblems(problems);
+            return;
+        }
+        if constexpr (kLive) {
+            if (m_experiment->running()) {
+                applyRunning(c);
+                return;
+            }
+            m_base = c; // what Start will run
+        }
+        m_controls->clearProblems();
+        configEdited(c);
+    }
+    /// After the experiment stopped (Stop, its end, or the engine itself after a refused change whose undo failed
+    /// too): the panel is idle again, the final snapshot is drawn and its error shown, and the window hears of it.
+    void runEnded()
+    {
+        endPolling();
+        refreshNow(); // the final snapshot, everything drained
+        const QString error = runError();
+        if (!error.isEmpty())
+            showError(error);
+        announceStopped(stoppedMessage(ranToEnd() && error.isEmpty()));
+    }
+    /// Shows the latest snapshot's error, if it has one, last: next to the controls and in the status bar.
+    void showLatestError()
+    {
+        if constexpr (requires(const Snapshot& s) { s.error; })
+            if (const std::shared_ptr<const Snapshot> s = m_experiment->snapshot(); s && !s->error.empty())
+                showError(QString::fromStdString(s->error));
+    }
+    /// Takes @p snapshot as the one drawn (a page that draws one of its own, e.g. a replay).
+    void setDrawn(std::shared_ptr<const Snapshot> snapshot)
+    {
+        m_lastGeneration = snapshot ? snapshot->generation : 0;
+        m_lastDrawn = std::move(snapshot);
     }
 
     std::unique_ptr<Experiment> m_experiment;
@@ -242,15 +369,58 @@ protected:
     std::shared_ptr<const Snapshot> m_lastDrawn;
 
 private:
-    void controlsEdited()
+    /// The panel's mapper: its mapper(), or the panel itself when it maps its own widgets.
+    auto& mapper() const
     {
-        const Config c = config();
-        if (const QStringList problems = configProblems(c, topology()); !problems.isEmpty()) {
-            showProblems(problems);
-            return;
+        if constexpr (requires { m_controls->mapper(); })
+            return m_controls->mapper();
+        else
+            return *m_controls;
+    }
+    QString runLabel(const Config& c) const
+    {
+        if constexpr (requires { m_experiment->config().label(); })
+            return QString::fromStdString(m_experiment->config().label()); // as run, CPUs resolved
+        else if constexpr (requires { c.label(); })
+            return QString::fromStdString(c.label());
+        else
+            return QString(); // a page whose config has no label says what runs in runningStatus()
+    }
+    /// Reconfigure while running: the running experiment takes @p c, or keeps what it ran and says why.
+    bool applyRunning(const Config& c)
+    {
+        if (Error e = m_experiment->reconfigure(c)) {
+            // The engine kept the run as it was: show that config again, and the reason next to it. When even the
+            // previous setting could not be put back, the engine ended the run: show it stopped.
+            showConfig(m_base);
+            if (!m_experiment->running())
+                runEnded();
+            showError(QString::fromStdString(e.message));
+            return false;
         }
+        m_base = c;
         m_controls->clearProblems();
-        configChanged(c);
+        if constexpr (kResets)
+            if (resetOnChange())
+                m_experiment->resetStatistics();
+        showRunning(true, runningStatus(c));
+        emit busyCpusChanged();
+        return true;
+    }
+    bool endedByItself(const Snapshot& s) const
+    {
+        if constexpr (requires { m_experiment->finished(); })
+            return m_experiment->finished();
+        else
+            return s.finished;
+    }
+    /// Whether the run that stopped had ended by itself, as the last snapshot drawn (or the experiment) says.
+    bool ranToEnd() const
+    {
+        if constexpr (requires(const Snapshot& s) { s.finished; })
+            return m_lastDrawn && m_lastDrawn->finished;
+        else
+            return m_experiment->finished();
     }
     QString runError() const
     {

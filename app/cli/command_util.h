@@ -178,7 +178,9 @@ template <class Snapshot> struct TableRun {
 template <class Experiment, class Config, class Snapshot>
 RunResult runTable(Experiment& exp, const Config& config, const RunOutput& out, const TableRun<Snapshot>& run)
 {
-    if (Error e = exp.start(config))
+    // The main thread is not kept off any CPU before the run starts: its affinity is the process's.
+    const CpuTopology topology = CpuTopology::current();
+    if (Error e = exp.start(config, topology))
         return notStarted(run.command, e);
     RunResult result;
     Progress progress(out.quiet, run.progressInLog);

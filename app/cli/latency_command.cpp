@@ -233,8 +233,10 @@ RunResult runLatency(const LatencyConfig& config, const RunOutput& out)
     // second instead of 1000.
     exp.setCollectorPace(10 * kNsPerMs, progress.tty() && !out.quiet ? 100 * kNsPerMs : kNsPerSec);
     const int64_t startUnix = int64_t(std::time(nullptr));
-    warnAboutOtherMeasurements("latency", config.resolvedCpus(CpuTopology::current()));
-    if (Error e = exp.start(config))
+    // The main thread is not kept off any CPU before the run starts: its affinity is the process's.
+    const CpuTopology topology = CpuTopology::current();
+    warnAboutOtherMeasurements("latency", config.resolvedCpus(topology));
+    if (Error e = exp.start(config, topology))
         return notStarted("latency", e);
     if (!out.quiet)
         printRunHeader("latency", exp.config().label());

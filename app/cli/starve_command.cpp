@@ -258,7 +258,8 @@ RunResult runStarvation(const StarvationConfig& config, const RunOutput& out)
     exp.setLockAllMemory(true);
     const int64_t planned = config.plannedDurationNs();
     exp.setSeriesWindow(planned > 0 ? planned + 2 * kNsPerSec : 120 * kNsPerSec);
-    if (Error e = exp.start(config))
+    // The lab's threads are pinned by attribute: the cpuset bounds them, not this thread's affinity.
+    if (Error e = exp.start(config, StarvationConfig::placementTopology()))
         return notStarted("starve", e);
     RunResult result;
 

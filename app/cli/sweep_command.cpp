@@ -33,20 +33,6 @@ std::string us1(int64_t ns)
     return b;
 }
 
-// The CPUs the sweep loads, the same for every setting: the measured ones and, with built-in hogs, the hogs' ones.
-// (A --load-cmd goes where the scheduler puts it.)
-std::vector<int> busyCpus(const SweepConfig& c, const CpuTopology& topo)
-{
-    std::vector<int> cpus = c.base.resolvedCpus(topo);
-    if (c.base.hogs > 0) {
-        const std::vector<int> hogCpus = c.base.resolvedHogCpus(topo);
-        cpus.insert(cpus.end(), hogCpus.begin(), hogCpus.end());
-    }
-    std::sort(cpus.begin(), cpus.end());
-    cpus.erase(std::unique(cpus.begin(), cpus.end()), cpus.end());
-    return cpus;
-}
-
 int run(const SweepOptions& o)
 {
     SweepConfig c;
@@ -68,9 +54,9 @@ int run(const SweepOptions& o)
 
     SweepExperiment sweep;
     warnAboutOtherMeasurements("sweep", c.base.resolvedCpus(topo));
-    if (Error e = SweepExperiment::checkRealtimeSettings(c))
+    if (Error e = SweepExperiment::checkRealtimeSettings(c, topo))
         return notStarted("sweep", e).exitCode;
-    if (Error e = sweep.start(c))
+    if (Error e = sweep.start(c, topo))
         return notStarted("sweep", e).exitCode;
     std::printf("# rtscope sweep: %zu settings x %s, period %s, %s\n", c.settings.size(),
                 formatDuration(c.eachNs).c_str(), formatDuration(c.base.periodNs).c_str(),
@@ -94,14 +80,14 @@ int run(const SweepOptions& o)
     };
     std::printf("%-10s %9s %9s %9s %9s %9s %7s %7s\n", "setting", "samples", "p50 us", "p99 us", "p99.9 us", "max us",
                 "skipped", "dropped");
-    const int signal = waitForEnd(
-        busyCpus(c, topo), [&] { return !sweep.running(); },
-        [&] {
-            printRows(sweep.snapshot());
-            return true;
-        });
-    sweep.cancel();
-    const SweepSnapshot s = sweep.snapshot();
+    // Off the CPUs every setting loads: the measured ones and the hogs' (a --load-cmd runs where it likes).
+    const int signal = waitForExperiment(sweep, [&] {
+        if (const auto s = sweep.snapshot())
+            printRows(*s);
+    });
+    sweep.stop();
+    const std::shared_ptr<const SweepSnapshot> last = sweep.snapshot(); // the final one, published by stop()
+    const SweepSnapshot& s = *last;
     printRows(s);
     if (signal)
         std::printf("# stopped by %s after %zu of %zu settings\n", strsignal(signal), s.results.size(), s.total);

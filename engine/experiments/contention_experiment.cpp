@@ -1,6 +1,7 @@
 #include "engine/experiments/contention_experiment.h"
 
 #include "engine/locks/busy_work.h"
+#include "engine/pipeline/spsc_ring.h"
 #include "engine/rt/cpu_topology.h"
 #include "engine/util/clock.h"
 
@@ -9,6 +10,7 @@
 #include <cerrno>
 #include <chrono>
 #include <cstring>
+#include <pthread.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -16,16 +18,13 @@ namespace rtscope {
 
 namespace {
 
-constexpr size_t kDrainBatch = 4096;
+constexpr size_t kContentionDrainBatch = 4096;
 // From opening the start gate to releasing the workers: every worker is blocked at the gate by then.
 constexpr int64_t kStartDelayNs = 5'000'000;
+// What a run locks itself when mlockall is not in force (rangeLockStatus).
+constexpr std::string_view kContentionLockedRanges = "the rings and the workers' stacks";
 
-/// One acquisition as it crosses the ring: how long the worker waited for the lock.
-struct LockWaitSample {
-    int64_t waitNs = 0;
-};
-
-size_t ringCapacity(int threads)
+size_t contentionRingCapacity(int threads)
 {
     // About 16 ms of samples at 8 M acquisitions/s per worker, within 1 MB per worker and 8 MB per run.
     const size_t perWorker = (size_t(1) << 20) / size_t(std::max(threads, 1));
@@ -33,36 +32,6 @@ size_t ringCapacity(int threads)
 }
 
 } // namespace
-
-void AcquisitionCounts::add(const AcquisitionCounts& o)
-{
-    acquisitions += o.acquisitions;
-    uncontended += o.uncontended;
-    spun += o.spun;
-    slept += o.slept;
-    sleptOwnerNotRunning += o.sleptOwnerNotRunning;
-    sleptOwnerOnThisCpu += o.sleptOwnerOnThisCpu;
-    sleptSpinLimit += o.sleptSpinLimit;
-    spinIterations += o.spinIterations;
-    futexSleeps += o.futexSleeps;
-}
-
-const char* kindRunStateName(KindRunState s)
-{
-    switch (s) {
-    case KindRunState::Pending:
-        return "pending";
-    case KindRunState::Running:
-        return "running";
-    case KindRunState::Done:
-        return "done";
-    case KindRunState::Stopped:
-        return "stopped";
-    case KindRunState::Failed:
-        return "failed";
-    }
-    return "?";
-}
 
 const ContentionKindResult* ContentionSnapshot::result(LockKind kind) const
 {
@@ -72,21 +41,9 @@ const ContentionKindResult* ContentionSnapshot::result(LockKind kind) const
     return nullptr;
 }
 
-double jainFairness(const std::vector<uint64_t>& counts)
-{
-    long double sum = 0, squares = 0;
-    for (uint64_t c : counts) {
-        sum += static_cast<long double>(c);
-        squares += static_cast<long double>(c) * static_cast<long double>(c);
-    }
-    if (counts.empty() || squares == 0)
-        return 0;
-    return double(sum * sum / (static_cast<long double>(counts.size()) * squares));
-}
-
 // Written by one worker only (relaxed stores of values it keeps locally), read by the collector. Each worker's
 // block starts on its own cache line, so workers do not slow each other through false sharing.
-struct alignas(kCacheLine) ContentionExperiment::WorkerCounters {
+struct alignas(kCacheLine) ContentionRun::WorkerCounters {
     std::atomic<uint64_t> acquisitions{0};
     std::atomic<uint64_t> uncontended{0};
     std::atomic<uint64_t> spun{0};
@@ -130,7 +87,8 @@ struct alignas(kCacheLine) ContentionExperiment::WorkerCounters {
     }
 };
 
-struct ContentionExperiment::KindRun {
+// One lock kind's part of the run: its lock, rings, counters and workers, and the aggregator the collector feeds.
+struct ContentionRun::KindRun {
     size_t index = 0;
     LockKind kind = LockKind::Mutex;
     std::unique_ptr<Lock> lock;
@@ -146,112 +104,81 @@ struct ContentionExperiment::KindRun {
     int64_t endNs = 0;
     std::atomic<int64_t> stoppedNs{0}; ///< set when stopped before endNs
     std::atomic<bool> stop{false};
-    Histogram wait; ///< the collector's, guarded by m_runMutex
+    ContentionAggregator aggregator; ///< spans t0 … endNs once the gate is open; guarded by m_runMutex
 };
 
-ContentionExperiment::ContentionExperiment() = default;
+ContentionRun::ContentionRun(const ContentionConfig& config, const RunEnvironment& env)
+    : m_config(config)
+    , m_env(env)
+{
+    if (m_config.placement == Placement::OneCpu)
+        m_config.cpu = config.resolvedCpu(env.topology);
+    m_workerCpus = m_config.workerCpus(env.topology);
+    m_collectorCpu = env.topology.otherThan(m_workerCpus);
+    // Each kind's rings are locked as the kind starts; a failure there replaces this.
+    m_memoryLock = rangeLockStatus(env, true, 0, kContentionLockedRanges);
+    for (LockKind k : m_config.kinds) {
+        auto pending = std::make_shared<ContentionKindResult>();
+        pending->kind = k;
+        m_results.push_back(std::move(pending));
+    }
+}
 
-ContentionExperiment::~ContentionExperiment()
+ContentionRun::~ContentionRun()
 {
     stop();
 }
 
-Error ContentionExperiment::start(const ContentionConfig& requested)
+ThreadSpec ContentionRun::workerSpec(int cpu) const
 {
-    if (m_running)
-        return {ErrorKind::InvalidConfig, "the contention experiment is already running"};
-    if (m_runner.joinable())
-        m_runner.join();
-    const CpuTopology cpus = CpuTopology::current();
-    if (auto errors = requested.validate(cpus); !errors.empty())
-        return {ErrorKind::InvalidConfig, joinErrors(errors)};
+    ThreadSpec spec;
+    spec.policy = m_config.policy;
+    spec.priority = m_config.priority;
+    spec.nice = m_config.nice;
+    spec.cpu = cpu;
+    spec.name = "rtscope-lock";
+    spec.stackBytes = 128 * 1024;
+    spec.prefaultBytes = 32 * 1024;
+    spec.lockStack = !m_env.allLocked();
+    return spec;
+}
 
-    m_config = requested;
-    if (m_config.placement == Placement::OneCpu)
-        m_config.cpu = requested.resolvedCpu(cpus);
-    m_workerCpus = m_config.workerCpus(cpus);
-
+Error ContentionRun::start()
+{
     // Refuse now, with the kernel's reason, rather than from the control thread after the start returned.
-    {
-        ThreadSpec spec;
-        spec.policy = m_config.policy;
-        spec.priority = m_config.priority;
-        spec.nice = m_config.nice;
-        spec.cpu = m_workerCpus.front();
-        spec.name = "rtscope-lockchk";
-        spec.stackBytes = 64 * 1024;
-        spec.prefaultBytes = 0;
-        spec.lockStack = false;
-        RtThread probe;
-        if (Error e = probe.start(spec, [](const std::atomic<bool>&) {}))
-            return e;
-        probe.stop();
-    }
+    ThreadSpec probe = workerSpec(m_workerCpus.front());
+    probe.name = "rtscope-lockchk";
+    probe.stackBytes = 64 * 1024;
+    if (Error e = tryThreadSpec(probe))
+        return e;
 
-    if (m_lockAll)
-        m_memoryLock = lockAllMemory();
-    else
-        m_memoryLock = memoryLockStatus();
-
-    {
-        std::lock_guard lock(m_stopMutex);
-        m_stopAll = false;
-    }
-    {
-        std::lock_guard lock(m_runMutex);
-        m_results.clear();
-        for (LockKind k : m_config.kinds) {
-            auto pending = std::make_shared<ContentionKindResult>();
-            pending->kind = k;
-            m_results.push_back(std::move(pending));
-        }
-        m_current.reset();
-        m_currentIndex = -1;
-        m_error.clear();
-    }
-    m_finished.store(false, std::memory_order_release);
     m_startNs = nowNs();
-    m_running = true;
-    m_collector.addSource(this);
-    // Off the workers' CPU when they share one; with spread workers every CPU is theirs and it floats.
-    std::vector<int> avoid = m_workerCpus;
-    m_collector.start(1'000'000, 16'000'000, cpus.otherThan(avoid));
     m_runner = std::thread([this] { runAll(); });
     pthread_setname_np(m_runner.native_handle(), "rtscope-lockrun");
     return {};
 }
 
-std::vector<int> ContentionExperiment::busyCpus() const
+std::vector<int> ContentionRun::busyCpus() const
 {
-    if (!m_running)
-        return {};
     std::vector<int> cpus = m_workerCpus;
     std::sort(cpus.begin(), cpus.end());
     cpus.erase(std::unique(cpus.begin(), cpus.end()), cpus.end());
     return cpus;
 }
 
-void ContentionExperiment::stop()
+void ContentionRun::stop()
 {
-    if (!m_running) {
-        if (m_runner.joinable())
-            m_runner.join();
-        return;
-    }
     {
         std::lock_guard lock(m_stopMutex);
         m_stopAll = true;
     }
     m_stopCv.notify_all();
+    // The control thread stops the running kind's workers (demoted, then joined) before it returns.
     if (m_runner.joinable())
         m_runner.join();
-    m_running = false;
-    m_collector.stop(); // drains what is left and publishes
-    m_collector.removeSource(this);
-    publishNow();
 }
 
-void ContentionExperiment::runAll()
+void ContentionRun::runAll()
 {
     for (size_t i = 0; i < m_config.kinds.size(); ++i) {
         {
@@ -266,10 +193,9 @@ void ContentionExperiment::runAll()
         }
     }
     m_finished.store(true, std::memory_order_release);
-    m_collector.requestPublish();
 }
 
-Error ContentionExperiment::runKind(size_t index)
+Error ContentionRun::runKind(size_t index)
 {
     auto run = std::make_shared<KindRun>();
     run->index = index;
@@ -277,9 +203,10 @@ Error ContentionExperiment::runKind(size_t index)
     const int n = m_config.threads;
 
     auto fail = [&](const Error& e) {
+        std::lock_guard lock(m_runMutex);
+        run->aggregator = ContentionAggregator(run->t0, run->endNs);
         auto r = buildResult(*run, KindRunState::Failed, nowNs());
         r->error = e.message;
-        std::lock_guard lock(m_runMutex);
         m_results[index] = std::move(r);
         m_current.reset();
         m_currentIndex = -1;
@@ -290,11 +217,19 @@ Error ContentionExperiment::runKind(size_t index)
     run->lock = makeLock(run->kind, m_config.lockOptions(), &lockError);
     if (!run->lock)
         return fail(lockError);
-    const size_t capacity = ringCapacity(n);
+    const size_t capacity = contentionRingCapacity(n);
+    bool locked = true;
+    int lockErrno = 0;
     for (int i = 0; i < n; ++i) {
         run->rings.push_back(std::make_unique<SpscRing<LockWaitSample>>(capacity));
-        if (m_memoryLock.mode != MemoryLockMode::All)
-            lockRange(run->rings.back()->storage(), run->rings.back()->storageBytes());
+        if (!m_env.allLocked() && !lockRange(run->rings.back()->storage(), run->rings.back()->storageBytes())) {
+            locked = false;
+            lockErrno = errno;
+        }
+    }
+    if (!locked) {
+        std::lock_guard lock(m_runMutex);
+        m_memoryLock = rangeLockStatus(m_env, false, lockErrno, kContentionLockedRanges);
     }
     run->counters.reset(new WorkerCounters[size_t(n)]);
     run->threads.resize(size_t(n));
@@ -312,31 +247,24 @@ Error ContentionExperiment::runKind(size_t index)
     run->endNs = run->t0 + m_config.durationNs;
 
     for (int i = 0; i < n; ++i) {
-        ThreadSpec spec;
-        spec.policy = m_config.policy;
-        spec.priority = m_config.priority;
-        spec.nice = m_config.nice;
-        spec.cpu = m_workerCpus[size_t(i)];
-        spec.name = "rtscope-lock";
-        spec.stackBytes = 128 * 1024;
-        spec.prefaultBytes = 32 * 1024;
-        spec.lockStack = m_memoryLock.mode != MemoryLockMode::All;
         KindRun& r = *run;
         Error e = run->threads[size_t(i)].start(
-            spec, [this, &r, i](const std::atomic<bool>& threadStop) { workerLoop(r, i, threadStop); });
+            workerSpec(m_workerCpus[size_t(i)]),
+            [this, &r, i](const std::atomic<bool>& threadStop) { workerLoop(r, i, threadStop); });
         if (e) {
             run->stop.store(true, std::memory_order_relaxed);
             openGate(nowNs());
             for (RtThread& t : run->threads)
                 t.demote();
             for (RtThread& t : run->threads)
-                t.stop(100);
+                t.stop(kJoinBudgetMs);
             return fail(e);
         }
     }
     openGate(nowNs() + kStartDelayNs);
     {
         std::lock_guard lock(m_runMutex);
+        run->aggregator = ContentionAggregator(run->t0, run->endNs);
         m_current = run;
         m_currentIndex = int(index);
     }
@@ -357,30 +285,29 @@ Error ContentionExperiment::runKind(size_t index)
     for (RtThread& t : run->threads)
         t.demote();
     for (RtThread& t : run->threads)
-        t.stop(100);
+        t.stop(kJoinBudgetMs);
 
-    int lockErrno = 0;
+    int workerErrno = 0;
     for (int i = 0; i < n; ++i)
-        lockErrno = lockErrno ? lockErrno : run->counters[size_t(i)].lockError.load(std::memory_order_relaxed);
+        workerErrno = workerErrno ? workerErrno : run->counters[size_t(i)].lockError.load(std::memory_order_relaxed);
     {
         std::lock_guard lock(m_runMutex);
-        drainRun(*run);
+        drainKind(*run);
         auto r = buildResult(*run, stoppedEarly ? KindRunState::Stopped : KindRunState::Done, nowNs());
-        if (lockErrno) {
+        if (workerErrno) {
             r->state = KindRunState::Failed;
-            r->error = std::string("pthread_mutex_lock failed: ") + std::strerror(lockErrno);
+            r->error = std::string("pthread_mutex_lock failed: ") + std::strerror(workerErrno);
         }
         m_results[index] = std::move(r);
         m_current.reset();
         m_currentIndex = -1;
     }
-    m_collector.requestPublish();
-    if (lockErrno)
-        return {ErrorKind::System, std::string("pthread_mutex_lock failed: ") + std::strerror(lockErrno)};
+    if (workerErrno)
+        return {ErrorKind::System, std::string("pthread_mutex_lock failed: ") + std::strerror(workerErrno)};
     return {};
 }
 
-void ContentionExperiment::workerLoop(KindRun& run, int worker, const std::atomic<bool>& threadStop)
+void ContentionRun::workerLoop(KindRun& run, int worker, const std::atomic<bool>& threadStop)
 {
     WorkerCounters& out = run.counters[size_t(worker)];
     SpscRing<LockWaitSample>& ring = *run.rings[size_t(worker)];
@@ -459,7 +386,7 @@ void ContentionExperiment::workerLoop(KindRun& run, int worker, const std::atomi
     refresh();
 }
 
-size_t ContentionExperiment::drainRun(KindRun& run)
+size_t ContentionRun::drainKind(KindRun& run)
 {
     LockWaitSample batch[256];
     size_t total = 0;
@@ -467,11 +394,10 @@ size_t ContentionExperiment::drainRun(KindRun& run)
         size_t moved = 0;
         for (;;) {
             const size_t got = ring->popBatch(batch, std::size(batch));
-            for (size_t i = 0; i < got; ++i)
-                run.wait.record(batch[i].waitNs);
+            run.aggregator.add(batch, got);
             moved += got;
             // Bounded per pass, so one busy ring cannot keep the collector from the others (or from publishing).
-            if (got < std::size(batch) || moved >= kDrainBatch * 16)
+            if (got < std::size(batch) || moved >= kContentionDrainBatch * 16)
                 break;
         }
         total += moved;
@@ -479,19 +405,11 @@ size_t ContentionExperiment::drainRun(KindRun& run)
     return total;
 }
 
-std::shared_ptr<ContentionKindResult> ContentionExperiment::buildResult(const KindRun& run, KindRunState state,
-                                                                        int64_t now) const
+std::shared_ptr<ContentionKindResult> ContentionRun::buildResult(const KindRun& run, KindRunState state,
+                                                                 int64_t now) const
 {
-    auto r = std::make_shared<ContentionKindResult>();
-    r->kind = run.kind;
-    r->state = state;
-    r->startNs = run.t0;
-    const int64_t stopped = run.stoppedNs.load(std::memory_order_relaxed);
-    const int64_t end = stopped > 0 ? stopped : std::min(now, run.endNs);
-    r->elapsedNs = std::max<int64_t>(0, end - run.t0);
-    r->wait = run.wait;
-    std::vector<uint64_t> perThread;
-    int64_t cpuNs = 0;
+    // The workers' counters as they are now: the aggregator sums them with the waits it was fed.
+    std::vector<ContentionThreadStats> threads;
     for (size_t i = 0; i < run.threads.size() && run.counters; ++i) {
         const WorkerCounters& w = run.counters[i];
         ContentionThreadStats t;
@@ -503,71 +421,39 @@ std::shared_ptr<ContentionKindResult> ContentionExperiment::buildResult(const Ki
         t.involuntarySwitches = w.involuntary.load(std::memory_order_relaxed);
         t.cpuNs = w.cpuNs.load(std::memory_order_relaxed);
         t.samplesDropped = i < run.rings.size() ? run.rings[i]->drops() : 0;
-        r->counts.add(t.counts);
-        r->voluntarySwitches += t.voluntarySwitches;
-        r->involuntarySwitches += t.involuntarySwitches;
-        r->samplesDropped += t.samplesDropped;
-        cpuNs += t.cpuNs;
-        perThread.push_back(t.counts.acquisitions);
-        r->threads.push_back(t);
+        threads.push_back(t);
     }
-    if (r->elapsedNs > 0)
-        r->acquisitionsPerSec = double(r->counts.acquisitions) * 1e9 / double(r->elapsedNs);
-    if (r->counts.acquisitions > 0) {
-        r->cpuNsPerAcquisition = double(cpuNs) / double(r->counts.acquisitions);
-        const double mean = double(r->counts.acquisitions) / double(perThread.size());
-        r->minShare = double(*std::min_element(perThread.begin(), perThread.end())) / mean;
-        r->maxShare = double(*std::max_element(perThread.begin(), perThread.end())) / mean;
-    }
-    r->fairness = jainFairness(perThread);
+    auto r = std::make_shared<ContentionKindResult>();
+    static_cast<ContentionKindFigures&>(*r) =
+        run.aggregator.figures(state, now, run.stoppedNs.load(std::memory_order_relaxed), std::move(threads));
+    r->kind = run.kind;
     return r;
 }
 
-size_t ContentionExperiment::drain()
+size_t ContentionRun::drain()
 {
     std::lock_guard lock(m_runMutex);
-    return m_current ? drainRun(*m_current) : 0;
+    return m_current ? drainKind(*m_current) : 0;
 }
 
-void ContentionExperiment::publish()
+std::shared_ptr<ContentionSnapshot> ContentionRun::makeSnapshot(bool running)
 {
     auto snap = std::make_shared<ContentionSnapshot>();
     snap->config = m_config;
     snap->workerCpus = m_workerCpus;
-    snap->generation = ++m_generation;
-    snap->running = m_running;
-    snap->finished = m_finished.load(std::memory_order_acquire);
+    snap->running = running;
+    snap->finished = finished();
     snap->startNs = m_startNs;
     snap->publishedNs = nowNs();
+    std::lock_guard lock(m_runMutex);
     snap->memoryLock = m_memoryLock.detail;
-    {
-        std::lock_guard lock(m_runMutex);
-        snap->kinds = m_results;
-        if (m_current && m_currentIndex >= 0) {
-            snap->currentKind = m_currentIndex;
-            snap->kinds[size_t(m_currentIndex)] = buildResult(*m_current, KindRunState::Running, snap->publishedNs);
-        }
-        snap->error = m_error;
+    snap->kinds = m_results;
+    if (m_current && m_currentIndex >= 0) {
+        snap->currentKind = m_currentIndex;
+        snap->kinds[size_t(m_currentIndex)] = buildResult(*m_current, KindRunState::Running, snap->publishedNs);
     }
-    std::lock_guard lock(m_snapshotMutex);
-    m_snapshot = std::move(snap);
-}
-
-void ContentionExperiment::publishNow()
-{
-    if (m_collector.running()) {
-        m_collector.requestPublish();
-        return;
-    }
-    while (drain() > 0) {
-    }
-    publish();
-}
-
-std::shared_ptr<const ContentionSnapshot> ContentionExperiment::snapshot() const
-{
-    std::lock_guard lock(m_snapshotMutex);
-    return m_snapshot;
+    snap->error = m_error;
+    return snap;
 }
 
 } // namespace rtscope

@@ -58,6 +58,8 @@ MemoryLockStatus rangeLockStatus(const RunEnvironment& env, bool locked, int err
 /// resolved; no thread yet), start() (the threads; on failure the host calls stop() and discards the run), then from
 /// the collector thread drain() and makeSnapshot() while it runs, and at the end stop() (every thread stopped and
 /// joined within kJoinBudgetMs), a last drain() and makeSnapshot(false), and the optional ended().
+// clang-format 14 mangles requires-expressions: the concepts are formatted by hand.
+// clang-format off
 template <class R>
 concept ExperimentRun =
     requires(R& run, const R& constRun, bool running) {
@@ -84,8 +86,13 @@ concept PacedRun = requires(const R& run) {
 template <class R>
 concept EndingRun = requires(R& run, int64_t stoppedNs) { run.ended(stoppedNs); };
 
-template <ExperimentRun Run>
-class ExperimentHost {
+/// @brief A run whose first snapshot start() publishes before it returns (`static constexpr bool kPublishAtStart =
+/// true`): a view that reads snapshot() right after a start sees this run, never none nor the last run's final one.
+template <class R>
+concept PublishedAtStartRun = requires { requires bool(R::kPublishAtStart); };
+// clang-format on
+
+template <ExperimentRun Run> class ExperimentHost {
 public:
     using Config = typename Run::Config;
     using Snapshot = typename Run::Snapshot;
@@ -122,6 +129,8 @@ public:
         m_running.store(true);
         m_feed = std::make_unique<Feed>(*m_run, m_publisher, m_generation, m_running);
         m_collector.addSource(m_feed.get());
+        if constexpr (PublishedAtStartRun<Run>)
+            m_feed->publish(); // on this thread: the collector thread is not started yet
         const CollectorPace pace = paceOf(*m_run);
         m_collector.start(pace.drainNs, pace.publishNs, m_run->collectorCpu());
         return {};

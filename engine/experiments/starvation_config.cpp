@@ -54,15 +54,20 @@ CpuTopology StarvationConfig::placementTopology()
 
 std::vector<int> StarvationConfig::defaultReservedCpus()
 {
-    std::vector<int> reserved{0};
     cpu_set_t set;
     CPU_ZERO(&set);
     if (sched_getaffinity(0, sizeof set, &set) != 0)
-        return reserved;
+        return {0};
     std::vector<int> mine;
     for (int c = 0; c < CPU_SETSIZE; ++c)
         if (CPU_ISSET(c, &set))
             mine.push_back(c);
+    return defaultReservedCpus(mine);
+}
+
+std::vector<int> StarvationConfig::defaultReservedCpus(const std::vector<int>& mine)
+{
+    std::vector<int> reserved{0};
     const std::vector<int> process = cpusForNewThreads();
     // A thread allowed everywhere the process is has no home CPU to protect; one narrowed down has chosen its
     // CPUs, and a spinner there would freeze it.

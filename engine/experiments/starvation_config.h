@@ -45,6 +45,8 @@ struct StarvationConfig {
     /// @brief CPU 0 plus every CPU the calling thread is pinned to (nothing more when it may run anywhere the
     /// process may: then it is not pinned, and the controller is pinned away from the spinner instead).
     static std::vector<int> defaultReservedCpus();
+    /// @brief The same for a caller whose CPUs are @p callerCpus (the GUI: its thread's affinity before parking).
+    static std::vector<int> defaultReservedCpus(const std::vector<int>& callerCpus);
 
     /// @brief The CPUs the lab may place threads on: the online CPUs and the process's cpuset, whatever the
     /// calling thread's own affinity. Validate against this (a pinned GUI thread narrows

@@ -1,89 +1,78 @@
 #include "engine/experiments/sweep_experiment.h"
 
 #include "engine/rt/cpu_topology.h"
+#include "engine/rt/load_process.h"
 #include "engine/rt/rt_thread.h"
 #include "engine/rt/system_threads.h"
 #include "engine/util/clock.h"
 #include "engine/util/units.h"
 
 #include <algorithm>
-#include <charconv>
 #include <pthread.h>
+#include <string>
 #include <unistd.h>
 
 namespace rtscope {
 
-SweepExperiment::~SweepExperiment()
+namespace {
+
+// The CPUs the sweep loads, the same for every setting: the measured ones and, with built-in hogs, the hogs' ones.
+std::vector<int> sweepBusyCpus(const SweepConfig& c, const CpuTopology& topology)
 {
-    cancel();
+    std::vector<int> cpus = c.base.resolvedCpus(topology);
+    if (c.base.hogs > 0) {
+        const std::vector<int> hogCpus = c.base.resolvedHogCpus(topology);
+        cpus.insert(cpus.end(), hogCpus.begin(), hogCpus.end());
+    }
+    std::sort(cpus.begin(), cpus.end());
+    cpus.erase(std::unique(cpus.begin(), cpus.end()), cpus.end());
+    return cpus;
 }
 
-Error SweepExperiment::checkRealtimeSettings(const SweepConfig& config)
+} // namespace
+
+SweepRun::SweepRun(const SweepConfig& config, const RunEnvironment& env)
+    : m_config(config)
+    , m_topology(env.topology)
+    , m_busyCpus(sweepBusyCpus(config, env.topology))
+    , m_collectorCpu(env.topology.otherThan(m_busyCpus))
+{}
+
+SweepRun::~SweepRun()
 {
-    const int cpu = config.base.resolvedCpus(CpuTopology::current()).front();
-    for (const SweepSetting& s : config.settings) {
-        if (!isRealtime(s.policy))
-            continue;
-        ThreadSpec spec;
-        spec.policy = s.policy;
-        spec.priority = s.priority;
-        spec.cpu = cpu;
-        spec.name = kMeasuringThreadName;
-        if (Error e = tryThreadSpec(spec))
-            return e;
-    }
-    return {};
+    stop();
 }
 
-Error SweepExperiment::start(const SweepConfig& config)
+Error SweepRun::start()
 {
-    if (m_running)
-        return {ErrorKind::InvalidConfig, "a sweep is already running"};
-    if (m_thread.joinable())
-        m_thread.join();
-    if (auto errors = config.validate(CpuTopology::current()); !errors.empty()) {
-        std::string msg;
-        for (const auto& e : errors)
-            msg += (msg.empty() ? "" : "\n") + e;
-        return {ErrorKind::InvalidConfig, msg};
-    }
-    m_config = config;
-    m_cancel = false;
-    {
-        std::lock_guard lock(m_mutex);
-        m_results.clear();
-        m_current = 0;
-        m_loadStatus.clear();
-    }
-    m_running = true;
     m_thread = std::thread([this] { run(); });
     pthread_setname_np(m_thread.native_handle(), "rtscope-sweep");
     return {};
 }
 
-void SweepExperiment::cancel()
+void SweepRun::stop()
 {
     m_cancel = true;
     if (m_thread.joinable())
         m_thread.join();
-    m_running = false;
 }
 
-SweepSnapshot SweepExperiment::snapshot() const
+std::shared_ptr<SweepSnapshot> SweepRun::makeSnapshot(bool running)
 {
-    SweepSnapshot s;
+    auto s = std::make_shared<SweepSnapshot>();
     std::lock_guard lock(m_mutex);
-    s.results = m_results;
-    s.current = m_current;
-    s.total = m_config.settings.size();
-    s.live = m_live ? m_live->snapshot() : nullptr;
-    s.running = m_running;
-    s.cancelled = m_cancel;
-    s.loadStatus = m_loadStatus;
+    s->results = m_results;
+    s->current = m_current;
+    s->total = m_config.settings.size();
+    // The setting's own latest snapshot, as fresh as the setting's collector made it.
+    s->live = m_live ? m_live->snapshot() : nullptr;
+    s->running = running && !m_ended;
+    s->cancelled = m_cancel.load();
+    s->loadStatus = m_loadStatus;
     return s;
 }
 
-void SweepExperiment::run()
+void SweepRun::run()
 {
     LoadProcess load;
     if (!m_config.loadCmd.empty()) {
@@ -102,7 +91,7 @@ void SweepExperiment::run()
         SweepResult result;
         result.setting = setting;
         const int64_t t0 = nowNs();
-        if (Error e = exp.start(c)) {
+        if (Error e = exp.start(c, m_topology)) {
             result.error = e.message;
         } else {
             {
@@ -125,18 +114,38 @@ void SweepExperiment::run()
         }
         result.durationNs = nowNs() - t0;
         std::lock_guard lock(m_mutex);
-        m_live = nullptr;
+        m_live = nullptr; // before exp is destroyed: the collector thread reads the live snapshot through it
         if (!m_cancel || result.stats.samples > 0)
             m_results.push_back(std::move(result));
     }
+    const bool cut = m_cancel.load();
     load.stop();
     m_loadPid = -1;
     {
+        // The snapshot that says the sweep is over has every result and the load command's end in it.
         std::lock_guard lock(m_mutex);
         if (!load.status().empty())
             m_loadStatus = load.status();
+        m_ended = true;
+        m_finished = !cut;
     }
-    m_running = false;
+}
+
+Error SweepExperiment::checkRealtimeSettings(const SweepConfig& config, const CpuTopology& topology)
+{
+    const int cpu = config.base.resolvedCpus(topology).front();
+    for (const SweepSetting& s : config.settings) {
+        if (!isRealtime(s.policy))
+            continue;
+        ThreadSpec spec;
+        spec.policy = s.policy;
+        spec.priority = s.priority;
+        spec.cpu = cpu;
+        spec.name = kMeasuringThreadName;
+        if (Error e = tryThreadSpec(spec))
+            return e;
+    }
+    return {};
 }
 
 } // namespace rtscope

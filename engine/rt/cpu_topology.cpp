@@ -21,16 +21,26 @@ std::string readFirstLine(const char* path)
 
 CpuTopology CpuTopology::current()
 {
+    std::vector<int> mask;
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    if (sched_getaffinity(0, sizeof set, &set) == 0)
+        for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu)
+            if (CPU_ISSET(cpu, &set))
+                mask.push_back(cpu);
+    return forAllowed(mask);
+}
+
+CpuTopology CpuTopology::forAllowed(const std::vector<int>& allowed)
+{
     CpuTopology t;
     t.online = parseSysfsCpuList(readFirstLine("/sys/devices/system/cpu/online"));
     t.isolated = parseSysfsCpuList(readFirstLine("/sys/devices/system/cpu/isolated"));
-    cpu_set_t set;
-    CPU_ZERO(&set);
-    if (sched_getaffinity(0, sizeof set, &set) == 0) {
-        for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu)
-            if (CPU_ISSET(cpu, &set) && (t.online.empty() || std::binary_search(t.online.begin(), t.online.end(), cpu)))
-                t.allowed.push_back(cpu);
-    }
+    for (int cpu : allowed)
+        if (t.online.empty() || std::binary_search(t.online.begin(), t.online.end(), cpu))
+            t.allowed.push_back(cpu);
+    std::sort(t.allowed.begin(), t.allowed.end());
+    t.allowed.erase(std::unique(t.allowed.begin(), t.allowed.end()), t.allowed.end());
     if (t.online.empty())
         t.online = t.allowed;
     return t;

@@ -10,7 +10,12 @@ struct CpuTopology {
     std::vector<int> allowed;  ///< sched_getaffinity(0): online CPUs this process may run on
     std::vector<int> isolated; ///< /sys/devices/system/cpu/isolated
 
+    /// @brief The calling thread's view: CPUs it may run on now. A caller that narrows its own affinity (the GUI
+    /// thread, kept off busy CPUs) must not validate against this: see forAllowed().
     static CpuTopology current();
+    /// @brief The online and isolated CPUs as now, with @p allowed (intersected with the online CPUs) as the CPUs
+    /// the process may use: a mask the caller saved before it narrowed its own affinity.
+    static CpuTopology forAllowed(const std::vector<int>& allowed);
     bool usable(int cpu) const; ///< online and allowed
     int lastUsable() const;     ///< highest usable CPU (the default measuring CPU), -1 if none
     /// @brief A usable CPU other than those in @p avoid, preferring the lowest; -1 when there is none.

@@ -152,7 +152,7 @@ private slots:
         QVERIFY2(all.join("\n").contains(expected), qPrintable(all.join("\n")));
 
         ContentionExperiment exp;
-        const Error e = exp.start(c);
+        const Error e = exp.start(c, cpus);
         QCOMPARE(e.kind, ErrorKind::InvalidConfig);
         QCOMPARE(threadsAlive(), 0);
     }
@@ -210,7 +210,7 @@ private slots:
         ContentionExperiment exp;
         ContentionConfig c = quick();
         c.kinds = {LockKind::Spin, LockKind::Mutex, LockKind::Adaptive};
-        QVERIFY(!exp.start(c));
+        QVERIFY(!exp.start(c, CpuTopology::current()));
         // Spread workers: every CPU one of them is pinned to, sorted, each once.
         std::vector<int> spread = c.workerCpus(CpuTopology::current());
         std::sort(spread.begin(), spread.end());
@@ -294,7 +294,7 @@ private slots:
         c.kinds = {LockKind::Mutex, LockKind::Spin, LockKind::Pi};
         c.threads = 4;
         c.durationNs = 20'000'000'000;
-        QVERIFY(!exp.start(c));
+        QVERIFY(!exp.start(c, CpuTopology::current()));
         QTRY_VERIFY(exp.snapshot() && exp.snapshot()->currentKind == 0 &&
                     exp.snapshot()->kinds[0]->counts.acquisitions > 100);
         const int64_t t0 = nowNs();
@@ -314,7 +314,7 @@ private slots:
         // It can be started again.
         c.durationNs = 50'000'000;
         c.kinds = {LockKind::AdaptiveGlibc};
-        QVERIFY(!exp.start(c));
+        QVERIFY(!exp.start(c, CpuTopology::current()));
         auto again = runToEnd(exp);
         QCOMPARE(int(again->kinds[0]->state), int(KindRunState::Done));
         QCOMPARE(again->kinds.size(), size_t(1));
@@ -331,7 +331,7 @@ private slots:
         c.holdNs = 20'000; // mostly holding: the scheduler's preemptions land inside the section
         c.durationNs = 300'000'000;
         QVERIFY(exp.busyCpus().empty());
-        QVERIFY(!exp.start(c));
+        QVERIFY(!exp.start(c, CpuTopology::current()));
         QCOMPARE(exp.busyCpus(), std::vector<int>{cpu}); // three workers, one CPU, listed once
         auto snap = runToEnd(exp);
         QVERIFY(exp.busyCpus().empty());
@@ -365,7 +365,7 @@ private slots:
         c.priority = 10;
         c.placement = Placement::OneCpu;
         c.durationNs = 400'000'000;
-        QVERIFY(!exp.start(c));
+        QVERIFY(!exp.start(c, CpuTopology::current()));
         // Looked at early in the first kind, so that its workers cannot have been demoted at its end yet.
         auto early = [&] {
             const auto s = exp.snapshot();

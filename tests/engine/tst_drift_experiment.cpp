@@ -123,7 +123,7 @@ private slots:
         c.workNs = 100'000;
         useRealtimeIfAllowed(c);
         DriftExperiment exp;
-        QVERIFY(!exp.start(c));
+        QVERIFY(!exp.start(c, CpuTopology::current()));
         auto snap = runToEnd(exp);
         QVERIFY(snap);
         QVERIFY2(snap->finished, snap->error.c_str());
@@ -191,7 +191,7 @@ private slots:
         c.stallNs = 10 * kNsPerMs;
         useRealtimeIfAllowed(c);
         DriftExperiment exp;
-        QVERIFY(!exp.start(c));
+        QVERIFY(!exp.start(c, CpuTopology::current()));
         auto snap = runToEnd(exp);
         QVERIFY2(snap && snap->finished && snap->error.empty(), snap ? snap->error.c_str() : "no snapshot");
 
@@ -226,7 +226,7 @@ private slots:
         DriftExperiment exp;
         QVERIFY(!exp.snapshot());
         QVERIFY(exp.busyCpus().empty());
-        QVERIFY(!exp.start(c));
+        QVERIFY(!exp.start(c, CpuTopology::current()));
         QCOMPARE(threadsAlive("rtscope-drift"), 2);
         // Both methods on the one measuring CPU: the CLI keeps its main thread off it.
         QCOMPARE(exp.busyCpus(), std::vector<int>{c.resolvedCpu(CpuTopology::current())});
@@ -258,7 +258,7 @@ private slots:
         c.methods = {WaiterKind::Relative};
         c.timerSlackNs = 1;
         DriftExperiment exp;
-        QVERIFY(!exp.start(c));
+        QVERIFY(!exp.start(c, CpuTopology::current()));
         auto snap = runToEnd(exp);
         QCOMPARE(snap->methods.front().timerSlackNs, int64_t(1));
         QCOMPARE(snap->effectiveSlackNs, int64_t(1));
@@ -277,7 +277,7 @@ private slots:
         c.policy = Policy::Fifo;
         c.priority = 60;
         DriftExperiment exp;
-        QVERIFY(!exp.start(c));
+        QVERIFY(!exp.start(c, CpuTopology::current()));
         QTRY_VERIFY(exp.snapshot() && exp.snapshot()->methods.front().wakes > 5);
         const SchedState s = schedulingOf(exp.snapshot()->methods.front().tid);
         QCOMPARE(int(s.policy), int(Policy::Fifo));
@@ -308,7 +308,7 @@ private slots:
         else
             useRealtimeIfAllowed(c); // the real-time case; the 900 ms spin stays SCHED_OTHER
         DriftExperiment exp;
-        QVERIFY(!exp.start(c));
+        QVERIFY(!exp.start(c, CpuTopology::current()));
         QTest::qWait(work > 0 ? 1200 : 50); // with work: inside the first tick's busy work
         const AwayFrom away(exp.config().cpu);
         const int64_t t0 = nowNs();
@@ -325,7 +325,7 @@ private slots:
         DriftConfig c;
         c.workNs = c.periodNs;
         c.methods.clear();
-        const Error e = exp.start(c);
+        const Error e = exp.start(c, CpuTopology::current());
         QCOMPARE(e.kind, ErrorKind::InvalidConfig);
         QVERIFY(QString::fromStdString(e.message).contains("work must be between 0 ns and 90 % of the period"));
         QVERIFY(QString::fromStdString(e.message).contains("methods must name at least one"));
@@ -339,9 +339,9 @@ private slots:
         DriftConfig c;
         c.ticks = 30;
         c.methods = {WaiterKind::Itimer, WaiterKind::Posix};
-        QVERIFY(!exp.start(c));
+        QVERIFY(!exp.start(c, CpuTopology::current()));
         auto first = runToEnd(exp);
-        QVERIFY(!exp.start(c)); // the process-wide itimer was released
+        QVERIFY(!exp.start(c, CpuTopology::current())); // the process-wide itimer was released
         auto second = runToEnd(exp);
         for (const auto& snap : {first, second}) {
             QVERIFY2(snap->finished && snap->error.empty(), snap->error.c_str());

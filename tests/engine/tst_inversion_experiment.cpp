@@ -132,7 +132,7 @@ private slots:
             all << QString::fromStdString(p);
         QVERIFY2(all.join("\n").contains(expected), qPrintable(all.join("\n")));
         InversionExperiment exp;
-        QCOMPARE(exp.start(c).kind, ErrorKind::InvalidConfig);
+        QCOMPARE(exp.start(c, CpuTopology::current()).kind, ErrorKind::InvalidConfig);
         QCOMPARE(threadsAlive(), 0);
     }
 
@@ -168,7 +168,7 @@ private slots:
         requireFifo();
         InversionExperiment exp;
         const InversionConfig c = quick(LockKind::Mutex);
-        QVERIFY(!exp.start(c));
+        QVERIFY(!exp.start(c, CpuTopology::current()));
         QTRY_VERIFY(exp.snapshot() && exp.snapshot()->tids[2] > 0);
         const auto live = exp.snapshot();
         const int expected[3] = {c.lowPriority, c.mediumPriority, c.highPriority};
@@ -227,7 +227,7 @@ private slots:
         QFETCH(int, kind);
         requireFifo();
         InversionExperiment exp;
-        QVERIFY(!exp.start(quick(LockKind(kind))));
+        QVERIFY(!exp.start(quick(LockKind(kind)), CpuTopology::current()));
         auto snap = runToEnd(exp);
         QVERIFY(snap && snap->finished);
         QVERIFY2(snap->error.empty(), snap->error.c_str());
@@ -260,7 +260,7 @@ private slots:
         c.mediumBurstNs = 500'000'000; // stop lands inside a long burst
         c.periodNs = 1'000'000'000;
         QVERIFY(exp.busyCpus().empty());
-        QVERIFY(!exp.start(c));
+        QVERIFY(!exp.start(c, CpuTopology::current()));
         // The three threads' one CPU; the watchdog's CPU is not loaded.
         QCOMPARE(exp.busyCpus(), std::vector<int>{c.resolvedCpu(CpuTopology::current())});
         QTest::qWait(200);
@@ -283,7 +283,7 @@ private slots:
         exp.setTimelineWindow(0);
         InversionConfig c = quick(LockKind::Pi);
         c.durationNs = 200'000'000;
-        QVERIFY(!exp.start(c));
+        QVERIFY(!exp.start(c, CpuTopology::current()));
         auto snap = runToEnd(exp);
         const nlohmann::json j = inversionReportJson(*snap);
         QCOMPARE(j["experiment"].get<std::string>(), std::string("inversion"));

@@ -72,7 +72,7 @@ private slots:
     void otherPolicyCollectsEverySample()
     {
         LatencyExperiment exp;
-        QVERIFY(!exp.start(quickConfig()));
+        QVERIFY(!exp.start(quickConfig(), CpuTopology::current()));
         auto snap = runUntilFinished(exp);
         QVERIFY(snap);
         QVERIFY(snap->finished);
@@ -99,7 +99,7 @@ private slots:
         LatencyExperiment exp;
         LatencyConfig c;
         c.periodNs = 5;
-        const Error e = exp.start(c);
+        const Error e = exp.start(c, CpuTopology::current());
         QCOMPARE(e.kind, ErrorKind::InvalidConfig);
         QVERIFY(QString::fromStdString(e.message).startsWith("period must be between"));
         QVERIFY(!exp.running());
@@ -115,7 +115,7 @@ private slots:
         LatencyConfig c = quickConfig();
         c.maxSamples = 0;
         c.durationNs = 300'000'000;
-        QVERIFY(!exp.start(c));
+        QVERIFY(!exp.start(c, CpuTopology::current()));
         auto snap = runUntilFinished(exp);
         QVERIFY(snap && snap->finished);
         const auto& t = snap->threads.front();
@@ -132,7 +132,7 @@ private slots:
         LatencyConfig c;
         c.periodNs = 1'000'000;
         QVERIFY(exp.busyCpus().empty());
-        QVERIFY(!exp.start(c));
+        QVERIFY(!exp.start(c, CpuTopology::current()));
         QCOMPARE(exp.busyCpus(), std::vector<int>{exp.config().cpu});
         QTRY_VERIFY(exp.snapshot() && exp.snapshot()->threads.front().samples > 20);
 
@@ -181,7 +181,7 @@ private slots:
         LatencyExperiment exp;
         LatencyConfig c;
         c.periodNs = 500'000;
-        QVERIFY(!exp.start(c));
+        QVERIFY(!exp.start(c, CpuTopology::current()));
         QTRY_VERIFY(exp.snapshot() && exp.snapshot()->threads.front().samples > 1000);
         const uint64_t before = exp.snapshot()->threads.front().samples;
         exp.resetStatistics();
@@ -224,7 +224,7 @@ private slots:
             c.policy = Policy::Fifo;
             c.priority = 80;
         }
-        QVERIFY(!exp.start(c));
+        QVERIFY(!exp.start(c, CpuTopology::current()));
         QTest::qWait(50);
         const int64_t t0 = nowNs();
         exp.stop();
@@ -271,7 +271,7 @@ private slots:
             c.periodNs = 1'000'000;
             c.hogs = 16;
             c.cpu = topo.allowed.back();
-            QVERIFY(!exp.start(c));
+            QVERIFY(!exp.start(c, topo));
             QTest::qWait(400);
             if (reconfigure) {
                 LatencyConfig moved = c;
@@ -327,7 +327,7 @@ private slots:
         c.priority = 80;
         c.periodNs = 1'000'000;
         c.cpu = topo.allowed.back();
-        QVERIFY(!exp.start(c));
+        QVERIFY(!exp.start(c, topo));
         QTRY_VERIFY(exp.snapshot() && exp.snapshot()->threads.front().samples > 50);
         LatencyConfig moved = c;
         moved.cpu = topo.allowed.front();
@@ -346,7 +346,7 @@ private slots:
         QCOMPARE(snap->error, e.message);
         QCOMPARE(rtscope::test::threadsAlive(), 0);
         // The next run starts clean.
-        QVERIFY(!exp.start(c));
+        QVERIFY(!exp.start(c, topo));
         QTRY_VERIFY(exp.snapshot()->running && exp.snapshot()->error.empty());
         exp.stop();
     }
@@ -361,7 +361,7 @@ private slots:
         c.policy = Policy::Fifo;
         c.priority = 80;
         c.maxSamples = 0;
-        QVERIFY(!exp.start(c));
+        QVERIFY(!exp.start(c, CpuTopology::current()));
         QTRY_VERIFY(exp.snapshot() && exp.snapshot()->threads.front().samples > 10);
         const SchedState s = schedulingOf(exp.snapshot()->threads.front().tid);
         QCOMPARE(int(s.policy), int(Policy::Fifo));
@@ -392,7 +392,7 @@ private slots:
             c.periodNs = 2'000'000;
             c.hogs = 16;
             c.maxSamples = 400;
-            if (exp.start(c))
+            if (exp.start(c, CpuTopology::current()))
                 return int64_t(-1);
             auto snap = runUntilFinished(exp);
             return snap->threads.front().histogram.percentile(90);

@@ -300,7 +300,7 @@ private slots:
         c.periodNs = 200 * kNsPerUs;
         c.hogs = 1;
         c.histogramUs = 2000;
-        Error e = exp.start(c);
+        Error e = exp.start(c, CpuTopology::current());
         QVERIFY2(!e, e.message.c_str());
         QTRY_VERIFY(exp.snapshot() && exp.snapshot()->threads.front().samples > 300);
         LatencyConfig next = exp.config();
@@ -353,7 +353,7 @@ private slots:
         LatencyConfig c;
         c.periodNs = 200 * kNsPerUs;
         c.cpu = usable[0];
-        QVERIFY(!exp.start(c));
+        QVERIFY(!exp.start(c, topo));
         QTRY_VERIFY(exp.snapshot() && exp.snapshot()->threads.front().samples > 200);
         LatencyConfig moved = exp.config();
         moved.cpu = usable[1];

@@ -63,7 +63,7 @@ std::shared_ptr<const SleepFloorSnapshot> runToEnd(SleepFloorExperiment& exp, in
 std::shared_ptr<const SleepFloorSnapshot> measure(const SleepFloorConfig& c)
 {
     SleepFloorExperiment exp;
-    if (Error e = exp.start(c)) {
+    if (Error e = exp.start(c, CpuTopology::current())) {
         qWarning("%s", e.message.c_str());
         return nullptr;
     }
@@ -251,7 +251,7 @@ private slots:
         c.samples = 100;
         c.backgroundLoad = true;
         SleepFloorExperiment exp;
-        QVERIFY(!exp.start(c));
+        QVERIFY(!exp.start(c, CpuTopology::current()));
         QCOMPARE(threadsAlive("rtscope-load"), int(cpus.allowed.size()) - 1);
         QCOMPARE(threadsAlive("rtscope-sleep"), 1);
         // The measuring CPU and every load CPU: all of them.
@@ -278,7 +278,7 @@ private slots:
         c.policy = Policy::Fifo;
         c.priority = 40;
         SleepFloorExperiment exp;
-        QVERIFY(!exp.start(c));
+        QVERIFY(!exp.start(c, CpuTopology::current()));
         QTRY_VERIFY(exp.snapshot() && exp.snapshot()->samplesDone > 5);
         const SchedState s = schedulingOf(exp.snapshot()->tid);
         QCOMPARE(int(s.policy), int(Policy::Fifo));
@@ -309,7 +309,7 @@ private slots:
         c.hybridMarginNs = 10'000'000;
         useRealtimeIfAllowed(c);
         SleepFloorExperiment exp;
-        QVERIFY(!exp.start(c));
+        QVERIFY(!exp.start(c, CpuTopology::current()));
         // Without background load only the measuring CPU is busy.
         QCOMPARE(exp.busyCpus(), std::vector<int>{c.resolvedCpu(CpuTopology::current())});
         QTest::qWait(30);
@@ -328,7 +328,7 @@ private slots:
         SleepFloorConfig c;
         c.samples = 0;
         c.requestsNs = {-5};
-        const Error e = exp.start(c);
+        const Error e = exp.start(c, CpuTopology::current());
         QCOMPARE(e.kind, ErrorKind::InvalidConfig);
         QVERIFY(QString::fromStdString(e.message).contains("samples must be between 1 and 100000 (got 0)"));
         QVERIFY(QString::fromStdString(e.message).contains("requests must each be between 0 ns and 100.00 ms"));

@@ -309,7 +309,7 @@ private slots:
         StarvationExperiment exp;
         StarvationConfig c = shortRun();
         c.cpu = kControllerCpu;
-        const Error e = exp.start(c);
+        const Error e = exp.start(c, StarvationConfig::placementTopology());
         QCOMPARE(e.kind, ErrorKind::InvalidConfig);
         QVERIFY2(QString::fromStdString(e.message).contains("cpu must not be a reserved CPU"), e.message.c_str());
         QVERIFY(!exp.running());
@@ -326,7 +326,7 @@ private slots:
         StarvationConfig c = shortRun();
         c.counters = 2;
         c.controlCounter = true;
-        QVERIFY(!exp.start(c));
+        QVERIFY(!exp.start(c, StarvationConfig::placementTopology()));
         QVERIFY(waitForBurst(exp));
         const SchedState spinner = schedulingOf(exp.snapshot()->spinnerTid);
         QCOMPARE(int(spinner.policy), int(Policy::Fifo));
@@ -396,7 +396,7 @@ private slots:
         c.burstNs = 100 * kNsPerMs;
         c.gapNs = 100 * kNsPerMs;
         c.bursts = 3;
-        QVERIFY(!exp.start(c));
+        QVERIFY(!exp.start(c, StarvationConfig::placementTopology()));
         auto s = runToEnd(exp);
         QVERIFY(s && s->finished);
         QCOMPARE(s->watchdogTrips.size(), size_t(1));
@@ -430,7 +430,7 @@ private slots:
         c.gapNs = 50 * kNsPerMs;
         c.counters = 4;
         QVERIFY(exp.busyCpus().empty());
-        QVERIFY(!exp.start(c));
+        QVERIFY(!exp.start(c, StarvationConfig::placementTopology()));
         // The spinner's CPU, which its counters share; not the controller's CPU (watchdog, sampler, collector).
         QCOMPARE(exp.busyCpus(), std::vector<int>{c.resolvedCpu(StarvationConfig::placementTopology())});
         QVERIFY(waitForBurst(exp));
@@ -456,7 +456,7 @@ private slots:
         int64_t thrown = 0;
         try {
             StarvationExperiment exp;
-            QVERIFY(!exp.start(shortRun()));
+            QVERIFY(!exp.start(shortRun(), StarvationConfig::placementTopology()));
             QVERIFY(waitForBurst(exp));
             thrown = nowNs();
             throw std::runtime_error("something failed in the controller");
@@ -487,7 +487,7 @@ private slots:
             }
         });
         StarvationExperiment exp;
-        QVERIFY(!exp.start(shortRun()));
+        QVERIFY(!exp.start(shortRun(), StarvationConfig::placementTopology()));
         auto s = runToEnd(exp);
         done = true;
         probe.join();
@@ -522,7 +522,7 @@ private slots:
         StarvationConfig c = shortRun();
         c.burstNs = 1500 * kNsPerMs;
         c.gapNs = 200 * kNsPerMs;
-        QVERIFY(!exp.start(c));
+        QVERIFY(!exp.start(c, StarvationConfig::placementTopology()));
         auto s = runToEnd(exp);
         QCOMPARE(s->bursts.size(), size_t(1));
         const BurstRecord& b = s->bursts.front();

@@ -172,11 +172,12 @@ private slots:
         c.base.periodNs = 1'000'000;
         c.base.hogs = 2;
         SweepExperiment sweep;
-        QVERIFY(!sweep.start(c));
+        QVERIFY(!sweep.start(c, CpuTopology::current()));
         // While it runs, the live snapshot's config is the setting being measured.
-        QTRY_VERIFY(sweep.snapshot().live != nullptr);
-        QTRY_VERIFY_WITH_TIMEOUT(!sweep.running(), 10000);
-        const SweepSnapshot s = sweep.snapshot();
+        QTRY_VERIFY(sweep.snapshot()->live != nullptr);
+        QTRY_VERIFY_WITH_TIMEOUT(sweep.finished(), 10000);
+        sweep.stop();
+        const SweepSnapshot s = *sweep.snapshot();
         QCOMPARE(s.results.size(), size_t(3));
         QCOMPARE(s.results[0].setting, (SweepSetting{Policy::Other, 0}));
         QCOMPARE(s.results[1].setting, (SweepSetting{Policy::Fifo, 10}));
@@ -194,21 +195,21 @@ private slots:
         SweepConfig c;
         c.settings = {{Policy::Other, 0}, {Policy::Other, 0}, {Policy::Other, 0}};
         c.eachNs = 5'000'000'000;
-        // A load that ignores SIGTERM and has a child of its own: both must still be gone after cancel().
+        // A load that ignores SIGTERM and has a child of its own: both must still be gone after stop().
         c.loadCmd = "trap '' TERM; sleep 60 & while :; do :; done";
         SweepExperiment sweep;
-        QVERIFY(!sweep.start(c));
+        QVERIFY(!sweep.start(c, CpuTopology::current()));
         QTRY_VERIFY(sweep.loadPid() > 0);
         const pid_t pid = sweep.loadPid();
         QVERIFY(processExists(pid));
         QTest::qWait(300);
         const int64_t t0 = nowNs();
-        sweep.cancel();
-        QVERIFY2(nowNs() - t0 < 2 * kNsPerSec, "cancel must not wait for the settings to finish");
+        sweep.stop();
+        QVERIFY2(nowNs() - t0 < 2 * kNsPerSec, "stop must not wait for the settings to finish");
         QVERIFY(!processExists(pid)); // reaped, not a zombie
         // ... and its whole process group is gone (the orphaned child is reaped by init, hence the retry).
         QTRY_COMPARE_WITH_TIMEOUT(::kill(-pid, 0), -1, 3000);
-        const SweepSnapshot s = sweep.snapshot();
+        const SweepSnapshot s = *sweep.snapshot();
         QVERIFY(s.cancelled);
         QVERIFY2(QString::fromStdString(s.loadStatus).startsWith("killed by KILL"), s.loadStatus.c_str());
         QVERIFY(s.results.size() <= 1);
@@ -227,7 +228,7 @@ private slots:
         c.periodNs = 1'000'000;
         c.maxSamples = 200;
         c.histogramUs = 30;
-        QVERIFY(!exp.start(c));
+        QVERIFY(!exp.start(c, topo));
         QTRY_VERIFY_WITH_TIMEOUT(exp.finished(), 10000);
         exp.stop();
         auto snap = exp.snapshot();

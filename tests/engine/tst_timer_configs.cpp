@@ -16,7 +16,7 @@ using namespace rtscope::test;
 namespace {
 
 // A fixed two-CPU machine, so the tables do not depend on where the test runs.
-CpuTopology twoCpus()
+CpuTopology timerConfigsTwoCpus()
 {
     CpuTopology t;
     t.online = {0, 1};
@@ -40,10 +40,10 @@ private slots:
     void driftDefaultsAreValid()
     {
         const DriftConfig c;
-        QVERIFY2(c.validate(twoCpus()).empty(), qPrintable(joined(c.validate(twoCpus()))));
+        QVERIFY2(c.validate(timerConfigsTwoCpus()).empty(), qPrintable(joined(c.validate(timerConfigsTwoCpus()))));
         QCOMPARE(c.methods.size(), size_t(5));
         QCOMPARE(c.tickCount(), int64_t(500));
-        QCOMPARE(c.resolvedCpu(twoCpus()), 1);
+        QCOMPARE(c.resolvedCpu(timerConfigsTwoCpus()), 1);
     }
 
     void driftValidation_data()
@@ -144,7 +144,7 @@ private slots:
         c.cpu = cpu;
         c.stallTick = stallAt;
         c.stallNs = stall;
-        const auto problems = c.validate(twoCpus());
+        const auto problems = c.validate(timerConfigsTwoCpus());
         if (expected.isEmpty()) {
             QVERIFY2(problems.empty(), qPrintable(joined(problems)));
         } else {
@@ -157,11 +157,11 @@ private slots:
     {
         DriftConfig c;
         c.periodNs = 1'000'500;
-        const auto problems = c.validate(twoCpus());
+        const auto problems = c.validate(timerConfigsTwoCpus());
         QCOMPARE(problems.size(), size_t(1));
         QVERIFY(QString::fromStdString(problems.front()).startsWith("period must be a whole number of microseconds"));
         c.methods = {WaiterKind::Absolute, WaiterKind::Timerfd};
-        QVERIFY(c.validate(twoCpus()).empty());
+        QVERIFY(c.validate(timerConfigsTwoCpus()).empty());
     }
 
     // Real-time threads never hold every CPU, and never spin more than 90 % of a period between them.
@@ -185,14 +185,14 @@ private slots:
         c.policy = Policy::Fifo;
         c.priority = 80;
         c.workNs = 200'000; // 5 methods × 200 us = 1 ms of a 1 ms period
-        problems = c.validate(twoCpus());
+        problems = c.validate(timerConfigsTwoCpus());
         QCOMPARE(problems.size(), size_t(1));
         QVERIFY2(QString::fromStdString(problems.front())
                      .startsWith("work × methods must be at most 90 % of the period under fifo (got 5 × 200.0 us"),
                  problems.front().c_str());
         c.policy = Policy::Other;
         c.priority = 0;
-        QVERIFY(c.validate(twoCpus()).empty()); // SCHED_OTHER threads share the CPU whatever they do
+        QVERIFY(c.validate(timerConfigsTwoCpus()).empty()); // SCHED_OTHER threads share the CPU whatever they do
     }
 
     void driftEveryProblemIsReported()
@@ -202,7 +202,7 @@ private slots:
         c.workNs = -1;
         c.methods.clear();
         c.ticks = 0;
-        const auto problems = c.validate(twoCpus());
+        const auto problems = c.validate(timerConfigsTwoCpus());
         QCOMPARE(problems.size(), size_t(4));
     }
 
@@ -249,7 +249,7 @@ private slots:
     void sleepFloorDefaultsAreValid()
     {
         const SleepFloorConfig c;
-        QVERIFY2(c.validate(twoCpus()).empty(), qPrintable(joined(c.validate(twoCpus()))));
+        QVERIFY2(c.validate(timerConfigsTwoCpus()).empty(), qPrintable(joined(c.validate(timerConfigsTwoCpus()))));
         QCOMPARE(c.requestsNs.front(), int64_t(0));
         QCOMPARE(c.requestsNs.back(), int64_t(10'000'000));
         QCOMPARE(c.methods.size(), size_t(5));
@@ -323,7 +323,7 @@ private slots:
             c.methods.push_back(*parseSleepMethod(n.toStdString()));
         c.timerSlackNs = slack;
         c.hybridMarginNs = margin;
-        const auto problems = c.validate(twoCpus());
+        const auto problems = c.validate(timerConfigsTwoCpus());
         if (expected.isEmpty()) {
             QVERIFY2(problems.empty(), qPrintable(joined(problems)));
         } else {
@@ -337,11 +337,13 @@ private slots:
         SleepFloorConfig c;
         c.policy = Policy::Fifo;
         c.priority = 0;
-        QVERIFY(QString::fromStdString(c.validate(twoCpus()).front()).startsWith("priority must be between 1 and 99"));
+        QVERIFY(QString::fromStdString(c.validate(timerConfigsTwoCpus()).front())
+                    .startsWith("priority must be between 1 and 99"));
         c.priority = 99;
-        QVERIFY(c.validate(twoCpus()).empty());
+        QVERIFY(c.validate(timerConfigsTwoCpus()).empty());
         c.cpu = 5;
-        QVERIFY(QString::fromStdString(c.validate(twoCpus()).front()).startsWith("cpu must be one of the online CPUs"));
+        QVERIFY(QString::fromStdString(c.validate(timerConfigsTwoCpus()).front())
+                    .startsWith("cpu must be one of the online CPUs"));
         CpuTopology one;
         one.online = {0};
         one.allowed = {0};

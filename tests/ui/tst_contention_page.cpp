@@ -9,6 +9,7 @@
 #include "tests/common/page_test_util.h"
 #include "ui/common/gui_thread_affinity.h"
 #include "ui/common/text_format.h"
+#include "ui/common/unpinned_topology.h"
 #include "ui/locks/contention/contention_controls.h"
 #include "ui/locks/contention/contention_page.h"
 #include "ui/locks/contention/contention_table_model.h"
@@ -38,14 +39,12 @@ using UserEdit = std::function<void(const ContentionControlWidgets&)>;
 
 int lastUsableCpu()
 {
-    const GuiThreadAffinity::Unpinned unpinned;
-    return CpuTopology::current().lastUsable();
+    return unpinnedTopology().lastUsable();
 }
 
 int firstUsableCpu()
 {
-    const GuiThreadAffinity::Unpinned unpinned;
-    const CpuTopology t = CpuTopology::current();
+    const CpuTopology t = unpinnedTopology();
     for (int c : t.allowed)
         if (t.usable(c))
             return c;

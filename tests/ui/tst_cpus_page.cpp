@@ -37,9 +37,9 @@ namespace {
 // known-input twin of LatencyExperiment with config.cpus.
 class PerCpuReplaySource : public LatencySource {
 public:
-    Error start(const LatencyConfig& config) override
+    Error start(const LatencyConfig& config, const CpuTopology& cpus) override
     {
-        if (auto problems = config.validate(CpuTopology::current()); !problems.empty())
+        if (auto problems = config.validate(cpus); !problems.empty())
             return {ErrorKind::InvalidConfig, problems.front()};
         m_config = config;
         m_replays.clear();

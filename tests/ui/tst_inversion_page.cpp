@@ -8,6 +8,7 @@
 #include "tests/common/page_test_util.h"
 #include "ui/common/gui_thread_affinity.h"
 #include "ui/common/text_format.h"
+#include "ui/common/unpinned_topology.h"
 #include "ui/locks/inversion/inversion_controls.h"
 #include "ui/locks/inversion/inversion_page.h"
 #include "ui/locks/inversion/inversion_table_model.h"
@@ -36,8 +37,7 @@ using UserEdit = std::function<void(const InversionControlWidgets&)>;
 
 CpuTopology topology()
 {
-    const GuiThreadAffinity::Unpinned unpinned;
-    return CpuTopology::current();
+    return unpinnedTopology();
 }
 
 // Three periods of 100 ms, a 1 ms section, a 50 ms burst, published 350 ms after period 0 (so periods 0–2 are

@@ -78,11 +78,11 @@ QVariant cell(const LatencyStatsModel& m, int row, int column, int role = Latenc
 // A source that refuses real-time policies the way the engine does without the privilege.
 class RefusingSource : public ReplayLatencySource {
 public:
-    Error start(const LatencyConfig& c) override
+    Error start(const LatencyConfig& c, const CpuTopology& cpus) override
     {
         if (isRealtime(c.policy))
             return refusal();
-        return ReplayLatencySource::start(c);
+        return ReplayLatencySource::start(c, cpus);
     }
     Error reconfigure(const LatencyConfig& c) override
     {

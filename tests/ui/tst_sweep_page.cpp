@@ -136,7 +136,7 @@ private slots:
         QCOMPARE(running.count(), 2);
         QCOMPARE(rtscope::test::threadsAlive(), 0);
 
-        const SweepSnapshot s = page.experiment().snapshot();
+        const SweepSnapshot s = *page.experiment().snapshot();
         QCOMPARE(s.results.size(), size_t(3));
         const RunSummaryModel& m = *page.tableModel();
         QCOMPARE(m.rowCount(), 3);
@@ -217,7 +217,7 @@ private slots:
         lowered.reset(); // the sweep's threads keep what they inherited
         QTRY_VERIFY_WITH_TIMEOUT(!page.isRunning(), 10000);
         QCOMPARE(rtscope::test::threadsAlive(), 0);
-        const SweepSnapshot s = page.experiment().snapshot();
+        const SweepSnapshot s = *page.experiment().snapshot();
         QCOMPARE(s.results.size(), size_t(2));
         QVERIFY(s.results[0].error.empty());
         QVERIFY(!s.results[1].error.empty());

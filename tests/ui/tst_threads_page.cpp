@@ -139,7 +139,7 @@ private slots:
         QTRY_VERIFY(page.reader()->reads() >= 1);
         QVERIFY(page.threadsModel()->rowCount() > 0); // migration/N at least
         QVERIFY(page.reader()->lastReadMs() > 0);
-        QVERIFY(page.refreshNow());
+        QVERIFY(page.readNow());
         page.stop();
         QVERIFY(!page.isRunning());
         QCOMPARE(rtscope::test::threadsAlive(), 0);

@@ -1,6 +1,6 @@
 #include "ui/app/preset_runner.h"
+#include "ui/common/unpinned_topology.h"
 
-#include "ui/common/gui_thread_affinity.h"
 #include "ui/experiment_page.h"
 #include "ui/main_window.h"
 
@@ -30,12 +30,9 @@ PresetRunner::PresetRunner(MainWindow* window)
 
 QStringList PresetRunner::start(const QString& nameOrFile)
 {
-    PresetParseResult r;
-    {
-        // Validate against the CPUs the process may use, not the ones the GUI thread is parked on right now.
-        const GuiThreadAffinity::Unpinned unpinned;
-        r = loadPreset(nameOrFile.toStdString());
-    }
+    // Validate against the CPUs the process may use, not the ones the GUI thread is parked on right now.
+    const CpuTopology cpus = unpinnedTopology();
+    const PresetParseResult r = loadPreset(nameOrFile.toStdString(), &cpus);
     if (!r.preset) {
         QStringList problems;
         for (const std::string& e : r.errors)

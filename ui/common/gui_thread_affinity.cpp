@@ -10,12 +10,22 @@ namespace rtscope {
 namespace {
 // GUI-thread state only: every function here is called from the GUI thread.
 std::optional<cpu_set_t> g_original;
-std::vector<int> g_busy;
 } // namespace
 
 std::vector<int> GuiThreadAffinity::current()
 {
     return callerCpus();
+}
+
+std::vector<int> GuiThreadAffinity::original()
+{
+    if (!g_original)
+        return current();
+    std::vector<int> cpus;
+    for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu)
+        if (CPU_ISSET(cpu, &*g_original))
+            cpus.push_back(cpu);
+    return cpus;
 }
 
 bool GuiThreadAffinity::pinned()
@@ -29,7 +39,6 @@ void GuiThreadAffinity::restore()
         return;
     sched_setaffinity(0, sizeof *g_original, &*g_original);
     g_original.reset();
-    g_busy.clear();
 }
 
 std::vector<int> GuiThreadAffinity::keepOff(const std::vector<int>& busy)
@@ -43,21 +52,7 @@ std::vector<int> GuiThreadAffinity::keepOff(const std::vector<int>& busy)
     if (!keepCallerOff(busy, original))
         return current();
     g_original = original;
-    g_busy = busy;
     return current();
-}
-
-GuiThreadAffinity::Unpinned::Unpinned()
-    : m_busy(g_busy)
-    , m_wasPinned(g_original.has_value())
-{
-    restore();
-}
-
-GuiThreadAffinity::Unpinned::~Unpinned()
-{
-    if (m_wasPinned)
-        keepOff(m_busy);
 }
 
 } // namespace rtscope

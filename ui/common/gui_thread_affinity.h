@@ -2,12 +2,14 @@
 // Keeps the GUI (main) thread off the CPUs an experiment loads, so 64 hogs or a SCHED_FIFO thread on the
 // measured CPU cannot freeze the window; restores the original affinity when the experiments stop.
 //
-// The engine reads the calling thread's affinity to know which CPUs a config may use (CpuTopology::current()),
-// so calls into it from the GUI thread go through Unpinned, which lends the original mask back for the call.
+// The engine never reads the calling thread's affinity: every start() takes the CPUs explicitly. The GUI gives it
+// unpinnedTopology() (ui/common/unpinned_topology.h), built from original(): the mask the thread had before it was
+// kept off anything, so a parked window never narrows what a config may use.
 #include <vector>
 
 namespace rtscope {
 
+/// The GUI thread's affinity. There is one GUI thread, so this is one piece of state (GUI thread only).
 class GuiThreadAffinity {
 public:
     /// Pins the calling (GUI) thread to the usable CPUs not in @p busy; with none left, or @p busy empty,
@@ -16,20 +18,9 @@ public:
     static void restore();
     /// The calling thread's current affinity.
     static std::vector<int> current();
+    /// The affinity the GUI thread had before keepOff() narrowed it: current() when it is not kept off anything.
+    static std::vector<int> original();
     static bool pinned();
-
-    /// For the lifetime of this object the calling thread has its original affinity back.
-    class Unpinned {
-    public:
-        Unpinned();
-        ~Unpinned();
-        Unpinned(const Unpinned&) = delete;
-        Unpinned& operator=(const Unpinned&) = delete;
-
-    private:
-        std::vector<int> m_busy;
-        bool m_wasPinned;
-    };
 };
 
 } // namespace rtscope

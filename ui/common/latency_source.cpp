@@ -1,7 +1,6 @@
 #include "ui/common/latency_source.h"
 
 #include "engine/util/clock.h"
-#include "ui/common/gui_thread_affinity.h"
 
 namespace rtscope {
 
@@ -15,10 +14,9 @@ Error invalid(const std::vector<std::string>& problems)
 }
 } // namespace
 
-Error LiveLatencySource::start(const LatencyConfig& config)
+Error LiveLatencySource::start(const LatencyConfig& config, const CpuTopology& cpus)
 {
-    const GuiThreadAffinity::Unpinned unpinned;
-    return m_experiment.start(config);
+    return m_experiment.start(config, cpus);
 }
 
 void LiveLatencySource::stop()
@@ -28,7 +26,6 @@ void LiveLatencySource::stop()
 
 Error LiveLatencySource::reconfigure(const LatencyConfig& config)
 {
-    const GuiThreadAffinity::Unpinned unpinned;
     return m_experiment.reconfigure(config);
 }
 
@@ -57,14 +54,13 @@ std::vector<int> LiveLatencySource::busyCpus() const
     return m_experiment.busyCpus();
 }
 
-ReplayLatencySource::ReplayLatencySource()
-    : m_cpus(CpuTopology::current())
-{}
+ReplayLatencySource::ReplayLatencySource() = default;
 
-Error ReplayLatencySource::start(const LatencyConfig& config)
+Error ReplayLatencySource::start(const LatencyConfig& config, const CpuTopology& cpus)
 {
     if (m_replay.running())
         return {ErrorKind::InvalidConfig, "the latency experiment is already running"};
+    m_cpus = cpus;
     if (auto problems = config.validate(m_cpus); !problems.empty())
         return invalid(problems);
     m_replay.start(config, nowNs());

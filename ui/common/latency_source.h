@@ -13,8 +13,8 @@ namespace rtscope {
 class LatencySource {
 public:
     virtual ~LatencySource() = default;
-    /// Validates @p config and starts; the error names the cause (InvalidConfig, Permission, …).
-    virtual Error start(const LatencyConfig& config) = 0;
+    /// Validates @p config against @p cpus and starts; the error names the cause (InvalidConfig, Permission, …).
+    virtual Error start(const LatencyConfig& config, const CpuTopology& cpus) = 0;
     /// Stops and joins every worker; idempotent.
     virtual void stop() = 0;
     virtual Error reconfigure(const LatencyConfig& config) = 0;
@@ -30,7 +30,7 @@ public:
 /// The real thing: a LatencyExperiment with its threads.
 class LiveLatencySource final : public LatencySource {
 public:
-    Error start(const LatencyConfig& config) override;
+    Error start(const LatencyConfig& config, const CpuTopology& cpus) override;
     void stop() override;
     Error reconfigure(const LatencyConfig& config) override;
     void resetStatistics() override;
@@ -50,7 +50,7 @@ class ReplayLatencySource : public LatencySource {
 public:
     ReplayLatencySource();
 
-    Error start(const LatencyConfig& config) override;
+    Error start(const LatencyConfig& config, const CpuTopology& cpus) override;
     void stop() override;
     Error reconfigure(const LatencyConfig& config) override;
     void resetStatistics() override;
@@ -65,7 +65,7 @@ public:
 
 private:
     LatencyReplay m_replay;
-    CpuTopology m_cpus;
+    CpuTopology m_cpus; ///< as given to the last start(): reconfigure() validates against it
 };
 
 } // namespace rtscope

@@ -6,8 +6,7 @@ namespace rtscope {
 
 CpuTopology unpinnedTopology()
 {
-    const GuiThreadAffinity::Unpinned unpinned;
-    return CpuTopology::current();
+    return CpuTopology::forAllowed(GuiThreadAffinity::original());
 }
 
 } // namespace rtscope

@@ -4,8 +4,8 @@
 
 namespace rtscope {
 
-/// The CPUs a config may use. The engine reads the calling thread's affinity, and the main window may have parked
-/// the GUI thread off a busy CPU, which must not shrink what a config may use.
+/// The CPUs a config may use: the GUI thread's affinity from before the main window kept it off busy CPUs (which
+/// must not shrink what a config may use). Every page passes it to its experiment's start() and validate().
 CpuTopology unpinnedTopology();
 
 } // namespace rtscope

@@ -57,34 +57,24 @@ LatencyThreadStats allThreads(const LatencySnapshot& s)
 }
 } // namespace
 
+// The controls list every online CPU, not only those this process may use: a CPU outside the allowed set is then
+// refused with validate()'s sentence saying why, instead of being missing from the list without a word.
 LatencyPage::LatencyPage(std::unique_ptr<LatencySource> source, const SystemProbe& probe, QWidget* parent)
-    : ExperimentPage(parent)
-    , m_source(std::move(source))
-    , m_probe(probe)
+    : LatencyPageBase(probe, kRefreshMs, CpuTopology::current(), std::move(source), parent)
     , m_cpus(CpuTopology::current())
     , m_histogram(new HistogramChart(this))
     , m_timeline(new TimelineChart(this))
     , m_model(new LatencyStatsModel(this))
     , m_table(new QTableView(this))
-    , m_chartSplitter(new QSplitter(Qt::Horizontal, this))
-    , m_mainSplitter(new QSplitter(Qt::Vertical, this))
     , m_lossWarning(new QLabel(this))
     , m_logAxis(new QCheckBox(tr("&Log latency axis"), this))
     , m_window(new QSpinBox(this))
     , m_resetOnChange(new QCheckBox(tr("Reset statistics on every &change"), this))
     , m_referenceLabel(new QLabel(this))
     , m_clearReference(new QPushButton(tr("Clear reference"), this))
-    , m_timer(new QTimer(this))
     , m_replayBanner(new ReplayBanner(this))
 {
     setObjectName("latencyPage");
-    // The controls list every online CPU, not only those this process may use: a CPU outside the allowed set is
-    // then refused with validate()'s sentence saying why, instead of being missing from the list without a word.
-    std::vector<int> cpus = m_probe.onlineCpus.empty() ? m_cpus.online : m_probe.onlineCpus;
-    m_controls = new LatencyControls(cpus);
-    connect(m_controls, &LatencyControls::edited, this, &LatencyPage::controlsEdited);
-    m_base = m_controls->mapper().config(LatencyConfig{});
-
     styleLossWarning(m_lossWarning);
 
     m_logAxis->setChecked(true);
@@ -127,16 +117,20 @@ LatencyPage::LatencyPage(std::unique_ptr<LatencySource> source, const SystemProb
     m_table->setVerticalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
     styleTable();
 
-    m_chartSplitter->addWidget(m_histogram);
-    m_chartSplitter->addWidget(m_timeline);
-    m_chartSplitter->setStretchFactor(0, 5);
-    m_chartSplitter->setStretchFactor(1, 4);
-    m_chartSplitter->setChildrenCollapsible(false);
-    m_mainSplitter->addWidget(m_chartSplitter);
-    m_mainSplitter->addWidget(m_table);
-    m_mainSplitter->setStretchFactor(0, 1);
-    m_mainSplitter->setStretchFactor(1, 0);
-    m_mainSplitter->setChildrenCollapsible(false);
+    auto* chartSplitter = new QSplitter(Qt::Horizontal, this);
+    chartSplitter->addWidget(m_histogram);
+    chartSplitter->addWidget(m_timeline);
+    chartSplitter->setStretchFactor(0, 5);
+    chartSplitter->setStretchFactor(1, 4);
+    chartSplitter->setChildrenCollapsible(false);
+    auto* mainSplitter = new QSplitter(Qt::Vertical, this);
+    mainSplitter->addWidget(chartSplitter);
+    mainSplitter->addWidget(m_table);
+    mainSplitter->setStretchFactor(0, 1);
+    mainSplitter->setStretchFactor(1, 0);
+    mainSplitter->setChildrenCollapsible(false);
+    keepSplitter("chartSplitter", chartSplitter);
+    keepSplitter("mainSplitter", mainSplitter);
 
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(4, 4, 4, 4);
@@ -145,23 +139,18 @@ LatencyPage::LatencyPage(std::unique_ptr<LatencySource> source, const SystemProb
     m_replayBanner->hide();
     connect(m_replayBanner, &ReplayBanner::backToLive, this, &LatencyPage::leaveReplay);
     layout->addLayout(options);
-    layout->addWidget(m_mainSplitter, 1);
+    layout->addWidget(mainSplitter, 1);
 
     connect(m_logAxis, &QCheckBox::toggled, this, &LatencyPage::setLogLatencyAxis);
     connect(m_window, &QSpinBox::valueChanged, this, &LatencyPage::setTimelineSeconds);
     connect(m_clearReference, &QPushButton::clicked, this, &LatencyPage::clearReference);
-    m_timer->setInterval(kRefreshMs);
     m_timer->setTimerType(Qt::PreciseTimer);
-    connect(m_timer, &QTimer::timeout, this, &LatencyPage::refreshNow);
-    m_source->setSeriesWindow(int64_t(m_window->value()) * kNsPerSec);
+    m_experiment->setSeriesWindow(int64_t(m_window->value()) * kNsPerSec);
 }
 
 LatencyPage::~LatencyPage()
 {
     stop();
-    // The controls live in the main window's dock; if the page goes first they must not outlive it.
-    if (m_controls && !m_controls->parent())
-        delete m_controls;
 }
 
 void LatencyPage::styleTable()
@@ -186,155 +175,17 @@ void LatencyPage::changeEvent(QEvent* event)
         styleTable();
 }
 
-QWidget* LatencyPage::controls()
-{
-    return m_controls;
-}
-
-LatencyControls* LatencyPage::latencyControls() const
-{
-    return m_controls;
-}
-
-LatencyConfig LatencyPage::config() const
-{
-    return m_controls->mapper().config(m_base);
-}
-
-QStringList LatencyPage::problems() const
-{
-    return m_controls->problems();
-}
-
-bool LatencyPage::isRunning() const
-{
-    return m_source->running();
-}
-
-std::vector<int> LatencyPage::busyCpus() const
-{
-    return m_source->busyCpus();
-}
-
 bool LatencyPage::start()
 {
-    if (m_source->running())
-        return true;
     leaveReplay(); // Start means back to live
-    const LatencyConfig c = config();
-    if (auto problems = c.validate(m_cpus); !problems.empty()) {
-        m_controls->showProblems(toQt(problems));
-        return false;
-    }
-    if (Error e = m_source->start(c)) {
-        // Never a silent fallback: a refused FIFO stays refused, and says why.
-        showError(QString::fromStdString(e.message));
-        return false;
-    }
-    m_base = c;
-    m_controls->clearProblems();
-    m_lastDrawn.reset();
-    m_timer->start();
-    updateRunStatus();
-    emit runningChanged(true);
+    return LatencyPageBase::start();
+}
+
+QString LatencyPage::startedMessage(const LatencyConfig& c) const
+{
     const std::vector<std::string> others = otherMeasurementWarnings(c.resolvedCpus(m_cpus), getpid());
-    emit statusMessage(others.empty() ? tr("Started: %1").arg(QString::fromStdString(c.label()))
-                                      : tr("Started, but %1").arg(QString::fromStdString(others.front())));
-    return true;
-}
-
-void LatencyPage::stop()
-{
-    if (!m_source->running())
-        return;
-    m_source->stop();
-    runEnded();
-}
-
-void LatencyPage::runEnded()
-{
-    m_timer->stop();
-    refreshNow(); // the final snapshot, with everything drained
-    updateRunStatus();
-    emit runningChanged(false);
-    emit statusMessage(tr("Stopped"));
-}
-
-void LatencyPage::controlsEdited()
-{
-    const LatencyConfig c = config();
-    if (auto problems = c.validate(m_cpus); !problems.empty()) {
-        m_controls->showProblems(toQt(problems));
-        return;
-    }
-    if (!m_source->running()) {
-        m_base = c;
-        m_controls->clearProblems();
-        return;
-    }
-    applyRunning(c);
-}
-
-bool LatencyPage::applyRunning(const LatencyConfig& c)
-{
-    if (Error e = m_source->reconfigure(c)) {
-        // The engine kept the run as it was: show that config again, and the reason next to it. When even the
-        // previous setting could not be put back, the engine ended the run: show it stopped.
-        m_controls->mapper().setConfig(m_base);
-        if (!m_source->running())
-            runEnded();
-        showError(QString::fromStdString(e.message));
-        return false;
-    }
-    m_base = c;
-    m_controls->clearProblems();
-    if (m_resetOnChange->isChecked())
-        m_source->resetStatistics();
-    updateRunStatus();
-    emit busyCpusChanged();
-    return true;
-}
-
-QStringList LatencyPage::applyConfig(const LatencyConfig& c)
-{
-    QStringList problems = toQt(c.validate(m_cpus));
-    problems << m_controls->mapper().unrepresentable(c);
-    if (!problems.isEmpty()) {
-        m_controls->showProblems(problems);
-        return problems;
-    }
-    m_controls->mapper().setConfig(c);
-    if (!m_source->running()) {
-        m_base = c;
-        m_controls->clearProblems();
-        return {};
-    }
-    return applyRunning(c) ? QStringList() : m_controls->problems();
-}
-
-void LatencyPage::showError(const QString& message)
-{
-    m_controls->showProblems(message.split('\n', Qt::SkipEmptyParts));
-    emit statusMessage(message.section('\n', 0, 0));
-}
-
-void LatencyPage::updateRunStatus()
-{
-    m_controls->setStatus(m_source->running() ? tr("Running: %1").arg(QString::fromStdString(m_base.label()))
-                                              : QString());
-}
-
-void LatencyPage::setDisplayPaused(bool paused)
-{
-    m_paused = paused;
-    if (!paused)
-        refreshNow();
-}
-
-void LatencyPage::resetStatistics()
-{
-    if (m_source->running())
-        m_source->resetStatistics();
+    return others.empty() ? tr("Started: %1").arg(QString::fromStdString(c.label()))
+                          : tr("Started, but %1").arg(QString::fromStdString(others.front()));
 }
 
 bool LatencyPage::holdAsReference()
@@ -364,8 +215,7 @@ void LatencyPage::holdReference(const LatencyRunSummary& summary, const Histogra
     m_referenceLabel->setText(tr("Reference: %1").arg(label));
     m_referenceLabel->setToolTip(summary.label);
     m_clearReference->show();
-    emit referenceChanged(true);
-    emit statusMessage(tr("Held as reference: %1").arg(summary.label));
+    referenceHeld(tr("Held as reference: %1").arg(summary.label));
 }
 
 void LatencyPage::showReplay(std::shared_ptr<const LatencySnapshot> run, const QString& banner,
@@ -386,8 +236,7 @@ void LatencyPage::showReplay(std::shared_ptr<const LatencySnapshot> run, const Q
     m_timeline->setTimeAxisTitle(tr("time (s, 0 = end of the recording)"));
     m_replayBanner->setText(banner + "<br>" + replayViewNote());
     m_replayBanner->show();
-    m_lastDrawn = m_replay;
-    m_lastGeneration = m_replay->generation;
+    setDrawn(m_replay);
     draw(*m_replay);
     m_controls->setStatus(tr("Replay: %1").arg(QString::fromStdString(m_replay->config.label())));
     emit replayChanged(true);
@@ -423,8 +272,7 @@ void LatencyPage::leaveReplay()
     m_timeline->setTimeAxisTitle(tr("time (s, 0 = now)"));
     setTimelineSeconds(m_liveTimelineSeconds);
     m_histogram->setOverlays({});
-    m_lastDrawn = m_source->snapshot();
-    m_lastGeneration = m_lastDrawn ? m_lastDrawn->generation : 0;
+    setDrawn(source().snapshot());
     if (m_lastDrawn) {
         draw(*m_lastDrawn);
     } else {
@@ -432,7 +280,7 @@ void LatencyPage::leaveReplay()
         m_timeline->clear();
         m_model->setLive(std::nullopt);
     }
-    updateRunStatus();
+    m_controls->setStatus(QString()); // a replay is shown only while stopped: showReplay() stops, start() leaves it
     emit replayChanged(false);
 }
 
@@ -443,13 +291,11 @@ QString LatencyPage::replayBanner() const
 
 std::shared_ptr<const LatencySnapshot> LatencyPage::shownRun() const
 {
-    return m_replay ? m_replay : m_source->snapshot();
+    return m_replay ? m_replay : m_experiment->snapshot();
 }
 
-void LatencyPage::clearReference()
+void LatencyPage::releaseReference()
 {
-    if (!m_reference)
-        return;
     m_reference.reset();
     m_referenceCurve = {};
     m_histogram->setReference(nullptr);
@@ -459,7 +305,6 @@ void LatencyPage::clearReference()
     m_clearReference->hide();
     if (m_lastDrawn)
         draw(*m_lastDrawn);
-    emit referenceChanged(false);
 }
 
 void LatencyPage::setLogLatencyAxis(bool log)
@@ -481,7 +326,7 @@ void LatencyPage::setTimelineSeconds(int seconds)
 {
     if (m_window->value() != seconds)
         m_window->setValue(seconds);
-    m_source->setSeriesWindow(int64_t(m_window->value()) * kNsPerSec);
+    m_experiment->setSeriesWindow(int64_t(m_window->value()) * kNsPerSec);
     m_timeline->setWindowSeconds(m_window->value());
 }
 
@@ -502,25 +347,8 @@ bool LatencyPage::resetOnChange() const
 
 void LatencyPage::refreshNow()
 {
-    if (m_replay)
-        return; // the views show a recording until the user goes back to live
-    std::shared_ptr<const LatencySnapshot> snap = m_source->snapshot();
-    if (!snap)
-        return;
-    // A worker that ended on its own (a failed wait) leaves the run "running" until stopped: stop it here so
-    // every thread is joined and the error reaches the user.
-    if (snap->finished && m_source->running()) {
-        stop();
-        snap = m_source->snapshot();
-        if (!snap->error.empty())
-            showError(QString::fromStdString(snap->error));
-    }
-    if (m_paused || (snap == m_lastDrawn && snap->generation == m_lastGeneration))
-        return;
-    m_lastDrawn = snap;
-    m_lastGeneration = snap->generation;
-    draw(*snap);
-    ++m_frames;
+    if (!m_replay) // the views show a recording until the user goes back to live
+        LatencyPageBase::refreshNow();
 }
 
 std::vector<VerticalMarker> LatencyPage::withReferenceMax(std::vector<VerticalMarker> markers) const
@@ -624,51 +452,19 @@ QString LatencyPage::explanation() const
     return explanationHtml(e);
 }
 
-QStringList LatencyPage::applyConfigJson(const nlohmann::json& config)
+void LatencyPage::saveViewSettings(QSettings& settings) const
 {
-    return applyConfigJsonWith(
-        config, latencyConfigFromJson, [this](const LatencyConfig& c) { return applyConfig(c); },
-        [this](const QStringList& problems) { m_controls->showProblems(problems); });
-}
-
-nlohmann::json LatencyPage::configJson() const
-{
-    return toJson(config());
-}
-
-void LatencyPage::saveSettings(QSettings& settings) const
-{
-    settings.setValue("config", QString::fromStdString(toJson(config()).dump()));
     settings.setValue("logAxis", logLatencyAxis());
     settings.setValue("timelineSeconds", timelineSeconds());
     settings.setValue("resetOnChange", resetOnChange());
-    settings.setValue("chartSplitter", m_chartSplitter->saveState());
-    settings.setValue("mainSplitter", m_mainSplitter->saveState());
 }
 
-void LatencyPage::restoreSettings(QSettings& settings)
+QStringList LatencyPage::restoreViewSettings(QSettings& settings)
 {
     setLogLatencyAxis(settings.value("logAxis", true).toBool());
     setTimelineSeconds(settings.value("timelineSeconds", 10).toInt());
     setResetOnChange(settings.value("resetOnChange", true).toBool());
-    if (settings.contains("chartSplitter"))
-        m_chartSplitter->restoreState(settings.value("chartSplitter").toByteArray());
-    if (settings.contains("mainSplitter"))
-        m_mainSplitter->restoreState(settings.value("mainSplitter").toByteArray());
-    const QString text = settings.value("config").toString();
-    if (text.isEmpty())
-        return;
-    std::vector<std::string> errors;
-    const nlohmann::json j = nlohmann::json::parse(text.toStdString(), nullptr, false);
-    LatencyConfig c = latencyConfigFromJson(j, errors);
-    QStringList problems = toQt(errors);
-    if (problems.isEmpty()) {
-        problems = applyConfig(c);
-    }
-    if (!problems.isEmpty()) {
-        // A saved config this machine cannot run (a CPU went offline): keep the defaults, and say so.
-        m_controls->showProblems(QStringList(tr("The saved latency settings were not applied:")) + problems);
-    }
+    return {};
 }
 
 } // namespace rtscope

@@ -1,20 +1,13 @@
 #include "ui/starvation/starvation_controls.h"
 
-#include "ui/widgets/experiment_controls.h"
-
 #include "engine/util/units.h"
-#include "ui/common/problem_list.h"
-#include "ui/plot/chart_style.h"
 #include "ui/widgets/duration_spin_box.h"
 
 #include <QCheckBox>
 #include <QComboBox>
-#include <QEvent>
 #include <QFormLayout>
-#include <QLabel>
 #include <QSignalBlocker>
 #include <QSpinBox>
-#include <QVBoxLayout>
 
 namespace rtscope {
 
@@ -110,41 +103,39 @@ StarvationConfig StarvationConfigMapper::config(const StarvationConfig& base) co
 }
 
 StarvationControls::StarvationControls(const std::vector<int>& cpus, QWidget* parent)
-    : QWidget(parent)
-    , m_form(new QWidget(this))
-    , m_problemLabel(new QLabel(this))
-    , m_statusLabel(new QLabel(this))
-    , m_hint(new QLabel(this))
+    : ExperimentControls(tr("The spinner runs on one CPU only, bounded by its own deadline checks and by a "
+                            "watchdog on another CPU."),
+                         tr("The settings are fixed while the spinner runs: stop to change them."), parent)
 {
     StarvationControlWidgets w;
-    w.burst = new DurationSpinBox(m_form);
+    w.burst = new DurationSpinBox(form());
     w.burst->setObjectName("burst");
     w.burst->setToolTip(tr("How long the real-time spinner busy-loops without blocking (10 ms … 5 s)"));
-    w.gap = new DurationSpinBox(m_form);
+    w.gap = new DurationSpinBox(form());
     w.gap->setObjectName("gap");
     w.gap->setToolTip(tr("The spinner sleeps this long before the first burst and after each one"));
-    w.bursts = new QSpinBox(m_form);
+    w.bursts = new QSpinBox(form());
     w.bursts->setObjectName("bursts");
     w.bursts->setKeyboardTracking(false);
-    w.policy = new QComboBox(m_form);
+    w.policy = new QComboBox(form());
     w.policy->setObjectName("policy");
     w.policy->setToolTip(tr("The spinner's real-time policy: neither is time-sliced against SCHED_OTHER"));
-    w.priority = new QSpinBox(m_form);
+    w.priority = new QSpinBox(form());
     w.priority->setObjectName("priority");
     w.priority->setKeyboardTracking(false);
-    w.counters = new QSpinBox(m_form);
+    w.counters = new QSpinBox(form());
     w.counters->setObjectName("counters");
     w.counters->setKeyboardTracking(false);
     w.counters->setToolTip(tr("SCHED_OTHER threads on the spinner's CPU counting as fast as they can"));
-    w.counterNice = new QSpinBox(m_form);
+    w.counterNice = new QSpinBox(form());
     w.counterNice->setObjectName("counterNice");
     w.counterNice->setKeyboardTracking(false);
     w.counterNice->setToolTip(tr("Nice value of the counters: it changes nothing against a real-time spinner"));
-    w.cpu = new QComboBox(m_form);
+    w.cpu = new QComboBox(form());
     w.cpu->setObjectName("cpu");
     w.cpu->setToolTip(tr("The CPU the spinner starves. CPU 0 is reserved for the window, the watchdog and the "
                          "collector."));
-    w.controlCounter = new QCheckBox(tr("Control counter on another CPU"), m_form);
+    w.controlCounter = new QCheckBox(tr("Control counter on another CPU"), form());
     w.controlCounter->setObjectName("controlCounter");
     w.controlCounter->setToolTip(tr("One more counter away from the spinner: it must not notice the bursts"));
     m_mapper = std::make_unique<StarvationConfigMapper>(w);
@@ -154,33 +145,16 @@ StarvationControls::StarvationControls(const std::vector<int>& cpus, QWidget* pa
                                .arg(w.priority->maximum())
                                .arg(StarvationConfig::kWatchdogPriority));
 
-    auto* form = new QFormLayout(m_form);
-    form->setContentsMargins(0, 0, 0, 0);
-    form->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
-    form->addRow(tr("&Burst"), w.burst);
-    form->addRow(tr("&Gap"), w.gap);
-    form->addRow(tr("B&ursts"), w.bursts);
-    form->addRow(tr("Spinner &policy"), w.policy);
-    form->addRow(tr("P&riority"), w.priority);
-    form->addRow(tr("C&ounters"), w.counters);
-    form->addRow(tr("Counter &nice"), w.counterNice);
-    form->addRow(tr("Spinner &CPU"), w.cpu);
-    form->addRow(w.controlCounter);
-
-    initProblemList(m_problemLabel);
-    m_statusLabel->setObjectName("runStatus");
-    m_statusLabel->setWordWrap(true);
-    m_statusLabel->hide();
-    m_hint->setWordWrap(true);
-    m_hint->setEnabled(false);
-    setRunning(false);
-
-    auto* layout = new QVBoxLayout(this);
-    layout->addWidget(m_form);
-    layout->addWidget(m_problemLabel);
-    layout->addWidget(m_statusLabel);
-    layout->addWidget(m_hint);
-    layout->addStretch(1);
+    QFormLayout* rows = formLayout();
+    rows->addRow(tr("&Burst"), w.burst);
+    rows->addRow(tr("&Gap"), w.gap);
+    rows->addRow(tr("B&ursts"), w.bursts);
+    rows->addRow(tr("Spinner &policy"), w.policy);
+    rows->addRow(tr("P&riority"), w.priority);
+    rows->addRow(tr("C&ounters"), w.counters);
+    rows->addRow(tr("Counter &nice"), w.counterNice);
+    rows->addRow(tr("Spinner &CPU"), w.cpu);
+    rows->addRow(w.controlCounter);
 
     auto changed = [this] {
         emit edited();
@@ -194,41 +168,8 @@ StarvationControls::StarvationControls(const std::vector<int>& cpus, QWidget* pa
     connect(w.counterNice, &QSpinBox::valueChanged, this, changed);
     connect(w.cpu, &QComboBox::currentIndexChanged, this, changed);
     connect(w.controlCounter, &QCheckBox::toggled, this, changed);
-    restyleProblems();
 }
 
 StarvationControls::~StarvationControls() = default;
-
-void StarvationControls::showProblems(const QStringList& problems)
-{
-    m_problems = problems;
-    showProblemList(m_problemLabel, problems);
-}
-
-void StarvationControls::setStatus(const QString& text)
-{
-    m_statusLabel->setText(text);
-    m_statusLabel->setVisible(!text.isEmpty());
-}
-
-void StarvationControls::setRunning(bool running)
-{
-    m_form->setEnabled(!running);
-    m_hint->setText(running ? tr("The settings are fixed while the spinner runs: stop to change them.")
-                            : tr("The spinner runs on one CPU only, bounded by its own deadline checks and by a "
-                                 "watchdog on another CPU."));
-}
-
-void StarvationControls::changeEvent(QEvent* event)
-{
-    QWidget::changeEvent(event);
-    if (event->type() == QEvent::PaletteChange)
-        restyleProblems();
-}
-
-void StarvationControls::restyleProblems()
-{
-    styleProblemLabel(m_problemLabel, plot::isDarkPalette(palette()));
-}
 
 } // namespace rtscope

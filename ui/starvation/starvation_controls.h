@@ -3,16 +3,15 @@
 // The widgets offer exactly the ranges StarvationConfig allows; the CPU list also offers the reserved CPUs, so
 // that choosing one is refused with validate()'s sentence instead of silently being impossible.
 #include "engine/experiments/starvation_config.h"
+#include "ui/widgets/experiment_controls.h"
 
 #include <QStringList>
-#include <QWidget>
 
 #include <memory>
 #include <vector>
 
 class QCheckBox;
 class QComboBox;
-class QLabel;
 class QSpinBox;
 
 namespace rtscope {
@@ -52,7 +51,8 @@ private:
     StarvationControlWidgets m_w;
 };
 
-class StarvationControls : public QWidget {
+/// The frame (problems, run status, the hint, read-only while the spinner runs, edited()) is ExperimentControls'.
+class StarvationControls : public ExperimentControls {
     Q_OBJECT
 public:
     explicit StarvationControls(const std::vector<int>& cpus, QWidget* parent = nullptr);
@@ -61,28 +61,8 @@ public:
     StarvationConfigMapper& mapper() { return *m_mapper; }
     const StarvationControlWidgets& widgets() const { return m_mapper->widgets(); }
 
-    void showProblems(const QStringList& problems);
-    void clearProblems() { showProblems({}); }
-    QStringList problems() const { return m_problems; }
-    void setStatus(const QString& text);
-    /// While a run is on, the config is fixed: the widgets are read-only until it stops.
-    void setRunning(bool running);
-
-signals:
-    void edited();
-
-protected:
-    void changeEvent(QEvent* event) override;
-
 private:
-    void restyleProblems();
-
     std::unique_ptr<StarvationConfigMapper> m_mapper;
-    QWidget* m_form;
-    QLabel* m_problemLabel;
-    QLabel* m_statusLabel;
-    QLabel* m_hint;
-    QStringList m_problems;
 };
 
 } // namespace rtscope

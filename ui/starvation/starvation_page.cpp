@@ -1,6 +1,7 @@
 #include "ui/starvation/starvation_page.h"
 
 #include "ui/common/colors.h"
+#include "ui/common/gui_thread_affinity.h"
 #include "ui/common/problem_list.h"
 #include "ui/common/text_format.h"
 
@@ -79,12 +80,9 @@ StarvationPage::StarvationPage(const SystemProbe& probe, QWidget* parent)
     , m_table(new QTableView(this))
 {
     setObjectName("starvationPage");
-    {
-        // The main window pins the GUI thread off busy CPUs; the reserved set is about the process's home CPU,
-        // not where the window happens to be parked right now.
-        GuiThreadAffinity::Unpinned unpinned;
-        m_base.reservedCpus = StarvationConfig::defaultReservedCpus();
-    }
+    // The main window pins the GUI thread off busy CPUs; the reserved set is about the process's home CPU,
+    // not where the window happens to be parked right now.
+    m_base.reservedCpus = StarvationConfig::defaultReservedCpus(GuiThreadAffinity::original());
     m_kernel = readThrottleSettings(std::max(0, m_base.resolvedCpu(topology())));
     // Long enough for a whole planned run of kChartSeconds, with room for the lead-in.
     m_experiment->setSeriesWindow(int64_t(kChartSeconds + 5) * kNsPerSec);

@@ -5,6 +5,7 @@
 
 #include <QComboBox>
 #include <QEvent>
+#include <QFormLayout>
 #include <QLabel>
 #include <QVBoxLayout>
 
@@ -60,6 +61,24 @@ void ExperimentControls::setRunning(bool running)
 {
     m_form->setEnabled(!running);
     m_hint->setText(running ? m_runningHint : m_idleHint);
+}
+
+void ExperimentControls::setHint(const QString& text)
+{
+    m_idleHint = text;
+    m_runningHint = text;
+    m_hint->setText(text);
+    m_hint->setVisible(!text.isEmpty());
+}
+
+QFormLayout* ExperimentControls::formLayout()
+{
+    if (!m_formLayout) {
+        m_formLayout = new QFormLayout(m_form);
+        m_formLayout->setContentsMargins(0, 0, 0, 0);
+        m_formLayout->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
+    }
+    return m_formLayout;
 }
 
 void ExperimentControls::changeEvent(QEvent* event)

@@ -1,10 +1,12 @@
 #pragma once
 // The frame the experiment control panels share: a form, the problem panel (validate()'s sentences, shown as
 // they are), a run-status line and a hint. While a run is on the form is read-only: a run's config is fixed.
+// A panel whose changes apply to the running experiment at once (LatencyControls) simply never calls setRunning().
 #include <QStringList>
 #include <QWidget>
 
 class QComboBox;
+class QFormLayout;
 class QLabel;
 
 namespace rtscope {
@@ -17,9 +19,13 @@ public:
     void showProblems(const QStringList& problems);
     void clearProblems() { showProblems({}); }
     QStringList problems() const { return m_problems; }
+    /// One line under the form saying what is running ("Running: FIFO 80 · 1.00 ms · …"); hidden while empty.
     void setStatus(const QString& text);
     QString status() const;
     void setRunning(bool running);
+    /// Replaces both hints with @p text, shown whether or not a run is on; an empty text hides the hint (for pages
+    /// that reuse a panel and have their own hint, or none).
+    void setHint(const QString& text);
 
 signals:
     /// The user changed a control (never emitted while a config is being shown).
@@ -32,12 +38,16 @@ protected:
     ExperimentControls(const QString& hint, QWidget* parent)
         : ExperimentControls(hint, hint, parent)
     {}
-    /// The subclass fills this widget with its controls.
+    /// The subclass fills this widget with its controls: either through formLayout(), or a layout of its own.
     QWidget* form() const { return m_form; }
+    /// The form's label–field layout, made on first use: no margins of its own and fields that take the panel's
+    /// width. A subclass that gives form() another layout never calls this.
+    QFormLayout* formLayout();
     void changeEvent(QEvent* event) override;
 
 private:
     QWidget* m_form;
+    QFormLayout* m_formLayout = nullptr;
     QLabel* m_problemLabel;
     QLabel* m_statusLabel;
     QLabel* m_hint;

@@ -29,32 +29,20 @@ bool spinUntil(int64_t endNs, const std::atomic<bool>& stop, const std::atomic<b
     return true;
 }
 
-// The figures the least-squares slope needs, in long double: k² reaches 4·10¹⁰ and k·drift 10¹⁸.
-struct SlopeSums {
-    long double n = 0, k = 0, kk = 0, d = 0, kd = 0;
-
-    void add(int64_t tick, int64_t drift)
-    {
-        const long double x = tick, y = drift;
-        n += 1;
-        k += x;
-        kk += x * x;
-        d += y;
-        kd += x * y;
-    }
-    double slope() const
-    {
-        const long double den = n * kk - k * k;
-        return n >= 2 && den != 0 ? double((n * kd - k * d) / den) : 0.0;
-    }
-};
+// The config as run: the CPU and the tick count resolved against the topology it was validated against.
+DriftConfig driftConfigAsRun(const DriftConfig& requested, const CpuTopology& cpus)
+{
+    DriftConfig c = requested;
+    c.cpu = requested.resolvedCpu(cpus);
+    c.ticks = requested.tickCount();
+    return c;
+}
 
 } // namespace
 
-struct DriftExperiment::Worker {
+struct DriftRun::Worker {
     WaiterKind kind = WaiterKind::Absolute;
     std::unique_ptr<SpscRing<DriftSample>> ring;
-    std::shared_ptr<AppendLog<DriftTick>> log;
     RtThread thread;
     std::atomic<int> tid{0};
     std::atomic<bool> ready{false};
@@ -62,63 +50,35 @@ struct DriftExperiment::Worker {
     std::atomic<bool> completed{false}; ///< reached the tick count (done may also mean stopped or failed)
     std::atomic<int64_t> slackNs{-1};
     std::string error; ///< written by the worker before it sets done (release)
-
-    // Collector-side aggregates.
-    Histogram lateness;
-    SlopeSums sums;
-    uint64_t wakes = 0;
-    uint64_t missed = 0;
-    int64_t lastTick = 0;
-    int64_t lastDrift = 0;
-    int64_t minDrift = 0;
-    int64_t maxDrift = 0;
-    int64_t lastWake = 0;
 };
 
-DriftExperiment::DriftExperiment() = default;
-
-DriftExperiment::~DriftExperiment()
+DriftRun::DriftRun(const DriftConfig& config, const RunEnvironment& env)
+    : m_config(driftConfigAsRun(config, env.topology))
+    , m_env(env)
+    , m_aggregator(m_config.methods.size(), m_config.periodNs, size_t(m_config.ticks))
 {
-    stop();
-}
-
-Error DriftExperiment::start(const DriftConfig& requested)
-{
-    if (m_running)
-        return {ErrorKind::InvalidConfig, "the drift experiment is already running"};
-    const CpuTopology cpus = CpuTopology::current();
-    if (auto errors = requested.validate(cpus); !errors.empty())
-        return {ErrorKind::InvalidConfig, joinErrors(errors)};
-
-    m_config = requested;
-    m_config.cpu = requested.resolvedCpu(cpus);
-    m_config.ticks = requested.tickCount();
-    m_t0.store(0, std::memory_order_relaxed);
-    m_quit.store(false, std::memory_order_relaxed);
-    m_workers.clear();
+    bool locked = true;
+    int err = 0;
     for (WaiterKind k : m_config.methods) {
         auto w = std::make_unique<Worker>();
         w->kind = k;
         w->ring = std::make_unique<SpscRing<DriftSample>>(kRingCapacity);
-        w->log = std::make_shared<AppendLog<DriftTick>>(size_t(m_config.ticks));
+        if (!env.allLocked() && !lockRange(w->ring->storage(), w->ring->storageBytes())) {
+            locked = false;
+            err = errno;
+        }
         m_workers.push_back(std::move(w));
     }
+    m_memoryLock = rangeLockStatus(env, locked, err, "the rings and the method threads' stacks");
+}
 
-    if (m_lockAll)
-        m_memoryLock = lockAllMemory();
-    if (m_memoryLock.mode != MemoryLockMode::All) {
-        bool locked = true;
-        for (auto& w : m_workers)
-            locked = lockRange(w->ring->storage(), w->ring->storageBytes()) && locked;
-        if (locked)
-            m_memoryLock = {MemoryLockMode::Ranges,
-                            "mlock of the rings and the method threads' stacks" +
-                                (m_memoryLock.detail.empty() ? std::string() : " (" + m_memoryLock.detail + ")")};
-        else
-            m_memoryLock = {MemoryLockMode::None,
-                            std::string("memory not locked: mlock failed: ") + std::strerror(errno)};
-    }
+DriftRun::~DriftRun()
+{
+    stop();
+}
 
+Error DriftRun::start()
+{
     for (auto& wp : m_workers) {
         Worker& w = *wp;
         ThreadSpec spec;
@@ -126,35 +86,26 @@ Error DriftExperiment::start(const DriftConfig& requested)
         spec.priority = m_config.priority;
         spec.cpu = m_config.cpu;
         spec.name = "rtscope-drift";
-        spec.lockStack = m_memoryLock.mode != MemoryLockMode::All;
-        if (Error e = w.thread.start(spec, [this, &w](const std::atomic<bool>& stop) { methodLoop(w, stop); })) {
-            stopWorkers();
-            m_workers.clear();
-            return e;
-        }
+        spec.lockStack = !m_env.allLocked();
+        if (Error e = w.thread.start(spec, [this, &w](const std::atomic<bool>& stop) { methodLoop(w, stop); }))
+            return e; // the host stops what did start
         w.tid.store(w.thread.tid(), std::memory_order_relaxed);
     }
-    if (Error e = waitUntilReady()) {
-        stopWorkers();
-        m_workers.clear();
+    if (Error e = waitUntilReady())
         return e;
-    }
 
     const int64_t t0 = nowNs() + kStartLeadNs;
     const int64_t nominal = m_config.ticks * (m_config.periodNs + m_config.workNs) + m_config.stallNs;
     // A safety net, not a measurement: the naive loop takes n·(P + W + wake-up) by design, and a starved
     // SCHED_OTHER method can be slower still; only a method that stopped answering gets this far.
     m_runLimitNs = t0 + 4 * nominal + 5 * kNsPerSec;
-    m_generation = 0;
-    m_running = true;
+    m_aggregator.setOrigin(t0); // before the collector starts, which is after start() returns
+    m_live.store(true);
     m_t0.store(t0, std::memory_order_release);
-    m_collector.addSource(this);
-    // Keep the collector off the measured CPU: the methods' work would delay it and the rings would fill.
-    m_collector.start(1'000'000, 16'000'000, cpus.otherThan({m_config.cpu}));
     return {};
 }
 
-Error DriftExperiment::waitUntilReady()
+Error DriftRun::waitUntilReady()
 {
     const int64_t end = nowNs() + kReadyTimeoutNs;
     for (;;) {
@@ -170,7 +121,7 @@ Error DriftExperiment::waitUntilReady()
     }
 }
 
-void DriftExperiment::methodLoop(Worker& w, const std::atomic<bool>& stop)
+void DriftRun::methodLoop(Worker& w, const std::atomic<bool>& stop)
 {
     // Slack is per thread (prctl(2)): set it here, then read back what the kernel actually keeps, which under
     // a real-time policy may be 0 whatever was asked.
@@ -240,7 +191,7 @@ void DriftExperiment::methodLoop(Worker& w, const std::atomic<bool>& stop)
     w.done.store(true, std::memory_order_release);
 }
 
-void DriftExperiment::stopWorkers()
+void DriftRun::stop()
 {
     // Every worker gives up its work at once, before any is joined: the methods share one CPU and one
     // priority, so a SCHED_FIFO worker still spinning through its work would keep the next one from running
@@ -248,57 +199,29 @@ void DriftExperiment::stopWorkers()
     // exit; RtThread::stop() demotes a thread that overruns its 100 ms.
     m_quit.store(true, std::memory_order_relaxed);
     for (auto& w : m_workers)
-        w->thread.stop(100);
+        w->thread.stop(kJoinBudgetMs);
+    m_live.store(false);
 }
 
-void DriftExperiment::stop()
-{
-    if (!m_running)
-        return;
-    stopWorkers();
-    m_running = false;
-    m_collector.stop(); // joins, then drains what is left and publishes with running = false
-    m_collector.removeSource(this);
-}
-
-bool DriftExperiment::finished() const
+bool DriftRun::finished() const
 {
     if (m_workers.empty())
         return false;
     bool all = true;
     for (const auto& w : m_workers)
         all = all && w->done.load(std::memory_order_acquire);
-    return all || (m_running.load() && nowNs() > m_runLimitNs);
+    return all || (m_live.load() && nowNs() > m_runLimitNs);
 }
 
-size_t DriftExperiment::drain()
+size_t DriftRun::drain()
 {
-    const int64_t t0 = m_t0.load(std::memory_order_acquire);
-    const int64_t period = m_config.periodNs;
     size_t total = 0;
-    for (auto& wp : m_workers) {
-        Worker& w = *wp;
+    for (size_t i = 0; i < m_workers.size(); ++i) {
+        SpscRing<DriftSample>& ring = *m_workers[i]->ring;
         for (;;) {
-            const size_t n = w.ring->popBatch(m_drainBatch.data(), m_drainBatch.size());
-            for (size_t i = 0; i < n; ++i) {
-                const DriftSample& s = m_drainBatch[i];
-                DriftTick t;
-                t.tick = s.tick;
-                t.driftNs = s.wakeNs - (t0 + s.tick * period);
-                t.latenessNs = s.wakeNs - s.deadlineNs;
-                t.missed =
-                    s.tick > w.lastTick + 1 ? uint32_t(std::min<int64_t>(s.tick - w.lastTick - 1, UINT32_MAX)) : 0;
-                w.missed += t.missed;
-                w.lastTick = std::max(w.lastTick, s.tick);
-                w.lastDrift = t.driftNs;
-                w.minDrift = w.wakes == 0 ? t.driftNs : std::min(w.minDrift, t.driftNs);
-                w.maxDrift = w.wakes == 0 ? t.driftNs : std::max(w.maxDrift, t.driftNs);
-                w.lastWake = s.wakeNs;
-                ++w.wakes;
-                w.sums.add(t.tick, t.driftNs);
-                w.lateness.record(t.latenessNs);
-                w.log->append(t);
-            }
+            const size_t n = ring.popBatch(m_drainBatch.data(), m_drainBatch.size());
+            for (size_t k = 0; k < n; ++k)
+                m_aggregator.add(i, m_drainBatch[k]);
             total += n;
             if (n < m_drainBatch.size())
                 break;
@@ -307,38 +230,24 @@ size_t DriftExperiment::drain()
     return total;
 }
 
-void DriftExperiment::publish()
+std::shared_ptr<DriftSnapshot> DriftRun::makeSnapshot(bool running)
 {
     auto snap = std::make_shared<DriftSnapshot>();
     snap->config = m_config;
-    snap->generation = ++m_generation;
-    snap->running = m_running;
-    snap->t0Ns = m_t0.load(std::memory_order_acquire);
+    snap->running = running;
+    snap->t0Ns = m_aggregator.originNs();
     snap->publishedNs = nowNs();
-    snap->nominalHz = 1e9 / double(m_config.periodNs);
+    snap->nominalHz = m_aggregator.nominalHz();
     snap->memoryLock = m_memoryLock.detail;
 
     bool allDone = !m_workers.empty();
     int64_t slackRead = -1;
-    for (const auto& wp : m_workers) {
-        const Worker& w = *wp;
+    for (size_t i = 0; i < m_workers.size(); ++i) {
+        const Worker& w = *m_workers[i];
         DriftMethodStats m;
+        static_cast<DriftMethodFigures&>(m) = m_aggregator.figures(i);
         m.method = w.kind;
         m.tid = w.tid.load(std::memory_order_relaxed);
-        m.wakes = w.wakes;
-        m.lastTick = w.lastTick;
-        m.missedTicks = w.missed;
-        m.driftNs = w.lastDrift;
-        m.minDriftNs = w.minDrift;
-        m.maxDriftNs = w.maxDrift;
-        m.slopeNsPerTick = w.sums.slope();
-        if (w.wakes > 0 && w.lastWake > snap->t0Ns) {
-            m.rateHz = double(w.wakes) * 1e9 / double(w.lastWake - snap->t0Ns);
-            m.ratePercent = 100.0 * m.rateHz / snap->nominalHz;
-        }
-        m.latenessP50Ns = w.lateness.percentile(50);
-        m.latenessP99Ns = w.lateness.percentile(99);
-        m.latenessMaxNs = w.lateness.max();
         m.timerSlackNs = w.slackNs.load(std::memory_order_relaxed);
         if (slackRead < 0)
             slackRead = m.timerSlackNs;
@@ -350,8 +259,6 @@ void DriftExperiment::publish()
             allDone = false;
         if (!m.error.empty() && snap->error.empty())
             snap->error = std::string(driftMethodName(w.kind)) + ": " + m.error;
-        m.log = w.log;
-        m.logCount = w.log->size();
         snap->methods.push_back(std::move(m));
     }
     snap->finished = allDone;
@@ -369,15 +276,7 @@ void DriftExperiment::publish()
                                                                            ? " (the thread's default)"
                                                                            : " (set with prctl(PR_SET_TIMERSLACK))");
     }
-
-    std::lock_guard lock(m_snapshotMutex);
-    m_snapshot = std::move(snap);
-}
-
-std::shared_ptr<const DriftSnapshot> DriftExperiment::snapshot() const
-{
-    std::lock_guard lock(m_snapshotMutex);
-    return m_snapshot;
+    return snap;
 }
 
 } // namespace rtscope

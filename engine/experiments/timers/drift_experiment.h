@@ -1,11 +1,10 @@
 #pragma once
 /// @file The drift experiment (docs/experiments/drift.md): several periodic timing methods side by side, one thread
 /// each, same period, policy and CPU, every tick streamed through a ring to the collector, which turns it into
-/// cumulative drift, lateness and missed-tick figures per method.
+/// cumulative drift, lateness and missed-tick figures per method (DriftAggregator).
+#include "engine/experiments/experiment_host.h"
 #include "engine/experiments/timers/drift_config.h"
-#include "engine/pipeline/append_log.h"
-#include "engine/pipeline/collector.h"
-#include "engine/pipeline/histogram.h"
+#include "engine/pipeline/drift_aggregator.h"
 #include "engine/pipeline/spsc_ring.h"
 #include "engine/rt/memory_lock.h"
 #include "engine/rt/rt_thread.h"
@@ -14,53 +13,21 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
-#include <mutex>
-#include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace rtscope {
 
-/// @brief One wake-up of one method, as the worker saw it (plain data: copied through the ring).
-struct DriftSample {
-    int64_t wakeNs = 0;     ///< clock read right after the wait returned
-    int64_t deadlineNs = 0; ///< t0 + k·P; for the naive loop what its sleep aimed at (sleep start + P)
-    int64_t tick = 0;       ///< index k of the tick this wake-up answers, 1-based
-};
-
-/// @brief One tick of one method, as kept for the curves and the CSV.
-struct DriftTick {
-    int64_t tick = 0;       ///< k, 1-based; gaps are missed ticks
-    int64_t driftNs = 0;    ///< cumulative drift: wake − (t0 + k·P)
-    int64_t latenessNs = 0; ///< this wake-up's own lateness: wake − the deadline it aimed at
-    uint32_t missed = 0;    ///< ticks that expired unanswered just before this one (timerfd/POSIX overruns, ...)
-};
-
-/// @brief Figures of one method, live and at the end.
-struct DriftMethodStats {
+/// @brief Figures of one method, live and at the end: what its wake-ups add up to (DriftMethodFigures, from the
+/// DriftAggregator) and what only its thread knows.
+struct DriftMethodStats : DriftMethodFigures {
     WaiterKind method = WaiterKind::Absolute;
     int tid = 0;
-    uint64_t wakes = 0;       ///< wake-ups received
-    int64_t lastTick = 0;     ///< index of the latest tick answered ("after N ticks")
-    uint64_t missedTicks = 0; ///< ticks counted as expired but never woken for: never lost
-    int64_t driftNs = 0;      ///< drift at lastTick
-    int64_t minDriftNs = 0;
-    int64_t maxDriftNs = 0;
-    double slopeNsPerTick = 0; ///< least-squares slope of drift against tick (0 before two ticks)
-    double rateHz = 0;         ///< wake-ups per second since t0
-    double ratePercent = 0;    ///< rateHz as a percentage of the nominal rate 1/P
-    int64_t latenessP50Ns = 0;
-    int64_t latenessP99Ns = 0;
-    int64_t latenessMaxNs = 0;
     int64_t timerSlackNs = -1; ///< prctl(PR_GET_TIMERSLACK) read in the method's own thread; -1 before it ran
     uint64_t drops = 0;        ///< samples the ring refused (must stay 0)
     bool done = false;         ///< reached the tick count, failed or was stopped
     std::string error;         ///< why the method stopped early, empty if it did not
-
-    /// Every tick so far, shared with the experiment without copying (see AppendLog).
-    std::shared_ptr<const AppendLog<DriftTick>> log;
-    size_t logCount = 0;
-    std::span<const DriftTick> ticks() const { return log ? log->prefix(logCount) : std::span<const DriftTick>(); }
 };
 
 struct DriftSnapshot {
@@ -78,58 +45,64 @@ struct DriftSnapshot {
     std::string error; ///< first method failure or a timeout, empty if none
 };
 
-class DriftExperiment : private CollectorSource {
+/// @brief One run of the drift experiment (the ExperimentRun of experiment_host.h): one thread per method on the
+/// measured CPU, a ring each, and the DriftAggregator the collector drains them into. All methods share t0.
+class DriftRun {
 public:
-    DriftExperiment();
-    ~DriftExperiment() override;
-    DriftExperiment(const DriftExperiment&) = delete;
-    DriftExperiment& operator=(const DriftExperiment&) = delete;
+    using Config = DriftConfig;
+    using Snapshot = DriftSnapshot;
+    static constexpr std::string_view kName = "drift";
+    static constexpr size_t kRingCapacity = 1 << 14;
 
-    /// @brief Lock all memory with mlockall (CLI) instead of only the rings and stacks (GUI). Before start().
-    void setLockAllMemory(bool all) { m_lockAll = all; }
+    /// @brief Resolves the CPU and the tick count, allocates the rings and the tick logs and locks the rings
+    /// (unless mlockall is in force). No thread yet.
+    DriftRun(const DriftConfig& config, const RunEnvironment& env);
+    ~DriftRun();
+    DriftRun(const DriftRun&) = delete;
+    DriftRun& operator=(const DriftRun&) = delete;
 
-    /// @brief Validates, starts one thread per method and the collector; all methods share t0. On any failure
-    /// everything started is stopped again and the error returned (InvalidConfig, Permission, ...).
-    Error start(const DriftConfig& config);
-    /// @brief Stops and joins every thread (within 100 ms; one that overstays is demoted), drains the last samples,
-    /// publishes. Idempotent.
+    /// @brief Starts one thread per method, waits until every one is ready, then sets t0.
+    Error start();
+    /// @brief Every method gives up at once, then each is joined (within kJoinBudgetMs; one that overstays is
+    /// demoted). Idempotent.
     void stop();
+    /// @brief Collector thread: moves every method's ring into the aggregator.
+    size_t drain();
+    /// @brief Collector thread: the figures so far.
+    std::shared_ptr<DriftSnapshot> makeSnapshot(bool running);
 
-    bool running() const { return m_running.load(); }
     /// @brief Every method is done, or the run overran its length by far (then the snapshot says why).
     bool finished() const;
+    /// @brief The CPU this run loads: every method's thread runs on it.
+    std::vector<int> busyCpus() const { return {m_config.cpu}; }
     const DriftConfig& config() const { return m_config; }
-    /// @brief The CPU this run loads (every method's thread runs on it); empty when not running. Whoever drives
-    /// the experiment keeps its own threads off it (ScopedCallerAffinity in the CLI). Control thread only.
-    std::vector<int> busyCpus() const { return m_running ? std::vector<int>{m_config.cpu} : std::vector<int>{}; }
-    /// @brief The latest published snapshot; never blocks a worker. Null before the first start().
-    std::shared_ptr<const DriftSnapshot> snapshot() const;
-
-    static constexpr size_t kRingCapacity = 1 << 14;
+    /// @brief Off the measured CPU: the methods' work would delay the collector and the rings would fill.
+    int collectorCpu() const { return m_env.topology.otherThan({m_config.cpu}); }
 
 private:
     struct Worker;
 
-    size_t drain() override;
-    void publish() override;
     void methodLoop(Worker& w, const std::atomic<bool>& stop);
-    void stopWorkers();
     Error waitUntilReady();
 
     DriftConfig m_config;
-    bool m_lockAll = false;
-    std::atomic<bool> m_running{false};
+    RunEnvironment m_env;
+    MemoryLockStatus m_memoryLock;
     std::atomic<int64_t> m_t0{0};    ///< 0 until every worker is ready; then the shared origin
     std::atomic<bool> m_quit{false}; ///< tells every worker to stop at once, before any is joined
+    std::atomic<bool> m_live{false}; ///< started and not yet stopped: only then does the run limit apply
     int64_t m_runLimitNs = 0;        ///< after this, finished() gives up on methods that never completed
     std::vector<std::unique_ptr<Worker>> m_workers;
-    MemoryLockStatus m_memoryLock;
-    Collector m_collector;
-    uint64_t m_generation = 0;                  ///< collector thread only
-    DrainBuffer<DriftSample, 512> m_drainBatch; ///< collector thread only
 
-    mutable std::mutex m_snapshotMutex;
-    std::shared_ptr<const DriftSnapshot> m_snapshot;
+    // Collector-thread state (set up before the collector starts).
+    DriftAggregator m_aggregator;
+    DrainBuffer<DriftSample, 512> m_drainBatch;
+};
+
+/// @brief The drift experiment: DriftRun on the experiment host (start(config, topology), stop, snapshot, ...).
+class DriftExperiment : public ExperimentHost<DriftRun> {
+public:
+    static constexpr size_t kRingCapacity = DriftRun::kRingCapacity;
 };
 
 } // namespace rtscope

@@ -8,7 +8,6 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <cmath>
 #include <cstring>
 #include <ctime>
 
@@ -97,121 +96,57 @@ int64_t cpuClockOverhead()
     return std::max<int64_t>(excess[kRounds / 2], 0);
 }
 
-// The nearest-rank percentile of @p values, through @p scratch so that the collector allocates only as the
-// cells grow.
-int64_t nearestRank(const std::vector<int64_t>& values, double percent, std::vector<int64_t>& scratch)
+// The config as run: the CPU resolved against the topology it was validated against.
+SleepFloorConfig sleepFloorConfigAsRun(const SleepFloorConfig& requested, const CpuTopology& cpus)
 {
-    if (values.empty())
-        return 0;
-    scratch.assign(values.begin(), values.end());
-    const size_t rank = size_t(std::ceil(percent / 100.0 * double(scratch.size())));
-    const size_t k = std::clamp<size_t>(rank, 1, scratch.size()) - 1;
-    std::nth_element(scratch.begin(), scratch.begin() + ptrdiff_t(k), scratch.end());
-    return scratch[k];
+    SleepFloorConfig c = requested;
+    c.cpu = requested.resolvedCpu(cpus);
+    return c;
 }
 
 } // namespace
 
-// Every sample of a cell is kept for exact percentiles: the log-bucketed Histogram's 0.4 % is 40 µs at 10 ms,
-// more than the overshoot being measured.
-struct SleepFloorExperiment::Cell {
-    std::vector<int64_t> actual;
-    std::vector<int64_t> cpu;
-    int64_t minNs = 0;
-    int64_t maxNs = 0;
-    long double wallSum = 0;
-    bool dirty = false;
-    int64_t computedNs = 0;
-    SleepFloorCell figures;
-};
+SleepFloorRun::SleepFloorRun(const SleepFloorConfig& config, const RunEnvironment& env)
+    : m_config(sleepFloorConfigAsRun(config, env.topology))
+    , m_env(env)
+    , m_ring(std::make_unique<SpscRing<SleepSample>>(kRingCapacity))
+    , m_loadCounters(new LoadCounter[kMaxLoadThreads])
+    , m_aggregator(m_config.requestsNs, m_config.methods.size(), size_t(m_config.samples))
+{
+    timespec res{};
+    clock_getres(CLOCK_MONOTONIC, &res);
+    m_clockResolutionNs = fromTimespec(res);
+    const bool locked = env.allLocked() || lockRange(m_ring->storage(), m_ring->storageBytes());
+    m_memoryLock = rangeLockStatus(env, locked, locked ? 0 : errno, "the ring and the measuring thread's stack");
+}
 
-SleepFloorExperiment::SleepFloorExperiment()
-    : m_loadCounters(new LoadCounter[kMaxLoadThreads])
-{}
-
-SleepFloorExperiment::~SleepFloorExperiment()
+SleepFloorRun::~SleepFloorRun()
 {
     stop();
 }
 
-Error SleepFloorExperiment::start(const SleepFloorConfig& requested)
+Error SleepFloorRun::start()
 {
-    if (m_running)
-        return {ErrorKind::InvalidConfig, "the sleep-floor experiment is already running"};
-    const CpuTopology cpus = CpuTopology::current();
-    if (auto errors = requested.validate(cpus); !errors.empty())
-        return {ErrorKind::InvalidConfig, joinErrors(errors)};
-
-    m_config = requested;
-    m_config.cpu = requested.resolvedCpu(cpus);
-    timespec res{};
-    clock_getres(CLOCK_MONOTONIC, &res);
-    m_clockResolutionNs = fromTimespec(res);
-
-    m_ring = std::make_unique<SpscRing<SleepSample>>(kRingCapacity);
-    m_log = std::make_shared<AppendLog<SleepSample>>(size_t(m_config.totalSamples()));
-    m_cells.assign(m_config.requestsNs.size() * m_config.methods.size(), Cell{});
-    for (size_t r = 0; r < m_config.requestsNs.size(); ++r)
-        for (size_t m = 0; m < m_config.methods.size(); ++m) {
-            Cell& c = m_cells[r * m_config.methods.size() + m];
-            c.actual.reserve(size_t(m_config.samples));
-            c.cpu.reserve(size_t(m_config.samples));
-            SleepFloorCell& f = c.figures;
-            f.requestNs = m_config.requestsNs[r];
-            f.method = m_config.methods[m];
-        }
-    m_samplesDone = 0;
-    m_currentRequest = -1;
-    m_generation = 0;
-    m_done.store(false, std::memory_order_relaxed);
-    m_completed.store(false, std::memory_order_relaxed);
-    m_slackNs.store(-1, std::memory_order_relaxed);
-    m_cpuOverheadNs.store(0, std::memory_order_relaxed);
-    m_workerError.clear();
-
-    if (m_lockAll)
-        m_memoryLock = lockAllMemory();
-    if (m_memoryLock.mode != MemoryLockMode::All) {
-        if (lockRange(m_ring->storage(), m_ring->storageBytes()))
-            m_memoryLock = {MemoryLockMode::Ranges,
-                            "mlock of the ring and the measuring thread's stack" +
-                                (m_memoryLock.detail.empty() ? std::string() : " (" + m_memoryLock.detail + ")")};
-        else
-            m_memoryLock = {MemoryLockMode::None,
-                            std::string("memory not locked: mlock failed: ") + std::strerror(errno)};
-    }
-
-    if (Error e = startLoad(cpus)) {
-        stopAll();
-        return e;
-    }
+    if (Error e = startLoad())
+        return e; // the host stops the load threads that did start
     m_startNs = nowNs();
     ThreadSpec spec;
     spec.policy = m_config.policy;
     spec.priority = m_config.priority;
     spec.cpu = m_config.cpu;
     spec.name = "rtscope-sleep";
-    spec.lockStack = m_memoryLock.mode != MemoryLockMode::All;
-    m_running = true;
-    if (Error e = m_measuring.start(spec, [this](const std::atomic<bool>& stop) { measuringLoop(stop); })) {
-        m_running = false;
-        stopAll();
+    spec.lockStack = !m_env.allLocked();
+    if (Error e = m_measuring.start(spec, [this](const std::atomic<bool>& stop) { measuringLoop(stop); }))
         return e;
-    }
     m_tid.store(m_measuring.tid(), std::memory_order_relaxed);
-    m_collector.addSource(this);
-    // The collector and the load threads share the other CPUs; the measuring CPU stays for the waits alone.
-    m_collector.start(1'000'000, 16'000'000, cpus.otherThan({m_config.cpu}));
     return {};
 }
 
-Error SleepFloorExperiment::startLoad(const CpuTopology& cpus)
+Error SleepFloorRun::startLoad()
 {
-    m_load.clear();
-    m_loadCpus.clear();
-    m_loadThreads.store(0, std::memory_order_relaxed);
     if (!m_config.backgroundLoad)
         return {};
+    const CpuTopology& cpus = m_env.topology;
     int index = 0;
     for (int cpu : cpus.allowed) {
         if (!cpus.usable(cpu) || cpu == m_config.cpu || index >= kMaxLoadThreads)
@@ -224,7 +159,6 @@ Error SleepFloorExperiment::startLoad(const CpuTopology& cpus)
         spec.prefaultBytes = 0;
         spec.lockStack = false;
         LoadCounter& counter = m_loadCounters[index++];
-        counter.iterations.store(0, std::memory_order_relaxed);
         auto thread = std::make_unique<RtThread>();
         Error e = thread->start(spec, [&counter](const std::atomic<bool>& stop) {
             uint64_t local = 0;
@@ -239,12 +173,12 @@ Error SleepFloorExperiment::startLoad(const CpuTopology& cpus)
             return e;
         m_load.push_back(std::move(thread));
         m_loadCpus.push_back(cpu);
-        m_loadThreads.store(int(m_load.size()), std::memory_order_relaxed);
+        m_loadThreads = int(m_load.size());
     }
     return {};
 }
 
-void SleepFloorExperiment::measuringLoop(const std::atomic<bool>& stop)
+void SleepFloorRun::measuringLoop(const std::atomic<bool>& stop)
 {
     setTimerSlack(m_config.timerSlackNs);
     m_slackNs.store(timerSlack(), std::memory_order_relaxed);
@@ -294,55 +228,31 @@ void SleepFloorExperiment::measuringLoop(const std::atomic<bool>& stop)
     m_done.store(true, std::memory_order_release);
 }
 
-void SleepFloorExperiment::stopAll()
+void SleepFloorRun::stop()
 {
     // No demotion first: another lab's real-time spinner on this CPU would then starve the exit of a
     // SCHED_FIFO measuring thread. The spin polls the stop flag and the sleeps return EINTR, and
     // RtThread::stop() demotes a thread that overruns its 100 ms.
-    m_measuring.stop(100);
+    m_measuring.stop(kJoinBudgetMs);
     for (auto& t : m_load)
-        t->stop(100);
+        t->stop(kJoinBudgetMs);
 }
 
-std::vector<int> SleepFloorExperiment::busyCpus() const
+std::vector<int> SleepFloorRun::busyCpus() const
 {
-    if (!m_running)
-        return {};
     std::vector<int> cpus = m_loadCpus;
     cpus.push_back(m_config.cpu);
     std::sort(cpus.begin(), cpus.end());
     return cpus;
 }
 
-void SleepFloorExperiment::stop()
-{
-    if (!m_running)
-        return;
-    stopAll();
-    m_running = false;
-    m_collector.stop(); // joins, then drains what is left and publishes with running = false
-    m_collector.removeSource(this);
-}
-
-size_t SleepFloorExperiment::drain()
+size_t SleepFloorRun::drain()
 {
     size_t total = 0;
-    const size_t methods = m_config.methods.size();
     for (;;) {
         const size_t n = m_ring->popBatch(m_drainBatch.data(), m_drainBatch.size());
-        for (size_t i = 0; i < n; ++i) {
-            const SleepSample& s = m_drainBatch[i];
-            Cell& c = m_cells[size_t(s.request) * methods + s.method];
-            c.minNs = c.actual.empty() ? s.actualNs : std::min(c.minNs, s.actualNs);
-            c.maxNs = c.actual.empty() ? s.actualNs : std::max(c.maxNs, s.actualNs);
-            c.actual.push_back(s.actualNs);
-            c.cpu.push_back(s.cpuNs);
-            c.wallSum += s.actualNs;
-            c.dirty = true;
-            m_log->append(s);
-            m_currentRequest = s.request;
-        }
-        m_samplesDone += n;
+        for (size_t i = 0; i < n; ++i)
+            m_aggregator.add(m_drainBatch[i]);
         total += n;
         if (n < m_drainBatch.size())
             break;
@@ -350,60 +260,40 @@ size_t SleepFloorExperiment::drain()
     return total;
 }
 
-void SleepFloorExperiment::publish()
+std::shared_ptr<SleepFloorSnapshot> SleepFloorRun::makeSnapshot(bool running)
 {
     auto snap = std::make_shared<SleepFloorSnapshot>();
     snap->config = m_config;
-    snap->generation = ++m_generation;
-    snap->running = m_running;
+    snap->running = running;
     snap->startNs = m_startNs;
     snap->publishedNs = nowNs();
     snap->clockResolutionNs = m_clockResolutionNs;
     snap->timerSlackNs = m_slackNs.load(std::memory_order_relaxed);
     snap->cpuClockOverheadNs = m_cpuOverheadNs.load(std::memory_order_relaxed);
     snap->tid = m_tid.load(std::memory_order_relaxed);
-    snap->samplesDone = m_samplesDone;
+    snap->samplesDone = m_aggregator.samplesDone();
     snap->samplesTotal = uint64_t(m_config.totalSamples());
-    snap->currentRequest = m_currentRequest;
+    snap->currentRequest = m_aggregator.currentRequest();
     snap->memoryLock = m_memoryLock.detail;
-    snap->drops = m_ring ? m_ring->drops() : 0;
+    snap->drops = m_ring->drops();
     const bool done = m_done.load(std::memory_order_acquire);
     snap->finished = done && m_completed.load(std::memory_order_relaxed);
     if (done)
         snap->error = m_workerError;
 
-    // Exact percentiles cost a pass over the cell's samples: only for cells that changed, and for a big cell that
-    // is still filling at most every 100 ms (the last publish after stop() computes everything).
-    for (Cell& c : m_cells) {
-        if (!c.dirty)
-            continue;
-        const bool complete = int64_t(c.actual.size()) >= m_config.samples;
-        if (m_running && !complete && c.actual.size() > 5000 && snap->publishedNs - c.computedNs < 100 * kNsPerMs)
-            continue;
-        c.dirty = false;
-        c.computedNs = snap->publishedNs;
-        SleepFloorCell& f = c.figures;
-        f.samples = c.actual.size();
-        f.minNs = c.minNs;
-        f.maxNs = c.maxNs;
-        f.p50Ns = nearestRank(c.actual, 50, m_scratch);
-        f.p99Ns = nearestRank(c.actual, 99, m_scratch);
-        f.meanNs = f.samples ? double(c.wallSum / f.samples) : 0.0;
-        f.overshootNs = f.p50Ns - f.requestNs;
-        f.overshootRatio = f.requestNs > 0 ? double(f.p50Ns) / double(f.requestNs) : 0.0;
-        f.cpuPerWaitNs = double(nearestRank(c.cpu, 50, m_scratch));
-        f.cpuShare = f.p50Ns > 0 ? f.cpuPerWaitNs / double(f.p50Ns) : 0.0;
-    }
-    snap->cells.reserve(m_cells.size());
-    for (const Cell& c : m_cells)
-        snap->cells.push_back(c.figures);
-
-    if (!m_config.requestsNs.empty()) {
-        const size_t smallest = size_t(std::min_element(m_config.requestsNs.begin(), m_config.requestsNs.end()) -
-                                       m_config.requestsNs.begin());
-        for (size_t m = 0; m < m_config.methods.size(); ++m)
-            snap->floorNs.push_back(snap->cell(smallest, m).p50Ns);
-    }
+    // Exact percentiles cost a pass over the cell's samples: the aggregator recomputes only the cells that changed,
+    // a big one still filling at most every 100 ms while the run lasts; the last snapshot gets everything.
+    m_aggregator.update(snap->publishedNs, running);
+    const size_t methods = m_config.methods.size();
+    snap->cells.reserve(m_config.requestsNs.size() * methods);
+    for (size_t r = 0; r < m_config.requestsNs.size(); ++r)
+        for (size_t m = 0; m < methods; ++m) {
+            SleepFloorCell c;
+            static_cast<SleepCellFigures&>(c) = m_aggregator.cell(r, m);
+            c.method = m_config.methods[m];
+            snap->cells.push_back(c);
+        }
+    snap->floorNs = m_aggregator.floorNs();
 
     if (isRealtime(m_config.policy)) {
         snap->effectiveSlackNs = 0;
@@ -418,20 +308,13 @@ void SleepFloorExperiment::publish()
                       (m_config.timerSlackNs == 0 ? " (the thread's default)" : " (set with prctl(PR_SET_TIMERSLACK))");
     }
 
-    snap->loadThreads = m_loadThreads.load(std::memory_order_relaxed);
+    snap->loadThreads = m_loadThreads;
     for (int i = 0; i < snap->loadThreads; ++i)
         snap->loadIterations += m_loadCounters[i].iterations.load(std::memory_order_relaxed);
-    snap->log = m_log;
-    snap->logCount = m_log ? m_log->size() : 0;
-
-    std::lock_guard lock(m_snapshotMutex);
-    m_snapshot = std::move(snap);
-}
-
-std::shared_ptr<const SleepFloorSnapshot> SleepFloorExperiment::snapshot() const
-{
-    std::lock_guard lock(m_snapshotMutex);
-    return m_snapshot;
+    const std::shared_ptr<const AppendLog<SleepSample>> log = m_aggregator.log();
+    snap->logCount = log->size();
+    snap->log = log;
+    return snap;
 }
 
 } // namespace rtscope

@@ -1,10 +1,12 @@
 #pragma once
 /// @file The sleep-floor experiment (docs/experiments/sleep-floor.md): one pinned thread asks for each requested length
 /// N times with each method (nanosleep, clock_nanosleep relative/absolute, busy-wait, hybrid) and measures what it got
-/// on the wall clock and in CPU time; optional background load keeps the other CPUs awake.
+/// on the wall clock and in CPU time; optional background load keeps the other CPUs awake. The collector turns the
+/// samples into exact figures per request and method (SleepFloorAggregator).
+#include "engine/experiments/experiment_host.h"
 #include "engine/experiments/timers/sleep_floor_config.h"
 #include "engine/pipeline/append_log.h"
-#include "engine/pipeline/collector.h"
+#include "engine/pipeline/sleep_floor_aggregator.h"
 #include "engine/pipeline/spsc_ring.h"
 #include "engine/rt/memory_lock.h"
 #include "engine/rt/rt_thread.h"
@@ -13,36 +15,17 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
-#include <mutex>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace rtscope {
 
-/// @brief One wait (plain data: copied through the ring and kept for the CSV).
-struct SleepSample {
-    uint16_t request = 0; ///< index into the config's requests
-    uint8_t method = 0;   ///< index into the config's methods
-    uint32_t sample = 0;  ///< 0 … samples − 1
-    int64_t actualNs = 0; ///< wall time the wait took (CLOCK_MONOTONIC)
-    int64_t cpuNs = 0; ///< CPU time the thread consumed meanwhile (CLOCK_THREAD_CPUTIME_ID), less the clock's own cost
-};
-
-/// @brief Figures of one requested length with one method.
-struct SleepFloorCell {
-    int64_t requestNs = 0;
+/// @brief Figures of one requested length with one method (SleepCellFigures, from the SleepFloorAggregator), and
+/// the method.
+struct SleepFloorCell : SleepCellFigures {
     SleepMethod method = SleepMethod::Nanosleep;
-    uint64_t samples = 0;
-    int64_t minNs = 0;
-    int64_t p50Ns = 0; ///< median actual duration
-    int64_t p99Ns = 0;
-    int64_t maxNs = 0;
-    double meanNs = 0;
-    int64_t overshootNs = 0;   ///< p50 − request
-    double overshootRatio = 0; ///< p50 / request; 0 for a 0 ns request (no ratio)
-    double cpuPerWaitNs = 0;   ///< median CPU time per wait
-    double cpuShare = 0;       ///< median CPU time / median wall time: 1 for busy-wait, ~0 for a real sleep
 };
 
 struct SleepFloorSnapshot {
@@ -82,81 +65,78 @@ struct SleepFloorSnapshot {
     }
 };
 
-class SleepFloorExperiment : private CollectorSource {
+/// @brief One run of the sleep-floor experiment (the ExperimentRun of experiment_host.h): the measuring thread, its
+/// ring, the background load threads, and the SleepFloorAggregator the collector drains the ring into.
+class SleepFloorRun {
 public:
-    SleepFloorExperiment();
-    ~SleepFloorExperiment() override;
-    SleepFloorExperiment(const SleepFloorExperiment&) = delete;
-    SleepFloorExperiment& operator=(const SleepFloorExperiment&) = delete;
-
-    /// @brief Lock all memory with mlockall (CLI) instead of only the ring and the stack (GUI). Before start().
-    void setLockAllMemory(bool all) { m_lockAll = all; }
-
-    /// @brief Validates, starts the background load (if asked), the measuring thread and the collector. On any
-    /// failure everything started is stopped again and the error returned (InvalidConfig, Permission, ...).
-    Error start(const SleepFloorConfig& config);
-    /// @brief Stops and joins every thread (within 100 ms; one that overstays is demoted), drains the last samples,
-    /// publishes. Idempotent.
-    void stop();
-
-    bool running() const { return m_running.load(); }
-    /// @brief The measuring thread has ended (every sample taken, failed or stopped): time to call stop().
-    bool finished() const { return m_done.load(std::memory_order_acquire); }
-    const SleepFloorConfig& config() const { return m_config; }
-    /// @brief The measuring CPU and, with background load, every CPU a load thread spins on; sorted, empty when not
-    /// running. Whoever drives the experiment keeps its own threads off them (ScopedCallerAffinity in the CLI).
-    /// Control thread only.
-    std::vector<int> busyCpus() const;
-    /// @brief The latest published snapshot; never blocks the measuring thread. Null before the first start().
-    std::shared_ptr<const SleepFloorSnapshot> snapshot() const;
-
+    using Config = SleepFloorConfig;
+    using Snapshot = SleepFloorSnapshot;
+    static constexpr std::string_view kName = "sleep-floor";
     static constexpr size_t kRingCapacity = 1 << 14;
 
+    /// @brief Resolves the CPU, reads clock_getres, allocates the ring, the cells and the raw-sample log and locks
+    /// the ring (unless mlockall is in force). No thread yet.
+    SleepFloorRun(const SleepFloorConfig& config, const RunEnvironment& env);
+    ~SleepFloorRun();
+    SleepFloorRun(const SleepFloorRun&) = delete;
+    SleepFloorRun& operator=(const SleepFloorRun&) = delete;
+
+    /// @brief Starts the background load (if asked), then the measuring thread.
+    Error start();
+    /// @brief Joins the measuring thread, then the load threads (each within kJoinBudgetMs; one that overstays is
+    /// demoted). Idempotent.
+    void stop();
+    /// @brief Collector thread: moves the ring into the aggregator.
+    size_t drain();
+    /// @brief Collector thread: the figures so far (every cell recomputed when not @p running).
+    std::shared_ptr<SleepFloorSnapshot> makeSnapshot(bool running);
+
+    /// @brief The measuring thread has ended (every sample taken, failed or stopped).
+    bool finished() const { return m_done.load(std::memory_order_acquire); }
+    /// @brief The measuring CPU and, with background load, every CPU a load thread spins on; sorted.
+    std::vector<int> busyCpus() const;
+    const SleepFloorConfig& config() const { return m_config; }
+    /// @brief The collector and the load threads share the other CPUs; the measuring CPU stays for the waits alone.
+    int collectorCpu() const { return m_env.topology.otherThan({m_config.cpu}); }
+
 private:
-    struct Cell;
     struct alignas(kCacheLine) LoadCounter {
         std::atomic<uint64_t> iterations{0};
     };
 
-    size_t drain() override;
-    void publish() override;
     void measuringLoop(const std::atomic<bool>& stop);
-    Error startLoad(const CpuTopology& cpus);
-    void stopAll();
+    Error startLoad();
 
     SleepFloorConfig m_config;
-    bool m_lockAll = false;
-    std::atomic<bool> m_running{false};
+    RunEnvironment m_env;
+    MemoryLockStatus m_memoryLock;
+    int64_t m_clockResolutionNs = 0;
+    int64_t m_startNs = 0;
     std::atomic<bool> m_done{false};      ///< the measuring thread has ended, for whatever reason
     std::atomic<bool> m_completed{false}; ///< ... having taken every sample
-    int64_t m_startNs = 0;
-    int64_t m_clockResolutionNs = 0;
 
     std::unique_ptr<SpscRing<SleepSample>> m_ring;
-    std::shared_ptr<AppendLog<SleepSample>> m_log;
     RtThread m_measuring;
     std::atomic<int> m_tid{0};
     std::atomic<int64_t> m_slackNs{-1};
     std::atomic<int64_t> m_cpuOverheadNs{0};
     std::string m_workerError; ///< written by the measuring thread before it sets m_done
 
-    std::vector<std::unique_ptr<RtThread>> m_load; ///< control thread only
-    std::vector<int> m_loadCpus;                   ///< control thread only: where m_load runs
-    std::atomic<int> m_loadThreads{0};             ///< how many started, for the collector's snapshot
+    // Written by start() only, before the collector starts: the collector reads m_loadThreads and the counters.
+    std::vector<std::unique_ptr<RtThread>> m_load;
+    std::vector<int> m_loadCpus; ///< where m_load runs
+    int m_loadThreads = 0;       ///< how many started
     std::unique_ptr<LoadCounter[]> m_loadCounters;
-    MemoryLockStatus m_memoryLock;
-    Collector m_collector;
 
-    // Collector-thread state.
-    std::vector<Cell> m_cells;
-    std::vector<int64_t> m_scratch;
-    uint64_t m_samplesDone = 0;
-    int m_currentRequest = -1;
-    uint64_t m_generation = 0;
-    DrainBuffer<SleepSample, 1024> m_drainBatch; ///< collector thread only
+    // Collector-thread state (set up before the collector starts).
+    SleepFloorAggregator m_aggregator;
+    DrainBuffer<SleepSample, 1024> m_drainBatch;
+};
 
-    mutable std::mutex m_snapshotMutex;
-    std::shared_ptr<const SleepFloorSnapshot> m_snapshot;
+/// @brief The sleep-floor experiment: SleepFloorRun on the experiment host (start(config, topology), stop, ...).
+class SleepFloorExperiment : public ExperimentHost<SleepFloorRun> {
+public:
+    static constexpr size_t kRingCapacity = SleepFloorRun::kRingCapacity;
 };
 
 } // namespace rtscope

@@ -24,10 +24,8 @@
 #include <QComboBox>
 #include <QHeaderView>
 #include <QLabel>
-#include <QSettings>
 #include <QSplitter>
 #include <QTableView>
-#include <QTimer>
 #include <QVBoxLayout>
 
 #include <nlohmann/json.hpp>
@@ -43,22 +41,16 @@ constexpr int kMaxTableRows = 8;    ///< more CPUs scroll
 } // namespace
 
 CpusPage::CpusPage(std::unique_ptr<LatencySource> source, const SystemProbe& probe, QWidget* parent)
-    : ExperimentPage(parent)
-    , m_source(std::move(source))
-    , m_probe(probe)
+    : CpusPageBase(probe, kRefreshMs, unpinnedTopology(), std::move(source), parent)
     , m_topo(unpinnedTopology())
     , m_lossWarning(new QLabel(this))
     , m_heatStrip(new HeatStrip(this))
     , m_histogram(new HistogramChart(this))
     , m_model(new RunSummaryModel(tr("CPU"), this))
     , m_table(new QTableView(this))
-    , m_splitter(new QSplitter(Qt::Vertical, this))
-    , m_timer(new QTimer(this))
 {
     setObjectName("cpusPage");
     const CpuTopology& topo = m_topo;
-    const std::vector<int> online = m_probe.onlineCpus.empty() ? topo.online : m_probe.onlineCpus;
-    m_controls = new LatencyControls(online);
     m_cpuList = new CpuListEdit(topo.allowed, m_probe, m_controls);
     m_controls->insertRow(kMeasuringCpuRow, tr("&Measured CPUs"), m_cpuList);
     m_controls->setRowVisible(m_controls->widgets().cpu, false);
@@ -66,8 +58,7 @@ CpusPage::CpusPage(std::unique_ptr<LatencySource> source, const SystemProbe& pro
     m_controls->widgets().hogCpu->setToolTip(tr("The CPU the hogs are pinned to; a noisy core stands out"));
     m_controls->setHint(tr("One measuring thread per CPU. Every change applies to the running experiment at once, "
                            "restarts the statistics and leaves a marker on the heat strip."));
-    connect(m_controls, &LatencyControls::edited, this, &CpusPage::controlsEdited);
-    connect(m_cpuList, &CpuListEdit::edited, this, &CpusPage::controlsEdited);
+    connect(m_cpuList, &CpuListEdit::edited, this, [this] { controlsEdited(); });
 
     styleLossWarning(m_lossWarning);
     m_histogram->setTitle(tr("Jitter histogram per CPU"));
@@ -78,25 +69,25 @@ CpusPage::CpusPage(std::unique_ptr<LatencySource> source, const SystemProbe& pro
     workbench::styleStatsTable(m_table);
     m_table->setToolTip(tr("Untick a CPU to leave its curve out of the histogram"));
 
-    m_splitter->addWidget(m_heatStrip);
-    m_splitter->addWidget(m_histogram);
-    m_splitter->addWidget(m_table);
-    m_splitter->setStretchFactor(0, 0);
-    m_splitter->setStretchFactor(1, 1);
-    m_splitter->setStretchFactor(2, 0);
-    m_splitter->setChildrenCollapsible(false);
+    auto* splitter = new QSplitter(Qt::Vertical, this);
+    splitter->addWidget(m_heatStrip);
+    splitter->addWidget(m_histogram);
+    splitter->addWidget(m_table);
+    splitter->setStretchFactor(0, 0);
+    splitter->setStretchFactor(1, 1);
+    splitter->setStretchFactor(2, 0);
+    splitter->setChildrenCollapsible(false);
+    keepSplitter("splitter", splitter);
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(4, 4, 4, 4);
     layout->addWidget(m_lossWarning);
-    layout->addWidget(m_splitter, 1);
+    layout->addWidget(splitter, 1);
 
     connect(m_model, &RunSummaryModel::checkedChanged, this, [this] {
         if (m_lastDrawn)
             draw(*m_lastDrawn);
     });
-    m_timer->setInterval(kRefreshMs);
-    connect(m_timer, &QTimer::timeout, this, &CpusPage::refreshNow);
-    m_source->setSeriesWindow(kSeriesWindowNs);
+    m_experiment->setSeriesWindow(kSeriesWindowNs);
 
     // The lesson in one click: every CPU measured, two hogs on the last one.
     LatencyConfig initial = m_controls->mapper().config(LatencyConfig{});
@@ -115,50 +106,28 @@ CpusPage::CpusPage(std::unique_ptr<LatencySource> source, const SystemProbe& pro
 CpusPage::~CpusPage()
 {
     stop();
-    if (m_controls && !m_controls->parent())
-        delete m_controls;
-}
-
-QWidget* CpusPage::controls()
-{
-    return m_controls;
-}
-
-LatencyControls* CpusPage::latencyControls() const
-{
-    return m_controls;
 }
 
 LatencyConfig CpusPage::config() const
 {
-    LatencyConfig c = m_controls->mapper().config(m_base);
+    LatencyConfig c = CpusPageBase::config();
     c.cpu = -1;
     if (auto cpus = m_cpuList->cpus())
         c.cpus = *cpus;
     return c;
 }
 
-QStringList CpusPage::problems() const
-{
-    return m_controls->problems();
-}
-
-QStringList CpusPage::problemsOf(const LatencyConfig& c) const
+QStringList CpusPage::configProblems(const LatencyConfig& c, const CpuTopology& topo) const
 {
     QStringList out;
     if (const QString p = m_cpuList->problem(); !p.isEmpty())
         out << p;
-    return out + toQt(c.validate(unpinnedTopology()));
-}
-
-bool CpusPage::isRunning() const
-{
-    return m_source->running();
+    return out + toQt(c.validate(topo));
 }
 
 std::vector<int> CpusPage::busyCpus() const
 {
-    if (!m_source->running())
+    if (!isRunning())
         return {};
     const CpuTopology& topo = m_topo;
     const std::vector<int> hogCpus = m_base.hogs > 0 ? m_base.resolvedHogCpus(topo) : std::vector<int>{};
@@ -172,172 +141,37 @@ std::vector<int> CpusPage::busyCpus() const
     return busy;
 }
 
-bool CpusPage::start()
+void CpusPage::runStarting(const LatencyConfig& c)
 {
-    if (m_source->running())
-        return true;
-    const LatencyConfig c = config();
-    if (const QStringList problems = problemsOf(c); !problems.isEmpty()) {
-        m_controls->showProblems(problems);
-        return false;
-    }
-    if (Error e = m_source->start(c)) {
-        // Never a silent fallback: a refused FIFO stays refused, and says why.
-        showError(QString::fromStdString(e.message));
-        return false;
-    }
     m_topo = unpinnedTopology();
-    m_base = c;
-    m_controls->clearProblems();
     m_heat.reset(HeatHistory::intervalFor(c.periodNs));
     m_heatStrip->resetScale();
-    m_lastDrawn.reset();
-    m_timer->start();
-    updateRunStatus();
-    emit runningChanged(true);
-    emit busyCpusChanged();
-    emit statusMessage(tr("Started: %1").arg(QString::fromStdString(c.label())));
-    return true;
 }
 
-void CpusPage::stop()
+LatencyConfig CpusPage::adopt(LatencyConfig c) const
 {
-    if (!m_source->running())
-        return;
-    m_source->stop();
-    runEnded();
-}
-
-void CpusPage::runEnded()
-{
-    m_timer->stop();
-    refreshNow(); // the final snapshot, with everything drained
-    updateRunStatus();
-    emit runningChanged(false);
-    emit busyCpusChanged();
-    emit statusMessage(tr("Stopped"));
-}
-
-void CpusPage::controlsEdited()
-{
-    const LatencyConfig c = config();
-    if (const QStringList problems = problemsOf(c); !problems.isEmpty()) {
-        m_controls->showProblems(problems);
-        return;
-    }
-    if (!m_source->running()) {
-        m_base = c;
-        m_controls->clearProblems();
-        return;
-    }
-    applyRunning(c);
-}
-
-bool CpusPage::applyRunning(const LatencyConfig& c)
-{
-    if (Error e = m_source->reconfigure(c)) {
-        // The engine kept the run as it was: show that config again, and the reason next to it. When even the
-        // previous setting could not be put back, the engine ended the run: show it stopped.
-        m_controls->mapper().setConfig(m_base);
-        if (!m_source->running())
-            runEnded();
-        m_cpuList->setCpus(m_base.cpus);
-        showError(QString::fromStdString(e.message));
-        return false;
-    }
-    m_base = c;
-    m_controls->clearProblems();
-    // The histograms and the table describe the configuration in force; the heat strip keeps the history.
-    m_source->resetStatistics();
-    updateRunStatus();
-    emit busyCpusChanged();
-    return true;
-}
-
-QStringList CpusPage::applyConfig(const LatencyConfig& requested)
-{
-    const CpuTopology topo = unpinnedTopology();
-    LatencyConfig c = requested;
     if (c.cpus.empty())
-        c.cpus = {c.resolvedCpu(topo)};
+        c.cpus = {c.resolvedCpu(topology())};
     c.cpu = -1;
-    QStringList problems = toQt(c.validate(topo));
-    LatencyConfig shown = c; // what the shared controls must be able to show: everything but the CPU list
+    return c;
+}
+
+QStringList CpusPage::unrepresentable(const LatencyConfig& c) const
+{
+    LatencyConfig shown = c;
     shown.cpus.clear();
-    problems << m_controls->mapper().unrepresentable(shown);
-    if (!problems.isEmpty()) {
-        m_controls->showProblems(problems);
-        return problems;
-    }
-    m_controls->mapper().setConfig(c);
+    return CpusPageBase::unrepresentable(shown);
+}
+
+void CpusPage::showConfig(const LatencyConfig& c)
+{
+    CpusPageBase::showConfig(c);
     m_cpuList->setCpus(c.cpus);
-    if (!m_source->running()) {
-        m_base = c;
-        m_controls->clearProblems();
-        return {};
-    }
-    return applyRunning(c) ? QStringList() : m_controls->problems();
 }
 
-QStringList CpusPage::applyConfigJson(const nlohmann::json& config)
+void CpusPage::snapshotArrived(const LatencySnapshot& s)
 {
-    return applyConfigJsonWith(
-        config, latencyConfigFromJson, [this](const LatencyConfig& c) { return applyConfig(c); },
-        [this](const QStringList& problems) { m_controls->showProblems(problems); });
-}
-
-nlohmann::json CpusPage::configJson() const
-{
-    return toJson(config());
-}
-
-void CpusPage::showError(const QString& message)
-{
-    m_controls->showProblems(message.split('\n', Qt::SkipEmptyParts));
-    emit statusMessage(message.section('\n', 0, 0));
-}
-
-void CpusPage::updateRunStatus()
-{
-    m_controls->setStatus(m_source->running() ? tr("Running: %1").arg(QString::fromStdString(m_base.label()))
-                                              : QString());
-}
-
-void CpusPage::setDisplayPaused(bool paused)
-{
-    m_paused = paused;
-    if (!paused)
-        refreshNow();
-}
-
-void CpusPage::resetStatistics()
-{
-    if (m_source->running())
-        m_source->resetStatistics();
-}
-
-void CpusPage::refreshNow()
-{
-    std::shared_ptr<const LatencySnapshot> snap = m_source->snapshot();
-    if (!snap)
-        return;
-    // A run with a duration, or a worker whose wait failed, ends by itself: join every thread now.
-    if (snap->finished && m_source->running()) {
-        stop();
-        snap = m_source->snapshot();
-        if (!snap->error.empty())
-            showError(QString::fromStdString(snap->error));
-    }
-    if (snap == m_lastDrawn && snap->generation == m_lastGeneration)
-        return;
-    // The history takes every snapshot, paused or not, so the strip has no hole when the display resumes.
-    m_heat.add(*snap, snap->publishedNs - kSeriesWindowNs);
-    if (m_paused)
-        return;
-    m_lastDrawn = snap;
-    m_lastGeneration = snap->generation;
-    draw(*snap);
-    ++m_frames;
+    m_heat.add(s, s.publishedNs - kSeriesWindowNs);
 }
 
 QString CpusPage::cpuRowNote(const LatencyConfig& c, int cpu) const
@@ -458,27 +292,6 @@ QString CpusPage::explanation() const
                             "show.");
     e.thisMachine << vmSentence(m_probe) << rtSentence(m_probe);
     return explanationHtml(e);
-}
-
-void CpusPage::saveSettings(QSettings& settings) const
-{
-    settings.setValue("config", QString::fromStdString(toJson(config()).dump()));
-    settings.setValue("splitter", m_splitter->saveState());
-}
-
-void CpusPage::restoreSettings(QSettings& settings)
-{
-    if (settings.contains("splitter"))
-        m_splitter->restoreState(settings.value("splitter").toByteArray());
-    const QString text = settings.value("config").toString();
-    if (text.isEmpty())
-        return;
-    const nlohmann::json j = nlohmann::json::parse(text.toStdString(), nullptr, false);
-    const QStringList problems = applyConfigJson(j);
-    if (!problems.isEmpty()) {
-        // A saved config this machine cannot run (a CPU went offline): keep the defaults, and say so.
-        m_controls->showProblems(QStringList(tr("The saved per-CPU settings were not applied:")) + problems);
-    }
 }
 
 } // namespace rtscope

@@ -7,29 +7,28 @@
 #include "engine/experiments/latency_config.h"
 #include "engine/rt/cpu_topology.h"
 #include "engine/rt/system_probe.h"
-#include "ui/experiment_page.h"
+#include "ui/common/latency_source.h"
+#include "ui/polled_page.h"
+#include "ui/widgets/latency_controls.h"
 #include "ui/workbench/cpus/heat_history.h"
-
-#include <QPointer>
 
 #include <memory>
 
 class QLabel;
-class QSplitter;
 class QTableView;
-class QTimer;
 
 namespace rtscope {
 
 class CpuListEdit;
 class HeatStrip;
 class HistogramChart;
-class LatencyControls;
-class LatencySource;
 class RunSummaryModel;
-struct LatencySnapshot;
 
-class CpusPage : public ExperimentPage {
+/// Every control edit reaches the running experiment and restarts its statistics; Reset restarts them too.
+using CpusPageBase = PolledExperimentPage<LatencyConfig, LatencySource, LatencyControls, latencyConfigFromJson,
+                                          PageCapabilities{.reconfigureWhileRunning = true, .resetStatistics = true}>;
+
+class CpusPage : public CpusPageBase {
     Q_OBJECT
 public:
     /// 5 Hz: the heat strip's cells are a quarter of a second wide at the finest, and when every CPU is measured
@@ -45,73 +44,57 @@ public:
 
     QString name() const override { return QStringLiteral("cpus"); }
     QString shortTitle() const override { return tr("Per-CPU"); }
-    QWidget* controls() override;
-    bool start() override;
-    void stop() override;
-    bool isRunning() const override;
-    void setDisplayPaused(bool paused) override;
-    bool displayPaused() const override { return m_paused; }
-    void resetStatistics() override;
     QString explanation() const override;
-    QStringList applyConfigJson(const nlohmann::json& config) override;
-    nlohmann::json configJson() const override;
+    /// The measured and hog CPUs; when that is every CPU, only the hogs' (the window has to share with something).
     std::vector<int> busyCpus() const override;
-    void saveSettings(QSettings& settings) const override;
-    void restoreSettings(QSettings& settings) override;
 
-    /// The config the controls describe (cpus filled in, cpu = −1).
-    LatencyConfig config() const;
-    /// Shows @p config in the controls and, when running, applies it; a config naming one CPU (cpu, no cpus) is
-    /// taken as the list of that CPU. Returns the problems (validate()'s sentences, values the controls cannot
-    /// show); with problems nothing changes.
-    QStringList applyConfig(const LatencyConfig& config);
-    QStringList problems() const;
+    /// The config the controls describe (cpus filled in, cpu = −1). applyConfig() takes a config naming one CPU
+    /// (cpu, no cpus) as the list of that CPU.
+    LatencyConfig config() const override;
 
-    /// Pulls a snapshot and redraws if it is new (the refresh timer's slot; tests call it directly).
-    void refreshNow();
-    uint64_t framesDrawn() const { return m_frames; }
     /// The red banner's text: dropped samples and sequence gaps per CPU; empty when nothing was lost.
     QString dataLossWarning() const;
 
-    LatencySource& source() { return *m_source; }
-    LatencyControls* latencyControls() const;
+    LatencySource& source() { return experiment(); }
+    LatencyControls* latencyControls() const { return m_controls; }
     CpuListEdit* cpuListEdit() const { return m_cpuList; }
     RunSummaryModel* statsModel() const { return m_model; }
     HistogramChart* histogramChart() const { return m_histogram; }
     HeatStrip* heatStrip() const { return m_heatStrip; }
     const HeatHistory& heatHistory() const { return m_heat; }
 
+protected:
+    QString settingsName() const override { return tr("per-CPU"); }
+    QStringList configProblems(const LatencyConfig& config, const CpuTopology& topo) const override;
+    LatencyConfig adopt(LatencyConfig config) const override;
+    /// Everything but the CPU list, which the shared latency controls do not have.
+    QStringList unrepresentable(const LatencyConfig& config) const override;
+    void showConfig(const LatencyConfig& config) override;
+    void runStarting(const LatencyConfig& config) override;
+    /// A run with a duration, or a worker whose wait failed: every thread joined, and its error is the last word.
+    void runFinished() override
+    {
+        stop();
+        showLatestError();
+    }
+    /// The history takes every snapshot, paused or not, so the strip has no hole when the display resumes.
+    void snapshotArrived(const LatencySnapshot& snapshot) override;
+    void draw(const LatencySnapshot& snapshot) override;
+
 private:
-    void controlsEdited();
-    QStringList problemsOf(const LatencyConfig& config) const;
-    bool applyRunning(const LatencyConfig& config);
-    void runEnded(); ///< the views and controls after the run stopped (by Stop, or by the engine itself)
-    void draw(const LatencySnapshot& snapshot);
     void drawHeat(const LatencySnapshot& snapshot);
     QString cpuRowNote(const LatencyConfig& config, int cpu) const;
-    void showError(const QString& message);
-    void updateRunStatus();
     void fitTable();
 
-    std::unique_ptr<LatencySource> m_source;
-    SystemProbe m_probe;
-    CpuTopology m_topo;   ///< read at construction and at every start, not per frame
-    LatencyConfig m_base; ///< fields without a control and the last applied config
-    QPointer<LatencyControls> m_controls;
+    CpuTopology m_topo; ///< read at construction and at every start, not per frame
     CpuListEdit* m_cpuList;
     QLabel* m_lossWarning;
     HeatStrip* m_heatStrip;
     HistogramChart* m_histogram;
     RunSummaryModel* m_model;
     QTableView* m_table;
-    QSplitter* m_splitter;
-    QTimer* m_timer;
 
     HeatHistory m_heat;
-    std::shared_ptr<const LatencySnapshot> m_lastDrawn;
-    uint64_t m_lastGeneration = 0;
-    uint64_t m_frames = 0;
-    bool m_paused = false;
 };
 
 } // namespace rtscope

@@ -20,7 +20,6 @@
 #include <QHeaderView>
 #include <QLabel>
 #include <QProgressBar>
-#include <QSettings>
 #include <QSplitter>
 #include <QTableView>
 #include <QVBoxLayout>
@@ -55,8 +54,7 @@ SweepChartPoint donePoint(const QString& label, const Histogram& h)
 } // namespace
 
 SweepPage::SweepPage(const SystemProbe& probe, QWidget* parent)
-    : PolledPage(probe, kRefreshMs, parent)
-    , m_sweep(std::make_unique<SweepExperiment>())
+    : SweepPageBase(probe, kRefreshMs, unpinnedTopology(), parent)
     , m_lossWarning(new QLabel(this))
     , m_setting(new FactTile(tr("Setting"), this))
     , m_left(new FactTile(tr("Time left"), this))
@@ -68,12 +66,6 @@ SweepPage::SweepPage(const SystemProbe& probe, QWidget* parent)
     , m_table(new QTableView(this))
 {
     setObjectName("sweepPage");
-    const CpuTopology topo = unpinnedTopology();
-    m_controls = new SweepControls(m_probe.onlineCpus.empty() ? topo.online : m_probe.onlineCpus);
-    setPanel(m_controls);
-    connect(m_controls, &SweepControls::edited, this, &SweepPage::controlsEdited);
-    m_base = m_controls->config(SweepConfig{});
-
     styleLossWarning(m_lossWarning);
     m_setting->setObjectName("settingTile");
     m_left->setObjectName("timeLeftTile");
@@ -129,164 +121,72 @@ SweepPage::~SweepPage()
     stop();
 }
 
-SweepControls* SweepPage::sweepControls() const
-{
-    return m_controls;
-}
-
-SweepConfig SweepPage::config() const
-{
-    return m_controls->config(m_base);
-}
-
-QStringList SweepPage::problems() const
-{
-    return m_controls->problems();
-}
-
-void SweepPage::showProblems(const QStringList& problems)
-{
-    m_controls->showProblems(problems);
-}
-
-void SweepPage::showRunning(bool running, const QString& status)
-{
-    m_controls->setRunning(running);
-    m_controls->setStatus(status);
-}
-
-QStringList SweepPage::configProblems(const SweepConfig& c) const
+QStringList SweepPage::configProblems(const SweepConfig& c, const CpuTopology& topo) const
 {
     QStringList problems = m_controls->textProblems();
     if (problems.isEmpty())
-        problems = toQt(c.validate(unpinnedTopology()));
+        problems = toQt(c.validate(topo));
     return problems;
 }
 
-std::vector<int> SweepPage::busyCpus() const
+QString SweepPage::runningStatus(const SweepConfig& c) const
 {
-    if (!m_active)
-        return {};
-    const CpuTopology topo = unpinnedTopology();
-    std::vector<int> busy = m_running.base.resolvedCpus(topo);
-    if (m_running.base.hogs > 0)
-        for (int cpu : m_running.base.resolvedHogCpus(topo))
-            if (std::find(busy.begin(), busy.end(), cpu) == busy.end())
-                busy.push_back(cpu);
-    return busy;
+    return tr("Sweeping %1 settings, %2 each").arg(c.settings.size()).arg(dur(c.eachNs));
 }
 
-bool SweepPage::start()
+QString SweepPage::startedMessage(const SweepConfig& c) const
 {
-    if (m_active)
-        return true;
-    const SweepConfig c = config();
-    if (const QStringList problems = configProblems(c); !problems.isEmpty()) {
-        showProblems(problems);
-        return false;
-    }
-    Error e;
-    {
-        // The controller thread inherits the affinity of the thread that starts it: the GUI's own, not a parked one.
-        const GuiThreadAffinity::Unpinned unpinned;
-        e = m_sweep->start(c);
-    }
-    if (e) {
-        showError(QString::fromStdString(e.message));
-        return false;
-    }
-    m_base = c;
+    return tr("Sweep started: %1, %2 each").arg(QString::fromStdString(sweepSettingsText(c.settings)), dur(c.eachNs));
+}
+
+void SweepPage::runStarting(const SweepConfig& c)
+{
     m_running = c;
-    m_active = true;
     m_userStopped = false;
-    showSnapshot(m_sweep->snapshot(), c);
-    beginPolling(
-        tr("Sweeping %1 settings, %2 each").arg(c.settings.size()).arg(dur(c.eachNs)),
-        tr("Sweep started: %1, %2 each").arg(QString::fromStdString(sweepSettingsText(c.settings)), dur(c.eachNs)));
-    return true;
+    showSnapshot(*m_experiment->snapshot(), c); // the host published this sweep's first snapshot in start()
 }
 
 void SweepPage::stop()
 {
-    if (!m_active)
-        return;
-    finish(true);
+    if (isRunning())
+        endSweep(true);
 }
 
-void SweepPage::finish(bool userStopped)
+void SweepPage::runFinished()
 {
-    SweepSnapshot s = m_sweep->snapshot();
-    // cancel() joins the controller, which stops the running setting and stops and reaps the load command.
-    m_sweep->cancel();
-    if (userStopped)
-        s = m_sweep->snapshot();
-    s.running = false;
+    endSweep(false);
+}
+
+void SweepPage::endSweep(bool userStopped)
+{
     m_userStopped = userStopped;
-    m_active = false;
-    endPolling();
-    showSnapshot(s, m_running);
-    announceStopped(userStopped ? tr("Sweep stopped after %1 of %2 settings").arg(s.results.size()).arg(s.total)
-                                : tr("Sweep finished"));
-}
-
-void SweepPage::refreshNow()
-{
-    if (!m_active)
-        return;
-    const SweepSnapshot s = m_sweep->snapshot();
-    if (!s.running) {
-        finish(false);
-        return;
-    }
+    // stop() joins the controller, which stops the running setting and stops and reaps the load command.
+    SweepPageBase::stop();
+    // The result is shown even while the display is paused: it is the sweep's outcome, not one frame of it.
     if (displayPaused())
-        return;
-    showSnapshot(s, m_running);
-    countFrame();
+        showSnapshot(*m_experiment->snapshot(), m_running);
 }
 
-void SweepPage::controlsEdited()
+QString SweepPage::stoppedMessage(bool) const
 {
-    const SweepConfig c = config();
-    if (const QStringList problems = configProblems(c); !problems.isEmpty()) {
-        showProblems(problems);
-        return;
-    }
-    showProblems({});
+    const std::shared_ptr<const SweepSnapshot> s = m_experiment->snapshot();
+    return m_userStopped ? tr("Sweep stopped after %1 of %2 settings").arg(s->results.size()).arg(s->total)
+                         : tr("Sweep finished");
+}
+
+void SweepPage::configEdited(const SweepConfig& c)
+{
     m_base = c;
-    if (!m_active && (!m_last || m_last->results.empty()))
+    if (!isRunning() && (!m_last || m_last->results.empty()))
         showSnapshot(SweepSnapshot{}, c); // the settings to come, named on the chart
 }
 
-QStringList SweepPage::applyConfig(const SweepConfig& c)
+void SweepPage::configChanged(const SweepConfig& c)
 {
-    QStringList problems = toQt(c.validate(unpinnedTopology()));
-    problems << m_controls->unrepresentable(c);
-    if (m_active)
-        problems << tr("the configuration cannot change during a sweep: stop first");
-    if (!problems.isEmpty()) {
-        m_controls->showProblems(problems);
-        return problems;
-    }
-    m_controls->setConfig(c);
-    m_base = c;
-    m_controls->clearProblems();
     if (!m_last || m_last->results.empty()) {
         m_running = c;
         showSnapshot(SweepSnapshot{}, c);
     }
-    return {};
-}
-
-QStringList SweepPage::applyConfigJson(const nlohmann::json& config)
-{
-    return applyConfigJsonWith(
-        config, sweepConfigFromJson, [this](const SweepConfig& c) { return applyConfig(c); },
-        [this](const QStringList& problems) { showProblems(problems); });
-}
-
-nlohmann::json SweepPage::configJson() const
-{
-    return toJson(config());
 }
 
 void SweepPage::showSnapshot(const SweepSnapshot& s, const SweepConfig& c)

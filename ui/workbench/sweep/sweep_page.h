@@ -6,8 +6,8 @@
 // Stop cancels within 100 ms; a setting that could not run (EPERM) is shown as failed, never as zeros.
 #include "engine/experiments/sweep_experiment.h"
 #include "ui/polled_page.h"
+#include "ui/workbench/sweep/sweep_controls.h"
 
-#include <memory>
 #include <optional>
 
 class QLabel;
@@ -20,9 +20,10 @@ class FactTile;
 class HistogramChart;
 class RunSummaryModel;
 class SweepChart;
-class SweepControls;
 
-class SweepPage : public PolledPage {
+using SweepPageBase = PolledExperimentPage<SweepConfig, SweepExperiment, SweepControls, sweepConfigFromJson>;
+
+class SweepPage : public SweepPageBase {
     Q_OBJECT
 public:
     static constexpr int kRefreshMs = 100;
@@ -32,50 +33,40 @@ public:
 
     QString name() const override { return QStringLiteral("sweep"); }
     QString shortTitle() const override { return tr("Sweep"); }
-    bool start() override;
     /// Cancels the sweep: the running setting stops, the load command is stopped and reaped, all joined.
     void stop() override;
-    bool isRunning() const override { return m_active; }
     QString explanation() const override;
-    QStringList applyConfigJson(const nlohmann::json& config) override;
-    nlohmann::json configJson() const override;
-    std::vector<int> busyCpus() const override;
 
-    /// The config the controls describe.
-    SweepConfig config() const;
-    /// Shows @p config in the controls; returns the problems (validate()'s sentences, values the controls cannot
-    /// show), and with problems nothing changes. Not while a sweep runs.
-    QStringList applyConfig(const SweepConfig& config);
-    QStringList problems() const override;
-
-    /// Polls the sweep and redraws (the refresh timer's slot; tests call it directly). Joins a sweep that ended.
-    void refreshNow() override;
     /// Draws @p snapshot of a sweep over @p config (what refreshNow does with the experiment's snapshot).
     void showSnapshot(const SweepSnapshot& snapshot, const SweepConfig& config);
     /// "Setting 2 of 4: FIFO 1 · 1.2 s left": the progress line.
     QString progressText() const;
 
-    SweepExperiment& experiment() { return *m_sweep; }
-    SweepControls* sweepControls() const;
+    SweepControls* sweepControls() const { return m_controls; }
     RunSummaryModel* tableModel() const { return m_model; }
     SweepChart* chart() const { return m_chart; }
     HistogramChart* histogramChart() const { return m_histogram; }
 
 protected:
-    void showProblems(const QStringList& problems) override;
-    void showRunning(bool running, const QString& status) override;
+    /// The problems that keep @p config from running: unreadable text first, then validate()'s sentences.
+    QStringList configProblems(const SweepConfig& config, const CpuTopology& topo) const override;
+    void runStarting(const SweepConfig& config) override;
+    /// Every setting ran: joined, and shown as finished rather than stopped by you.
+    void runFinished() override;
+    QString stoppedMessage(bool finished) const override;
+    QString runningStatus(const SweepConfig& config) const override;
+    QString startedMessage(const SweepConfig& config) const override;
+    QString runningRefusal() const override { return tr("the configuration cannot change during a sweep: stop first"); }
+    void configChanged(const SweepConfig& config) override;
+    void configEdited(const SweepConfig& config) override;
+    void draw(const SweepSnapshot& snapshot) override { showSnapshot(snapshot, m_running); }
 
 private:
-    void controlsEdited();
-    /// The problems that keep @p config from running: unreadable text first, then validate()'s sentences.
-    QStringList configProblems(const SweepConfig& config) const;
-    void finish(bool userStopped);
+    /// Stops the sweep (@p userStopped: by Stop, before every setting ran) and shows its result.
+    void endSweep(bool userStopped);
     void drawFacts(const SweepSnapshot* snapshot, const SweepConfig& config);
 
-    std::unique_ptr<SweepExperiment> m_sweep;
-    SweepConfig m_base;    ///< the last valid config of the controls
     SweepConfig m_running; ///< the config of the sweep shown
-    QPointer<SweepControls> m_controls;
     QLabel* m_lossWarning;
     FactTile* m_setting;
     FactTile* m_left;
@@ -87,7 +78,6 @@ private:
     QTableView* m_table;
 
     std::optional<SweepSnapshot> m_last;
-    bool m_active = false;
     bool m_userStopped = false;
 };
 

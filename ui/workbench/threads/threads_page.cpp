@@ -39,8 +39,7 @@
 namespace rtscope {
 
 ThreadsPage::ThreadsPage(const SystemProbe& probe, QWidget* parent)
-    : ExperimentPage(parent)
-    , m_probe(probe)
+    : PolledPage(probe, ThreadsControls::kDefaultRefreshSeconds * 1000, parent)
     , m_reader(new ThreadListReader(this))
     , m_model(new ThreadsModel(this))
     , m_filter(new ThreadsFilterModel(this))
@@ -55,10 +54,10 @@ ThreadsPage::ThreadsPage(const SystemProbe& probe, QWidget* parent)
     , m_copyChrt(new QPushButton(tr("Copy"), this))
     , m_copyTaskset(new QPushButton(tr("Copy"), this))
     , m_footer(new QLabel(this))
-    , m_timer(new QTimer(this))
 {
     setObjectName("threadsPage");
     m_controls = new ThreadsControls;
+    setPanel(m_controls);
     m_model->setOwnPid(getpid());
     m_model->setReference(m_controls->policy(), m_controls->priority());
     m_filter->setSourceModel(m_model);
@@ -94,6 +93,7 @@ ThreadsPage::ThreadsPage(const SystemProbe& probe, QWidget* parent)
     m_table->setSortingEnabled(true);
     m_table->sortByColumn(ThreadsModel::Priority, Qt::DescendingOrder);
     m_table->setContextMenuPolicy(Qt::ActionsContextMenu);
+    keepHeader("header", m_table->horizontalHeader());
     auto* copyChrtAction = new QAction(tr("Copy the chrt command"), m_table);
     auto* copyTasksetAction = new QAction(tr("Copy the taskset command"), m_table);
     m_table->addAction(copyChrtAction);
@@ -142,14 +142,13 @@ ThreadsPage::ThreadsPage(const SystemProbe& probe, QWidget* parent)
         m_filter->setShow(ThreadsFilterModel::Show(m_show->currentData().toInt()));
         updateFooter();
     });
-    connect(refresh, &QPushButton::clicked, this, &ThreadsPage::refreshNow);
+    connect(refresh, &QPushButton::clicked, this, &ThreadsPage::readNow);
     connect(m_table->selectionModel(), &QItemSelectionModel::selectionChanged, this, &ThreadsPage::selectionChanged);
     connect(m_copyChrt, &QPushButton::clicked, this, &ThreadsPage::copyChrt);
     connect(m_copyTaskset, &QPushButton::clicked, this, &ThreadsPage::copyTaskset);
     connect(copyChrtAction, &QAction::triggered, this, &ThreadsPage::copyChrt);
     connect(copyTasksetAction, &QAction::triggered, this, &ThreadsPage::copyTaskset);
     m_timer->setInterval(m_controls->refreshSeconds() * 1000);
-    connect(m_timer, &QTimer::timeout, this, &ThreadsPage::refreshNow);
 
     changeEvent(nullptr);
     referenceEdited();
@@ -160,13 +159,6 @@ ThreadsPage::ThreadsPage(const SystemProbe& probe, QWidget* parent)
 ThreadsPage::~ThreadsPage()
 {
     stop();
-    if (m_controls && !m_controls->parent())
-        delete m_controls;
-}
-
-QWidget* ThreadsPage::controls()
-{
-    return m_controls;
 }
 
 ThreadsControls* ThreadsPage::threadsControls() const
@@ -176,28 +168,22 @@ ThreadsControls* ThreadsPage::threadsControls() const
 
 bool ThreadsPage::start()
 {
-    if (m_timer->isActive())
+    if (isRunning())
         return true;
-    m_timer->start();
-    refreshNow();
-    updateFooter();
-    emit runningChanged(true);
-    emit statusMessage(tr("Reading the thread list every %1 s").arg(m_controls->refreshSeconds()));
+    beginPolling(QString(), tr("Reading the thread list every %1 s").arg(m_controls->refreshSeconds()));
+    readNow();
     return true;
 }
 
 void ThreadsPage::stop()
 {
-    if (!m_timer->isActive() && !m_reader->busy())
+    if (!isRunning() && !m_reader->busy())
         return;
-    const bool wasRunning = m_timer->isActive();
-    m_timer->stop();
+    const bool wasRunning = isRunning();
+    endPolling();
     m_reader->cancel();
-    updateFooter();
-    if (wasRunning) {
-        emit runningChanged(false);
-        emit statusMessage(tr("Thread list no longer refreshed"));
-    }
+    if (wasRunning)
+        announceStopped(tr("Thread list no longer refreshed"));
 }
 
 bool ThreadsPage::isRunning() const
@@ -205,14 +191,20 @@ bool ThreadsPage::isRunning() const
     return m_timer->isActive();
 }
 
-void ThreadsPage::setDisplayPaused(bool paused)
+void ThreadsPage::showRunning(bool running, const QString& status)
 {
-    m_paused = paused;
-    if (!paused && m_pendingWhilePaused)
+    (void)running;
+    (void)status;
+    updateFooter();
+}
+
+void ThreadsPage::displayResumed()
+{
+    if (m_pendingWhilePaused)
         listRead();
 }
 
-bool ThreadsPage::refreshNow()
+bool ThreadsPage::readNow()
 {
     return m_reader->read();
 }
@@ -222,7 +214,7 @@ void ThreadsPage::showEvent(QShowEvent* event)
     ExperimentPage::showEvent(event);
     // The first look at the page shows the list even when it is not started.
     if (m_reader->reads() == 0 && !m_reader->busy())
-        refreshNow();
+        readNow();
 }
 
 void ThreadsPage::changeEvent(QEvent* event)
@@ -242,7 +234,7 @@ void ThreadsPage::changeEvent(QEvent* event)
 
 void ThreadsPage::listRead()
 {
-    if (m_paused) {
+    if (displayPaused()) {
         m_pendingWhilePaused = true;
         return;
     }
@@ -387,7 +379,7 @@ QStringList ThreadsPage::applyConfigJson(const nlohmann::json& config)
             }
             return problems;
         },
-        [](const QStringList&) {});
+        [this](const QStringList& problems) { showProblems(problems); });
 }
 
 nlohmann::json ThreadsPage::configJson() const
@@ -434,17 +426,16 @@ QString ThreadsPage::explanation() const
     return explanationHtml(e);
 }
 
-void ThreadsPage::saveSettings(QSettings& settings) const
+void ThreadsPage::saveViewSettings(QSettings& settings) const
 {
     settings.setValue("filter", m_filterEdit->text());
     settings.setValue("show", m_show->currentIndex());
     settings.setValue("policy", QString::fromLatin1(policyName(m_controls->policy())));
     settings.setValue("priority", m_controls->priority());
     settings.setValue("refreshSeconds", m_controls->refreshSeconds());
-    settings.setValue("header", m_table->horizontalHeader()->saveState());
 }
 
-void ThreadsPage::restoreSettings(QSettings& settings)
+QStringList ThreadsPage::restoreViewSettings(QSettings& settings)
 {
     setFilterText(settings.value("filter").toString());
     m_show->setCurrentIndex(std::clamp(settings.value("show", 0).toInt(), 0, m_show->count() - 1));
@@ -453,9 +444,8 @@ void ThreadsPage::restoreSettings(QSettings& settings)
     if (policy && (!isRealtime(*policy) || (priority >= priorityMin(*policy) && priority <= priorityMax(*policy))))
         m_controls->setReference(*policy, priority);
     m_controls->setRefreshSeconds(std::clamp(settings.value("refreshSeconds", 3).toInt(), 1, 60));
-    if (settings.contains("header"))
-        m_table->horizontalHeader()->restoreState(settings.value("header").toByteArray());
     referenceEdited();
+    return {};
 }
 
 } // namespace rtscope

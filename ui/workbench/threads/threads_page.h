@@ -5,7 +5,7 @@
 // priority fall among them and, for any row, gives the chrt and taskset lines that reproduce or change it. rtscope
 // itself changes no other process.
 #include "engine/rt/system_probe.h"
-#include "ui/experiment_page.h"
+#include "ui/polled_page.h"
 
 #include <QPointer>
 
@@ -14,7 +14,6 @@ class QLabel;
 class QLineEdit;
 class QPushButton;
 class QTableView;
-class QTimer;
 
 namespace rtscope {
 
@@ -24,7 +23,9 @@ class ThreadsFilterModel;
 class ThreadsModel;
 struct SystemThread;
 
-class ThreadsPage : public ExperimentPage {
+/// Not an experiment, but the same life: the refresh timer (every few seconds), the display pause, the status
+/// signals and the saved settings are the polled pages'.
+class ThreadsPage : public PolledPage {
     Q_OBJECT
 public:
     explicit ThreadsPage(const SystemProbe& probe, QWidget* parent = nullptr);
@@ -32,26 +33,22 @@ public:
 
     QString name() const override { return QStringLiteral("threads"); }
     QString shortTitle() const override { return tr("RT threads"); }
-    QWidget* controls() override;
     /// Starts refreshing every few seconds (and reads at once).
     bool start() override;
     /// Stops refreshing and joins a read in progress.
     void stop() override;
     bool isRunning() const override;
-    void setDisplayPaused(bool paused) override;
-    bool displayPaused() const override { return m_paused; }
-    /// A list read from /proc has no statistics to clear.
-    void resetStatistics() override {}
-    bool supportsReset() const override { return false; }
     QString explanation() const override;
     /// Takes the policy and priority of a latency config (latencyConfigFromJson + validate) as "your thread".
     QStringList applyConfigJson(const nlohmann::json& config) override;
     nlohmann::json configJson() const override;
-    void saveSettings(QSettings& settings) const override;
-    void restoreSettings(QSettings& settings) override;
 
+    /// Reads /proc again now (the refresh timer's slot).
+    void refreshNow() override { readNow(); }
     /// Reads /proc again now (off the GUI thread); false when a read is already in progress.
-    bool refreshNow();
+    bool readNow();
+    /// The panel has no problem list: a config it cannot take is refused in applyConfigJson()'s answer.
+    QStringList problems() const override { return {}; }
     /// The placement sentence of the engine (describePlacement) for the chosen policy and priority.
     QString placementText() const;
     /// The chrt and taskset lines of the thread shown in the table's row @p viewRow (sorted, filtered).
@@ -74,6 +71,16 @@ protected:
     void showEvent(QShowEvent* event) override;
     void changeEvent(QEvent* event) override;
 
+    void showProblems(const QStringList& problems) override { (void)problems; }
+    /// The footer says whether the list is refreshed.
+    void showRunning(bool running, const QString& status) override;
+    /// Shows the list read while the display was paused.
+    void displayResumed() override;
+    /// The settings have always been keys of their own (policy, priority, …), not a config.
+    bool savesConfig() const override { return false; }
+    void saveViewSettings(QSettings& settings) const override;
+    QStringList restoreViewSettings(QSettings& settings) override;
+
 private:
     void listRead();
     void referenceEdited();
@@ -82,7 +89,6 @@ private:
     const SystemThread* selectedThread() const;
     bool copy(const QString& text, const QString& what);
 
-    SystemProbe m_probe;
     QPointer<ThreadsControls> m_controls;
     ThreadListReader* m_reader;
     ThreadsModel* m_model;
@@ -98,8 +104,6 @@ private:
     QPushButton* m_copyChrt;
     QPushButton* m_copyTaskset;
     QLabel* m_footer;
-    QTimer* m_timer;
-    bool m_paused = false;
     bool m_pendingWhilePaused = false;
 };
 

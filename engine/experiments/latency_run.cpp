@@ -1,0 +1,589 @@
+#include "engine/experiments/latency_run.h"
+
+#include "engine/rt/cpu_topology.h"
+#include "engine/rt/system_threads.h"
+#include "engine/util/clock.h"
+#include "engine/util/units.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <utility>
+
+namespace rtscope {
+
+namespace {
+
+std::string latencyRunHogsLabel(int n)
+{
+    return std::to_string(n) + (n == 1 ? " hog" : " hogs");
+}
+
+} // namespace
+
+LatencyRun::LatencyRun(const LatencyConfig& config, const RunEnvironment& env)
+    : m_config(config)
+    , m_env(env)
+    , m_cpus(config.resolvedCpus(env.topology))
+    , m_hogCpus(config.resolvedHogCpus(env.topology))
+    , m_hogCounters(new HogCounter[LatencyConfig::kMaxHogThreads])
+{
+    m_config.cpu = m_cpus.front();
+    m_periodNs.store(m_config.periodNs, std::memory_order_relaxed);
+    // Keep the collector off the measured and hog CPUs, where hogs would starve it and the rings overflow.
+    std::vector<int> busy = m_cpus;
+    busy.insert(busy.end(), m_hogCpus.begin(), m_hogCpus.end());
+    m_quietCpu = env.topology.otherThan(busy);
+    m_workers = makeWorkers(m_cpus, m_memoryLock);
+    m_workerCount.store(int(m_workers.size()));
+}
+
+LatencyRun::~LatencyRun()
+{
+    stop();
+}
+
+Error LatencyRun::start()
+{
+    if (m_config.dmaLatency)
+        m_dma.acquire(0);
+    m_dmaHeld = m_config.dmaLatency && m_dma.acquired();
+    m_dmaNote = m_config.dmaLatency ? m_dma.note() : "not requested";
+
+    m_startNs = nowNs();
+    m_resetNs = m_startNs;
+    m_hogRate = CounterRate(m_startNs);
+
+    Error e = setHogCount(m_config.hogs);
+    if (!e)
+        for (auto& w : m_workers)
+            if (!e)
+                e = startWorker(*w);
+    if (e)
+        return e; // the host stops what started
+    if (m_sink) {
+        // Nothing has been drained yet (the collector is not running), so the sink sees the run from sample 0.
+        m_dropsSent.reset(m_workers.size());
+        m_sink->onRunStart({m_config, m_startNs, m_cpus, m_quietCpu});
+        m_sinkActive = true;
+    }
+    configChanged();
+    addMarker("start: " + m_config.label());
+    return {};
+}
+
+void LatencyRun::stop()
+{
+    if (m_stopped)
+        return;
+    m_stopped = true;
+    // Every measuring thread learns of the stop first: a wake-up after the request is never counted (late behind
+    // the hogs, it would be a false sample at the end of every stopped run).
+    const int64_t requestNs = nowNs();
+    m_stopRequestedNs.store(requestNs);
+    for (auto& w : m_workers)
+        requestWorkerStop(*w, requestNs);
+    // Then the hogs leave, before any measuring thread is waited for: a SCHED_OTHER measuring thread among 32 hogs
+    // per CPU waited 50-115 ms for the turn in which it sees its flag; every hog exits the moment it next runs.
+    stopAllHogs();
+    stopAllWorkers();
+    // Nothing measures any more. The last snapshot still says whether the device was held (m_dmaHeld): the host
+    // publishes it after this, so a view that sees the run stopped also finds the device let go.
+    m_dma.release();
+}
+
+void LatencyRun::ended(int64_t stoppedNs)
+{
+    if (m_sinkActive) {
+        m_sinkActive = false;
+        m_sink->onRunEnd(stoppedNs);
+    }
+}
+
+std::vector<int> LatencyRun::busyCpus() const
+{
+    std::vector<int> cpus = m_cpus;
+    if (m_config.hogs > 0)
+        for (int cpu : m_hogCpus)
+            if (std::find(cpus.begin(), cpus.end(), cpu) == cpus.end())
+                cpus.push_back(cpu);
+    return cpus;
+}
+
+LatencyRun::Workers LatencyRun::makeWorkers(const std::vector<int>& cpus, MemoryLockStatus& lock) const
+{
+    Workers workers;
+    for (int cpu : cpus) {
+        auto w = std::make_unique<Worker>();
+        w->cpu = cpu;
+        // A fresh ring per worker and run: its push and drop counters then count this run's samples.
+        w->ring = std::make_unique<SpscRing<LatencySample>>(kRingCapacity);
+        w->agg.clear(size_t(m_config.histogramUs));
+        workers.push_back(std::move(w));
+    }
+    // mlockall was not asked for or not allowed: lock what the RT path touches (the stacks are locked by RtThread),
+    // and say which, with the reason mlockall failed if it did.
+    bool locked = true;
+    int err = 0;
+    if (!m_env.allLocked())
+        for (auto& w : workers)
+            if (!lockRange(w->ring->storage(), w->ring->storageBytes())) {
+                locked = false;
+                err = errno;
+            }
+    lock = rangeLockStatus(m_env, locked, err, "the rings and the measuring threads' stacks");
+    return workers;
+}
+
+Error LatencyRun::startAllWorkers(const std::vector<int>& cpus)
+{
+    MemoryLockStatus lock;
+    Workers fresh = makeWorkers(cpus, lock);
+    Workers old;
+    {
+        // The collector must not iterate the workers while the set changes.
+        std::lock_guard guard(m_workersMutex);
+        if (m_sinkActive)
+            drainLocked(); // the sink gets the replaced threads' last samples (their threads are joined)
+        old = std::exchange(m_workers, std::move(fresh));
+        m_workerCount.store(int(m_workers.size()));
+        m_memoryLock = std::move(lock);
+        if (m_sinkActive) {
+            m_dropsSent.reset(m_workers.size());
+            m_sink->onRestart(nowNs(), cpus);
+        }
+    }
+    old.clear(); // every thread of the old set was joined before this call
+    Error result;
+    for (auto& w : m_workers)
+        if (!result)
+            result = startWorker(*w);
+    return result;
+}
+
+void LatencyRun::stopAllWorkers()
+{
+    for (auto& w : m_workers)
+        stopWorker(*w);
+}
+
+Error LatencyRun::startWorker(Worker& w)
+{
+    ThreadSpec spec;
+    spec.policy = m_config.policy;
+    spec.priority = m_config.priority;
+    spec.nice = m_config.nice;
+    spec.cpu = w.cpu;
+    spec.name = kMeasuringThreadName;
+    spec.lockStack = !m_env.allLocked();
+    const uint64_t firstSeq = w.nextSeq.load(std::memory_order_relaxed);
+    w.error.clear();
+    w.stopRequestNs.store(kNoStopRequest, std::memory_order_relaxed);
+    Error e =
+        w.thread.start(spec, [this, &w, firstSeq](const std::atomic<bool>& stop) { measuringLoop(w, stop, firstSeq); });
+    if (!e)
+        w.tid.store(w.thread.tid());
+    return e;
+}
+
+void LatencyRun::requestWorkerStop(Worker& w, int64_t requestNs)
+{
+    // The time first, then the flag: the loop drops a wake-up at or after the time even if it has not seen the
+    // flag yet, and one that sees the flag whatever its time.
+    int64_t expected = kNoStopRequest;
+    w.stopRequestNs.compare_exchange_strong(expected, requestNs, std::memory_order_acq_rel);
+    w.thread.requestStop();
+}
+
+void LatencyRun::stopWorker(Worker& w)
+{
+    requestWorkerStop(w, nowNs());
+    // Not demoted before the join: a real-time thread that sees its flag leaves at once, while a demoted one
+    // waits behind the hogs for a turn (tens of milliseconds). RtThread::stop demotes one that overstays.
+    w.thread.stop(kJoinBudgetMs);
+}
+
+void LatencyRun::measuringLoop(Worker& w, const std::atomic<bool>& stop, uint64_t firstSeq)
+{
+    // Everything allocated here happens before the first measured cycle.
+    std::unique_ptr<Waiter> waiter = makeWaiter(m_config.waiter, &stop);
+    SpscRing<LatencySample>& ring = *w.ring;
+    int64_t period = m_periodNs.load(std::memory_order_relaxed);
+    // The duration counts from this thread's first period, not from start(): setting up the thread (stack
+    // prefault, locking) takes milliseconds, and `-D 10s` at 1 ms should give 10 000 samples, as cyclictest does.
+    // A restarted thread (new waiter or CPU) keeps the run's original end.
+    const int64_t firstNs = nowNs();
+    const int64_t endNs =
+        m_config.durationNs > 0 ? (firstSeq == 0 ? firstNs : m_startNs) + m_config.durationNs : INT64_MAX;
+    const uint64_t maxSamples = m_config.maxSamples;
+    uint64_t seq = firstSeq;
+    bool done = false;
+    if (Error e = waiter->start(firstNs + period, period)) {
+        w.error = e.message;
+        done = true;
+    }
+    while (!done && !stop.load(std::memory_order_relaxed)) {
+        const int64_t p = m_periodNs.load(std::memory_order_relaxed);
+        if (p != period) {
+            waiter->setPeriod(p);
+            period = p;
+        }
+        const WaitResult r = waiter->waitNext();
+        // Nothing that returns after a stop request is measured: from the request on the thread may be demoted
+        // (so that it cannot keep its CPU while it is joined), and its wake-up would then wait behind the hogs.
+        if (r.interrupted || stop.load(std::memory_order_acquire) ||
+            r.wakeNs >= w.stopRequestNs.load(std::memory_order_acquire))
+            continue;
+        if (r.error) {
+            w.error = std::string("wait failed: ") + std::strerror(r.error);
+            done = true;
+            break;
+        }
+        LatencySample s;
+        s.seq = seq++;
+        s.deadlineNs = r.deadlineNs;
+        s.wakeNs = r.wakeNs;
+        s.latencyNs = r.wakeNs - r.deadlineNs;
+        s.skipped = r.skipped;
+        s.epoch = m_epoch.load(std::memory_order_relaxed);
+        (void)ring.tryPush(s); // a full ring counts the drop, reported as the thread's drops
+        done = (maxSamples && seq >= maxSamples) || r.wakeNs >= endNs;
+    }
+    w.nextSeq.store(seq, std::memory_order_relaxed);
+    waiter->stop();
+    if (done && m_workersDone.fetch_add(1) + 1 == m_workerCount.load())
+        m_finished.store(true, std::memory_order_release);
+}
+
+Error LatencyRun::setHogCount(int perCpu)
+{
+    const int n = std::clamp(perCpu, 0, LatencyConfig::kMaxHogs) * int(m_hogCpus.size());
+    const int have = int(m_hogs.size());
+    if (n < have) {
+        // Flag every hog to remove first: each then exits the moment it next runs, instead of one slice
+        // round per join.
+        std::vector<RtThread*> leaving;
+        for (int i = n; i < have; ++i) {
+            m_hogCounters[i].retire.store(true, std::memory_order_relaxed);
+            leaving.push_back(m_hogs[i].get());
+        }
+        RtThread::stopAll(leaving, kJoinBudgetMs);
+        for (int i = have - 1; i >= n; --i) {
+            m_retiredHogIterations += m_hogCounters[i].iterations.exchange(0, std::memory_order_relaxed);
+            m_hogs.pop_back();
+        }
+        return {};
+    }
+    for (int i = have; i < n; ++i) {
+        ThreadSpec spec;
+        spec.policy = m_config.hogPolicy;
+        spec.nice = m_config.hogNice;
+        spec.cpu = m_hogCpus[size_t(i) % m_hogCpus.size()]; // hog i on CPU i mod n: every CPU gets `hogs`
+        spec.name = "rtscope-hog";
+        spec.stackBytes = 64 * 1024;
+        spec.prefaultBytes = 0;
+        spec.lockStack = false;
+        HogCounter& counter = m_hogCounters[i];
+        counter.retire.store(false, std::memory_order_relaxed);
+        auto thread = std::make_unique<RtThread>();
+        Error e = thread->start(spec, [&counter](const std::atomic<bool>& stop) {
+            uint64_t local = counter.iterations.load(std::memory_order_relaxed);
+            while (!stop.load(std::memory_order_relaxed) && !counter.retire.load(std::memory_order_relaxed)) {
+                // Pure CPU work; the counter is published every 4096 iterations so hogs' progress can be
+                // compared across policies ("RT changes when, not how much").
+                for (int k = 0; k < 4096; ++k)
+                    asm volatile("" : "+r"(local));
+                local += 4096;
+                counter.iterations.store(local, std::memory_order_relaxed);
+            }
+        });
+        if (e)
+            return e;
+        m_hogs.push_back(std::move(thread));
+    }
+    return {};
+}
+
+void LatencyRun::stopAllHogs()
+{
+    for (size_t i = 0; i < m_hogs.size(); ++i)
+        m_hogCounters[i].retire.store(true, std::memory_order_relaxed);
+    const auto keep = m_hogCpus;
+    // TODO(reconfigure-rollback): stopping every hog (a count of 0) cannot fail today, so its Error is ignored.
+    (void)setHogCount(0);
+    m_hogCpus = keep;
+}
+
+LatencyRun::Change LatencyRun::reconfigure(const LatencyConfig& requested, const CpuTopology& topo)
+{
+    if (auto errors = requested.validate(topo); !errors.empty())
+        return {{ErrorKind::InvalidConfig, joinErrors(errors)}};
+    LatencyConfig next = requested;
+    const std::vector<int> nextCpus = requested.resolvedCpus(topo);
+    const std::vector<int> nextHogCpus = requested.resolvedHogCpus(topo);
+    next.cpu = nextCpus.front();
+    // Run limits and histogram size belong to the run, not to a live change.
+    next.durationNs = m_config.durationNs;
+    next.maxSamples = m_config.maxSamples;
+    next.histogramUs = m_config.histogramUs;
+    next.dmaLatency = m_config.dmaLatency;
+    if (next == m_config)
+        return {};
+
+    const LatencyConfig prev = m_config;
+    std::vector<std::string> changes;
+    const bool restart = next.waiter != prev.waiter || nextCpus != m_cpus;
+    const bool hogsMove = nextHogCpus != m_hogCpus || next.hogPolicy != prev.hogPolicy || next.hogNice != prev.hogNice;
+    const bool schedChanged = next.policy != prev.policy || next.priority != prev.priority || next.nice != prev.nice;
+
+    if (!restart && schedChanged) {
+        for (size_t i = 0; i < m_workers.size(); ++i) {
+            if (Error e = m_workers[i]->thread.setScheduling(next.policy, next.priority, next.nice)) {
+                Error restored; // all threads or none
+                for (size_t k = 0; k < i; ++k) {
+                    Error r = m_workers[k]->thread.setScheduling(prev.policy, prev.priority, prev.nice);
+                    if (r && !restored)
+                        restored = r;
+                }
+                if (restored)
+                    return endAfterFailedRestore(e, restored);
+                return {e};
+            }
+        }
+    }
+    if (schedChanged)
+        changes.push_back(policyLabel(next.policy, next.priority, next.nice));
+    m_config.policy = next.policy;
+    m_config.priority = next.priority;
+    m_config.nice = next.nice;
+
+    if (next.periodNs != prev.periodNs) {
+        m_config.periodNs = next.periodNs;
+        m_periodNs.store(next.periodNs, std::memory_order_relaxed);
+        changes.push_back("period " + formatDuration(next.periodNs));
+    }
+
+    if (hogsMove) {
+        stopAllHogs();
+        m_hogCpus = nextHogCpus;
+        m_config.hogCpu = next.hogCpu;
+        m_config.hogPolicy = next.hogPolicy;
+        m_config.hogNice = next.hogNice;
+        changes.push_back("hogs " + std::string(policyName(next.hogPolicy)) + " on CPU " + formatCpuList(nextHogCpus));
+    }
+    if (next.hogs != prev.hogs || hogsMove) {
+        m_config.hogs = next.hogs;
+        if (Error e = setHogCount(next.hogs)) {
+            m_config.hogs = int(m_hogs.size() / std::max<size_t>(1, m_hogCpus.size()));
+            configChanged();
+            return {e};
+        }
+        if (next.hogs != prev.hogs)
+            changes.push_back(latencyRunHogsLabel(next.hogs));
+    }
+
+    if (restart) {
+        stopAllWorkers();
+        const std::vector<int> prevCpus = m_cpus;
+        m_config.waiter = next.waiter;
+        m_config.cpu = next.cpu;
+        m_config.cpus = next.cpus;
+        m_cpus = nextCpus;
+        Error e;
+        if (nextCpus == prevCpus) {
+            for (auto& w : m_workers)
+                if (!e)
+                    e = startWorker(*w); // same CPUs: the aggregates and sequence numbers continue
+        } else {
+            e = startAllWorkers(nextCpus);
+        }
+        if (e) {
+            // Put back what worked, so a refused change does not stop the measurement.
+            stopAllWorkers();
+            m_config.waiter = prev.waiter;
+            m_config.cpu = prev.cpu;
+            m_config.cpus = prev.cpus;
+            m_config.policy = prev.policy;
+            m_config.priority = prev.priority;
+            m_config.nice = prev.nice;
+            m_cpus = prevCpus;
+            Error restored;
+            if (nextCpus == prevCpus) {
+                for (auto& w : m_workers)
+                    if (!restored)
+                        restored = startWorker(*w);
+            } else {
+                restored = startAllWorkers(prevCpus);
+            }
+            if (restored)
+                return endAfterFailedRestore(e, restored);
+            configChanged();
+            return {e};
+        }
+        if (next.waiter != prev.waiter)
+            changes.push_back(std::string("waiter ") + waiterName(next.waiter));
+        if (nextCpus != prevCpus)
+            changes.push_back((nextCpus.size() > 1 ? "CPUs " : "CPU ") + formatCpuList(nextCpus));
+    }
+    m_epoch.fetch_add(1, std::memory_order_relaxed);
+    configChanged();
+    std::string label;
+    for (const auto& c : changes)
+        label += (label.empty() ? "" : ", ") + c;
+    if (!label.empty())
+        addMarker(label);
+    return {{}, true};
+}
+
+LatencyRun::Change LatencyRun::endAfterFailedRestore(const Error& refused, const Error& restore)
+{
+    // Neither the change nor the setting before it runs: a run without its measuring threads must not look like one
+    // that is measuring. It ends, and says why in its last snapshot.
+    const std::string why = refused.message + " Putting back the previous setting failed too (" + restore.message +
+                            "), so the run was stopped.";
+    {
+        std::lock_guard lock(m_controlMutex);
+        m_runError = why;
+    }
+    return {{refused.kind, why}, false, true};
+}
+
+void LatencyRun::resetStatistics()
+{
+    std::lock_guard lock(m_controlMutex);
+    m_resetRequested = true;
+    m_resetNs = nowNs();
+    if (m_markers.size() < kMaxMarkers)
+        m_markers.push_back({m_resetNs, currentSeq(), "reset"});
+    if (m_sinkActive)
+        m_sinkEvents.push_back({true, {m_resetNs, 0, "reset"}, {}});
+}
+
+uint64_t LatencyRun::currentSeq() const
+{
+    // The first thread's sequence: markers are drawn on a shared time axis, the seq is for reference only. Read on
+    // the control thread, the only one that changes the workers.
+    if (m_workers.empty() || !m_workers.front()->ring)
+        return 0;
+    const auto& ring = *m_workers.front()->ring;
+    return ring.pushed() + ring.drops();
+}
+
+void LatencyRun::addMarker(const std::string& label)
+{
+    std::lock_guard lock(m_controlMutex);
+    if (m_markers.size() < kMaxMarkers) {
+        m_markers.push_back({nowNs(), currentSeq(), label});
+        if (m_sinkActive)
+            m_sinkEvents.push_back({false, m_markers.back(), m_config});
+    }
+}
+
+void LatencyRun::configChanged()
+{
+    std::lock_guard lock(m_controlMutex);
+    m_publishedConfig = m_config;
+}
+
+void LatencyRun::sendDrops(size_t thread, uint64_t total)
+{
+    if (m_dropsSent.changed(thread, total))
+        m_sink->onDrops(thread, total);
+}
+
+size_t LatencyRun::drain()
+{
+    std::lock_guard guard(m_workersMutex);
+    return drainLocked();
+}
+
+size_t LatencyRun::drainLocked()
+{
+    bool reset = false;
+    std::vector<SinkEvent> events;
+    {
+        std::lock_guard lock(m_controlMutex);
+        reset = std::exchange(m_resetRequested, false);
+        if (m_sinkActive)
+            events.swap(m_sinkEvents);
+    }
+    // The sink sees the reset where the aggregators apply it (before this pass's samples), with the drop count
+    // the snapshots subtract from then on: a replay of what it got gives the same figures.
+    if (reset) {
+        for (size_t i = 0; i < m_workers.size(); ++i) {
+            Worker& w = *m_workers[i];
+            w.agg.resetStatistics();
+            w.dropsAtReset = w.ring->drops();
+            if (m_sinkActive)
+                sendDrops(i, w.dropsAtReset);
+        }
+    }
+    for (const SinkEvent& e : events) {
+        if (e.reset)
+            m_sink->onReset(e.marker.tNs);
+        else
+            m_sink->onMarker(e.marker, e.config);
+    }
+    size_t total = 0;
+    for (size_t k = 0; k < m_workers.size(); ++k) {
+        Worker& w = *m_workers[k];
+        for (;;) {
+            const size_t n = w.ring->popBatch(m_drainBatch.data(), m_drainBatch.size());
+            for (size_t i = 0; i < n; ++i)
+                w.agg.add(m_drainBatch[i]);
+            if (n && m_sinkActive)
+                m_sink->onSamples(k, std::span<const LatencySample>(m_drainBatch.data(), n));
+            total += n;
+            if (n < m_drainBatch.size())
+                break;
+        }
+        if (m_sinkActive)
+            sendDrops(k, w.ring->drops());
+    }
+    return total;
+}
+
+std::shared_ptr<LatencySnapshot> LatencyRun::makeSnapshot(bool running)
+{
+    auto snap = std::make_shared<LatencySnapshot>();
+    snap->running = running;
+    snap->finished = m_finished.load(std::memory_order_acquire);
+    snap->startNs = m_startNs;
+    snap->stopRequestedNs = running ? 0 : m_stopRequestedNs.load();
+    snap->publishedNs = nowNs();
+    {
+        std::lock_guard lock(m_controlMutex);
+        snap->config = m_publishedConfig;
+        snap->resetNs = m_resetNs;
+        snap->markers = m_markers;
+        snap->error = m_runError;
+    }
+    std::lock_guard guard(m_workersMutex);
+    const int64_t since = snap->publishedNs - m_seriesWindowNs.load(std::memory_order_relaxed);
+    for (const auto& w : m_workers) {
+        LatencyThreadStats t = w->agg.stats(since);
+        t.cpu = w->cpu;
+        t.tid = w->tid.load();
+        t.drops = w->ring->drops() - w->dropsAtReset;
+        snap->threads.push_back(std::move(t));
+        // Not running: every measuring thread was joined (the host stops the run first), so its error is settled.
+        if (!running && !w->error.empty() && snap->error.empty())
+            snap->error = "CPU " + std::to_string(w->cpu) + ": " + w->error;
+    }
+
+    uint64_t hog = m_retiredHogIterations.load(std::memory_order_relaxed);
+    for (int i = 0; i < LatencyConfig::kMaxHogThreads; ++i)
+        hog += m_hogCounters[i].iterations.load(std::memory_order_relaxed);
+    const bool resampled = m_hogRate.sample(snap->publishedNs, hog);
+    if (m_sinkActive && (resampled || !running)) // and the final count, after the hogs stopped
+        m_sink->onHogWork(snap->publishedNs, hog, m_hogRate.perSecond());
+    snap->hogIterations = hog;
+    snap->hogIterationsPerSec = m_hogRate.perSecond();
+    snap->memoryLock = m_memoryLock.detail;
+    // What the run had, not what is open now: stop() lets go of the device before the last publish.
+    snap->dmaLatencyHeld = m_dmaHeld;
+    snap->dmaLatencyNote = m_dmaNote;
+    return snap;
+}
+
+} // namespace rtscope

@@ -1,0 +1,254 @@
+#pragma once
+/// @file One run of the latency experiment (docs/science.md, Latency under load; cyclictest's method): periodic
+/// measuring threads and N CPU hogs, reconfigurable while it runs, streaming samples through a ring per thread to
+/// the host's collector. LatencyExperiment (latency_experiment.h) hosts it.
+#include "engine/experiments/experiment_host.h"
+#include "engine/experiments/latency_config.h"
+#include "engine/pipeline/latency_aggregator.h"
+#include "engine/pipeline/run_counters.h"
+#include "engine/pipeline/spsc_ring.h"
+#include "engine/rt/dma_latency.h"
+#include "engine/rt/memory_lock.h"
+#include "engine/rt/rt_thread.h"
+#include "engine/util/error.h"
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace rtscope {
+
+/// @brief How many markers a run keeps (live or replayed): a change a second for almost three hours.
+inline constexpr size_t kMaxMarkers = 10'000;
+
+/// @brief A labelled point on the timeline: a configuration change, a start, a reset.
+struct Marker {
+    int64_t tNs = 0;
+    uint64_t seq = 0;
+    std::string label;
+};
+
+struct LatencySnapshot {
+    LatencyConfig config;    ///< in force now (cpu resolved)
+    uint64_t generation = 0; ///< increases with every publish, across the runs of one experiment
+    bool running = false;
+    bool finished = false; ///< reached its duration or sample count
+    int64_t startNs = 0;   ///< CLOCK_MONOTONIC at start
+    int64_t resetNs = 0;   ///< CLOCK_MONOTONIC of the last statistics reset (== startNs if none)
+    int64_t publishedNs = 0;
+    /// CLOCK_MONOTONIC when the run was asked to stop (0 while it runs): no counted wake-up is at or after it.
+    int64_t stopRequestedNs = 0;
+    std::vector<LatencyThreadStats> threads;
+    std::vector<Marker> markers;
+    uint64_t hogIterations = 0; ///< work done by all hogs since start (RT changes when, not how much)
+    double hogIterationsPerSec = 0;
+    std::string memoryLock; ///< what was locked, in words
+    bool dmaLatencyHeld = false;
+    std::string dmaLatencyNote;
+    std::string error; ///< a worker's failure (e.g. a wait returned an error), empty if none
+};
+
+/// @brief What a run sink learns when a run starts.
+struct LatencyRunInfo {
+    LatencyConfig config;  ///< as started (cpu resolved)
+    int64_t startNs = 0;   ///< CLOCK_MONOTONIC, the snapshots' startNs
+    std::vector<int> cpus; ///< measuring thread i runs on cpus[i]
+    int quietCpu = -1;     ///< a CPU without measuring threads or hogs (the collector's), -1 if none
+};
+
+/// @brief Receives everything the aggregators see, in the order they see it: the raw-sample tap for recordings
+/// and exports. onRunStart and onRunEnd run on the thread that calls start() and stop(); every other call runs
+/// on the collector thread (or on the control thread while it keeps the collector out: a restart of the measuring
+/// threads, the final drain of a stop), never concurrently and never on a measuring thread, so a sink may allocate
+/// and block briefly, at the price of a fuller ring.
+class LatencyRunSink {
+public:
+    virtual ~LatencyRunSink() = default;
+    virtual void onRunStart(const LatencyRunInfo& info) = 0;
+    /// A drained batch of measuring thread @p thread, in sequence order.
+    virtual void onSamples(size_t thread, std::span<const LatencySample> batch) = 0;
+    /// A marker (the start, a live change) and the config in force from it on.
+    virtual void onMarker(const Marker& marker, const LatencyConfig& config) = 0;
+    /// Statistics were cleared here: samples after this call count from zero.
+    virtual void onReset(int64_t tNs) = 0;
+    /// The ring of @p thread has refused @p total samples since the thread started (sent when it changes).
+    virtual void onDrops(size_t thread, uint64_t total) = 0;
+    /// The hogs' work counter (sent when the rate is resampled, every 250 ms, and once more at the end).
+    virtual void onHogWork(int64_t tNs, uint64_t iterations, double perSecond) = 0;
+    /// The measuring threads were replaced (a CPU change): new aggregates, thread i now on @p cpus[i].
+    virtual void onRestart(int64_t tNs, const std::vector<int>& cpus) = 0;
+    virtual void onRunEnd(int64_t stopNs) = 0;
+};
+
+/// @brief One run of the latency experiment, created by ExperimentHost::start() and destroyed by its stop()
+/// (experiment_host.h: the ExperimentRun contract, PacedRun and EndingRun). It owns the measuring threads and
+/// their rings and aggregators, the hogs, the cpu_dma_latency hold, the markers and the run sink's calls.
+///
+/// Threads: the control thread (the one that calls start, stop and the verbs), the collector thread (drain,
+/// makeSnapshot), the measuring threads and the hogs. The set of measuring threads changes while the run goes on
+/// (a new CPU); m_workersMutex keeps the collector out while it does. No measuring thread or hog ever takes a lock.
+class LatencyRun {
+public:
+    using Config = LatencyConfig;
+    using Snapshot = LatencySnapshot;
+    static constexpr std::string_view kName = "latency";
+    /// @brief Samples a ring holds before it drops (for tests and the benchmark).
+    static constexpr size_t kRingCapacity = 1 << 16;
+
+    /// @brief Resolves the CPUs of @p config against the environment's topology and allocates the rings and hog
+    /// counters; starts no thread. @p config must be valid for that topology (the host validated it).
+    LatencyRun(const LatencyConfig& config, const RunEnvironment& env);
+    ~LatencyRun();
+    LatencyRun(const LatencyRun&) = delete;
+    LatencyRun& operator=(const LatencyRun&) = delete;
+
+    // What outlives a run, handed in by the experiment before start() (ExperimentHost::configureRun).
+    void setPace(CollectorPace pace) { m_pace = pace; }
+    void setSink(LatencyRunSink* sink) { m_sink = sink; }
+    /// @brief How much of the timeline the next snapshots carry; also while the run goes on.
+    void setSeriesWindow(int64_t ns) { m_seriesWindowNs.store(ns, std::memory_order_relaxed); }
+
+    /// @brief Holds cpu_dma_latency if asked, starts the hogs, then the measuring threads; tells the sink and
+    /// records the start marker. On failure the host calls stop().
+    Error start();
+    /// @brief The stop order (docs/architecture.md §3): the stop-request time for every measuring thread, then the
+    /// hogs leave, then each measuring thread is joined, then cpu_dma_latency is let go. Idempotent.
+    void stop();
+    /// @brief Collector thread: pending resets and sink events, then every ring into its aggregator (and the sink).
+    size_t drain();
+    /// @brief Collector thread: the figures now; with @p running false, the last ones (stop time, workers' errors).
+    std::shared_ptr<LatencySnapshot> makeSnapshot(bool running);
+    /// @brief After the last publish: the sink's onRunEnd.
+    void ended(int64_t stoppedNs);
+
+    /// @brief Every measuring thread reached the duration or sample count.
+    bool finished() const { return m_finished.load(std::memory_order_acquire); }
+    /// @brief Every measuring CPU and, with hogs, every hog CPU.
+    std::vector<int> busyCpus() const;
+    /// @brief As in force now (cpu resolved); the control thread's copy.
+    const LatencyConfig& config() const { return m_config; }
+    /// @brief A CPU without measuring threads or hogs, where hogs cannot starve the collector; -1 if none.
+    int collectorCpu() const { return m_quietCpu; }
+    CollectorPace pace() const { return m_pace; }
+
+    /// @brief What reconfigure() did.
+    struct Change {
+        Error error;          ///< why the change was refused; empty when it was applied (or changed nothing)
+        bool publish = false; ///< applied: the views should see it at the next pass
+        /// Refused, and the previous setting could not be put back either: the run has no measuring thread left
+        /// and must be stopped; error says both, and so does the run's last snapshot.
+        bool endRun = false;
+    };
+    /// @brief Applies @p requested, validated against @p topology, and records a marker. Period, policy, priority
+    /// and hog count change in place; a new waiter or CPU restarts the measuring threads (each thread's sequence
+    /// numbers continue). A refused change leaves the run as it was.
+    Change reconfigure(const LatencyConfig& requested, const CpuTopology& topology);
+    /// @brief Clears histogram and counters at the collector's next drain (the timeline is kept) and records a
+    /// "reset" marker.
+    void resetStatistics();
+
+private:
+    /// One measuring thread with its own ring and aggregates (cyclictest -t: one per CPU).
+    struct Worker {
+        int cpu = -1;
+        RtThread thread;
+        std::unique_ptr<SpscRing<LatencySample>> ring;
+        std::atomic<int> tid{0};
+        std::atomic<uint64_t> nextSeq{0}; ///< written by the thread as it exits; the restart continues from it
+        std::atomic<int64_t> stopRequestNs{kNoStopRequest}; ///< a wake-up at or after this is not measured
+        std::string error;                                  ///< written by the thread before it exits; read after join
+        // Collector-thread state.
+        LatencyAggregator agg;
+        uint64_t dropsAtReset = 0;
+    };
+    using Workers = std::vector<std::unique_ptr<Worker>>;
+
+    static constexpr int64_t kNoStopRequest = INT64_MAX;
+    /// New workers on @p cpus with fresh rings and aggregates, and the rings locked when mlockall is not in force.
+    Workers makeWorkers(const std::vector<int>& cpus, MemoryLockStatus& lock) const;
+    /// Replaces the workers (none of them running) by new ones on @p cpus and starts them.
+    Error startAllWorkers(const std::vector<int>& cpus);
+    Error startWorker(Worker& w);
+    /// Marks the moment from which @p w measures nothing more and asks it to stop (does not wait).
+    static void requestWorkerStop(Worker& w, int64_t requestNs);
+    void stopWorker(Worker& w);
+    void stopAllWorkers();
+    Error setHogCount(int perCpu);
+    void stopAllHogs();
+    void addMarker(const std::string& label);
+    void configChanged(); ///< hands m_config to the collector thread
+    /// Ends the run after a refused change whose undo failed too: the error says both, and so will the last snapshot.
+    Change endAfterFailedRestore(const Error& refused, const Error& restore);
+    uint64_t currentSeq() const;
+    size_t drainLocked();                          ///< drain(), with m_workersMutex held
+    void sendDrops(size_t thread, uint64_t total); ///< collector side of the run sink
+    void measuringLoop(Worker& w, const std::atomic<bool>& stop, uint64_t firstSeq);
+
+    LatencyConfig m_config;     ///< control thread's copy (cpu and hogCpu resolved)
+    const RunEnvironment m_env; ///< the topology validated against, what mlockall gave
+    std::vector<int> m_cpus;    ///< measured CPUs (resolved)
+    std::vector<int> m_hogCpus; ///< CPUs that get m_config.hogs hogs each
+    int m_quietCpu = -1;
+    CollectorPace m_pace;
+    std::atomic<int64_t> m_seriesWindowNs{10'000'000'000};
+    bool m_stopped = false; ///< control thread: stop() ran
+
+    // Shared with the measuring threads.
+    std::atomic<int64_t> m_periodNs{1'000'000};
+    std::atomic<uint32_t> m_epoch{0};
+    std::atomic<bool> m_finished{false};
+    std::atomic<int> m_workersDone{0};         ///< threads that reached their duration or sample count
+    std::atomic<int> m_workerCount{0};         ///< how many there are, read by a thread as it ends
+    int64_t m_startNs = 0;                     ///< set before any thread starts, then constant
+    std::atomic<int64_t> m_stopRequestedNs{0}; ///< when stop() was called, 0 while running
+
+    // The workers: the vector and the collector-side state below change only with m_workersMutex held. The
+    // collector holds it for each drain and snapshot; the control thread while it replaces the workers (a restart
+    // on other CPUs), so the sink sees the old threads' last samples, then onRestart, then the new ones.
+    mutable std::mutex m_workersMutex;
+    Workers m_workers;
+    MemoryLockStatus m_memoryLock; ///< what the rings and stacks of the current workers have
+    ReportedTotals m_dropsSent;    ///< the last drop total the sink got, per worker
+    DrainBuffer<LatencySample, 1024> m_drainBatch;
+
+    // Hogs: counters on their own cache lines, so hogs do not slow each other through false sharing.
+    struct alignas(kCacheLine) HogCounter {
+        std::atomic<uint64_t> iterations{0};
+        std::atomic<bool> retire{false}; ///< set for every hog to remove before joining any of them
+    };
+    std::unique_ptr<HogCounter[]> m_hogCounters;
+    std::vector<std::unique_ptr<RtThread>> m_hogs;
+    std::atomic<uint64_t> m_retiredHogIterations{0};
+
+    DmaLatencyHold m_dma;
+    // What the hold gave at start: a snapshot reports what the run had, also after stop() let go of the device.
+    bool m_dmaHeld = false;
+    std::string m_dmaNote;
+
+    // Collector-thread state (makeSnapshot, with m_workersMutex held) ...
+    CounterRate m_hogRate;
+    // ... and what the control thread hands to it.
+    std::mutex m_controlMutex;
+    LatencyConfig m_publishedConfig; ///< the collector's copy of m_config
+    std::vector<Marker> m_markers;
+    bool m_resetRequested = false;
+    int64_t m_resetNs = 0;
+    std::string m_runError; ///< why the run ended on its own (a failed restore)
+
+    // The run sink: set before start(); m_sinkActive is written only while the collector is not running.
+    struct SinkEvent {
+        bool reset = false;
+        Marker marker;
+        LatencyConfig config;
+    };
+    LatencyRunSink* m_sink = nullptr;
+    bool m_sinkActive = false;
+    std::vector<SinkEvent> m_sinkEvents; ///< guarded by m_controlMutex
+};
+
+} // namespace rtscope
