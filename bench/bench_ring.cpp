@@ -1,6 +1,6 @@
 // Ring throughput: rtscope::SpscRing against boost::lockfree::spsc_queue, same item, same capacity,
 // producer and consumer pinned to different CPUs, runs alternated; prints medians and the ratio.
-#include "engine/experiments/latency_experiment.h"
+#include "engine/experiments/latency/latency_experiment.h"
 #include "engine/pipeline/spsc_ring.h"
 #include "engine/util/clock.h"
 

@@ -4,7 +4,7 @@
 // stall of the GUI thread) and the resident memory at start, after warm-up and at the end (flat after warm-up).
 // Peer: the same experiment headless (no window) for the same time, run first; the ratio of their tails shows
 // whether drawing 40 frames a second disturbs the measurement.
-#include "engine/experiments/latency_experiment.h"
+#include "engine/experiments/latency/latency_experiment.h"
 #include "engine/rt/cpu_topology.h"
 #include "engine/rt/rt_thread.h"
 #include "engine/rt/system_probe.h"

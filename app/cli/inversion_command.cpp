@@ -2,7 +2,7 @@
 // for the lock, its missed periods, and a text timeline of the worst period.
 #include "app/cli/command_util.h"
 
-#include "engine/experiments/inversion_experiment.h"
+#include "engine/experiments/locks/inversion_experiment.h"
 #include "engine/io/lock_lab_report.h"
 #include "engine/util/clock.h"
 #include "engine/util/units.h"

@@ -1,7 +1,7 @@
 // `rtscope latency`: cyclictest's measurement with rtscope's summary, histogram and JSON output.
 #include "app/cli/command_util.h"
 
-#include "engine/experiments/latency_experiment.h"
+#include "engine/experiments/latency/latency_experiment.h"
 #include "engine/io/cyclictest_format.h"
 #include "engine/io/recording.h"
 #include "engine/io/report_json.h"

@@ -2,7 +2,7 @@
 // settings, printed as a table sorted by throughput, with --json and --csv exports.
 #include "app/cli/command_util.h"
 
-#include "engine/experiments/contention_experiment.h"
+#include "engine/experiments/locks/contention_experiment.h"
 #include "engine/io/lock_lab_report.h"
 #include "engine/util/clock.h"
 #include "engine/util/units.h"

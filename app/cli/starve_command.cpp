@@ -3,7 +3,7 @@
 // which the kernel's safety net let them run anyway.
 #include "app/cli/command_util.h"
 
-#include "engine/experiments/starvation_experiment.h"
+#include "engine/experiments/starvation/starvation_experiment.h"
 #include "engine/io/starvation_report.h"
 #include "engine/rt/caller_affinity.h"
 #include "engine/util/clock.h"

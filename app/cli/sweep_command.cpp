@@ -1,7 +1,7 @@
 // `rtscope sweep`: the latency experiment over a list of policies/priorities under a chosen load.
 #include "app/cli/command_util.h"
 
-#include "engine/experiments/sweep_experiment.h"
+#include "engine/experiments/sweep/sweep_experiment.h"
 #include "engine/io/report_json.h"
 #include "engine/rt/system_probe.h"
 #include "engine/util/clock.h"

@@ -7,10 +7,10 @@
 // for its config yet.
 //
 // The sweep is not an entry: it runs the latency experiment over a list of settings and has no preset form.
-#include "engine/experiments/contention_config.h"
-#include "engine/experiments/inversion_config.h"
-#include "engine/experiments/latency_config.h"
-#include "engine/experiments/starvation_config.h"
+#include "engine/experiments/locks/contention_config.h"
+#include "engine/experiments/locks/inversion_config.h"
+#include "engine/experiments/latency/latency_config.h"
+#include "engine/experiments/starvation/starvation_config.h"
 #include "engine/experiments/timers/drift_config.h"
 #include "engine/experiments/timers/sleep_floor_config.h"
 #include "engine/rt/cpu_topology.h"

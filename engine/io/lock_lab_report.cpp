@@ -1,7 +1,7 @@
 #include "engine/io/lock_lab_report.h"
 
-#include "engine/experiments/contention_experiment.h"
-#include "engine/experiments/inversion_experiment.h"
+#include "engine/experiments/locks/contention_experiment.h"
+#include "engine/experiments/locks/inversion_experiment.h"
 #include "engine/io/csv_writer.h"
 #include "engine/io/report_json.h"
 #include "engine/util/units.h"

@@ -1,6 +1,6 @@
 #include "engine/io/recording.h"
 
-#include "engine/experiments/latency_replay.h"
+#include "engine/experiments/latency/latency_replay.h"
 #include "engine/io/cyclictest_format.h"
 #include "engine/io/output_file.h"
 #include "engine/io/report_json.h"

@@ -2,7 +2,7 @@
 /// @file Recordings of latency runs: every raw sample, config change, reset and drop of a run, with the system
 /// probe and the start config, streamed to disk while the run goes on and read back for replay and export.
 /// The byte layout is documented in docs/recording-format.md; readers check every length, count and value.
-#include "engine/experiments/latency_experiment.h"
+#include "engine/experiments/latency/latency_experiment.h"
 #include "engine/rt/system_probe.h"
 
 #include <condition_variable>

@@ -1,6 +1,6 @@
 #include "engine/io/report_json.h"
 
-#include "engine/experiments/latency_experiment.h"
+#include "engine/experiments/latency/latency_experiment.h"
 #include "engine/io/cyclictest_format.h"
 #include "engine/rt/system_probe.h"
 

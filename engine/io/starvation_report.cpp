@@ -1,6 +1,6 @@
 #include "engine/io/starvation_report.h"
 
-#include "engine/experiments/starvation_experiment.h"
+#include "engine/experiments/starvation/starvation_experiment.h"
 #include "engine/io/csv_writer.h"
 #include "engine/util/clock.h"
 #include "engine/util/units.h"

@@ -1,7 +1,7 @@
 // The contention experiment end to end: real workers, every kind in turn. Asserts invariants (every acquisition
 // counted once, paths add up, fairness within its bounds, no sample lost, threads joined) and shapes that survive
 // a busy 2-CPU VM (a spinlock never sleeps, a futex mutex does; the adaptive lock wins by spinning), never times.
-#include "engine/experiments/contention_experiment.h"
+#include "engine/experiments/locks/contention_experiment.h"
 #include "engine/io/lock_lab_report.h"
 #include "engine/rt/cpu_topology.h"
 #include "engine/rt/rt_thread.h"

@@ -3,7 +3,7 @@
 // high waits; with priority inheritance or a ceiling the wait stays near the critical section and the medium
 // thread does not run while high waits. Shapes only: another test's real-time threads may share the CPU and can
 // only lengthen waits, so the mutex assertions are lower bounds and the pi/ceiling ones are medians.
-#include "engine/experiments/inversion_experiment.h"
+#include "engine/experiments/locks/inversion_experiment.h"
 #include "engine/io/lock_lab_report.h"
 #include "engine/rt/cpu_topology.h"
 #include "engine/rt/rt_thread.h"

@@ -1,6 +1,6 @@
 // JsonFields: the typed JSON field reader of every config and the recording header. Each problem is one sentence
 // that starts with the field's path; a refused field keeps its default; problems are collected.
-#include "engine/experiments/latency_config.h"
+#include "engine/experiments/latency/latency_config.h"
 #include "engine/util/json_fields.h"
 
 #include "tests/common/test_main.h"

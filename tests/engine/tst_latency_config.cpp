@@ -1,5 +1,5 @@
 // LatencyConfig::validate(): every field's bounds, one row per boundary; messages name the field and range.
-#include "engine/experiments/latency_config.h"
+#include "engine/experiments/latency/latency_config.h"
 #include "engine/rt/cpu_topology.h"
 
 #include "tests/common/test_main.h"

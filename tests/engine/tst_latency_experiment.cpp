@@ -1,6 +1,6 @@
 // The latency experiment end to end: real threads, real waits, real hogs. Asserts shapes and invariants
 // (no sample lost, markers recorded, threads joined, FIFO beats OTHER under many hogs), never absolute times.
-#include "engine/experiments/latency_experiment.h"
+#include "engine/experiments/latency/latency_experiment.h"
 #include "engine/rt/cpu_topology.h"
 #include "engine/rt/rt_thread.h"
 #include "engine/rt/system_probe.h"

@@ -1,6 +1,6 @@
 // LatencyReplay: known samples in, the live experiment's snapshot shape out (figures from the same aggregator,
 // markers in the same words, the timeline window ending at the publish time).
-#include "engine/experiments/latency_replay.h"
+#include "engine/experiments/latency/latency_replay.h"
 #include "engine/util/clock.h"
 
 #include "tests/common/test_main.h"

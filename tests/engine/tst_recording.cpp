@@ -1,8 +1,8 @@
 // Recordings: a known run written through the run sink and read back replays to the same figures as the run
 // itself (replayed and live); the CSV holds every sample; samples the writer could not keep are counted and said;
 // truncated, hostile and malformed files give a sentence, never a crash.
-#include "engine/experiments/latency_experiment.h"
-#include "engine/experiments/latency_replay.h"
+#include "engine/experiments/latency/latency_experiment.h"
+#include "engine/experiments/latency/latency_replay.h"
 #include "engine/io/cyclictest_format.h"
 #include "engine/io/recording.h"
 #include "engine/io/report_json.h"

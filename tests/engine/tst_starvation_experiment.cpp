@@ -3,7 +3,7 @@
 // during a burst, normal progress after it, a short window in a long burst) and the safety without which a FIFO spinner
 // could hang the machine (refusals, the watchdog catching a spinner that ignores its deadline, stop and exceptions
 // joining within 100 ms, CPU 0 responsive throughout), never absolute rates.
-#include "engine/experiments/starvation_experiment.h"
+#include "engine/experiments/starvation/starvation_experiment.h"
 #include "engine/io/starvation_report.h"
 #include "engine/rt/cpu_topology.h"
 #include "engine/rt/rt_thread.h"

@@ -2,7 +2,7 @@
 // invalid values are refused with validate()'s sentence, a known snapshot shows exactly its figures in the
 // table, the tiles and the charts, and real short runs through the page fill the views and join every thread
 // (within 100 ms of stop()).
-#include "engine/experiments/contention_experiment.h"
+#include "engine/experiments/locks/contention_experiment.h"
 #include "engine/rt/cpu_topology.h"
 #include "engine/rt/system_probe.h"
 #include "engine/util/clock.h"

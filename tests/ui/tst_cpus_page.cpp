@@ -1,7 +1,7 @@
 // The per-CPU page driven two ways: by one replay per CPU (the live experiment's aggregator, no threads) with known
 // samples, for exact rows, curves and heat cells per CPU; and live on every online CPU, where the table must carry
 // the counts of the snapshot and Stop must join every thread.
-#include "engine/experiments/latency_replay.h"
+#include "engine/experiments/latency/latency_replay.h"
 #include "engine/pipeline/histogram.h"
 #include "engine/rt/cpu_topology.h"
 #include "engine/rt/rt_thread.h"

@@ -2,7 +2,7 @@
 // experiment's aggregator), land in the right cells; intervals without a wake-up are marked as such, never as a
 // small latency; overlapping snapshots never count a wake-up twice; lost samples flag their interval; the widget
 // paints each cell in the colour of its maximum on a labelled log scale.
-#include "engine/experiments/latency_replay.h"
+#include "engine/experiments/latency/latency_replay.h"
 #include "engine/util/clock.h"
 #include "tests/common/line_thickness.h"
 #include "ui/plot/chart_style.h"

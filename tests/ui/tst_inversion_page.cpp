@@ -2,7 +2,7 @@
 // snapshots (a mutex run held as the reference, a pi run live) shown with exactly their figures in the table,
 // the tiles and the lanes, and real runs through the page — including the one-Start comparison — that join every
 // thread within 100 ms of stop(), on a CPU that is not the GUI's.
-#include "engine/experiments/inversion_experiment.h"
+#include "engine/experiments/locks/inversion_experiment.h"
 #include "engine/rt/cpu_topology.h"
 #include "engine/rt/system_probe.h"
 #include "tests/common/page_test_util.h"

@@ -2,8 +2,8 @@
 // preset sets every control), the runner plays one- and two-phase presets through the ExperimentPage interface
 // (hold as reference, second phase live or as a new run), a refused preset changes nothing and says which file,
 // field and range, a hand-made Stop ends the script, and the desktop app's --preset/--demo options use it.
-#include "engine/experiments/latency_config.h"
-#include "engine/experiments/starvation_config.h"
+#include "engine/experiments/latency/latency_config.h"
+#include "engine/experiments/starvation/starvation_config.h"
 #include "engine/experiments/timers/drift_config.h"
 #include "engine/experiments/timers/sleep_floor_config.h"
 #include "engine/io/preset.h"

@@ -1,7 +1,7 @@
 // The starvation page: every control maps to StarvationConfig and back, invalid values are refused with
 // validate()'s sentence next to the controls, a real short run fills the table and the chart, and stopping or
 // destroying the page during a burst joins every thread within 100 ms.
-#include "engine/experiments/starvation_experiment.h"
+#include "engine/experiments/starvation/starvation_experiment.h"
 #include "engine/rt/cpu_topology.h"
 #include "engine/rt/system_probe.h"
 #include "engine/util/clock.h"

@@ -1,7 +1,7 @@
 #pragma once
 // The desktop app's command line (options start with "--", so app/main.cpp hands them to the GUI): start at
 // launch, set the latency config, scripted screenshots and the OTHER-vs-FIFO demo for talks.
-#include "engine/experiments/latency_config.h"
+#include "engine/experiments/latency/latency_config.h"
 
 #include <QSize>
 #include <QString>

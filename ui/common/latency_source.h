@@ -1,8 +1,8 @@
 #pragma once
 // Where the latency page (and the per-CPU page) gets its snapshots: the live experiment, or a replay fed by the
 // caller (tests, recordings). The page only ever calls this interface, from the GUI thread.
-#include "engine/experiments/latency_experiment.h"
-#include "engine/experiments/latency_replay.h"
+#include "engine/experiments/latency/latency_experiment.h"
+#include "engine/experiments/latency/latency_replay.h"
 #include "engine/rt/cpu_topology.h"
 
 #include <memory>

@@ -2,7 +2,7 @@
 // Turns latency snapshots into the plain data the charts and the tables take: timeline columns at relative seconds,
 // configuration markers, one summary per run (histograms: histogram_data.h). The latency page and the workbench's
 // per-CPU and sweep pages share it.
-#include "engine/experiments/latency_experiment.h"
+#include "engine/experiments/latency/latency_experiment.h"
 #include "ui/common/histogram_data.h"
 #include "ui/plot/plot_data.h"
 

@@ -1,6 +1,6 @@
 #include "ui/latency/latency_page.h"
 
-#include "engine/experiments/latency_experiment.h"
+#include "engine/experiments/latency/latency_experiment.h"
 #include "engine/rt/system_threads.h"
 #include "engine/util/clock.h"
 #include "ui/common/colors.h"

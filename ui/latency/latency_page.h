@@ -1,7 +1,7 @@
 #pragma once
 // The live latency scope (docs/science.md, Latency under load): jitter histogram, timeline and statistics of a periodic
 // thread competing with CPU hogs, with every control applied to the running experiment.
-#include "engine/experiments/latency_config.h"
+#include "engine/experiments/latency/latency_config.h"
 #include "engine/rt/cpu_topology.h"
 #include "engine/rt/system_probe.h"
 #include "ui/common/experiment_name.h"

@@ -1,7 +1,7 @@
 #pragma once
 // "Progress during bursts": one row per burst of the spinner with its duration, every counter's progress during
 // the burst and in the gap after it, and the windows in which a starved counter ran anyway.
-#include "engine/experiments/starvation_experiment.h"
+#include "engine/experiments/starvation/starvation_experiment.h"
 
 #include <QAbstractTableModel>
 

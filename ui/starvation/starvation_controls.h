@@ -2,7 +2,7 @@
 // The starvation page's control panel (left dock) and the one place where its widgets and StarvationConfig meet.
 // The widgets offer exactly the ranges StarvationConfig allows; the CPU list also offers the reserved CPUs, so
 // that choosing one is refused with validate()'s sentence instead of silently being impossible.
-#include "engine/experiments/starvation_config.h"
+#include "engine/experiments/starvation/starvation_config.h"
 #include "ui/widgets/experiment_controls.h"
 
 #include <QStringList>

@@ -3,7 +3,7 @@
 // counters on its CPU with zero progress, except in the kernel's short safety-net windows. Big live rates per counter,
 // the progress lines with the bursts shaded and the windows marked, a table of progress per burst, and the
 // kernel's throttling settings next to what was measured.
-#include "engine/experiments/starvation_experiment.h"
+#include "engine/experiments/starvation/starvation_experiment.h"
 #include "engine/rt/throttle_settings.h"
 #include "ui/common/experiment_name.h"
 #include "ui/polled_page.h"

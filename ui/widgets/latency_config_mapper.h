@@ -2,7 +2,7 @@
 // The one place where the latency controls and LatencyConfig meet: config → widgets and widgets → config.
 // Ranges the window offers are checked here too, so a value the controls cannot show is reported, never
 // clamped behind the user's back.
-#include "engine/experiments/latency_config.h"
+#include "engine/experiments/latency/latency_config.h"
 
 #include <QStringList>
 

@@ -1,7 +1,7 @@
 #pragma once
 // The contention page's control panel (left dock) and the one place where its widgets and ContentionConfig
 // meet. The widgets offer ContentionConfig's own limits; a config they cannot show is reported, never clamped.
-#include "engine/experiments/contention_config.h"
+#include "engine/experiments/locks/contention_config.h"
 #include "ui/widgets/experiment_controls.h"
 
 #include <map>

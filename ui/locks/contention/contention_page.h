@@ -3,7 +3,7 @@
 // turn with the same settings. Throughput per kind as sorted bars, context switches per acquisition, the wait
 // histograms overlaid, and a table with every figure (wait percentiles, CPU per acquisition, fairness, spun
 // and won vs slept).
-#include "engine/experiments/contention_experiment.h"
+#include "engine/experiments/locks/contention_experiment.h"
 #include "ui/common/experiment_name.h"
 #include "ui/locks/contention/contention_controls.h"
 #include "ui/polled_page.h"

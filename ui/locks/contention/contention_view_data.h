@@ -3,7 +3,7 @@
 // percentiles, context switches per acquisition, CPU cost, fairness, acquisition paths), the order of the
 // throughput ranking, and the plain data of the chart. The table, the tiles and the chart all read these, so
 // a figure is computed once and reads the same everywhere.
-#include "engine/experiments/contention_experiment.h"
+#include "engine/experiments/locks/contention_experiment.h"
 #include "ui/plot/contention_chart.h"
 
 #include <QString>

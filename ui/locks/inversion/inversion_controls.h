@@ -3,7 +3,7 @@
 // meet. The CPU list also offers the reserved CPU, so that choosing it is refused with validate()'s sentence
 // rather than silently impossible. "Then compare with" is not part of the config: it asks the page to hold a
 // finished run as the reference and run again with another lock, so one Start shows both.
-#include "engine/experiments/inversion_config.h"
+#include "engine/experiments/locks/inversion_config.h"
 #include "ui/widgets/experiment_controls.h"
 
 #include <memory>

@@ -3,7 +3,7 @@
 // share a lock (mutex, pi or ceiling). Big figures for the high thread's wait and the inversion, a timeline of who ran
 // when (three lanes from the threads' own timestamps), and a table. The comparison is the point: a finished run
 // (a plain mutex) is held as a frozen reference — its lanes above the live ones, its row above the live row.
-#include "engine/experiments/inversion_experiment.h"
+#include "engine/experiments/locks/inversion_experiment.h"
 #include "ui/common/experiment_name.h"
 #include "ui/locks/inversion/inversion_controls.h"
 #include "ui/polled_page.h"

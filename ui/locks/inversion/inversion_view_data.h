@@ -2,7 +2,7 @@
 // Turns priority-inversion snapshots into what the page shows: one summary per run (the high thread's wait
 // p50/p99/max, missed periods, how long the medium thread ran while high waited) and the lanes of the timeline
 // for the last complete periods. The live run and the held reference go through the same two functions.
-#include "engine/experiments/inversion_experiment.h"
+#include "engine/experiments/locks/inversion_experiment.h"
 #include "ui/plot/inversion_timeline.h"
 
 #include <QString>

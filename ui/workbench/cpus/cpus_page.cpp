@@ -1,6 +1,6 @@
 #include "ui/workbench/cpus/cpus_page.h"
 
-#include "engine/experiments/latency_experiment.h"
+#include "engine/experiments/latency/latency_experiment.h"
 #include "engine/rt/cpu_topology.h"
 #include "engine/util/clock.h"
 #include "engine/util/units.h"

@@ -4,7 +4,7 @@
 // latency per interval), as the curve with the long tail among the overlaid histograms, and as the row of the table
 // with the large p99.9. Isolated and nohz_full CPUs are labelled. The controls are the latency page's, with a CPU list
 // in place of the single measuring CPU; changes apply to the running experiment.
-#include "engine/experiments/latency_config.h"
+#include "engine/experiments/latency/latency_config.h"
 #include "engine/rt/cpu_topology.h"
 #include "engine/rt/system_probe.h"
 #include "ui/common/latency_source.h"

@@ -2,7 +2,7 @@
 // The per-CPU heat strip's memory: the largest latency and the number of wake-ups per CPU and time interval,
 // gathered from successive latency snapshots. A snapshot carries only the last few seconds of each CPU's timeline
 // (min/max per 1 ms), so the history keeps what scrolls out of it, for up to kKeepNs.
-#include "engine/experiments/latency_experiment.h"
+#include "engine/experiments/latency/latency_experiment.h"
 #include "ui/plot/heat_strip.h"
 
 #include <climits>

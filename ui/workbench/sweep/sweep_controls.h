@@ -2,7 +2,7 @@
 // The sweep page's control panel (left dock) and the one place where its widgets and SweepConfig meet: the latency
 // controls (period, CPUs, waiter, hogs) without policy and priority — those come from the list of settings — plus
 // the settings, the time each one runs, and the load: none, built-in hogs, or your own command.
-#include "engine/experiments/sweep_experiment.h"
+#include "engine/experiments/sweep/sweep_experiment.h"
 
 #include <QStringList>
 #include <QWidget>

@@ -4,7 +4,7 @@
 // stopped and reaped afterwards whatever happens. The result is p50/p99/p99.9/max against the setting as a chart and
 // a table, with each setting's histogram kept for an overlay. Progress says which setting runs and how long is left;
 // Stop cancels within 100 ms; a setting that could not run (EPERM) is shown as failed, never as zeros.
-#include "engine/experiments/sweep_experiment.h"
+#include "engine/experiments/sweep/sweep_experiment.h"
 #include "ui/polled_page.h"
 #include "ui/workbench/sweep/sweep_controls.h"
 

@@ -1,6 +1,6 @@
 #include "ui/workbench/threads/threads_page.h"
 
-#include "engine/experiments/latency_config.h"
+#include "engine/experiments/latency/latency_config.h"
 #include "engine/rt/system_threads.h"
 #include "ui/common/colors.h"
 #include "ui/common/config_json.h"

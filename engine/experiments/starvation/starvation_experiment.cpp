@@ -1,4 +1,4 @@
-#include "engine/experiments/starvation_experiment.h"
+#include "engine/experiments/starvation/starvation_experiment.h"
 
 #include "engine/rt/cpu_topology.h"
 #include "engine/rt/rt_environment.h"

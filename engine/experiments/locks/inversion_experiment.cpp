@@ -1,4 +1,4 @@
-#include "engine/experiments/inversion_experiment.h"
+#include "engine/experiments/locks/inversion_experiment.h"
 
 #include "engine/locks/busy_work.h"
 #include "engine/rt/cpu_topology.h"

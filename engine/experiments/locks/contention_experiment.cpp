@@ -1,4 +1,4 @@
-#include "engine/experiments/contention_experiment.h"
+#include "engine/experiments/locks/contention_experiment.h"
 
 #include "engine/locks/busy_work.h"
 #include "engine/pipeline/spsc_ring.h"

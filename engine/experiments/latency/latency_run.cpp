@@ -1,4 +1,4 @@
-#include "engine/experiments/latency_run.h"
+#include "engine/experiments/latency/latency_run.h"
 
 #include "engine/rt/cpu_topology.h"
 #include "engine/rt/system_threads.h"

@@ -12,7 +12,7 @@
 /// the medium burst is bounded by the thread's own clock and guarded by the shared Watchdog on the reserved CPU,
 /// the threads never run on that CPU, and stop() demotes and joins them all.
 #include "engine/experiments/experiment_host.h"
-#include "engine/experiments/inversion_config.h"
+#include "engine/experiments/locks/inversion_config.h"
 #include "engine/locks/lock.h"
 #include "engine/pipeline/inversion_aggregator.h"
 #include "engine/pipeline/spsc_ring.h"

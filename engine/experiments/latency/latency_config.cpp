@@ -1,4 +1,4 @@
-#include "engine/experiments/latency_config.h"
+#include "engine/experiments/latency/latency_config.h"
 
 #include "engine/rt/cpu_topology.h"
 #include "engine/util/json_fields.h"

@@ -1,7 +1,7 @@
 #pragma once
 /// @file Replays given latency samples through the same aggregator as the live experiment and produces the
 /// same LatencySnapshot objects, without any thread: views and tests can be fed known data.
-#include "engine/experiments/latency_experiment.h"
+#include "engine/experiments/latency/latency_experiment.h"
 
 #include <cstdint>
 #include <memory>

@@ -3,7 +3,7 @@
 /// validation path, shared by the CLI, the GUI and the presets, with its JSON form: the keys of
 /// `rtscope sweep --json` ("each_ns", "base", "load_cmd") plus "settings" in the --settings syntax
 /// ("other,fifo:1,fifo:80").
-#include "engine/experiments/latency_config.h"
+#include "engine/experiments/latency/latency_config.h"
 
 #include <cstddef>
 #include <cstdint>

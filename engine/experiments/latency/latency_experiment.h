@@ -3,7 +3,7 @@
 /// and N CPU hogs on one CPU, reconfigurable while it runs, streaming samples through a ring to the collector. The run
 /// itself, and the snapshot and sink types, are in latency_run.h; this is its host with the live verbs.
 #include "engine/experiments/experiment_host.h"
-#include "engine/experiments/latency_run.h"
+#include "engine/experiments/latency/latency_run.h"
 
 #include <cstdint>
 

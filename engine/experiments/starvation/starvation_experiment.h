@@ -11,7 +11,7 @@
 /// goes on a reserved or the only CPU (StarvationConfig::validate), and stop(), the destructor and every
 /// failed start() demote it and join every thread within 100 ms (StarvationRun::stop).
 #include "engine/experiments/experiment_host.h"
-#include "engine/experiments/starvation_config.h"
+#include "engine/experiments/starvation/starvation_config.h"
 #include "engine/pipeline/spsc_ring.h"
 #include "engine/pipeline/starvation_aggregator.h"
 #include "engine/rt/memory_lock.h"

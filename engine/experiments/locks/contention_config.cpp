@@ -1,6 +1,6 @@
-#include "engine/experiments/contention_config.h"
+#include "engine/experiments/locks/contention_config.h"
 
-#include "engine/experiments/lock_lab_config_util.h"
+#include "engine/experiments/locks/lock_lab_config_util.h"
 #include "engine/rt/cpu_topology.h"
 #include "engine/util/json_fields.h"
 #include "engine/util/units.h"

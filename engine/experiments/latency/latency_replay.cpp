@@ -1,4 +1,4 @@
-#include "engine/experiments/latency_replay.h"
+#include "engine/experiments/latency/latency_replay.h"
 
 #include "engine/util/clock.h"
 #include "engine/util/units.h"

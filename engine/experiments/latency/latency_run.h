@@ -3,7 +3,7 @@
 /// measuring threads and N CPU hogs, reconfigurable while it runs, streaming samples through a ring per thread to
 /// the host's collector. LatencyExperiment (latency_experiment.h) hosts it.
 #include "engine/experiments/experiment_host.h"
-#include "engine/experiments/latency_config.h"
+#include "engine/experiments/latency/latency_config.h"
 #include "engine/pipeline/latency_aggregator.h"
 #include "engine/pipeline/run_counters.h"
 #include "engine/pipeline/spsc_ring.h"

@@ -2,8 +2,8 @@
 /// @file Priority sweep: the latency experiment run over a list of settings (OTHER, FIFO 1, 50, 80, …)
 /// for a fixed time each, under built-in hogs or the user's own load command (docs/science.md, Priority sweeps).
 #include "engine/experiments/experiment_host.h"
-#include "engine/experiments/latency_experiment.h"
-#include "engine/experiments/sweep_config.h"
+#include "engine/experiments/latency/latency_experiment.h"
+#include "engine/experiments/sweep/sweep_config.h"
 
 #include <atomic>
 #include <cstdint>

@@ -1,6 +1,6 @@
-#include "engine/experiments/inversion_config.h"
+#include "engine/experiments/locks/inversion_config.h"
 
-#include "engine/experiments/lock_lab_config_util.h"
+#include "engine/experiments/locks/lock_lab_config_util.h"
 #include "engine/rt/cpu_topology.h"
 #include "engine/rt/sched_policy.h"
 #include "engine/util/json_fields.h"

@@ -1,4 +1,4 @@
-#include "engine/experiments/latency_experiment.h"
+#include "engine/experiments/latency/latency_experiment.h"
 
 #include "engine/util/units.h"
 

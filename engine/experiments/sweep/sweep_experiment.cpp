@@ -1,4 +1,4 @@
-#include "engine/experiments/sweep_experiment.h"
+#include "engine/experiments/sweep/sweep_experiment.h"
 
 #include "engine/rt/cpu_topology.h"
 #include "engine/rt/load_process.h"
