@@ -94,6 +94,7 @@ concept PublishedAtStartRun = requires { requires bool(R::kPublishAtStart); };
 
 template <ExperimentRun Run> class ExperimentHost {
 public:
+    using RunType = Run;
     using Config = typename Run::Config;
     using Snapshot = typename Run::Snapshot;
 

@@ -1,18 +1,18 @@
 #pragma once
 // The experiments a preset, `rtscope run` and a GUI page can name, in one list (docs/architecture.md, "How to add
 // an experiment"). Each entry is a config type with its traits: the name presets and pages use, how its JSON is
-// read, and the CPU topology its placement is checked against. Everything that chooses an experiment by name goes
-// through withExperimentConfigType(), so a new experiment is one ExperimentTraits specialisation and one entry in
-// ExperimentConfigs; the compiler then names every place (the CLI's phase runner, for one) that has no overload
-// for its config yet.
+// read, the CPU topology its placement is checked against, and the experiment that runs it (ExperimentHost<Run>).
+// Everything that chooses an experiment by name goes through withExperimentConfigType(), so a new experiment is one
+// ExperimentTraits specialisation and one entry in ExperimentConfigs; the compiler then names every place (the CLI's
+// phase runner, for one) that has no overload for its config yet.
 //
 // The sweep is not an entry: it runs the latency experiment over a list of settings and has no preset form.
-#include "engine/experiments/locks/contention_config.h"
-#include "engine/experiments/locks/inversion_config.h"
-#include "engine/experiments/latency/latency_config.h"
-#include "engine/experiments/starvation/starvation_config.h"
-#include "engine/experiments/timers/drift_config.h"
-#include "engine/experiments/timers/sleep_floor_config.h"
+#include "engine/experiments/latency/latency_experiment.h"
+#include "engine/experiments/locks/contention_experiment.h"
+#include "engine/experiments/locks/inversion_experiment.h"
+#include "engine/experiments/starvation/starvation_experiment.h"
+#include "engine/experiments/timers/drift_experiment.h"
+#include "engine/experiments/timers/sleep_floor_experiment.h"
 #include "engine/rt/cpu_topology.h"
 
 #include <nlohmann/json.hpp>
@@ -27,6 +27,7 @@ namespace rtscope {
 template <class Config> struct ExperimentTraits;
 
 template <> struct ExperimentTraits<LatencyConfig> {
+    using Experiment = LatencyExperiment; ///< the factory: what runs this config
     static constexpr std::string_view kName = "latency";
     static LatencyConfig fromJson(const nlohmann::json& j, std::vector<std::string>& e)
     {
@@ -36,6 +37,7 @@ template <> struct ExperimentTraits<LatencyConfig> {
 };
 
 template <> struct ExperimentTraits<StarvationConfig> {
+    using Experiment = StarvationExperiment; ///< the factory: what runs this config
     static constexpr std::string_view kName = "starvation";
     static StarvationConfig fromJson(const nlohmann::json& j, std::vector<std::string>& e)
     {
@@ -46,6 +48,7 @@ template <> struct ExperimentTraits<StarvationConfig> {
 };
 
 template <> struct ExperimentTraits<DriftConfig> {
+    using Experiment = DriftExperiment; ///< the factory: what runs this config
     static constexpr std::string_view kName = "drift";
     static DriftConfig fromJson(const nlohmann::json& j, std::vector<std::string>& e)
     {
@@ -55,6 +58,7 @@ template <> struct ExperimentTraits<DriftConfig> {
 };
 
 template <> struct ExperimentTraits<SleepFloorConfig> {
+    using Experiment = SleepFloorExperiment; ///< the factory: what runs this config
     static constexpr std::string_view kName = "sleep-floor";
     static SleepFloorConfig fromJson(const nlohmann::json& j, std::vector<std::string>& e)
     {
@@ -64,6 +68,7 @@ template <> struct ExperimentTraits<SleepFloorConfig> {
 };
 
 template <> struct ExperimentTraits<InversionConfig> {
+    using Experiment = InversionExperiment; ///< the factory: what runs this config
     static constexpr std::string_view kName = "inversion";
     static InversionConfig fromJson(const nlohmann::json& j, std::vector<std::string>& e)
     {
@@ -73,6 +78,7 @@ template <> struct ExperimentTraits<InversionConfig> {
 };
 
 template <> struct ExperimentTraits<ContentionConfig> {
+    using Experiment = ContentionExperiment; ///< the factory: what runs this config
     static constexpr std::string_view kName = "contention";
     static ContentionConfig fromJson(const nlohmann::json& j, std::vector<std::string>& e)
     {

@@ -33,6 +33,24 @@ private slots:
         QCOMPARE(presetExperiments(), names); // the presets list the registry
     }
 
+    void everyEntryRunsItsOwnConfig()
+    {
+        // The factory of each entry takes that config, and its run calls itself by the registry's name (the
+        // "the latency experiment is already running" sentences).
+        [&]<class... Configs>(ExperimentList<Configs...>) {
+            (
+                [&] {
+                    using Experiment = typename ExperimentTraits<Configs>::Experiment;
+                    static_assert(std::is_same_v<typename Experiment::Config, Configs>);
+                    QCOMPARE(std::string_view(Experiment::RunType::kName), ExperimentTraits<Configs>::kName);
+                    Experiment e;
+                    QVERIFY(!e.running());
+                    QVERIFY(!e.snapshot());
+                }(),
+                ...);
+        }(ExperimentConfigs{});
+    }
+
     void unknownNamesReachNothing()
     {
         for (const char* name : {"", "Latency", "sweep", "latency ", "cpus"}) {
