@@ -42,6 +42,13 @@ struct LatencyConfig {
     int histogramUs = 0;     ///< cyclictest-style exact 1 µs bins kept for export (0 = none)
     bool dmaLatency = false; ///< hold /dev/cpu_dma_latency at 0 while running
 
+    // Latency anatomy (docs/experiments/anatomy.md): explain late wake-ups from the kernel's trace events.
+    bool trace = false;           ///< run a private tracefs instance on the measured CPUs ("trace")
+    int64_t traceThresholdNs = 0; ///< also keep every wake-up later than this; 0 = none ("trace_threshold_ns")
+    int traceTop = 10;            ///< keep the anatomy of the N worst wake-ups, 1 … kMaxTraceTop ("trace_top")
+    static constexpr int kMaxTraceTop = 100;
+    static constexpr int64_t kMaxTraceThresholdNs = 10'000'000'000; ///< 10 s
+
     /// @brief Every problem as a sentence naming the field and its allowed range; empty when valid.
     std::vector<std::string> validate(const CpuTopology& cpus) const;
     /// @brief The sentence for a run length outside kMinDurationNs … kMaxDurationNs, empty inside. validate()

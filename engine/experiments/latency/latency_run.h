@@ -4,12 +4,14 @@
 /// the host's collector. LatencyExperiment (latency_experiment.h) hosts it.
 #include "engine/experiments/experiment_host.h"
 #include "engine/experiments/latency/latency_config.h"
+#include "engine/pipeline/anatomy_figures.h"
 #include "engine/pipeline/latency_aggregator.h"
 #include "engine/pipeline/run_counters.h"
 #include "engine/pipeline/spsc_ring.h"
 #include "engine/rt/dma_latency.h"
 #include "engine/rt/memory_lock.h"
 #include "engine/rt/rt_thread.h"
+#include "engine/trace/trace_session.h"
 #include "engine/util/error.h"
 
 #include <atomic>
@@ -33,6 +35,17 @@ struct Marker {
     std::string label;
 };
 
+/// @brief The state of a run's kernel tracing and what it found (docs/experiments/anatomy.md).
+struct LatencyTracing {
+    bool active = false;                    ///< the trace session runs (or ran, in a final snapshot)
+    std::string unavailable;                ///< why it does not run: the exact reason and the fix; empty when active
+    std::vector<std::string> missingEvents; ///< trace events this kernel lacks (their parts may be unknown)
+    TraceStats stats;                       ///< the reader's counts: events, lost events, the kernel's overruns
+    int64_t thresholdNs = 0;                ///< as configured (0 = none)
+    int top = 0;                            ///< as configured
+    AnatomyFigures figures;
+};
+
 struct LatencySnapshot {
     LatencyConfig config;    ///< in force now (cpu resolved)
     uint64_t generation = 0; ///< increases with every publish, across the runs of one experiment
@@ -51,6 +64,8 @@ struct LatencySnapshot {
     bool dmaLatencyHeld = false;
     std::string dmaLatencyNote;
     std::string error; ///< a worker's failure (e.g. a wait returned an error), empty if none
+    /// The latency anatomy (config.trace): null when tracing was not asked for.
+    std::shared_ptr<const LatencyTracing> tracing;
 };
 
 /// @brief What a run sink learns when a run starts.

@@ -1,0 +1,35 @@
+#pragma once
+/// @file What a traced latency run knows about *why* its wake-ups were late (docs/experiments/anatomy.md): the worst
+/// wake-ups and those over a threshold, each with its anatomy and the raw kernel events around it, and the culprit
+/// table over every wake-up analysed. Plain data, produced on the collector thread by the anatomy aggregator and
+/// carried in LatencySnapshot::tracing for the CLI, the GUI and recordings.
+#include "engine/pipeline/trace_event.h"
+#include "engine/pipeline/wakeup_anatomy.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+namespace rtscope {
+
+/// @brief One measured wake-up explained.
+struct TracedWakeup {
+    WakeupAnatomy anatomy;          ///< its parts; anatomy.latencyNs is the measured latency
+    uint64_t seq = 0;               ///< the LatencySample's sequence number
+    size_t thread = 0;              ///< index of its measuring thread in the snapshot's threads
+    std::vector<TraceEvent> events; ///< every traced CPU's events of its window, in time order (for the swimlane)
+};
+
+/// @brief The anatomy figures of a run so far. Counts say what the lists leave out: nothing is dropped silently.
+struct AnatomyFigures {
+    uint64_t wakeupsSeen = 0;        ///< measured wake-ups offered for analysis
+    uint64_t wakeupsAnalysed = 0;    ///< whose event window had arrived (the rest were still waiting, or too old)
+    uint64_t wakeupsComplete = 0;    ///< analysed with every part known
+    uint64_t wakeupsWithLoss = 0;    ///< analysed where the kernel reported lost events inside the window
+    std::vector<TracedWakeup> worst; ///< the top N by latency (LatencyConfig::traceTop), worst first
+    std::vector<TracedWakeup> overThreshold; ///< the latest ones over LatencyConfig::traceThresholdNs, oldest first
+    uint64_t overThresholdTotal = 0;         ///< how many crossed the threshold (the list keeps the latest)
+    std::vector<CulpritRow> culprits;        ///< CulpritTable::rows() over every analysed wake-up
+};
+
+} // namespace rtscope
