@@ -1,4 +1,5 @@
 // `rtscope latency`: cyclictest's measurement with rtscope's summary, histogram and JSON output.
+#include "app/cli/anatomy_output.h"
 #include "app/cli/command_util.h"
 
 #include "engine/experiments/latency/latency_experiment.h"
@@ -42,6 +43,11 @@ struct LatencyOptions {
     std::string record;
     bool quiet = false;
     bool dmaLatency = false;
+    bool trace = false;
+    std::string traceThreshold;
+    int traceTop = LatencyConfig{}.traceTop;
+    const CLI::Option* traceThresholdFlag = nullptr; ///< whether they were given: without --trace they are refused
+    const CLI::Option* traceTopFlag = nullptr;
 };
 
 constexpr int kDefaultHistogramUs = 10000;
@@ -90,6 +96,24 @@ LatencyConfig toConfig(const LatencyOptions& o, std::vector<std::string>& proble
     if (!o.histfile.empty() && c.histogramUs == 0)
         problems.push_back("histfile needs histogram bins: give --histogram US greater than 0");
     c.dmaLatency = o.dmaLatency;
+    // The anatomy (docs/experiments/anatomy.md): the ranges are validate()'s; what only the command line can get
+    // wrong is said here.
+    c.trace = o.trace;
+    const bool thresholdGiven = o.traceThresholdFlag && o.traceThresholdFlag->count() > 0;
+    const bool topGiven = o.traceTopFlag && o.traceTopFlag->count() > 0;
+    if (!o.trace && thresholdGiven)
+        problems.push_back("trace-threshold needs --trace: it says which traced wake-ups to keep");
+    if (!o.trace && topGiven)
+        problems.push_back("trace-top needs --trace: it says how many traced wake-ups to keep");
+    if (thresholdGiven) {
+        const size_t before = problems.size();
+        readDuration("trace-threshold", o.traceThreshold, kNsPerUs, kBareMicroseconds, c.traceThresholdNs, problems);
+        // 0 is "no threshold" inside; on the command line that is leaving the flag out.
+        if (problems.size() == before && c.traceThresholdNs == 0)
+            problems.push_back("trace-threshold must be more than 0 (got 0); leave --trace-threshold out to keep only "
+                               "the worst wake-ups (--trace-top)");
+    }
+    c.traceTop = o.traceTop;
     return c;
 }
 
@@ -241,7 +265,11 @@ RunResult runLatency(const LatencyConfig& config, const RunOutput& out)
     if (!out.quiet)
         printRunHeader("latency", exp.config().label());
     bool printed = false;
+    bool unavailableSaid = false; // tracing asked for and not running: said on stderr as soon as a snapshot shows it
     result.signal = waitForExperiment(exp, [&] {
+        if (config.trace && !unavailableSaid)
+            if (auto snap = exp.snapshot(); snap && snap->tracing && !snap->tracing->unavailable.empty())
+                printTracingUnavailable("latency", *snap, unavailableSaid);
         if (!progress.due())
             return;
         if (auto snap = exp.snapshot()) {
@@ -259,6 +287,11 @@ RunResult runLatency(const LatencyConfig& config, const RunOutput& out)
         printStoppedBy(result.signal);
     }
     printSummary(*snap);
+    // After the summary, so that what cyclictest users read first is where they expect it; -q keeps the summary only.
+    if (!out.quiet)
+        printAnatomy(*snap);
+    printTracingUnavailable("latency", *snap, unavailableSaid);
+    printTracingStopError("latency", *snap);
     if (snap->config.dmaLatency && !snap->dmaLatencyHeld)
         std::fprintf(stderr,
                      "rtscope latency: warning: /dev/cpu_dma_latency was NOT held (%s); the run measured with deep "
@@ -318,8 +351,18 @@ Command addLatencyCommand(CLI::App& app)
     outputFile(sub->add_option("--record", o->record,
                                "record the run (every raw sample, change and drop, and the probe) for rtscope replay "
                                "or the desktop app"));
-    sub->add_flag("-q,--quiet", o->quiet, "no status line, only the summary");
+    sub->add_flag("-q,--quiet", o->quiet, "no status line, only the summary (with --trace: no anatomy, see --json)");
     sub->add_flag("--dma-latency", o->dmaLatency, "hold /dev/cpu_dma_latency at 0 while running");
+    sub->add_flag("--trace", o->trace,
+                  "explain late wake-ups from the kernel's trace events (a private tracefs instance on the measured "
+                  "CPUs): who delayed the measuring thread, and the anatomy of the worst wake-ups");
+    o->traceThresholdFlag = sub->add_option(
+        "--trace-threshold", o->traceThreshold,
+        "with --trace, also keep every wake-up later than this, e.g. 100us or 1ms (bare number: us); default: none");
+    o->traceTopFlag =
+        sub->add_option("--trace-top", o->traceTop,
+                        "with --trace, the worst wake-ups explained, 1.." + std::to_string(LatencyConfig::kMaxTraceTop))
+            ->capture_default_str();
     return {sub, [o] {
                 return run(*o);
             }};

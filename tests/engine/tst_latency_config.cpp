@@ -131,6 +131,27 @@ private slots:
             "histogram must be between 0 and 1000000 us");
         row(
             "histogram -1", [](LatencyConfig& c) { c.histogramUs = -1; }, "histogram must be between 0");
+        row(
+            "trace", [](LatencyConfig& c) { c.trace = true; }, "");
+        row(
+            "trace threshold 0", [](LatencyConfig& c) { c.traceThresholdNs = 0; }, "");
+        row(
+            "trace threshold 10s", [](LatencyConfig& c) { c.traceThresholdNs = 10'000'000'000; }, "");
+        row(
+            "trace threshold 10s+1", [](LatencyConfig& c) { c.traceThresholdNs = 10'000'000'001; },
+            "trace-threshold must be between 0 (none) and 10");
+        row(
+            "trace threshold -1", [](LatencyConfig& c) { c.traceThresholdNs = -1; },
+            "trace-threshold must be between 0 (none) and 10");
+        row(
+            "trace top 1", [](LatencyConfig& c) { c.traceTop = 1; }, "");
+        row(
+            "trace top 100", [](LatencyConfig& c) { c.traceTop = 100; }, "");
+        row(
+            "trace top 0", [](LatencyConfig& c) { c.traceTop = 0; }, "trace-top must be between 1 and 100 (got 0)");
+        row(
+            "trace top 101", [](LatencyConfig& c) { c.traceTop = 101; },
+            "trace-top must be between 1 and 100 (got 101)");
     }
     void bounds()
     {
@@ -182,6 +203,39 @@ private slots:
         QVERIFY(back == c);
     }
 
+    // The anatomy's fields: written (all three) only when one is not its default, so a config without tracing
+    // writes exactly the keys it wrote before they existed; read back either way.
+    void jsonTraceFields()
+    {
+        const nlohmann::json plain = toJson(LatencyConfig{});
+        QVERIFY(!plain.contains("trace"));
+        QVERIFY(!plain.contains("trace_threshold_ns"));
+        QVERIFY(!plain.contains("trace_top"));
+        QCOMPARE(plain.size(), size_t(15));
+        for (const auto& mutate : std::vector<Mutator>{[](LatencyConfig& c) { c.trace = true; },
+                                                       [](LatencyConfig& c) { c.traceThresholdNs = 100'000; },
+                                                       [](LatencyConfig& c) {
+                                                           c.traceTop = 25;
+                                                       }}) {
+            LatencyConfig c;
+            mutate(c);
+            const nlohmann::json j = toJson(c);
+            QCOMPARE(j.at("trace").get<bool>(), c.trace);
+            QCOMPARE(j.at("trace_threshold_ns").get<int64_t>(), c.traceThresholdNs);
+            QCOMPARE(j.at("trace_top").get<int>(), c.traceTop);
+            std::vector<std::string> errors;
+            QVERIFY(latencyConfigFromJson(j, errors) == c);
+            QVERIFY(errors.empty());
+        }
+        std::vector<std::string> errors;
+        const LatencyConfig read = latencyConfigFromJson(
+            nlohmann::json::parse(R"({"trace": true, "trace_threshold_ns": 250000, "trace_top": 3})"), errors);
+        QVERIFY(errors.empty());
+        QVERIFY(read.trace);
+        QCOMPARE(read.traceThresholdNs, int64_t(250'000));
+        QCOMPARE(read.traceTop, 3);
+    }
+
     void jsonErrorsNameTheField_data()
     {
         QTest::addColumn<QString>("json");
@@ -202,6 +256,12 @@ private slots:
                                           << "samples must not be negative";
         QTest::newRow("dma not bool") << R"({"dma_latency": "yes"})"
                                       << "dma_latency must be true or false";
+        QTest::newRow("trace not bool") << R"({"trace": 1})"
+                                        << "trace must be true or false";
+        QTest::newRow("trace threshold string") << R"({"trace_threshold_ns": "100us"})"
+                                                << "trace_threshold_ns must be an integer";
+        QTest::newRow("trace top float") << R"({"trace_top": 2.5})"
+                                         << "trace_top must be an integer";
     }
     void jsonErrorsNameTheField()
     {

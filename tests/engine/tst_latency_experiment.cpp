@@ -333,7 +333,7 @@ private slots:
         moved.cpu = topo.allowed.front();
         Error e;
         {
-            WithoutRealtimePrivilege unprivileged;
+            test::WithoutRealtimePrivilege unprivileged;
             QVERIFY2(unprivileged.ok(), "could not take CAP_SYS_NICE away from the test thread");
             e = exp.reconfigure(moved);
         }

@@ -94,6 +94,12 @@ std::vector<std::string> LatencyConfig::validate(const CpuTopology& cpus) const
     if (histogramUs < 0 || histogramUs > kMaxHistogramUs)
         out.push_back("histogram must be between 0 and " + std::to_string(kMaxHistogramUs) + " us (got " +
                       std::to_string(histogramUs) + ")");
+    if (traceThresholdNs < 0 || traceThresholdNs > kMaxTraceThresholdNs)
+        out.push_back("trace-threshold must be between 0 (none) and " + formatDuration(kMaxTraceThresholdNs) +
+                      " (got " + formatDuration(traceThresholdNs) + ")");
+    if (traceTop < 1 || traceTop > kMaxTraceTop)
+        out.push_back("trace-top must be between 1 and " + std::to_string(kMaxTraceTop) + " (got " +
+                      std::to_string(traceTop) + ")");
     if (cpus.lastUsable() < 0)
         out.push_back("cpu: this process may not run on any online CPU");
     return out;
@@ -148,26 +154,38 @@ std::string LatencyConfig::label() const
           : cpu >= 0         ? "CPU " + std::to_string(cpu)
                              : std::string("CPU auto"))
       << " · " << waiterName(waiter);
+    if (trace)
+        s << " · trace";
     return s.str();
 }
 
 nlohmann::json toJson(const LatencyConfig& c)
 {
-    return nlohmann::json{{"policy", policyName(c.policy)},
-                          {"priority", c.priority},
-                          {"nice", c.nice},
-                          {"period_ns", c.periodNs},
-                          {"cpu", c.cpu},
-                          {"cpus", c.cpus},
-                          {"waiter", waiterName(c.waiter)},
-                          {"hogs", c.hogs},
-                          {"hog_policy", policyName(c.hogPolicy)},
-                          {"hog_nice", c.hogNice},
-                          {"hog_cpu", c.hogCpu},
-                          {"duration_ns", c.durationNs},
-                          {"samples", c.maxSamples},
-                          {"histogram_us", c.histogramUs},
-                          {"dma_latency", c.dmaLatency}};
+    nlohmann::json j{{"policy", policyName(c.policy)},
+                     {"priority", c.priority},
+                     {"nice", c.nice},
+                     {"period_ns", c.periodNs},
+                     {"cpu", c.cpu},
+                     {"cpus", c.cpus},
+                     {"waiter", waiterName(c.waiter)},
+                     {"hogs", c.hogs},
+                     {"hog_policy", policyName(c.hogPolicy)},
+                     {"hog_nice", c.hogNice},
+                     {"hog_cpu", c.hogCpu},
+                     {"duration_ns", c.durationNs},
+                     {"samples", c.maxSamples},
+                     {"histogram_us", c.histogramUs},
+                     {"dma_latency", c.dmaLatency}};
+    // The latency anatomy's fields only when one of them is not its default: a config without tracing writes what
+    // it wrote before the fields existed (presets, recordings and --json stay as they were), and reads back the same.
+    const LatencyConfig defaults;
+    if (c.trace != defaults.trace || c.traceThresholdNs != defaults.traceThresholdNs ||
+        c.traceTop != defaults.traceTop) {
+        j["trace"] = c.trace;
+        j["trace_threshold_ns"] = c.traceThresholdNs;
+        j["trace_top"] = c.traceTop;
+    }
+    return j;
 }
 
 LatencyConfig latencyConfigFromJson(const nlohmann::json& j, std::vector<std::string>& errors)
@@ -177,7 +195,8 @@ LatencyConfig latencyConfigFromJson(const nlohmann::json& j, std::vector<std::st
     if (!f.ok())
         return c;
     f.rejectUnknown({"policy", "priority", "nice", "period_ns", "cpu", "cpus", "waiter", "hogs", "hog_policy",
-                     "hog_nice", "hog_cpu", "duration_ns", "samples", "histogram_us", "dma_latency"});
+                     "hog_nice", "hog_cpu", "duration_ns", "samples", "histogram_us", "dma_latency", "trace",
+                     "trace_threshold_ns", "trace_top"});
     constexpr std::string_view policies = "other, batch, idle, fifo, rr";
     f.name("policy", c.policy, parsePolicy, policies);
     f.integer("priority", c.priority);
@@ -194,6 +213,9 @@ LatencyConfig latencyConfigFromJson(const nlohmann::json& j, std::vector<std::st
     f.integer("samples", c.maxSamples);
     f.integer("histogram_us", c.histogramUs);
     f.boolean("dma_latency", c.dmaLatency);
+    f.boolean("trace", c.trace);
+    f.integer("trace_threshold_ns", c.traceThresholdNs);
+    f.integer("trace_top", c.traceTop);
     return c;
 }
 

@@ -65,7 +65,8 @@ struct LatencyConfig {
     /// @brief The CPUs that get `hogs` hogs each: hogCpu if given, else every measured CPU.
     std::vector<int> resolvedHogCpus(const CpuTopology& topo) const;
 
-    /// @brief "FIFO 80 · 1 ms · 4 hogs · CPU 1 · abs": the label of a config on markers and table rows.
+    /// @brief "FIFO 80 · 1 ms · 4 hogs · CPU 1 · abs" (and " · trace" when tracing): the label of a config on markers
+    /// and table rows.
     std::string label() const;
 
     bool operator==(const LatencyConfig&) const = default;

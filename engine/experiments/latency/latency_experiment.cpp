@@ -3,6 +3,7 @@
 #include "engine/util/units.h"
 
 #include <algorithm>
+#include <utility>
 
 namespace rtscope {
 
@@ -33,11 +34,17 @@ void LatencyExperiment::setRunSink(LatencyRunSink* sink)
         m_sink = sink;
 }
 
+void LatencyExperiment::setTraceDirForTest(std::string dir)
+{
+    m_traceDir = std::move(dir);
+}
+
 void LatencyExperiment::configureRun(LatencyRun& run)
 {
     run.setPace(m_pace);
     run.setSeriesWindow(m_seriesWindowNs);
     run.setSink(m_sink);
+    run.setTracingDir(m_traceDir);
 }
 
 Error LatencyExperiment::reconfigure(const LatencyConfig& config)

@@ -6,6 +6,7 @@
 #include "engine/experiments/latency/latency_run.h"
 
 #include <cstdint>
+#include <string>
 
 namespace rtscope {
 
@@ -24,6 +25,9 @@ public:
     /// @brief Hands every run's samples, markers, resets and drops to @p sink (null: none). Only while not
     /// running; the sink must outlive every later run.
     void setRunSink(LatencyRunSink* sink);
+    /// @brief Tests only: where the trace session of the next runs looks for tracefs (empty, the default: the
+    /// mounted one). A directory that is no tracefs makes tracing unavailable while the run goes on.
+    void setTraceDirForTest(std::string dir);
 
     /// @brief Applies a new configuration to the running experiment without restarting the process and
     /// records a marker. Period, policy, priority and hog count change in place; a new waiter or CPU
@@ -44,6 +48,7 @@ private:
     CollectorPace m_pace;
     int64_t m_seriesWindowNs = 10'000'000'000;
     LatencyRunSink* m_sink = nullptr;
+    std::string m_traceDir;
 };
 
 // The host finds a run's pace and its end by their shape (experiment_host.h): a misspelt one would be ignored

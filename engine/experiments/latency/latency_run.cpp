@@ -7,7 +7,10 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <climits>
 #include <cstring>
+#include <map>
+#include <unistd.h>
 #include <utility>
 
 namespace rtscope {
@@ -19,7 +22,59 @@ std::string latencyRunHogsLabel(int n)
     return std::to_string(n) + (n == 1 ? " hog" : " hogs");
 }
 
+std::string latencyRunTraceLabel(const LatencyConfig& c, const LatencyConfig& prev)
+{
+    std::string label;
+    if (c.traceThresholdNs != prev.traceThresholdNs)
+        label = "trace threshold " + (c.traceThresholdNs > 0 ? formatDuration(c.traceThresholdNs) : "none");
+    if (c.traceTop != prev.traceTop)
+        label += (label.empty() ? "trace top " : ", top ") + std::to_string(c.traceTop);
+    return label;
+}
+
 } // namespace
+
+/// The reader thread's batches on their way to the collector. Neither side is real-time: a mutex is enough. Bounded
+/// by LatencyRun::kTraceQueueEvents; a batch that does not fit is dropped, counted, and its span remembered per CPU,
+/// so that the collector can put a Lost event where it was (the analysis then knows those events are missing).
+struct LatencyRun::TraceQueue {
+    struct Gap {
+        int64_t fromNs = INT64_MAX;
+        int64_t toNs = INT64_MIN;
+        uint64_t events = 0;
+    };
+    std::mutex mutex;
+    std::vector<std::vector<TraceEvent>> batches;
+    std::vector<std::vector<TraceEvent>> spare; ///< emptied by the collector, for the reader to fill again
+    size_t events = 0;
+    std::map<int, Gap> gaps; ///< by CPU: what was dropped since the collector last took the batches
+    uint64_t droppedEvents = 0;
+    uint64_t droppedBatches = 0;
+
+    void push(std::span<const TraceEvent> batch)
+    {
+        std::lock_guard lock(mutex);
+        if (events + batch.size() > kTraceQueueEvents) {
+            for (const TraceEvent& e : batch) {
+                Gap& g = gaps[e.cpu];
+                g.fromNs = std::min(g.fromNs, e.ts);
+                g.toNs = std::max(g.toNs, e.ts);
+                ++g.events;
+            }
+            droppedEvents += batch.size();
+            ++droppedBatches;
+            return;
+        }
+        std::vector<TraceEvent> copy;
+        if (!spare.empty()) {
+            copy = std::move(spare.back());
+            spare.pop_back();
+        }
+        copy.assign(batch.begin(), batch.end());
+        batches.push_back(std::move(copy));
+        events += batch.size();
+    }
+};
 
 LatencyRun::LatencyRun(const LatencyConfig& config, const RunEnvironment& env)
     : m_config(config)
@@ -55,6 +110,8 @@ Error LatencyRun::start()
     m_hogRate = CounterRate(m_startNs);
 
     Error e = setHogCount(m_config.hogs);
+    if (!e && m_config.trace)
+        startTrace(); // before the measuring threads, so their first wake-ups are traced; a failure is reported
     if (!e)
         for (auto& w : m_workers)
             if (!e)
@@ -87,6 +144,9 @@ void LatencyRun::stop()
     // per CPU waited 50-115 ms for the turn in which it sees its flag; every hog exits the moment it next runs.
     stopAllHogs();
     stopAllWorkers();
+    // The measuring threads are joined: the events of their last wake-ups (and of their exit, which tells the
+    // anatomy each CPU got past them) are recorded. The collector's last drain analyses them.
+    stopTrace();
     // Nothing measures any more. The last snapshot still says whether the device was held (m_dmaHeld): the host
     // publishes it after this, so a view that sees the run stopped also finds the device let go.
     m_dma.release();
@@ -140,6 +200,9 @@ Error LatencyRun::startAllWorkers(const std::vector<int>& cpus)
     MemoryLockStatus lock;
     Workers fresh = makeWorkers(cpus, lock);
     Workers old;
+    // The trace session follows the threads to their CPUs (and its figures start again, like their aggregates).
+    const bool traced = m_trace != nullptr;
+    stopTrace();
     {
         // The collector must not iterate the workers while the set changes.
         std::lock_guard guard(m_workersMutex);
@@ -154,6 +217,10 @@ Error LatencyRun::startAllWorkers(const std::vector<int>& cpus)
         }
     }
     old.clear(); // every thread of the old set was joined before this call
+    if (m_config.trace)
+        startTrace();
+    else if (traced)
+        dropTrace();
     Error result;
     for (auto& w : m_workers)
         if (!result)
@@ -205,6 +272,9 @@ void LatencyRun::stopWorker(Worker& w)
 
 void LatencyRun::measuringLoop(Worker& w, const std::atomic<bool>& stop, uint64_t firstSeq)
 {
+    // The thread names itself before its first sample: the anatomy matches each drained sample to the kernel's
+    // events by this tid, also for a thread that replaced another on the same worker.
+    w.tid.store(int(gettid()), std::memory_order_release);
     // Everything allocated here happens before the first measured cycle.
     std::unique_ptr<Waiter> waiter = makeWaiter(m_config.waiter, &stop);
     SpscRing<LatencySample>& ring = *w.ring;
@@ -382,6 +452,25 @@ LatencyRun::Change LatencyRun::reconfigure(const LatencyConfig& requested, const
             changes.push_back(latencyRunHogsLabel(next.hogs));
     }
 
+    // Tracing: on, off, or new settings. With a CPU change the restart below starts it on the new CPUs.
+    const bool cpusChange = restart && nextCpus != m_cpus;
+    m_config.trace = next.trace;
+    m_config.traceThresholdNs = next.traceThresholdNs;
+    m_config.traceTop = next.traceTop;
+    if (next.trace != prev.trace) {
+        if (!next.trace)
+            dropTrace();
+        else if (!cpusChange)
+            startTrace();
+        changes.push_back(next.trace ? "trace on" : "trace off");
+    } else if (next.trace) {
+        if (next.periodNs != prev.periodNs || next.traceThresholdNs != prev.traceThresholdNs ||
+            next.traceTop != prev.traceTop)
+            configureAnatomy();
+        if (const std::string t = latencyRunTraceLabel(next, prev); !t.empty())
+            changes.push_back(t);
+    }
+
     if (restart) {
         stopAllWorkers();
         const std::vector<int> prevCpus = m_cpus;
@@ -391,6 +480,11 @@ LatencyRun::Change LatencyRun::reconfigure(const LatencyConfig& requested, const
         m_cpus = nextCpus;
         Error e;
         if (nextCpus == prevCpus) {
+            // Traced: the replaced threads' last samples go to the anatomy now, each under its own thread's tid.
+            if (m_trace) {
+                std::lock_guard guard(m_workersMutex);
+                drainLocked();
+            }
             for (auto& w : m_workers)
                 if (!e)
                     e = startWorker(*w); // same CPUs: the aggregates and sequence numbers continue
@@ -406,9 +500,25 @@ LatencyRun::Change LatencyRun::reconfigure(const LatencyConfig& requested, const
             m_config.policy = prev.policy;
             m_config.priority = prev.priority;
             m_config.nice = prev.nice;
+            m_config.trace = prev.trace;
+            m_config.traceThresholdNs = prev.traceThresholdNs;
+            m_config.traceTop = prev.traceTop;
             m_cpus = prevCpus;
+            if (nextCpus == prevCpus) {
+                // The tracing part of the change is undone too (a CPU change's: by the restart below).
+                if (prev.trace && !m_trace)
+                    startTrace();
+                else if (!prev.trace && m_trace)
+                    dropTrace();
+                else if (prev.trace)
+                    configureAnatomy();
+            }
             Error restored;
             if (nextCpus == prevCpus) {
+                if (m_trace) {
+                    std::lock_guard guard(m_workersMutex);
+                    drainLocked();
+                }
                 for (auto& w : m_workers)
                     if (!restored)
                         restored = startWorker(*w);
@@ -517,6 +627,10 @@ size_t LatencyRun::drainLocked()
             if (m_sinkActive)
                 sendDrops(i, w.dropsAtReset);
         }
+        if (m_traceQueue) {
+            m_anatomy.resetStatistics();
+            m_tracing.reset();
+        }
     }
     for (const SinkEvent& e : events) {
         if (e.reset)
@@ -533,6 +647,9 @@ size_t LatencyRun::drainLocked()
                 w.agg.add(m_drainBatch[i]);
             if (n && m_sinkActive)
                 m_sink->onSamples(k, std::span<const LatencySample>(m_drainBatch.data(), n));
+            if (n && m_traceQueue)
+                m_anatomy.addWakeups(k, w.tid.load(std::memory_order_acquire), w.cpu,
+                                     std::span<const LatencySample>(m_drainBatch.data(), n));
             total += n;
             if (n < m_drainBatch.size())
                 break;
@@ -540,6 +657,8 @@ size_t LatencyRun::drainLocked()
         if (m_sinkActive)
             sendDrops(k, w.ring->drops());
     }
+    if (m_traceQueue)
+        takeTraceEvents();
     return total;
 }
 
@@ -583,7 +702,152 @@ std::shared_ptr<LatencySnapshot> LatencyRun::makeSnapshot(bool running)
     // What the run had, not what is open now: stop() lets go of the device before the last publish.
     snap->dmaLatencyHeld = m_dmaHeld;
     snap->dmaLatencyNote = m_dmaNote;
+    if (snap->config.trace)
+        snap->tracing = tracingSnapshot(snap->config, running, snap->publishedNs);
     return snap;
+}
+
+void LatencyRun::startTrace()
+{
+    stopTrace();
+    (void)TraceSession::functionName(0); // reads /proc/kallsyms (some 100 ms) here, not on the collector
+    auto queue = std::make_shared<TraceQueue>();
+    auto session = std::make_unique<TraceSession>();
+    TraceConfig tc;
+    tc.cpus = m_cpus;
+    tc.tracingDir = m_tracingDir;
+    const Error e =
+        session->start(tc, m_env.topology, [queue](std::span<const TraceEvent> batch) { queue->push(batch); });
+    // Recording is on by now: a window that starts before this instant may miss events, so the anatomy counts a
+    // wake-up whose window does as not analysed.
+    const int64_t sinceNs = nowNs();
+    {
+        std::lock_guard guard(m_workersMutex);
+        m_anatomy.start(sinceNs);
+        m_traceQueue = e ? nullptr : queue;
+        m_tracing.reset();
+    }
+    configureAnatomy();
+    std::lock_guard lock(m_controlMutex);
+    m_traceState = {};
+    if (e) {
+        m_traceState.unavailable = e.message;
+        return;
+    }
+    m_traceState.active = true;
+    m_traceState.missingEvents = session->missingEvents();
+    m_traceState.live = session.get();
+    m_trace = std::move(session);
+}
+
+void LatencyRun::stopTrace()
+{
+    if (!m_trace)
+        return;
+    {
+        // From here on the snapshots show these counts, not the session's (stats() races with its stop()).
+        std::lock_guard lock(m_controlMutex);
+        m_traceState.stats = m_trace->stats();
+        m_traceState.live = nullptr;
+    }
+    const Error e = m_trace->stop();
+    const TraceStats last = m_trace->stats();
+    m_trace.reset();
+    std::lock_guard lock(m_controlMutex);
+    m_traceState.stats = last;
+    m_traceState.stopError = e.message;
+}
+
+void LatencyRun::dropTrace()
+{
+    stopTrace();
+    {
+        std::lock_guard guard(m_workersMutex);
+        m_traceQueue.reset();
+        m_anatomy.clear();
+        m_tracing.reset();
+    }
+    std::lock_guard lock(m_controlMutex);
+    m_traceState = {};
+}
+
+void LatencyRun::configureAnatomy()
+{
+    std::lock_guard guard(m_workersMutex);
+    m_anatomy.setOptions({[](uint64_t address) {
+        return TraceSession::functionName(address);
+    }});
+    m_anatomy.configure(m_config.traceThresholdNs, m_config.traceTop, anatomyLookbackNs(m_config.periodNs));
+    m_tracing.reset();
+}
+
+void LatencyRun::takeTraceEvents()
+{
+    std::map<int, TraceQueue::Gap> gaps;
+    {
+        std::lock_guard lock(m_traceQueue->mutex);
+        m_traceTaken.swap(m_traceQueue->batches);
+        m_traceQueue->events = 0;
+        gaps.swap(m_traceQueue->gaps);
+    }
+    for (const std::vector<TraceEvent>& batch : m_traceTaken)
+        m_anatomy.addEvents(batch);
+    // What the queue dropped, as the kernel marks its own losses: a Lost event after the gap, on its CPU.
+    std::vector<TraceEvent> lost;
+    for (const auto& [cpu, gap] : gaps) {
+        TraceEvent e{};
+        e.type = TraceEventType::Lost;
+        e.cpu = uint16_t(cpu);
+        e.ts = gap.toNs + 1;
+        e.lost.sinceNs = gap.fromNs - 1;
+        e.lost.count = gap.events;
+        lost.push_back(e);
+    }
+    if (!lost.empty()) {
+        sortTraceEvents(lost);
+        m_anatomy.addEvents(lost);
+    }
+    for (std::vector<TraceEvent>& batch : m_traceTaken)
+        batch.clear();
+    std::lock_guard lock(m_traceQueue->mutex);
+    while (!m_traceTaken.empty() && m_traceQueue->spare.size() < 16) {
+        m_traceQueue->spare.push_back(std::move(m_traceTaken.back()));
+        m_traceTaken.pop_back();
+    }
+    m_traceTaken.clear();
+}
+
+std::shared_ptr<const LatencyTracing> LatencyRun::tracingSnapshot(const LatencyConfig& config, bool running,
+                                                                  int64_t now)
+{
+    if (!running && m_traceQueue) {
+        // The session was stopped before this (stop()): every event it recorded is in the queue or the window.
+        takeTraceEvents();
+        m_anatomy.finish();
+        m_tracing.reset();
+    }
+    if (m_tracing && now - m_tracing->updatedNs < kTracingRefreshNs)
+        return m_tracing;
+    auto t = std::make_shared<LatencyTracing>();
+    {
+        std::lock_guard lock(m_controlMutex);
+        t->active = m_traceState.active;
+        t->unavailable = m_traceState.unavailable;
+        t->missingEvents = m_traceState.missingEvents;
+        t->stats = m_traceState.live ? m_traceState.live->stats() : m_traceState.stats;
+        t->stopError = m_traceState.stopError;
+    }
+    t->thresholdNs = config.traceThresholdNs;
+    t->top = config.traceTop;
+    if (m_traceQueue) {
+        std::lock_guard lock(m_traceQueue->mutex);
+        t->queueDroppedEvents = m_traceQueue->droppedEvents;
+        t->queueDroppedBatches = m_traceQueue->droppedBatches;
+    }
+    t->figures = m_anatomy.figures();
+    t->updatedNs = now;
+    m_tracing = t;
+    return t;
 }
 
 } // namespace rtscope

@@ -4,6 +4,7 @@
 /// the host's collector. LatencyExperiment (latency_experiment.h) hosts it.
 #include "engine/experiments/experiment_host.h"
 #include "engine/experiments/latency/latency_config.h"
+#include "engine/pipeline/anatomy_aggregator.h"
 #include "engine/pipeline/anatomy_figures.h"
 #include "engine/pipeline/latency_aggregator.h"
 #include "engine/pipeline/run_counters.h"
@@ -21,6 +22,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace rtscope {
@@ -44,6 +46,17 @@ struct LatencyTracing {
     int64_t thresholdNs = 0;                ///< as configured (0 = none)
     int top = 0;                            ///< as configured
     AnatomyFigures figures;
+    /// Events the reader handed on that the queue to the collector had no room for (LatencyRun::kTraceQueueEvents):
+    /// lost to the analysis like the kernel's lost events, and marked in the window the same way (a Lost event per
+    /// CPU over the span they covered), so an anatomy across that span says its events were lost and leaves the parts
+    /// there unknown.
+    uint64_t queueDroppedEvents = 0;
+    uint64_t queueDroppedBatches = 0;
+    std::string stopError; ///< the session's instance could not be removed (with the command that removes it)
+    /// CLOCK_MONOTONIC when these figures were taken: while the run goes on they are refreshed every
+    /// LatencyRun::kTracingRefreshNs (copying the kept windows at every frame would cost the collector more than
+    /// they change); the final snapshot's are the final ones.
+    int64_t updatedNs = 0;
 };
 
 struct LatencySnapshot {
@@ -114,6 +127,11 @@ public:
     static constexpr std::string_view kName = "latency";
     /// @brief Samples a ring holds before it drops (for tests and the benchmark).
     static constexpr size_t kRingCapacity = 1 << 16;
+    /// @brief Trace events waiting between the reader and the collector before whole batches are dropped (and
+    /// counted, and marked lost): 18.9 MB, seconds of events even on a loaded CPU.
+    static constexpr size_t kTraceQueueEvents = size_t(1) << 18;
+    /// @brief How often the snapshots' tracing figures are taken again while the run goes on.
+    static constexpr int64_t kTracingRefreshNs = 100'000'000;
 
     /// @brief Resolves the CPUs of @p config against the environment's topology and allocates the rings and hog
     /// counters; starts no thread. @p config must be valid for that topology (the host validated it).
@@ -127,12 +145,17 @@ public:
     void setSink(LatencyRunSink* sink) { m_sink = sink; }
     /// @brief How much of the timeline the next snapshots carry; also while the run goes on.
     void setSeriesWindow(int64_t ns) { m_seriesWindowNs.store(ns, std::memory_order_relaxed); }
+    /// @brief Where the trace session looks for tracefs (TraceConfig::tracingDir; empty: the mounted one).
+    void setTracingDir(std::string dir) { m_tracingDir = std::move(dir); }
 
-    /// @brief Holds cpu_dma_latency if asked, starts the hogs, then the measuring threads; tells the sink and
-    /// records the start marker. On failure the host calls stop().
+    /// @brief Holds cpu_dma_latency if asked, starts the hogs, the trace session (config.trace), then the measuring
+    /// threads; tells the sink and records the start marker. On failure the host calls stop(). A trace session
+    /// that cannot start fails nothing: the run goes on untraced and its snapshots' tracing says why.
     Error start();
     /// @brief The stop order (docs/architecture.md §3): the stop-request time for every measuring thread, then the
-    /// hogs leave, then each measuring thread is joined, then cpu_dma_latency is let go. Idempotent.
+    /// hogs leave, then each measuring thread is joined, then the trace session stops (after the joins, so the
+    /// last wake-ups' events are in; before the collector's last drain, which analyses them), then
+    /// cpu_dma_latency is let go. Idempotent.
     void stop();
     /// @brief Collector thread: pending resets and sink events, then every ring into its aggregator (and the sink).
     size_t drain();
@@ -161,10 +184,12 @@ public:
     };
     /// @brief Applies @p requested, validated against @p topology, and records a marker. Period, policy, priority
     /// and hog count change in place; a new waiter or CPU restarts the measuring threads (each thread's sequence
-    /// numbers continue). A refused change leaves the run as it was.
+    /// numbers continue). Tracing turns on and off with the run going on; a CPU change restarts the trace session on
+    /// the new CPUs (and its figures from zero, like the threads' aggregates); a new threshold or top applies to the
+    /// figures kept. A refused change leaves the run as it was.
     Change reconfigure(const LatencyConfig& requested, const CpuTopology& topology);
-    /// @brief Clears histogram and counters at the collector's next drain (the timeline is kept) and records a
-    /// "reset" marker.
+    /// @brief Clears histogram and counters (and the anatomy's figures) at the collector's next drain (the timeline
+    /// is kept) and records a "reset" marker.
     void resetStatistics();
 
 private:
@@ -203,6 +228,21 @@ private:
     size_t drainLocked();                          ///< drain(), with m_workersMutex held
     void sendDrops(size_t thread, uint64_t total); ///< collector side of the run sink
     void measuringLoop(Worker& w, const std::atomic<bool>& stop, uint64_t firstSeq);
+
+    // Tracing (config.trace). The control thread owns the session; the collector (m_workersMutex) the aggregator.
+    struct TraceQueue;
+    /// Control thread: a new session on m_cpus with fresh figures; a failure is kept as the reason, not returned.
+    void startTrace();
+    /// Control thread: stops the session (its last events reach the queue), keeps its figures and final counts.
+    void stopTrace();
+    /// Control thread: tracing off: stops the session and forgets its figures (the snapshots' tracing is null).
+    void dropTrace();
+    /// Control thread: the aggregator takes m_config's threshold, top and period.
+    void configureAnatomy();
+    /// Collector (m_workersMutex held): the reader's batches into the aggregator.
+    void takeTraceEvents();
+    /// Collector (m_workersMutex held): the snapshot's tracing, taken again when kTracingRefreshNs old.
+    std::shared_ptr<const LatencyTracing> tracingSnapshot(const LatencyConfig& config, bool running, int64_t now);
 
     LatencyConfig m_config;     ///< control thread's copy (cpu and hogCpu resolved)
     const RunEnvironment m_env; ///< the topology validated against, what mlockall gave
@@ -264,6 +304,23 @@ private:
     LatencyRunSink* m_sink = nullptr;
     bool m_sinkActive = false;
     std::vector<SinkEvent> m_sinkEvents; ///< guarded by m_controlMutex
+
+    // Tracing. m_trace: the control thread's. m_traceQueue, m_anatomy, m_tracing: the collector's, changed by the
+    // control thread only with m_workersMutex held. m_traceState: guarded by m_controlMutex.
+    std::string m_tracingDir;
+    std::unique_ptr<TraceSession> m_trace;
+    std::shared_ptr<TraceQueue> m_traceQueue; ///< null while untraced; the reader's handler holds it too
+    std::vector<std::vector<TraceEvent>> m_traceTaken;
+    AnatomyAggregator m_anatomy;
+    std::shared_ptr<const LatencyTracing> m_tracing; ///< the last one published
+    struct TraceState {
+        bool active = false;
+        std::string unavailable;
+        std::vector<std::string> missingEvents;
+        TraceStats stats; ///< the last session's final counts (or the last taken)
+        std::string stopError;
+        const TraceSession* live = nullptr; ///< the running session, for its live counts
+    } m_traceState;
 };
 
 } // namespace rtscope
