@@ -7,6 +7,7 @@
 #include "ui/widgets/period_editor.h"
 
 #include "tests/common/test_main.h"
+#include <QCheckBox>
 #include <QComboBox>
 #include <QSignalSpy>
 #include <QSlider>
@@ -44,6 +45,8 @@ qlonglong field(const LatencyConfig& c, const QString& name)
         return c.hogCpu;
     if (name == "waiter")
         return qlonglong(c.waiter);
+    if (name == "trace")
+        return c.trace ? 1 : 0;
     qFatal("unknown field %s", qPrintable(name));
 }
 
@@ -60,6 +63,8 @@ void setControl(QWidget* w, qlonglong value)
         spin->setValue(int(value));
     } else if (auto* slider = qobject_cast<QSlider*>(w)) {
         slider->setValue(int(value));
+    } else if (auto* box = qobject_cast<QCheckBox*>(w)) {
+        box->setChecked(value != 0);
     } else {
         QFAIL("unknown control type");
     }
@@ -99,6 +104,10 @@ private slots:
         for (WaiterKind w : {WaiterKind::Absolute, WaiterKind::Relative, WaiterKind::Timerfd, WaiterKind::Itimer,
                              WaiterKind::Posix, WaiterKind::Busy})
             QTest::addRow("waiter %s", waiterName(w)) << "waiter" << qlonglong(w) << "waiter" << qlonglong(w) << false;
+        // "Explain spikes (kernel tracing)": on and off, whatever the probe says about this machine (the box is
+        // disabled where tracing cannot work, but a config that asks for it still shows and reads back).
+        QTest::newRow("trace on") << "trace" << 1LL << "trace" << 1LL << false;
+        QTest::newRow("trace off") << "trace" << 0LL << "trace" << 0LL << false;
     }
     void everyControlReachesItsField()
     {
@@ -127,6 +136,8 @@ private slots:
                 start.waiter = WaiterKind::Absolute;
             else if (field == "policy")
                 start.policy = Policy::Batch;
+            else if (field == "trace")
+                start.trace = !start.trace;
         }
         controls.mapper().setConfig(start);
         QSignalSpy edited(&controls, &LatencyControls::edited);
@@ -138,7 +149,7 @@ private slots:
         const LatencyConfig c = controls.mapper().config(start);
         QCOMPARE(::field(c, field), expected);
         // Nothing else moved.
-        for (const QString other : {"policy", "priority", "periodNs", "hogs", "cpu", "hogCpu", "waiter"})
+        for (const QString other : {"policy", "priority", "periodNs", "hogs", "cpu", "hogCpu", "waiter", "trace"})
             if (other != field && !(field == "policy" && other == "priority"))
                 QCOMPARE(::field(c, other), ::field(start, other));
     }
@@ -160,6 +171,9 @@ private slots:
                 c.cpu = row % 3 == 0 ? -1 : cpus[size_t(row) % cpus.size()];
                 c.hogCpu = row % 4 == 0 ? -1 : cpus[size_t(row + 1) % cpus.size()];
                 c.nice = 3; // no control: must come from the base config untouched
+                c.trace = row % 2 == 0;
+                c.traceThresholdNs = 250'000; // no control either
+                c.traceTop = 7;
                 QTest::addRow("%s %s", policyName(p), waiterName(w)) << c;
                 ++row;
             }

@@ -72,7 +72,41 @@ inline constexpr QRgb kBlueGrey600 = 0x546e7a;
 inline constexpr QRgb kBlueGrey700 = 0x455a64;
 inline constexpr QRgb kBlueGrey800 = 0x37474f;
 
+// The Okabe–Ito palette (eight hues told apart with every common colour-vision deficiency), and lighter shades of
+// some for dark backgrounds: the latency anatomy's swimlane and breakdown bar.
+inline constexpr QRgb kOkabeOrange = 0xe69f00;
+inline constexpr QRgb kOkabeSkyBlue = 0x56b4e9;
+inline constexpr QRgb kOkabeGreen = 0x009e73;
+inline constexpr QRgb kOkabeGreenLight = 0x3cc9a0;
+inline constexpr QRgb kOkabeYellow = 0xf0e442;
+inline constexpr QRgb kOkabeYellowDark = 0x8a7f00; ///< the outline of a yellow mark on a light background
+inline constexpr QRgb kOkabeBlue = 0x0072b2;
+inline constexpr QRgb kOkabeVermillion = 0xd55e00;
+inline constexpr QRgb kOkabeVermillionLight = 0xf08a4b;
+inline constexpr QRgb kOkabePurple = 0xcc79a7;
+inline constexpr QRgb kOkabePurpleLight = 0xe3a6c8;
+
 // Roles.
+/// The latency anatomy (docs/experiments/anatomy.md), light theme / dark theme. A task of a real-time policy holding
+/// the measured CPU, and one of a normal policy (OTHER, BATCH, IDLE): vermillion and blue.
+inline constexpr QRgb kAnatomyRtTask = kOkabeVermillion;
+inline constexpr QRgb kAnatomyRtTaskDark = kOkabeVermillionLight;
+inline constexpr QRgb kAnatomyOtherTask = kOkabeBlue;
+inline constexpr QRgb kAnatomyOtherTaskDark = kOkabeSkyBlue;
+/// The measuring thread on its CPU, and the "return to user" part of a wake-up.
+inline constexpr QRgb kAnatomyRunning = kOkabeGreen;
+inline constexpr QRgb kAnatomyRunningDark = kOkabeGreenLight;
+/// The measuring thread woken but waiting for the CPU, and the "scheduling delay" part.
+inline constexpr QRgb kAnatomyWaiting = kOkabeOrange;
+/// The deadline → timer part ("timer IRQ delay") and the thread's own timer callback.
+inline constexpr QRgb kAnatomyTimer = kOkabePurple;
+inline constexpr QRgb kAnatomyTimerDark = kOkabePurpleLight;
+/// Interrupt context (hard IRQs, x86 vectors, softirqs, other hrtimer callbacks), and the "interrupts" part.
+inline constexpr QRgb kAnatomyInterrupt = kOkabeYellow;
+inline constexpr QRgb kAnatomyInterruptEdge = kOkabeYellowDark;
+/// What no event tells (drawn hatched), and the idle task.
+inline constexpr QRgb kAnatomyUnknown = kGrey500;
+inline constexpr QRgb kAnatomyUnknownDark = kGrey600;
 /// Data was lost, a run failed, a figure is past its limit: the loss banners, red table cells, bad tile values.
 inline constexpr QRgb kWarningRed = kRed800;
 /// Darker still: the watchdog banners, the problem list's text, errors in a report.

@@ -14,6 +14,7 @@
 #include "ui/plot/chart_style.h"
 #include "ui/plot/histogram_chart.h"
 #include "ui/plot/timeline_chart.h"
+#include "ui/widgets/anatomy_view.h"
 #include "ui/widgets/latency_controls.h"
 #include "ui/widgets/table_style.h"
 
@@ -66,6 +67,7 @@ LatencyPage::LatencyPage(std::unique_ptr<LatencySource> source, const SystemProb
     , m_timeline(new TimelineChart(this))
     , m_model(new LatencyStatsModel(this))
     , m_table(new QTableView(this))
+    , m_anatomy(new AnatomyPanel(this))
     , m_lossWarning(new QLabel(this))
     , m_logAxis(new QCheckBox(tr("&Log latency axis"), this))
     , m_window(new QSpinBox(this))
@@ -117,20 +119,32 @@ LatencyPage::LatencyPage(std::unique_ptr<LatencySource> source, const SystemProb
     m_table->setVerticalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
     styleTable();
 
-    auto* chartSplitter = new QSplitter(Qt::Horizontal, this);
+    auto* chartSplitter = m_chartSplitter = new QSplitter(Qt::Horizontal, this);
     chartSplitter->addWidget(m_histogram);
     chartSplitter->addWidget(m_timeline);
     chartSplitter->setStretchFactor(0, 5);
     chartSplitter->setStretchFactor(1, 4);
     chartSplitter->setChildrenCollapsible(false);
-    auto* mainSplitter = new QSplitter(Qt::Vertical, this);
+    auto* mainSplitter = m_mainSplitter = new QSplitter(Qt::Vertical, this);
+    // Under the charts: the table, and the anatomy panel when tracing. One box, whose height is the table's alone
+    // while the panel is hidden (the splitter leaves no gap under a table of fixed height).
+    auto* lower = new QWidget(this);
+    auto* lowerLayout = new QVBoxLayout(lower);
+    lowerLayout->setContentsMargins(0, 0, 0, 0);
+    lowerLayout->setSpacing(6);
+    lowerLayout->addWidget(m_table);
+    lowerLayout->addWidget(m_anatomy, 1);
     mainSplitter->addWidget(chartSplitter);
-    mainSplitter->addWidget(m_table);
+    mainSplitter->addWidget(lower);
     mainSplitter->setStretchFactor(0, 1);
-    mainSplitter->setStretchFactor(1, 0);
+    mainSplitter->setStretchFactor(1, 1);
+    m_anatomy->hide();
+    setAnatomyVisible(m_controls->widgets().trace->isChecked());
     mainSplitter->setChildrenCollapsible(false);
     keepSplitter("chartSplitter", chartSplitter);
     keepSplitter("mainSplitter", mainSplitter);
+    keepSplitter("anatomyTablesSplitter", m_anatomy->tablesSplitter());
+    keepSplitter("anatomySplitter", m_anatomy->viewSplitter());
 
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(4, 4, 4, 4);
@@ -144,6 +158,9 @@ LatencyPage::LatencyPage(std::unique_ptr<LatencySource> source, const SystemProb
     connect(m_logAxis, &QCheckBox::toggled, this, &LatencyPage::setLogLatencyAxis);
     connect(m_window, &QSpinBox::valueChanged, this, &LatencyPage::setTimelineSeconds);
     connect(m_clearReference, &QPushButton::clicked, this, &LatencyPage::clearReference);
+    connect(m_timeline, &TimelineChart::clicked, this, &LatencyPage::timelineClicked);
+    connect(m_histogram, &HistogramChart::clicked, this, &LatencyPage::histogramClicked);
+    connect(m_anatomy, &AnatomyPanel::statusMessage, this, &LatencyPage::statusMessage);
     m_timer->setTimerType(Qt::PreciseTimer);
     m_experiment->setSeriesWindow(int64_t(m_window->value()) * kNsPerSec);
 }
@@ -162,8 +179,9 @@ void LatencyPage::styleTable()
     m_table->verticalHeader()->setFont(rowNames);
     m_table->verticalHeader()->setMinimumWidth(QFontMetrics(rowNames).horizontalAdvance(tr("Reference")) + 16);
     m_table->horizontalHeader()->setMinimumHeight(rowHeight);
-    // The header and two rows, or every row of a replay of several CPUs.
-    const int rows = std::max(2, m_model->rowCount());
+    // The header and two rows (room for the reference), or every row of a replay of several CPUs; one row while the
+    // anatomy panel needs the height (holding a reference then adds its row).
+    const int rows = std::max(m_anatomy->isVisibleTo(this) ? 1 : 2, m_model->rowCount());
     m_table->setFixedHeight(rowHeight * (rows + 1) + 2 * m_table->frameWidth() + 2);
 }
 
@@ -280,6 +298,8 @@ void LatencyPage::leaveReplay()
         m_timeline->clear();
         m_model->setLive(std::nullopt);
     }
+    if (!m_lastDrawn)
+        configChanged(config());
     m_controls->setStatus(QString()); // a replay is shown only while stopped: showReplay() stops, start() leaves it
     emit replayChanged(false);
 }
@@ -383,6 +403,85 @@ void LatencyPage::draw(const LatencySnapshot& s)
     }
 
     setLossWarning(m_lossWarning, dataLossWarning());
+    drawAnatomy(s);
+}
+
+void LatencyPage::drawAnatomy(const LatencySnapshot& s)
+{
+    const bool shown = s.tracing || s.config.trace || m_controls->widgets().trace->isChecked();
+    setAnatomyVisible(shown);
+    if (!shown)
+        return;
+    const int64_t now = nowNs();
+    if (s.running && m_anatomyDrawnNs != 0 && now - m_anatomyDrawnNs < int64_t(kAnatomyRefreshMs) * kNsPerMs)
+        return;
+    m_anatomyDrawnNs = now;
+    m_anatomy->setRun(s);
+}
+
+void LatencyPage::setAnatomyVisible(bool visible)
+{
+    if (m_anatomy->isVisibleTo(this) == visible)
+        return;
+    m_anatomy->setVisible(visible);
+    styleTable();
+    // The panel needs the height: the charts keep a third, or their minimum. Before the page is laid out there is
+    // nothing to share; the splitter's stretch does it then.
+    const QList<int> sizes = m_mainSplitter->sizes();
+    const int total = sizes.value(0) + sizes.value(1);
+    if (!visible || total <= 0)
+        return;
+    const int charts = std::max(m_chartSplitter->minimumSizeHint().height(), total * 34 / 100);
+    m_mainSplitter->setSizes({charts, std::max(0, total - charts)});
+}
+
+void LatencyPage::runStarting(const LatencyConfig& c)
+{
+    m_anatomyDrawnNs = 0;
+    setAnatomyVisible(c.trace);
+    m_anatomy->clearRun(c.trace ? tr("Tracing starts with the run…") : QString());
+}
+
+void LatencyPage::configChanged(const LatencyConfig& c)
+{
+    // Stopped: the panel shows while the next run will trace, or while the run on show was traced.
+    const bool traced = m_lastDrawn && m_lastDrawn->tracing;
+    setAnatomyVisible(c.trace || traced || (m_replay && m_replay->tracing));
+    if (c.trace && !traced && !m_replay)
+        m_anatomy->clearRun(tr("Start the run: the anatomy of its worst wake-ups shows here."));
+}
+
+void LatencyPage::timelineClicked(double tSec, double latencyUs)
+{
+    (void)latencyUs;
+    const std::shared_ptr<const LatencySnapshot> s = m_lastDrawn;
+    if (!s || !s->tracing) {
+        if (s && !m_anatomy->isVisible())
+            emit statusMessage(tr("Turn on \"Explain spikes (kernel tracing)\" to see why a wake-up was late"));
+        return;
+    }
+    // A few pixel columns either side: a spike on the timeline is a column's maximum.
+    const int64_t t = s->publishedNs + int64_t(std::llround(tSec * 1e9));
+    const int64_t tolerance = std::max<int64_t>(int64_t(m_timeline->secondsPerColumn() * 4e9), 10 * kNsPerMs);
+    if (!m_anatomy->showNearestTime(t, tolerance))
+        emit statusMessage(tr("No traced wake-up there: the trace keeps the %1 worst wake-ups%2, listed under "
+                              "\"Why late?\"")
+                               .arg(s->tracing->top)
+                               .arg(s->tracing->thresholdNs > 0
+                                        ? tr(" and those over %1").arg(durationQt(s->tracing->thresholdNs))
+                                        : QString()));
+}
+
+void LatencyPage::histogramClicked(double latencyUs)
+{
+    const std::shared_ptr<const LatencySnapshot> s = m_lastDrawn;
+    if (!s || !s->tracing)
+        return;
+    if (!m_anatomy->showNearestLatency(latencyUs))
+        emit statusMessage(tr("No traced wake-up near %1: the trace keeps the %2 worst; click the histogram's right "
+                              "end, or pick one under \"Why late?\"")
+                               .arg(formatLatency(latencyUs * 1e3))
+                               .arg(s->tracing->top));
 }
 
 void LatencyPage::drawPerCpu(const LatencySnapshot& s)
@@ -435,12 +534,21 @@ QString LatencyPage::explanation() const
     e.looking = tr("A thread wakes every <b>period</b> on one CPU, next to busy SCHED_OTHER <b>hogs</b>, and records "
                    "how late it woke: <b>latency = wake-up − deadline</b>. Histogram: wake-ups per latency; "
                    "timeline: the last seconds; table: the figures in µs and the sample count.");
+    e.looking += tr(" With <b>Explain spikes (kernel tracing)</b> on, <b>Why late?</b> lists the worst wake-ups and "
+                    "splits the one you pick by the kernel's own events: <b>timer IRQ delay</b> (deadline → the timer "
+                    "interrupt), <b>interrupts</b> (handlers that ran first), <b>scheduling delay</b> (another task "
+                    "held the CPU: named, coloured by policy) and <b>return to user</b> (switch-in → the thread reads "
+                    "its clock). Grey hatching is <b>unknown</b>: no event tells.");
     e.expect = tr("Under <b>SCHED_OTHER</b> the tail (p99.9, max) grows with the hogs, up to milliseconds; under "
                   "<b>SCHED_FIFO</b> it stays at microseconds. Press <b>H</b> to hold one run as reference, then "
                   "switch the policy to see both. <b>Dropped</b> must stay 0.");
     e.why = tr("SCHED_OTHER shares the CPU fairly, so a waking thread may wait for a hog's turn; SCHED_FIFO "
                "preempts them at once. The hogs get as much work done: real-time changes <i>when</i>, not how "
                "fast.");
+    e.why += tr(" Each part has its remedy: a task in the scheduling delay — a real-time policy for the measuring "
+                "thread, or the task moved to another CPU; interrupts — the IRQ's affinity moved off the CPU "
+                "(/proc/irq/N/smp_affinity); a timer IRQ delay after idle — shallower idle states (cpu_dma_latency); "
+                "all of them — an isolated CPU (isolcpus, nohz_full).");
     e.thisMachine << kernelSentence(m_probe);
     if (m_probe.scheduler == "EEVDF")
         e.thisMachine << tr("EEVDF lets a thread that slept run again soon: with a few hogs SCHED_OTHER can look "

@@ -23,6 +23,7 @@ class QTableView;
 
 namespace rtscope {
 
+class AnatomyPanel;
 class HistogramChart;
 class ReplayBanner;
 class LatencyStatsModel;
@@ -38,6 +39,8 @@ class LatencyPage : public LatencyPageBase {
 public:
     /// Snapshots are pulled at this interval (40 Hz) and drawn only when their generation changed.
     static constexpr int kRefreshMs = 25;
+    /// The anatomy panel's tables and view follow at 4 Hz: they are read, not watched.
+    static constexpr int kAnatomyRefreshMs = 250;
 
     LatencyPage(std::unique_ptr<LatencySource> source, const SystemProbe& probe, QWidget* parent = nullptr);
     ~LatencyPage() override;
@@ -82,6 +85,8 @@ public:
     LatencyStatsModel* statsModel() const { return m_model; }
     HistogramChart* histogramChart() const { return m_histogram; }
     TimelineChart* timelineChart() const { return m_timeline; }
+    /// "Why late?": the latency anatomy of a traced run (shown while the config traces or the run shown was traced).
+    AnatomyPanel* anatomyPanel() const { return m_anatomy; }
 
 signals:
     void replayChanged(bool replaying);
@@ -97,7 +102,9 @@ protected:
         stop();
         showLatestError();
     }
+    void runStarting(const LatencyConfig& config) override;
     void draw(const LatencySnapshot& snapshot) override;
+    void configChanged(const LatencyConfig& config) override;
     void releaseReference() override;
     void saveViewSettings(QSettings& settings) const override;
     QStringList restoreViewSettings(QSettings& settings) override;
@@ -110,12 +117,22 @@ private:
     /// CPU @p cpu's whole-run timeline if the replay has it, else thread @p thread's from @p snapshot.
     std::vector<TimelinePoint> replayTimeline(const LatencySnapshot& snapshot, size_t thread) const;
     QString replayViewNote() const;
+    /// The anatomy panel from @p snapshot: at most every kAnatomyRefreshMs while it runs, always otherwise.
+    void drawAnatomy(const LatencySnapshot& snapshot);
+    /// Shows or hides the anatomy panel, sharing the height between it and the charts.
+    void setAnatomyVisible(bool visible);
+    void timelineClicked(double tSec, double latencyUs);
+    void histogramClicked(double latencyUs);
 
     CpuTopology m_cpus;
     HistogramChart* m_histogram;
     TimelineChart* m_timeline;
     LatencyStatsModel* m_model;
     QTableView* m_table;
+    AnatomyPanel* m_anatomy;
+    QSplitter* m_mainSplitter = nullptr;
+    QSplitter* m_chartSplitter = nullptr;
+    int64_t m_anatomyDrawnNs = 0; ///< CLOCK_MONOTONIC of the panel's last update
     QLabel* m_lossWarning;
     QCheckBox* m_logAxis;
     QSpinBox* m_window;

@@ -6,6 +6,7 @@
 #include "ui/plot/plot_math.h"
 
 #include <QEvent>
+#include <QMouseEvent>
 #include <QVBoxLayout>
 #include <QtCharts/QChart>
 #include <QtCharts/QChartView>
@@ -219,6 +220,7 @@ HistogramChart::HistogramChart(QWidget* parent)
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addWidget(d->view);
     connect(d->chart, &QChart::plotAreaChanged, this, [this] { d->overlay->relayout(); });
+    d->view->viewport()->installEventFilter(this);
 
     d->configureRanges();
     changeEvent(nullptr);
@@ -375,6 +377,23 @@ int HistogramChart::axisUpdates() const
 int HistogramChart::visibleMarkers() const
 {
     return d->overlay->visibleCount();
+}
+
+QPoint HistogramChart::viewPosition(double latencyUs, double count) const
+{
+    const QPointF chartPos = d->chart->mapToPosition(QPointF(latencyUs, count), d->live);
+    return d->view->mapFromScene(d->chart->mapToScene(chartPos));
+}
+
+bool HistogramChart::eventFilter(QObject* watched, QEvent* event)
+{
+    if (watched == d->view->viewport() && event->type() == QEvent::MouseButtonRelease) {
+        const auto* m = static_cast<QMouseEvent*>(event);
+        const QPointF chartPos = d->chart->mapFromScene(d->view->mapToScene(m->position().toPoint()));
+        if (m->button() == Qt::LeftButton && d->chart->plotArea().contains(chartPos))
+            emit clicked(d->chart->mapToValue(chartPos, d->live).x());
+    }
+    return QWidget::eventFilter(watched, event);
 }
 QString HistogramChart::liveName() const
 {

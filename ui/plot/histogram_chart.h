@@ -55,8 +55,16 @@ public:
     QList<QPointF> overlayPoints(int index) const;
     QString overlayName(int index) const;
 
+    /// The view position of latency @p latencyUs at count @p count (for tests that click a bar).
+    QPoint viewPosition(double latencyUs, double count) const;
+
+signals:
+    /// A click on the plot area at latency @p latencyUs (the latency page picks the traced wake-up nearest to it).
+    void clicked(double latencyUs);
+
 protected:
     void changeEvent(QEvent* event) override;
+    bool eventFilter(QObject* watched, QEvent* event) override;
 
 private:
     struct Impl;

@@ -6,6 +6,7 @@
 #include "ui/plot/plot_math.h"
 
 #include <QEvent>
+#include <QMouseEvent>
 #include <QVBoxLayout>
 #include <QtCharts/QChart>
 #include <QtCharts/QChartView>
@@ -196,6 +197,7 @@ TimelineChart::TimelineChart(QWidget* parent)
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addWidget(d->view);
     connect(d->chart, &QChart::plotAreaChanged, this, [this] { d->redraw(false); });
+    d->view->viewport()->installEventFilter(this);
 
     changeEvent(nullptr);
     d->applyX();
@@ -321,6 +323,30 @@ int TimelineChart::axisUpdates() const
 int TimelineChart::visibleMarkers() const
 {
     return d->overlay->visibleCount();
+}
+
+double TimelineChart::secondsPerColumn() const
+{
+    return d->window / std::max(1.0, d->chart->plotArea().width());
+}
+
+QPoint TimelineChart::viewPosition(double tSec, double latencyUs) const
+{
+    const QPointF chartPos = d->chart->mapToPosition(QPointF(tSec, latencyUs), d->series);
+    return d->view->mapFromScene(d->chart->mapToScene(chartPos));
+}
+
+bool TimelineChart::eventFilter(QObject* watched, QEvent* event)
+{
+    if (watched == d->view->viewport() && event->type() == QEvent::MouseButtonRelease) {
+        const auto* m = static_cast<QMouseEvent*>(event);
+        const QPointF chartPos = d->chart->mapFromScene(d->view->mapToScene(m->position().toPoint()));
+        if (m->button() == Qt::LeftButton && d->chart->plotArea().contains(chartPos)) {
+            const QPointF v = d->chart->mapToValue(chartPos, d->series);
+            emit clicked(v.x(), v.y());
+        }
+    }
+    return QWidget::eventFilter(watched, event);
 }
 
 } // namespace rtscope

@@ -47,9 +47,18 @@ public:
     double latencyAxisMax() const;
     int axisUpdates() const;
     int visibleMarkers() const;
+    /// The time one pixel column of the plot spans, in seconds (the precision of a click).
+    double secondsPerColumn() const;
+    /// The chart position of @p tSec, @p latencyUs in the view's coordinates (for tests that click a point).
+    QPoint viewPosition(double tSec, double latencyUs) const;
+
+signals:
+    /// A click on the plot area: where, in relative seconds and µs (the latency page picks the traced wake-up there).
+    void clicked(double tSec, double latencyUs);
 
 protected:
     void changeEvent(QEvent* event) override;
+    bool eventFilter(QObject* watched, QEvent* event) override;
 
 private:
     struct Impl;

@@ -6,6 +6,7 @@
 #include "engine/util/units.h"
 #include "ui/widgets/period_editor.h"
 
+#include <QCheckBox>
 #include <QComboBox>
 #include <QSignalBlocker>
 #include <QSpinBox>
@@ -85,6 +86,12 @@ void LatencyConfigMapper::setConfig(const LatencyConfig& c)
     m_w.cpu->setCurrentIndex(m_w.cpu->findData(c.cpu));
     m_w.hogCpu->setCurrentIndex(m_w.hogCpu->findData(c.hogCpu));
     m_w.waiter->setCurrentIndex(m_w.waiter->findData(int(c.waiter)));
+    if (m_w.trace) {
+        // Shown as the config says even where tracing cannot work (the box is disabled then): such a run goes on
+        // untraced and says why, rather than the box dropping the setting silently.
+        const QSignalBlocker b7(m_w.trace);
+        m_w.trace->setChecked(c.trace);
+    }
     updateEnabled();
 }
 
@@ -98,6 +105,7 @@ LatencyConfig LatencyConfigMapper::config(const LatencyConfig& base) const
     c.cpu = comboData(m_w.cpu, base.cpu);
     c.hogCpu = comboData(m_w.hogCpu, base.hogCpu);
     c.waiter = WaiterKind(comboData(m_w.waiter, int(base.waiter)));
+    c.trace = m_w.trace ? m_w.trace->isChecked() : base.trace;
     return c;
 }
 

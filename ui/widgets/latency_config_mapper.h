@@ -8,6 +8,7 @@
 
 #include <vector>
 
+class QCheckBox;
 class QComboBox;
 class QSpinBox;
 
@@ -24,6 +25,7 @@ struct LatencyControlWidgets {
     QComboBox* cpu = nullptr;    ///< -1 = auto (the highest usable CPU)
     QComboBox* hogCpu = nullptr; ///< -1 = the measuring CPU
     QComboBox* waiter = nullptr;
+    QCheckBox* trace = nullptr; ///< "Explain spikes (kernel tracing)": LatencyConfig::trace; may be absent
 };
 
 class LatencyConfigMapper {

@@ -2,9 +2,12 @@
 
 #include "ui/widgets/period_editor.h"
 
+#include <QCheckBox>
 #include <QComboBox>
 #include <QFormLayout>
+#include <QLabel>
 #include <QSpinBox>
+#include <QVBoxLayout>
 
 namespace rtscope {
 
@@ -33,6 +36,18 @@ LatencyControls::LatencyControls(const std::vector<int>& cpus, QWidget* parent)
     w.waiter = new QComboBox(form());
     w.waiter->setObjectName("waiter");
     w.waiter->setToolTip(tr("How the measuring thread waits for its next period"));
+    m_traceRow = new QWidget(form());
+    w.trace = new QCheckBox(tr("E&xplain spikes (kernel tracing)"), m_traceRow);
+    w.trace->setObjectName("trace");
+    m_traceNote = new QLabel(m_traceRow);
+    m_traceNote->setObjectName("traceNote");
+    m_traceNote->setWordWrap(true);
+    m_traceNote->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    auto* traceLayout = new QVBoxLayout(m_traceRow);
+    traceLayout->setContentsMargins(0, 4, 0, 0);
+    traceLayout->setSpacing(2);
+    traceLayout->addWidget(w.trace);
+    traceLayout->addWidget(m_traceNote);
     m_mapper = std::make_unique<LatencyConfigMapper>(w);
     m_mapper->populate(cpus);
     w.priority->setToolTip(tr("Real-time priority %1–%2 (sched_get_priority_min/max), for FIFO and RR only")
@@ -47,6 +62,8 @@ LatencyControls::LatencyControls(const std::vector<int>& cpus, QWidget* parent)
     rows->addRow(tr("&Measuring CPU"), w.cpu);
     rows->addRow(tr("H&og CPU"), w.hogCpu);
     rows->addRow(tr("&Waiter"), w.waiter);
+    rows->addRow(m_traceRow);
+    setTraceProbe(TraceSession::probe());
 
     auto changed = [this] {
         emit edited();
@@ -61,6 +78,7 @@ LatencyControls::LatencyControls(const std::vector<int>& cpus, QWidget* parent)
     connect(w.cpu, &QComboBox::currentIndexChanged, this, changed);
     connect(w.hogCpu, &QComboBox::currentIndexChanged, this, changed);
     connect(w.waiter, &QComboBox::currentIndexChanged, this, changed);
+    connect(w.trace, &QCheckBox::toggled, this, changed);
 }
 
 LatencyControls::~LatencyControls() = default;
@@ -73,6 +91,37 @@ void LatencyControls::insertRow(int row, const QString& label, QWidget* field)
 void LatencyControls::setRowVisible(QWidget* field, bool visible)
 {
     formLayout()->setRowVisible(field, visible);
+}
+
+void LatencyControls::setTraceProbe(const TraceProbe& probe)
+{
+    m_traceProbe = probe;
+    QCheckBox* box = m_mapper->widgets().trace;
+    const QString what =
+        tr("Records the kernel's scheduler, interrupt and timer events on the measured CPU (a private tracefs "
+           "instance) and explains the worst wake-ups: timer IRQ delay, interrupts, scheduling delay with the task "
+           "that held the CPU, return to user. Applies to the running experiment at once.");
+    QString note;
+    if (!probe.usable) {
+        note = tr("Unavailable: %1").arg(QString::fromStdString(probe.reason));
+        box->setToolTip(note);
+    } else {
+        if (!probe.reason.empty()) // tracefs needs mounting: the run will do it
+            note = QString::fromStdString(probe.reason) + ".";
+        if (!probe.missingEvents.empty())
+            note += (note.isEmpty() ? "" : " ") + tr("This kernel lacks %n of the events (parts that need them stay "
+                                                     "unknown).",
+                                                     nullptr, int(probe.missingEvents.size()));
+        box->setToolTip(note.isEmpty() ? what : what + "\n\n" + note);
+    }
+    box->setEnabled(probe.usable);
+    m_traceNote->setText(note);
+    m_traceNote->setVisible(!note.isEmpty());
+}
+
+QString LatencyControls::traceNote() const
+{
+    return m_traceNote->text();
 }
 
 } // namespace rtscope

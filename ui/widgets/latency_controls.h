@@ -4,11 +4,14 @@
 // reported, right below the controls that caused them. The frame (problems, run status, hint, edited()) is
 // ExperimentControls'; unlike the other panels this one never goes read-only: every change applies to the running
 // experiment at once.
+#include "engine/trace/trace_session.h"
 #include "ui/widgets/experiment_controls.h"
 #include "ui/widgets/latency_config_mapper.h"
 
 #include <memory>
 #include <vector>
+
+class QLabel;
 
 namespace rtscope {
 
@@ -25,8 +28,21 @@ public:
     void insertRow(int row, const QString& label, QWidget* field);
     void setRowVisible(QWidget* field, bool visible);
 
+    /// The trace toggle's row (the box and the line under it), for setRowVisible().
+    QWidget* traceRow() const { return m_traceRow; }
+    /// Enables the "Explain spikes (kernel tracing)" box as @p probe says (TraceSession::probe(), which the
+    /// constructor asks): where tracing cannot work the box is disabled, and its tooltip and the line under it give
+    /// the reason and the fix; where tracefs needs mounting, that a run will mount it. Tests inject a probe.
+    void setTraceProbe(const TraceProbe& probe);
+    const TraceProbe& traceProbe() const { return m_traceProbe; }
+    /// The line under the box (empty: hidden).
+    QString traceNote() const;
+
 private:
     std::unique_ptr<LatencyConfigMapper> m_mapper;
+    QWidget* m_traceRow = nullptr;
+    QLabel* m_traceNote = nullptr;
+    TraceProbe m_traceProbe;
 };
 
 } // namespace rtscope

@@ -15,6 +15,7 @@
 #include "ui/plot/chart_style.h"
 #include "ui/plot/heat_strip.h"
 #include "ui/plot/histogram_chart.h"
+#include "ui/widgets/anatomy_view.h"
 #include "ui/widgets/latency_controls.h"
 #include "ui/widgets/period_editor.h"
 #include "ui/workbench/cpus/cpu_list_edit.h"
@@ -25,6 +26,8 @@
 #include <QHeaderView>
 #include <QLabel>
 #include <QSplitter>
+#include <QTabBar>
+#include <QTabWidget>
 #include <QTableView>
 #include <QVBoxLayout>
 
@@ -48,6 +51,7 @@ CpusPage::CpusPage(std::unique_ptr<LatencySource> source, const SystemProbe& pro
     , m_histogram(new HistogramChart(this))
     , m_model(new RunSummaryModel(tr("CPU"), this))
     , m_table(new QTableView(this))
+    , m_anatomy(new AnatomyPanel(this))
 {
     setObjectName("cpusPage");
     const CpuTopology& topo = m_topo;
@@ -70,8 +74,16 @@ CpusPage::CpusPage(std::unique_ptr<LatencySource> source, const SystemProbe& pro
     m_table->setToolTip(tr("Untick a CPU to leave its curve out of the histogram"));
 
     auto* splitter = new QSplitter(Qt::Vertical, this);
+    // The histogram and, while the run is traced, "Why late?" share the middle: the page has no room for both.
+    m_middle = new QTabWidget(this);
+    m_middle->setObjectName("cpusMiddleTabs");
+    m_middle->setDocumentMode(true);
+    m_middle->addTab(m_histogram, tr("Histogram"));
+    m_middle->addTab(m_anatomy, tr("Why late?"));
+    m_middle->setTabVisible(1, false);
+    m_middle->tabBar()->setVisible(false);
     splitter->addWidget(m_heatStrip);
-    splitter->addWidget(m_histogram);
+    splitter->addWidget(m_middle);
     splitter->addWidget(m_table);
     splitter->setStretchFactor(0, 0);
     splitter->setStretchFactor(1, 1);
@@ -146,6 +158,8 @@ void CpusPage::runStarting(const LatencyConfig& c)
     m_topo = unpinnedTopology();
     m_heat.reset(HeatHistory::intervalFor(c.periodNs));
     m_heatStrip->resetScale();
+    showAnatomyTab(c.trace);
+    m_anatomy->clearRun(tr("Tracing starts with the run…"));
 }
 
 LatencyConfig CpusPage::adopt(LatencyConfig c) const
@@ -217,6 +231,19 @@ void CpusPage::draw(const LatencySnapshot& s)
     m_histogram->setOverlays(overlays);
     drawHeat(s);
     setLossWarning(m_lossWarning, dataLossWarning());
+    showAnatomyTab(s.tracing || s.config.trace);
+    if (s.tracing || s.config.trace)
+        m_anatomy->setRun(s); // at the page's 5 Hz
+}
+
+void CpusPage::showAnatomyTab(bool traced)
+{
+    if (m_middle->isTabVisible(1) == traced)
+        return;
+    m_middle->setTabVisible(1, traced);
+    m_middle->tabBar()->setVisible(traced);
+    if (!traced)
+        m_middle->setCurrentIndex(0);
 }
 
 void CpusPage::drawHeat(const LatencySnapshot& s)

@@ -15,10 +15,12 @@
 #include <memory>
 
 class QLabel;
+class QTabWidget;
 class QTableView;
 
 namespace rtscope {
 
+class AnatomyPanel;
 class CpuListEdit;
 class HeatStrip;
 class HistogramChart;
@@ -62,6 +64,10 @@ public:
     HistogramChart* histogramChart() const { return m_histogram; }
     HeatStrip* heatStrip() const { return m_heatStrip; }
     const HeatHistory& heatHistory() const { return m_heat; }
+    /// "Why late?" (ui/widgets/anatomy_view.h): a tab beside the histogram while the run is traced (the controls'
+    /// "Explain spikes").
+    AnatomyPanel* anatomyPanel() const { return m_anatomy; }
+    QTabWidget* middleTabs() const { return m_middle; }
 
 protected:
     QString settingsName() const override { return tr("per-CPU"); }
@@ -83,6 +89,7 @@ protected:
 
 private:
     void drawHeat(const LatencySnapshot& snapshot);
+    void showAnatomyTab(bool traced);
     QString cpuRowNote(const LatencyConfig& config, int cpu) const;
     void fitTable();
 
@@ -93,6 +100,8 @@ private:
     HistogramChart* m_histogram;
     RunSummaryModel* m_model;
     QTableView* m_table;
+    AnatomyPanel* m_anatomy;
+    QTabWidget* m_middle = nullptr;
 
     HeatHistory m_heat;
 };

@@ -54,6 +54,7 @@ SweepControls::SweepControls(const std::vector<int>& cpus, QWidget* parent)
     // Policy and priority are what the sweep varies: the settings list replaces them.
     m_latency->setRowVisible(w.policy, false);
     m_latency->setRowVisible(w.priority, false);
+    m_latency->setRowVisible(m_latency->traceRow(), false); // the sweep shows no anatomy
     w.hogs->setValue(4);
     m_latency->setHint(tr("Each setting runs the latency experiment for the time given, one after the other, under "
                           "the same load. The settings cannot change while the sweep runs."));
