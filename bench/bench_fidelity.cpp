@@ -2,6 +2,7 @@
 // runs alternated. Both write cyclictest's -h histogram file, read back by the same parser, and the
 // percentiles are computed the same way from those 1 µs bins (interpolated inside a bin), so the only
 // difference left is the instrument. The CPU hogs are this program's own threads, identical for both.
+#include "bench/histfile_runs.h"
 #include "engine/io/cyclictest_format.h"
 #include "engine/util/clock.h"
 
@@ -26,6 +27,8 @@ using namespace rtscope;
 
 namespace {
 
+using namespace rtscope::bench;
+
 struct Options {
     std::string rtscope = "build/release/app/rtscope";
     int seconds = 5;
@@ -38,56 +41,6 @@ struct Options {
     /// machine, the noise floor the rtscope/cyclictest ratios have to be read against.
     bool selfCheck = false;
 };
-
-int spawnAndWait(const std::vector<std::string>& args)
-{
-    std::vector<char*> argv;
-    for (const auto& a : args)
-        argv.push_back(const_cast<char*>(a.c_str()));
-    argv.push_back(nullptr);
-    posix_spawn_file_actions_t fa;
-    posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_addopen(&fa, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
-    pid_t pid = 0;
-    const int rc = posix_spawnp(&pid, argv[0], &fa, nullptr, argv.data(), environ);
-    posix_spawn_file_actions_destroy(&fa);
-    if (rc != 0)
-        return -1;
-    int status = 0;
-    waitpid(pid, &status, 0);
-    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
-
-// Percentile (µs) from 1 µs bins plus overflows, interpolating inside the bin.
-double percentileUs(const CyclictestThread& t, double p)
-{
-    uint64_t total = t.overflows;
-    for (uint64_t b : t.bins)
-        total += b;
-    const double target = p / 100.0 * double(total);
-    double cum = 0;
-    for (size_t i = 0; i < t.bins.size(); ++i) {
-        if (t.bins[i] && cum + double(t.bins[i]) >= target)
-            return double(i) + (target - cum) / double(t.bins[i]);
-        cum += double(t.bins[i]);
-    }
-    return double(t.bins.size()); // in the overflow: at least the histogram's end
-}
-
-bool readHist(const std::string& path, CyclictestThread& out)
-{
-    std::ifstream in(path);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    CyclictestData data;
-    std::string error;
-    if (!parseCyclictestHistogram(ss.str(), data, error) || data.threads.empty()) {
-        std::fprintf(stderr, "%s: %s\n", path.c_str(), error.c_str());
-        return false;
-    }
-    out = data.threads.front();
-    return true;
-}
 
 // Under SCHED_OTHER with hogs about 1 % of wake-ups wait for a hog's slice (milliseconds), so p99 sits on the
 // edge of that mode. How many do depends on where the 1 ms wake-ups fall against the scheduler tick and on the
@@ -123,17 +76,6 @@ std::vector<std::string> splitComma(const std::string& s)
     return out;
 }
 
-void pool(CyclictestThread& into, const CyclictestThread& t)
-{
-    if (into.bins.size() < t.bins.size())
-        into.bins.resize(t.bins.size(), 0);
-    for (size_t i = 0; i < t.bins.size(); ++i)
-        into.bins[i] += t.bins[i];
-    into.overflows += t.overflows;
-    into.cycles += t.cycles;
-    into.maxUs = std::max(into.maxUs, t.maxUs);
-}
-
 std::string spread(std::vector<double> v)
 {
     std::sort(v.begin(), v.end());
@@ -144,12 +86,6 @@ std::string spread(std::vector<double> v)
         out += buf;
     }
     return out;
-}
-
-double median(std::vector<double> v)
-{
-    std::sort(v.begin(), v.end());
-    return v.empty() ? 0 : v[v.size() / 2];
 }
 
 } // namespace

@@ -5,6 +5,7 @@
 // reader's throughput: events per second handed on and events lost, from the traced run's --json, at 1 kHz and
 // 10 kHz. Targets (issue 16): traced/untraced p50 and p99 ≤ 1.05; 0 lost events. Printed with PASS/MISS, not
 // asserted: on a shared 2-vCPU VM a single run's tail is noise (docs/BENCHMARKS.md says how to read them).
+#include "bench/histfile_runs.h"
 #include "engine/io/cyclictest_format.h"
 
 #include <algorithm>
@@ -25,6 +26,8 @@ using namespace rtscope;
 
 namespace {
 
+using namespace rtscope::bench;
+
 struct Options {
     std::string rtscope = "build/release/app/rtscope";
     int seconds = 5;
@@ -38,58 +41,6 @@ struct Options {
     bool selfCheck = false;
     bool skipRates = false;
 };
-
-// Runs @p args with stdout to /dev/null and stderr to @p errPath.
-int spawnAndWait(const std::vector<std::string>& args, const std::string& errPath)
-{
-    std::vector<char*> argv;
-    for (const auto& a : args)
-        argv.push_back(const_cast<char*>(a.c_str()));
-    argv.push_back(nullptr);
-    posix_spawn_file_actions_t fa;
-    posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_addopen(&fa, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
-    posix_spawn_file_actions_addopen(&fa, STDERR_FILENO, errPath.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    pid_t pid = 0;
-    const int rc = posix_spawnp(&pid, argv[0], &fa, nullptr, argv.data(), environ);
-    posix_spawn_file_actions_destroy(&fa);
-    if (rc != 0)
-        return -1;
-    int status = 0;
-    waitpid(pid, &status, 0);
-    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
-
-// Percentile (µs) from 1 µs bins plus overflows, interpolating inside the bin (bench_fidelity's).
-double percentileUs(const CyclictestThread& t, double p)
-{
-    uint64_t total = t.overflows;
-    for (uint64_t b : t.bins)
-        total += b;
-    const double target = p / 100.0 * double(total);
-    double cum = 0;
-    for (size_t i = 0; i < t.bins.size(); ++i) {
-        if (t.bins[i] && cum + double(t.bins[i]) >= target)
-            return double(i) + (target - cum) / double(t.bins[i]);
-        cum += double(t.bins[i]);
-    }
-    return double(t.bins.size());
-}
-
-bool readHist(const std::string& path, CyclictestThread& out)
-{
-    std::ifstream in(path);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    CyclictestData data;
-    std::string error;
-    if (!parseCyclictestHistogram(ss.str(), data, error) || data.threads.empty()) {
-        std::fprintf(stderr, "%s: %s\n", path.c_str(), error.c_str());
-        return false;
-    }
-    out = data.threads.front();
-    return true;
-}
 
 std::string readText(const std::string& path)
 {
@@ -124,23 +75,6 @@ bool readJson(const std::string& path, nlohmann::json& out)
         return false;
     }
     return true;
-}
-
-void pool(CyclictestThread& into, const CyclictestThread& t)
-{
-    if (into.bins.size() < t.bins.size())
-        into.bins.resize(t.bins.size(), 0);
-    for (size_t i = 0; i < t.bins.size(); ++i)
-        into.bins[i] += t.bins[i];
-    into.overflows += t.overflows;
-    into.cycles += t.cycles;
-    into.maxUs = std::max(into.maxUs, t.maxUs);
-}
-
-double median(std::vector<double> v)
-{
-    std::sort(v.begin(), v.end());
-    return v.empty() ? 0 : v[v.size() / 2];
 }
 
 std::string list(const std::vector<double>& v)

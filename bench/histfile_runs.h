@@ -1,0 +1,95 @@
+#pragma once
+// What the benchmarks that run rtscope and cyclictest as programs share (bench_fidelity, bench_trace): starting a
+// run, reading its cyclictest `-h` file, and the percentiles both tools are compared by, computed identically from
+// the 1 µs bins (docs/BENCHMARKS.md).
+#include "engine/io/cyclictest_format.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <fcntl.h>
+#include <fstream>
+#include <spawn.h>
+#include <sstream>
+#include <string>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <vector>
+
+extern char** environ;
+
+namespace rtscope::bench {
+
+/// Runs @p args (argv[0] looked up in PATH) with stdout to /dev/null and stderr to @p errPath (an empty path: left as
+/// it is); returns the exit status, -1 when it could not start or did not exit.
+inline int spawnAndWait(const std::vector<std::string>& args, const std::string& errPath = {})
+{
+    std::vector<char*> argv;
+    for (const auto& a : args)
+        argv.push_back(const_cast<char*>(a.c_str()));
+    argv.push_back(nullptr);
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_addopen(&fa, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
+    if (!errPath.empty())
+        posix_spawn_file_actions_addopen(&fa, STDERR_FILENO, errPath.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    pid_t pid = 0;
+    const int rc = posix_spawnp(&pid, argv[0], &fa, nullptr, argv.data(), environ);
+    posix_spawn_file_actions_destroy(&fa);
+    if (rc != 0)
+        return -1;
+    int status = 0;
+    waitpid(pid, &status, 0);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+/// Percentile @p p (µs) from 1 µs bins plus overflows, interpolated inside the bin.
+inline double percentileUs(const CyclictestThread& t, double p)
+{
+    uint64_t total = t.overflows;
+    for (uint64_t b : t.bins)
+        total += b;
+    const double target = p / 100.0 * double(total);
+    double cum = 0;
+    for (size_t i = 0; i < t.bins.size(); ++i) {
+        if (t.bins[i] && cum + double(t.bins[i]) >= target)
+            return double(i) + (target - cum) / double(t.bins[i]);
+        cum += double(t.bins[i]);
+    }
+    return double(t.bins.size());
+}
+
+/// The first thread of the cyclictest histogram file @p path; false (and why, on stderr) when it does not parse.
+inline bool readHist(const std::string& path, CyclictestThread& out)
+{
+    std::ifstream in(path);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    CyclictestData data;
+    std::string error;
+    if (!parseCyclictestHistogram(ss.str(), data, error) || data.threads.empty()) {
+        std::fprintf(stderr, "%s: %s\n", path.c_str(), error.c_str());
+        return false;
+    }
+    out = data.threads.front();
+    return true;
+}
+
+/// Adds run @p t's bins and counts to @p into.
+inline void pool(CyclictestThread& into, const CyclictestThread& t)
+{
+    if (into.bins.size() < t.bins.size())
+        into.bins.resize(t.bins.size(), 0);
+    for (size_t i = 0; i < t.bins.size(); ++i)
+        into.bins[i] += t.bins[i];
+    into.overflows += t.overflows;
+    into.cycles += t.cycles;
+    into.maxUs = std::max(into.maxUs, t.maxUs);
+}
+
+inline double median(std::vector<double> v)
+{
+    std::sort(v.begin(), v.end());
+    return v.empty() ? 0 : v[v.size() / 2];
+}
+
+} // namespace rtscope::bench
