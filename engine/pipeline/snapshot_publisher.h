@@ -10,8 +10,7 @@ namespace rtscope {
 /// @brief Holds the latest published snapshot. Writers replace it whole; a reader keeps its shared_ptr as long as it
 /// likes, so a snapshot is never changed after it was published. The mutex guards one pointer swap: neither side can
 /// hold it for longer than that.
-template <class Snapshot>
-class SnapshotPublisher {
+template <class Snapshot> class SnapshotPublisher {
 public:
     /// @brief Makes @p snapshot the one readers get from now on (null clears it).
     void publish(std::shared_ptr<const Snapshot> snapshot)

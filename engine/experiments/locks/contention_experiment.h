@@ -5,8 +5,8 @@
 /// kind's ContentionAggregator (engine/pipeline/contention_aggregator.h); the counters (acquisition paths, context
 /// switches, CPU time) are published by each worker on its own cache line. Snapshots are immutable and live while
 /// the experiment runs, like LatencyExperiment's.
-#include "engine/experiments/locks/contention_config.h"
 #include "engine/experiments/experiment_host.h"
+#include "engine/experiments/locks/contention_config.h"
 #include "engine/locks/lock.h"
 #include "engine/pipeline/contention_aggregator.h"
 #include "engine/rt/memory_lock.h"
