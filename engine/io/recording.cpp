@@ -6,6 +6,7 @@
 #include "engine/io/report_json.h"
 #include "engine/rt/cpu_topology.h"
 #include "engine/util/clock.h"
+#include "engine/util/helper_thread.h"
 #include "engine/util/json_fields.h"
 
 #include <algorithm>
@@ -901,13 +902,7 @@ void RecordingWriter::onRunStart(const LatencyRunInfo& info)
     m_recording = true;
     m_stop = false;
     m_writer = std::thread([this] { writerLoop(); });
-    pthread_setname_np(m_writer.native_handle(), "rtscope-record");
-    if (info.quietCpu >= 0) {
-        cpu_set_t set;
-        CPU_ZERO(&set);
-        CPU_SET(info.quietCpu, &set);
-        pthread_setaffinity_np(m_writer.native_handle(), sizeof set, &set); // best effort, like the collector
-    }
+    nameAndPlaceHelper(m_writer, "rtscope-record", info.quietCpu); // best effort, like the collector
 }
 
 void RecordingWriter::flushLostLocked()

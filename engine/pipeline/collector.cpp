@@ -1,6 +1,7 @@
 #include "engine/pipeline/collector.h"
 
 #include "engine/util/clock.h"
+#include "engine/util/helper_thread.h"
 
 #include <algorithm>
 #include <chrono>
@@ -38,14 +39,8 @@ void Collector::start(int64_t drainIntervalNs, int64_t publishIntervalNs, int cp
         m_stopRequested = false;
     }
     m_thread = std::thread([this, drainIntervalNs, publishIntervalNs] { run(drainIntervalNs, publishIntervalNs); });
-    pthread_setname_np(m_thread.native_handle(), "rtscope-collect");
-    if (cpu >= 0) {
-        cpu_set_t set;
-        CPU_ZERO(&set);
-        CPU_SET(cpu, &set);
-        // Best effort: if the CPU is not allowed the collector simply floats.
-        pthread_setaffinity_np(m_thread.native_handle(), sizeof set, &set);
-    }
+    // Best effort: if the CPU is not allowed the collector simply floats.
+    nameAndPlaceHelper(m_thread, "rtscope-collect", cpu);
 }
 
 void Collector::stop()

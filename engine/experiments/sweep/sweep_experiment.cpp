@@ -5,6 +5,7 @@
 #include "engine/rt/rt_thread.h"
 #include "engine/rt/system_threads.h"
 #include "engine/util/clock.h"
+#include "engine/util/helper_thread.h"
 #include "engine/util/units.h"
 
 #include <algorithm>
@@ -46,7 +47,8 @@ SweepRun::~SweepRun()
 Error SweepRun::start()
 {
     m_thread = std::thread([this] { run(); });
-    pthread_setname_np(m_thread.native_handle(), "rtscope-sweep");
+    // Off the settings' busy CPUs, like the collector: this thread starts and stops every setting's workers.
+    nameAndPlaceHelper(m_thread, "rtscope-sweep", m_collectorCpu);
     return {};
 }
 
