@@ -1,5 +1,5 @@
 // A recording (File > Open recording…, rtscope replay): the reader and the replay through LatencyReplay, the
-// whole path a file takes before its figures reach the views.
+// whole path a file takes before its figures reach the views, its anatomy blocks (a traced run) included.
 #include "engine/io/recording.h"
 
 #include <cstddef>
@@ -20,6 +20,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
         if (samples > run.read.samples) // a replay never shows more samples than the file held
             __builtin_trap();
         (void)rtscope::replayedHistogramText(run);
+        // The report reads a replayed anatomy (anatomy blocks) as the live one: verdicts, names, parts.
+        (void)rtscope::replayedRunJson(run, "fuzz.rtrec");
     }
     return 0;
 }

@@ -1,5 +1,6 @@
 // Writes seed recordings for fuzz_recording into the directory given: one with every block type (header,
-// samples, markers, reset, drops, hog work, restart, end) and one whose writer lost samples (lost blocks).
+// samples, markers, reset, drops, hog work, restart, anatomy, traced wake-up, end) and one whose writer lost samples
+// (lost blocks).
 #include "engine/io/recording.h"
 #include "engine/util/clock.h"
 
@@ -9,6 +10,47 @@
 using namespace rtscope;
 
 namespace {
+
+// The anatomy blocks: a traced run's status, a culprit and one worst wake-up with a window of the common events.
+LatencyTracing seedTracing(int64_t deadline)
+{
+    LatencyTracing t;
+    t.active = true;
+    t.top = 10;
+    t.thresholdNs = 500'000;
+    t.updatedNs = deadline + 80 * kNsPerMs;
+    t.missingEvents = {"timerlat"};
+    t.figures.wakeupsSeen = t.figures.wakeupsAnalysed = 64;
+    t.figures.culprits = {{CulpritKind::Task, 4242, "stress-ng-cpu", 120, 1, 900'000, 900'000}};
+    TracedWakeup w;
+    w.seq = 140;
+    w.anatomy.query = {777, 0, deadline, deadline + 1'000'000};
+    w.anatomy.latencyNs = 1'000'000;
+    w.anatomy.timerIrqDelayNs = 5'000;
+    w.anatomy.schedulingNs = 900'000;
+    w.anatomy.tasks = {{4242, "stress-ng-cpu", 120, deadline + 5'000, deadline + 905'000, 900'000, true}};
+    w.anatomy.interrupts = {{CulpritKind::Irq, 24, "irq 24 (virtio0-input.0)", false, 2'000, 1}};
+    TraceEvent e{};
+    e.ts = deadline + 5'000;
+    e.type = TraceEventType::HrtimerExpireEntry;
+    e.hrtimer = {0xffff888003a1b2c0ull, 0xffffffff8114a3b0ull, deadline};
+    w.events.push_back(e);
+    e = {};
+    e.ts = deadline + 5'100;
+    e.type = TraceEventType::IrqEntry;
+    e.irq.number = 24;
+    setTraceText(e.irq.name, "virtio0-input.0");
+    w.events.push_back(e);
+    e = {};
+    e.ts = deadline + 905'000;
+    e.type = TraceEventType::SchedSwitch;
+    e.pid = 4242;
+    e.sw.prev = {"stress-ng-cpu", 4242, 120};
+    e.sw.next = {"rtscope-measure", 777, 120};
+    w.events.push_back(e);
+    t.figures.worst.push_back(w);
+    return t;
+}
 
 void play(RecordingWriter& w)
 {
@@ -40,6 +82,7 @@ void play(RecordingWriter& w)
         s.epoch = 1;
     }
     w.onSamples(0, batch);
+    w.onTracing(seedTracing(t0 + 120 * kNsPerMs));
     w.onRunEnd(t0 + 200 * kNsPerMs);
 }
 

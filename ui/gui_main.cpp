@@ -12,6 +12,7 @@
 #include "ui/app/preset_runner.h"
 #include "ui/app/signal_watcher.h"
 #include "ui/common/unpinned_topology.h"
+#include "ui/compare/compare_window.h"
 #include "ui/experiment_pages.h"
 #include "ui/latency/latency_page.h"
 #include "ui/main_window.h"
@@ -58,7 +59,7 @@ void printProblems(const QStringList& problems)
         std::fprintf(stderr, "rtscope: %s\n", qPrintable(p));
 }
 
-bool saveScreenshot(MainWindow& window, const QString& file)
+bool saveScreenshot(QWidget& window, const QString& file)
 {
     // Its folder was checked at start-up (parseGuiOptions()) and is not created here.
     const QPixmap shot = window.grab();
@@ -145,6 +146,25 @@ int runGui(int argc, char** argv)
         }
     }
 
+    // --compare: the files are read off the GUI thread once the event loop runs; when none of them can be read there
+    // is nothing to show, and the app ends with 2 as for any bad input.
+    CompareWindow* compared = nullptr;
+    if (!options.compare.isEmpty()) {
+        FileMenu* files = window.fileMenu();
+        QString error = "there is no File menu";
+        if (!files || !(compared = files->compare(options.compare, &error))) {
+            printProblems({QString("compare: %1").arg(error)});
+            return 2;
+        }
+        QObject::connect(compared, &CompareWindow::loaded, &window, [](int readable, const QStringList& why) {
+            printProblems(why);
+            if (readable == 0) {
+                printProblems({"compare: none of the files is a cyclictest or rtscope result"});
+                QApplication::exit(2); // not close(): its quit-on-last-window would end the loop with 0
+            }
+        });
+    }
+
     // --demo other-vs-fifo is the built-in preset fifo-vs-other, with the demo's phase length and hog count.
     std::optional<Preset> preset;
     if (!options.preset.isEmpty() || !options.demo.isEmpty()) {
@@ -177,10 +197,22 @@ int runGui(int argc, char** argv)
         window.close();
     });
 
-    window.show();
+    // A plain launch (no page, file, lesson, start or latency setting asked for) opens on the start page, or, for
+    // a user who unticked "Show at start", on the page shown last (restoreSettings() chose it).
+    const bool plainLaunch = options.page.isEmpty() && options.open.isEmpty() && options.compare.isEmpty() && !preset &&
+                             !options.start && !options.hasLatencyConfig();
+    if (plainLaunch && !window.showStartAtLaunch())
+        startPage = window.currentIndex();
+    // A first start fills the screen; a saved or given size is kept.
+    if (!options.windowSize.isValid() && !settings->contains("window/geometry"))
+        window.showMaximized();
+    else
+        window.show();
 
-    auto takeScreenshot = [&window, &options] {
-        const bool ok = saveScreenshot(window, options.screenshot);
+    auto takeScreenshot = [&window, &options, compared] {
+        // With --compare the picture is of the compare window, which stands in front.
+        QWidget& shown = compared ? static_cast<QWidget&>(*compared) : window;
+        const bool ok = saveScreenshot(shown, options.screenshot);
         if (options.quitAfterScreenshot) {
             window.close();
             if (!ok)
@@ -209,6 +241,8 @@ int runGui(int argc, char** argv)
         }
     } else {
         window.setCurrentPage(startPage);
+        if (plainLaunch && window.showStartAtLaunch())
+            window.showStartPage();
         if (options.start) {
             QTimer::singleShot(0, &window, [&window, startPage] {
                 ExperimentPage* page = window.page(startPage);

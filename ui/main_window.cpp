@@ -8,16 +8,21 @@
 #include "ui/common/gui_thread_affinity.h"
 #include "ui/experiment_page.h"
 #include "ui/explanation_pane.h"
+#include "ui/start/start_page.h"
 #include "ui/system_panel.h"
 
+#include "engine/io/preset.h"
 #include "engine/rt/cpu_topology.h"
+#include "engine/trace/trace_session.h"
 
+#include <QAbstractButton>
 #include <QAction>
 #include <QCloseEvent>
 #include <QDialog>
 #include <QDialogButtonBox>
 #include <QDockWidget>
 #include <QLabel>
+#include <QMenu>
 #include <QMenuBar>
 #include <QScreen>
 #include <QScrollArea>
@@ -34,6 +39,10 @@
 #include <algorithm>
 
 namespace rtscope {
+
+namespace {
+constexpr int kWindowStateVersion = 1; ///< QMainWindow::saveState()'s version (restoreSettings())
+} // namespace
 
 MainWindow::MainWindow(std::vector<ExperimentPage*> pages, const SystemProbe& probe, QSettings* settings,
                        QWidget* parent)
@@ -68,7 +77,6 @@ MainWindow::MainWindow(std::vector<ExperimentPage*> pages, const SystemProbe& pr
     layout->setContentsMargins(4, 4, 4, 0);
     layout->setSpacing(4);
     layout->addWidget(m_rtBanner);
-    layout->addWidget(m_tabs);
     layout->addWidget(m_stack, 1);
     setCentralWidget(central);
 
@@ -105,6 +113,11 @@ MainWindow::MainWindow(std::vector<ExperimentPage*> pages, const SystemProbe& pr
                 [this](const QString& text) { statusBar()->showMessage(text, 8000); });
     }
     connect(m_tabs, &QTabBar::currentChanged, this, &MainWindow::setCurrentPage);
+    // The current tab, clicked on the start page, changes nothing in the bar but still goes to that page.
+    connect(m_tabs, &QTabBar::tabBarClicked, this, [this](int index) {
+        if (isStartPageShown())
+            setCurrentPage(index);
+    });
     // The dock never squeezes the controls: it is at least as wide as the widest page's panel.
     int controlsWidth = 0;
     for (int i = 0; i < m_controlStack->count(); ++i)
@@ -149,6 +162,17 @@ MainWindow::MainWindow(std::vector<ExperimentPage*> pages, const SystemProbe& pr
     m_explain->setCheckable(true);
     m_explain->setToolTip(tr("Show or hide the explanation of the current page (F1)"));
 
+    // The page tabs get a row of their own across the whole window, above the docks: beside the controls dock
+    // nine tabs needed scroll arrows at 1366 pixels (docs/gui.md).
+    auto* pagesBar = new QToolBar(tr("Pages"), this);
+    pagesBar->setObjectName("pagesToolbar");
+    pagesBar->setMovable(false);
+    pagesBar->setFloatable(false);
+    pagesBar->toggleViewAction()->setEnabled(false); // the only way between pages: never hidden by a right click
+    pagesBar->addWidget(m_tabs);
+    addToolBarBreak(Qt::TopToolBarArea);
+    addToolBar(Qt::TopToolBarArea, pagesBar);
+
     // Keys 1–9 pick a page. Spin boxes keep digits for themselves (they accept the shortcut override).
     for (int i = 0; i < 9; ++i) {
         auto* shortcut = new QShortcut(QKeySequence(Qt::Key_1 + i), this);
@@ -162,8 +186,10 @@ MainWindow::MainWindow(std::vector<ExperimentPage*> pages, const SystemProbe& pr
 
     const QFontMetrics fm = fontMetrics();
     setMinimumSize(fm.averageCharWidth() * 110, fm.height() * 34);
+    // A first start fills the screen (gui_main.cpp also asks the window manager to maximise it): the pages are
+    // charts and tables, and every column wants the room. A saved geometry (restoreSettings) wins.
     const QRect avail = screen() ? screen()->availableGeometry() : QRect(0, 0, 1600, 1000);
-    resize(std::min(avail.width() * 9 / 10, 1600), std::min(avail.height() * 9 / 10, 1000));
+    resize(avail.size());
 
     m_fileMenu = new FileMenu(this, probe, m_tabs, systemDock); // menu order: File, Presets, View, Help
     // "What am I seeing?" as a tab beside the System panel, under the controls: the plots keep their width (hidden
@@ -176,6 +202,14 @@ MainWindow::MainWindow(std::vector<ExperimentPage*> pages, const SystemProbe& pr
     m_presetRunner = new PresetRunner(this);
     menuBar()->addMenu(new PresetsMenu(m_presetRunner, this));
     m_presentation = new PresentationMode(this); // the View and Help menus; F11, C, Space, S
+    if (auto* view = findChild<QMenu*>("viewMenu")) {
+        QAction* start = new QAction(tr("Start &page"), this);
+        start->setObjectName("showStartPage");
+        start->setShortcut(QKeySequence(Qt::ALT | Qt::Key_Home));
+        start->setToolTip(tr("The lessons as cards, and what this machine can run (Alt+Home)"));
+        connect(start, &QAction::triggered, this, &MainWindow::showStartPage);
+        view->insertAction(view->actions().value(0), start);
+    }
 
     statusBar()->showMessage(tr("Ready. F5 starts and stops, H holds a reference, F1 explains the views."));
     setCurrentPage(0);
@@ -222,6 +256,7 @@ void MainWindow::setCurrentPage(int index)
 {
     if (!page(index))
         return;
+    leaveStartPage();
     if (m_tabs->currentIndex() != index)
         m_tabs->setCurrentIndex(index); // comes back here through currentChanged
     m_stack->setCurrentIndex(index);
@@ -305,6 +340,75 @@ void MainWindow::showExplanation()
     }
 }
 
+bool MainWindow::showStartAtLaunch() const
+{
+    return !m_settings || m_settings->value("start/show", true).toBool();
+}
+
+bool MainWindow::isStartPageShown() const
+{
+    return m_startPage && !m_startPage->isHidden();
+}
+
+void MainWindow::showStartPage()
+{
+    if (isStartPageShown())
+        return;
+    if (!m_startPage) {
+        // The lessons the Presets menu lists (those that validate here), for the pages this window has.
+        std::vector<Preset> lessons;
+        for (Preset& p : builtinPresets())
+            if (pageIndex(QString::fromStdString(p.experiment)) >= 0)
+                lessons.push_back(std::move(p));
+        m_startPage = new StartPage(lessons, m_probe, TraceSession::probe(), centralWidget());
+        m_startPage->hide();
+        static_cast<QVBoxLayout*>(centralWidget()->layout())->addWidget(m_startPage, 1);
+        m_startPage->showAtStartBox()->setChecked(showStartAtLaunch());
+        QList<QAction*> open;
+        for (const char* name : {"openRecording", "openCyclictest"})
+            if (auto* a = findChild<QAction*>(name))
+                open << a;
+        m_startPage->setOpenActions(open);
+        connect(m_startPage, &StartPage::leaveRequested, this, [this] { setCurrentPage(currentIndex()); });
+        connect(m_startPage, &StartPage::showAtStartToggled, this, [this](bool show) {
+            if (m_settings) {
+                m_settings->setValue("start/show", show);
+                m_settings->sync();
+            }
+        });
+        // A lesson starts as from the Presets menu (a refusal is shown there and the start page stays).
+        connect(m_startPage, &StartPage::lessonChosen, this, [this](const QString& id) {
+            if (auto* presets = findChild<PresetsMenu*>())
+                presets->run(id);
+        });
+    }
+    for (QWidget* w :
+         {static_cast<QWidget*>(findChild<QDockWidget*>("controlsDock")),
+          static_cast<QWidget*>(findChild<QDockWidget*>("systemDock")), static_cast<QWidget*>(m_explanation),
+          static_cast<QWidget*>(findChild<QToolBar*>("experimentToolbar"))})
+        if (w && !w->isHidden()) {
+            w->hide();
+            m_hiddenForStart << w;
+        }
+    m_stack->hide();
+    m_startPage->show();
+    if (m_startPage->cardCount() > 0)
+        m_startPage->card(0)->setFocus();
+    statusBar()->showMessage(tr("Pick a lesson; Esc or a page tab goes to the scope."));
+}
+
+void MainWindow::leaveStartPage()
+{
+    if (!isStartPageShown())
+        return;
+    m_startPage->hide();
+    m_stack->show();
+    for (QWidget* w : std::as_const(m_hiddenForStart))
+        w->show();
+    m_hiddenForStart.clear();
+    statusBar()->clearMessage();
+}
+
 void MainWindow::closeEvent(QCloseEvent* event)
 {
     stopAll();
@@ -317,8 +421,13 @@ void MainWindow::saveSettings()
 {
     if (!m_settings)
         return;
+    // The docks the start page hid are the user's layout all the same: saved as they were before it showed.
+    for (QWidget* w : std::as_const(m_hiddenForStart))
+        w->setVisible(true);
     m_settings->setValue("window/geometry", saveGeometry());
-    m_settings->setValue("window/state", saveState());
+    m_settings->setValue("window/state", saveState(kWindowStateVersion));
+    for (QWidget* w : std::as_const(m_hiddenForStart))
+        w->setVisible(false);
     m_settings->setValue("window/page", currentIndex());
     for (ExperimentPage* p : m_pages) {
         m_settings->beginGroup(p->name());
@@ -334,8 +443,10 @@ void MainWindow::restoreSettings()
         return;
     if (m_settings->contains("window/geometry"))
         restoreGeometry(m_settings->value("window/geometry").toByteArray());
+    // Version 1: the page tabs have a toolbar row of their own. A state saved before (version 0) would put them
+    // beside the experiment toolbar, so it is refused and the default layout used once.
     if (m_settings->contains("window/state"))
-        restoreState(m_settings->value("window/state").toByteArray());
+        restoreState(m_settings->value("window/state").toByteArray(), kWindowStateVersion);
     for (ExperimentPage* p : m_pages) {
         m_settings->beginGroup(p->name());
         p->restoreSettings(*m_settings);

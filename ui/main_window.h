@@ -21,6 +21,7 @@ class ExplanationPane;
 class FileMenu;
 class PresentationMode;
 class PresetRunner;
+class StartPage;
 
 class MainWindow : public QMainWindow {
     Q_OBJECT
@@ -59,6 +60,16 @@ public:
     PresentationMode* presentationMode() const { return m_presentation; }
     QLabel* rtBanner() const { return m_rtBanner; }
 
+    /// The start page (ui/start/start_page.h, docs/gui.md): the lessons as cards over the pages; the docks and the
+    /// toolbar are hidden while it shows. A lesson, a page tab, Escape or any page switch leaves it.
+    void showStartPage();
+    bool isStartPageShown() const;
+    /// Null until showStartPage() first made it.
+    StartPage* startPage() const { return m_startPage; }
+    /// The "Show at start" setting (true when unset or without settings): the app opens on the start page, else on
+    /// the page it showed last.
+    bool showStartAtLaunch() const;
+
     /// Stops every page (joining all worker threads) and gives the GUI thread its CPUs back.
     void stopAll();
     void saveSettings();
@@ -72,6 +83,7 @@ private:
     void updateActions();
     void updateGuiPlacement();
     void showExplanation();
+    void leaveStartPage();
 
     std::vector<ExperimentPage*> m_pages;
     SystemProbe m_probe;
@@ -89,6 +101,8 @@ private:
     FileMenu* m_fileMenu = nullptr;
     PresetRunner* m_presetRunner = nullptr;
     PresentationMode* m_presentation = nullptr;
+    StartPage* m_startPage = nullptr;
+    QList<QWidget*> m_hiddenForStart; ///< docks and toolbar hidden by showStartPage(), shown again on leaving
 };
 
 } // namespace rtscope

@@ -23,6 +23,7 @@ QList<QPair<QString, QString>> SystemPanel::rows(const SystemProbe& p)
     out << qMakePair(QObject::tr("Preemption"), QString::fromStdString(p.preemptModel));
     out << qMakePair(QObject::tr("Scheduler"),
                      QString::fromStdString(p.scheduler) + (p.fairServer ? QObject::tr(" + fair server") : QString()));
+    out << qMakePair(QObject::tr("Fair server"), QString::fromStdString(p.fairServerSummary()));
     out << qMakePair(QObject::tr("Clocksource"), QString::fromStdString(p.clocksource));
     out << qMakePair(QObject::tr("Timer slack"), QString::fromStdString(formatDuration(p.timerSlackNs)));
     QString throttling;
@@ -70,6 +71,8 @@ SystemPanel::SystemPanel(const SystemProbe& probe, QWidget* parent)
             v->setStyleSheet(QString("QLabel { color: %1; font-weight: bold; }").arg(colors::css(colors::kRed700)));
             v->setToolTip(QString::fromStdString(probe.rtUnavailableReason));
         }
+        if (label == QObject::tr("Fair server"))
+            v->setToolTip(QString::fromStdString(probe.fairServerText())); // what it is, and why values are missing
         form->addRow(label, v);
     }
 }

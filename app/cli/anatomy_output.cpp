@@ -147,7 +147,8 @@ std::string anatomyStatusText(const LatencySnapshot& s)
         return "Tracing: not available: " + printable(t->unavailable.empty() ? "no reason given" : t->unavailable) +
                "\n  the run was measured untraced\n";
     const TraceStats& st = t->stats;
-    const double seconds = double(s.publishedNs - s.startNs) / 1e9;
+    // Over the time the stats were taken at (updatedNs), which a replay keeps from the live run.
+    const double seconds = double((t->updatedNs > 0 ? t->updatedNs : s.publishedNs) - s.startNs) / 1e9;
     std::string out =
         "Tracing: private tracefs instance on " + anatomyCpus(s) + ": " + std::to_string(st.events) +
         anatomyFmt(" events in %.2f s (%.0f events/s), ", seconds, seconds > 0 ? double(st.events) / seconds : 0.0) +

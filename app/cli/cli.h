@@ -10,7 +10,8 @@
 namespace rtscope::cli {
 
 /// Exit codes shared by every subcommand.
-enum ExitCode { ExitOk = 0, ExitFailure = 1, ExitBadInput = 2, ExitNoPrivilege = 3 };
+/// ExitLimitBroken: `latency --fail-above` was broken or could not be checked (docs/ci.md).
+enum ExitCode { ExitOk = 0, ExitFailure = 1, ExitBadInput = 2, ExitNoPrivilege = 3, ExitLimitBroken = 4 };
 
 /// A subcommand registers its options and returns the function that runs it after parsing.
 using CommandRunner = std::function<int()>;

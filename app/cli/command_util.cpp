@@ -113,13 +113,14 @@ void addPolicyOptions(CLI::App* sub, std::string& policy, int& priority, const s
     sub->add_option("-p,--priority", priority, "RT priority 1-99 for fifo/rr");
 }
 
-void readPolicy(const std::string& text, int priority, Policy& dst, std::vector<std::string>& problems)
+void readPolicy(const std::string& text, int priority, Policy& dst, std::vector<std::string>& problems, bool deadline)
 {
     if (!text.empty()) {
-        if (auto p = parsePolicy(text))
+        if (auto p = deadline ? parseLatencyPolicy(text) : parsePolicy(text))
             dst = *p;
         else
-            problems.push_back("policy must be one of other, batch, idle, fifo, rr (got '" + text + "')");
+            problems.push_back(std::string("policy must be one of other, batch, idle, fifo, rr") +
+                               (deadline ? ", deadline" : "") + " (got '" + text + "')");
     } else if (priority > 0) {
         dst = Policy::Fifo;
     }

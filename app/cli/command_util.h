@@ -50,8 +50,10 @@ inline constexpr const char* kPolicyHelp = "other, batch, idle, fifo or rr (defa
 /// Registers --policy and -p,--priority.
 void addPolicyOptions(CLI::App* sub, std::string& policy, int& priority, const std::string& policyHelp = kPolicyHelp);
 /// --policy and -p as every subcommand reads them: a known name is taken, an unknown one gets its sentence, and no
-/// name with a priority means SCHED_FIFO (as cyclictest -p); otherwise @p dst keeps its default.
-void readPolicy(const std::string& text, int priority, Policy& dst, std::vector<std::string>& problems);
+/// name with a priority means SCHED_FIFO (as cyclictest -p); otherwise @p dst keeps its default. @p deadline: the
+/// subcommand implements SCHED_DEADLINE and takes "deadline" too (latency).
+void readPolicy(const std::string& text, int priority, Policy& dst, std::vector<std::string>& problems,
+                bool deadline = false);
 
 /// How a duration flag is written, for the sentence when it does not parse.
 inline constexpr const char* kBareMicroseconds = "a number with ns, us, ms or s (bare numbers are microseconds)";

@@ -2,8 +2,11 @@
 // The body of each experiment subcommand as a function of a validated config, so `rtscope run --preset` runs a
 // preset's phases through exactly the code `rtscope latency`, `starve`, `drift`, … use: same header, progress,
 // table, summary, exports and exit codes.
+#include "engine/io/latency_limit.h"
+
 #include <cstdint>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -26,6 +29,7 @@ struct RunOutput {
     std::string histfile;    ///< latency: cyclictest's -h text
     int64_t stopAfterNs = 0; ///< starvation with bursts 0 (until stopped): end after this long; 0 = never
     std::string record;      ///< latency: the run as a recording (docs/recording-format.md)
+    std::string traceDat;    ///< latency with tracing: the raw kernel trace as a trace-cmd .dat file
 };
 
 /// A headline figure of a run, for the comparison line of `rtscope run`.
@@ -44,7 +48,9 @@ struct RunResult {
 
 /// Each runs @p config, which the caller has validated, prints what the subcommand prints, writes @p out's
 /// files, and returns the exit code with the report and headline figures.
-RunResult runLatency(const LatencyConfig& config, const RunOutput& out);
+/// runLatency's @p limit (`--fail-above`, app/cli/fail_limit.h) adds the verdict line and exit code 4.
+RunResult runLatency(const LatencyConfig& config, const RunOutput& out,
+                     const std::optional<LatencyLimit>& limit = std::nullopt);
 RunResult runStarvation(const StarvationConfig& config, const RunOutput& out);
 RunResult runDrift(const DriftConfig& config, const RunOutput& out);
 RunResult runSleepFloor(const SleepFloorConfig& config, const RunOutput& out);

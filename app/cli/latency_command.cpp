@@ -1,11 +1,14 @@
 // `rtscope latency`: cyclictest's measurement with rtscope's summary, histogram and JSON output.
 #include "app/cli/anatomy_output.h"
 #include "app/cli/command_util.h"
+#include "app/cli/fail_limit.h"
 
 #include "engine/experiments/latency/latency_experiment.h"
 #include "engine/io/cyclictest_format.h"
+#include "engine/io/output_file.h"
 #include "engine/io/recording.h"
 #include "engine/io/report_json.h"
+#include "engine/io/run_identity.h"
 #include "engine/rt/system_probe.h"
 #include "engine/util/clock.h"
 #include "engine/util/units.h"
@@ -19,6 +22,10 @@
 
 namespace rtscope::cli {
 
+// Defined in remote_latency.cpp: a run in an agent started by --target-cmd, printed as a local run is.
+RunResult runRemoteLatency(const LatencyConfig& config, const RunOutput& out, const std::optional<LatencyLimit>& limit,
+                           const std::string& targetCmd);
+
 namespace {
 
 struct LatencyOptions {
@@ -26,6 +33,8 @@ struct LatencyOptions {
     int priority = 0;
     int nice = 0;
     std::string period = "1ms";
+    std::string runtime;  ///< --runtime, policy deadline
+    std::string deadline; ///< --deadline, policy deadline (default: the period)
     int hogs = 0;
     std::string hogPolicy = "other";
     int hogNice = 0;
@@ -46,8 +55,11 @@ struct LatencyOptions {
     bool trace = false;
     std::string traceThreshold;
     int traceTop = LatencyConfig{}.traceTop;
+    std::string traceDat;
     const CLI::Option* traceThresholdFlag = nullptr; ///< whether they were given: without --trace they are refused
     const CLI::Option* traceTopFlag = nullptr;
+    FailLimitOptions limit; ///< --fail-above, --fail-percentile (app/cli/fail_limit.h)
+    std::string targetCmd;  ///< --target-cmd: the run happens in the agent this starts (app/cli/remote_latency.cpp)
 };
 
 constexpr int kDefaultHistogramUs = 10000;
@@ -56,10 +68,14 @@ constexpr int kDefaultHistogramUs = 10000;
 LatencyConfig toConfig(const LatencyOptions& o, std::vector<std::string>& problems)
 {
     LatencyConfig c;
-    readPolicy(o.policy, o.priority, c.policy, problems);
+    readPolicy(o.policy, o.priority, c.policy, problems, true);
     c.priority = o.priority;
     c.nice = o.nice;
     readDuration("period", o.period, kNsPerUs, kBareMicroseconds, c.periodNs, problems);
+    if (!o.runtime.empty())
+        readDuration("runtime", o.runtime, kNsPerUs, kBareMicroseconds, c.runtimeNs, problems);
+    if (!o.deadline.empty())
+        readDuration("deadline", o.deadline, kNsPerUs, kBareMicroseconds, c.deadlineNs, problems);
     c.hogs = o.hogs;
     if (auto p = parsePolicy(o.hogPolicy))
         c.hogPolicy = *p;
@@ -105,6 +121,10 @@ LatencyConfig toConfig(const LatencyOptions& o, std::vector<std::string>& proble
         problems.push_back("trace-threshold needs --trace: it says which traced wake-ups to keep");
     if (!o.trace && topGiven)
         problems.push_back("trace-top needs --trace: it says how many traced wake-ups to keep");
+    if (!o.trace && !o.traceDat.empty())
+        problems.push_back(
+            "trace-dat needs --trace: it writes the kernel trace that --trace records (got --trace-dat '" + o.traceDat +
+            "' without --trace)");
     if (thresholdGiven) {
         const size_t before = problems.size();
         readDuration("trace-threshold", o.traceThreshold, kNsPerUs, kBareMicroseconds, c.traceThresholdNs, problems);
@@ -124,29 +144,41 @@ long us(int64_t ns)
 
 // One line per measuring thread, cyclictest's layout:
 // "T: 0 ( 2604) P:95 I:1000 C: 349868 Min:      4 Act:    6 Avg:    5 Max:      35"
+// (A --target-cmd run prints its agent's figures with the same line: latencyStatusLine below.)
+std::string formatStatusLine(size_t thread, int tid, int priority, int64_t periodNs, uint64_t samples, int64_t minNs,
+                             int64_t lastNs, double meanNs, int64_t maxNs)
+{
+    char buf[200];
+    std::snprintf(buf, sizeof buf, "T:%2d (%5d) P:%2d I:%ld C:%7lu Min:%7ld Act:%5ld Avg:%5ld Max:%8ld", int(thread),
+                  tid, priority, long(periodNs / 1000), (unsigned long)samples, us(minNs), us(lastNs),
+                  long(meanNs / 1000), us(maxNs));
+    return buf;
+}
+
 std::vector<std::string> statusLines(const LatencySnapshot& s)
 {
     std::vector<std::string> lines;
     for (size_t i = 0; i < s.threads.size(); ++i) {
         const LatencyThreadStats& t = s.threads[i];
-        char buf[200];
-        std::snprintf(buf, sizeof buf, "T:%2d (%5d) P:%2d I:%ld C:%7lu Min:%7ld Act:%5ld Avg:%5ld Max:%8ld", int(i),
-                      t.tid, s.config.priority, long(s.config.periodNs / 1000), (unsigned long)t.samples,
-                      us(t.histogram.min()), us(t.lastNs), long(t.histogram.mean() / 1000), us(t.histogram.max()));
-        lines.push_back(buf);
+        lines.push_back(formatStatusLine(i, t.tid, s.config.priority, s.config.periodNs, t.samples, t.histogram.min(),
+                                         t.lastNs, t.histogram.mean(), t.histogram.max()));
     }
     return lines;
 }
 
-void printStatus(const LatencySnapshot& s, bool tty, bool first)
+void printStatusLines(const std::vector<std::string>& lines, bool tty, bool first)
 {
-    const auto lines = statusLines(s);
     // On a terminal the block is redrawn in place (cursor up over the previous block), as cyclictest does.
     if (tty && !first)
         std::printf("\033[%zuA", lines.size());
     for (const auto& l : lines)
         std::printf("%s%s\n", l.c_str(), tty ? "\033[K" : "");
     std::fflush(stdout);
+}
+
+void printStatus(const LatencySnapshot& s, bool tty, bool first)
+{
+    printStatusLines(statusLines(s), tty, first);
 }
 
 std::string fmtUs(int64_t ns)
@@ -187,8 +219,24 @@ int run(const LatencyOptions& o)
 {
     std::vector<std::string> problems;
     const LatencyConfig config = toConfig(o, problems);
+    const std::optional<LatencyLimit> limit = readFailLimit(o.limit, problems);
+    if (!o.targetCmd.empty()) {
+        // The agent checks the config against the target's CPUs and privileges (validate(), the same sentences);
+        // only what this side cannot carry yet is refused here (docs/remote.md, "Not built yet").
+        if (config.trace)
+            problems.push_back("trace cannot be used with --target-cmd yet: the agent does not send the anatomy");
+        if (!problems.empty())
+            return reportInvalid("latency", problems);
+        RunOutput out;
+        out.quiet = o.quiet;
+        out.json = o.json;
+        out.csv = o.csv;
+        out.histfile = o.histfile;
+        out.record = o.record;
+        return runRemoteLatency(config, out, limit, o.targetCmd).exitCode;
+    }
     return runIfValid("latency", config, std::move(problems), CpuTopology::current(), [&](const LatencyConfig& c) {
-        return runLatency(c, RunOutput{o.quiet, o.json, o.csv, o.histfile, 0, o.record}).exitCode;
+        return runLatency(c, RunOutput{o.quiet, o.json, o.csv, o.histfile, 0, o.record, o.traceDat}, limit).exitCode;
     });
 }
 
@@ -201,6 +249,25 @@ std::string temporaryRecording()
         return {};
     close(fd);
     return path;
+}
+
+// --trace-dat: the run's raw kernel trace as a trace-cmd .dat, put in place as every output is (AtomicOutputFile).
+bool writeTraceDat(const TraceDatCapture& capture, const std::string& path, bool quiet)
+{
+    AtomicOutputFile file;
+    Error e = file.open(path);
+    if (!e)
+        e = capture.writeDat([&](std::string_view bytes) { return file.write(bytes); });
+    if (!e)
+        e = file.commit();
+    if (e) {
+        file.discard();
+        std::fprintf(stderr, "rtscope latency: cannot write %s: %s\n", path.c_str(), e.message.c_str());
+        return false;
+    }
+    if (!quiet)
+        std::printf("\nKernel trace: %s (trace-cmd report %s, or KernelShark)\n", path.c_str(), path.c_str());
+    return true;
 }
 
 bool finishRecording(const RecordingWriter& recorder, const RunOutput& out, const std::string& temporary)
@@ -237,7 +304,18 @@ void printLatencySummary(const LatencySnapshot& snapshot)
     printSummary(snapshot);
 }
 
-RunResult runLatency(const LatencyConfig& config, const RunOutput& out)
+std::string latencyStatusLine(size_t thread, int tid, int priority, int64_t periodNs, uint64_t samples, int64_t minNs,
+                              int64_t lastNs, double meanNs, int64_t maxNs)
+{
+    return formatStatusLine(thread, tid, priority, periodNs, samples, minNs, lastNs, meanNs, maxNs);
+}
+
+void printLatencyStatusLines(const std::vector<std::string>& lines, bool tty, bool first)
+{
+    printStatusLines(lines, tty, first);
+}
+
+RunResult runLatency(const LatencyConfig& config, const RunOutput& out, const std::optional<LatencyLimit>& limit)
 {
     RunResult result;
     // --record/--csv: every raw sample goes to a recording, written by the recorder's own thread off the measuring
@@ -248,9 +326,15 @@ RunResult runLatency(const LatencyConfig& config, const RunOutput& out)
         recorder = std::make_unique<RecordingWriter>(probeSystem(), out.record.empty() ? temporary : out.record);
         recorder->setCommand(commandLine());
     }
+    // --trace-dat: the trace session keeps its raw sub-buffers next to the final file, for the .dat after the run.
+    std::shared_ptr<TraceDatCapture> traceCapture;
+    if (config.trace && !out.traceDat.empty())
+        traceCapture =
+            std::make_shared<TraceDatCapture>(std::filesystem::absolute(out.traceDat).parent_path().string());
     LatencyExperiment exp;
     exp.setLockAllMemory(true);
     exp.setRunSink(recorder.get());
+    exp.setTraceCapture(traceCapture);
     Progress progress(out.quiet, Progress::InLog::EverySecond);
     // The loop below looks every 100 ms (a terminal) or once a second (a log, or -q): publish no more often, and
     // drain every 10 ms rather than every 1 ms (the GUI's pace), which costs the collector's CPU 100 wake-ups a
@@ -299,21 +383,30 @@ RunResult runLatency(const LatencyConfig& config, const RunOutput& out)
                      snap->dmaLatencyNote.c_str());
 
     bool written = true;
-    const CyclictestData data = cyclictestDataFrom(*snap);
+    const int64_t endUnix = int64_t(std::time(nullptr));
+    const SystemProbe probe = probeSystem();
+    const RunIdentity identity = latencyRunIdentity(probe, *snap, commandLine(), startUnix);
+    CyclictestData data = cyclictestDataFrom(*snap);
+    data.trailer = runIdentityLines(identity); // after cyclictest's footer (docs/ci.md)
     if (!out.histfile.empty())
         written = writeFile(out.histfile, writeCyclictestHistogram(data)) && written;
-    result.report =
-        latencyExportJson(*snap, toJson(probeSystem()), commandLine(), startUnix, int64_t(std::time(nullptr)));
-    written = writeJsonFile(out.json, result.report) && written;
     if (recorder)
         written = finishRecording(*recorder, out, temporary) && written;
+    if (traceCapture)
+        written = writeTraceDat(*traceCapture, out.traceDat, out.quiet) && written;
+    // The JSON last, so that its return_code is the exit code (but for the JSON's own write), and the verdict line
+    // of --fail-above last on stdout, where a harness looks.
+    result.report = latencyExportJson(*snap, toJson(probe), commandLine(), startUnix, endUnix);
+    result.report["identity"] = runIdentityJson(identity);
+    const int code = finishWithLimit(limit, *snap, runExitCode(snap->error, written), result.report);
+    written = writeJsonFile(out.json, result.report) && written;
     if (!snap->threads.empty() && snap->threads.front().histogram.count() > 0) {
         const Histogram& h = snap->threads.front().histogram;
         result.figures = {{"max latency", double(h.max()) / 1000.0, "us"},
                           {"p99 latency", double(h.percentile(99)) / 1000.0, "us"},
                           {"p50 latency", double(h.percentile(50)) / 1000.0, "us"}};
     }
-    result.exitCode = runExitCode(snap->error, written);
+    result.exitCode = written ? code : runExitCode(snap->error, written);
     return result;
 }
 
@@ -322,10 +415,15 @@ Command addLatencyCommand(CLI::App& app)
 {
     auto o = std::make_shared<LatencyOptions>();
     auto* sub = app.add_subcommand("latency", "Measure wake-up latency of a periodic thread (cyclictest's method)");
-    addPolicyOptions(sub, o->policy, o->priority);
+    addPolicyOptions(sub, o->policy, o->priority,
+                     "other, batch, idle, fifo, rr or deadline (default: other; fifo if -p is given)");
     sub->add_option("--nice", o->nice, "nice -20..19 for other/batch/idle (with fifo/rr use -p)");
     sub->add_option("-i,--period", o->period, "period 20us..10s; units ns, us, ms, s (bare number: us)")
         ->capture_default_str();
+    sub->add_option("--runtime", o->runtime,
+                    "policy deadline: CPU time per period, 1us..deadline (required with it; bare number: us)");
+    sub->add_option("--deadline", o->deadline,
+                    "policy deadline: relative deadline, runtime..period (default: the period; bare number: us)");
     sub->add_option("--hogs", o->hogs, "CPU-hog threads on each measuring CPU (or on --hog-cpu), 0..256")
         ->capture_default_str();
     sub->add_option("--hog-policy", o->hogPolicy, "hog policy: other, batch or idle")->capture_default_str();
@@ -363,6 +461,13 @@ Command addLatencyCommand(CLI::App& app)
         sub->add_option("--trace-top", o->traceTop,
                         "with --trace, the worst wake-ups explained, 1.." + std::to_string(LatencyConfig::kMaxTraceTop))
             ->capture_default_str();
+    addFailLimitOptions(sub, o->limit);
+    sub->add_option("--target-cmd", o->targetCmd,
+                    "measure on another machine: run this command (through /bin/sh) to start 'rtscope agent --stdio' "
+                    "there, e.g. \"ssh board rtscope agent --stdio\" (docs/remote.md)");
+    outputFile(sub->add_option("--trace-dat", o->traceDat,
+                               "with --trace, also write the run's raw kernel trace as a trace-cmd .dat file "
+                               "(trace-cmd report, KernelShark)"));
     return {sub, [o] {
                 return run(*o);
             }};

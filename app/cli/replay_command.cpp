@@ -1,5 +1,6 @@
 // `rtscope replay FILE`: a recording (rtscope latency --record, or the desktop app's File > Save run as recording)
 // replayed through the live aggregator, printed like the run's own summary and converted to cyclictest's formats.
+#include "app/cli/anatomy_output.h"
 #include "app/cli/command_util.h"
 
 #include "engine/io/recording.h"
@@ -87,6 +88,14 @@ int run(const ReplayOptions& o)
     if (r.read.lost)
         std::printf("  recorder      %llu samples not kept (the recording's writer fell behind or hit its cap)\n",
                     (unsigned long long)r.read.lost);
+    // The anatomy the run ended with, from the recording's anatomy blocks, printed as `rtscope latency --trace` did;
+    // a run whose tracing could not start says why, as its own status line did.
+    if (!o.quiet && r.snapshot->tracing) {
+        if (r.snapshot->tracing->active)
+            printAnatomy(*r.snapshot);
+        else
+            std::printf("\n%s", anatomyStatusText(*r.snapshot).c_str());
+    }
     if (!r.read.ok)
         std::fprintf(stderr, "rtscope replay: %s: %s; the figures cover what was read\n", file.c_str(),
                      printable(r.read.error).c_str());

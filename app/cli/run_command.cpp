@@ -97,7 +97,10 @@ ThreadSpec threadSpec(Policy policy, int priority, int nice, int cpu, const char
 }
 ThreadSpec firstThreadOf(const LatencyConfig& c, const CpuTopology& topo)
 {
-    return threadSpec(c.policy, c.priority, c.nice, c.resolvedCpus(topo).front(), kMeasuringThreadName);
+    ThreadSpec spec = threadSpec(c.policy, c.priority, c.nice, c.resolvedCpus(topo).front(), kMeasuringThreadName);
+    if (isDeadline(c.policy))
+        spec.deadline = c.deadlineParams();
+    return spec;
 }
 ThreadSpec firstThreadOf(const StarvationConfig& c, const CpuTopology&)
 {
@@ -126,7 +129,7 @@ std::optional<ThreadSpec> privilegedThread(const Preset& p, size_t phase)
     const CpuTopology topo = CpuTopology::current();
     ThreadSpec spec;
     withPhaseConfig(p, phase, [&](const auto& c) { spec = firstThreadOf(c, topo); });
-    if (!isRealtime(spec.policy) && spec.nice >= 0)
+    if (!isRealtime(spec.policy) && !isDeadline(spec.policy) && spec.nice >= 0)
         return std::nullopt;
     return spec;
 }

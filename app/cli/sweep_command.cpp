@@ -101,6 +101,10 @@ int run(const SweepOptions& o)
             row["setting"] = r.setting.label();
             row["policy"] = policyName(r.setting.policy);
             row["priority"] = r.setting.priority;
+            if (isDeadline(r.setting.policy)) {
+                row["runtime_ns"] = r.setting.runtimeNs;
+                row["deadline_ns"] = r.setting.deadlineNs;
+            }
             row["samples"] = r.stats.samples;
             row["skipped_periods"] = r.stats.skipped;
             row["dropped_samples"] = r.stats.drops;
@@ -124,7 +128,8 @@ Command addSweepCommand(CLI::App& app)
 {
     auto o = std::make_shared<SweepOptions>();
     auto* sub = app.add_subcommand("sweep", "Run the latency experiment over a list of policies/priorities");
-    sub->add_option("--settings", o->settings, "comma list: other, batch, idle, fifo:PRIO, rr:PRIO")
+    sub->add_option("--settings", o->settings,
+                    "comma list: other, batch, idle, fifo:PRIO, rr:PRIO, deadline:RUNTIME[/DEADLINE]")
         ->capture_default_str();
     sub->add_option("--each", o->each, "time per setting, 100ms..1h (bare number: seconds)")->capture_default_str();
     sub->add_option("-i,--period", o->period, "period 20us..10s (bare number: us)")->capture_default_str();

@@ -315,7 +315,10 @@ bool TextParser::parse(CyclictestData& out)
         t.avgUs = static_cast<double>(static_cast<int64_t>(avgs[i]));
         t.maxUs = static_cast<int64_t>(maxs[i]);
     }
-    // Anything after the thread lines (the blank line, an SMI count) carries nothing we keep.
+    // After the thread lines: the blank line, and comments (an identity, an SMI count) kept as the trailer.
+    while (m_lines.next(line))
+        if (line.starts_with('#'))
+            data.trailer.emplace_back(line);
     out = std::move(data);
     return true;
 }
@@ -500,6 +503,13 @@ bool parseJsonImpl(std::string_view text, CyclictestData& out, std::string& erro
             return fieldError(error, path + ".cycles", "fewer cycles than samples in the histogram");
         t.overflows = t.cycles - inBins;
     }
+    // Which machine: only what cyclictest's sysinfo says; anything else there (or nothing) leaves it unknown.
+    if (const auto sysIt = doc.find("sysinfo"); sysIt != doc.end() && sysIt->is_object()) {
+        if (const auto it = sysIt->find("nodename"); it != sysIt->end() && it->is_string())
+            data.host = it->get<std::string>();
+        if (const auto it = sysIt->find("release"); it != sysIt->end() && it->is_string())
+            data.kernel = it->get<std::string>();
+    }
     out = std::move(data);
     error.clear();
     return true;
@@ -536,19 +546,27 @@ CyclictestThread cyclictestThreadFrom(const Histogram& h, size_t binsUs)
     return t;
 }
 
+namespace {
+
+// A preamble or trailer line must stay one comment line, or the file would not parse back.
+void appendCyclictestComment(std::string& out, const std::string& line)
+{
+    std::string clean = line;
+    std::replace(clean.begin(), clean.end(), '\n', ' ');
+    std::replace(clean.begin(), clean.end(), '\r', ' ');
+    if (!clean.starts_with('#'))
+        clean.insert(0, "# ");
+    out += clean;
+    out += '\n';
+}
+
+} // namespace
+
 std::string writeCyclictestHistogram(const CyclictestData& data)
 {
     std::string out;
-    for (const std::string& line : data.preamble) {
-        // A preamble line must stay one comment line, or the file would not parse back.
-        std::string clean = line;
-        std::replace(clean.begin(), clean.end(), '\n', ' ');
-        std::replace(clean.begin(), clean.end(), '\r', ' ');
-        if (!clean.starts_with('#'))
-            clean.insert(0, "# ");
-        out += clean;
-        out += '\n';
-    }
+    for (const std::string& line : data.preamble)
+        appendCyclictestComment(out, line);
     out += "# Histogram\n";
 
     size_t rows = 0;
@@ -593,6 +611,8 @@ std::string writeCyclictestHistogram(const CyclictestData& data)
             appendf(out, " # %05llu others", t.overflows - t.overflowCycles.size());
         out += '\n';
     }
+    for (const std::string& line : data.trailer)
+        appendCyclictestComment(out, line);
     out += '\n';
     return out;
 }

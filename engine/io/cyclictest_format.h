@@ -30,6 +30,11 @@ struct CyclictestThread {
 struct CyclictestData {
     std::vector<std::string> preamble; ///< "# ..." lines before "# Histogram" (e.g. the dma latency note)
     std::vector<CyclictestThread> threads;
+    /// "# ..." lines after the footer's "# Thread N:" lines (rtscope's machine identity, a vendor's "# Kernel:"):
+    /// where a reader of cyclictest's text, which stops at the footer, never meets them.
+    std::vector<std::string> trailer;
+    std::string host;   ///< the JSON's sysinfo.nodename; empty when the file does not say (the -h text never does)
+    std::string kernel; ///< the JSON's sysinfo.release; empty when the file does not say
 };
 
 /// @brief Fills a thread's bins/overflows/min/avg/max/cycles from a Histogram with exact µs bins.
@@ -37,10 +42,12 @@ CyclictestThread cyclictestThreadFrom(const Histogram& h, size_t binsUs);
 
 /// @brief The `-h` text exactly as cyclictest writes it: "# Histogram", one "%06d" row per bin with the
 /// threads' "%06lu" counts separated by tabs, then # Total / Min / Avg / Max / Histogram Overflows /
-/// Overflow at cycle number / "# Thread N:" lines, and a blank line.
+/// Overflow at cycle number / "# Thread N:" lines, the trailer's comment lines (none in cyclictest's files), and a
+/// blank line.
 std::string writeCyclictestHistogram(const CyclictestData& data);
 
-/// @brief Reads that text (also cyclictest's own files, with or without preamble). Never throws; on a
+/// @brief Reads that text (also cyclictest's own files, with or without preamble; comment lines after the thread
+/// lines go to the trailer, anything else there is skipped). Never throws; on a
 /// malformed file returns false and sets @p error to "line N: what is wrong".
 bool parseCyclictestHistogram(std::string_view text, CyclictestData& out, std::string& error);
 

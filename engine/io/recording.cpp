@@ -10,12 +10,14 @@
 #include "engine/util/json_fields.h"
 
 #include <algorithm>
+#include <array>
 #include <cerrno>
 #include <cmath>
 #include <cstring>
 #include <ctime>
 #include <fstream>
 #include <limits>
+#include <map>
 #include <pthread.h>
 #include <sched.h>
 
@@ -36,7 +38,11 @@ enum class BlockType : uint8_t {
     Restart = 7,
     Lost = 8,
     End = 9,
+    Anatomy = 10,      // version 2: the run's tracing as it ended, without its wake-ups
+    TracedWakeup = 11, // version 2: one kept wake-up, its anatomy and its window of kernel events
 };
+// Types from here on are optional (version 2): a reader that does not know one skips it.
+constexpr uint8_t kFirstOptionalBlock = 128;
 
 constexpr size_t kBlockHeaderBytes = 5; // type u8, length u32
 constexpr uint32_t kMaxHeaderBytes = 1 << 20;
@@ -58,6 +64,22 @@ constexpr int kWriterIntervalMs = 50;
 // Samples gathered into one block: at most this many, spanning at most this long.
 constexpr size_t kBlockSamples = 4096;
 constexpr int64_t kBlockSpanNs = 250'000'000;
+// The anatomy blocks (docs/recording-format.md). Texts are cut to these lengths by the writer and refused beyond
+// them by the reader: a reason or note is a sentence, a name a comm, an IRQ handler or a kernel symbol.
+constexpr size_t kMaxTraceTextBytes = 4096;
+constexpr size_t kMaxTraceNameBytes = 1024;
+constexpr size_t kMaxMissingEvents = 256;
+constexpr size_t kMaxAnatomyInterrupts = 4096;
+constexpr size_t kMaxAnatomySlices = kMaxRecordedWindowEvents;
+// A window's string table holds each distinct comm, handler name and marker text once; an event names at most two.
+constexpr size_t kMaxWindowStrings = 2 * kMaxRecordedWindowEvents;
+constexpr size_t kMaxEventTextBytes = 63; // the longest of TraceEvent's fixed texts, TraceMarker::text, holds 55
+constexpr uint32_t kMaxAnatomyBytes = 16 << 20;
+constexpr uint32_t kMaxTracedWakeupBytes = 4 << 20;
+constexpr uint32_t kMaxOptionalBytes = 16 << 20;
+// The fewest bytes a culprit row and an event take: a count is refused when the payload cannot hold it.
+constexpr size_t kMinCulpritBytes = 1 + 8 + 2 + 4 + 8 + 8 + 8;
+constexpr size_t kMinEventBytes = 5;
 
 const char* blockName(BlockType t)
 {
@@ -80,8 +102,12 @@ const char* blockName(BlockType t)
         return "lost";
     case BlockType::End:
         return "end";
+    case BlockType::Anatomy:
+        return "anatomy";
+    case BlockType::TracedWakeup:
+        return "traced wake-up";
     }
-    return "unknown";
+    return "optional";
 }
 
 uint32_t maxPayload(BlockType t)
@@ -105,8 +131,12 @@ uint32_t maxPayload(BlockType t)
         return 8;
     case BlockType::End:
         return 8 + 8 + 8;
+    case BlockType::Anatomy:
+        return kMaxAnatomyBytes;
+    case BlockType::TracedWakeup:
+        return kMaxTracedWakeupBytes;
     }
-    return 0;
+    return kMaxOptionalBytes;
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -187,6 +217,212 @@ std::string encodeSamples(size_t thread, std::span<const LatencySample> batch)
         prevSeq = s.seq;
         prevDeadline = s.deadlineNs;
     }
+    return payload;
+}
+
+// The anatomy blocks (docs/recording-format.md, Anatomy). A text is u16 length + bytes, cut to @p max.
+void encodeTraceText(Encoder& e, std::string_view text, size_t max)
+{
+    const size_t n = std::min(text.size(), max);
+    e.u16(uint16_t(n));
+    e.bytes(text.substr(0, n));
+}
+
+std::string encodeAnatomy(const LatencyTracing& t, size_t worst, size_t over)
+{
+    std::string payload;
+    Encoder e(payload);
+    e.u8(t.active ? 1 : 0);
+    e.i64(t.thresholdNs);
+    e.i32(t.top);
+    e.i64(t.updatedNs);
+    encodeTraceText(e, t.unavailable, kMaxTraceTextBytes);
+    encodeTraceText(e, t.stopError, kMaxTraceTextBytes);
+    const size_t missing = std::min(t.missingEvents.size(), kMaxMissingEvents);
+    e.u16(uint16_t(missing));
+    for (size_t i = 0; i < missing; ++i)
+        encodeTraceText(e, t.missingEvents[i], kMaxTraceNameBytes);
+    const TraceStats& st = t.stats;
+    for (uint64_t v : {st.events, st.subBuffers, st.bytes, st.batches, st.lostEvents, st.lossReports, st.undecoded,
+                       st.handlerErrors, st.kernelOverrun, st.kernelDropped, st.unreadAtStop})
+        e.u64(v);
+    e.i64(st.readerStopNs);
+    e.u64(t.queueDroppedEvents);
+    e.u64(t.queueDroppedBatches);
+    const AnatomyFigures& f = t.figures;
+    for (uint64_t v : {f.wakeupsSeen, f.wakeupsAnalysed, f.wakeupsComplete, f.wakeupsWithLoss, f.wakeupsNotAnalysed,
+                       f.wakeupsPending, f.eventsDropped, f.overThresholdTotal})
+        e.u64(v);
+    e.u16(uint16_t(worst));
+    e.u16(uint16_t(over));
+    const size_t rows = std::min(f.culprits.size(), kMaxRecordedCulprits);
+    e.u32(uint32_t(rows));
+    for (size_t i = 0; i < rows; ++i) {
+        const CulpritRow& r = f.culprits[i];
+        e.u8(uint8_t(r.kind));
+        e.i64(r.id);
+        encodeTraceText(e, r.name, kMaxTraceNameBytes);
+        e.i32(r.prio);
+        e.u64(r.wakeups);
+        e.i64(r.totalNs);
+        e.i64(r.worstNs);
+    }
+    return payload;
+}
+
+// Each distinct comm, handler name and marker text of a window once; events name them by index.
+class TraceStrings {
+public:
+    uint64_t index(std::string_view text)
+    {
+        const auto [it, added] = m_index.try_emplace(std::string(text), m_list.size());
+        if (added)
+            m_list.push_back(&it->first);
+        return it->second;
+    }
+    void encode(Encoder& e) const
+    {
+        e.u16(uint16_t(m_list.size()));
+        for (const std::string* text : m_list)
+            encodeTraceText(e, *text, kMaxEventTextBytes);
+    }
+
+private:
+    std::map<std::string, uint64_t> m_index;
+    std::vector<const std::string*> m_list;
+};
+
+void encodeTraceTask(Encoder& e, TraceStrings& strings, const TraceTask& t)
+{
+    e.varint(strings.index(traceText(t.comm)));
+    e.zigzag(t.pid);
+    e.zigzag(t.prio);
+}
+
+void encodeTraceEvent(Encoder& e, TraceStrings& strings, const TraceEvent& ev, int64_t& prevTs)
+{
+    e.zigzag(wrapDelta(ev.ts, prevTs));
+    prevTs = ev.ts;
+    e.u8(uint8_t(ev.type));
+    e.u8(ev.flags);
+    e.varint(ev.cpu);
+    e.zigzag(ev.pid);
+    switch (ev.type) {
+    case TraceEventType::SchedSwitch:
+        encodeTraceTask(e, strings, ev.sw.prev);
+        encodeTraceTask(e, strings, ev.sw.next);
+        e.zigzag(ev.sw.prevState);
+        break;
+    case TraceEventType::SchedWaking:
+    case TraceEventType::SchedWakeup:
+    case TraceEventType::SchedMigrate:
+        encodeTraceTask(e, strings, ev.wake.task);
+        e.zigzag(ev.wake.targetCpu);
+        e.zigzag(ev.wake.origCpu);
+        break;
+    case TraceEventType::IrqEntry:
+    case TraceEventType::IrqExit:
+    case TraceEventType::SoftirqEntry:
+    case TraceEventType::SoftirqExit:
+    case TraceEventType::VectorEntry:
+    case TraceEventType::VectorExit:
+        e.zigzag(ev.irq.number);
+        e.zigzag(ev.irq.ret);
+        e.u8(uint8_t(ev.irq.vector));
+        e.varint(strings.index(traceText(ev.irq.name)));
+        break;
+    case TraceEventType::HrtimerExpireEntry:
+    case TraceEventType::HrtimerExpireExit:
+        e.varint(ev.hrtimer.timer);
+        e.varint(ev.hrtimer.function);
+        e.zigzag(ev.hrtimer.nowNs);
+        break;
+    case TraceEventType::Marker:
+        e.varint(strings.index(traceText(ev.marker.text)));
+        break;
+    case TraceEventType::Timerlat:
+        e.varint(ev.timerlat.seq);
+        e.zigzag(ev.timerlat.latencyNs);
+        e.zigzag(ev.timerlat.context);
+        break;
+    case TraceEventType::Lost:
+        e.varint(ev.lost.count);
+        e.zigzag(ev.lost.sinceNs);
+        break;
+    }
+}
+
+// The optional parts and event times of an anatomy, in the order of the "known" bits.
+template <class A> auto anatomyKnownTimes(A& a)
+{
+    return std::array{&a.timerNs,         &a.wakingNs, &a.wakeupNs,     &a.switchInNs,
+                      &a.timerIrqDelayNs, &a.irqNs,    &a.schedulingNs, &a.returnToUserNs};
+}
+constexpr size_t kAnatomyKnownTimestamps = 4; // the first four are event times, the rest durations
+
+// @p keep: how many of the window's events go in (its latest); the rest are counted with eventsOmitted.
+std::string encodeTracedWakeup(bool over, const TracedWakeup& w, size_t keep)
+{
+    std::string payload;
+    Encoder e(payload);
+    const WakeupAnatomy& a = w.anatomy;
+    e.u8(over ? 1 : 0);
+    e.u16(uint16_t(w.thread));
+    e.u64(w.seq);
+    e.u64(uint64_t(w.eventsOmitted) + (w.events.size() - keep));
+    e.i32(a.query.tid);
+    e.i32(a.query.cpu);
+    e.i64(a.query.deadlineNs);
+    e.i64(a.query.wakeNs);
+    e.i64(a.latencyNs);
+    const auto known = anatomyKnownTimes(a);
+    uint8_t mask = 0;
+    for (size_t i = 0; i < known.size(); ++i)
+        mask |= *known[i] ? uint8_t(1u << i) : 0;
+    e.u8(mask);
+    for (const auto* k : known)
+        if (*k)
+            e.i64(**k);
+    e.i32(a.runCpu);
+    e.i32(a.timerCpu);
+    e.u64(a.timerFunction);
+    e.u8(uint8_t((a.idleAtTimer ? 1 : 0) | (a.runnableAtDeadline ? 2 : 0) | (a.eventsLost ? 4 : 0) |
+                 (a.consistent ? 8 : 0)));
+    e.i64(a.unaccountedNs);
+    encodeTraceText(e, a.note, kMaxTraceTextBytes);
+    const size_t interrupts = std::min(a.interrupts.size(), kMaxAnatomyInterrupts);
+    e.u16(uint16_t(interrupts));
+    for (size_t i = 0; i < interrupts; ++i) {
+        const AnatomyInterrupt& in = a.interrupts[i];
+        e.u8(uint8_t(in.kind));
+        e.i64(in.id);
+        encodeTraceText(e, in.name, kMaxTraceNameBytes);
+        e.u8(in.ownTimer ? 1 : 0);
+        e.i64(in.ns);
+        e.i32(in.count);
+    }
+    const size_t slices = std::min(a.tasks.size(), kMaxAnatomySlices);
+    e.u16(uint16_t(slices));
+    for (size_t i = 0; i < slices; ++i) {
+        const AnatomySlice& t = a.tasks[i];
+        e.i32(t.pid);
+        encodeTraceText(e, t.comm, kMaxTraceNameBytes);
+        e.i32(t.prio);
+        e.i64(t.fromNs);
+        e.i64(t.toNs);
+        e.i64(t.ns);
+        e.u8(t.switchInSeen ? 1 : 0);
+    }
+    // The events go after the string table they name, so they are encoded first, aside.
+    TraceStrings strings;
+    std::string events;
+    Encoder ee(events);
+    int64_t prevTs = 0;
+    for (size_t i = w.events.size() - keep; i < w.events.size(); ++i)
+        encodeTraceEvent(ee, strings, w.events[i], prevTs);
+    strings.encode(e);
+    e.u32(uint32_t(keep));
+    e.bytes(events);
     return payload;
 }
 
@@ -423,6 +659,13 @@ private:
     bool samples(Payload& p);
     bool marker(Payload& p);
     bool threadIndex(Payload& p, size_t& thread);
+    bool anatomy(Payload& p);
+    bool tracedWakeup(Payload& p);
+    bool traceText(Payload& p, size_t max, const std::string& field, std::string& out);
+    bool traceCount(Payload& p, uint64_t n, uint64_t max, size_t minBytes, const std::string& field);
+    bool traceEvent(Payload& p, const std::vector<std::string>& strings, int64_t& prevTs, size_t i, size_t count,
+                    TraceEvent& ev);
+    bool anatomyComplete();
 
     Input& m_in;
     RecordingVisitor& m_visitor;
@@ -435,6 +678,13 @@ private:
     std::vector<LatencySample> m_batch;
     int64_t m_lastWakeNs = 0;
     uint64_t m_lostSeen = 0;
+    // The anatomy blocks: what the anatomy block announced, what followed it, and the events of all windows so far.
+    bool m_anatomySeen = false;
+    size_t m_anatomyWorst = 0;
+    size_t m_anatomyOver = 0;
+    size_t m_wakeupsWorst = 0;
+    size_t m_wakeupsOver = 0;
+    uint64_t m_traceEvents = 0;
 };
 
 bool Parser::threadIndex(Payload& p, size_t& thread)
@@ -568,6 +818,327 @@ bool Parser::marker(Payload& p)
     return true;
 }
 
+bool Parser::traceText(Payload& p, size_t max, const std::string& field, std::string& out)
+{
+    uint16_t n = 0;
+    std::string_view text;
+    if (!p.u16(n))
+        return fail(field + ": cut short");
+    if (n > max)
+        return fail(field + ": length " + std::to_string(n) + " exceeds the limit of " + std::to_string(max));
+    if (!p.bytes(n, text))
+        return fail(field + ": length " + std::to_string(n) + " does not fit in the " + std::to_string(p.left()) +
+                    " bytes left");
+    out.assign(text);
+    return true;
+}
+
+// A count is refused before anything is allocated for it: above its limit, or more than the payload left can hold
+// at @p minBytes an item.
+bool Parser::traceCount(Payload& p, uint64_t n, uint64_t max, size_t minBytes, const std::string& field)
+{
+    if (n > max)
+        return fail(field + " " + std::to_string(n) + " exceeds the limit of " + std::to_string(max));
+    if (n * minBytes > p.left())
+        return fail(field + " " + std::to_string(n) + " cannot fit in the " + std::to_string(p.left()) + " bytes left");
+    return true;
+}
+
+bool Parser::anatomy(Payload& p)
+{
+    if (m_anatomySeen)
+        return fail("a second anatomy block");
+    LatencyTracing t;
+    uint8_t active = 0;
+    int32_t top = 0;
+    if (!p.u8(active) || !p.i64(t.thresholdNs) || !p.i32(top) || !p.i64(t.updatedNs))
+        return fail("cut short");
+    if (active > 1)
+        return fail("active must be 0 or 1 (got " + std::to_string(active) + ")");
+    if (t.thresholdNs < 0 || t.thresholdNs > kMaxTimeNs)
+        return fail("threshold_ns " + std::to_string(t.thresholdNs) + " is out of range");
+    if (top < 0 || top > LatencyConfig::kMaxTraceTop)
+        return fail("top " + std::to_string(top) + " is outside 0 … " + std::to_string(LatencyConfig::kMaxTraceTop));
+    if (!validTime(t.updatedNs))
+        return fail("updated_ns: time out of range");
+    t.active = active == 1;
+    t.top = top;
+    uint16_t missing = 0;
+    if (!traceText(p, kMaxTraceTextBytes, "unavailable reason", t.unavailable) ||
+        !traceText(p, kMaxTraceTextBytes, "stop error", t.stopError))
+        return false;
+    if (!p.u16(missing))
+        return fail("cut short");
+    if (!traceCount(p, missing, kMaxMissingEvents, 2, "missing event count"))
+        return false;
+    t.missingEvents.resize(missing);
+    for (std::string& name : t.missingEvents)
+        if (!traceText(p, kMaxTraceNameBytes, "missing event name", name))
+            return false;
+    TraceStats& st = t.stats;
+    AnatomyFigures& f = t.figures;
+    uint64_t overTotal = 0;
+    uint16_t worst = 0, over = 0;
+    uint32_t rows = 0;
+    if (!p.u64(st.events) || !p.u64(st.subBuffers) || !p.u64(st.bytes) || !p.u64(st.batches) || !p.u64(st.lostEvents) ||
+        !p.u64(st.lossReports) || !p.u64(st.undecoded) || !p.u64(st.handlerErrors) || !p.u64(st.kernelOverrun) ||
+        !p.u64(st.kernelDropped) || !p.u64(st.unreadAtStop) || !p.i64(st.readerStopNs) ||
+        !p.u64(t.queueDroppedEvents) || !p.u64(t.queueDroppedBatches) || !p.u64(f.wakeupsSeen) ||
+        !p.u64(f.wakeupsAnalysed) || !p.u64(f.wakeupsComplete) || !p.u64(f.wakeupsWithLoss) ||
+        !p.u64(f.wakeupsNotAnalysed) || !p.u64(f.wakeupsPending) || !p.u64(f.eventsDropped) || !p.u64(overTotal) ||
+        !p.u16(worst) || !p.u16(over) || !p.u32(rows))
+        return fail("cut short");
+    f.overThresholdTotal = overTotal;
+    if (worst > size_t(top))
+        return fail("worst wake-up count " + std::to_string(worst) + " exceeds its top of " + std::to_string(top));
+    if (over > kMaxRecordedOverThreshold)
+        return fail("over-threshold wake-up count " + std::to_string(over) + " exceeds the limit of " +
+                    std::to_string(kMaxRecordedOverThreshold));
+    if (!traceCount(p, rows, kMaxRecordedCulprits, kMinCulpritBytes, "culprit count"))
+        return false;
+    f.culprits.resize(rows);
+    for (uint32_t i = 0; i < rows; ++i) {
+        CulpritRow& r = f.culprits[i];
+        uint8_t kind = 0;
+        const std::string row = "culprit " + std::to_string(i);
+        if (!p.u8(kind) || !p.i64(r.id))
+            return fail(row + ": cut short");
+        if (kind > uint8_t(CulpritKind::Hrtimer))
+            return fail(row + ": kind " + std::to_string(kind) + " is unknown");
+        r.kind = CulpritKind(kind);
+        if (!traceText(p, kMaxTraceNameBytes, row + " name", r.name))
+            return false;
+        if (!p.i32(r.prio) || !p.u64(r.wakeups) || !p.i64(r.totalNs) || !p.i64(r.worstNs))
+            return fail(row + ": cut short");
+    }
+    if (p.left())
+        return fail(std::to_string(p.left()) + " bytes left over after " + std::to_string(rows) + " culprits");
+    m_anatomySeen = true;
+    m_anatomyWorst = worst;
+    m_anatomyOver = over;
+    m_visitor.tracing(t);
+    return true;
+}
+
+bool Parser::traceEvent(Payload& p, const std::vector<std::string>& strings, int64_t& prevTs, size_t i, size_t count,
+                        TraceEvent& ev)
+{
+    const std::string at = "event " + std::to_string(i) + " of " + std::to_string(count);
+    const auto malformed = [&] {
+        return fail(at + " is cut short or malformed");
+    };
+    const auto i32 = [&](int32_t& dst) {
+        int64_t v = 0;
+        if (!p.zigzag(v) || v < std::numeric_limits<int32_t>::min() || v > std::numeric_limits<int32_t>::max())
+            return false;
+        dst = int32_t(v);
+        return true;
+    };
+    // A string of the window's table, into a fixed char array that must hold it whole.
+    const auto text = [&]<size_t N>(char(&dst)[N], const char* field) {
+        uint64_t index = 0;
+        if (!p.varint(index))
+            return malformed();
+        if (index >= strings.size())
+            return fail(at + ": string " + std::to_string(index) + " does not exist (the window has " +
+                        std::to_string(strings.size()) + ")");
+        if (strings[index].size() > N - 1)
+            return fail(at + ": " + field + " of " + std::to_string(strings[index].size()) + " bytes (at most " +
+                        std::to_string(N - 1) + ")");
+        setTraceText(dst, strings[index]);
+        return true;
+    };
+    const auto task = [&](TraceTask& t) {
+        return text(t.comm, "a comm") && (i32(t.pid) || malformed()) && (i32(t.prio) || malformed());
+    };
+
+    int64_t dTs = 0;
+    uint8_t type = 0;
+    uint64_t cpu = 0;
+    if (!p.zigzag(dTs) || !p.u8(type) || !p.u8(ev.flags) || !p.varint(cpu) || !i32(ev.pid))
+        return malformed();
+    ev.ts = int64_t(uint64_t(prevTs) + uint64_t(dTs));
+    if (!validTime(ev.ts))
+        return fail(at + ": time out of range");
+    prevTs = ev.ts;
+    if (type > uint8_t(TraceEventType::Lost))
+        return fail(at + ": type " + std::to_string(type) + " is unknown");
+    if (cpu > uint64_t(kMaxCpu))
+        return fail(at + ": CPU number out of range");
+    ev.type = TraceEventType(type);
+    ev.cpu = uint16_t(cpu);
+    switch (ev.type) {
+    case TraceEventType::SchedSwitch:
+        return task(ev.sw.prev) && task(ev.sw.next) && (p.zigzag(ev.sw.prevState) || malformed());
+    case TraceEventType::SchedWaking:
+    case TraceEventType::SchedWakeup:
+    case TraceEventType::SchedMigrate:
+        return task(ev.wake.task) && ((i32(ev.wake.targetCpu) && i32(ev.wake.origCpu)) || malformed());
+    case TraceEventType::IrqEntry:
+    case TraceEventType::IrqExit:
+    case TraceEventType::SoftirqEntry:
+    case TraceEventType::SoftirqExit:
+    case TraceEventType::VectorEntry:
+    case TraceEventType::VectorExit: {
+        uint8_t vector = 0;
+        if (!i32(ev.irq.number) || !i32(ev.irq.ret) || !p.u8(vector))
+            return malformed();
+        if (vector > uint8_t(TraceVector::CallFunctionSingle))
+            return fail(at + ": vector " + std::to_string(vector) + " is unknown");
+        ev.irq.vector = TraceVector(vector);
+        return text(ev.irq.name, "an IRQ name");
+    }
+    case TraceEventType::HrtimerExpireEntry:
+    case TraceEventType::HrtimerExpireExit:
+        return (p.varint(ev.hrtimer.timer) && p.varint(ev.hrtimer.function) && p.zigzag(ev.hrtimer.nowNs)) ||
+               malformed();
+    case TraceEventType::Marker:
+        return text(ev.marker.text, "a marker text");
+    case TraceEventType::Timerlat:
+        return (p.varint(ev.timerlat.seq) && p.zigzag(ev.timerlat.latencyNs) && i32(ev.timerlat.context)) ||
+               malformed();
+    case TraceEventType::Lost:
+        if (!p.varint(ev.lost.count) || !p.zigzag(ev.lost.sinceNs))
+            return malformed();
+        if (ev.lost.sinceNs != 0 && !validTime(ev.lost.sinceNs))
+            return fail(at + ": the lost span's start is out of range");
+        return true;
+    }
+    return malformed();
+}
+
+bool Parser::tracedWakeup(Payload& p)
+{
+    if (!m_anatomySeen)
+        return fail("comes before the anatomy block");
+    TracedWakeup w;
+    WakeupAnatomy& a = w.anatomy;
+    uint8_t list = 0;
+    uint64_t omitted = 0;
+    if (!p.u8(list))
+        return fail("cut short");
+    if (list > 1)
+        return fail("list must be 0 (worst) or 1 (over the threshold), got " + std::to_string(list));
+    const bool over = list == 1;
+    if (over ? m_wakeupsOver == m_anatomyOver : m_wakeupsWorst == m_anatomyWorst)
+        return fail(std::string("more ") + (over ? "over-threshold" : "worst") + " wake-ups than the anatomy block " +
+                    "announced (" + std::to_string(over ? m_anatomyOver : m_anatomyWorst) + ")");
+    if (!threadIndex(p, w.thread))
+        return false;
+    uint8_t mask = 0, flags = 0;
+    if (!p.u64(w.seq) || !p.u64(omitted) || !p.i32(a.query.tid) || !p.i32(a.query.cpu) || !p.i64(a.query.deadlineNs) ||
+        !p.i64(a.query.wakeNs) || !p.i64(a.latencyNs) || !p.u8(mask))
+        return fail("cut short");
+    w.eventsOmitted = size_t(omitted);
+    if (!validTime(a.query.deadlineNs) || !validTime(a.query.wakeNs) || a.latencyNs < -kMaxTimeNs ||
+        a.latencyNs > kMaxTimeNs)
+        return fail("deadline, wake time or latency out of range");
+    const auto known = anatomyKnownTimes(a);
+    for (size_t i = 0; i < known.size(); ++i) {
+        if (!(mask & (1u << i)))
+            continue;
+        int64_t v = 0;
+        if (!p.i64(v))
+            return fail("cut short");
+        const bool ok = i < kAnatomyKnownTimestamps ? validTime(v) : v >= -kMaxTimeNs && v <= kMaxTimeNs;
+        if (!ok)
+            return fail("an event time or part of its anatomy is out of range");
+        *known[i] = v;
+    }
+    if (!p.i32(a.runCpu) || !p.i32(a.timerCpu) || !p.u64(a.timerFunction) || !p.u8(flags) || !p.i64(a.unaccountedNs))
+        return fail("cut short");
+    if (flags > 15)
+        return fail("flags " + std::to_string(flags) + " has unknown bits");
+    a.idleAtTimer = flags & 1;
+    a.runnableAtDeadline = flags & 2;
+    a.eventsLost = flags & 4;
+    a.consistent = flags & 8;
+    if (!traceText(p, kMaxTraceTextBytes, "note", a.note))
+        return false;
+
+    uint16_t interrupts = 0;
+    if (!p.u16(interrupts))
+        return fail("cut short");
+    if (!traceCount(p, interrupts, kMaxAnatomyInterrupts, 1 + 8 + 2 + 1 + 8 + 4, "interrupt count"))
+        return false;
+    a.interrupts.resize(interrupts);
+    for (size_t i = 0; i < a.interrupts.size(); ++i) {
+        AnatomyInterrupt& in = a.interrupts[i];
+        const std::string row = "interrupt " + std::to_string(i);
+        uint8_t kind = 0, own = 0;
+        if (!p.u8(kind) || !p.i64(in.id))
+            return fail(row + ": cut short");
+        if (kind > uint8_t(CulpritKind::Hrtimer))
+            return fail(row + ": kind " + std::to_string(kind) + " is unknown");
+        in.kind = CulpritKind(kind);
+        if (!traceText(p, kMaxTraceNameBytes, row + " name", in.name))
+            return false;
+        if (!p.u8(own) || !p.i64(in.ns) || !p.i32(in.count))
+            return fail(row + ": cut short");
+        in.ownTimer = own != 0;
+    }
+    uint16_t slices = 0;
+    if (!p.u16(slices))
+        return fail("cut short");
+    if (!traceCount(p, slices, kMaxAnatomySlices, 4 + 2 + 4 + 8 + 8 + 8 + 1, "task slice count"))
+        return false;
+    a.tasks.resize(slices);
+    for (size_t i = 0; i < a.tasks.size(); ++i) {
+        AnatomySlice& t = a.tasks[i];
+        const std::string row = "task slice " + std::to_string(i);
+        uint8_t seen = 0;
+        if (!p.i32(t.pid))
+            return fail(row + ": cut short");
+        if (!traceText(p, kMaxTraceNameBytes, row + " comm", t.comm))
+            return false;
+        if (!p.i32(t.prio) || !p.i64(t.fromNs) || !p.i64(t.toNs) || !p.i64(t.ns) || !p.u8(seen))
+            return fail(row + ": cut short");
+        if (!validTime(t.fromNs) || !validTime(t.toNs))
+            return fail(row + ": time out of range");
+        t.switchInSeen = seen != 0;
+    }
+
+    uint16_t stringCount = 0;
+    if (!p.u16(stringCount))
+        return fail("cut short");
+    if (!traceCount(p, stringCount, kMaxWindowStrings, 2, "string count"))
+        return false;
+    std::vector<std::string> strings(stringCount);
+    for (std::string& text : strings)
+        if (!traceText(p, kMaxEventTextBytes, "window string", text))
+            return false;
+    uint32_t events = 0;
+    if (!p.u32(events))
+        return fail("cut short");
+    if (!traceCount(p, events, kMaxRecordedWindowEvents, kMinEventBytes, "event count"))
+        return false;
+    if (m_traceEvents + events > kMaxRecordedTraceEvents)
+        return fail("its " + std::to_string(events) + " events bring the file's traced events to " +
+                    std::to_string(m_traceEvents + events) + ", above the limit of " +
+                    std::to_string(kMaxRecordedTraceEvents));
+    m_traceEvents += events;
+    w.events.resize(events);
+    int64_t prevTs = 0;
+    for (size_t i = 0; i < w.events.size(); ++i)
+        if (!traceEvent(p, strings, prevTs, i, events, w.events[i]))
+            return false;
+    if (p.left())
+        return fail(std::to_string(p.left()) + " bytes left over after " + std::to_string(events) + " events");
+    ++(over ? m_wakeupsOver : m_wakeupsWorst);
+    m_visitor.tracedWakeup(over, std::move(w));
+    return true;
+}
+
+// At the end block: every wake-up the anatomy block announced came.
+bool Parser::anatomyComplete()
+{
+    if (m_wakeupsWorst == m_anatomyWorst && m_wakeupsOver == m_anatomyOver)
+        return true;
+    return fail("the anatomy block announced " + std::to_string(m_anatomyWorst) + " worst and " +
+                std::to_string(m_anatomyOver) + " over-threshold wake-ups, the file holds " +
+                std::to_string(m_wakeupsWorst) + " and " + std::to_string(m_wakeupsOver));
+}
+
 RecordingReadResult Parser::run()
 {
     char magic[sizeof kRecordingMagic];
@@ -582,9 +1153,10 @@ RecordingReadResult Parser::run()
     }
     uint32_t v = 0;
     Payload(std::string_view(version, 4)).u32(v);
-    if (v != kRecordingVersion) {
+    if (v < kRecordingOldestVersion || v > kRecordingVersion) {
         m_result.error = "recording format version " + std::to_string(v) + " is not supported (this rtscope reads " +
-                         "version " + std::to_string(kRecordingVersion) + ")";
+                         "versions " + std::to_string(kRecordingOldestVersion) + " to " +
+                         std::to_string(kRecordingVersion) + ")";
         return m_result;
     }
     std::string payload;
@@ -604,7 +1176,9 @@ RecordingReadResult Parser::run()
         uint32_t length = 0;
         hp.u8(type);
         hp.u32(length);
-        if (type < uint8_t(BlockType::Header) || type > uint8_t(BlockType::End)) {
+        // Optional types (128 and up) are skipped below, within their length limit; an unknown core type is refused.
+        if (type < uint8_t(BlockType::Header) ||
+            (type > uint8_t(BlockType::TracedWakeup) && type < kFirstOptionalBlock)) {
             m_result.error = "offset " + std::to_string(m_blockOffset) + ": unknown block type " + std::to_string(type);
             break;
         }
@@ -642,6 +1216,12 @@ RecordingReadResult Parser::run()
             break;
         case BlockType::Marker:
             ok = marker(p);
+            break;
+        case BlockType::Anatomy:
+            ok = anatomy(p);
+            break;
+        case BlockType::TracedWakeup:
+            ok = tracedWakeup(p);
             break;
         case BlockType::Reset: {
             int64_t t = 0;
@@ -721,6 +1301,8 @@ RecordingReadResult Parser::run()
                 fail("expected time, sample count and lost count");
             } else if (!validTime(t)) {
                 ok = fail("time out of range");
+            } else if (!anatomyComplete()) {
+                ok = false;
             } else if (samples != m_result.samples || lost != m_lostSeen) {
                 ok = fail("it counts " + std::to_string(samples) + " samples and " + std::to_string(lost) +
                           " lost, the file holds " + std::to_string(m_result.samples) + " and " +
@@ -733,6 +1315,8 @@ RecordingReadResult Parser::run()
             }
             break;
         }
+        default: // an optional block this reader does not know: its length was checked, its bytes are not read
+            break;
         }
         if (ok && !m_visitor.refusal().empty())
             ok = fail(m_visitor.refusal());
@@ -842,6 +1426,12 @@ RecordingWriter::RecordingWriter(const SystemProbe& probe, std::string path)
     : RecordingWriter(probe, std::move(path), Limits{})
 {}
 
+RecordingWriter::RecordingWriter(const SystemProbe& probe, ByteSink sink, Limits limits)
+    : RecordingWriter(probe, std::string(), limits)
+{
+    m_sink = std::move(sink);
+}
+
 RecordingWriter::~RecordingWriter()
 {
     // A run that never ended (its experiment was destroyed without stop()) stays without its end block: a
@@ -883,12 +1473,14 @@ void RecordingWriter::onRunStart(const LatencyRunInfo& info)
                   std::to_string(info.cpus.size());
         return;
     }
-    auto file = std::make_unique<AtomicOutputFile>();
-    if (const Error e = file->open(m_path)) {
-        m_error = e.message;
-        return;
+    if (!m_sink) {
+        auto file = std::make_unique<AtomicOutputFile>();
+        if (const Error e = file->open(m_path)) {
+            m_error = e.message;
+            return;
+        }
+        m_file = std::move(file);
     }
-    m_file = std::move(file);
     const int64_t unixNs = unixNowNs() - (nowNs() - info.startNs);
     const nlohmann::json header{{"format", "rtscope-recording"}, {"rtscope_version", RTSCOPE_VERSION},
                                 {"recorded_at", isoUtc(unixNs)}, {"start_unix_ns", unixNs},
@@ -1022,6 +1614,27 @@ void RecordingWriter::onRestart(int64_t tNs, const std::vector<int>& cpus)
     append(block(BlockType::Restart, payload), false);
 }
 
+void RecordingWriter::onTracing(const LatencyTracing& tracing)
+{
+    flushSamples();
+    const AnatomyFigures& f = tracing.figures;
+    // The live run keeps fewer than these bounds (top 100, the latest 100 over the threshold, 2048 events a window);
+    // a larger list is cut to what a reader accepts, its earliest events counted as omitted, never refused whole.
+    const size_t worst = std::min(f.worst.size(), size_t(std::max(0, tracing.top)));
+    const size_t over = std::min(f.overThreshold.size(), kMaxRecordedOverThreshold);
+    append(block(BlockType::Anatomy, encodeAnatomy(tracing, worst, over)), false);
+    uint64_t budget = kMaxRecordedTraceEvents;
+    const auto wakeup = [&](bool isOver, const TracedWakeup& t) {
+        const size_t keep = size_t(std::min<uint64_t>({t.events.size(), kMaxRecordedWindowEvents, budget}));
+        budget -= keep;
+        append(block(BlockType::TracedWakeup, encodeTracedWakeup(isOver, t, keep)), false);
+    };
+    for (size_t i = 0; i < worst; ++i)
+        wakeup(false, f.worst[i]);
+    for (size_t i = f.overThreshold.size() - over; i < f.overThreshold.size(); ++i)
+        wakeup(true, f.overThreshold[i]);
+}
+
 void RecordingWriter::onRunEnd(int64_t stopNs)
 {
     flushSamples();
@@ -1056,7 +1669,7 @@ void RecordingWriter::writerLoop()
         lock.unlock();
         std::string error;
         if (!batch.empty() && !failed)
-            if (const Error e = m_file->write(batch))
+            if (const Error e = m_sink ? m_sink(batch) : m_file->write(batch))
                 error = e.message;
         batch.clear();
         lock.lock();
@@ -1097,7 +1710,7 @@ void RecordingWriter::finish()
             committed = file->commit();
     }
     std::lock_guard lock(m_mutex);
-    if (file) {
+    if (file || (m_sink && m_recording)) {
         if (committed && m_error.empty())
             m_error = committed.message;
         // Complete only when the end block made it to the file.
@@ -1168,6 +1781,13 @@ public:
     {
         m_threads.front().replay->setHogIterations(iterations, perSecond); // the snapshot carries the first's
     }
+    void tracing(const LatencyTracing& t) override { m_tracing = std::make_shared<LatencyTracing>(t); }
+    void tracedWakeup(bool overThreshold, TracedWakeup w) override
+    {
+        // The reader delivers wake-ups only after the anatomy block.
+        AnatomyFigures& f = m_tracing->figures;
+        (overThreshold ? f.overThreshold : f.worst).push_back(std::move(w));
+    }
     void restart(int64_t tNs, const std::vector<int>& cpus) override
     {
         if (!withinBudget(cpus.size(), "restart"))
@@ -1202,6 +1822,7 @@ public:
         m_active = 0;
         m_threads.clear();
         merged->finished = true;
+        merged->tracing = std::move(m_tracing); // the live run's last snapshot carried this one
         return merged;
     }
 
@@ -1270,8 +1891,9 @@ private:
     std::vector<int> m_cpus;
     std::vector<Thread> m_threads; ///< the first m_active are the run's threads now
     size_t m_active = 0;
-    uint64_t m_resets = 0; ///< reset blocks so far (restarts included)
-    int64_t m_resetNs = 0; ///< the last one's time
+    uint64_t m_resets = 0;                     ///< reset blocks so far (restarts included)
+    int64_t m_resetNs = 0;                     ///< the last one's time
+    std::shared_ptr<LatencyTracing> m_tracing; ///< the anatomy blocks, when the file holds them
 };
 
 template <class Read> ReplayedRun replayWith(const RecordingReplayOptions& options, Read&& read)

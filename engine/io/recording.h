@@ -4,6 +4,7 @@
 /// The byte layout is documented in docs/recording-format.md; readers check every length, count and value.
 #include "engine/experiments/latency/latency_experiment.h"
 #include "engine/rt/system_probe.h"
+#include "engine/util/error.h"
 
 #include <condition_variable>
 #include <cstdint>
@@ -24,9 +25,12 @@ namespace rtscope {
 
 class AtomicOutputFile;
 
-/// @brief The file's first eight bytes and the only version this build writes and reads.
+/// @brief The file's first eight bytes, the version this build writes and the oldest it reads. Version 2 added the
+/// anatomy blocks of a traced run and the rule that block types 128 … 255 are optional (a reader skips one it does
+/// not know); version 1 files read as before (docs/recording-format.md, Versions).
 inline constexpr char kRecordingMagic[8] = {'R', 'T', 'S', 'C', 'R', 'E', 'C', '\n'};
-inline constexpr uint32_t kRecordingVersion = 1;
+inline constexpr uint32_t kRecordingVersion = 2;
+inline constexpr uint32_t kRecordingOldestVersion = 1;
 /// @brief The extension the desktop app proposes.
 inline constexpr const char* kRecordingSuffix = ".rtrec";
 /// @brief The most measuring threads a recording holds (the header's cpus, a restart's CPU list, a config's cpus).
@@ -36,6 +40,13 @@ inline constexpr size_t kMaxRecordingThreads = 128;
 /// with the default 10 000 bins; a recording that asks for more is refused rather than allowed to make the reader
 /// allocate gigabytes from a few kilobytes of file.
 inline constexpr uint64_t kMaxReplayHistogramBins = uint64_t(1) << 24;
+/// @brief The anatomy blocks' bounds (docs/recording-format.md, Limits): kernel events kept with one traced wake-up
+/// (the live run keeps 2048), with all of them together (75 MB of TraceEvents), wake-ups over the threshold (the live
+/// run keeps the latest 100), and culprit rows.
+inline constexpr size_t kMaxRecordedWindowEvents = 8192;
+inline constexpr uint64_t kMaxRecordedTraceEvents = uint64_t(1) << 20;
+inline constexpr size_t kMaxRecordedOverThreshold = 1000;
+inline constexpr size_t kMaxRecordedCulprits = size_t(1) << 16;
 
 /// @brief What the header block says about the run.
 struct RecordingHeader {
@@ -93,6 +104,16 @@ public:
     }
     /// @brief The recorder could not keep @p samples samples here (its writer fell behind or hit its size cap).
     virtual void lost(uint64_t samples) { (void)samples; }
+    /// @brief The run's tracing as it ended (the anatomy block): everything of LatencySnapshot::tracing but the
+    /// wake-up lists, which the traced-wake-up blocks after it bring one by one (tracedWakeup).
+    virtual void tracing(const LatencyTracing& tracing) { (void)tracing; }
+    /// @brief One kept wake-up with its anatomy and its window of kernel events: of figures.overThreshold when
+    /// @p overThreshold, else of figures.worst (in the order of the list).
+    virtual void tracedWakeup(bool overThreshold, TracedWakeup wakeup)
+    {
+        (void)overThreshold;
+        (void)wakeup;
+    }
 
 protected:
     /// @brief Stops the reading after the current block with @p why (the first refusal is kept).
@@ -159,8 +180,15 @@ public:
         std::string error; ///< why the file could not be written, empty if none
     };
 
+    /// @brief Where a run's bytes go instead of a file (the agent's frame stream, docs/remote.md): called on the
+    /// writer thread with each chunk in order, the signature and header first. An error stops the writing as a
+    /// failed file write does (the samples after it are counted as lost, status() names it).
+    using ByteSink = std::function<Error(std::string_view bytes)>;
+
     RecordingWriter(const SystemProbe& probe, std::string path, Limits limits);
     RecordingWriter(const SystemProbe& probe, std::string path);
+    /// @brief Writes every run to @p sink instead of a file; setPath() has no effect then.
+    RecordingWriter(const SystemProbe& probe, ByteSink sink, Limits limits);
     ~RecordingWriter() override;
     RecordingWriter(const RecordingWriter&) = delete;
     RecordingWriter& operator=(const RecordingWriter&) = delete;
@@ -181,6 +209,8 @@ public:
     void onDrops(size_t thread, uint64_t total) override;
     void onHogWork(int64_t tNs, uint64_t iterations, double perSecond) override;
     void onRestart(int64_t tNs, const std::vector<int>& cpus) override;
+    /// @brief Writes the anatomy block and one traced-wake-up block per kept wake-up (always kept, like markers).
+    void onTracing(const LatencyTracing& tracing) override;
     void onRunEnd(int64_t stopNs) override;
 
 private:
@@ -201,6 +231,7 @@ private:
     std::condition_variable m_wake;
     std::string m_path;
     std::unique_ptr<AtomicOutputFile> m_file; ///< while a run is recorded
+    ByteSink m_sink;                          ///< set: the runs go there, not to a file
     std::string m_pending;                    ///< encoded, not yet written (guarded by m_mutex)
     bool m_stop = false;
     bool m_recording = false;
@@ -229,7 +260,8 @@ struct RecordingReplayOptions {
 };
 
 /// @brief A recording replayed through LatencyReplay (one per measuring thread): the snapshot the live run
-/// published at its end, figures since the last reset, as its views showed them. The cost is linear in the file:
+/// published at its end, figures since the last reset, as its views showed them; with the run's anatomy
+/// (LatencySnapshot::tracing) when the file holds its anatomy blocks. The cost is linear in the file:
 /// a restart or a reset block costs the threads it names and the buckets filled since, never whole histograms,
 /// and the exact bins of all threads together stay within kMaxReplayHistogramBins (else the file is refused).
 struct ReplayedRun {

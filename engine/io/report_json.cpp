@@ -218,7 +218,10 @@ nlohmann::json latencyReportJson(const LatencySnapshot& snap)
                           {"cpu_dma_latency", snap.dmaLatencyNote},
                           {"error", snap.error}};
     if (snap.tracing) // only when tracing was asked for: an untraced report keeps exactly its keys
-        report["anatomy"] = anatomyJson(*snap.tracing, snap.startNs, snap.publishedNs - snap.startNs);
+        // Events per second over the time the stats were taken at (updatedNs), which a replay keeps from the live run.
+        report["anatomy"] =
+            anatomyJson(*snap.tracing, snap.startNs,
+                        (snap.tracing->updatedNs > 0 ? snap.tracing->updatedNs : snap.publishedNs) - snap.startNs);
     return report;
 }
 

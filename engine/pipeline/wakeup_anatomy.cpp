@@ -3,6 +3,7 @@
 #include "engine/util/units.h"
 
 #include <algorithm>
+#include <cctype>
 #include <climits>
 #include <cstdio>
 #include <tuple>
@@ -490,6 +491,23 @@ WakeupAnatomy analyzeWakeup(const WakeupQuery& query, std::span<const TraceEvent
                 AnatomyContext c = anatomyContextOf(ev_i);
                 c.own = ev_i.type == TraceEventType::HrtimerExpireEntry && a.timerNs && ev_i.ts == *a.timerNs &&
                         ev_i.cpu == a.timerCpu;
+                // The hard interrupt the own timer's callback runs inside (x86: local_timer) delivers that timer:
+                // from here on its time is the own timer's too, not a culprit's. Its entry came before the timer,
+                // so before the window: nothing of it was counted under its other name yet.
+                if (c.own && !stack.empty() &&
+                    (stack.back().kind == CulpritKind::Vector || stack.back().kind == CulpritKind::Irq) &&
+                    !stack.back().own) {
+                    AnatomyContext& carrier = stack.back();
+                    const std::string base = irqs[{carrier.kind, carrier.id, false}].name;
+                    carrier.own = true;
+                    AnatomyInterrupt& d = irqs[{carrier.kind, carrier.id, true}];
+                    if (d.name.empty()) {
+                        d.kind = carrier.kind;
+                        d.id = carrier.id;
+                        d.ownTimer = true;
+                        d.name = base + " (delivering its own timer)";
+                    }
+                }
                 stack.push_back(c);
                 AnatomyInterrupt& r = irqs[{c.kind, c.id, c.own}];
                 if (r.name.empty()) {
@@ -546,11 +564,34 @@ WakeupAnatomy analyzeWakeup(const WakeupQuery& query, std::span<const TraceEvent
     return a;
 }
 
-std::string anatomyVerdict(const WakeupAnatomy& a)
+std::string withMicroSign(std::string_view text)
 {
+    std::string out;
+    out.reserve(text.size() + 8);
+    for (size_t i = 0; i < text.size(); ++i) {
+        const bool unit = text.compare(i, 3, " us") == 0 && i > 0 && text[i - 1] >= '0' && text[i - 1] <= '9' &&
+                          (i + 3 == text.size() || !std::isalnum(static_cast<unsigned char>(text[i + 3])));
+        if (unit) {
+            out += " \u00b5s";
+            i += 2;
+        } else {
+            out += text[i];
+        }
+    }
+    return out;
+}
+
+std::string anatomyVerdict(const WakeupAnatomy& a, MicroUnit unit)
+{
+    // formatDuration() writes "us"; the names of tasks and handlers are never touched.
+    auto formatDuration = [unit](int64_t ns) {
+        const std::string s = rtscope::formatDuration(ns);
+        return unit == MicroUnit::Sign ? withMicroSign(s) : s;
+    };
+    const std::string note = unit == MicroUnit::Sign ? withMicroSign(a.note) : a.note;
     const std::string head = formatDuration(a.latencyNs) + " late on CPU " + std::to_string(a.runCpu);
     if (!a.consistent || (!a.timerIrqDelayNs && !a.irqNs && !a.schedulingNs && !a.returnToUserNs))
-        return head + ": no anatomy: " + (a.note.empty() ? std::string("no events") : a.note) + ".";
+        return head + ": no anatomy: " + (note.empty() ? std::string("no events") : note) + ".";
 
     struct Part {
         int64_t ns;
@@ -600,9 +641,9 @@ std::string anatomyVerdict(const WakeupAnatomy& a)
     for (size_t i = 0; i < parts.size(); ++i)
         out += (i ? "; " : "") + parts[i].text;
     if (!a.complete() || a.unaccountedNs != 0)
-        out += "; " + formatDuration(a.unaccountedNs) + " unaccounted" + (a.note.empty() ? "" : " (" + a.note + ")");
+        out += "; " + formatDuration(a.unaccountedNs) + " unaccounted" + (note.empty() ? "" : " (" + note + ")");
     else if (a.runnableAtDeadline)
-        out += " (" + a.note + ")";
+        out += " (" + note + ")";
     return out + ".";
 }
 

@@ -31,6 +31,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -57,10 +58,13 @@ const char* culpritKindName(CulpritKind kind);
 struct AnatomyInterrupt {
     CulpritKind kind = CulpritKind::Irq; ///< Irq, Softirq, Vector or Hrtimer
     int64_t id = 0;                      ///< IRQ number, softirq vector, TraceVector, or the hrtimer callback's address
-    std::string name;      ///< "irq 24 (virtio0-input.0)", "softirq TIMER", "local_timer", "hrtimer_wakeup (own)"
-    bool ownTimer = false; ///< the measuring thread's own hrtimer callback: part of every wake-up, not a culprit
-    int64_t ns = 0;        ///< innermost time: a hard IRQ inside a softirq counts for the IRQ only
-    int count = 0;         ///< entries seen in the window
+    std::string name; ///< "irq 24 (virtio0-input.0)", "softirq TIMER", "local_timer", "hrtimer_wakeup (own)"
+    /// The measuring thread's own timer: its hrtimer callback, and the interrupt that delivered it (on x86 the
+    /// local_timer vector the callback ran inside; its time outside the callback is what taking that interrupt
+    /// costs). Part of every wake-up, not a culprit (docs/experiments/anatomy.md).
+    bool ownTimer = false;
+    int64_t ns = 0; ///< innermost time: a hard IRQ inside a softirq counts for the IRQ only
+    int count = 0;  ///< entries seen in the window
 };
 
 /// @brief A task that held the measuring CPU between the timer and the switch-in.
@@ -139,9 +143,15 @@ WakeupAnatomy analyzeWakeup(const WakeupQuery& query, std::span<const TraceEvent
 std::span<const TraceEvent> wakeupWindow(std::span<const TraceEvent> sorted, const WakeupQuery& query,
                                          int64_t lookbackNs);
 
+/// @brief How a text writes microseconds: "us" (the CLI and JSON, ASCII like cyclictest) or "µs" (the desktop app).
+enum class MicroUnit : uint8_t { Ascii, Sign };
+/// @brief @p text with every "us" that follows a number ("4.0 us") written as "µs"; the rest unchanged.
+std::string withMicroSign(std::string_view text);
+
 /// @brief One paragraph on @p anatomy, its largest part first: "1.21 ms late on CPU 1: 1.18 ms waiting for
 /// stress-ng-cpu (pid 4242, nice 0 (OTHER/BATCH)) to leave the CPU; timer IRQ 4.0 us after the deadline; …".
-std::string anatomyVerdict(const WakeupAnatomy& anatomy);
+/// Durations (and those in the note) are written with @p unit; task and handler names are left as they are.
+std::string anatomyVerdict(const WakeupAnatomy& anatomy, MicroUnit unit = MicroUnit::Ascii);
 
 /// @brief Who delayed the measuring thread over many wake-ups.
 struct CulpritRow {

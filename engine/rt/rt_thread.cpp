@@ -102,14 +102,19 @@ std::string cpuListText(const std::vector<int>& cpus)
     return text.empty() ? "none" : text;
 }
 
+std::string threadName(const ThreadSpec& spec)
+{
+    return spec.name.empty() ? std::string("thread") : "thread '" + spec.name + "'";
+}
+
 std::string threadWhat(const ThreadSpec& spec)
 {
-    std::string what = "thread";
-    if (!spec.name.empty())
-        what += " '" + spec.name + "'";
+    std::string what = threadName(spec);
     what += std::string(" as ") + policyKernelName(spec.policy);
     if (isRealtime(spec.policy))
         what += " priority " + std::to_string(spec.priority);
+    else if (isDeadline(spec.policy))
+        what += " " + deadlineText(spec.deadline);
     else if (spec.nice != 0)
         what += " nice " + std::to_string(spec.nice);
     return what;
@@ -130,8 +135,12 @@ Error validateSpec(const ThreadSpec& spec)
     if (isRealtime(spec.policy) &&
         (spec.priority < priorityMin(spec.policy) || spec.priority > priorityMax(spec.policy)))
         return explainSchedulingError(EINVAL, spec);
-    if (!isRealtime(spec.policy) && (spec.nice < -20 || spec.nice > 19))
+    if (isDeadline(spec.policy)) {
+        if (auto problems = deadlineProblems(spec.deadline, DeadlineLimits::read()); !problems.empty())
+            return {ErrorKind::InvalidConfig, "Cannot run " + threadWhat(spec) + ": " + joinErrors(problems) + "."};
+    } else if (!isRealtime(spec.policy) && (spec.nice < -20 || spec.nice > 19)) {
         return explainSchedulingError(EINVAL, spec);
+    }
     if (spec.cpu >= 0) {
         const std::vector<int> online = onlineCpuList();
         if (spec.cpu >= CPU_SETSIZE || (!online.empty() && !std::ranges::binary_search(online, spec.cpu)))
@@ -141,6 +150,33 @@ Error validateSpec(const ThreadSpec& spec)
             return cpuError(spec, "that CPU is outside this process's cpuset");
     }
     return {};
+}
+
+// The root-domain rule (docs/rt-privileges.md, "SCHED_DEADLINE"): the kernel admits a deadline task only when
+// its affinity spans its root domain, so the thread first widens the affinity it inherited (the GUI and the CLI
+// narrow their own threads while a run loads a CPU) to every online CPU; the kernel intersects that with the
+// cpuset. Then the policy, set by the thread itself so that a refusal is known before the body runs.
+Error becomeDeadline(pid_t tid, const ThreadSpec& spec)
+{
+    cpu_set_t wide;
+    CPU_ZERO(&wide);
+    const std::vector<int> online = onlineCpuList();
+    for (int c : online)
+        if (c >= 0 && c < CPU_SETSIZE)
+            CPU_SET(c, &wide);
+    if (!online.empty())
+        sched_setaffinity(0, sizeof wide, &wide); // a failure shows up below as the kernel's EPERM
+    const int err = setDeadlineScheduling(tid, spec.deadline);
+    if (err == 0)
+        return {};
+    cpu_set_t now;
+    CPU_ZERO(&now);
+    const bool narrow =
+        sched_getaffinity(0, sizeof now, &now) == 0 && !online.empty() && CPU_COUNT(&now) < int(online.size());
+    const ErrorKind kind = err == EPERM && !narrow ? ErrorKind::Permission
+                           : err == EINVAL         ? ErrorKind::InvalidConfig
+                                                   : ErrorKind::Unavailable;
+    return {kind, explainDeadlineError(err, spec.deadline, threadName(spec), narrow)};
 }
 
 } // namespace
@@ -223,7 +259,16 @@ void* RtThread::State::entry(void* arg)
     if (!s.spec.name.empty())
         pthread_setname_np(pthread_self(), s.spec.name.substr(0, 15).c_str());
 
-    if (!isRealtime(s.spec.policy)) {
+    if (isDeadline(s.spec.policy)) {
+        if (Error e = becomeDeadline(tid, s.spec)) {
+            {
+                std::lock_guard lock(s.mutex);
+                s.setupError = std::move(e);
+            }
+            s.setPhase(Phase::Failed);
+            return nullptr;
+        }
+    } else if (!isRealtime(s.spec.policy)) {
         // Nice is a per-thread attribute on Linux (setpriority(2) BUGS), and pthread attributes have no slot
         // for it, so the thread sets its own before the body runs.
         if (setpriority(PRIO_PROCESS, id_t(tid), s.spec.nice) != 0) {
@@ -292,6 +337,8 @@ Error RtThread::start(const ThreadSpec& requested, std::function<void(const std:
     s.spec = requested;
     if (!isRealtime(s.spec.policy))
         s.spec.priority = 0;
+    // A deadline thread starts as SCHED_OTHER and unpinned; it takes its policy itself (becomeDeadline).
+    const bool deadline = isDeadline(s.spec.policy);
     s.body = std::move(body);
 
     size_t stackBytes = std::max(s.spec.stackBytes, minimumStack());
@@ -307,11 +354,11 @@ Error RtThread::start(const ThreadSpec& requested, std::function<void(const std:
     pthread_attr_setstacksize(&attr, stackBytes);
     // EXPLICIT_SCHED: without it the policy below is silently ignored and the creator's is inherited.
     pthread_attr_setinheritsched(&attr, PTHREAD_EXPLICIT_SCHED);
-    pthread_attr_setschedpolicy(&attr, policyToKernel(s.spec.policy));
+    pthread_attr_setschedpolicy(&attr, deadline ? SCHED_OTHER : policyToKernel(s.spec.policy));
     sched_param param{};
     param.sched_priority = s.spec.priority;
     pthread_attr_setschedparam(&attr, &param);
-    if (s.spec.cpu >= 0) {
+    if (s.spec.cpu >= 0 && !deadline) {
         cpu_set_t set;
         CPU_ZERO(&set);
         CPU_SET(s.spec.cpu, &set);
@@ -423,18 +470,36 @@ bool RtThread::stopAll(const std::vector<RtThread*>& threads, int timeoutMs)
     return inTime;
 }
 
-Error RtThread::setScheduling(Policy policy, int priority, int nice)
+Error RtThread::setScheduling(Policy policy, int priority, int nice, const DeadlineParams& deadline)
 {
     if (!running())
         return {ErrorKind::InvalidConfig, "Cannot change the scheduling of a thread that is not running."};
     ThreadSpec wanted = m_state->spec;
     wanted.policy = policy;
     wanted.priority = isRealtime(policy) ? priority : 0;
-    wanted.nice = nice;
+    wanted.nice = isDeadline(policy) ? 0 : nice;
+    wanted.deadline = isDeadline(policy) ? deadline : DeadlineParams{};
     wanted.cpu = -1; // only the policy is being changed here
     if (Error e = validateSpec(wanted))
         return e;
     const pid_t tid = m_state->tid.load(std::memory_order_acquire);
+    if (isDeadline(policy)) {
+        // The thread's affinity is not touched from outside: a thread started pinned stays pinned, and the kernel's
+        // EPERM for it is explained as the root-domain rule.
+        if (const int err = setDeadlineScheduling(tid, deadline)) {
+            cpu_set_t now;
+            CPU_ZERO(&now);
+            const bool narrow =
+                sched_getaffinity(tid, sizeof now, &now) == 0 && CPU_COUNT(&now) < int(onlineCpuList().size());
+            return {err == EPERM && !narrow ? ErrorKind::Permission : ErrorKind::Unavailable,
+                    explainDeadlineError(err, deadline, threadName(wanted), narrow)};
+        }
+        m_state->spec.policy = wanted.policy;
+        m_state->spec.priority = 0;
+        m_state->spec.nice = 0;
+        m_state->spec.deadline = deadline;
+        return {};
+    }
     sched_param param{};
     param.sched_priority = wanted.priority;
     // sched_setscheduler on the tid rather than pthread_setschedparam: glibc reads the tid from the thread
@@ -446,6 +511,7 @@ Error RtThread::setScheduling(Policy policy, int priority, int nice)
     m_state->spec.policy = wanted.policy;
     m_state->spec.priority = wanted.priority;
     m_state->spec.nice = wanted.nice;
+    m_state->spec.deadline = {};
     return {};
 }
 
@@ -456,10 +522,13 @@ void RtThread::demote()
     const pid_t tid = m_state->tid.load(std::memory_order_acquire);
     if (tid <= 0 || m_state->currentPhase() != State::Phase::Running)
         return;
-    sched_param param{};
-    sched_setscheduler(tid, SCHED_OTHER, &param);
-    // Raising nice needs no privilege, lowering it would; 0 is what a default thread has.
-    setpriority(PRIO_PROCESS, id_t(tid), 0);
+    // sched_setattr sets SCHED_OTHER and nice 0 in one call, from any policy including SCHED_DEADLINE; the older
+    // calls remain for a kernel without it (raising nice needs no privilege, lowering it would).
+    if (setOtherScheduling(tid) != 0) {
+        sched_param param{};
+        sched_setscheduler(tid, SCHED_OTHER, &param);
+        setpriority(PRIO_PROCESS, id_t(tid), 0);
+    }
 }
 
 bool RtThread::running() const

@@ -1,6 +1,7 @@
 #pragma once
 /// @file Launching measurement and hog threads with explicit scheduling attributes, pinned, with a
 /// pre-faulted stack, blocked signals, and a stop path that interrupts any wait within milliseconds.
+#include "engine/rt/sched_deadline.h"
 #include "engine/rt/sched_policy.h"
 #include "engine/util/error.h"
 
@@ -19,7 +20,13 @@ struct ThreadSpec {
     Policy policy = Policy::Other;
     int priority = 0; ///< 1..99 for FIFO/RR, 0 otherwise
     int nice = 0;     ///< -20..19, applied to non-RT policies
-    int cpu = -1;     ///< pin to this CPU; -1 = leave the inherited affinity
+    int cpu = -1;     ///< pin to this CPU; -1 = leave the inherited affinity. Not for Policy::Deadline, see below.
+    /// @brief For Policy::Deadline: runtime/deadline/period, applied by the thread itself with sched_setattr before
+    /// the body runs. A SCHED_DEADLINE thread is never pinned: the kernel refuses the policy to a thread whose
+    /// affinity is narrower than its root domain (EPERM), and a narrower affinity to a deadline thread (EBUSY),
+    /// so the thread first widens its affinity to every online CPU and `cpu` only names the CPU it is measured
+    /// for (docs/rt-privileges.md, "SCHED_DEADLINE").
+    DeadlineParams deadline;
     std::string name; ///< thread name (15 chars max, as the kernel keeps it)
     size_t stackBytes = 256 * 1024;
     size_t prefaultBytes = 64 * 1024; ///< stack touched before the body runs, so the RT path never page-faults
@@ -74,9 +81,11 @@ public:
     /// Returns true when every thread finished within @p timeoutMs; stragglers are demoted and still joined.
     static bool stopAll(const std::vector<RtThread*>& threads, int timeoutMs = kJoinBudgetMs);
 
-    /// @brief Changes the running thread's policy/priority (sched_setscheduler) and nice.
-    Error setScheduling(Policy policy, int priority, int nice = 0);
-    /// @brief Drops the thread to SCHED_OTHER, nice 0. Safe to call from any thread while it runs.
+    /// @brief Changes the running thread's policy/priority (sched_setscheduler) and nice; for Policy::Deadline,
+    /// its runtime/deadline/period (sched_setattr; the thread's affinity must already span its root domain).
+    Error setScheduling(Policy policy, int priority, int nice = 0, const DeadlineParams& deadline = {});
+    /// @brief Drops the thread to SCHED_OTHER, nice 0 (sched_setattr, so it also leaves SCHED_DEADLINE). Safe to
+    /// call from any thread while it runs.
     void demote();
 
     bool running() const; ///< started and body not yet returned

@@ -20,6 +20,7 @@ constexpr PolicyInfo kPolicies[] = {
     {Policy::Idle, "idle", "SCHED_IDLE", SCHED_IDLE},
     {Policy::Fifo, "fifo", "SCHED_FIFO", SCHED_FIFO},
     {Policy::RR, "rr", "SCHED_RR", SCHED_RR},
+    {Policy::Deadline, "deadline", "SCHED_DEADLINE", SCHED_DEADLINE},
 };
 
 const PolicyInfo& info(Policy p)
@@ -55,12 +56,19 @@ const char* policyKernelName(Policy p)
 std::optional<Policy> parsePolicy(std::string_view name)
 {
     for (const PolicyInfo& i : kPolicies)
-        if (equalsIgnoreCase(name, i.name) || equalsIgnoreCase(name, i.kernelName))
+        if (i.policy != Policy::Deadline && (equalsIgnoreCase(name, i.name) || equalsIgnoreCase(name, i.kernelName)))
             return i.policy;
     // "normal" is the kernel's own name for SCHED_OTHER in chrt(1) output and sched(7).
     if (equalsIgnoreCase(name, "normal") || equalsIgnoreCase(name, "SCHED_NORMAL"))
         return Policy::Other;
     return std::nullopt;
+}
+
+std::optional<Policy> parseLatencyPolicy(std::string_view name)
+{
+    if (equalsIgnoreCase(name, "deadline") || equalsIgnoreCase(name, "SCHED_DEADLINE"))
+        return Policy::Deadline;
+    return parsePolicy(name);
 }
 
 int policyToKernel(Policy p)
@@ -81,6 +89,11 @@ std::optional<Policy> policyFromKernel(int sched)
 bool isRealtime(Policy p)
 {
     return p == Policy::Fifo || p == Policy::RR;
+}
+
+bool isDeadline(Policy p)
+{
+    return p == Policy::Deadline;
 }
 
 int priorityMin(Policy p)

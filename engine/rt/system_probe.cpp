@@ -2,6 +2,7 @@
 
 #include "engine/rt/rt_environment.h"
 #include "engine/rt/rt_thread.h"
+#include "engine/rt/throttle_settings.h"
 #include "engine/rt/waiter.h"
 #include "engine/util/units.h"
 
@@ -284,6 +285,19 @@ SystemProbe probeSystem()
     };
     p.scheduler = atLeast(6, 6) ? "EEVDF" : "CFS";
     p.fairServer = atLeast(6, 12);
+    if (p.fairServer) {
+        std::string note;
+        for (int cpu : onlineCpuList()) {
+            const ThrottleSettings t = readThrottleSettings(cpu);
+            if (t.fairServerRuntimeNs && t.fairServerPeriodNs)
+                p.fairServerCpus.push_back(t.fairServerText());
+            else
+                note = t.fairServerNote;
+        }
+        // The reason is the same for every CPU (debugfs not mounted, not readable): said once.
+        if (p.fairServerCpus.empty() && !note.empty())
+            p.fairServerCpus.push_back(note);
+    }
 
     p.clocksource = readFirstLine("/sys/devices/system/clocksource/clocksource0/current_clocksource");
     timespec res{};
@@ -344,6 +358,31 @@ SystemProbe probeSystem()
     return p;
 }
 
+std::string SystemProbe::fairServerText() const
+{
+    if (!fairServer)
+        return "no (kernel " + kernelRelease + " < 6.12: RT throttling alone keeps SCHED_OTHER's share)";
+    std::string values;
+    for (const std::string& v : fairServerCpus)
+        values += (values.empty() ? "" : "; ") + v;
+    return "yes: " + (values.empty() ? std::string("values unknown") : values) +
+           ". It is a SCHED_DEADLINE reservation on each CPU that runs SCHED_OTHER tasks when real-time tasks "
+           "would starve them: the starvation lab's 50 ms OTHER window per second is this server.";
+}
+
+std::string SystemProbe::fairServerSummary() const
+{
+    if (!fairServer)
+        return "no (kernel < 6.12)";
+    const bool readable = !fairServerCpus.empty() && !fairServerCpus.front().starts_with("not readable");
+    if (!readable)
+        return "yes (values not readable)";
+    std::string values;
+    for (const std::string& v : fairServerCpus)
+        values += (values.empty() ? "" : "; ") + v;
+    return "yes: " + values;
+}
+
 std::string SystemProbe::toText() const
 {
     std::vector<std::pair<std::string, std::string>> rows = {
@@ -355,6 +394,7 @@ std::string SystemProbe::toText() const
         {"preemption", preemptModel},
         {"preempt_rt", yesNo(preemptRt)},
         {"scheduler", scheduler + (fairServer ? " (with fair server)" : "")},
+        {"fair server", fairServerText()},
         {"clocksource", clocksource.empty() ? "unknown" : clocksource},
         {"clock resolution", std::to_string(clockResolutionNs) + " ns"},
         {"timer slack", std::to_string(timerSlackNs) + " ns"},

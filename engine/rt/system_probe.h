@@ -15,7 +15,10 @@ struct SystemProbe {
     bool preemptRt = false;   ///< /sys/kernel/realtime == 1 or PREEMPT_RT in uname -v
     std::string scheduler;    ///< "EEVDF" (>= 6.6) or "CFS"
     bool fairServer = false;  ///< kernel >= 6.12: the deadline "fair server" guards SCHED_OTHER
-    std::string clocksource;  ///< /sys/devices/system/clocksource/clocksource0/current_clocksource
+    /// With fairServer: its runtime/period per online CPU, read from debugfs (readThrottleSettings), or one
+    /// "not readable: <reason>" when no CPU's values can be read; empty without a fair server.
+    std::vector<std::string> fairServerCpus;
+    std::string clocksource;       ///< /sys/devices/system/clocksource/clocksource0/current_clocksource
     int64_t clockResolutionNs = 0; ///< clock_getres(CLOCK_MONOTONIC)
     int64_t timerSlackNs = 0;      ///< calling thread's timer slack
     int64_t rtRuntimeUs = 0;       ///< /proc/sys/kernel/sched_rt_runtime_us (-1 = no throttling)
@@ -37,6 +40,13 @@ struct SystemProbe {
     std::string dmaLatencyReason;
     std::string cpuModel;
 
+    /// @brief "yes: 50.00 ms of every 1.000 s on CPU 0; …" / "no (kernel < 6.12)", then the sentence that says what
+    /// it is: the text of the "fair server" row of `rtscope probe` and of the System panel.
+    std::string fairServerText() const;
+    /// @brief fairServerText() without the explanation, and a reason it cannot read the values cut to "not
+    /// readable": "yes: 50.00 ms of every 1.000 s on CPU 0; …" / "yes (values not readable)" / "no (kernel < 6.12)".
+    /// For the System panel's one row, whose tooltip carries fairServerText().
+    std::string fairServerSummary() const;
     /// @brief Multi-line "key: value" text, as printed by `rtscope probe` and the headers of exports.
     std::string toText() const;
 };

@@ -254,6 +254,8 @@ void TraceSession::State::drain(std::vector<TraceEvent>& batch, std::vector<uint
                 break;
             subBuffers.fetch_add(1, std::memory_order_relaxed);
             bytes.fetch_add(uint64_t(got), std::memory_order_relaxed);
+            if (config.capture)
+                config.capture->append(c.cpu, page.data(), size_t(got));
             const TraceDecoder::PageResult r = decoder->decode(page.data(), c.cpu, c.lastTs, batch);
             events.fetch_add(r.events, std::memory_order_relaxed);
             undecoded.fetch_add(r.undecoded, std::memory_order_relaxed);
@@ -576,6 +578,8 @@ Error TraceSession::start(const TraceConfig& config, const CpuTopology& topology
         s.cpus.push_back({c, tcpu, 0});
     }
     s.markerFd = tracefs_instance_file_open(s.instance, "trace_marker", O_WRONLY);
+    if (s.config.capture)
+        s.config.capture->begin(s.dir, s.config.cpus, s.subBufferBytes); // a failure is the capture's to report
 
     if (!write("tracing_on", "1"))
         return fail("could not turn the trace instance on", errno);

@@ -25,6 +25,7 @@
 /// start(), stop() and the accessors belong to one thread (the owner); stats() and mark() may be called from any.
 #include "engine/pipeline/trace_event.h"
 #include "engine/rt/cpu_topology.h"
+#include "engine/trace/trace_dat.h"
 #include "engine/util/error.h"
 
 #include <cstdint>
@@ -71,6 +72,9 @@ struct TraceConfig {
     /// Also run the timerlat tracer in the instance, where the kernel has it (CONFIG_TIMERLAT_TRACER). Off by
     /// default: it starts a FIFO 95 thread of its own on every CPU it measures, which would compete with ours.
     bool timerlatTracer = false;
+    /// Also keep every sub-buffer read, unchanged, for a trace-cmd .dat file (trace_dat.h); null: none. Shared
+    /// so that it outlives the session (the file is written after stop()) and spans a restarted one.
+    std::shared_ptr<TraceDatCapture> capture;
 };
 
 /// @brief Whether tracing can work here, and if not, why and what to do.

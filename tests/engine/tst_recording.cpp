@@ -466,8 +466,8 @@ private slots:
         QTest::newRow("empty") << QByteArray() << "not an rtscope recording";
         QTest::newRow("wrong magic") << replaceAt(0, "RTSCREX") << "not an rtscope recording";
         QTest::newRow("a cyclictest file") << QByteArray("# Histogram\n000000 000001\n") << "not an rtscope recording";
-        QTest::newRow("version 2") << replaceAt(8, std::string("\x02\x00\x00\x00", 4))
-                                   << "recording format version 2 is not supported";
+        QTest::newRow("version 3") << replaceAt(8, std::string("\x03\x00\x00\x00", 4))
+                                   << "recording format version 3 is not supported";
         QTest::newRow("unknown block type")
             << replaceAt(firstBlock, std::string(1, char(42))) << "offset 12: unknown block type 42";
         QTest::newRow("samples before the header")

@@ -110,7 +110,8 @@ void anatTimerIrq(std::vector<TraceEvent>& ev, double t, int32_t current)
 // Clean: "bash" (pid 50, nice 0) holds the CPU when the timer fires 5 µs late; the timer interrupt runs from +5 to
 // +11 µs (the thread's hrtimer +6..+9), bash is preempted at +13, the thread reads its clock at +16.
 //   timer IRQ delay   D → +6 (hrtimer_expire_entry)                 =  6 µs
-//   interrupts        own hrtimer +6..+9 = 3, local_timer +9..+11 = 2 =  5 µs
+//   interrupts        own hrtimer +6..+9 = 3, local_timer +9..+11 = 2 =  5 µs, all of it its own timer's: the
+//                     local_timer vector is the interrupt that delivered that hrtimer
 //   scheduling        bash's task time in +6..+13: +11..+13          =  2 µs
 //   return to user    +13 → +16                                     =  3 µs   (6 + 5 + 2 + 3 = 16 = latency)
 std::vector<TraceEvent> anatClean()
@@ -197,14 +198,62 @@ private slots:
         QCOMPARE(a.interrupts[0].ns, 3 * kAnatUs);
         QCOMPARE(a.interrupts[0].count, 1);
         QCOMPARE(a.interrupts[1].kind, CulpritKind::Vector);
-        QCOMPARE(a.interrupts[1].name, std::string("local_timer"));
+        QCOMPARE(a.interrupts[1].name, std::string("local_timer (delivering its own timer)"));
+        QVERIFY(a.interrupts[1].ownTimer);
         QCOMPARE(a.interrupts[1].ns, 2 * kAnatUs);
         QCOMPARE(a.interrupts[1].count, 1); // open when the window starts
 
         QCOMPARE(QString::fromStdString(anatomyVerdict(a)),
-                 QString("16.0 us late on CPU 1: timer IRQ 6.0 us after the deadline; 5.0 us in interrupts (most: "
-                         "local_timer 2.0 us); return to user 3.0 us; 2.0 us waiting for bash (pid 50, nice 0 "
-                         "(OTHER/BATCH)) to leave the CPU."));
+                 QString("16.0 us late on CPU 1: timer IRQ 6.0 us after the deadline; 5.0 us in interrupts (its own "
+                         "timer's); return to user 3.0 us; 2.0 us waiting for bash (pid 50, nice 0 (OTHER/BATCH)) to "
+                         "leave the CPU."));
+        // The desktop app's text: the same, in µs.
+        QCOMPARE(QString::fromStdString(anatomyVerdict(a, MicroUnit::Sign)),
+                 QString::fromUtf8("16.0 µs late on CPU 1: timer IRQ 6.0 µs after the deadline; 5.0 µs in interrupts "
+                                   "(its own timer's); return to user 3.0 µs; 2.0 µs waiting for bash (pid 50, nice 0 "
+                                   "(OTHER/BATCH)) to leave the CPU."));
+        // Its own timer's interrupt is no culprit: only bash is.
+        CulpritTable table;
+        table.add(a);
+        QCOMPARE(table.rows().size(), size_t(1));
+        QCOMPARE(table.rows()[0].id, int64_t(50));
+    }
+
+    // A second timer interrupt in the clean case (the tick, say: local_timer +11.5..+12.5 while bash runs) is not
+    // the one that delivered the thread's timer: it is a culprit like any interrupt.
+    //   timer 6; interrupts: own hrtimer 3 + delivering local_timer 2 + the other local_timer 1 = 6;
+    //   scheduling: bash +11..+11.5 and +12.5..+13 = 1; return 3          6 + 6 + 1 + 3 = 16
+    void anotherTimerInterruptIsACulprit()
+    {
+        std::vector<TraceEvent> ev = anatClean();
+        ev.insert(ev.end() - 1, anatVector(TraceEventType::VectorEntry, anatAt(11.5), 50));
+        ev.insert(ev.end() - 1, anatVector(TraceEventType::VectorExit, anatAt(12.5), 50));
+        const WakeupAnatomy a = analyzeWakeup(query(16), ev);
+        QVERIFY2(a.complete(), a.note.c_str());
+        QCOMPARE(*a.timerIrqDelayNs, 6 * kAnatUs);
+        QCOMPARE(*a.irqNs, 6 * kAnatUs);
+        QCOMPARE(*a.schedulingNs, 1 * kAnatUs);
+        QCOMPARE(*a.returnToUserNs, 3 * kAnatUs);
+        checkSum(a);
+        QCOMPARE(a.interrupts.size(), size_t(3));
+        int64_t own = 0, other = 0;
+        for (const AnatomyInterrupt& i : a.interrupts)
+            (i.ownTimer ? own : other) += i.ns;
+        QCOMPARE(own, 5 * kAnatUs);
+        QCOMPARE(other, 1 * kAnatUs);
+        QVERIFY(QString::fromStdString(anatomyVerdict(a)).contains("6.0 us in interrupts (most: local_timer 1.0 us)"));
+        CulpritTable table;
+        table.add(a);
+        const std::vector<CulpritRow> rows = table.rows();
+        QCOMPARE(rows.size(), size_t(2)); // bash and the other local_timer, 1 µs each
+        for (const CulpritRow& r : rows)
+            QCOMPARE(r.totalNs, 1 * kAnatUs);
+    }
+
+    void microSignOnlyAfterANumber()
+    {
+        QCOMPARE(QString::fromStdString(withMicroSign("2.0 us; 3 users; bus 4 us, 5 usb; 6 us")),
+                 QString::fromUtf8("2.0 µs; 3 users; bus 4 µs, 5 usb; 6 µs"));
     }
 
     void callbackNamesOwnTimer()
@@ -236,7 +285,7 @@ private slots:
         QCOMPARE(shares[0].pid, 200);
         QCOMPARE(QString::fromStdString(anatomyVerdict(a)),
                  QString("303.0 us late on CPU 1: 290.0 us waiting for hog (pid 200, RT 60 (FIFO/RR)) to leave the "
-                         "CPU; timer IRQ 5.0 us after the deadline; 5.0 us in interrupts (most: local_timer 2.0 us); "
+                         "CPU; timer IRQ 5.0 us after the deadline; 5.0 us in interrupts (its own timer's); "
                          "return to user 3.0 us."));
     }
 
@@ -289,7 +338,8 @@ private slots:
     // hrtimer at +21), then irq 24 runs +27..+57, softirq NET_RX +58..+78 with irq 25 nested in it +60..+65; the idle
     // task gives way at +80; the clock is read at +84.
     //   timer 21 (idle)
-    //   interrupts: own 3, local_timer 2, irq 24 30, NET_RX 2 + 13 = 15 (innermost: irq 25's 5 is not NET_RX's),
+    //   interrupts: own 3, local_timer 2 (delivering it: own), irq 24 30, NET_RX 2 + 13 = 15 (innermost: irq 25's 5 is
+    //   not NET_RX's),
     //               irq 25 5: 55
     //   scheduling: the idle task's own time +26..+27, +57..+58, +78..+80 = 4
     //   return: 4                                            21 + 55 + 4 + 4 = 84
@@ -323,7 +373,12 @@ private slots:
         QCOMPARE(find(CulpritKind::Softirq, 3)->ns, 15 * kAnatUs);
         QCOMPARE(find(CulpritKind::Softirq, 3)->name, std::string("softirq NET_RX"));
         QCOMPARE(find(CulpritKind::Irq, 25)->ns, 5 * kAnatUs);
-        QCOMPARE(find(CulpritKind::Vector, int64_t(TraceVector::LocalTimer))->ns, 2 * kAnatUs);
+        QVERIFY(find(CulpritKind::Vector, int64_t(TraceVector::LocalTimer)) == a.interrupts.end());
+        const auto delivering = std::find_if(a.interrupts.begin(), a.interrupts.end(), [](const AnatomyInterrupt& i) {
+            return i.kind == CulpritKind::Vector && i.ownTimer;
+        });
+        QVERIFY(delivering != a.interrupts.end());
+        QCOMPARE(delivering->ns, 2 * kAnatUs);
 
         QVERIFY(taskShares(a).empty()); // the idle task is no culprit
         QCOMPARE(QString::fromStdString(anatomyVerdict(a)),
@@ -334,7 +389,7 @@ private slots:
         CulpritTable table;
         table.add(a);
         const std::vector<CulpritRow> rows = table.rows();
-        QCOMPARE(rows.size(), size_t(4)); // irq 24, NET_RX, irq 25, local_timer: not the own timer, not idle
+        QCOMPARE(rows.size(), size_t(3)); // irq 24, NET_RX, irq 25: not the own timer (nor its local_timer), not idle
         QCOMPARE(rows[0].kind, CulpritKind::Irq);
         QCOMPARE(rows[0].id, int64_t(24));
         QCOMPARE(rows[0].totalNs, 30 * kAnatUs);
@@ -504,13 +559,11 @@ private slots:
         QCOMPARE(rows[0].wakeups, uint64_t(2));
         QCOMPARE(rows[0].totalNs, 380 * kAnatUs);
         QCOMPARE(rows[0].worstNs, 290 * kAnatUs);
-        // local_timer in all three (2 µs each), then bash (2 µs once): most total time first.
-        QCOMPARE(rows[1].kind, CulpritKind::Vector);
-        QCOMPARE(rows[1].wakeups, uint64_t(3));
-        QCOMPARE(rows[1].totalNs, 6 * kAnatUs);
-        QCOMPARE(rows[2].id, int64_t(50));
-        QCOMPARE(rows[2].totalNs, 2 * kAnatUs);
-        QCOMPARE(rows.size(), size_t(3));
+        // Then bash (2 µs once). The local_timer of all three delivered the thread's own timer: no row.
+        QCOMPARE(rows[1].kind, CulpritKind::Task);
+        QCOMPARE(rows[1].id, int64_t(50));
+        QCOMPARE(rows[1].totalNs, 2 * kAnatUs);
+        QCOMPARE(rows.size(), size_t(2));
         table.clear();
         QVERIFY(table.rows().empty());
         QCOMPARE(table.wakeups(), uint64_t(0));

@@ -20,12 +20,25 @@ fail=0
 for f in usr/bin/rtscope usr/share/man/man1/rtscope.1 etc/security/limits.d/99-rtscope.conf \
          usr/share/applications/$app_id.desktop usr/share/metainfo/$app_id.metainfo.xml \
          usr/share/icons/hicolor/scalable/apps/$app_id.svg usr/share/icons/hicolor/48x48/apps/$app_id.png \
-         usr/share/icons/hicolor/256x256/apps/$app_id.png; do
+         usr/share/icons/hicolor/256x256/apps/$app_id.png \
+         usr/lib/systemd/system/rtscope-monitor.service usr/share/rtscope/grafana/rtscope.json; do
   [ -e "$root/$f" ] || { echo "missing in package: /$f"; fail=1; }
 done
 for f in postinst postrm; do [ -x "$work/control/$f" ] || { echo "missing maintainer script: $f"; fail=1; }; done
 grep -q '^@rtscope.*rtprio' "$root/etc/security/limits.d/99-rtscope.conf" || { echo "limits.d lacks rtprio"; fail=1; }
 dpkg-deb --field "$deb" Depends | grep -q qt6-qpa-plugins || { echo "Depends lacks qt6-qpa-plugins"; fail=1; }
+# rtscope monitor: the unit runs the packaged binary with the real-time limits it needs and restarts on failure; the
+# dashboard is JSON that queries the monitor's histogram.
+unit="$root/usr/lib/systemd/system/rtscope-monitor.service"
+for d in '^ExecStart=/usr/bin/rtscope monitor ' '^LimitRTPRIO=' '^LimitMEMLOCK=infinity$' '^Restart=on-failure$'; do
+  grep -q "$d" "$unit" || { echo "rtscope-monitor.service lacks $d"; fail=1; }
+done
+if command -v python3 >/dev/null; then
+  python3 -m json.tool "$root/usr/share/rtscope/grafana/rtscope.json" >/dev/null || { echo "grafana dashboard is not JSON"; fail=1; }
+fi
+grep -q 'rtscope_wakeup_latency_seconds_bucket' "$root/usr/share/rtscope/grafana/rtscope.json" || \
+  { echo "grafana dashboard does not query the histogram"; fail=1; }
+dpkg-deb --field "$deb" Depends | grep -q libcpp-httplib || { echo "Depends lacks libcpp-httplib"; fail=1; }
 file "$root/usr/share/icons/hicolor/48x48/apps/$app_id.png" | grep -q '48 x 48' || { echo "48 px icon is not 48x48"; fail=1; }
 
 desktop-file-validate "$root/usr/share/applications/$app_id.desktop"

@@ -104,8 +104,8 @@ private slots:
         for (QAction* a : w.files->menu()->actions())
             if (!a->isSeparator())
                 names << a->objectName();
-        QCOMPARE(names, QStringList({"openRecording", "openCyclictest", "saveRecording", "exportPng", "exportSvg",
-                                     "exportHistogram", "exportJson", "exportCsv"}));
+        QCOMPARE(names, QStringList({"openRecording", "openCyclictest", "compareResults", "saveRecording", "exportPng",
+                                     "exportSvg", "exportHistogram", "exportJson", "exportCsv"}));
     }
 
     void importedFilesBecomeTheReference_data()

@@ -112,6 +112,37 @@ private slots:
         QVERIFY2(p.problems.first().contains("'" + named + "'"), qPrintable(p.problems.first()));
         QVERIFY2(p.problems.first().contains(says), qPrintable(p.problems.first()));
     }
+
+    // --trace ticks "Explain spikes (kernel tracing)": a latency setting like --hogs (so the app opens on the
+    // Latency page with it applied), on top of --config-json; left out, the saved or given setting stays.
+    void traceTicksExplainSpikes()
+    {
+        const Parsed traced = parse({"--trace", "--hogs", "16"});
+        QVERIFY2(traced.problems.isEmpty(), qPrintable(traced.problems.join("; ")));
+        QVERIFY(traced.options.trace);
+        QVERIFY(parse({"--trace"}).options.hasLatencyConfig());
+        QVERIFY(!parse({}).options.trace);
+        QVERIFY(!parse({}).options.hasLatencyConfig());
+
+        QStringList problems;
+        LatencyConfig base;
+        base.trace = false;
+        const LatencyConfig on = latencyConfigFromOptions(traced.options, base, problems);
+        QVERIFY(problems.isEmpty());
+        QVERIFY(on.trace);
+        QCOMPARE(on.hogs, 16);
+
+        const QString json = m_dir.filePath("traced.json");
+        QFile f(json);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(R"({"policy":"other","period_ns":1000000,"hogs":16,"trace":true})");
+        f.close();
+        const LatencyConfig fromJson = latencyConfigFromOptions(parse({"--config-json", json}).options, base, problems);
+        QVERIFY2(problems.isEmpty(), qPrintable(problems.join("; ")));
+        QVERIFY(fromJson.trace); // not given: the file's setting stays
+        base.trace = true;
+        QVERIFY(latencyConfigFromOptions(parse({"--hogs", "2"}).options, base, problems).trace);
+    }
 };
 
 RTSCOPE_TEST_MAIN(TestGuiOptions)

@@ -62,7 +62,7 @@ double bucketMidUs(int64_t ns)
     return double(Histogram::bucketLow(i) + Histogram::bucketHigh(i) + 1) / 2e3;
 }
 
-double stepAt(const QList<QPointF>& points, double x)
+double latencyPageStepAt(const QList<QPointF>& points, double x)
 {
     for (qsizetype i = 0; i + 1 < points.size(); i += 2)
         if (points[i].x() <= x && x < points[i + 1].x())
@@ -151,10 +151,10 @@ private slots:
 
         // The histogram: each value in its bin with its count, nothing lost, the four markers drawn.
         const QList<QPointF> pts = page.histogramChart()->livePoints();
-        QCOMPARE(stepAt(pts, bucketMidUs(10'000)), 600.0);
-        QCOMPARE(stepAt(pts, bucketMidUs(20'000)), 300.0);
-        QCOMPARE(stepAt(pts, bucketMidUs(100'000)), 99.0);
-        QCOMPARE(stepAt(pts, bucketMidUs(3'000'000)), 1.0);
+        QCOMPARE(latencyPageStepAt(pts, bucketMidUs(10'000)), 600.0);
+        QCOMPARE(latencyPageStepAt(pts, bucketMidUs(20'000)), 300.0);
+        QCOMPARE(latencyPageStepAt(pts, bucketMidUs(100'000)), 99.0);
+        QCOMPARE(latencyPageStepAt(pts, bucketMidUs(3'000'000)), 1.0);
         double sum = 0;
         for (qsizetype i = 0; i < pts.size(); i += 2)
             sum += pts[i].y() >= 1 ? pts[i].y() : 0;

@@ -4,7 +4,9 @@
 #include "engine/io/recording.h"
 #include "engine/util/clock.h"
 #include "ui/app/page_snapshot.h"
+#include "ui/common/background_progress.h"
 #include "ui/common/colors.h"
+#include "ui/compare/compare_window.h"
 #include "ui/experiment_page.h"
 #include "ui/latency/latency_import.h"
 #include "ui/latency/latency_page.h"
@@ -195,6 +197,19 @@ FileMenu::FileMenu(MainWindow* window, const SystemProbe& probe, QTabBar* pageTa
     m_openCyclictest->setObjectName("openCyclictest");
     m_openCyclictest->setToolTip(tr("Hold a cyclictest -h histogram or --json file (from a target board, say) as the "
                                     "latency page's reference: a live run is drawn over it"));
+    m_compare = m_menu->addAction(tr("Co&mpare results…"), this, [this] {
+        const QStringList paths = QFileDialog::getOpenFileNames(
+            m_window, tr("Compare results"), m_lastDir,
+            tr("cyclictest or rtscope results (*.hist *.json *.txt *.log *.rtrec);;All files (*)"));
+        if (paths.isEmpty())
+            return;
+        m_lastDir = QFileInfo(paths.first()).absolutePath();
+        QString error;
+        report(compare(paths, &error) != nullptr, error);
+    });
+    m_compare->setObjectName("compareResults");
+    m_compare->setToolTip(tr("Several cyclictest -h or --json files or recordings (one per board, say) in a window "
+                             "of their own: a histogram curve and a table row per file, the worst maximum first"));
     m_menu->addSeparator();
 
     m_save = m_menu->addAction(tr("&Save run as recording…"), this, [this] {
@@ -378,24 +393,10 @@ bool FileMenu::openRecordingInBackground(const QString& path, QString* error)
     o->thread->setObjectName("rtscope-open");
     // Window-modal and shown with show(), not exec(): the window repaints and the event loop runs (no nested one a
     // SIGTERM would have to unwind), while File › Open cannot start a second reading.
-    o->dialog = new QProgressDialog(tr("Reading %1…").arg(name), tr("Cancel"), 0, 1000, m_window);
-    o->dialog->setObjectName("openingRecording");
-    o->dialog->setWindowTitle(tr("Open recording"));
-    o->dialog->setWindowModality(Qt::WindowModal);
-    o->dialog->setAutoClose(false);
-    o->dialog->setAutoReset(false);
-    o->dialog->setMinimumDuration(300); // a small file opens without a dialog flashing up
-    connect(o->dialog, &QProgressDialog::canceled, this, [this, o] {
-        o->cancel = true;
-        o->dialog->setLabelText(tr("Cancelling…"));
-    });
-    o->poll = new QTimer(o->dialog);
-    o->poll->setInterval(50);
-    connect(o->poll, &QTimer::timeout, o->dialog, [o] {
-        if (!o->cancel)
-            o->dialog->setValue(o->permille.load());
-    });
-    o->poll->start();
+    const BackgroundReadProgress progress = backgroundReadProgress(m_window, "openingRecording", tr("Open recording"),
+                                                                   tr("Reading %1…").arg(name), o->cancel, o->permille);
+    o->dialog = progress.dialog;
+    o->poll = progress.poll;
     connect(o->thread.get(), &QThread::finished, this, &FileMenu::finishOpening, Qt::QueuedConnection);
     o->thread->start();
     updateActions();
@@ -445,6 +446,25 @@ bool FileMenu::importCyclictest(const QString& path, int thread, QString* error)
     m_window->setCurrentPage(m_window->pageIndex(m_latency->name()));
     emit message(tr("Reference: %1").arg(ref.label) + (ref.note.isEmpty() ? QString() : " — " + ref.note));
     return true;
+}
+
+CompareWindow* FileMenu::compareWindow() const
+{
+    return m_compareWindow.data();
+}
+
+CompareWindow* FileMenu::compare(const QStringList& paths, QString* error)
+{
+    if (!m_compareWindow)
+        m_compareWindow = new CompareWindow(m_window); // a window of its own, closed with the main one
+    if (!m_compareWindow->load(paths)) {
+        fail(error, paths.isEmpty() ? tr("There is no file to compare")
+                                    : tr("The compare window is still reading files; cancel it first"));
+        return nullptr;
+    }
+    m_compareWindow->show();
+    m_compareWindow->raise();
+    return m_compareWindow;
 }
 
 bool FileMenu::exportViewPng(const QString& path, QString* error)

@@ -11,6 +11,7 @@
 #include <QObject>
 #include <QPointer>
 #include <QString>
+#include <QStringList>
 
 #include <cstdint>
 #include <functional>
@@ -26,6 +27,7 @@ class QTimer;
 namespace rtscope {
 
 class AtomicOutputFile;
+class CompareWindow;
 class LatencyPage;
 class MainWindow;
 class RecordingSpool;
@@ -54,6 +56,11 @@ public:
     bool isOpening() const { return m_opening != nullptr; }
     /// Holds thread @p thread of a cyclictest -h or --json file (-1: all threads summed) as the reference.
     bool importCyclictest(const QString& path, int thread, QString* error = nullptr);
+    /// File › Compare results…: @p paths (cyclictest -h or --json files, recordings) read off the GUI thread into
+    /// the compare window (ui/compare/compare_window.h), created on first use and shown. Null (with @p error) when
+    /// it is still reading the previous ones.
+    CompareWindow* compare(const QStringList& paths, QString* error = nullptr);
+    CompareWindow* compareWindow() const; ///< null until compare() made it
 
     /// The current page's snapshotWidget(): a bitmap, or vectors (charts and text stay sharp when scaled).
     bool exportViewPng(const QString& path, QString* error = nullptr);
@@ -99,6 +106,7 @@ private:
     QPointer<QDockWidget> m_systemDock;
     SystemProbe m_probe;
     QPointer<LatencyPage> m_latency;
+    QPointer<CompareWindow> m_compareWindow;
     RecordingSpool* m_spool = nullptr;
     QString m_replayFile;
     QString m_lastDir;
@@ -107,6 +115,7 @@ private:
     QMenu* m_menu;
     QAction* m_openRecording;
     QAction* m_openCyclictest;
+    QAction* m_compare;
     QAction* m_save;
     QAction* m_png;
     QAction* m_svg;

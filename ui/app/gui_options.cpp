@@ -13,7 +13,7 @@ namespace rtscope {
 bool GuiOptions::hasLatencyConfig() const
 {
     return !configJson.isEmpty() || !policy.isEmpty() || !period.isEmpty() || !waiter.isEmpty() || priority || hogs ||
-           cpu || hogCpu;
+           cpu || hogCpu || trace;
 }
 
 namespace {
@@ -59,6 +59,9 @@ QStringList parseGuiOptions(const QStringList& arguments, GuiOptions& o, QString
          "Open a recording (replayed in the latency views) or cyclictest -h/--json results (held as the "
          "reference; several threads are summed). A lone file argument does the same.",
          "file"},
+        {"compare",
+         "Compare the files given after the options (cyclictest -h or --json results, recordings) in a window of "
+         "their own: a histogram curve and a table row per file, the worst maximum first."},
         {"policy", "Policy of the measuring thread: other, batch, idle, fifo, rr.", "policy"},
         {"priority", "Real-time priority for fifo/rr (a priority alone means fifo).", "n"},
         {"period", "Period, e.g. 1ms, 250us (bare numbers are µs).", "duration"},
@@ -66,6 +69,8 @@ QStringList parseGuiOptions(const QStringList& arguments, GuiOptions& o, QString
         {"cpu", "Measuring CPU.", "n"},
         {"hog-cpu", "CPU of the hogs.", "n"},
         {"waiter", "How to wait: abs, rel, timerfd, itimer, posix, busy.", "kind"},
+        {"trace", "Explain spikes from the kernel's trace events (the Latency page's \"Explain spikes (kernel "
+                  "tracing)\"): why each late wake-up was late, under \"Why late?\"."},
         {"screenshot", "Save a screenshot of the window to this PNG file.", "file"},
         {"screenshot-after", "Seconds after start-up (or after --demo) before the screenshot (default 3).", "seconds"},
         {"quit-after-screenshot", "Close the window (stopping every thread) once the screenshot is saved."},
@@ -92,8 +97,15 @@ QStringList parseGuiOptions(const QStringList& arguments, GuiOptions& o, QString
         return problems;
     }
     o.open = p.value("open");
+    // `rtscope --compare a.json b.hist …`: every file argument is compared. One that cannot be read is the compare
+    // window's to say (the others are still shown), so only "no file at all" is refused here.
+    const QStringList files = p.isSet("compare") ? QStringList() : p.positionalArguments();
+    if (p.isSet("compare")) {
+        o.compare = p.positionalArguments();
+        if (o.compare.isEmpty())
+            problems << "compare needs the files to compare after the options, e.g. --compare a.json b.hist";
+    }
     // `rtscope FILE` (the desktop file's "Exec=rtscope %f") opens FILE like --open.
-    const QStringList files = p.positionalArguments();
     if (files.size() == 1 && o.open.isEmpty() && QFile::exists(files.first()))
         o.open = files.first();
     else if (files.size() == 1 && o.open.isEmpty())
@@ -115,6 +127,7 @@ QStringList parseGuiOptions(const QStringList& arguments, GuiOptions& o, QString
     o.hogs = intOption(p, "hogs", problems);
     o.cpu = intOption(p, "cpu", problems);
     o.hogCpu = intOption(p, "hog-cpu", problems);
+    o.trace = p.isSet("trace");
     o.screenshot = p.value("screenshot");
     if (auto v = secondsOption(p, "screenshot-after", problems))
         o.screenshotAfter = *v;
@@ -144,6 +157,8 @@ QStringList parseGuiOptions(const QStringList& arguments, GuiOptions& o, QString
     outputFiles.addOutput("--screenshot", o.screenshot.toStdString());
     outputFiles.addOutput("--settings", o.settingsFile.toStdString());
     outputFiles.addInput("--open", o.open.toStdString());
+    for (const QString& compared : o.compare)
+        outputFiles.addInput("--compare", compared.toStdString());
     outputFiles.addInput("--config-json", o.configJson.toStdString());
     for (const std::string& problem : checkOutputs(outputFiles))
         problems << QString::fromStdString(problem);
@@ -219,6 +234,8 @@ LatencyConfig latencyConfigFromOptions(const GuiOptions& o, const LatencyConfig&
         c.cpu = *o.cpu;
     if (o.hogCpu)
         c.hogCpu = *o.hogCpu;
+    if (o.trace)
+        c.trace = true; // not given: the saved or --config-json setting stays
     if (!o.waiter.isEmpty()) {
         if (auto w = parseWaiter(o.waiter.toStdString()))
             c.waiter = *w;

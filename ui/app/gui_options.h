@@ -13,9 +13,10 @@ namespace rtscope {
 
 struct GuiOptions {
     bool start = false;
-    QString page;       ///< the page to show first, by name ("latency", "starvation", …); --start starts it
-    QString configJson; ///< a file holding a latency config (the JSON of presets and --json output)
-    QString open;       ///< a recording to replay, or cyclictest results to hold as reference (File > Open)
+    QString page;        ///< the page to show first, by name ("latency", "starvation", …); --start starts it
+    QString configJson;  ///< a file holding a latency config (the JSON of presets and --json output)
+    QString open;        ///< a recording to replay, or cyclictest results to hold as reference (File > Open)
+    QStringList compare; ///< --compare FILE…: results shown side by side in the compare window (File > Compare)
     QString policy;
     QString period;
     QString waiter;
@@ -23,6 +24,7 @@ struct GuiOptions {
     std::optional<int> hogs;
     std::optional<int> cpu;
     std::optional<int> hogCpu;
+    bool trace = false; ///< --trace: "Explain spikes (kernel tracing)" ticked (docs/experiments/anatomy.md)
 
     QString screenshot;
     double screenshotAfter = 3.0;

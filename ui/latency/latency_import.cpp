@@ -16,8 +16,10 @@ namespace {
 // The parsers refuse more than this too; reading it first would only let a hostile file make us allocate.
 constexpr qint64 kMaxFileBytes = qint64(64) << 20;
 
+} // namespace
+
 // Sums threads the way one histogram of all their samples would read.
-CyclictestThread summed(const std::vector<CyclictestThread>& threads)
+CyclictestThread summedThreads(const std::vector<CyclictestThread>& threads)
 {
     CyclictestThread out;
     double weighted = 0;
@@ -40,13 +42,8 @@ CyclictestThread summed(const std::vector<CyclictestThread>& threads)
     return out;
 }
 
-struct Percentile {
-    int64_t us = 0;
-    bool lowerBound = false; ///< the rank lies among the overflows: the value is at least this
-};
-
 // Nearest rank over whole-µs bins (Histogram::percentile's definition), so the figure is cyclictest's own kind.
-Percentile binPercentile(const CyclictestThread& t, double percent)
+BinPercentile binPercentile(const CyclictestThread& t, double percent)
 {
     if (t.cycles == 0)
         return {};
@@ -60,8 +57,6 @@ Percentile binPercentile(const CyclictestThread& t, double percent)
     }
     return {int64_t(t.bins.size()), true};
 }
-
-} // namespace
 
 QString groupedCount(uint64_t n)
 {
@@ -125,7 +120,7 @@ ImportedReference importedReference(const CyclictestFile& file, int thread)
 {
     const auto& threads = file.data.threads;
     const bool sum = thread < 0 || size_t(thread) >= threads.size();
-    const CyclictestThread t = sum ? summed(threads) : threads[size_t(thread)];
+    const CyclictestThread t = sum ? summedThreads(threads) : threads[size_t(thread)];
     // Short enough for the line above the chart: the file, which thread when there are several, the count.
     const QString which = threads.size() < 2 ? QString()
                           : sum              ? QString(", %1 threads").arg(threads.size())
@@ -142,7 +137,7 @@ ImportedReference importedReference(const CyclictestFile& file, int thread)
     s.maxNs = t.maxUs * kNsPerUs;
     QStringList bounds; // percentiles among the overflows: only "at least the histogram's end" is known
     const auto pick = [&](double p, const char* name) {
-        const Percentile v = binPercentile(t, p);
+        const BinPercentile v = binPercentile(t, p);
         if (v.lowerBound)
             bounds << name;
         return v.us * kNsPerUs;

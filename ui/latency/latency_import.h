@@ -26,6 +26,18 @@ bool readCyclictestFile(const QString& path, CyclictestFile& out, QString& error
 /// 600 samples" (the index returned by importedReference's @p thread = -1).
 QStringList cyclictestThreadChoices(const CyclictestFile& file);
 
+/// All of @p threads as one histogram of all their samples would read (bins, overflows, count, min, avg, max).
+CyclictestThread summedThreads(const std::vector<CyclictestThread>& threads);
+
+/// A percentile of whole-µs bins.
+struct BinPercentile {
+    int64_t us = 0;
+    bool lowerBound = false; ///< the rank lies among the overflows: the value is at least @c us (the bins' end)
+};
+/// Nearest rank over @p t's whole-µs bins (Histogram::percentile's definition), so the figure is cyclictest's own
+/// kind; {0, false} when @p t has no samples.
+BinPercentile binPercentile(const CyclictestThread& t, double percent);
+
 /// The reference the page holds.
 struct ImportedReference {
     LatencyRunSummary summary; ///< whole-µs figures, as cyclictest measures (truncated)

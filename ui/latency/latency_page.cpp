@@ -468,7 +468,7 @@ void LatencyPage::timelineClicked(double tSec, double latencyUs)
                               "\"Why late?\"")
                                .arg(s->tracing->top)
                                .arg(s->tracing->thresholdNs > 0
-                                        ? tr(" and those over %1").arg(durationQt(s->tracing->thresholdNs))
+                                        ? tr(" and those over %1").arg(formatLatency(double(s->tracing->thresholdNs)))
                                         : QString()));
 }
 

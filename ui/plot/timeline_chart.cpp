@@ -159,7 +159,10 @@ TimelineChart::TimelineChart(QWidget* parent)
     d->owner = this;
     d->chart = new QChart;
     d->chart->setAnimationOptions(QChart::NoAnimation);
-    d->chart->setTitle(tr("Latency timeline (min/max per pixel)"));
+    // Short enough for the half-width chart at 1366×768; how it is drawn is in the tooltip.
+    d->chart->setTitle(tr("Latency timeline"));
+    setToolTip(tr("Each pixel column draws the minimum and the maximum of the samples it covers, so a single spike "
+                  "is never averaged away."));
     d->chart->legend()->hide();
     d->chart->legend()->setAlignment(Qt::AlignBottom);
     d->chart->setMargins(QMargins(4, 4, 8, 4));

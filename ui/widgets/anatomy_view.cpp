@@ -500,8 +500,8 @@ AnatomySwimlaneData anatomySwimlaneData(const TracedWakeup& w)
         }
         std::stable_sort(lane.begin(), lane.end(),
                          [](const SwimSegment& x, const SwimSegment& y) { return x.fromNs < y.fromNs; });
-        const QString why =
-            a.note.empty() ? QObject::tr("no event tells how this time splits") : QString::fromStdString(a.note);
+        const QString why = a.note.empty() ? QObject::tr("no event tells how this time splits")
+                                           : QString::fromStdString(withMicroSign(a.note));
         // Holes inside [deadline, wake] only: outside it there is no latency to split.
         std::vector<SwimSegment> holes;
         int64_t at = deadline;
@@ -603,7 +603,7 @@ QString tracingStatusHtml(const LatencyTracing& t, const LatencySnapshot& s)
                  .arg(f.wakeupsSeen)
                  .arg(f.wakeupsComplete);
     if (t.thresholdNs > 0)
-        parts << QObject::tr("%1 over %2").arg(f.overThresholdTotal).arg(durationQt(t.thresholdNs));
+        parts << QObject::tr("%1 over %2").arg(f.overThresholdTotal).arg(anatomyDur(t.thresholdNs));
     if (f.wakeupsNotAnalysed > 0)
         parts << QObject::tr("%1 not analysed").arg(f.wakeupsNotAnalysed);
     if (!t.stopError.empty())
@@ -664,7 +664,8 @@ void AnatomyView::setWakeup(const TracedWakeup& w, int64_t startNs)
                          .arg(formatLatency(double(a.latencyNs))));
     m_swimlane->setData(anatomySwimlaneData(w));
     m_breakdown->setData(anatomyBreakdownData(a));
-    QString text = tr("<b>Verdict:</b> %1").arg(QString::fromStdString(anatomyVerdict(a)).toHtmlEscaped());
+    QString text =
+        tr("<b>Verdict:</b> %1").arg(QString::fromStdString(anatomyVerdict(a, MicroUnit::Sign)).toHtmlEscaped());
     if (a.eventsLost)
         text += tr("<br><span style='color:%1'>⚠ The kernel lost events around this wake-up: the parts they would "
                    "tell are unknown.</span>")

@@ -4,10 +4,12 @@
 
 #include "engine/rt/cpu_topology.h"
 #include "engine/util/units.h"
+#include "ui/widgets/duration_spin_box.h"
 #include "ui/widgets/period_editor.h"
 
 #include <QCheckBox>
 #include <QComboBox>
+#include <QFormLayout>
 #include <QSignalBlocker>
 #include <QSpinBox>
 
@@ -27,12 +29,20 @@ void LatencyConfigMapper::populate(const std::vector<int>& cpus)
 {
     const QSignalBlocker b1(m_w.policy), b2(m_w.priority), b3(m_w.hogs), b4(m_w.cpu), b5(m_w.hogCpu), b6(m_w.waiter);
     m_w.policy->clear();
-    for (Policy p : kAllPolicies)
+    for (Policy p : kLatencyPolicies) // the latency experiment implements SCHED_DEADLINE
         m_w.policy->addItem(QString::fromLatin1(policyKernelName(p)), int(p));
     // FIFO and RR share the range; it comes from the kernel (sched_get_priority_min/max), not from a constant.
     m_w.priority->setRange(priorityMin(Policy::Fifo), priorityMax(Policy::Fifo));
     m_w.priority->setValue(kDefaultRtPriority);
     m_w.hogs->setRange(0, kMaxHogs);
+    if (m_w.runtime && m_w.deadline) {
+        m_w.runtime->setRangeNs(kMinRuntimeNs, kMaxDeadlineNs);
+        m_w.runtime->setValueNs(kDefaultRuntimeNs);
+        // 0 is "the period" (LatencyConfig::deadlineNs), shown as such.
+        m_w.deadline->setRangeNs(0, kMaxDeadlineNs);
+        m_w.deadline->setSpecialValueText(QObject::tr("= period"));
+        m_w.deadline->setValueNs(0);
+    }
     m_w.cpu->clear();
     m_w.hogCpu->clear();
     const int last = cpus.empty() ? -1 : cpus.back();
@@ -64,6 +74,14 @@ QStringList LatencyConfigMapper::unrepresentable(const LatencyConfig& c) const
     if (!c.cpus.empty())
         out << QString("cpus: the window measures one CPU at a time (got %1); use 'rtscope latency --cpus' for several")
                    .arg(QString::fromStdString(formatCpuList(c.cpus)));
+    if (m_w.runtime && isDeadline(c.policy) && (c.runtimeNs < kMinRuntimeNs || c.runtimeNs > kMaxDeadlineNs))
+        out << QString::fromStdString("runtime must be between " + formatDurationRange(kMinRuntimeNs, kMaxDeadlineNs) +
+                                      " in the window (got " + formatDuration(c.runtimeNs) + ")");
+    if (m_w.deadline && (c.deadlineNs < 0 || c.deadlineNs > kMaxDeadlineNs))
+        out << QString::fromStdString("deadline must be between 0 (the period) and " + formatDuration(kMaxDeadlineNs) +
+                                      " in the window (got " + formatDuration(c.deadlineNs) + ")");
+    if (!m_w.runtime && (isDeadline(c.policy) || c.runtimeNs != 0 || c.deadlineNs != 0))
+        out << QString("policy deadline cannot be shown in these controls (got %1)").arg(policyName(c.policy));
     if (isRealtime(c.policy) && (c.priority < m_w.priority->minimum() || c.priority > m_w.priority->maximum()))
         out << QString("priority must be between %1 and %2 for %3 (got %4)")
                    .arg(m_w.priority->minimum())
@@ -82,6 +100,12 @@ void LatencyConfigMapper::setConfig(const LatencyConfig& c)
     if (isRealtime(c.policy))
         m_w.priority->setValue(c.priority);
     m_w.period->setPeriodNs(c.periodNs);
+    if (m_w.runtime && m_w.deadline && isDeadline(c.policy)) {
+        // Like the priority: a config of another policy keeps the last runtime, ready for a switch to deadline.
+        const QSignalBlocker b8(m_w.runtime), b9(m_w.deadline);
+        m_w.runtime->setValueNs(c.runtimeNs);
+        m_w.deadline->setValueNs(c.deadlineNs);
+    }
     m_w.hogs->setValue(c.hogs);
     m_w.cpu->setCurrentIndex(m_w.cpu->findData(c.cpu));
     m_w.hogCpu->setCurrentIndex(m_w.hogCpu->findData(c.hogCpu));
@@ -101,6 +125,9 @@ LatencyConfig LatencyConfigMapper::config(const LatencyConfig& base) const
     c.policy = Policy(comboData(m_w.policy, int(base.policy)));
     c.priority = isRealtime(c.policy) ? m_w.priority->value() : 0;
     c.periodNs = m_w.period->periodNs();
+    const bool deadline = isDeadline(c.policy) && m_w.runtime && m_w.deadline;
+    c.runtimeNs = deadline ? m_w.runtime->valueNs() : 0;
+    c.deadlineNs = deadline ? m_w.deadline->valueNs() : 0;
     c.hogs = m_w.hogs->value();
     c.cpu = comboData(m_w.cpu, base.cpu);
     c.hogCpu = comboData(m_w.hogCpu, base.hogCpu);
@@ -111,7 +138,18 @@ LatencyConfig LatencyConfigMapper::config(const LatencyConfig& base) const
 
 void LatencyConfigMapper::updateEnabled()
 {
-    m_w.priority->setEnabled(isRealtime(Policy(comboData(m_w.policy, int(Policy::Other)))));
+    const Policy p = Policy(comboData(m_w.policy, int(Policy::Other)));
+    m_w.priority->setEnabled(isRealtime(p));
+    for (QWidget* field : {static_cast<QWidget*>(m_w.runtime), static_cast<QWidget*>(m_w.deadline)}) {
+        if (!field)
+            continue;
+        // The row, label included, when the field sits in a form (LatencyControls); else the field alone.
+        auto* form = field->parentWidget() ? qobject_cast<QFormLayout*>(field->parentWidget()->layout()) : nullptr;
+        if (form && form->indexOf(field) >= 0)
+            form->setRowVisible(field, isDeadline(p));
+        else
+            field->setVisible(isDeadline(p));
+    }
 }
 
 } // namespace rtscope

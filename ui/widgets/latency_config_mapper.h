@@ -14,6 +14,7 @@ class QSpinBox;
 
 namespace rtscope {
 
+class DurationSpinBox;
 class PeriodEditor;
 
 /// The widgets a LatencyConfig maps to (owned by LatencyControls).
@@ -26,6 +27,9 @@ struct LatencyControlWidgets {
     QComboBox* hogCpu = nullptr; ///< -1 = the measuring CPU
     QComboBox* waiter = nullptr;
     QCheckBox* trace = nullptr; ///< "Explain spikes (kernel tracing)": LatencyConfig::trace; may be absent
+    /// Policy deadline's runtime and deadline (0 shows "= period"); their form rows are shown only for that policy.
+    DurationSpinBox* runtime = nullptr;
+    DurationSpinBox* deadline = nullptr;
 };
 
 class LatencyConfigMapper {
@@ -37,6 +41,10 @@ public:
     static constexpr int kMaxHogs = 64;
     /// The priority FIFO/RR start with when the user picks them from a non-RT policy.
     static constexpr int kDefaultRtPriority = 80;
+    /// The runtime the deadline policy starts with (10 % of the default 1 ms period), and the fields' range.
+    static constexpr int64_t kDefaultRuntimeNs = 100'000;
+    static constexpr int64_t kMinRuntimeNs = 1'000;
+    static constexpr int64_t kMaxDeadlineNs = kMaxPeriodNs;
 
     explicit LatencyConfigMapper(const LatencyControlWidgets& widgets);
 
@@ -50,7 +58,7 @@ public:
     /// The config the controls describe; fields without a control (nice, hog policy, limits) come from @p base.
     LatencyConfig config(const LatencyConfig& base) const;
 
-    /// Priority is editable only for FIFO and RR.
+    /// Priority is editable only for FIFO and RR; the runtime and deadline rows are shown only for deadline.
     void updateEnabled();
 
     const LatencyControlWidgets& widgets() const { return m_w; }

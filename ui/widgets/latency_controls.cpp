@@ -1,5 +1,6 @@
 #include "ui/widgets/latency_controls.h"
 
+#include "ui/widgets/duration_spin_box.h"
 #include "ui/widgets/period_editor.h"
 
 #include <QCheckBox>
@@ -23,6 +24,14 @@ LatencyControls::LatencyControls(const std::vector<int>& cpus, QWidget* parent)
     w.priority->setObjectName("priority");
     w.priority->setKeyboardTracking(false);
     w.period = new PeriodEditor(LatencyConfigMapper::kMinPeriodNs, LatencyConfigMapper::kMaxPeriodNs, form());
+    w.runtime = new DurationSpinBox(form());
+    w.runtime->setObjectName("runtime");
+    w.runtime->setToolTip(tr("SCHED_DEADLINE: the CPU time the measuring thread may use in each period; the kernel "
+                             "admits it only if every CPU's declared bandwidth stays under its limit"));
+    w.deadline = new DurationSpinBox(form());
+    w.deadline->setObjectName("deadline");
+    w.deadline->setToolTip(tr("SCHED_DEADLINE: the runtime is due within this time of each period's start, "
+                              "runtime ≤ deadline ≤ period; type 0 for the period"));
     w.hogs = new QSpinBox(form());
     w.hogs->setObjectName("hogs");
     w.hogs->setKeyboardTracking(false);
@@ -58,11 +67,14 @@ LatencyControls::LatencyControls(const std::vector<int>& cpus, QWidget* parent)
     rows->addRow(tr("&Policy"), w.policy);
     rows->addRow(tr("P&riority"), w.priority);
     rows->addRow(tr("P&eriod"), w.period);
+    rows->addRow(tr("R&untime"), w.runtime);
+    rows->addRow(tr("&Deadline"), w.deadline);
     rows->addRow(tr("CPU &hogs"), w.hogs);
     rows->addRow(tr("&Measuring CPU"), w.cpu);
     rows->addRow(tr("H&og CPU"), w.hogCpu);
     rows->addRow(tr("&Waiter"), w.waiter);
     rows->addRow(m_traceRow);
+    m_mapper->updateEnabled(); // again, now that the deadline rows are in the form
     setTraceProbe(TraceSession::probe());
 
     auto changed = [this] {
@@ -74,6 +86,8 @@ LatencyControls::LatencyControls(const std::vector<int>& cpus, QWidget* parent)
     });
     connect(w.priority, &QSpinBox::valueChanged, this, changed);
     connect(w.period, &PeriodEditor::periodChanged, this, changed);
+    connect(w.runtime, &DurationSpinBox::valueChanged, this, changed);
+    connect(w.deadline, &DurationSpinBox::valueChanged, this, changed);
     connect(w.hogs, &QSpinBox::valueChanged, this, changed);
     connect(w.cpu, &QComboBox::currentIndexChanged, this, changed);
     connect(w.hogCpu, &QComboBox::currentIndexChanged, this, changed);

@@ -164,8 +164,9 @@ QVariant WorstWakeupsModel::data(const QModelIndex& index, int role) const
         switch (index.column()) {
         case List:
             if (r.rank > 0)
-                return r.over ? tr("#%1, over %2").arg(r.rank).arg(durationQt(threshold)) : tr("#%1").arg(r.rank);
-            return tr("over %1").arg(durationQt(threshold));
+                return r.over ? tr("#%1, over %2").arg(r.rank).arg(formatLatency(double(threshold)))
+                              : tr("#%1").arg(r.rank);
+            return tr("over %1").arg(formatLatency(double(threshold)));
         case Latency:
             return formatLatency(double(a.latencyNs));
         case Cpu:
@@ -178,17 +179,18 @@ QVariant WorstWakeupsModel::data(const QModelIndex& index, int role) const
         case Culprit:
             return mainCulprit(a);
         case Verdict:
-            return QString::fromStdString(anatomyVerdict(a));
+            return QString::fromStdString(anatomyVerdict(a, MicroUnit::Sign));
         default:
             return {};
         }
     }
     if (role == Qt::ToolTipRole) {
         if (index.column() == Verdict || index.column() == Culprit)
-            return QString::fromStdString(anatomyVerdict(a));
+            return QString::fromStdString(anatomyVerdict(a, MicroUnit::Sign));
         if (index.column() == List)
-            return r.rank > 0 ? tr("Number %1 of the worst wake-ups of the run so far").arg(r.rank)
-                              : tr("Later than the threshold (%1), not among the worst").arg(durationQt(threshold));
+            return r.rank > 0
+                       ? tr("Number %1 of the worst wake-ups of the run so far").arg(r.rank)
+                       : tr("Later than the threshold (%1), not among the worst").arg(formatLatency(double(threshold)));
         if (index.column() == When)
             return tr("Seconds before the newest snapshot, and since the run started");
         return {};

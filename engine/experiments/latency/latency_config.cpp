@@ -49,6 +49,27 @@ std::vector<std::string> LatencyConfig::validate(const CpuTopology& cpus) const
     checkNice(out, "nice", nice);
     if (isRealtime(policy) && nice != 0 && nice >= -20 && nice <= 19) // one sentence per field
         out.push_back(realtimeNiceProblem(policy, nice));
+    if (isDeadline(policy)) {
+        if (nice != 0)
+            out.push_back("nice must be 0 with policy deadline (got " + std::to_string(nice) +
+                          "): a deadline thread's share is its runtime per period, not a nice weight");
+        if (runtimeNs == 0)
+            out.push_back("runtime must be given with policy deadline: the CPU time the measuring thread may use in "
+                          "each period, e.g. 100us (at least 1.0 us, at most the deadline)");
+        else if (periodNs >= kMinPeriodNs && periodNs <= kMaxPeriodNs)
+            for (std::string& p : deadlineProblems(deadlineParams(), DeadlineLimits::read()))
+                out.push_back(std::move(p));
+        if (trace)
+            out.push_back("trace cannot follow policy deadline: a SCHED_DEADLINE thread is not pinned to the "
+                          "measured CPU (the kernel's root-domain rule), and the anatomy reads that CPU's events");
+    } else {
+        if (runtimeNs != 0)
+            out.push_back(std::string("runtime applies only to policy deadline, not to ") + policyName(policy) +
+                          " (got " + formatDuration(runtimeNs) + ")");
+        if (deadlineNs != 0)
+            out.push_back(std::string("deadline applies only to policy deadline, not to ") + policyName(policy) +
+                          " (got " + formatDuration(deadlineNs) + ")");
+    }
     if (periodNs < kMinPeriodNs || periodNs > kMaxPeriodNs)
         out.push_back("period must be between " + formatDurationRange(kMinPeriodNs, kMaxPeriodNs) + " (got " +
                       formatDuration(periodNs) + ")");
@@ -73,7 +94,7 @@ std::vector<std::string> LatencyConfig::validate(const CpuTopology& cpus) const
         out.push_back("cpus lists CPU " + formatCpuList(repeated) + " more than once");
     if (hogs < 0 || hogs > kMaxHogs)
         out.push_back("hogs must be between 0 and " + std::to_string(kMaxHogs) + " (got " + std::to_string(hogs) + ")");
-    if (isRealtime(hogPolicy))
+    if (isRealtime(hogPolicy) || isDeadline(hogPolicy))
         out.push_back(std::string("hog-policy must be other, batch or idle (got ") + policyName(hogPolicy) +
                       "): real-time spinners can starve a CPU; the starvation lab runs them under a watchdog");
     checkNice(out, "hog-nice", hogNice);
@@ -120,6 +141,11 @@ std::string LatencyConfig::samplesProblem(uint64_t samples)
     return "samples must be between 1 and " + std::to_string(kMaxSamples) + " (got " + std::to_string(samples) + ")";
 }
 
+DeadlineParams LatencyConfig::deadlineParams() const
+{
+    return {runtimeNs, deadlineNs != 0 ? deadlineNs : periodNs, periodNs};
+}
+
 int LatencyConfig::resolvedCpu(const CpuTopology& cpus) const
 {
     return cpu >= 0 ? cpu : cpus.lastUsable();
@@ -147,8 +173,10 @@ std::vector<int> LatencyConfig::resolvedHogCpus(const CpuTopology& topo) const
 std::string LatencyConfig::label() const
 {
     std::ostringstream s;
-    s << policyLabel(policy, priority, nice) << " · " << formatDuration(periodNs) << " · " << hogs
-      << (hogs == 1 ? " hog" : " hogs") << " · "
+    s << policyLabel(policy, priority, nice);
+    if (isDeadline(policy))
+        s << ' ' << formatDuration(runtimeNs) << '/' << formatDuration(deadlineParams().deadlineNs);
+    s << " · " << formatDuration(periodNs) << " · " << hogs << (hogs == 1 ? " hog" : " hogs") << " · "
       << (cpus.size() > 1    ? "CPUs " + formatCpuList(cpus)
           : cpus.size() == 1 ? "CPU " + std::to_string(cpus.front())
           : cpu >= 0         ? "CPU " + std::to_string(cpu)
@@ -179,6 +207,11 @@ nlohmann::json toJson(const LatencyConfig& c)
     // The latency anatomy's fields only when one of them is not its default: a config without tracing writes what
     // it wrote before the fields existed (presets, recordings and --json stay as they were), and reads back the same.
     const LatencyConfig defaults;
+    // The deadline fields likewise, only for that policy or when set.
+    if (isDeadline(c.policy) || c.runtimeNs != 0 || c.deadlineNs != 0) {
+        j["runtime_ns"] = c.runtimeNs;
+        j["deadline_ns"] = c.deadlineNs;
+    }
     if (c.trace != defaults.trace || c.traceThresholdNs != defaults.traceThresholdNs ||
         c.traceTop != defaults.traceTop) {
         j["trace"] = c.trace;
@@ -194,14 +227,33 @@ LatencyConfig latencyConfigFromJson(const nlohmann::json& j, std::vector<std::st
     JsonFields f(j, errors, "latency config");
     if (!f.ok())
         return c;
-    f.rejectUnknown({"policy", "priority", "nice", "period_ns", "cpu", "cpus", "waiter", "hogs", "hog_policy",
-                     "hog_nice", "hog_cpu", "duration_ns", "samples", "histogram_us", "dma_latency", "trace",
-                     "trace_threshold_ns", "trace_top"});
+    f.rejectUnknown({"policy",
+                     "priority",
+                     "nice",
+                     "period_ns",
+                     "cpu",
+                     "cpus",
+                     "waiter",
+                     "hogs",
+                     "hog_policy",
+                     "hog_nice",
+                     "hog_cpu",
+                     "duration_ns",
+                     "samples",
+                     "histogram_us",
+                     "dma_latency",
+                     "trace",
+                     "trace_threshold_ns",
+                     "trace_top",
+                     "runtime_ns",
+                     "deadline_ns"});
     constexpr std::string_view policies = "other, batch, idle, fifo, rr";
-    f.name("policy", c.policy, parsePolicy, policies);
+    f.name("policy", c.policy, parseLatencyPolicy, "other, batch, idle, fifo, rr, deadline");
     f.integer("priority", c.priority);
     f.integer("nice", c.nice);
     f.integer("period_ns", c.periodNs);
+    f.integer("runtime_ns", c.runtimeNs);
+    f.integer("deadline_ns", c.deadlineNs);
     f.integer("cpu", c.cpu);
     f.integerList({"cpus", Presence::Optional, "must be an array of CPU numbers"}, c.cpus, {0, 65535});
     f.name("waiter", c.waiter, parseWaiter, "abs, rel, timerfd, itimer, posix, busy");

@@ -1,6 +1,7 @@
 #pragma once
 /// @file Configuration of the latency experiment (docs/science.md, Latency under load) and its one validation path,
 /// shared by the CLI, the GUI and the presets.
+#include "engine/rt/sched_deadline.h"
 #include "engine/rt/sched_policy.h"
 #include "engine/rt/waiter.h"
 
@@ -28,6 +29,11 @@ struct LatencyConfig {
     int priority = 0; ///< 1..99 for fifo/rr, 0 for the others
     int nice = 0;     ///< -20..19, for other/batch
     int64_t periodNs = 1'000'000;
+    /// Policy deadline (docs/cli.md, "SCHED_DEADLINE"): the thread declares `runtimeNs` of CPU
+    /// time in every `periodNs` (the measuring period is the deadline period), due within `deadlineNs` of each
+    /// period's start. runtime is required with that policy; deadline 0 = the period. Both 0 for other policies.
+    int64_t runtimeNs = 0;
+    int64_t deadlineNs = 0;
     int cpu = -1;          ///< measuring CPU; -1 = the highest usable CPU
     std::vector<int> cpus; ///< measure on each of these CPUs at once (cyclictest -t -a); empty = just `cpu`
     WaiterKind waiter = WaiterKind::Absolute;
@@ -58,6 +64,8 @@ struct LatencyConfig {
     /// @brief The same for a sample count outside 1 … kMaxSamples.
     static std::string samplesProblem(uint64_t samples);
 
+    /// @brief What the measuring thread declares with policy deadline: runtime, deadline (or the period), period.
+    DeadlineParams deadlineParams() const;
     int resolvedCpu(const CpuTopology& cpus) const;    ///< cpu, or the default
     int resolvedHogCpu(const CpuTopology& cpus) const; ///< hogCpu, or the (first) measuring CPU
     /// @brief The CPUs measured: `cpus` if given, else the single resolved `cpu`.

@@ -39,12 +39,19 @@ void LatencyExperiment::setTraceDirForTest(std::string dir)
     m_traceDir = std::move(dir);
 }
 
+void LatencyExperiment::setTraceCapture(std::shared_ptr<TraceDatCapture> capture)
+{
+    if (!running())
+        m_traceCapture = std::move(capture);
+}
+
 void LatencyExperiment::configureRun(LatencyRun& run)
 {
     run.setPace(m_pace);
     run.setSeriesWindow(m_seriesWindowNs);
     run.setSink(m_sink);
     run.setTracingDir(m_traceDir);
+    run.setTraceCapture(m_traceCapture);
 }
 
 Error LatencyExperiment::reconfigure(const LatencyConfig& config)

@@ -28,6 +28,9 @@ public:
     /// @brief Tests only: where the trace session of the next runs looks for tracefs (empty, the default: the
     /// mounted one). A directory that is no tracefs makes tracing unavailable while the run goes on.
     void setTraceDirForTest(std::string dir);
+    /// @brief Keeps the raw kernel trace of the next runs' trace sessions in @p capture (null: none), for a
+    /// trace-cmd .dat file (engine/trace/trace_dat.h). Only while not running.
+    void setTraceCapture(std::shared_ptr<TraceDatCapture> capture);
 
     /// @brief Applies a new configuration to the running experiment without restarting the process and
     /// records a marker. Period, policy, priority and hog count change in place; a new waiter or CPU
@@ -49,6 +52,7 @@ private:
     int64_t m_seriesWindowNs = 10'000'000'000;
     LatencyRunSink* m_sink = nullptr;
     std::string m_traceDir;
+    std::shared_ptr<TraceDatCapture> m_traceCapture;
 };
 
 // The host finds a run's pace and its end by their shape (experiment_host.h): a misspelt one would be ignored

@@ -156,6 +156,19 @@ void LatencyRun::ended(int64_t stoppedNs)
 {
     if (m_sinkActive) {
         m_sinkActive = false;
+        // The collector has stopped: this is what the last snapshot carried (it had none without config.trace).
+        bool traced = false;
+        {
+            std::lock_guard lock(m_controlMutex);
+            traced = m_publishedConfig.trace;
+        }
+        std::shared_ptr<const LatencyTracing> tracing;
+        {
+            std::lock_guard guard(m_workersMutex);
+            tracing = traced ? m_tracing : nullptr;
+        }
+        if (tracing)
+            m_sink->onTracing(*tracing);
         m_sink->onRunEnd(stoppedNs);
     }
 }
@@ -241,6 +254,8 @@ Error LatencyRun::startWorker(Worker& w)
     spec.priority = m_config.priority;
     spec.nice = m_config.nice;
     spec.cpu = w.cpu;
+    if (isDeadline(m_config.policy))
+        spec.deadline = m_config.deadlineParams();
     spec.name = kMeasuringThreadName;
     spec.lockStack = !m_env.allLocked();
     const uint64_t firstSeq = w.nextSeq.load(std::memory_order_relaxed);
@@ -402,9 +417,13 @@ LatencyRun::Change LatencyRun::reconfigure(const LatencyConfig& requested, const
 
     const LatencyConfig prev = m_config;
     std::vector<std::string> changes;
-    const bool restart = next.waiter != prev.waiter || nextCpus != m_cpus;
     const bool hogsMove = nextHogCpus != m_hogCpus || next.hogPolicy != prev.hogPolicy || next.hogNice != prev.hogNice;
-    const bool schedChanged = next.policy != prev.policy || next.priority != prev.priority || next.nice != prev.nice;
+    const bool schedChanged = next.policy != prev.policy || next.priority != prev.priority || next.nice != prev.nice ||
+                              (isDeadline(next.policy) && next.deadlineParams() != prev.deadlineParams());
+    // Into, out of or within SCHED_DEADLINE the threads are replaced: a deadline thread is started unpinned (the
+    // root-domain rule, docs/rt-privileges.md), a pinned one cannot become one in place.
+    const bool deadlineChange = schedChanged && (isDeadline(next.policy) || isDeadline(prev.policy));
+    const bool restart = next.waiter != prev.waiter || nextCpus != m_cpus || deadlineChange;
 
     if (!restart && schedChanged) {
         for (size_t i = 0; i < m_workers.size(); ++i) {
@@ -422,10 +441,13 @@ LatencyRun::Change LatencyRun::reconfigure(const LatencyConfig& requested, const
         }
     }
     if (schedChanged)
-        changes.push_back(policyLabel(next.policy, next.priority, next.nice));
+        changes.push_back(policyLabel(next.policy, next.priority, next.nice) +
+                          (isDeadline(next.policy) ? " " + deadlineText(next.deadlineParams()) : std::string()));
     m_config.policy = next.policy;
     m_config.priority = next.priority;
     m_config.nice = next.nice;
+    m_config.runtimeNs = next.runtimeNs;
+    m_config.deadlineNs = next.deadlineNs;
 
     if (next.periodNs != prev.periodNs) {
         m_config.periodNs = next.periodNs;
@@ -500,6 +522,12 @@ LatencyRun::Change LatencyRun::reconfigure(const LatencyConfig& requested, const
             m_config.policy = prev.policy;
             m_config.priority = prev.priority;
             m_config.nice = prev.nice;
+            m_config.runtimeNs = prev.runtimeNs;
+            m_config.deadlineNs = prev.deadlineNs;
+            if (deadlineChange) { // the period is the deadline period: the restored threads declare the old one
+                m_config.periodNs = prev.periodNs;
+                m_periodNs.store(prev.periodNs, std::memory_order_relaxed);
+            }
             m_config.trace = prev.trace;
             m_config.traceThresholdNs = prev.traceThresholdNs;
             m_config.traceTop = prev.traceTop;
@@ -716,6 +744,7 @@ void LatencyRun::startTrace()
     TraceConfig tc;
     tc.cpus = m_cpus;
     tc.tracingDir = m_tracingDir;
+    tc.capture = m_traceCapture;
     const Error e =
         session->start(tc, m_env.topology, [queue](std::span<const TraceEvent> batch) { queue->push(batch); });
     // Recording is on by now: a window that starts before this instant may miss events, so the anatomy counts a

@@ -110,6 +110,9 @@ public:
     virtual void onHogWork(int64_t tNs, uint64_t iterations, double perSecond) = 0;
     /// The measuring threads were replaced (a CPU change): new aggregates, thread i now on @p cpus[i].
     virtual void onRestart(int64_t tNs, const std::vector<int>& cpus) = 0;
+    /// The run's tracing as its last snapshot carried it (LatencySnapshot::tracing), just before onRunEnd; only when
+    /// that snapshot had one. Recordings keep it so that a replay shows the anatomy (docs/recording-format.md).
+    virtual void onTracing(const LatencyTracing& tracing) { (void)tracing; }
     virtual void onRunEnd(int64_t stopNs) = 0;
 };
 
@@ -147,6 +150,8 @@ public:
     void setSeriesWindow(int64_t ns) { m_seriesWindowNs.store(ns, std::memory_order_relaxed); }
     /// @brief Where the trace session looks for tracefs (TraceConfig::tracingDir; empty: the mounted one).
     void setTracingDir(std::string dir) { m_tracingDir = std::move(dir); }
+    /// @brief Where every trace session of the run also keeps its raw sub-buffers (TraceConfig::capture).
+    void setTraceCapture(std::shared_ptr<TraceDatCapture> capture) { m_traceCapture = std::move(capture); }
 
     /// @brief Holds cpu_dma_latency if asked, starts the hogs, the trace session (config.trace), then the measuring
     /// threads; tells the sink and records the start marker. On failure the host calls stop(). A trace session
@@ -308,6 +313,7 @@ private:
     // Tracing. m_trace: the control thread's. m_traceQueue, m_anatomy, m_tracing: the collector's, changed by the
     // control thread only with m_workersMutex held. m_traceState: guarded by m_controlMutex.
     std::string m_tracingDir;
+    std::shared_ptr<TraceDatCapture> m_traceCapture;
     std::unique_ptr<TraceSession> m_trace;
     std::shared_ptr<TraceQueue> m_traceQueue; ///< null while untraced; the reader's handler holds it too
     std::vector<std::vector<TraceEvent>> m_traceTaken;

@@ -11,19 +11,76 @@
 
 namespace rtscope {
 
+namespace {
+
+// A duration the settings parser reads back exactly: the largest unit that divides it ("200us", "1ms", "1500ns").
+std::string sweepDurationText(int64_t ns)
+{
+    if (ns != 0 && ns % 1'000'000 == 0)
+        return std::to_string(ns / 1'000'000) + "ms";
+    if (ns != 0 && ns % 1000 == 0)
+        return std::to_string(ns / 1000) + "us";
+    return std::to_string(ns) + "ns";
+}
+
+// "deadline:RUNTIME[/DEADLINE]": the part after the colon.
+bool parseSweepDeadline(const std::string& item, const std::string& params, SweepSetting& s, std::string& error)
+{
+    const size_t slash = params.find('/');
+    const auto runtime = parseDuration(params.substr(0, slash));
+    const auto deadline =
+        slash == std::string::npos ? std::optional<int64_t>(0) : parseDuration(params.substr(slash + 1));
+    if (!runtime || !deadline) {
+        error = "settings: '" + item +
+                "' needs deadline:RUNTIME or deadline:RUNTIME/DEADLINE with durations, e.g. "
+                "deadline:200us/1ms";
+        return false;
+    }
+    s.runtimeNs = *runtime;
+    s.deadlineNs = *deadline;
+    return true;
+}
+
+} // namespace
+
+std::string SweepSetting::label() const
+{
+    if (isDeadline(policy))
+        return policyLabel(policy, 0) + ' ' + formatDuration(runtimeNs) + '/' +
+               (deadlineNs != 0 ? formatDuration(deadlineNs) : std::string("period"));
+    return policyLabel(policy, priority);
+}
+
+LatencyConfig SweepSetting::applyTo(LatencyConfig base) const
+{
+    base.policy = policy;
+    base.priority = priority;
+    base.runtimeNs = runtimeNs;
+    base.deadlineNs = deadlineNs;
+    return base;
+}
+
 bool parseSweepSettings(std::string_view text, std::vector<SweepSetting>& out, std::string& error)
 {
     out.clear();
     for (const std::string& item : splitList(text)) {
         const size_t colon = item.find(':');
         const std::string name = item.substr(0, colon);
-        auto policy = parsePolicy(name);
+        auto policy = parseLatencyPolicy(name);
         if (!policy) {
-            error = "settings: '" + item + "' is not a policy; use other, batch, idle, fifo:PRIO or rr:PRIO";
+            error = "settings: '" + item +
+                    "' is not a policy; use other, batch, idle, fifo:PRIO, rr:PRIO or deadline:RUNTIME/DEADLINE";
             return false;
         }
         SweepSetting s{*policy, 0};
-        if (colon != std::string::npos) {
+        if (isDeadline(*policy)) {
+            if (colon == std::string::npos) {
+                error = "settings: '" + item + "' needs a runtime, e.g. deadline:200us/1ms";
+                return false;
+            }
+            if (!parseSweepDeadline(item, item.substr(colon + 1), s, error))
+                return false;
+        } else if (colon != std::string::npos) {
             const std::string prio = item.substr(colon + 1);
             auto [p, ec] = std::from_chars(prio.data(), prio.data() + prio.size(), s.priority);
             if (ec != std::errc() || p != prio.data() + prio.size()) {
@@ -60,9 +117,7 @@ std::vector<std::string> SweepConfig::validate(const CpuTopology& cpus) const
         out.push_back("load-cmd must be at most " + std::to_string(kMaxLoadCmdChars) + " characters (got " +
                       std::to_string(loadCmd.size()) + ")");
     for (const SweepSetting& s : settings) {
-        LatencyConfig c = base;
-        c.policy = s.policy;
-        c.priority = s.priority;
+        LatencyConfig c = s.applyTo(base);
         c.durationNs = std::clamp(eachNs, LatencyConfig::kMinDurationNs, LatencyConfig::kMaxDurationNs);
         for (const std::string& e : c.validate(cpus))
             out.push_back(s.label() + ": " + e);
@@ -78,6 +133,9 @@ std::string sweepSettingsText(const std::vector<SweepSetting>& settings)
         text += policyName(s.policy);
         if (isRealtime(s.policy))
             text += ":" + std::to_string(s.priority);
+        if (isDeadline(s.policy))
+            text += ":" + sweepDurationText(s.runtimeNs) +
+                    (s.deadlineNs != 0 ? "/" + sweepDurationText(s.deadlineNs) : std::string());
     }
     return text;
 }

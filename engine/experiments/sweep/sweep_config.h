@@ -19,11 +19,17 @@ struct CpuTopology;
 struct SweepSetting {
     Policy policy = Policy::Other;
     int priority = 0;
-    std::string label() const { return policyLabel(policy, priority); }
+    int64_t runtimeNs = 0;  ///< policy deadline: runtime per period (the base config's period)
+    int64_t deadlineNs = 0; ///< policy deadline: 0 = the period
+    /// @brief "FIFO 80", "DEADLINE 200.0 us/1.00 ms".
+    std::string label() const;
+    /// @brief @p base with this setting's policy, priority and deadline parameters.
+    LatencyConfig applyTo(LatencyConfig base) const;
     bool operator==(const SweepSetting&) const = default;
 };
 
-/// @brief "other,fifo:1,fifo:50,rr:10" → settings; false with @p error naming the bad item.
+/// @brief "other,fifo:1,fifo:50,rr:10,deadline:200us/1ms" → settings; false with @p error naming the bad item.
+/// deadline:RUNTIME[/DEADLINE] takes the base config's period as its period.
 bool parseSweepSettings(std::string_view text, std::vector<SweepSetting>& out, std::string& error);
 
 struct SweepConfig {
@@ -41,7 +47,8 @@ struct SweepConfig {
     std::vector<std::string> validate(const CpuTopology& cpus) const;
 };
 
-/// @brief "other,fifo:1,fifo:80": the --settings text of @p settings (parseSweepSettings reads it back).
+/// @brief "other,fifo:1,fifo:80,deadline:200us/1ms": the --settings text of @p settings (parseSweepSettings reads it
+/// back).
 std::string sweepSettingsText(const std::vector<SweepSetting>& settings);
 
 nlohmann::json toJson(const SweepConfig& c);

@@ -86,9 +86,7 @@ void SweepRun::run()
     }
     for (size_t i = 0; i < m_config.settings.size() && !m_cancel; ++i) {
         const SweepSetting& setting = m_config.settings[i];
-        LatencyConfig c = m_config.base;
-        c.policy = setting.policy;
-        c.priority = setting.priority;
+        const LatencyConfig c = setting.applyTo(m_config.base);
         LatencyExperiment exp;
         SweepResult result;
         result.setting = setting;
@@ -137,11 +135,12 @@ Error SweepExperiment::checkRealtimeSettings(const SweepConfig& config, const Cp
 {
     const int cpu = config.base.resolvedCpus(topology).front();
     for (const SweepSetting& s : config.settings) {
-        if (!isRealtime(s.policy))
+        if (!isRealtime(s.policy) && !isDeadline(s.policy))
             continue;
         ThreadSpec spec;
         spec.policy = s.policy;
         spec.priority = s.priority;
+        spec.deadline = s.applyTo(config.base).deadlineParams();
         spec.cpu = cpu;
         spec.name = kMeasuringThreadName;
         if (Error e = tryThreadSpec(spec))

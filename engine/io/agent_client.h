@@ -1,0 +1,104 @@
+#pragma once
+/// @file The controller's side of the agent protocol (docs/remote.md): a connection to `rtscope agent` over two
+/// file descriptors, whatever carries them (a child's pipes here; an ssh session or a TCP socket are other ways to
+/// get the same two descriptors). Used by `rtscope latency --target-cmd`; made for the desktop app as well: every
+/// call is thread-safe and none blocks longer than its timeout.
+#include "engine/io/agent_protocol.h"
+#include "engine/util/error.h"
+
+#include <nlohmann/json.hpp>
+
+#include <condition_variable>
+#include <cstdint>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <sys/types.h>
+#include <thread>
+#include <vector>
+
+namespace rtscope {
+
+/// @brief An agent started as a child process: `/bin/sh -c COMMAND` with its stdin and stdout on pipes and its
+/// stderr shared with ours (the agent's messages pass through).
+struct AgentProcess {
+    pid_t pid = -1;
+    int toAgent = -1;   ///< the agent's stdin
+    int fromAgent = -1; ///< the agent's stdout
+};
+/// @brief Starts @p command; the descriptors go to an AgentClient, which owns them from then on.
+Error spawnAgentProcess(const std::string& command, AgentProcess& out);
+/// @brief Waits up to @p timeoutMs for the child to exit (its stdin closed, it stops and leaves), then kills it.
+/// Returns its wait status, or -1.
+int reapAgentProcess(pid_t pid, int timeoutMs);
+
+class AgentClient {
+public:
+    /// @brief Takes ownership of both descriptors (they may be the same one, a socket).
+    AgentClient(int readFd, int writeFd);
+    /// @brief Closes the connection (the agent sees EOF and stops its run) and joins the reading thread.
+    ~AgentClient();
+    AgentClient(const AgentClient&) = delete;
+    AgentClient& operator=(const AgentClient&) = delete;
+
+    /// @brief Starts the reading thread, waits for the agent's hello, checks the protocol version and answers it.
+    Error connect(int timeoutMs);
+    /// @brief The agent's hello (protocol, version, probe); null before connect().
+    nlohmann::json agentHello() const;
+
+    /// @brief Asks the agent to run @p experiment (the registry's name) with @p config (the preset JSON); waits
+    /// for Started (returns {} and the config as run in @p started) or an Error frame (its kind and sentence).
+    Error start(std::string_view experiment, const nlohmann::json& config, int timeoutMs, nlohmann::json* started);
+    Error reconfigure(const nlohmann::json& config);
+    Error stop();
+    /// @brief Closes our sending side: the agent sees EOF, stops whatever runs and exits.
+    void closeSending();
+
+    /// @brief The Ended frame arrived, or the connection is gone (connectionError() says why).
+    bool ended() const;
+    bool waitEnded(int timeoutMs);
+    /// @brief The Ended frame's payload; null if none came.
+    nlohmann::json endedInfo() const;
+    /// @brief Why the connection was given up ("the agent closed the connection", "no frame from the agent for
+    /// 5 s"), empty while it is up.
+    std::string connectionError() const;
+    /// @brief Error frames received since the last start() (their sentences).
+    std::vector<std::string> errors() const;
+
+    /// @brief The run's .rtrec bytes received so far (Recording frames, concatenated).
+    std::string recording() const;
+    uint64_t recordingBytes() const;
+    /// @brief The latest Status frame with a number that increases with each; nullopt if none newer than
+    /// @p afterGeneration.
+    std::optional<nlohmann::json> status(uint64_t afterGeneration, uint64_t& generation) const;
+
+private:
+    void readerLoop();
+    void handle(const AgentFrame& frame);
+    void lose(std::string why);
+
+    int m_readFd;
+    int m_writeFd;
+    AgentFrameWriter m_writer;
+    int m_wakePipe[2] = {-1, -1}; ///< wakes the reader to leave
+
+    mutable std::mutex m_mutex;
+    std::condition_variable m_changed;
+    nlohmann::json m_hello;
+    bool m_haveHello = false;
+    std::optional<nlohmann::json> m_started;
+    std::optional<std::pair<std::string, std::string>> m_startError; ///< kind, sentence
+    bool m_awaitingStart = false;
+    nlohmann::json m_ended;
+    bool m_haveEnded = false;
+    std::string m_lost;
+    std::vector<std::string> m_errors;
+    std::string m_recording;
+    nlohmann::json m_status;
+    uint64_t m_statusGeneration = 0;
+    bool m_sendingClosed = false;
+    std::thread m_reader;
+};
+
+} // namespace rtscope

@@ -1,0 +1,147 @@
+#pragma once
+/// @file The agent protocol (docs/remote.md): the frames `rtscope agent --stdio` and its controller exchange over a
+/// pair of file descriptors (a pipe to a child, an ssh session, later a TCP socket). Framing, limits and the
+/// payload of each frame are here, so the agent, the CLI client and any later transport share one definition.
+///
+///     frame := length:u32 (little-endian, the payload's bytes)  type:u8  payload[length]
+///
+/// A payload is at most kMaxAgentPayload bytes; JSON payloads are UTF-8 objects.
+#include "engine/experiments/latency/latency_run.h"
+#include "engine/util/error.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cstddef>
+#include <cstdint>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace rtscope {
+
+/// @brief The protocol this build speaks; a hello with another is refused with both numbers named.
+inline constexpr int kAgentProtocolVersion = 1;
+/// @brief The largest payload a frame may carry: 1 MiB. A recording chunk larger than this is split.
+inline constexpr uint32_t kMaxAgentPayload = uint32_t(1) << 20;
+/// @brief length (4) + type (1).
+inline constexpr size_t kAgentFrameHeaderBytes = 5;
+/// @brief Each side sends a heartbeat this often when it has sent nothing else…
+inline constexpr int kAgentHeartbeatMs = 1000;
+/// @brief …and gives the other up after this long without any frame from it.
+inline constexpr int kAgentHeartbeatTimeoutMs = 5000;
+
+enum class AgentFrameType : uint8_t {
+    Hello = 1,       ///< both ways, first: {"protocol", "version", "probe" (the agent's only)}
+    Start = 2,       ///< controller: {"experiment": "latency", "config": {…the preset JSON…}}
+    Reconfigure = 3, ///< controller: {"config": {…}} (latency, while running)
+    Stop = 4,        ///< controller: empty
+    Heartbeat = 5,   ///< both ways: empty
+    Error = 6,       ///< agent: {"kind": "protocol"|"invalid-config"|"permission"|"failure", "message": sentence}
+    Recording = 7,   ///< agent: the next bytes of the run's .rtrec stream (docs/recording-format.md)
+    Status = 8,      ///< agent: {"threads": [{cpu, tid, samples, min_ns, last_ns, mean_ns, max_ns}], …} while running
+    Started = 9,     ///< agent: {"experiment", "config" (as run, CPUs resolved), "label"}
+    Ended = 10,      ///< agent: {"finished", "error", "memory_lock", "dma_latency_note", "dma_latency_held"}
+};
+
+/// @brief "hello", "start", …; "type 42" for a type this build does not know.
+std::string agentFrameName(uint8_t type);
+/// @brief True for a type this build knows.
+bool knownAgentFrameType(uint8_t type);
+
+struct AgentFrame {
+    AgentFrameType type = AgentFrameType::Heartbeat;
+    std::string payload;
+    /// @brief The payload as a JSON object, or an empty optional and @p error set ("start: payload is not a JSON
+    /// object: …").
+    std::optional<nlohmann::json> json(std::string& error) const;
+};
+
+/// @brief One frame's bytes. @p payload must be at most kMaxAgentPayload bytes (the caller splits).
+std::string encodeAgentFrame(AgentFrameType type, std::string_view payload);
+std::string encodeAgentJsonFrame(AgentFrameType type, const nlohmann::json& payload);
+
+/// @brief Cuts a byte stream into frames, however the bytes arrive (one byte at a time, many frames at once).
+///
+/// Hostile input never makes it allocate more than one payload limit, nor stop: a frame of an unknown type is
+/// consumed and reported; a length above the limit is reported, and since nothing after it can be trusted to be a
+/// frame boundary, every byte buffered so far is dropped (the stream resynchronises at the next read, which is
+/// where a well-behaved peer's next frame starts, as each frame is written whole).
+class AgentFrameDecoder {
+public:
+    /// @brief Appends @p bytes (what one read() gave).
+    void feed(std::string_view bytes);
+    enum class Result { Frame, NeedMore, Bad };
+    /// @brief The next complete frame (Frame), nothing yet (NeedMore), or a bad one (Bad, @p error names what was
+    /// wrong: "frame of 4294967295 bytes exceeds the 1048576-byte limit", "unknown frame type 42").
+    Result next(AgentFrame& frame, std::string& error);
+    /// @brief Bytes of an unfinished frame: at end of stream, non-zero means the stream was cut inside a frame.
+    size_t pending() const { return m_buffer.size() - m_offset; }
+
+private:
+    std::string m_buffer;
+    size_t m_offset = 0;
+};
+
+/// @brief Writes whole frames to a file descriptor; safe from several threads (the agent's recorder thread and its
+/// control loop share stdout). A write that cannot proceed for kAgentHeartbeatTimeoutMs (the peer stopped
+/// reading) fails rather than block forever; so does one after an earlier failure.
+class AgentFrameWriter {
+public:
+    explicit AgentFrameWriter(int fd)
+        : m_fd(fd)
+    {}
+    Error send(AgentFrameType type, std::string_view payload);
+    Error sendJson(AgentFrameType type, const nlohmann::json& payload);
+    /// @brief @p bytes as Recording frames of at most kMaxAgentPayload each.
+    Error sendChunked(AgentFrameType type, std::string_view bytes);
+    /// @brief No more frames: closes the descriptor (@p socketShared: shuts down its sending side only, the same
+    /// descriptor is read). Later sends fail.
+    void close(bool socketShared);
+    /// @brief When the last frame was sent (nowNs()), for the heartbeat.
+    int64_t lastSentNs() const;
+    bool failed() const;
+
+private:
+    Error writeAll(std::string_view bytes);
+    int m_fd;
+    mutable std::mutex m_mutex;
+    int64_t m_lastSentNs = 0;
+    std::string m_failure;
+};
+
+/// @brief The hello frame's payload for this build; @p probe is the system probe's JSON and @p host the machine's
+/// name (the agent's), or null and empty (the controller's).
+nlohmann::json agentHello(const nlohmann::json& probe, const std::string& host = {});
+/// @brief Empty when @p hello speaks kAgentProtocolVersion, else the refusal naming both versions ("the agent
+/// speaks protocol 2, this rtscope 1").
+std::string agentProtocolMismatch(const nlohmann::json& hello, const std::string& peer);
+
+/// @brief An Error frame's payload.
+nlohmann::json agentError(std::string_view kind, std::string_view message);
+/// @brief The "kind" of an Error frame for an engine error.
+std::string_view agentErrorKind(ErrorKind kind);
+/// @brief Back: "invalid-config" → InvalidConfig, "permission" → Permission, anything else System.
+ErrorKind errorKindOfAgentError(std::string_view kind);
+
+/// @brief One measuring thread's line of a latency Status frame: what cyclictest's status line shows.
+struct AgentLatencyStatusThread {
+    int cpu = -1;
+    int tid = 0;
+    uint64_t samples = 0;
+    int64_t minNs = 0;
+    int64_t lastNs = 0;
+    double meanNs = 0;
+    int64_t maxNs = 0;
+};
+struct AgentLatencyStatus {
+    int priority = 0;
+    int64_t periodNs = 0;
+    std::vector<AgentLatencyStatusThread> threads;
+};
+/// @brief A latency Status frame's payload from a live snapshot, and back (a field of the wrong type: nullopt).
+nlohmann::json agentLatencyStatusJson(const LatencySnapshot& snapshot);
+std::optional<AgentLatencyStatus> agentLatencyStatusFromJson(const nlohmann::json& j);
+
+} // namespace rtscope

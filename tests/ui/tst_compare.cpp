@@ -1,0 +1,220 @@
+// The compare window (File › Compare results…, `rtscope --compare`): three results made here — two histfiles with
+// different maxima written with the engine's own writer, one JSON — give three rows sorted by the worst maximum, with
+// the figures worked out by hand from the bins below, one curve each; a file that is no result gets its sentence and
+// the others still show. And the --compare option's parsing.
+#include "engine/io/cyclictest_format.h"
+#include "tests/common/test_main.h"
+#include "ui/app/gui_options.h"
+#include "ui/compare/compare_table_model.h"
+#include "ui/compare/compare_window.h"
+#include "ui/plot/histogram_chart.h"
+
+#include <QFile>
+#include <QSignalSpy>
+#include <QTableView>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <nlohmann/json.hpp>
+#include <sys/utsname.h>
+
+using namespace rtscope;
+
+namespace {
+
+// A thread with @p bins (whole µs) and @p overflows samples at or past the last bin, the largest @p maxUs.
+CyclictestThread compareTestThread(std::vector<uint64_t> bins, uint64_t overflows, int64_t minUs, int64_t maxUs)
+{
+    CyclictestThread t;
+    t.bins = std::move(bins);
+    t.overflows = overflows;
+    t.cycles = overflows;
+    for (uint64_t n : t.bins)
+        t.cycles += n;
+    t.minUs = minUs;
+    t.maxUs = maxUs;
+    t.avgUs = double(minUs);
+    return t;
+}
+
+std::vector<uint64_t> compareTestBins(size_t size, std::initializer_list<std::pair<size_t, uint64_t>> filled)
+{
+    std::vector<uint64_t> bins(size, 0);
+    for (const auto& [bin, n] : filled)
+        bins[bin] = n;
+    return bins;
+}
+
+QString cell(const QTableView* table, int row, int column)
+{
+    return table->model()->index(row, column).data().toString();
+}
+
+} // namespace
+
+class TestCompare : public QObject {
+    Q_OBJECT
+    QTemporaryDir m_dir;
+    QString m_quiet, m_noisy, m_json, m_garbage;
+
+    QString write(const QString& name, const std::string& bytes)
+    {
+        const QString path = m_dir.filePath(name);
+        QFile f(path);
+        if (!f.open(QIODevice::WriteOnly) || f.write(bytes.data(), qint64(bytes.size())) != qint64(bytes.size()))
+            qFatal("cannot write %s", qPrintable(path));
+        return path;
+    }
+
+private slots:
+    void initTestCase()
+    {
+        QVERIFY(m_dir.isValid());
+        // quiet.hist, 1000 samples: 900 at 10 µs, 90 at 20, 9 at 50, 1 at 80 (max 80, no overflow).
+        // p50 = 10 (rank 500), p99 = 20 (rank 990), p99.9 = 50 (rank 999), p99.99 = 80 (rank 1000).
+        CyclictestData quiet;
+        quiet.threads.push_back(
+            compareTestThread(compareTestBins(100, {{10, 900}, {20, 90}, {50, 9}, {80, 1}}), 0, 10, 80));
+        m_quiet = write("quiet.hist", writeCyclictestHistogram(quiet));
+        // noisy.hist, two threads of 100 bins summed to 1000 samples: 990 at 5 µs, 5 at 30, 5 past the last bin with
+        // the maximum 250. p50 = p99 = 5 (ranks 500, 990), p99.9 and p99.99 (ranks 999, 1000) lie among the
+        // overflows: "> last bin".
+        CyclictestData noisy;
+        noisy.threads.push_back(compareTestThread(compareTestBins(100, {{5, 500}, {30, 5}}), 5, 5, 250));
+        noisy.threads.push_back(compareTestThread(compareTestBins(100, {{5, 490}}), 0, 5, 5));
+        m_noisy = write("noisy.hist", writeCyclictestHistogram(noisy));
+        // board.json, 100 samples on CPU 1: 99 at 3 µs, 1 at 7. p50 = p99 = 3 (ranks 50, 99), p99.9 = p99.99 = 7.
+        CyclictestData board;
+        board.threads.push_back(compareTestThread(compareTestBins(8, {{3, 99}, {7, 1}}), 0, 3, 7));
+        board.threads.back().cpu = 1;
+        m_json = write("board.json", cyclictestJson(board, "cyclictest -h 8", 0, 0).dump(2));
+        m_garbage = write("notes.txt", "these are my notes, not a latency result\n");
+    }
+
+    void threeFilesSortedByWorstMax()
+    {
+        CompareWindow w;
+        QSignalSpy loaded(&w, &CompareWindow::loaded);
+        QVERIFY(w.load({m_json, m_quiet, m_noisy}));
+        QVERIFY(w.isLoading() || loaded.count() == 1);
+        QVERIFY(loaded.count() == 1 || loaded.wait(10000));
+        QCOMPARE(loaded.first().at(0).toInt(), 3);
+        QVERIFY(w.problems().isEmpty());
+
+        const QTableView* t = w.table();
+        QCOMPARE(t->model()->rowCount(), 3);
+        using C = CompareTableModel;
+        const QStringList order{cell(t, 0, C::File), cell(t, 1, C::File), cell(t, 2, C::File)};
+        QCOMPARE(order, (QStringList{"noisy.hist", "quiet.hist", "board.json"}));
+
+        // noisy.hist
+        QCOMPARE(cell(t, 0, C::Samples), QString("1 000"));
+        QCOMPARE(cell(t, 0, C::P50), QString("5"));
+        QCOMPARE(cell(t, 0, C::P99), QString("5"));
+        QVERIFY2(cell(t, 0, C::P999).startsWith("> last bin"), qPrintable(cell(t, 0, C::P999)));
+        QVERIFY2(cell(t, 0, C::P9999).startsWith("> last bin"), qPrintable(cell(t, 0, C::P9999)));
+        QVERIFY(cell(t, 0, C::P999).contains("100"));
+        QCOMPARE(cell(t, 0, C::Max), QString("250"));
+        QCOMPARE(cell(t, 0, C::Overflows), QString("5"));
+        QCOMPARE(cell(t, 0, C::Host), QString("unknown")); // cyclictest's text names no machine
+        QCOMPARE(cell(t, 0, C::Kernel), QString("unknown"));
+        QVERIFY2(cell(t, 0, C::Cpus).contains("unknown"), qPrintable(cell(t, 0, C::Cpus)));
+        // quiet.hist
+        QCOMPARE(cell(t, 1, C::Samples), QString("1 000"));
+        QCOMPARE(cell(t, 1, C::P50), QString("10"));
+        QCOMPARE(cell(t, 1, C::P99), QString("20"));
+        QCOMPARE(cell(t, 1, C::P999), QString("50"));
+        QCOMPARE(cell(t, 1, C::P9999), QString("80"));
+        QCOMPARE(cell(t, 1, C::Max), QString("80"));
+        QCOMPARE(cell(t, 1, C::Overflows), QString("0"));
+        // board.json: its sysinfo names this machine (cyclictestJson describes the machine that writes it).
+        utsname uts{};
+        QCOMPARE(uname(&uts), 0);
+        QCOMPARE(cell(t, 2, C::Host), QString(uts.nodename));
+        QCOMPARE(cell(t, 2, C::Kernel), QString(uts.release));
+        QCOMPARE(cell(t, 2, C::Cpus), QString("1"));
+        QCOMPARE(cell(t, 2, C::Samples), QString("100"));
+        QCOMPARE(cell(t, 2, C::P50), QString("3"));
+        QCOMPARE(cell(t, 2, C::P99), QString("3"));
+        QCOMPARE(cell(t, 2, C::P999), QString("7"));
+        QCOMPARE(cell(t, 2, C::P9999), QString("7"));
+        QCOMPARE(cell(t, 2, C::Max), QString("7"));
+
+        // One curve per file, in the order given; the noisy one draws its bins and its maximum, and says how many
+        // overflows it could not draw.
+        HistogramChart* chart = w.chart();
+        QCOMPARE(chart->overlayCount(), 3);
+        QVERIFY2(chart->overlayName(0).startsWith("board.json"), qPrintable(chart->overlayName(0)));
+        QVERIFY2(chart->overlayName(1).startsWith("quiet.hist"), qPrintable(chart->overlayName(1)));
+        QVERIFY2(chart->overlayName(2).contains("noisy.hist") && chart->overlayName(2).contains("4 > 100 µs not drawn"),
+                 qPrintable(chart->overlayName(2)));
+        for (int i = 0; i < 3; ++i)
+            QVERIFY(!chart->overlayPoints(i).isEmpty());
+
+        // Sortable: by p50, lowest first.
+        w.table()->sortByColumn(C::P50, Qt::AscendingOrder);
+        QCOMPARE(cell(t, 0, C::File), QString("board.json"));
+        QCOMPARE(cell(t, 1, C::File), QString("noisy.hist"));
+        QCOMPARE(cell(t, 2, C::File), QString("quiet.hist"));
+        // By p99.9, highest first: the one beyond its last bin (≥ 100 µs) above 50 µs.
+        w.table()->sortByColumn(C::P999, Qt::DescendingOrder);
+        QCOMPARE(cell(t, 0, C::File), QString("noisy.hist"));
+    }
+
+    void aFileThatIsNoResultIsNamedAndTheOthersShow()
+    {
+        CompareWindow w;
+        QSignalSpy loaded(&w, &CompareWindow::loaded);
+        QVERIFY(w.load({m_quiet, m_garbage, m_json}));
+        QVERIFY(loaded.count() == 1 || loaded.wait(10000));
+        QCOMPARE(loaded.first().at(0).toInt(), 2);
+        QCOMPARE(w.problems().size(), 1);
+        const QString why = w.problems().first();
+        QVERIFY2(why.startsWith("notes.txt: ") && why.contains("not a cyclictest histogram"), qPrintable(why));
+        QCOMPARE(w.table()->model()->rowCount(), 2);
+        QCOMPARE(w.chart()->overlayCount(), 2);
+        const auto* label = w.findChild<QLabel*>("compareProblems");
+        QVERIFY(label);
+        QVERIFY(label->text().contains(why));
+
+        // A missing file is named too.
+        const QString gone = m_dir.filePath("gone.json");
+        QVERIFY(w.load({gone}));
+        QVERIFY(loaded.wait(10000));
+        QCOMPARE(loaded.last().at(0).toInt(), 0);
+        QVERIFY2(w.problems().first().startsWith("gone.json: cannot read it"), qPrintable(w.problems().first()));
+        QCOMPARE(w.table()->model()->rowCount(), 0);
+    }
+
+    void compareOption()
+    {
+        QStringList problems;
+        GuiOptions o;
+        problems = parseGuiOptions({"rtscope", "--compare", m_json, m_quiet, m_noisy}, o);
+        QVERIFY2(problems.isEmpty(), qPrintable(problems.join('\n')));
+        QCOMPARE(o.compare, (QStringList{m_json, m_quiet, m_noisy}));
+        QVERIFY(o.open.isEmpty()); // the files are compared, not opened
+
+        // Options may come first; a file that cannot be read is the window's to say, so it passes here.
+        GuiOptions withTheme;
+        const QString gone = m_dir.filePath("gone.hist");
+        problems = parseGuiOptions({"rtscope", "--theme", "dark", "--compare", m_quiet, gone}, withTheme);
+        QVERIFY2(problems.isEmpty(), qPrintable(problems.join('\n')));
+        QCOMPARE(withTheme.compare, (QStringList{m_quiet, gone}));
+        QCOMPARE(withTheme.theme, QString("dark"));
+
+        GuiOptions none;
+        problems = parseGuiOptions({"rtscope", "--compare"}, none);
+        QCOMPARE(problems.size(), 1);
+        QVERIFY2(problems.first().startsWith("compare needs the files"), qPrintable(problems.first()));
+
+        // The screenshot may not be written over a compared file.
+        GuiOptions overwrite;
+        problems = parseGuiOptions({"rtscope", "--screenshot", m_quiet, "--compare", m_quiet}, overwrite);
+        QCOMPARE(problems.size(), 1);
+        QVERIFY2(problems.first().contains("--compare"), qPrintable(problems.first()));
+    }
+};
+
+RTSCOPE_TEST_MAIN(TestCompare)
+#include "tst_compare.moc"

@@ -1,0 +1,37 @@
+#pragma once
+// The comparison's table: a row per file (file, host, kernel, CPUs, samples, p50 … p99.99, max, overflows). Sorting
+// is the view's (a QSortFilterProxyModel on SortRole), worst maximum first by default.
+#include "ui/compare/compare_data.h"
+
+#include <QAbstractTableModel>
+#include <QColor>
+
+#include <vector>
+
+namespace rtscope {
+
+class CompareTableModel : public QAbstractTableModel {
+    Q_OBJECT
+public:
+    enum Column { File, Host, Kernel, Cpus, Samples, P50, P99, P999, P9999, Max, Overflows, ColumnCount };
+    /// What a column sorts by: µs or counts as numbers (a percentile beyond the last bin just past the bins' end,
+    /// above every value inside them), the text otherwise.
+    static constexpr int SortRole = Qt::UserRole + 1;
+
+    explicit CompareTableModel(QObject* parent = nullptr);
+
+    /// @p colors[i] is the colour of @p results[i]'s curve (a swatch in its File cell).
+    void setResults(std::vector<ComparedResult> results, std::vector<QColor> colors);
+    const std::vector<ComparedResult>& results() const { return m_results; }
+
+    int rowCount(const QModelIndex& parent = {}) const override;
+    int columnCount(const QModelIndex& parent = {}) const override;
+    QVariant data(const QModelIndex& index, int role) const override;
+    QVariant headerData(int section, Qt::Orientation orientation, int role) const override;
+
+private:
+    std::vector<ComparedResult> m_results;
+    std::vector<QColor> m_colors;
+};
+
+} // namespace rtscope
