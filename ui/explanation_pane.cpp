@@ -2,6 +2,7 @@
 
 #include "engine/rt/system_probe.h"
 #include "engine/util/units.h"
+#include "ui/common/text_format.h"
 #include "ui/experiment_page.h"
 
 #include <QFontMetrics>
@@ -53,7 +54,7 @@ QString slackSentence(const SystemProbe& p)
 {
     return QObject::tr("<b>Timer slack</b> of this process: <b>%1</b>; a sleeping SCHED_OTHER thread may wake up "
                        "that much late. SCHED_FIFO and SCHED_RR threads get zero slack.")
-        .arg(QString::fromStdString(formatDuration(p.timerSlackNs)));
+        .arg(durationQt(p.timerSlackNs));
 }
 
 ExplanationPane::ExplanationPane(QWidget* parent)

@@ -564,23 +564,6 @@ WakeupAnatomy analyzeWakeup(const WakeupQuery& query, std::span<const TraceEvent
     return a;
 }
 
-std::string withMicroSign(std::string_view text)
-{
-    std::string out;
-    out.reserve(text.size() + 8);
-    for (size_t i = 0; i < text.size(); ++i) {
-        const bool unit = text.compare(i, 3, " us") == 0 && i > 0 && text[i - 1] >= '0' && text[i - 1] <= '9' &&
-                          (i + 3 == text.size() || !std::isalnum(static_cast<unsigned char>(text[i + 3])));
-        if (unit) {
-            out += " \u00b5s";
-            i += 2;
-        } else {
-            out += text[i];
-        }
-    }
-    return out;
-}
-
 std::string anatomyVerdict(const WakeupAnatomy& a, MicroUnit unit)
 {
     // formatDuration() writes "us"; the names of tasks and handlers are never touched.

@@ -145,8 +145,6 @@ std::span<const TraceEvent> wakeupWindow(std::span<const TraceEvent> sorted, con
 
 /// @brief How a text writes microseconds: "us" (the CLI and JSON, ASCII like cyclictest) or "µs" (the desktop app).
 enum class MicroUnit : uint8_t { Ascii, Sign };
-/// @brief @p text with every "us" that follows a number ("4.0 us") written as "µs"; the rest unchanged.
-std::string withMicroSign(std::string_view text);
 
 /// @brief One paragraph on @p anatomy, its largest part first: "1.21 ms late on CPU 1: 1.18 ms waiting for
 /// stress-ng-cpu (pid 4242, nice 0 (OTHER/BATCH)) to leave the CPU; timer IRQ 4.0 us after the deadline; …".

@@ -1,6 +1,7 @@
 #include "engine/util/units.h"
 
 #include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <cstdio>
 
@@ -236,6 +237,23 @@ std::string formatFixed(double v, int decimals)
 std::string formatLimit(int64_t v)
 {
     return v < 0 ? "unlimited" : std::to_string(v);
+}
+
+std::string withMicroSign(std::string_view text)
+{
+    std::string out;
+    out.reserve(text.size() + 8);
+    for (size_t i = 0; i < text.size(); ++i) {
+        const bool unit = text.compare(i, 3, " us") == 0 && i > 0 && text[i - 1] >= '0' && text[i - 1] <= '9' &&
+                          (i + 3 == text.size() || !std::isalnum(static_cast<unsigned char>(text[i + 3])));
+        if (unit) {
+            out += " \u00b5s";
+            i += 2;
+        } else {
+            out += text[i];
+        }
+    }
+    return out;
 }
 
 } // namespace rtscope

@@ -17,6 +17,9 @@ std::optional<int64_t> parseDuration(std::string_view text, int64_t bareUnitNs);
 
 /// @brief Human form with a unit chosen for readability: "850 ns", "12.3 us", "1.50 ms", "2.000 s".
 std::string formatDuration(int64_t ns);
+/// @brief @p text with every "us" that follows a number ("4.0 us") written as "µs"; the rest unchanged. The engine and
+/// the CLI write ASCII "us" like cyclictest; the desktop app writes "µs" (ui/common/text_format.h applies this).
+std::string withMicroSign(std::string_view text);
 
 /// @brief Parses a CPU list "0,2-3" (or "all" when @p allCpus is given) into sorted unique CPU numbers.
 std::optional<std::vector<int>> parseCpuList(std::string_view text, const std::vector<int>& allCpus);

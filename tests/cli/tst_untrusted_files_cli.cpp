@@ -1,6 +1,7 @@
 // Files a user is handed, through the real binary: a recording or a preset whose texts carry terminal escape
 // sequences prints none of them raw; a small recording that asks for 128 threads with the largest histogram is
 // refused with exit code 2 and a sentence, at once; Ctrl-C stops a long replay within a bound, with exit code 1.
+#include "engine/util/clock.h"
 #include "tests/common/cli_process.h"
 #include "tests/common/recording_bytes.h"
 

@@ -7,6 +7,7 @@
 #include "engine/rt/system_probe.h"
 #include "engine/util/units.h"
 #include "tests/common/page_test_util.h"
+#include "ui/common/text_format.h"
 #include "ui/plot/drift_chart.h"
 #include "ui/timers/drift_controls.h"
 #include "ui/timers/drift_page.h"
@@ -226,7 +227,7 @@ private slots:
         QTest::addColumn<QString>("sentence");
         DriftConfig c;
         c.periodNs = 0;
-        QTest::newRow("period 0") << c << "period must be between 100.0 us and 1.000 s (got 0 ns)";
+        QTest::newRow("period 0") << c << "period must be between 100.0 µs and 1.000 s (got 0 ns)";
         c = DriftConfig{};
         c.workNs = c.periodNs * 20 / 100;
         c.policy = Policy::Fifo;
@@ -375,7 +376,7 @@ private slots:
         QVERIFY(text.contains("t0 + k·P"));
         QVERIFY(text.contains("zero slack"));
         QVERIFY(text.contains(QString::fromStdString(m_probe.kernelRelease)));
-        QVERIFY(text.contains(QString::fromStdString(formatDuration(m_probe.timerSlackNs))));
+        QVERIFY(text.contains(durationQt(m_probe.timerSlackNs)));
     }
 };
 

@@ -210,7 +210,7 @@ private slots:
         c.cpus = {0, 1};
         const QStringList problems = controls.mapper().unrepresentable(c);
         QCOMPARE(problems.size(), 3);
-        QVERIFY2(problems[0].startsWith("period must be between 20.0 us and 1.000 s"), qPrintable(problems[0]));
+        QVERIFY2(problems[0].startsWith("period must be between 20.0 µs and 1.000 s"), qPrintable(problems[0]));
         QVERIFY2(problems[1].startsWith("hogs must be between 0 and 64"), qPrintable(problems[1]));
         QVERIFY2(problems[2].startsWith("cpus: the window measures one CPU"), qPrintable(problems[2]));
     }

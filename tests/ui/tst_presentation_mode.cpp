@@ -10,6 +10,7 @@
 #include "ui/app/app_style.h"
 #include "ui/app/presentation_mode.h"
 #include "ui/common/latency_source.h"
+#include "ui/common/text_format.h"
 #include "ui/experiment_pages.h"
 #include "ui/explanation_pane.h"
 #include "ui/latency/latency_page.h"
@@ -300,7 +301,7 @@ private slots:
             QVERIFY(text.contains("What you are looking at.") && text.contains("What to expect.") &&
                     text.contains("Why.") && text.contains("On this machine:"));
         }
-        const QString slack = QString::fromStdString(formatDuration(1234));
+        const QString slack = durationQt(1234);
         QVERIFY(drift.explanation().contains("<b>Timer slack</b> of this process: <b>" + slack));
         QVERIFY(floor.explanation().contains("<b>Timer slack</b> of this process: <b>" + slack));
         QVERIFY(floor.explanation().contains("clock source <b>testclock</b>"));

@@ -199,7 +199,7 @@ private slots:
         QStringList problems = drift.applyConfigJson({{"period_ns", "fast"}});
         QCOMPARE(problems, QStringList("period_ns must be an integer"));
         problems = drift.applyConfigJson({{"period_ns", 50}});
-        QVERIFY2(problems.join(" ").contains("period must be between 100.0 us and 1.000 s (got 50 ns)"),
+        QVERIFY2(problems.join(" ").contains("period must be between 100.0 µs and 1.000 s (got 50 ns)"),
                  qPrintable(problems.join("; ")));
         QVERIFY(!drift.applyConfigJson({{"tempo", 3}}).isEmpty());
         QCOMPARE(drift.configJson(), before);

@@ -7,6 +7,7 @@
 #include "engine/rt/system_probe.h"
 #include "engine/util/units.h"
 #include "tests/common/page_test_util.h"
+#include "ui/common/text_format.h"
 #include "ui/plot/sleep_floor_chart.h"
 #include "ui/timers/sleep_floor_controls.h"
 #include "ui/timers/sleep_floor_page.h"
@@ -319,7 +320,7 @@ private slots:
         QCOMPARE(page.resolutionText(), QString::fromStdString(formatDuration(snap->clockResolutionNs)));
         QVERIFY(page.floorText() != "—");
         QVERIFY(snap->floorNs[sleeper] > snap->clockResolutionNs);
-        QVERIFY(page.slackText().startsWith(QString::fromStdString(formatDuration(snap->effectiveSlackNs))));
+        QVERIFY(page.slackText().startsWith(durationQt(snap->effectiveSlackNs)));
         QCOMPARE(page.policyText(), QString("OTHER"));
 
         rtscope::test::saveScreenshot(page, "sleep-floor.png");

@@ -12,7 +12,7 @@ constexpr int64_t kAutoResetNs = 250 * kNsPerMs;
 
 QString elided(const std::string& text)
 {
-    QString s = QString::fromStdString(text);
+    QString s = screenText(text);
     if (s.size() > kMaxMarkerLabel)
         s = s.left(kMaxMarkerLabel - 1) + QChar(0x2026);
     return s;

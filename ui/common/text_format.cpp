@@ -8,7 +8,7 @@ QStringList toQt(const std::vector<std::string>& sentences)
 {
     QStringList out;
     for (const std::string& s : sentences)
-        out << QString::fromStdString(s);
+        out << screenText(s);
     return out;
 }
 

@@ -2,6 +2,7 @@
 
 #include "engine/util/units.h"
 #include "ui/common/colors.h"
+#include "ui/common/text_format.h"
 
 #include <QBrush>
 #include <QColor>
@@ -14,7 +15,7 @@ namespace rtscope {
 namespace {
 QString duration(int64_t ns)
 {
-    return QString::fromStdString(formatDuration(ns));
+    return durationQt(ns);
 }
 } // namespace
 

@@ -1,6 +1,7 @@
 #include "ui/starvation/starvation_controls.h"
 
 #include "engine/util/units.h"
+#include "ui/common/text_format.h"
 #include "ui/widgets/duration_spin_box.h"
 
 #include <QCheckBox>
@@ -54,13 +55,11 @@ QStringList StarvationConfigMapper::unrepresentable(const StarvationConfig& c) c
     if (c.priority < m_w.priority->minimum() || c.priority > m_w.priority->maximum())
         out << rangeSentence("priority", m_w.priority->minimum(), m_w.priority->maximum(), c.priority);
     if (c.burstNs < StarvationConfig::kMinBurstNs || c.burstNs > StarvationConfig::kMaxBurstNs)
-        out << QString::fromStdString("burst must be between " + formatDuration(StarvationConfig::kMinBurstNs) +
-                                      " and " + formatDuration(StarvationConfig::kMaxBurstNs) + " (got " +
-                                      formatDuration(c.burstNs) + ")");
+        out << screenText("burst must be between " + formatDuration(StarvationConfig::kMinBurstNs) + " and " +
+                          formatDuration(StarvationConfig::kMaxBurstNs) + " (got " + formatDuration(c.burstNs) + ")");
     if (c.gapNs < StarvationConfig::kMinGapNs || c.gapNs > StarvationConfig::kMaxGapNs)
-        out << QString::fromStdString("gap must be between " + formatDuration(StarvationConfig::kMinGapNs) + " and " +
-                                      formatDuration(StarvationConfig::kMaxGapNs) + " (got " + formatDuration(c.gapNs) +
-                                      ")");
+        out << screenText("gap must be between " + formatDuration(StarvationConfig::kMinGapNs) + " and " +
+                          formatDuration(StarvationConfig::kMaxGapNs) + " (got " + formatDuration(c.gapNs) + ")");
     if (c.bursts < 0 || c.bursts > StarvationConfig::kMaxBursts)
         out << rangeSentence("bursts", 0, StarvationConfig::kMaxBursts, c.bursts);
     if (c.counters < 1 || c.counters > StarvationConfig::kMaxCounters)

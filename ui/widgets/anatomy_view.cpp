@@ -1,6 +1,7 @@
 #include "ui/widgets/anatomy_view.h"
 
 #include "engine/pipeline/trace_event.h"
+#include "engine/util/units.h"
 #include "ui/common/colors.h"
 #include "ui/common/text_format.h"
 #include "ui/plot/chart_style.h"

@@ -4,6 +4,7 @@
 
 #include "engine/rt/cpu_topology.h"
 #include "engine/util/units.h"
+#include "ui/common/text_format.h"
 #include "ui/widgets/duration_spin_box.h"
 #include "ui/widgets/period_editor.h"
 
@@ -62,9 +63,8 @@ QStringList LatencyConfigMapper::unrepresentable(const LatencyConfig& c) const
 {
     QStringList out;
     if (c.periodNs < kMinPeriodNs || c.periodNs > kMaxPeriodNs)
-        out << QString::fromStdString("period must be between " + formatDuration(kMinPeriodNs) + " and " +
-                                      formatDuration(kMaxPeriodNs) + " in the window (got " +
-                                      formatDuration(c.periodNs) + ")");
+        out << screenText("period must be between " + formatDuration(kMinPeriodNs) + " and " +
+                          formatDuration(kMaxPeriodNs) + " in the window (got " + formatDuration(c.periodNs) + ")");
     if (c.hogs < 0 || c.hogs > kMaxHogs)
         out << QString("hogs must be between 0 and %1 in the window (got %2)").arg(kMaxHogs).arg(c.hogs);
     if (m_w.cpu->findData(c.cpu) < 0)
@@ -75,11 +75,11 @@ QStringList LatencyConfigMapper::unrepresentable(const LatencyConfig& c) const
         out << QString("cpus: the window measures one CPU at a time (got %1); use 'rtscope latency --cpus' for several")
                    .arg(QString::fromStdString(formatCpuList(c.cpus)));
     if (m_w.runtime && isDeadline(c.policy) && (c.runtimeNs < kMinRuntimeNs || c.runtimeNs > kMaxDeadlineNs))
-        out << QString::fromStdString("runtime must be between " + formatDurationRange(kMinRuntimeNs, kMaxDeadlineNs) +
-                                      " in the window (got " + formatDuration(c.runtimeNs) + ")");
+        out << screenText("runtime must be between " + formatDurationRange(kMinRuntimeNs, kMaxDeadlineNs) +
+                          " in the window (got " + formatDuration(c.runtimeNs) + ")");
     if (m_w.deadline && (c.deadlineNs < 0 || c.deadlineNs > kMaxDeadlineNs))
-        out << QString::fromStdString("deadline must be between 0 (the period) and " + formatDuration(kMaxDeadlineNs) +
-                                      " in the window (got " + formatDuration(c.deadlineNs) + ")");
+        out << screenText("deadline must be between 0 (the period) and " + formatDuration(kMaxDeadlineNs) +
+                          " in the window (got " + formatDuration(c.deadlineNs) + ")");
     if (!m_w.runtime && (isDeadline(c.policy) || c.runtimeNs != 0 || c.deadlineNs != 0))
         out << QString("policy deadline cannot be shown in these controls (got %1)").arg(policyName(c.policy));
     if (isRealtime(c.policy) && (c.priority < m_w.priority->minimum() || c.priority > m_w.priority->maximum()))
