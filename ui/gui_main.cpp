@@ -11,6 +11,7 @@
 #include "ui/app/presentation_mode.h"
 #include "ui/app/preset_runner.h"
 #include "ui/app/signal_watcher.h"
+#include "ui/common/rtkit_client.h"
 #include "ui/common/unpinned_topology.h"
 #include "ui/compare/compare_window.h"
 #include "ui/experiment_pages.h"
@@ -107,7 +108,8 @@ int runGui(int argc, char** argv)
     std::unique_ptr<QSettings> settings = options.settingsFile.isEmpty()
                                               ? std::make_unique<QSettings>()
                                               : std::make_unique<QSettings>(options.settingsFile, QSettings::IniFormat);
-    const SystemProbe probe = probeSystem();
+    SystemProbe probe = probeSystem();
+    installRtkitGrant(probe); // where the kernel refuses real-time priority, rtkit may give it (docs/rt-privileges.md)
     MainWindow window(createExperimentPages(probe), probe, settings.get());
     if (options.windowSize.isValid())
         window.resize(options.windowSize);
@@ -121,6 +123,17 @@ int runGui(int argc, char** argv)
                 {QString("page must be one of %1 (got '%2')").arg(window.pageNames().join(", "), options.page)});
             return 2;
         }
+    }
+    // --target-cmd: the Latency page measures the target from here on, and its config is checked against the
+    // target's CPUs (docs/remote.md, Desktop app).
+    if (!options.targetCmd.isEmpty()) {
+        QString error;
+        if (!window.connectTarget(options.targetCmd, &error)) {
+            printProblems({QString("target-cmd: %1").arg(error)});
+            return 1;
+        }
+        if (latency)
+            startPage = window.pageIndex(latency->name());
     }
     if (options.hasLatencyConfig() && latency) {
         QStringList problems;

@@ -6,8 +6,13 @@
 #include "ui/app/preset_runner.h"
 #include "ui/app/presets_menu.h"
 #include "ui/common/gui_thread_affinity.h"
+#include "ui/common/unpinned_topology.h"
 #include "ui/experiment_page.h"
 #include "ui/explanation_pane.h"
+#include "ui/latency/latency_page.h"
+#include "ui/remote/remote_latency_source.h"
+#include "ui/remote/target_banner.h"
+#include "ui/remote/target_connection.h"
 #include "ui/start/start_page.h"
 #include "ui/system_panel.h"
 
@@ -21,9 +26,11 @@
 #include <QDialog>
 #include <QDialogButtonBox>
 #include <QDockWidget>
+#include <QInputDialog>
 #include <QLabel>
 #include <QMenu>
 #include <QMenuBar>
+#include <QMessageBox>
 #include <QScreen>
 #include <QScrollArea>
 #include <QScrollBar>
@@ -33,6 +40,7 @@
 #include <QStatusBar>
 #include <QTabBar>
 #include <QTextBrowser>
+#include <QTime>
 #include <QToolBar>
 #include <QVBoxLayout>
 
@@ -42,6 +50,7 @@ namespace rtscope {
 
 namespace {
 constexpr int kWindowStateVersion = 1; ///< QMainWindow::saveState()'s version (restoreSettings())
+const char* const kLocalWindowTitle = QT_TRANSLATE_NOOP("rtscope::MainWindow", "rtscope — scheduling latency, live");
 } // namespace
 
 MainWindow::MainWindow(std::vector<ExperimentPage*> pages, const SystemProbe& probe, QSettings* settings,
@@ -57,7 +66,7 @@ MainWindow::MainWindow(std::vector<ExperimentPage*> pages, const SystemProbe& pr
 {
     initUiResources();
     setObjectName("mainWindow");
-    setWindowTitle(tr("rtscope — scheduling latency, live"));
+    setWindowTitle(tr(kLocalWindowTitle));
     setWindowIcon(uiIcon("rtscope"));
     setDockOptions(QMainWindow::AnimatedDocks | QMainWindow::AllowNestedDocks);
 
@@ -77,6 +86,14 @@ MainWindow::MainWindow(std::vector<ExperimentPage*> pages, const SystemProbe& pr
     layout->setContentsMargins(4, 4, 4, 0);
     layout->setSpacing(4);
     layout->addWidget(m_rtBanner);
+    m_targetBanner = new TargetBanner(central);
+    layout->addWidget(m_targetBanner);
+    connect(m_targetBanner, &TargetBanner::reconnectRequested, this, [this] {
+        QString error;
+        if (!reconnectTarget(&error))
+            QMessageBox::warning(this, tr("Reconnect"), error);
+    });
+    connect(m_targetBanner, &TargetBanner::disconnectRequested, this, &MainWindow::disconnectTarget);
     layout->addWidget(m_stack, 1);
     setCentralWidget(central);
 
@@ -199,6 +216,30 @@ MainWindow::MainWindow(std::vector<ExperimentPage*> pages, const SystemProbe& pr
     tabifyDockWidget(systemDock, m_explanation);
     m_explanation->hide();
     connect(m_explanation->toggleViewAction(), &QAction::toggled, m_explain, &QAction::setChecked);
+    if (auto* file = findChild<QMenu*>("fileMenu")) {
+        QAction* first = file->actions().value(0);
+        QAction* connectTo = new QAction(tr("Connect to &target…"), this);
+        connectTo->setObjectName("connectTarget");
+        connectTo->setToolTip(tr("Measure another machine: a command that runs 'rtscope agent --stdio' there "
+                                 "(docs/remote.md)"));
+        connect(connectTo, &QAction::triggered, this, [this] {
+            bool ok = false;
+            const QString command = QInputDialog::getText(
+                this, tr("Connect to target"),
+                tr("A command that runs the agent on the target, its stdin and stdout the link, e.g.\n"
+                   "ssh root@board rtscope agent --stdio\nqemu-aarch64-static build/arm64/app/rtscope agent --stdio"),
+                QLineEdit::Normal, m_target ? m_target->command() : QString(), &ok);
+            QString error;
+            if (ok && !command.trimmed().isEmpty() && !connectTarget(command.trimmed(), &error))
+                QMessageBox::warning(this, tr("Connect to target"), error);
+        });
+        QAction* disconnectFrom = new QAction(tr("&Disconnect from target"), this);
+        disconnectFrom->setObjectName("disconnectTarget");
+        disconnectFrom->setEnabled(false);
+        connect(disconnectFrom, &QAction::triggered, this, &MainWindow::disconnectTarget);
+        file->insertActions(first, {connectTo, disconnectFrom});
+        file->insertSeparator(first);
+    }
     m_presetRunner = new PresetRunner(this);
     menuBar()->addMenu(new PresetsMenu(m_presetRunner, this));
     m_presentation = new PresentationMode(this); // the View and Help menus; F11, C, Space, S
@@ -219,6 +260,92 @@ MainWindow::MainWindow(std::vector<ExperimentPage*> pages, const SystemProbe& pr
 MainWindow::~MainWindow()
 {
     stopAll();
+    disconnectTarget(); // the remote source refers to the connection: both go before the pages
+}
+
+bool MainWindow::connectTarget(const QString& command, QString* error)
+{
+    auto* latency = findPage<LatencyPage>();
+    if (!latency) {
+        if (error)
+            *error = tr("there is no Latency page to measure the target with");
+        return false;
+    }
+    if (!m_target) {
+        m_target = new TargetConnection(this);
+        connect(m_target, &TargetConnection::lost, this,
+                [this](const QString& text) { m_targetBanner->showLost(m_target->machine(), text); });
+    }
+    latency->stop();
+    if (const Error e = m_target->open(command)) {
+        if (error)
+            *error = QString::fromStdString(e.message);
+        if (m_localLatencySource) // the old link is closed: back to this machine
+            disconnectTarget();
+        return false;
+    }
+    if (!m_localLatencySource)
+        m_localLatencySource =
+            latency->replaceSource(std::make_unique<RemoteLatencySource>(*m_target), m_target->topology(), true);
+    else // a new link may reach another machine: its CPUs anew (what the views show stays until Start)
+        latency->replaceSource(std::make_unique<RemoteLatencySource>(*m_target), m_target->topology(), true);
+    showTarget(true);
+    return true;
+}
+
+bool MainWindow::reconnectTarget(QString* error)
+{
+    if (!m_target || m_target->command().isEmpty()) {
+        if (error)
+            *error = tr("no target to reconnect to: use File › Connect to target…");
+        return false;
+    }
+    return connectTarget(m_target->command(), error);
+}
+
+void MainWindow::disconnectTarget()
+{
+    if (!m_localLatencySource)
+        return;
+    auto* latency = findPage<LatencyPage>();
+    latency->replaceSource(std::move(m_localLatencySource), unpinnedTopology(), false);
+    m_target->close();
+    showTarget(false);
+}
+
+void MainWindow::showTarget(bool remote)
+{
+    const QString machine = remote ? m_target->machine() : QString();
+    setWindowTitle(remote ? tr("rtscope — measuring on %1").arg(machine) : tr(kLocalWindowTitle));
+    if (remote)
+        m_targetBanner->showMeasuring(machine, m_target->command());
+    else
+        m_targetBanner->hide();
+    if (auto* dock = findChild<QDockWidget*>("systemDock")) {
+        QWidget* old = dock->widget();
+        dock->setWidget(new SystemPanel(remote ? m_target->probe() : m_probe, dock));
+        dock->setWindowTitle(remote ? tr("System: %1").arg(machine) : tr("System"));
+        delete old;
+    }
+    auto* latency = findPage<LatencyPage>();
+    const QString notYet = tr("Not on a remote target yet: only the Latency page measures there (docs/remote.md). "
+                              "File › Disconnect from target measures this machine again.");
+    for (int i = 0; i < pageCount(); ++i) {
+        ExperimentPage* p = page(i);
+        if (p == latency)
+            continue;
+        if (remote)
+            p->stop();
+        p->setEnabled(!remote);
+        m_tabs->setTabEnabled(i, !remote);
+        m_tabs->setTabToolTip(i, remote ? notYet : QString());
+    }
+    if (remote && latency)
+        setCurrentPage(pageIndex(latency->name()));
+    if (auto* a = findChild<QAction*>("disconnectTarget"))
+        a->setEnabled(remote);
+    statusBar()->showMessage(remote ? tr("Connected to %1. %2").arg(machine, notYet) : tr("Measuring this machine."),
+                             8000);
 }
 
 ExperimentPage* MainWindow::page(int index) const
@@ -256,6 +383,12 @@ void MainWindow::setCurrentPage(int index)
 {
     if (!page(index))
         return;
+    if (!page(index)->isEnabledTo(this)) { // a page a remote target does not run yet (showTarget)
+        statusBar()->showMessage(m_tabs->tabToolTip(index), 8000);
+        if (m_tabs->currentIndex() != currentIndex())
+            m_tabs->setCurrentIndex(currentIndex());
+        return;
+    }
     leaveStartPage();
     if (m_tabs->currentIndex() != index)
         m_tabs->setCurrentIndex(index); // comes back here through currentChanged

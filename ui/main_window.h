@@ -6,6 +6,7 @@
 #include <QMainWindow>
 #include <QStringList>
 
+#include <memory>
 #include <vector>
 
 class QAction;
@@ -17,6 +18,9 @@ class QTabBar;
 namespace rtscope {
 
 class ExperimentPage;
+class LatencySource;
+class TargetBanner;
+class TargetConnection;
 class ExplanationPane;
 class FileMenu;
 class PresentationMode;
@@ -70,6 +74,19 @@ public:
     /// the page it showed last.
     bool showStartAtLaunch() const;
 
+    /// A remote target (docs/remote.md, Desktop app): runs @p command (`ssh user@board rtscope agent --stdio`, …),
+    /// and on its hello the Latency page measures there, the System panel shows the target's probe, the title and
+    /// a banner name the machine, and the other pages are disabled. False with @p error's sentence otherwise.
+    bool connectTarget(const QString& command, QString* error = nullptr);
+    /// The same command again after a lost link; what the Latency page shows stays until the next Start.
+    bool reconnectTarget(QString* error = nullptr);
+    /// Closes the link (the agent stops and leaves) and measures this machine again.
+    void disconnectTarget();
+    /// Null until a target was first connected.
+    TargetConnection* target() const { return m_target; }
+    bool targetConnected() const { return m_localLatencySource != nullptr; }
+    TargetBanner* targetBanner() const { return m_targetBanner; }
+
     /// Stops every page (joining all worker threads) and gives the GUI thread its CPUs back.
     void stopAll();
     void saveSettings();
@@ -84,6 +101,8 @@ private:
     void updateGuiPlacement();
     void showExplanation();
     void leaveStartPage();
+    /// The window as it is for a remote target (@p remote) or for this machine: title, banner, System panel, pages.
+    void showTarget(bool remote);
 
     std::vector<ExperimentPage*> m_pages;
     SystemProbe m_probe;
@@ -103,6 +122,10 @@ private:
     PresentationMode* m_presentation = nullptr;
     StartPage* m_startPage = nullptr;
     QList<QWidget*> m_hiddenForStart; ///< docks and toolbar hidden by showStartPage(), shown again on leaving
+    TargetConnection* m_target = nullptr;
+    TargetBanner* m_targetBanner = nullptr;
+    /// The Latency page's own source while it measures a remote target (null: it measures this machine).
+    std::unique_ptr<LatencySource> m_localLatencySource;
 };
 
 } // namespace rtscope

@@ -19,6 +19,7 @@
 #include "engine/rt/system_probe.h"
 #include "engine/util/error.h"
 #include "ui/common/config_json.h"
+#include "ui/common/rtkit_client.h"
 #include "ui/common/text_format.h"
 #include "ui/common/unpinned_topology.h"
 #include "ui/experiment_page.h"
@@ -170,6 +171,9 @@ public:
         prepareStart(c);
         // The CPUs are explicit: topology() is the GUI thread's affinity from before any parking.
         if (const Error e = m_experiment->start(c, topo)) {
+            // rtkit refused a priority above its maximum: with the user's yes, once more at its maximum.
+            if (offerRtkitCeiling(this))
+                return start();
             // Never a silent fallback: a refused policy stays refused, and says why.
             showError(QString::fromStdString(e.message));
             return false;

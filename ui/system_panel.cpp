@@ -3,6 +3,8 @@
 #include "engine/rt/cpu_topology.h"
 #include "engine/util/units.h"
 #include "ui/common/colors.h"
+#include "ui/common/rtkit_client.h"
+#include "ui/common/text_format.h"
 
 #include <QFormLayout>
 #include <QLabel>
@@ -25,7 +27,7 @@ QList<QPair<QString, QString>> SystemPanel::rows(const SystemProbe& p)
                      QString::fromStdString(p.scheduler) + (p.fairServer ? QObject::tr(" + fair server") : QString()));
     out << qMakePair(QObject::tr("Fair server"), QString::fromStdString(p.fairServerSummary()));
     out << qMakePair(QObject::tr("Clocksource"), QString::fromStdString(p.clocksource));
-    out << qMakePair(QObject::tr("Timer slack"), QString::fromStdString(formatDuration(p.timerSlackNs)));
+    out << qMakePair(QObject::tr("Timer slack"), durationQt(p.timerSlackNs));
     QString throttling;
     if (p.rtRuntimeUs < 0)
         throttling = QObject::tr("off (sched_rt_runtime_us = -1)");
@@ -34,6 +36,8 @@ QList<QPair<QString, QString>> SystemPanel::rows(const SystemProbe& p)
     out << qMakePair(QObject::tr("RT throttling"), throttling);
     out << qMakePair(QObject::tr("RT priority"),
                      p.rtAvailable ? QObject::tr("available") : QObject::tr("NOT available"));
+    // Which way real-time priority comes, or why none does: the kernel (CAP_SYS_NICE, RLIMIT_RTPRIO) or rtkit.
+    out << qMakePair(QObject::tr("RT path"), rtPathText(p));
     out << qMakePair(QObject::tr("Virtual machine"),
                      p.virtualMachine
                          ? QObject::tr("yes") +

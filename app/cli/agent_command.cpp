@@ -1,6 +1,7 @@
-// `rtscope agent --stdio`: runs experiments for a controller on the other end of stdin/stdout (docs/remote.md).
-// The agent protocol's frames are the only thing on stdout; every message for a person goes to stderr, which ssh
-// and `--target-cmd` pass through to the controller's terminal.
+// `rtscope agent --stdio` / `--listen HOST:PORT`: runs experiments for a controller on the other end of
+// stdin/stdout or of a TCP connection (docs/remote.md). Both transports share one session loop (Agent below); with
+// --stdio the frames are the only thing on stdout, and every message for a person goes to stderr, which ssh and
+// `--target-cmd` pass through to the controller's terminal.
 #include "app/cli/command_util.h"
 
 #include "engine/experiments/latency/latency_experiment.h"
@@ -12,14 +13,19 @@
 #include "engine/rt/system_probe.h"
 #include "engine/util/clock.h"
 
+#include <arpa/inet.h>
 #include <cerrno>
 #include <csignal>
 #include <cstdio>
 #include <cstring>
 #include <fcntl.h>
 #include <memory>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <optional>
 #include <poll.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -34,6 +40,8 @@ constexpr int64_t kAgentStatusNs = 100 * kNsPerMs;
 
 struct AgentOptions {
     bool stdio = false;
+    std::string listen;     ///< --listen HOST:PORT
+    bool listenAny = false; ///< --listen-any: a non-loopback address is allowed
 };
 
 // The descriptor the frames go to. stdout itself is pointed at stderr, so that a stray printf anywhere in the
@@ -52,10 +60,15 @@ int takeStdoutForFrames()
     return fd;
 }
 
+// One controller's session, whatever carries it: frames are read from @p inFd and written to @p frameFd (the same
+// socket for TCP). @p listenFd, when given, is the TCP listener: a second controller connecting meanwhile is
+// refused with an error frame and closed, and this session goes on.
 class Agent {
 public:
-    explicit Agent(int frameFd)
-        : m_out(frameFd)
+    Agent(int inFd, int frameFd, int listenFd = -1)
+        : m_in(inFd)
+        , m_listen(listenFd)
+        , m_out(frameFd)
         , m_probe(probeSystem())
         , m_recorder(
               m_probe, [this](std::string_view bytes) { return m_out.sendChunked(AgentFrameType::Recording, bytes); },
@@ -68,6 +81,10 @@ public:
     }
     ~Agent() { stopRun("the agent is leaving"); }
 
+    /// @brief A stop signal (SIGINT, SIGTERM) ended the session: the agent leaves rather than wait for another
+    /// controller.
+    bool stoppedBySignal() const { return m_stoppedBySignal; }
+
     int run()
     {
         if (Error e = m_out.sendJson(AgentFrameType::Hello, agentHello(toJson(m_probe), m_probe.hostname))) {
@@ -77,15 +94,17 @@ public:
         std::string buffer(64 << 10, '\0');
         int64_t lastReceivedNs = nowNs();
         for (;;) {
-            pollfd in{STDIN_FILENO, POLLIN, 0};
-            const int r = ::poll(&in, 1, kAgentLoopMs);
+            pollfd fds[2] = {{m_in, POLLIN, 0}, {m_listen, POLLIN, 0}};
+            const int r = ::poll(fds, m_listen >= 0 ? 2 : 1, kAgentLoopMs);
             if (r < 0 && errno != EINTR) {
                 std::fprintf(stderr, "rtscope agent: cannot wait for the controller: %s\n", std::strerror(errno));
                 return leave("the agent cannot read its input", ExitFailure);
             }
             const int64_t now = nowNs();
-            if (r > 0) {
-                const ssize_t n = ::read(STDIN_FILENO, buffer.data(), buffer.size());
+            if (r > 0 && m_listen >= 0 && (fds[1].revents & POLLIN))
+                refuseSecondController();
+            if (r > 0 && (fds[0].revents & (POLLIN | POLLHUP | POLLERR))) {
+                const ssize_t n = ::read(m_in, buffer.data(), buffer.size());
                 if (n == 0 || (n < 0 && errno != EINTR && errno != EAGAIN)) {
                     const std::string why = m_decoder.pending() ? "the controller's connection ended inside a frame"
                                                                 : std::string("the controller closed the connection");
@@ -101,8 +120,10 @@ public:
                 return leave("no frame from the controller for " + std::to_string(kAgentHeartbeatTimeoutMs / 1000) +
                                  " s (it sends a heartbeat every " + std::to_string(kAgentHeartbeatMs / 1000) + " s)",
                              ExitFailure);
-            if (const int sig = waitForStopSignal(0))
+            if (const int sig = waitForStopSignal(0)) {
+                m_stoppedBySignal = true;
                 return leave(std::string("stopped by ") + strsignal(sig), ExitOk);
+            }
             if (m_latency.running() && m_latency.finished())
                 stopRun({});
             sendStatus(now);
@@ -114,6 +135,21 @@ public:
     }
 
 private:
+    // One controller at a time: two driving the same real-time threads would undo each other's commands. The
+    // newcomer hears why; the session in progress is not disturbed.
+    void refuseSecondController()
+    {
+        const int fd = ::accept4(m_listen, nullptr, nullptr, SOCK_CLOEXEC | SOCK_NONBLOCK);
+        if (fd < 0)
+            return;
+        (void)AgentFrameWriter(fd).sendJson(
+            AgentFrameType::Error,
+            agentError("protocol", "another controller is connected; this agent serves one at a time"));
+        std::fprintf(stderr, "rtscope agent: refused a second controller (another controller is connected)\n");
+        ::shutdown(fd, SHUT_WR);
+        ::close(fd);
+    }
+
     int leave(const std::string& why, int code)
     {
         if (m_latency.running()) {
@@ -281,6 +317,9 @@ private:
         (void)m_out.sendJson(AgentFrameType::Status, agentLatencyStatusJson(*snap));
     }
 
+    int m_in;
+    int m_listen;
+    bool m_stoppedBySignal = false;
     AgentFrameWriter m_out;
     SystemProbe m_probe;
     AgentFrameDecoder m_decoder;
@@ -302,8 +341,103 @@ int runAgentStdio()
         std::fprintf(stderr, "rtscope agent: cannot use stdout: %s\n", std::strerror(errno));
         return ExitFailure;
     }
-    Agent agent(frameFd);
+    Agent agent(STDIN_FILENO, frameFd);
     return agent.run();
+}
+
+bool agentIsLoopback(const sockaddr* a)
+{
+    if (a->sa_family == AF_INET)
+        return (ntohl(reinterpret_cast<const sockaddr_in*>(a)->sin_addr.s_addr) >> 24) == 127;
+    if (a->sa_family == AF_INET6) {
+        const in6_addr& v6 = reinterpret_cast<const sockaddr_in6*>(a)->sin6_addr;
+        return IN6_IS_ADDR_LOOPBACK(&v6) || (IN6_IS_ADDR_V4MAPPED(&v6) && v6.s6_addr[12] == 127); // ::ffff:127.x.y.z
+    }
+    return false;
+}
+
+std::string agentAddressText(const sockaddr* a, socklen_t len)
+{
+    char host[NI_MAXHOST] = "?";
+    char port[NI_MAXSERV] = "?";
+    getnameinfo(a, len, host, sizeof host, port, sizeof port, NI_NUMERICHOST | NI_NUMERICSERV);
+    return (a->sa_family == AF_INET6 ? "[" + std::string(host) + "]" : std::string(host)) + ":" + port;
+}
+
+// --listen: one controller at a time over TCP; when it leaves (EOF, a missed heartbeat), its run is stopped and
+// joined and the agent waits for the next. A stop signal ends the agent.
+int runAgentListen(const AgentOptions& o)
+{
+    std::string host;
+    int port = 0;
+    std::string why;
+    if (!splitAgentHostPort(o.listen, host, port, why))
+        return reportInvalid("agent", {"listen '" + o.listen + "': " + why + "; give HOST:PORT, e.g. 127.0.0.1:4700"});
+    addrinfo hints{};
+    hints.ai_family = AF_UNSPEC;
+    hints.ai_socktype = SOCK_STREAM;
+    hints.ai_flags = AI_PASSIVE | AI_NUMERICSERV;
+    addrinfo* found = nullptr;
+    if (const int rc = getaddrinfo(host.c_str(), std::to_string(port).c_str(), &hints, &found); rc != 0)
+        return reportInvalid("agent", {"listen '" + o.listen + "': cannot resolve " + host + ": " + gai_strerror(rc)});
+    const std::unique_ptr<addrinfo, decltype(&freeaddrinfo)> addresses(found, &freeaddrinfo);
+    // The agent has no authentication of its own (docs/remote.md): reachable from other machines only when asked.
+    if (!agentIsLoopback(found->ai_addr) && !o.listenAny)
+        return reportInvalid("agent", {"listen '" + o.listen +
+                                       "' is not a loopback address (127.0.0.0/8 or ::1); "
+                                       "the agent has no authentication of its own, so another address needs "
+                                       "--listen-any (or keep loopback and reach it with ssh -L)"});
+    const int listenFd = ::socket(found->ai_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+    const int one = 1;
+    if (listenFd >= 0)
+        setsockopt(listenFd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+    if (listenFd < 0 || ::bind(listenFd, found->ai_addr, found->ai_addrlen) != 0 || ::listen(listenFd, 4) != 0) {
+        std::fprintf(stderr, "rtscope agent: cannot listen on %s: %s\n", o.listen.c_str(), std::strerror(errno));
+        if (listenFd >= 0)
+            ::close(listenFd);
+        return ExitFailure;
+    }
+    sockaddr_storage bound{};
+    socklen_t boundLen = sizeof bound;
+    getsockname(listenFd, reinterpret_cast<sockaddr*>(&bound), &boundLen);
+    const std::string where = agentAddressText(reinterpret_cast<sockaddr*>(&bound), boundLen);
+    if (!agentIsLoopback(found->ai_addr))
+        std::fprintf(stderr,
+                     "rtscope agent: warning: listening on %s, which other machines can reach; the agent has "
+                     "no authentication: whoever connects can run real-time threads here (docs/remote.md)\n",
+                     where.c_str());
+    std::fprintf(stderr, "rtscope agent: listening on %s (one controller at a time)\n", where.c_str());
+    // A controller that has gone makes a write fail with EPIPE; the session then ends.
+    std::signal(SIGPIPE, SIG_IGN);
+    for (;;) {
+        if (const int sig = waitForStopSignal(0)) {
+            std::fprintf(stderr, "rtscope agent: stopped by %s\n", strsignal(sig));
+            break;
+        }
+        pollfd p{listenFd, POLLIN, 0};
+        if (::poll(&p, 1, 100) <= 0)
+            continue;
+        sockaddr_storage peer{};
+        socklen_t peerLen = sizeof peer;
+        const int fd = ::accept4(listenFd, reinterpret_cast<sockaddr*>(&peer), &peerLen, SOCK_CLOEXEC | SOCK_NONBLOCK);
+        if (fd < 0)
+            continue;
+        setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one); // a sample's bytes go when they are ready
+        std::fprintf(stderr, "rtscope agent: controller connected from %s\n",
+                     agentAddressText(reinterpret_cast<sockaddr*>(&peer), peerLen).c_str());
+        bool signalled = false;
+        {
+            Agent agent(fd, fd, listenFd);
+            (void)agent.run(); // the session said why it ended on stderr
+            signalled = agent.stoppedBySignal();
+        }
+        ::close(fd);
+        if (signalled)
+            break;
+        std::fprintf(stderr, "rtscope agent: the controller left; waiting for the next on %s\n", where.c_str());
+    }
+    ::close(listenFd);
+    return ExitOk;
 }
 
 Command addAgentCommand(CLI::App& app)
@@ -313,10 +447,21 @@ Command addAgentCommand(CLI::App& app)
                                             "--target-cmd, docs/remote.md)");
     sub->add_flag("--stdio", o->stdio,
                   "speak the agent protocol on stdin/stdout (run it through ssh or any command that carries both)");
+    sub->add_option("--listen", o->listen,
+                    "speak it on TCP instead, HOST:PORT, loopback only unless --listen-any (e.g. 127.0.0.1:4700; "
+                    "port 0: any free port, printed); one controller at a time");
+    sub->add_flag("--listen-any", o->listenAny,
+                  "allow --listen on an address other machines can reach (the agent has no authentication)");
     return {sub, [o] {
+                if (o->stdio && !o->listen.empty())
+                    return reportInvalid("agent", {"agent takes --stdio or --listen HOST:PORT, not both"});
+                if (o->listenAny && o->listen.empty())
+                    return reportInvalid("agent", {"listen-any is only meaningful with --listen HOST:PORT"});
+                if (!o->listen.empty())
+                    return runAgentListen(*o);
                 if (!o->stdio)
-                    return reportInvalid("agent", {"agent needs --stdio: it is the only transport built so far "
-                                                   "(docs/remote.md)"});
+                    return reportInvalid("agent", {"agent needs a transport: --stdio (through ssh or any command) or "
+                                                   "--listen HOST:PORT (docs/remote.md)"});
                 return runAgentStdio();
             }};
 }

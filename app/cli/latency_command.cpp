@@ -2,6 +2,7 @@
 #include "app/cli/anatomy_output.h"
 #include "app/cli/command_util.h"
 #include "app/cli/fail_limit.h"
+#include "app/cli/remote_target.h"
 
 #include "engine/experiments/latency/latency_experiment.h"
 #include "engine/io/cyclictest_format.h"
@@ -21,10 +22,6 @@
 #include <unistd.h>
 
 namespace rtscope::cli {
-
-// Defined in remote_latency.cpp: a run in an agent started by --target-cmd, printed as a local run is.
-RunResult runRemoteLatency(const LatencyConfig& config, const RunOutput& out, const std::optional<LatencyLimit>& limit,
-                           const std::string& targetCmd);
 
 namespace {
 
@@ -59,7 +56,8 @@ struct LatencyOptions {
     const CLI::Option* traceThresholdFlag = nullptr; ///< whether they were given: without --trace they are refused
     const CLI::Option* traceTopFlag = nullptr;
     FailLimitOptions limit; ///< --fail-above, --fail-percentile (app/cli/fail_limit.h)
-    std::string targetCmd;  ///< --target-cmd: the run happens in the agent this starts (app/cli/remote_latency.cpp)
+    RemoteTarget target;    ///< --target, --target-cmd, …: the run happens in an agent (app/cli/remote_latency.cpp)
+    const CLI::Option* targetAgentFlag = nullptr;
 };
 
 constexpr int kDefaultHistogramUs = 10000;
@@ -220,11 +218,13 @@ int run(const LatencyOptions& o)
     std::vector<std::string> problems;
     const LatencyConfig config = toConfig(o, problems);
     const std::optional<LatencyLimit> limit = readFailLimit(o.limit, problems);
-    if (!o.targetCmd.empty()) {
+    const std::vector<std::string> targetProblems = remoteTargetProblems(o.target, o.targetAgentFlag->count() > 0);
+    problems.insert(problems.end(), targetProblems.begin(), targetProblems.end());
+    if (o.target.given()) {
         // The agent checks the config against the target's CPUs and privileges (validate(), the same sentences);
         // only what this side cannot carry yet is refused here (docs/remote.md, "Not built yet").
         if (config.trace)
-            problems.push_back("trace cannot be used with --target-cmd yet: the agent does not send the anatomy");
+            problems.push_back("trace cannot be used with a remote target yet: the agent does not send the anatomy");
         if (!problems.empty())
             return reportInvalid("latency", problems);
         RunOutput out;
@@ -233,7 +233,7 @@ int run(const LatencyOptions& o)
         out.csv = o.csv;
         out.histfile = o.histfile;
         out.record = o.record;
-        return runRemoteLatency(config, out, limit, o.targetCmd).exitCode;
+        return runRemoteLatency(config, out, limit, o.target).exitCode;
     }
     return runIfValid("latency", config, std::move(problems), CpuTopology::current(), [&](const LatencyConfig& c) {
         return runLatency(c, RunOutput{o.quiet, o.json, o.csv, o.histfile, 0, o.record, o.traceDat}, limit).exitCode;
@@ -462,9 +462,18 @@ Command addLatencyCommand(CLI::App& app)
                         "with --trace, the worst wake-ups explained, 1.." + std::to_string(LatencyConfig::kMaxTraceTop))
             ->capture_default_str();
     addFailLimitOptions(sub, o->limit);
-    sub->add_option("--target-cmd", o->targetCmd,
+    sub->add_option("--target", o->target.url,
+                    "measure on another machine: tcp://HOST:PORT (an 'rtscope agent --listen') or "
+                    "ssh://[USER@]HOST[:PORT] (ssh runs 'rtscope agent --stdio' there; keys only) (docs/remote.md)");
+    sub->add_option("--target-cmd", o->target.cmd,
                     "measure on another machine: run this command (through /bin/sh) to start 'rtscope agent --stdio' "
                     "there, e.g. \"ssh board rtscope agent --stdio\" (docs/remote.md)");
+    o->targetAgentFlag =
+        sub->add_option("--target-agent", o->target.agentPath, "with --target ssh://, the agent binary there")
+            ->capture_default_str();
+    sub->add_option("--target-ssh-option", o->target.sshOptions,
+                    "with --target ssh://, an ssh option KEY=VALUE passed as -o (repeatable), e.g. "
+                    "IdentityFile=~/.ssh/board");
     outputFile(sub->add_option("--trace-dat", o->traceDat,
                                "with --trace, also write the run's raw kernel trace as a trace-cmd .dat file "
                                "(trace-cmd report, KernelShark)"));

@@ -1,9 +1,11 @@
-// `rtscope latency --target-cmd CMD`: the latency run happens in `rtscope agent --stdio` started by CMD (on a
-// board through ssh, in a container, …); this side prints it as a local run would (docs/remote.md). The agent
+// `rtscope latency --target URL` / `--target-cmd CMD`: the latency run happens in an `rtscope agent` reached over
+// TCP, started by ssh, or started by CMD (in a container, through adb, …); this side prints it as a local run would
+// (docs/remote.md). The transports differ only in how the two descriptors for AgentClient are obtained. The agent
 // streams the run as a recording, so the summary, --histfile and --json come from replaying what was received,
 // and --record saves the received bytes as they are.
 #include "app/cli/command_util.h"
 #include "app/cli/fail_limit.h"
+#include "app/cli/remote_target.h"
 
 #include "engine/io/agent_client.h"
 #include "engine/io/cyclictest_format.h"
@@ -87,26 +89,115 @@ bool writeRemoteCsv(const std::string& recording, const std::string& csvPath)
     return ok;
 }
 
+// How long a TCP connection may take to be accepted.
+constexpr int kRemoteTcpConnectMs = 10'000;
+
+// The two descriptors of a link to the agent, and the child (ssh, the --target-cmd shell) that carries them, if any.
+struct RemoteLink {
+    std::string name;     ///< for messages: "target tcp://…", "target-cmd '…'"
+    bool ssh = false;     ///< the child is ssh: its exit status 255 is its own failure
+    AgentProcess process; ///< pid -1 for TCP
+    int readFd = -1;
+    int writeFd = -1;
+};
+
+bool openRemoteLink(const RemoteTarget& target, RemoteLink& link)
+{
+    if (!target.cmd.empty()) {
+        link.name = "target-cmd '" + target.cmd + "'";
+        if (Error e = spawnAgentProcess(target.cmd, link.process)) {
+            std::fprintf(stderr, "rtscope latency: target-cmd: %s\n", e.message.c_str());
+            return false;
+        }
+    } else {
+        link.name = "target " + target.url;
+        std::string why;
+        const std::optional<AgentTarget> t = parseAgentTarget(target.url, why); // checked before: see the problems
+        if (!t)
+            return false;
+        if (t->kind == AgentTarget::Kind::Tcp) {
+            int fd = -1;
+            if (Error e = connectAgentTcp(t->host, t->port, kRemoteTcpConnectMs, fd)) {
+                std::fprintf(stderr, "rtscope latency: %s: %s\n", link.name.c_str(), e.message.c_str());
+                return false;
+            }
+            link.readFd = link.writeFd = fd;
+            return true;
+        }
+        link.ssh = true;
+        if (Error e = spawnAgentArgv(sshAgentArgv(*t, target.agentPath, target.sshOptions), link.process)) {
+            std::fprintf(stderr, "rtscope latency: %s: %s\n", link.name.c_str(), e.message.c_str());
+            return false;
+        }
+    }
+    link.readFd = link.process.fromAgent;
+    link.writeFd = link.process.toAgent;
+    return true;
+}
+
+// Why the child carrying the link ended, in words, when that is the reason the agent could not be reached.
+std::string remoteChildEnd(const RemoteLink& link, int status)
+{
+    if (status == -1 || !WIFEXITED(status) || WEXITSTATUS(status) == 0)
+        return {};
+    const int code = WEXITSTATUS(status);
+    if (link.ssh && code == 255)
+        return "ssh could not connect or log in (exit status 255; its message is above)";
+    if (code == 127)
+        return link.ssh ? "the agent binary was not found on the target (exit status 127); name it with "
+                          "--target-agent PATH"
+                        : "the command was not found (exit status 127)";
+    return "the agent exited with status " + std::to_string(code);
+}
+
 } // namespace
 
+std::vector<std::string> remoteTargetProblems(const RemoteTarget& target, bool agentPathGiven)
+{
+    std::vector<std::string> problems;
+    if (!target.url.empty() && !target.cmd.empty())
+        problems.push_back("target and --target-cmd name the target twice; give one of them");
+    bool ssh = false;
+    if (!target.url.empty()) {
+        std::string why;
+        const std::optional<AgentTarget> t = parseAgentTarget(target.url, why);
+        if (!t)
+            problems.push_back("target '" + printable(target.url) + "' is not a target: " + why + "; give " +
+                               kAgentTargetForms);
+        ssh = t && t->kind == AgentTarget::Kind::Ssh;
+    }
+    if (!ssh && agentPathGiven)
+        problems.push_back("target-agent names the agent binary of an ssh:// target; give --target ssh://…");
+    if (!ssh && !target.sshOptions.empty())
+        problems.push_back("target-ssh-option is passed to ssh; give --target ssh://…");
+    for (const std::string& o : target.sshOptions)
+        if (o.find('=') == std::string::npos || o.front() == '-')
+            problems.push_back("target-ssh-option '" + printable(o) + "' is not KEY=VALUE (e.g. IdentityFile=key)");
+    if (target.agentPath.empty())
+        problems.push_back("target-agent is empty; give the agent binary's path on the target");
+    return problems;
+}
+
 RunResult runRemoteLatency(const LatencyConfig& config, const RunOutput& out, const std::optional<LatencyLimit>& limit,
-                           const std::string& targetCmd)
+                           const RemoteTarget& target)
 {
     RunResult result;
-    AgentProcess process;
-    if (Error e = spawnAgentProcess(targetCmd, process)) {
-        std::fprintf(stderr, "rtscope latency: target-cmd: %s\n", e.message.c_str());
+    RemoteLink link;
+    if (!openRemoteLink(target, link))
         return result;
-    }
-    AgentClient client(process.fromAgent, process.toAgent);
+    AgentClient client(link.readFd, link.writeFd);
+    int childStatus = -1;
     const auto endAgent = [&] {
-        client.closeSending(); // the agent sees EOF, stops anything still running and leaves
-        const int status = reapAgentProcess(process.pid, kRemoteReapMs);
-        if (status != -1 && WIFEXITED(status) && WEXITSTATUS(status) != 0)
-            std::fprintf(stderr, "rtscope latency: the agent exited with status %d\n", WEXITSTATUS(status));
+        client.closeSending(); // the agent sees EOF, stops anything still running and leaves (or, over TCP, waits)
+        if (link.process.pid <= 0)
+            return;
+        childStatus = reapAgentProcess(link.process.pid, kRemoteReapMs);
+        link.process.pid = -1;
+        if (std::string why = remoteChildEnd(link, childStatus); !why.empty())
+            std::fprintf(stderr, "rtscope latency: %s: %s\n", link.name.c_str(), why.c_str());
     };
     if (Error e = client.connect(kRemoteHelloMs)) {
-        std::fprintf(stderr, "rtscope latency: target-cmd '%s': %s\n", targetCmd.c_str(), e.message.c_str());
+        std::fprintf(stderr, "rtscope latency: %s: %s\n", link.name.c_str(), e.message.c_str());
         endAgent();
         return result;
     }
@@ -208,6 +299,8 @@ RunResult runRemoteLatency(const LatencyConfig& config, const RunOutput& out, co
         written = writeRemoteCsv(recording, out.csv) && written;
     result.report = latencyExportJson(snap, hello.value("probe", nlohmann::json::object()), commandLine(), startUnix,
                                       int64_t(std::time(nullptr)));
+    describeMeasuredMachine(result.report, hello.value("probe", nlohmann::json::object()),
+                            hello.value("host", std::string()));
     const int code = finishWithLimit(limit, snap, runExitCode(snap.error, written && complete), result.report);
     written = writeJsonFile(out.json, result.report) && written;
     if (!snap.threads.empty() && snap.threads.front().histogram.count() > 0) {

@@ -7,8 +7,12 @@
 #include <csignal>
 #include <cstring>
 #include <fcntl.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <poll.h>
 #include <spawn.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -23,9 +27,8 @@ Error agentClientSystemError(const std::string& what)
     return {ErrorKind::System, what + ": " + std::strerror(errno)};
 }
 
-} // namespace
-
-Error spawnAgentProcess(const std::string& command, AgentProcess& out)
+// posix_spawnp of @p argv with stdin and stdout on pipes; @p what names the program in a failure.
+Error spawnAgentWithPipes(const std::vector<std::string>& argv, const std::string& what, AgentProcess& out)
 {
     int toAgent[2];
     int fromAgent[2];
@@ -53,9 +56,12 @@ Error spawnAgentProcess(const std::string& command, AgentProcess& out)
     sigaddset(&defaults, SIGPIPE);
     posix_spawnattr_setsigdefault(&attr, &defaults);
     posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
-    const char* argv[] = {"sh", "-c", command.c_str(), nullptr};
+    std::vector<char*> args;
+    for (const std::string& a : argv)
+        args.push_back(const_cast<char*>(a.c_str()));
+    args.push_back(nullptr);
     pid_t pid = -1;
-    const int rc = posix_spawn(&pid, "/bin/sh", &actions, &attr, const_cast<char**>(argv), environ);
+    const int rc = posix_spawnp(&pid, args[0], &actions, &attr, args.data(), environ);
     posix_spawn_file_actions_destroy(&actions);
     posix_spawnattr_destroy(&attr);
     ::close(toAgent[0]);
@@ -63,10 +69,161 @@ Error spawnAgentProcess(const std::string& command, AgentProcess& out)
     if (rc != 0) {
         ::close(toAgent[1]);
         ::close(fromAgent[0]);
-        return {ErrorKind::System, "cannot start /bin/sh -c '" + command + "': " + std::strerror(rc)};
+        return {ErrorKind::System, "cannot start " + what + ": " + std::strerror(rc)};
     }
     out = {pid, toAgent[1], fromAgent[0]};
     return {};
+}
+
+// 'text' for a POSIX shell, whatever it holds.
+std::string agentShellQuote(const std::string& text)
+{
+    std::string out = "'";
+    for (char c : text)
+        out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    return out + "'";
+}
+
+} // namespace
+
+Error spawnAgentProcess(const std::string& command, AgentProcess& out)
+{
+    return spawnAgentWithPipes({"/bin/sh", "-c", command}, "/bin/sh -c '" + command + "'", out);
+}
+
+Error spawnAgentArgv(const std::vector<std::string>& argv, AgentProcess& out)
+{
+    if (argv.empty())
+        return {ErrorKind::InvalidConfig, "no command to start the agent"};
+    return spawnAgentWithPipes(argv, argv.front(), out);
+}
+
+const char* const kAgentTargetForms = "tcp://HOST:PORT or ssh://[USER@]HOST[:PORT]";
+
+std::optional<AgentTarget> parseAgentTarget(std::string_view url, std::string& why)
+{
+    AgentTarget t;
+    std::string_view rest;
+    if (url.starts_with("tcp://")) {
+        t.kind = AgentTarget::Kind::Tcp;
+        rest = url.substr(6);
+    } else if (url.starts_with("ssh://")) {
+        t.kind = AgentTarget::Kind::Ssh;
+        rest = url.substr(6);
+    } else {
+        why = "the scheme is neither tcp:// nor ssh://";
+        return std::nullopt;
+    }
+    if (!rest.empty() && rest.back() == '/')
+        rest.remove_suffix(1);
+    if (rest.find_first_of("/?# \t") != std::string_view::npos) {
+        why = "a path, query or space has no meaning here";
+        return std::nullopt;
+    }
+    if (t.kind == AgentTarget::Kind::Tcp) {
+        if (!splitAgentHostPort(rest, t.host, t.port, why))
+            return std::nullopt;
+        if (t.port == 0) {
+            why = "port 0 is not a port an agent listens on";
+            return std::nullopt;
+        }
+        return t;
+    }
+    if (const size_t at = rest.rfind('@'); at != std::string_view::npos) {
+        t.user = std::string(rest.substr(0, at));
+        rest = rest.substr(at + 1);
+        if (t.user.empty()) {
+            why = "the user before '@' is empty";
+            return std::nullopt;
+        }
+    }
+    const bool hasPort =
+        rest.starts_with('[') ? rest.find("]:") != std::string_view::npos : rest.find(':') != std::string_view::npos;
+    if (hasPort) {
+        if (!splitAgentHostPort(rest, t.host, t.port, why))
+            return std::nullopt;
+        if (t.port == 0) {
+            why = "port 0 is not a port sshd listens on";
+            return std::nullopt;
+        }
+    } else {
+        t.host = rest.starts_with('[') && rest.ends_with(']') ? std::string(rest.substr(1, rest.size() - 2))
+                                                              : std::string(rest);
+    }
+    // ssh would read a host (or user) starting with '-' as an option.
+    if (t.host.empty() || t.host.front() == '-' || (!t.user.empty() && t.user.front() == '-')) {
+        why = t.host.empty() ? "the host is missing" : "a host or user may not start with '-'";
+        return std::nullopt;
+    }
+    return t;
+}
+
+Error connectAgentTcp(const std::string& host, int port, int timeoutMs, int& fd)
+{
+    const std::string where =
+        (host.find(':') != std::string::npos ? "[" + host + "]" : host) + ":" + std::to_string(port);
+    addrinfo hints{};
+    hints.ai_family = AF_UNSPEC;
+    hints.ai_socktype = SOCK_STREAM;
+    addrinfo* found = nullptr;
+    if (const int rc = getaddrinfo(host.c_str(), std::to_string(port).c_str(), &hints, &found); rc != 0)
+        return {ErrorKind::System, "cannot resolve " + host + ": " + gai_strerror(rc)};
+    std::string failure = "no address";
+    fd = -1;
+    for (addrinfo* a = found; a && fd < 0; a = a->ai_next) {
+        const int s = ::socket(a->ai_family, a->ai_socktype | SOCK_CLOEXEC | SOCK_NONBLOCK, a->ai_protocol);
+        if (s < 0) {
+            failure = std::strerror(errno);
+            continue;
+        }
+        int rc = ::connect(s, a->ai_addr, a->ai_addrlen);
+        if (rc != 0 && errno == EINPROGRESS) {
+            pollfd p{s, POLLOUT, 0};
+            rc = ::poll(&p, 1, timeoutMs);
+            if (rc == 0) {
+                errno = ETIMEDOUT;
+                rc = -1;
+            } else if (rc > 0) {
+                int soError = 0;
+                socklen_t len = sizeof soError;
+                getsockopt(s, SOL_SOCKET, SO_ERROR, &soError, &len);
+                errno = soError;
+                rc = soError == 0 ? 0 : -1;
+            }
+        }
+        if (rc != 0) {
+            failure = std::strerror(errno);
+            ::close(s);
+            continue;
+        }
+        // Small frames (heartbeats, a stop) go at once rather than wait for more.
+        const int one = 1;
+        setsockopt(s, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+        fd = s;
+    }
+    freeaddrinfo(found);
+    if (fd < 0)
+        return {ErrorKind::System, "cannot connect to " + where + ": " + failure};
+    return {};
+}
+
+std::vector<std::string> sshAgentArgv(const AgentTarget& target, const std::string& agentPath,
+                                      const std::vector<std::string>& sshOptions)
+{
+    // BatchMode: no password or passphrase prompt on a terminal that also shows the run; keys or an agent only.
+    std::vector<std::string> argv{"ssh", "-o", "BatchMode=yes"};
+    if (target.port > 0) {
+        argv.push_back("-p");
+        argv.push_back(std::to_string(target.port));
+    }
+    for (const std::string& o : sshOptions) {
+        argv.push_back("-o");
+        argv.push_back(o);
+    }
+    argv.push_back("--");
+    argv.push_back(target.user.empty() ? target.host : target.user + "@" + target.host);
+    argv.push_back(agentShellQuote(agentPath) + " agent --stdio");
+    return argv;
 }
 
 int reapAgentProcess(pid_t pid, int timeoutMs)
@@ -128,9 +285,13 @@ Error AgentClient::connect(int timeoutMs)
     }
     std::unique_lock lock(m_mutex);
     m_changed.wait_for(lock, std::chrono::milliseconds(timeoutMs), [&] { return m_haveHello || !m_lost.empty(); });
-    if (!m_haveHello)
+    if (!m_haveHello) {
+        // An agent that refuses the connection (another controller holds it) says why in an error frame first.
+        if (!m_errors.empty())
+            return {ErrorKind::System, "the agent refused the connection: " + m_errors.back()};
         return {ErrorKind::System,
                 m_lost.empty() ? "the agent sent no hello within " + std::to_string(timeoutMs) + " ms" : m_lost};
+    }
     if (std::string mismatch = agentProtocolMismatch(m_hello, "agent"); !mismatch.empty())
         return {ErrorKind::System, mismatch};
     lock.unlock();
@@ -247,6 +408,11 @@ std::optional<nlohmann::json> AgentClient::status(uint64_t afterGeneration, uint
     return m_status;
 }
 
+void AgentClient::setRecordingObserver(RecordingObserver observer)
+{
+    m_recordingObserver = std::move(observer);
+}
+
 void AgentClient::lose(std::string why)
 {
     std::lock_guard lock(m_mutex);
@@ -260,8 +426,14 @@ void AgentClient::handle(const AgentFrame& frame)
     std::string error;
     switch (frame.type) {
     case AgentFrameType::Recording: {
-        std::lock_guard lock(m_mutex);
-        m_recording += frame.payload;
+        uint64_t total = 0;
+        {
+            std::lock_guard lock(m_mutex);
+            m_recording += frame.payload;
+            total = m_recording.size();
+        }
+        if (m_recordingObserver)
+            m_recordingObserver(total, m_lastReadNs);
         return;
     }
     case AgentFrameType::Heartbeat:
@@ -334,6 +506,8 @@ void AgentClient::readerLoop()
             }
             if (n > 0) {
                 lastReceivedNs = now;
+                m_lastReadNs = nowNs();
+                m_bytesReceived.fetch_add(uint64_t(n), std::memory_order_relaxed);
                 decoder.feed(std::string_view(buffer.data(), size_t(n)));
                 AgentFrame frame;
                 std::string error;

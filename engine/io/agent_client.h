@@ -8,8 +8,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include <atomic>
 #include <condition_variable>
 #include <cstdint>
+#include <functional>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -32,6 +34,32 @@ Error spawnAgentProcess(const std::string& command, AgentProcess& out);
 /// @brief Waits up to @p timeoutMs for the child to exit (its stdin closed, it stops and leaves), then kills it.
 /// Returns its wait status, or -1.
 int reapAgentProcess(pid_t pid, int timeoutMs);
+
+/// @brief Starts @p argv (argv[0] looked up in PATH) like spawnAgentProcess: stdin and stdout on pipes, stderr
+/// shared. The ssh transport runs `ssh … rtscope agent --stdio` this way, with no shell between.
+Error spawnAgentArgv(const std::vector<std::string>& argv, AgentProcess& out);
+
+/// @brief A target named by URL (`rtscope latency --target`, docs/remote.md): `tcp://HOST:PORT` (an agent started
+/// with --listen, reached directly or through `ssh -L`) or `ssh://[USER@]HOST[:PORT]` (ssh runs the agent with
+/// --stdio there).
+struct AgentTarget {
+    enum class Kind { Tcp, Ssh };
+    Kind kind = Kind::Tcp;
+    std::string user; ///< ssh only; empty: ssh's default
+    std::string host;
+    int port = 0; ///< tcp: required; ssh: 0 = ssh's default
+};
+/// @brief The accepted forms, for sentences: "tcp://HOST:PORT or ssh://[USER@]HOST[:PORT]".
+extern const char* const kAgentTargetForms;
+/// @brief Parses @p url; nullopt and @p why (what is wrong with it, without the forms) when it is not a target.
+std::optional<AgentTarget> parseAgentTarget(std::string_view url, std::string& why);
+/// @brief A connected TCP socket to @p host:@p port, in @p fd; else the reason ("cannot connect to
+/// 127.0.0.1:5000: Connection refused"). Gives up after @p timeoutMs.
+Error connectAgentTcp(const std::string& host, int port, int timeoutMs, int& fd);
+/// @brief The ssh command line that runs the agent on @p target: `ssh -o BatchMode=yes [-p PORT] [-o OPT]…
+/// -- [USER@]HOST AGENT agent --stdio` (@p agentPath shell-quoted: the remote side runs it through its shell).
+std::vector<std::string> sshAgentArgv(const AgentTarget& target, const std::string& agentPath,
+                                      const std::vector<std::string>& sshOptions);
 
 class AgentClient {
 public:
@@ -73,6 +101,14 @@ public:
     /// @p afterGeneration.
     std::optional<nlohmann::json> status(uint64_t afterGeneration, uint64_t& generation) const;
 
+    /// @brief Every byte read from the agent so far, frames and their headers included (the link's bandwidth).
+    uint64_t bytesReceived() const { return m_bytesReceived.load(std::memory_order_relaxed); }
+    /// @brief Called on the reading thread after each Recording frame is appended, with the run's recording bytes
+    /// so far and when the read() that brought them returned (nowNs()): the link benchmark's arrival times. Set it
+    /// before connect(); it must be quick.
+    using RecordingObserver = std::function<void(uint64_t recordingBytes, int64_t arrivalNs)>;
+    void setRecordingObserver(RecordingObserver observer);
+
 private:
     void readerLoop();
     void handle(const AgentFrame& frame);
@@ -99,6 +135,9 @@ private:
     uint64_t m_statusGeneration = 0;
     bool m_sendingClosed = false;
     std::thread m_reader;
+    std::atomic<uint64_t> m_bytesReceived{0};
+    int64_t m_lastReadNs = 0; ///< the reading thread's own
+    RecordingObserver m_recordingObserver;
 };
 
 } // namespace rtscope

@@ -46,6 +46,50 @@ std::optional<nlohmann::json> AgentFrame::json(std::string& error) const
     return j;
 }
 
+bool splitAgentHostPort(std::string_view text, std::string& host, int& port, std::string& why)
+{
+    size_t colon = std::string_view::npos;
+    if (!text.empty() && text.front() == '[') {
+        const size_t close = text.find(']');
+        if (close == std::string_view::npos) {
+            why = "the '[' of an IPv6 address has no ']'";
+            return false;
+        }
+        host = std::string(text.substr(1, close - 1));
+        if (close + 1 >= text.size() || text[close + 1] != ':') {
+            why = "the port is missing (HOST:PORT)";
+            return false;
+        }
+        colon = close + 1;
+    } else {
+        colon = text.rfind(':');
+        if (colon == std::string_view::npos) {
+            why = "the port is missing (HOST:PORT)";
+            return false;
+        }
+        host = std::string(text.substr(0, colon));
+        if (host.find(':') != std::string::npos) {
+            why = "an IPv6 address goes in brackets ([::1]:PORT)";
+            return false;
+        }
+    }
+    if (host.empty()) {
+        why = "the host is missing (HOST:PORT)";
+        return false;
+    }
+    const std::string_view digits = text.substr(colon + 1);
+    if (digits.empty() || digits.size() > 5 || digits.find_first_not_of("0123456789") != std::string_view::npos) {
+        why = "the port '" + std::string(digits) + "' is not a number 0..65535";
+        return false;
+    }
+    port = std::stoi(std::string(digits));
+    if (port > 65535) {
+        why = "port " + std::to_string(port) + " is outside 0..65535";
+        return false;
+    }
+    return true;
+}
+
 std::string encodeAgentFrame(AgentFrameType type, std::string_view payload)
 {
     std::string out;

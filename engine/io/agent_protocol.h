@@ -58,6 +58,11 @@ struct AgentFrame {
     std::optional<nlohmann::json> json(std::string& error) const;
 };
 
+/// @brief Splits "HOST:PORT" or "[V6ADDR]:PORT" (the --listen address, a tcp:// target): false and @p why ("the port
+/// is missing", "port 70000 is outside 0..65535") when it is not that shape. Port 0 is accepted (the agent's
+/// listener: any free port, printed).
+bool splitAgentHostPort(std::string_view text, std::string& host, int& port, std::string& why);
+
 /// @brief One frame's bytes. @p payload must be at most kMaxAgentPayload bytes (the caller splits).
 std::string encodeAgentFrame(AgentFrameType type, std::string_view payload);
 std::string encodeAgentJsonFrame(AgentFrameType type, const nlohmann::json& payload);

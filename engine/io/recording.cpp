@@ -1724,7 +1724,7 @@ void RecordingWriter::finish()
 
 namespace {
 
-class Replayer final : public RecordingVisitor {
+class Replayer final : public RecordingReplayer {
 public:
     explicit Replayer(const RecordingReplayOptions& options, ReplayedRun& out)
         : m_options(options)
@@ -1801,24 +1801,13 @@ public:
             m_threads[i].drops = m_threads[i].dropsAtReset = 0;
     }
 
+    std::shared_ptr<LatencySnapshot> snapshotSoFar(int64_t nowNs) override { return merge(nowNs, false); }
+
     std::shared_ptr<const LatencySnapshot> finish(int64_t endNs)
     {
-        if (m_active == 0)
+        auto merged = merge(endNs, true);
+        if (!merged)
             return nullptr;
-        auto merged = std::make_shared<LatencySnapshot>();
-        for (size_t i = 0; i < m_active; ++i) {
-            catchUp(i);
-            m_threads[i].replay->stop();
-            auto snap = m_threads[i].replay->publish(endNs);
-            if (i == 0)
-                *merged = *snap;
-            if (i > 0)
-                merged->threads.push_back(snap->threads.front());
-            merged->threads.back().cpu = m_cpus[i];
-            m_out.samplesSinceReset += snap->threads.front().samples;
-            // Its histogram now lives in the merged snapshot: the thread's own copies can go.
-            m_threads[i].replay.reset();
-        }
         m_active = 0;
         m_threads.clear();
         merged->finished = true;
@@ -1827,6 +1816,32 @@ public:
     }
 
 private:
+    // The threads' snapshots as one (the first thread's, with every thread's row); @p final stops the threads and
+    // frees their copies, as the end of a replay does.
+    std::shared_ptr<LatencySnapshot> merge(int64_t nowNs, bool final)
+    {
+        if (m_active == 0)
+            return nullptr;
+        auto merged = std::make_shared<LatencySnapshot>();
+        for (size_t i = 0; i < m_active; ++i) {
+            catchUp(i);
+            if (final)
+                m_threads[i].replay->stop();
+            auto snap = m_threads[i].replay->publish(nowNs);
+            if (i == 0)
+                *merged = *snap;
+            if (i > 0)
+                merged->threads.push_back(snap->threads.front());
+            merged->threads.back().cpu = m_cpus[i];
+            if (!final)
+                continue;
+            m_out.samplesSinceReset += snap->threads.front().samples;
+            // Its histogram now lives in the merged snapshot: the thread's own copies can go.
+            m_threads[i].replay.reset();
+        }
+        return merged;
+    }
+
     struct Thread {
         std::unique_ptr<LatencyReplay> replay;
         uint64_t drops = 0;        ///< the last drops block's total
@@ -1908,6 +1923,11 @@ template <class Read> ReplayedRun replayWith(const RecordingReplayOptions& optio
 }
 
 } // namespace
+
+std::unique_ptr<RecordingReplayer> makeRecordingReplayer(const RecordingReplayOptions& options, ReplayedRun& out)
+{
+    return std::make_unique<Replayer>(options, out);
+}
 
 ReplayedRun replayRecordingFile(const std::string& path, const RecordingReplayOptions& options)
 {
@@ -2010,17 +2030,28 @@ nlohmann::json replayedRunJson(const ReplayedRun& run, const std::string& fileNa
     const int64_t startUnix = run.header.startUnixNs / kNsPerSec;
     const int64_t endUnix = startUnix + (s.publishedNs - s.startNs) / kNsPerSec;
     nlohmann::json j = latencyExportJson(s, run.header.probeJson, run.header.command, startUnix, endUnix);
-    j["sysinfo"]["nodename"] = run.header.host; // cyclictestJson describes this machine; the run was elsewhere
-    j["sysinfo"]["release"] = run.header.probe.kernelRelease;
-    j["sysinfo"]["version"] = run.header.probe.kernelVersion;
-    j["sysinfo"]["machine"] = run.header.probe.machine;
-    j["sysinfo"]["realtime"] = run.header.probe.preemptRt ? 1 : 0;
+    describeMeasuredMachine(j, run.header.probeJson, run.header.host);
     j["rtscope"]["recording"] = {{"file", fileName},
                                  {"recorded_at", run.header.recordedAt},
                                  {"samples_not_kept", run.read.lost},
                                  {"complete", run.read.ok},
                                  {"error", run.read.ok ? std::string() : run.read.error}};
     return j;
+}
+
+void describeMeasuredMachine(nlohmann::json& report, const nlohmann::json& probe, const std::string& host)
+{
+    // A field the probe lacks (or has with another type) is left empty rather than filled from this machine.
+    const auto text = [&probe](const char* key) {
+        return probe.is_object() && probe.contains(key) && probe[key].is_string() ? probe[key].get<std::string>()
+                                                                                  : std::string();
+    };
+    nlohmann::json& sysinfo = report["sysinfo"];
+    sysinfo["nodename"] = host;
+    sysinfo["release"] = text("kernel_release");
+    sysinfo["version"] = text("kernel_version");
+    sysinfo["machine"] = text("machine");
+    sysinfo["realtime"] = probe.is_object() && probe.contains("preempt_rt") && probe["preempt_rt"] == true ? 1 : 0;
 }
 
 nlohmann::json latencyExportJson(const LatencySnapshot& snapshot, const nlohmann::json& probe,

@@ -272,6 +272,16 @@ struct ReplayedRun {
     uint64_t samplesSinceReset = 0;                  ///< all threads
 };
 
+/// @brief The visitor replayRecording() reads a recording into (one LatencyReplay per measuring thread), for a
+/// recording that arrives piece by piece (engine/io/recording_stream.h): snapshotSoFar() merges what it was given
+/// into one snapshot whose timeline ends at @p nowNs (the recording's clock), as often as asked.
+class RecordingReplayer : public RecordingVisitor {
+public:
+    virtual std::shared_ptr<LatencySnapshot> snapshotSoFar(int64_t nowNs) = 0;
+};
+/// @brief A replayer writing the header and markers it sees to @p out, which must outlive it.
+std::unique_ptr<RecordingReplayer> makeRecordingReplayer(const RecordingReplayOptions& options, ReplayedRun& out);
+
 ReplayedRun replayRecordingFile(const std::string& path, const RecordingReplayOptions& options = {});
 ReplayedRun replayRecording(std::string_view bytes, const RecordingReplayOptions& options = {});
 
@@ -293,5 +303,8 @@ RecordingReadResult writeRecordingCsv(const std::string& recordingPath, std::ost
 /// the one composition the CLI, the replay command and the desktop app's export share.
 nlohmann::json latencyExportJson(const LatencySnapshot& snapshot, const nlohmann::json& probe,
                                  const std::string& commandLine, int64_t startUnixSec, int64_t endUnixSec);
+/// @brief Sets cyclictest's "sysinfo" block of @p report (uname() of the machine that wrote it) to the machine that
+/// was measured, from its probe (toJson(SystemProbe)) and host name: for a replayed recording and a remote target.
+void describeMeasuredMachine(nlohmann::json& report, const nlohmann::json& probe, const std::string& host);
 
 } // namespace rtscope

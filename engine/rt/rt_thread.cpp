@@ -179,7 +179,22 @@ Error becomeDeadline(pid_t tid, const ThreadSpec& spec)
     return {kind, explainDeadlineError(err, spec.deadline, threadName(spec), narrow)};
 }
 
+std::mutex g_grantMutex;
+std::shared_ptr<RealtimeGrant> g_grant; // guarded by g_grantMutex
+
 } // namespace
+
+void setRealtimeGrant(std::shared_ptr<RealtimeGrant> grant)
+{
+    std::lock_guard lock(g_grantMutex);
+    g_grant = std::move(grant);
+}
+
+std::shared_ptr<RealtimeGrant> realtimeGrant()
+{
+    std::lock_guard lock(g_grantMutex);
+    return g_grant;
+}
 
 int wakeSignal()
 {
@@ -227,6 +242,28 @@ struct RtThread::State {
     std::condition_variable changed;
     Phase phase = Phase::Starting;
     Error setupError;
+    // Set when the kernel refused the spec's real-time policy with EPERM and the thread was created SCHED_OTHER to
+    // ask this grant for it before the body runs; `granted` once it did.
+    std::shared_ptr<RealtimeGrant> grant;
+    bool granted = false;
+
+    // The grant's answer, read back from the kernel: the granter picks the policy (rtkit: the one it was started
+    // with), so the spec records what the thread really runs as.
+    Error askGrant(pid_t tid)
+    {
+        const Error refused = explainSchedulingError(EPERM, spec);
+        if (Error e = grant->makeRealtime(tid, spec.priority))
+            return {ErrorKind::Permission, refused.message + " " + grant->describe() + " refused too: " + e.message};
+        const SchedState got = schedulingOf(tid);
+        if (!isRealtime(got.policy))
+            return {ErrorKind::Permission, refused.message + " " + grant->describe() +
+                                               " answered yes, but the thread is still " +
+                                               policyKernelName(got.policy) + "."};
+        spec.policy = got.policy;
+        spec.priority = got.priority;
+        granted = true;
+        return {};
+    }
 
     void setPhase(Phase p)
     {
@@ -259,7 +296,16 @@ void* RtThread::State::entry(void* arg)
     if (!s.spec.name.empty())
         pthread_setname_np(pthread_self(), s.spec.name.substr(0, 15).c_str());
 
-    if (isDeadline(s.spec.policy)) {
+    if (s.grant) {
+        if (Error e = s.askGrant(tid)) {
+            {
+                std::lock_guard lock(s.mutex);
+                s.setupError = std::move(e);
+            }
+            s.setPhase(Phase::Failed);
+            return nullptr;
+        }
+    } else if (isDeadline(s.spec.policy)) {
         if (Error e = becomeDeadline(tid, s.spec)) {
             {
                 std::lock_guard lock(s.mutex);
@@ -349,32 +395,41 @@ Error RtThread::start(const ThreadSpec& requested, std::function<void(const std:
 #endif
     stackBytes = (stackBytes + pageSize() - 1) / pageSize() * pageSize();
 
-    pthread_attr_t attr;
-    pthread_attr_init(&attr);
-    pthread_attr_setstacksize(&attr, stackBytes);
-    // EXPLICIT_SCHED: without it the policy below is silently ignored and the creator's is inherited.
-    pthread_attr_setinheritsched(&attr, PTHREAD_EXPLICIT_SCHED);
-    pthread_attr_setschedpolicy(&attr, deadline ? SCHED_OTHER : policyToKernel(s.spec.policy));
-    sched_param param{};
-    param.sched_priority = s.spec.priority;
-    pthread_attr_setschedparam(&attr, &param);
-    if (s.spec.cpu >= 0 && !deadline) {
-        cpu_set_t set;
-        CPU_ZERO(&set);
-        CPU_SET(s.spec.cpu, &set);
-        // glibc applies the affinity and then the policy to the new thread before it runs its first
-        // instruction, and reports either failure as pthread_create's return value.
-        pthread_attr_setaffinity_np(&attr, sizeof set, &set);
-    }
+    const auto create = [&s, stackBytes, deadline](int kernelPolicy, int priority) {
+        pthread_attr_t attr;
+        pthread_attr_init(&attr);
+        pthread_attr_setstacksize(&attr, stackBytes);
+        // EXPLICIT_SCHED: without it the policy below is silently ignored and the creator's is inherited.
+        pthread_attr_setinheritsched(&attr, PTHREAD_EXPLICIT_SCHED);
+        pthread_attr_setschedpolicy(&attr, kernelPolicy);
+        sched_param param{};
+        param.sched_priority = priority;
+        pthread_attr_setschedparam(&attr, &param);
+        if (s.spec.cpu >= 0 && !deadline) {
+            cpu_set_t set;
+            CPU_ZERO(&set);
+            CPU_SET(s.spec.cpu, &set);
+            // glibc applies the affinity and then the policy to the new thread before it runs its first
+            // instruction, and reports either failure as pthread_create's return value.
+            pthread_attr_setaffinity_np(&attr, sizeof set, &set);
+        }
 
-    // Create the thread with every signal blocked so that nothing aimed at the process can land on it before
-    // its own mask is in place; the creator's mask is restored right after.
-    const sigset_t all = workerSignalMask(true);
-    sigset_t previous;
-    pthread_sigmask(SIG_SETMASK, &all, &previous);
-    const int rc = pthread_create(&s.thread, &attr, &State::entry, &s);
-    pthread_sigmask(SIG_SETMASK, &previous, nullptr);
-    pthread_attr_destroy(&attr);
+        // Create the thread with every signal blocked so that nothing aimed at the process can land on it before
+        // its own mask is in place; the creator's mask is restored right after.
+        const sigset_t all = workerSignalMask(true);
+        sigset_t previous;
+        pthread_sigmask(SIG_SETMASK, &all, &previous);
+        const int result = pthread_create(&s.thread, &attr, &State::entry, &s);
+        pthread_sigmask(SIG_SETMASK, &previous, nullptr);
+        pthread_attr_destroy(&attr);
+        return result;
+    };
+    int rc = create(deadline ? SCHED_OTHER : policyToKernel(s.spec.policy), s.spec.priority);
+    // The kernel refused the real-time policy: a grantable thread starts SCHED_OTHER and asks the grant before
+    // its body runs (State::askGrant); without a grant, or when it refuses too, the error says why.
+    if (rc == EPERM && s.spec.grantable && isRealtime(s.spec.policy))
+        if ((s.grant = realtimeGrant()))
+            rc = create(SCHED_OTHER, 0);
 
     if (rc != 0) {
         if (rc == EINVAL && s.spec.cpu >= 0 && !validateSpec(s.spec))
@@ -547,6 +602,11 @@ const ThreadSpec& RtThread::spec() const
     return m_state ? m_state->spec : empty;
 }
 
+bool RtThread::granted() const
+{
+    return m_state && m_state->granted;
+}
+
 Error explainSchedulingError(int err, const ThreadSpec& spec)
 {
     const std::string what = "Cannot run " + threadWhat(spec);
@@ -629,9 +689,10 @@ Error tryThreadSpec(const ThreadSpec& spec)
 SchedState schedulingOf(pid_t tid)
 {
     SchedState st;
+    // Without SCHED_RESET_ON_FORK, which rtkit sets on every thread it makes real-time: the policy is the rest.
     const int policy = sched_getscheduler(tid);
     if (policy >= 0)
-        st.policy = policyFromKernel(policy).value_or(Policy::Other);
+        st.policy = policyFromKernel(policy & ~SCHED_RESET_ON_FORK).value_or(Policy::Other);
     sched_param param{};
     if (sched_getparam(tid, &param) == 0)
         st.priority = param.sched_priority;

@@ -31,7 +31,28 @@ struct ThreadSpec {
     size_t stackBytes = 256 * 1024;
     size_t prefaultBytes = 64 * 1024; ///< stack touched before the body runs, so the RT path never page-faults
     bool lockStack = true;            ///< mlock() the pre-faulted stack region when mlockall is not in force
+    /// @brief May ask the process's RealtimeGrant (below) for its FIFO/RR priority when the kernel refuses it with
+    /// EPERM. Only for a thread that blocks every period: a grant comes with RLIMIT_RTTIME, and the kernel kills
+    /// a process whose real-time thread runs that long without blocking (docs/rt-privileges.md, "rtkit").
+    bool grantable = false;
 };
+
+/// @brief A second way to real-time priority for a process the kernel refuses it to (no CAP_SYS_NICE, RLIMIT_RTPRIO
+/// too low): on a desktop, a service such as rtkit that sets a thread's policy on the process's behalf. The engine
+/// knows nothing of how; the UI installs one (ui/common/rtkit_client.*). RtThread::start asks it, from the new thread
+/// before the body runs, for a grantable spec whose SCHED_FIFO/RR the kernel refused with EPERM.
+class RealtimeGrant {
+public:
+    virtual ~RealtimeGrant() = default;
+    /// @brief Makes thread @p tid of this process real-time at @p priority, or says in one sentence why not. The
+    /// policy is the granter's (rtkit gives the one it was started with): the thread reads back what it got.
+    virtual Error makeRealtime(pid_t tid, int priority) = 0;
+    /// @brief What it is, for messages: "rtkit (priority ≤ 20)".
+    virtual std::string describe() const = 0;
+};
+/// @brief Installs the process-wide grant (null removes it). Set before any run starts.
+void setRealtimeGrant(std::shared_ptr<RealtimeGrant> grant);
+std::shared_ptr<RealtimeGrant> realtimeGrant();
 
 /// @brief The private signal used to interrupt a worker's wait on stop. Every signal except this one is
 /// blocked in workers; its handler does nothing, so a blocking wait returns EINTR and the body re-checks
@@ -90,7 +111,11 @@ public:
 
     bool running() const; ///< started and body not yet returned
     pid_t tid() const;    ///< kernel thread id (valid once started)
+    /// @brief The thread's spec, with the policy and priority it actually got: after a grant (ThreadSpec::grantable)
+    /// those are the granter's (rtkit may give SCHED_RR for SCHED_FIFO, or its highest priority).
     const ThreadSpec& spec() const;
+    /// @brief True when the real-time policy came from the RealtimeGrant rather than from the kernel directly.
+    bool granted() const;
 
 private:
     struct State;

@@ -322,6 +322,8 @@ SystemProbe probeSystem()
         spec.name = "probe";
         p.rtUnavailableReason = explainSchedulingError(rc, spec).message;
     }
+    if (p.rtAvailable)
+        p.rtPath = p.capSysNice ? "CAP_SYS_NICE" : "rtprio limit";
 
     p.onlineCpus = onlineCpuList();
     cpu_set_t set;

@@ -28,8 +28,12 @@ struct SystemProbe {
     int64_t rlimitMemlockSoft = 0; ///< bytes, -1 = unlimited
     bool capSysNice = false;       ///< CAP_SYS_NICE in the effective set
     bool isRoot = false;
-    bool rtAvailable = false;         ///< can this process create a SCHED_FIFO thread? (tried for real)
-    std::string rtUnavailableReason;  ///< one sentence with the fix, when !rtAvailable
+    bool rtAvailable = false;        ///< can this process create a SCHED_FIFO thread? (tried for real)
+    std::string rtUnavailableReason; ///< one sentence with the fix, when !rtAvailable
+    /// What gives this process real-time priority: "CAP_SYS_NICE", "rtprio limit" (RLIMIT_RTPRIO), empty when
+    /// nothing does. The GUI sets "rtkit, priority ≤ N" when rtkit grants what the kernel refuses
+    /// (ui/common/rtkit_client.h).
+    std::string rtPath;
     std::vector<int> onlineCpus;      ///< /sys/devices/system/cpu/online
     std::vector<int> allowedCpus;     ///< sched_getaffinity of this process
     std::vector<int> isolatedCpus;    ///< /sys/devices/system/cpu/isolated

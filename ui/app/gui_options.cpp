@@ -71,6 +71,10 @@ QStringList parseGuiOptions(const QStringList& arguments, GuiOptions& o, QString
         {"waiter", "How to wait: abs, rel, timerfd, itimer, posix, busy.", "kind"},
         {"trace", "Explain spikes from the kernel's trace events (the Latency page's \"Explain spikes (kernel "
                   "tracing)\"): why each late wake-up was late, under \"Why late?\"."},
+        {"target-cmd",
+         "Measure another machine: this command runs 'rtscope agent --stdio' there (ssh user@board …), as File > "
+         "Connect to target… does (docs/remote.md).",
+         "command"},
         {"screenshot", "Save a screenshot of the window to this PNG file.", "file"},
         {"screenshot-after", "Seconds after start-up (or after --demo) before the screenshot (default 3).", "seconds"},
         {"quit-after-screenshot", "Close the window (stopping every thread) once the screenshot is saved."},
@@ -97,6 +101,10 @@ QStringList parseGuiOptions(const QStringList& arguments, GuiOptions& o, QString
         return problems;
     }
     o.open = p.value("open");
+    o.targetCmd = p.value("target-cmd").trimmed();
+    if (p.isSet("target-cmd") && o.targetCmd.isEmpty())
+        problems << "target-cmd needs a command that runs the agent, e.g. --target-cmd \"ssh root@board rtscope "
+                    "agent --stdio\"";
     // `rtscope --compare a.json b.hist …`: every file argument is compared. One that cannot be read is the compare
     // window's to say (the others are still shown), so only "no file at all" is refused here.
     const QStringList files = p.isSet("compare") ? QStringList() : p.positionalArguments();

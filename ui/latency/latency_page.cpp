@@ -165,6 +165,16 @@ LatencyPage::LatencyPage(std::unique_ptr<LatencySource> source, const SystemProb
     m_experiment->setSeriesWindow(int64_t(m_window->value()) * kNsPerSec);
 }
 
+std::unique_ptr<LatencySource> LatencyPage::replaceSource(std::unique_ptr<LatencySource> source,
+                                                          const CpuTopology& cpus, bool elsewhere)
+{
+    stop();
+    std::swap(m_experiment, source);
+    m_cpus = cpus;
+    m_measuresElsewhere = elsewhere;
+    return source;
+}
+
 LatencyPage::~LatencyPage()
 {
     stop();
@@ -201,7 +211,9 @@ bool LatencyPage::start()
 
 QString LatencyPage::startedMessage(const LatencyConfig& c) const
 {
-    const std::vector<std::string> others = otherMeasurementWarnings(c.resolvedCpus(m_cpus), getpid());
+    // Other measurements are looked for on this machine: a remote target's CPUs are not ours.
+    const std::vector<std::string> others =
+        m_measuresElsewhere ? std::vector<std::string>() : otherMeasurementWarnings(c.resolvedCpus(m_cpus), getpid());
     return others.empty() ? tr("Started: %1").arg(QString::fromStdString(c.label()))
                           : tr("Started, but %1").arg(QString::fromStdString(others.front()));
 }

@@ -81,6 +81,11 @@ public:
     QString dataLossWarning() const;
 
     LatencySource& source() { return experiment(); }
+    /// Measures through @p source from now on (a remote target's, ui/remote/: @p elsewhere), configs checked against
+    /// @p cpus (its CPUs); returns the source it replaces. A run is stopped first; what the views show and a held
+    /// reference stay.
+    std::unique_ptr<LatencySource> replaceSource(std::unique_ptr<LatencySource> source, const CpuTopology& cpus,
+                                                 bool elsewhere);
     LatencyControls* latencyControls() const { return m_controls; }
     LatencyStatsModel* statsModel() const { return m_model; }
     HistogramChart* histogramChart() const { return m_histogram; }
@@ -125,6 +130,7 @@ private:
     void histogramClicked(double latencyUs);
 
     CpuTopology m_cpus;
+    bool m_measuresElsewhere = false; ///< the source measures another machine (replaceSource)
     HistogramChart* m_histogram;
     TimelineChart* m_timeline;
     LatencyStatsModel* m_model;

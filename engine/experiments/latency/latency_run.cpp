@@ -258,6 +258,9 @@ Error LatencyRun::startWorker(Worker& w)
         spec.deadline = m_config.deadlineParams();
     spec.name = kMeasuringThreadName;
     spec.lockStack = !m_env.allLocked();
+    // Every waiter but the busy one blocks each period, so it may take real-time priority from rtkit, whose
+    // RLIMIT_RTTIME kills a thread that spins (docs/rt-privileges.md, "rtkit").
+    spec.grantable = m_config.waiter != WaiterKind::Busy;
     const uint64_t firstSeq = w.nextSeq.load(std::memory_order_relaxed);
     w.error.clear();
     w.stopRequestNs.store(kNoStopRequest, std::memory_order_relaxed);

@@ -1,0 +1,216 @@
+#include "engine/experiments/deadline/deadline_config.h"
+
+#include "engine/rt/cpu_topology.h"
+#include "engine/util/json_fields.h"
+#include "engine/util/units.h"
+
+#include <cmath>
+#include <nlohmann/json.hpp>
+
+namespace rtscope {
+
+namespace {
+
+constexpr const char* kLessonNames[] = {"admission", "isolation", "edf"};
+
+void deadlineCheckCpu(const char* field, int cpu, const CpuTopology& cpus, std::vector<std::string>& out)
+{
+    if (cpu != -1 && !cpus.usable(cpu))
+        out.push_back(std::string(field) + " must be a usable CPU (" + cpus.usableText() +
+                      ") or -1 for automatic (got " + std::to_string(cpu) + ")");
+}
+
+void deadlineCheckWork(const char* field, int64_t workNs, int64_t periodNs, std::vector<std::string>& out)
+{
+    if (workNs < 10'000 || workNs >= periodNs)
+        out.push_back(std::string(field) + " work must be between 10 µs and its period (got " + formatDuration(workNs) +
+                      ", period " + formatDuration(periodNs) + ")");
+}
+
+} // namespace
+
+const char* deadlineLessonName(DeadlineLesson l)
+{
+    return kLessonNames[int(l)];
+}
+
+std::optional<DeadlineLesson> parseDeadlineLesson(std::string_view name)
+{
+    for (int i = 0; i < 3; ++i)
+        if (name == kLessonNames[i])
+            return DeadlineLesson(i);
+    return std::nullopt;
+}
+
+std::vector<DeadlineParams> DeadlineConfig::defaultAdmissionTasks(const DeadlineLimits& limits)
+{
+    constexpr DeadlineParams half{5'000'000, 10'000'000, 10'000'000};
+    const int cpus = std::max(limits.cpus, 1);
+    const std::optional<double> perCpu = limits.perCpuLimit();
+    const int n = perCpu ? int(std::floor(*perCpu * cpus / half.bandwidth())) + 1 : 2 * cpus + 1;
+    return std::vector<DeadlineParams>(size_t(std::clamp(n, 1, kMaxTasks)), half);
+}
+
+std::vector<DeadlineParams> DeadlineConfig::admissionTasks(const DeadlineLimits& limits) const
+{
+    return tasks.empty() ? defaultAdmissionTasks(limits) : tasks;
+}
+
+DeadlineParams DeadlineConfig::edfReservation(int64_t workNs, int64_t periodNs)
+{
+    const int64_t runtime = std::min(workNs + workNs * kEdfRuntimeMarginPct / 100, periodNs);
+    return {runtime, periodNs, periodNs};
+}
+
+int DeadlineConfig::resolvedCpu(const CpuTopology& cpus) const
+{
+    return cpu >= 0 ? cpu : cpus.lastUsable();
+}
+
+int DeadlineConfig::resolvedCounterCpu(const CpuTopology& cpus) const
+{
+    return counterCpu >= 0 ? counterCpu : cpus.lastUsable();
+}
+
+std::vector<std::string> DeadlineConfig::validate(const CpuTopology& cpus) const
+{
+    std::vector<std::string> out;
+    const DeadlineLimits limits = DeadlineLimits::read();
+    auto params = [&](const std::string& prefix, const DeadlineParams& p) {
+        for (auto& s : deadlineProblems(p, limits, prefix))
+            out.push_back(std::move(s));
+        if (p.periodNs > kMaxPeriodNs)
+            out.push_back(prefix + "period must be at most " + formatDuration(kMaxPeriodNs) + " in this lab (got " +
+                          formatDuration(p.periodNs) + ")");
+    };
+    if (lesson == DeadlineLesson::Admission) {
+        if (int(tasks.size()) > kMaxTasks)
+            out.push_back("task: at most " + std::to_string(kMaxTasks) + " tasks (got " + std::to_string(tasks.size()) +
+                          ")");
+        for (size_t i = 0; i < tasks.size() && i < size_t(kMaxTasks); ++i)
+            params("task " + std::to_string(i + 1) + " ", tasks[i]);
+        return out;
+    }
+    if (durationNs < kMinDurationNs || durationNs > kMaxDurationNs)
+        out.push_back("duration must be between " + formatDurationRange(kMinDurationNs, kMaxDurationNs) + " (got " +
+                      formatDuration(durationNs) + ")");
+    if (lesson == DeadlineLesson::Isolation) {
+        params("runaway-", runaway);
+        params("good-", good);
+        if (runaway.periodNs - runaway.runtimeNs < kMinRunawayIdleNs)
+            out.push_back("runaway-runtime must leave at least " + formatDuration(kMinRunawayIdleNs) +
+                          " of its period unused, so that its throttled time shows (got runtime " +
+                          formatDuration(runaway.runtimeNs) + ", period " + formatDuration(runaway.periodNs) + ")");
+        if (goodWorkNs < 10'000 || goodWorkNs > good.runtimeNs)
+            out.push_back("good-work must be between 10 µs and good-runtime (" + formatDuration(good.runtimeNs) +
+                          "; got " + formatDuration(goodWorkNs) + ")");
+        deadlineCheckCpu("counter-cpu", counterCpu, cpus, out);
+        if (cpus.otherThan({resolvedCounterCpu(cpus)}) < 0)
+            out.push_back("the isolation lesson needs two usable CPUs (the watchdog's and the counter's; got " +
+                          cpus.usableText() + ")");
+        return out;
+    }
+    deadlineCheckWork("short", shortWorkNs, shortPeriodNs, out);
+    deadlineCheckWork("long", longWorkNs, longPeriodNs, out);
+    if (!out.empty())
+        return out;
+    if (shortPeriodNs >= longPeriodNs)
+        out.push_back("short period must be shorter than long period (got " + formatDuration(shortPeriodNs) + " and " +
+                      formatDuration(longPeriodNs) + ")");
+    const double u = double(shortWorkNs) / double(shortPeriodNs) + double(longWorkNs) / double(longPeriodNs);
+    if (u >= 0.95)
+        out.push_back("short and long together must need less than 95 % of a CPU, so that EDF can meet every "
+                      "deadline (got " +
+                      formatFixed(u * 100.0, 1) + " %)");
+    params("short ", edfReservation(shortWorkNs, shortPeriodNs));
+    params("long ", edfReservation(longWorkNs, longPeriodNs));
+    if (priority < kMinPriority || priority > kMaxPriority)
+        out.push_back("priority must be between " + std::to_string(kMinPriority) + " and " +
+                      std::to_string(kMaxPriority) + " (the long task runs one above it; got " +
+                      std::to_string(priority) + ")");
+    deadlineCheckCpu("cpu", cpu, cpus, out);
+    return out;
+}
+
+std::string DeadlineConfig::label() const
+{
+    switch (lesson) {
+    case DeadlineLesson::Admission:
+        return std::string("admission · ") +
+               (tasks.empty() ? std::string("default tasks") : std::to_string(tasks.size()) + " tasks");
+    case DeadlineLesson::Isolation:
+        return "isolation · runaway " + deadlineText(runaway) + " · good " + deadlineText(good) + " · " +
+               formatDuration(durationNs);
+    case DeadlineLesson::Edf:
+        break;
+    }
+    return "edf · short " + formatDuration(shortWorkNs) + "/" + formatDuration(shortPeriodNs) + " · long " +
+           formatDuration(longWorkNs) + "/" + formatDuration(longPeriodNs) + " · " + formatDuration(durationNs) +
+           " per phase";
+}
+
+nlohmann::json toJson(const DeadlineConfig& c)
+{
+    nlohmann::json tasks = nlohmann::json::array();
+    for (const DeadlineParams& p : c.tasks)
+        tasks.push_back({{"runtime_ns", p.runtimeNs}, {"period_ns", p.periodNs}});
+    return nlohmann::json{{"lesson", deadlineLessonName(c.lesson)},
+                          {"tasks", tasks},
+                          {"duration_ns", c.durationNs},
+                          {"runaway_runtime_ns", c.runaway.runtimeNs},
+                          {"runaway_period_ns", c.runaway.periodNs},
+                          {"good_runtime_ns", c.good.runtimeNs},
+                          {"good_period_ns", c.good.periodNs},
+                          {"good_work_ns", c.goodWorkNs},
+                          {"counter_cpu", c.counterCpu},
+                          {"short_work_ns", c.shortWorkNs},
+                          {"short_period_ns", c.shortPeriodNs},
+                          {"long_work_ns", c.longWorkNs},
+                          {"long_period_ns", c.longPeriodNs},
+                          {"priority", c.priority},
+                          {"cpu", c.cpu}};
+}
+
+DeadlineConfig deadlineConfigFromJson(const nlohmann::json& j, std::vector<std::string>& errors)
+{
+    DeadlineConfig c;
+    JsonFields f(j, errors, "deadline config");
+    if (!f.ok())
+        return c;
+    f.rejectUnknown({"lesson", "tasks", "duration_ns", "runaway_runtime_ns", "runaway_period_ns", "good_runtime_ns",
+                     "good_period_ns", "good_work_ns", "counter_cpu", "short_work_ns", "short_period_ns",
+                     "long_work_ns", "long_period_ns", "priority", "cpu"});
+    f.name("lesson", c.lesson, parseDeadlineLesson, "admission, isolation, edf");
+    std::vector<DeadlineParams> tasks;
+    if (f.list("tasks", [&](const nlohmann::json&, size_t i) {
+            JsonFields t = f.element("tasks", i);
+            if (!t.ok())
+                return false;
+            t.rejectUnknown({"runtime_ns", "period_ns"});
+            DeadlineParams p;
+            t.integer(JsonField("runtime_ns", Presence::Required), p.runtimeNs);
+            t.integer(JsonField("period_ns", Presence::Required), p.periodNs);
+            p.deadlineNs = p.periodNs;
+            tasks.push_back(p);
+            return true;
+        }))
+        c.tasks = std::move(tasks);
+    f.integer("duration_ns", c.durationNs);
+    f.integer("runaway_runtime_ns", c.runaway.runtimeNs);
+    f.integer("runaway_period_ns", c.runaway.periodNs);
+    c.runaway.deadlineNs = c.runaway.periodNs;
+    f.integer("good_runtime_ns", c.good.runtimeNs);
+    f.integer("good_period_ns", c.good.periodNs);
+    c.good.deadlineNs = c.good.periodNs;
+    f.integer("good_work_ns", c.goodWorkNs);
+    f.integer("counter_cpu", c.counterCpu);
+    f.integer("short_work_ns", c.shortWorkNs);
+    f.integer("short_period_ns", c.shortPeriodNs);
+    f.integer("long_work_ns", c.longWorkNs);
+    f.integer("long_period_ns", c.longPeriodNs);
+    f.integer("priority", c.priority);
+    f.integer("cpu", c.cpu);
+    return c;
+}
+
+} // namespace rtscope

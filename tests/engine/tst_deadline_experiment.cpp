@@ -1,0 +1,177 @@
+// The deadline lab end to end on the real kernel: admission refuses the task that does not fit and admits it once
+// another has left; a runaway deadline task is throttled to its runtime (+ one tick) every period while a
+// SCHED_OTHER counter progresses in every period; EDF meets the deadlines inverted FIFO priorities miss; a stop
+// joins every thread within the budget. Skipped, with the kernel's reason, only where SCHED_DEADLINE is refused.
+#include "engine/experiments/deadline/deadline_experiment.h"
+#include "engine/rt/cpu_topology.h"
+#include "engine/rt/rt_thread.h"
+#include "engine/util/clock.h"
+
+#include "tests/common/test_main.h"
+#include "tests/common/thread_census.h"
+
+#include <QtTest>
+#include <nlohmann/json.hpp>
+#include <thread>
+
+using namespace rtscope;
+using namespace rtscope::test;
+
+namespace {
+
+// Runs @p c to its end; a Permission error (no SCHED_DEADLINE here) is returned for the caller to skip on.
+std::shared_ptr<const DeadlineSnapshot> deadlineRunToEnd(DeadlineExperiment& exp, const DeadlineConfig& c, Error& e)
+{
+    e = exp.start(c, CpuTopology::current());
+    if (e)
+        return nullptr;
+    const int64_t giveUp = nowNs() + 30'000'000'000;
+    while (!exp.finished() && nowNs() < giveUp)
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    exp.stop();
+    return exp.snapshot();
+}
+
+} // namespace
+
+class TestDeadlineExperiment : public QObject {
+    Q_OBJECT
+
+private slots:
+    void initTestCase()
+    {
+        installWakeSignalHandler();
+        blockProcessSignals(false);
+    }
+
+    void admissionRefusesWhatDoesNotFitAndAdmitsItOnceAnotherLeft()
+    {
+        DeadlineConfig c;
+        c.lesson = DeadlineLesson::Admission;
+        const int cpus = int(CpuTopology::current().online.size());
+        // 80 % tasks: one more than the CPUs can hold (95 % each, minus the fair servers).
+        c.tasks.assign(size_t(cpus + 1), DeadlineParams{4'000'000, 5'000'000, 5'000'000});
+        DeadlineExperiment exp;
+        Error e;
+        auto s = deadlineRunToEnd(exp, c, e);
+        if (e.kind == ErrorKind::Permission)
+            QSKIP(e.message.c_str());
+        QVERIFY2(!e, e.message.c_str());
+        QVERIFY(s);
+        const auto& rows = s->admission;
+        size_t refused = rows.size();
+        for (size_t i = 0; i < rows.size(); ++i)
+            if (rows[i].step.action == DeadlineAdmissionStep::Action::Add && !rows[i].step.admitted) {
+                refused = i;
+                break;
+            }
+        QVERIFY2(refused < rows.size(), "no task was refused");
+        QVERIFY(refused >= 1 && rows[0].step.admitted);
+        QVERIFY2(rows[refused].step.answer.find("EBUSY") != std::string::npos, rows[refused].step.answer.c_str());
+        QVERIFY(refused + 2 < rows.size());
+        QCOMPARE(rows[refused + 1].step.action, DeadlineAdmissionStep::Action::Remove);
+        QCOMPARE(rows[refused + 2].step.action, DeadlineAdmissionStep::Action::Retry);
+        QCOMPARE(rows[refused + 2].step.task, rows[refused].step.task);
+        QVERIFY2(rows[refused + 2].step.admitted, rows[refused + 2].step.answer.c_str());
+        QCOMPARE(threadsAlive("rtscope-dl-"), 0);
+    }
+
+    void runawayIsThrottledWhileTheCounterProgresses()
+    {
+        DeadlineConfig c;
+        c.lesson = DeadlineLesson::Isolation;
+        c.durationNs = 600'000'000;
+        DeadlineExperiment exp;
+        Error e;
+        auto s = deadlineRunToEnd(exp, c, e);
+        if (e.kind == ErrorKind::Permission)
+            QSKIP(e.message.c_str());
+        QVERIFY2(!e, e.message.c_str());
+        QVERIFY(s);
+        const DeadlineTaskStats& runaway = s->tasks[kDeadlineRunaway];
+        // 10 ms per 50 ms for 600 ms: about 12 stretches on the CPU, each ended by the kernel's throttling.
+        QVERIFY2(runaway.jobs >= 6, qPrintable(QString::number(runaway.jobs)));
+        const int64_t bound = c.runaway.runtimeNs + std::max<int64_t>(s->tickNs, 1'000'000);
+        QVERIFY2(runaway.maxRanNs <= bound, qPrintable(QString("max %1 ns > %2 ns").arg(runaway.maxRanNs).arg(bound)));
+        // Throttled most of each period: at least the period's unused part, less a tick, per stretch on average.
+        QVERIFY(runaway.totalGapNs / int64_t(runaway.jobs) >= c.runaway.periodNs - c.runaway.runtimeNs - bound);
+        QVERIFY2(s->counter.windows >= 8, qPrintable(QString::number(s->counter.windows)));
+        QCOMPARE(s->counter.stalledWindows, uint64_t(0));
+        QVERIFY(s->tasks[kDeadlineGood].jobs >= 20);
+        QCOMPARE(s->tasks[kDeadlineGood].misses, uint64_t(0));
+        QVERIFY(s->watchdogTrips.empty());
+    }
+
+    void edfMeetsTheDeadlinesInvertedFifoMisses()
+    {
+        DeadlineConfig c;
+        c.lesson = DeadlineLesson::Edf;
+        c.durationNs = 400'000'000;
+        DeadlineExperiment exp;
+        Error e;
+        auto s = deadlineRunToEnd(exp, c, e);
+        if (e.kind == ErrorKind::Permission)
+            QSKIP(e.message.c_str());
+        QVERIFY2(!e, e.message.c_str());
+        QVERIFY(s);
+        QVERIFY2(s->deadlinePhaseRan, s->deadlinePhaseNote.c_str());
+        // Under FIFO the long task's 8 ms job holds the CPU past the short task's 4 ms deadline every 20 ms.
+        QVERIFY(s->tasks[kDeadlineFifoShort].jobs >= 50);
+        QVERIFY(s->tasks[kDeadlineFifoShort].misses > 0);
+        QCOMPARE(s->tasks[kDeadlineFifoLong].misses, uint64_t(0));
+        QVERIFY(s->tasks[kDeadlineDlShort].jobs >= 50);
+        // Not == 0: on this 2-CPU VM, shared with other engineers' real-time tests, the deadline short task missed
+        // 0–2 of 100 jobs by 0.2–0.5 ms (measured: `rtscope deadline --lesson edf -D 400ms --json`), against ~60
+        // FIFO misses. An order of magnitude fewer is the shape the lesson shows; docs/experiments/deadline.md.
+        const uint64_t fifo = s->tasks[kDeadlineFifoShort].misses;
+        const uint64_t dl = s->tasks[kDeadlineDlShort].misses + s->tasks[kDeadlineDlLong].misses;
+        QVERIFY2(dl * 10 <= fifo, qPrintable(QString("deadline %1 misses, FIFO %2").arg(dl).arg(fifo)));
+    }
+
+    void stopJoinsEveryThreadWithinTheBudget()
+    {
+        DeadlineConfig c;
+        c.lesson = DeadlineLesson::Isolation;
+        c.durationNs = 10'000'000'000;
+        DeadlineExperiment exp;
+        Error e = exp.start(c, CpuTopology::current());
+        if (e.kind == ErrorKind::Permission)
+            QSKIP(e.message.c_str());
+        QVERIFY2(!e, e.message.c_str());
+        std::this_thread::sleep_for(std::chrono::milliseconds(200));
+        const int64_t t0 = nowNs();
+        exp.stop();
+        const int64_t took = nowNs() - t0;
+        // The join budget is 100 ms per thread group; the collector's last drain and publish come on top.
+        QVERIFY2(took < 2 * int64_t(kJoinBudgetMs) * 1'000'000, qPrintable(QString::number(took)));
+        QCOMPARE(threadsAlive(), 0);
+        QVERIFY(exp.snapshot()->tasks[kDeadlineRunaway].jobs >= 1);
+    }
+
+    void badValuesAreSentencesNamingTheField()
+    {
+        DeadlineConfig c;
+        c.lesson = DeadlineLesson::Isolation;
+        c.runaway = {49'500'000, 50'000'000, 50'000'000};
+        c.goodWorkNs = 3'000'000;
+        auto p = c.validate(CpuTopology::current());
+        QVERIFY(p.size() >= 2);
+        QVERIFY(QString::fromStdString(p[0]).startsWith("runaway-runtime must leave at least 1.00 ms"));
+        QVERIFY(QString::fromStdString(p[1]).startsWith("good-work must be between"));
+        c = DeadlineConfig{};
+        c.lesson = DeadlineLesson::Edf;
+        c.longWorkNs = 16'000'000;
+        p = c.validate(CpuTopology::current());
+        QVERIFY(!p.empty());
+        QVERIFY(QString::fromStdString(p[0]).startsWith("short and long together must need less than 95 %"));
+        std::vector<std::string> errors;
+        DeadlineConfig back = deadlineConfigFromJson(toJson(c), errors);
+        QVERIFY(errors.empty());
+        QVERIFY(back == c);
+        deadlineConfigFromJson(nlohmann::json{{"lesson", "fifo"}, {"tasks", {{{"runtime_ns", 1}}}}}, errors);
+        QCOMPARE(errors.size(), size_t(2));
+    }
+};
+
+RTSCOPE_TEST_GUILESS_MAIN(TestDeadlineExperiment)
+#include "tst_deadline_experiment.moc"

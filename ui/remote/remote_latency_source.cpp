@@ -1,0 +1,123 @@
+#include "ui/remote/remote_latency_source.h"
+
+#include "engine/io/agent_client.h"
+#include "ui/remote/target_connection.h"
+
+#include <utility>
+
+namespace rtscope {
+
+RemoteLatencySource::RemoteLatencySource(TargetConnection& connection)
+    : m_connection(connection)
+{}
+
+RemoteLatencySource::~RemoteLatencySource()
+{
+    stop();
+}
+
+Error RemoteLatencySource::start(const LatencyConfig& config, const CpuTopology& cpus)
+{
+    (void)cpus; // the page checked the config against the target's CPUs; the agent checks it again
+    if (m_running)
+        return {ErrorKind::InvalidConfig, "the latency experiment is already running"};
+    if (!m_connection.isOpen()) {
+        const QString lost = m_connection.lostText();
+        return {ErrorKind::System,
+                lost.isEmpty() ? std::string("not connected to a target") : lost.toStdString() + "; Reconnect first"};
+    }
+    std::shared_ptr<AgentClient> client = m_connection.client();
+    nlohmann::json started;
+    if (Error e = client->start("latency", toJson(config), kStartMs, &started))
+        return e;
+    m_client = std::move(client);
+    RecordingReplayOptions options;
+    options.histogramUs = 0; // as the run keeps it, as the live page shows it
+    options.seriesWindowNs = m_seriesWindowNs;
+    m_stream = std::make_unique<RecordingStream>(options);
+    m_fed = 0;
+    m_endSeen = false;
+    m_latest.reset();
+    m_running = true;
+    return {};
+}
+
+void RemoteLatencySource::stop()
+{
+    if (!m_running)
+        return;
+    if (m_client && !m_client->ended()) {
+        (void)m_client->stop(); // a link that has gone shows as ended below
+        m_client->waitEnded(kEndMs);
+    }
+    pull();
+    m_running = false;
+}
+
+Error RemoteLatencySource::reconfigure(const LatencyConfig& config)
+{
+    if (!m_running || !m_client)
+        return {ErrorKind::InvalidConfig, "the latency experiment is not running"};
+    return m_client->reconfigure(toJson(config)); // the agent's marker in the stream confirms it
+}
+
+void RemoteLatencySource::resetStatistics()
+{
+    if (!m_stream)
+        return;
+    pull(); // first what arrived before the reset
+    m_stream->resetStatistics();
+    m_dirty = true;
+}
+
+std::shared_ptr<const LatencySnapshot> RemoteLatencySource::snapshot() const
+{
+    pull();
+    return m_latest;
+}
+
+void RemoteLatencySource::pull() const
+{
+    if (!m_client || !m_stream)
+        return;
+    bool changed = std::exchange(m_dirty, false);
+    if (m_client->recordingBytes() > m_fed) {
+        const std::string bytes = m_client->recording();
+        if (bytes.size() > m_fed) {
+            m_stream->feed(std::string_view(bytes).substr(m_fed));
+            m_fed = bytes.size();
+            changed = true;
+        }
+    }
+    const bool ended = m_client->ended();
+    if (ended && !m_endSeen) {
+        m_endSeen = true;
+        changed = true;
+    }
+    if (!changed && m_latest)
+        return;
+    std::shared_ptr<LatencySnapshot> snap = m_stream->snapshot();
+    if (!snap)
+        return;
+    snap->generation = ++m_generation;
+    if (m_endSeen) {
+        // The run is over on the target (or the link is gone): the page stops, keeping what it drew.
+        snap->running = false;
+        snap->finished = true;
+        const nlohmann::json info = m_client->endedInfo();
+        if (!info.is_null()) {
+            snap->memoryLock = info.value("memory_lock", snap->memoryLock);
+            snap->dmaLatencyHeld = info.value("dma_latency_held", false);
+            snap->dmaLatencyNote = info.value("dma_latency_note", snap->dmaLatencyNote);
+            snap->error = info.value("error", std::string());
+        } else {
+            snap->error = m_connection.lostText().toStdString() + "; everything received is kept (" +
+                          std::to_string(m_stream->samples()) + " samples)";
+        }
+    }
+    if (snap->error.empty() && !m_stream->error().empty())
+        snap->error = m_stream->error();
+    m_latest = std::move(snap);
+}
+
+} // namespace rtscope
