@@ -2,6 +2,7 @@
 // CLI client end to end (`rtscope latency --target-cmd`); the agent's threads gone within the stop budget when its
 // controller goes away (stdin closed, or the controller SIGKILLed); hostile input answered with error frames while
 // the agent stays up.
+#include "tests/common/agent_test_config.h"
 #include "tests/common/cli_process.h"
 
 #include "engine/io/agent_client.h"
@@ -106,14 +107,6 @@ void agentCliSend(int fd, const std::string& bytes)
     QCOMPARE(::write(fd, bytes.data(), bytes.size()), ssize_t(bytes.size()));
 }
 
-nlohmann::json agentCliLatencyConfig(int64_t periodNs, uint64_t samples)
-{
-    LatencyConfig c;
-    c.periodNs = periodNs;
-    c.maxSamples = samples;
-    return toJson(c);
-}
-
 } // namespace
 
 class TestAgentCli : public QObject {
@@ -143,7 +136,7 @@ private slots:
             QCOMPARE(hello.at("protocol").get<int>(), kAgentProtocolVersion);
             QVERIFY(hello.at("probe").contains("kernel_release"));
             nlohmann::json started;
-            const Error e = client.start("latency", agentCliLatencyConfig(500'000, 0), 10'000, &started);
+            const Error e = client.start("latency", test::agentLatencyConfig(500'000, 0), 10'000, &started);
             QVERIFY2(!e, e.message.c_str());
             QVERIFY(started.at("config").at("cpu").get<int>() >= 0); // resolved by the agent
             usleep(300'000);
@@ -156,7 +149,7 @@ private slots:
             QCOMPARE(r.snapshot->threads.front().samples, r.read.samples);
             QCOMPARE(r.read.lost, uint64_t(0));
             // A second run on the same connection.
-            QVERIFY(!client.start("latency", agentCliLatencyConfig(500'000, 50), 10'000, nullptr));
+            QVERIFY(!client.start("latency", test::agentLatencyConfig(500'000, 50), 10'000, nullptr));
             QVERIFY(client.waitEnded(5000));
             QCOMPARE(replayRecording(client.recording()).read.samples, uint64_t(50));
             QVERIFY(client.endedInfo().at("finished").get<bool>());
@@ -206,7 +199,7 @@ private slots:
         AgentFrameDecoder d;
         QVERIFY(agentCliRead(p.fromAgent, d, AgentFrameType::Hello, 10'000));
         agentCliSend(p.toAgent, encodeAgentJsonFrame(AgentFrameType::Hello, agentHello(nullptr)));
-        nlohmann::json cfg = agentCliLatencyConfig(200'000, 0);
+        nlohmann::json cfg = test::agentLatencyConfig(200'000, 0);
         cfg["hogs"] = 1;
         agentCliSend(p.toAgent, encodeAgentJsonFrame(AgentFrameType::Start,
                                                      nlohmann::json{{"experiment", "latency"}, {"config", cfg}}));
@@ -279,7 +272,7 @@ private slots:
             return encodeAgentJsonFrame(AgentFrameType::Start,
                                         nlohmann::json{{"experiment", "latency"}, {"config", cfg}});
         };
-        expectError(start(agentCliLatencyConfig(1'000'000, 10)), "start before hello");
+        expectError(start(test::agentLatencyConfig(1'000'000, 10)), "start before hello");
         expectError(std::string("\xff\xff\xff\x7fGARBAGE", 12), "exceeds the 1048576-byte limit");
         expectError(std::string("\x02\0\0\0\x63zz", 7), "unknown frame type 99");
         expectError(encodeAgentJsonFrame(AgentFrameType::Hello, nlohmann::json{{"protocol", 2}}),
@@ -291,11 +284,11 @@ private slots:
                     "recording frames are the agent's");
         expectError(encodeAgentJsonFrame(AgentFrameType::Start, nlohmann::json{{"experiment", "nope"}, {"config", {}}}),
                     "unknown experiment 'nope'");
-        nlohmann::json bad = agentCliLatencyConfig(1'000'000, 10);
+        nlohmann::json bad = test::agentLatencyConfig(1'000'000, 10);
         bad["period_ns"] = 5;
         expectError(start(bad), "period");
         // Sound after all that: a run starts, ends and streams its recording.
-        agentCliSend(p.toAgent, start(agentCliLatencyConfig(500'000, 20)));
+        agentCliSend(p.toAgent, start(test::agentLatencyConfig(500'000, 20)));
         std::vector<AgentFrame> seen;
         QVERIFY(agentCliRead(p.fromAgent, d, AgentFrameType::Ended, 10'000, &seen));
         std::string recording;

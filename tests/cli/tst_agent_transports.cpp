@@ -2,6 +2,7 @@
 // `rtscope latency --target tcp://…` (one controller at a time; the run stopped and the agent waiting again when
 // its controller leaves), the loopback-only rule, the sentences for bad targets, and `--target ssh://…` through a
 // real sshd started on loopback with its own keys.
+#include "tests/common/agent_test_config.h"
 #include "tests/common/cli_process.h"
 
 #include "engine/io/agent_client.h"
@@ -98,14 +99,6 @@ void transportStopAgent(QProcess& agent)
     }
 }
 
-nlohmann::json transportConfig(int64_t periodNs, uint64_t samples)
-{
-    LatencyConfig c;
-    c.periodNs = periodNs;
-    c.maxSamples = samples;
-    return toJson(c);
-}
-
 } // namespace
 
 class TestAgentTransports : public QObject {
@@ -157,7 +150,7 @@ private slots:
         QVERIFY(!connectAgentTcp("127.0.0.1", port, 2000, fd));
         auto first = std::make_unique<AgentClient>(fd, fd);
         QVERIFY(!first->connect(10'000));
-        nlohmann::json cfg = transportConfig(500'000, 0);
+        nlohmann::json cfg = test::agentLatencyConfig(500'000, 0);
         cfg["hogs"] = 1;
         const Error started = first->start("latency", cfg, 10'000, nullptr);
         QVERIFY2(!started, started.message.c_str());
@@ -192,7 +185,7 @@ private slots:
         QVERIFY(!connectAgentTcp("127.0.0.1", port, 2000, fd));
         AgentClient next(fd, fd);
         QVERIFY(!next.connect(10'000));
-        QVERIFY(!next.start("latency", transportConfig(500'000, 40), 10'000, nullptr));
+        QVERIFY(!next.start("latency", test::agentLatencyConfig(500'000, 40), 10'000, nullptr));
         QVERIFY(next.waitEnded(5000));
         QCOMPARE(replayRecording(next.recording()).read.samples, uint64_t(40));
         QCOMPARE(agent.state(), QProcess::Running);
