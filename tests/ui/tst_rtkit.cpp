@@ -198,6 +198,20 @@ private slots:
         QVERIFY(SystemPanel::rows(probe).contains(qMakePair(QString("RT path"), QString("rtkit, priority ≤ 20"))));
     }
 
+    // A probe read from a recording or a target's hello has no path: the row says so, and never "not available"
+    // beside an "available".
+    void probeFromElsewhereHasNoPath()
+    {
+        SystemProbe recorded;
+        recorded.rtAvailable = true;
+        QVERIFY(SystemPanel::rows(recorded).contains(
+            qMakePair(QString("RT path"), QString("available (path not recorded)"))));
+        recorded.rtAvailable = false;
+        recorded.rtUnavailableReason = "RLIMIT_RTPRIO is 0";
+        QVERIFY(SystemPanel::rows(recorded).contains(
+            qMakePair(QString("RT path"), QString("not available: RLIMIT_RTPRIO is 0"))));
+    }
+
     void grantsFifoWithoutPrivilege()
     {
         if (!m_skip.isEmpty())

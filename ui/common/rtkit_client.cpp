@@ -161,6 +161,10 @@ QString rtPathText(const SystemProbe& probe)
 {
     if (!probe.rtPath.empty())
         return QString::fromStdString(probe.rtPath);
+    // A probe from elsewhere (a recording, a target's hello) does not carry the path: say so rather than "not
+    // available" next to an "available".
+    if (probe.rtAvailable)
+        return QObject::tr("available (path not recorded)");
     return QObject::tr("not available: %1").arg(QString::fromStdString(probe.rtUnavailableReason));
 }
 
