@@ -3,8 +3,11 @@
 // the figures worked out by hand from the bins below, one curve each; a file that is no result gets its sentence and
 // the others still show. And the --compare option's parsing.
 #include "engine/io/cyclictest_format.h"
+#include "engine/util/clock.h"
+#include "tests/common/recording_bytes.h"
 #include "tests/common/test_main.h"
 #include "ui/app/gui_options.h"
+#include "ui/compare/compare_data.h"
 #include "ui/compare/compare_table_model.h"
 #include "ui/compare/compare_window.h"
 #include "ui/plot/histogram_chart.h"
@@ -184,6 +187,27 @@ private slots:
         QCOMPARE(loaded.last().at(0).toInt(), 0);
         QVERIFY2(w.problems().first().startsWith("gone.json: cannot read it"), qPrintable(w.problems().first()));
         QCOMPARE(w.table()->model()->rowCount(), 0);
+    }
+
+    // A recording is one more row: read by replaying it, turned into the whole-µs figures its cyclictest export
+    // would have. 700 samples at 5, 6, … 11 µs (100 of each, RecordingBytes' pattern), on host "board".
+    void aRecordingIsARow()
+    {
+        test::RecordingBytes b({1});
+        b.samples(0, 0, test::RecordingBytes::kStartNs, 700);
+        const QString path = write("board.rtrec", b.end(test::RecordingBytes::kStartNs + 701 * kNsPerMs));
+        ComparedResult r;
+        QString error;
+        QVERIFY2(readComparedResult(path, r, error), qPrintable(error));
+        QCOMPARE(r.format, QString("recording"));
+        QCOMPARE(r.host, QString("board"));
+        QCOMPARE(r.samples, uint64_t(700));
+        QCOMPARE(r.maxUs, int64_t(11));
+        QCOMPARE(r.overflows, uint64_t(0));
+        QCOMPARE(r.p50.us, int64_t(8));  // rank 350 of 700: the fourth hundred, 8 µs
+        QCOMPARE(r.p99.us, int64_t(11)); // rank 693: the last hundred
+        QVERIFY(!r.p9999.lowerBound);
+        QVERIFY2(r.note.isEmpty(), qPrintable(r.note));
     }
 
     void compareOption()
