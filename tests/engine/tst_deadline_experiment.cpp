@@ -93,8 +93,15 @@ private slots:
         QVERIFY2(runaway.jobs >= 6, qPrintable(QString::number(runaway.jobs)));
         const int64_t bound = c.runaway.runtimeNs + std::max<int64_t>(s->tickNs, 1'000'000);
         QVERIFY2(runaway.maxRanNs <= bound, qPrintable(QString("max %1 ns > %2 ns").arg(runaway.maxRanNs).arg(bound)));
-        // Throttled most of each period: at least the period's unused part, less a tick, per stretch on average.
-        QVERIFY(runaway.totalGapNs / int64_t(runaway.jobs) >= c.runaway.periodNs - c.runaway.runtimeNs - bound);
+        // Throttled: over the run it got at most its runtime (plus the tick the kernel may overrun by) in each period,
+        // not the whole CPU it asked for by spinning. Counted over the run rather than per stretch: a preemption by
+        // the good task splits a stretch in two with a short gap, and where the kernel put each unpinned task decides
+        // how often that happens.
+        const int64_t periods = c.durationNs / c.runaway.periodNs + 1;
+        QVERIFY2(
+            runaway.totalRanNs <= periods * bound,
+            qPrintable(
+                QString("ran %1 ns in %2 periods > %3 ns").arg(runaway.totalRanNs).arg(periods).arg(periods * bound)));
         QVERIFY2(s->counter.windows >= 8, qPrintable(QString::number(s->counter.windows)));
         QCOMPARE(s->counter.stalledWindows, uint64_t(0));
         QVERIFY(s->tasks[kDeadlineGood].jobs >= 20);
