@@ -192,7 +192,9 @@ void LatencyPage::styleTable()
     // The header and two rows (room for the reference), or every row of a replay of several CPUs; one row while the
     // anatomy panel needs the height (holding a reference then adds its row).
     const int rows = std::max(m_anatomy->isVisibleTo(this) ? 1 : 2, m_model->rowCount());
-    m_table->setFixedHeight(rowHeight * (rows + 1) + 2 * m_table->frameWidth() + 2);
+    // The header is two lines (the unit under each latency column's name).
+    const int headerHeight = std::max(rowHeight, m_table->horizontalHeader()->sizeHint().height());
+    m_table->setFixedHeight(rowHeight * rows + headerHeight + 2 * m_table->frameWidth() + 2);
 }
 
 void LatencyPage::changeEvent(QEvent* event)

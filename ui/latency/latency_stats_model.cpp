@@ -191,8 +191,9 @@ QVariant LatencyStatsModel::headerData(int section, Qt::Orientation orientation,
     if (section < 0 || section >= ColumnCount)
         return {};
     if (role == Qt::DisplayRole) {
-        static const char* const names[] = {"samples",  "min µs", "avg µs",  "p50 µs",  "p90 µs", "p99 µs",
-                                            "p99.9 µs", "max µs", "skipped", "dropped", "config"};
+        // The unit on a second line: one word wide, so every column, "dropped" included, fits at 1366×768.
+        static const char* const names[] = {"samples",   "min\nµs", "avg\nµs", "p50\nµs", "p90\nµs", "p99\nµs",
+                                            "p99.9\nµs", "max\nµs", "skipped", "dropped", "config"};
         return tr(names[section]);
     }
     if (role == Qt::ToolTipRole) {

@@ -6,6 +6,7 @@
 #include "ui/plot/plot_math.h"
 
 #include <QEvent>
+#include <QFontMetricsF>
 #include <QMouseEvent>
 #include <QVBoxLayout>
 #include <QtCharts/QChart>
@@ -91,16 +92,36 @@ struct TimelineChart::Impl {
         }
     }
 
+    /// Whole seconds up to 10 s, then 5 and 10 s; a replay's whole recording may span an hour, so beyond two minutes
+    /// the ticks come from the span. Fewer when the plot is narrow (the half-width chart at 1366×768): Qt elides a
+    /// label that does not fit its tick's spacing ("-..."), so each label gets room for "−10" and a gap.
+    double xTickInterval() const
+    {
+        double interval = window <= 10 ? 1 : window <= 30 ? 5 : window <= 120 ? 10 : plot::niceTickInterval(window, 8);
+        const double px = chart->plotArea().width();
+        const double labelPx = 2.0 * QFontMetricsF(x->labelsFont()).horizontalAdvance(QStringLiteral("-10"));
+        if (px > 0 && labelPx > 0) {
+            const int fit = std::max(2, int(px / labelPx));
+            if (window / interval > fit)
+                interval = std::max(interval, plot::niceTickInterval(window, fit));
+        }
+        return interval;
+    }
+
     void applyX()
     {
         x->setTickAnchor(0);
-        // A replay's whole recording may span an hour: beyond two minutes the ticks come from the span.
-        x->setTickInterval(window <= 10    ? 1
-                           : window <= 30  ? 5
-                           : window <= 120 ? 10
-                                           : plot::niceTickInterval(window, 8));
+        x->setTickInterval(xTickInterval());
         x->setRange(-window, 0);
         ++axisUpdates;
+    }
+
+    /// After a resize: only the tick spacing may change, and only when it has to.
+    void fitXTicks()
+    {
+        const double interval = xTickInterval();
+        if (interval != x->tickInterval())
+            x->setTickInterval(interval);
     }
 
     void applyY()
@@ -199,7 +220,10 @@ TimelineChart::TimelineChart(QWidget* parent)
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addWidget(d->view);
-    connect(d->chart, &QChart::plotAreaChanged, this, [this] { d->redraw(false); });
+    connect(d->chart, &QChart::plotAreaChanged, this, [this] {
+        d->fitXTicks();
+        d->redraw(false);
+    });
     d->view->viewport()->installEventFilter(this);
 
     changeEvent(nullptr);
