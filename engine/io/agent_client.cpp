@@ -393,6 +393,12 @@ std::string AgentClient::recording() const
     return m_recording;
 }
 
+std::string AgentClient::recordingFrom(uint64_t offset) const
+{
+    std::lock_guard lock(m_mutex);
+    return offset < m_recording.size() ? m_recording.substr(size_t(offset)) : std::string();
+}
+
 uint64_t AgentClient::recordingBytes() const
 {
     std::lock_guard lock(m_mutex);

@@ -96,6 +96,9 @@ public:
 
     /// @brief The run's .rtrec bytes received so far (Recording frames, concatenated).
     std::string recording() const;
+    /// @brief The recording's bytes from @p offset on (empty when none are newer): a live view feeds only what
+    /// arrived since its last refresh instead of copying the whole run every frame.
+    std::string recordingFrom(uint64_t offset) const;
     uint64_t recordingBytes() const;
     /// @brief The latest Status frame with a number that increases with each; nullopt if none newer than
     /// @p afterGeneration.

@@ -81,13 +81,10 @@ void RemoteLatencySource::pull() const
     if (!m_client || !m_stream)
         return;
     bool changed = std::exchange(m_dirty, false);
-    if (m_client->recordingBytes() > m_fed) {
-        const std::string bytes = m_client->recording();
-        if (bytes.size() > m_fed) {
-            m_stream->feed(std::string_view(bytes).substr(m_fed));
-            m_fed = bytes.size();
-            changed = true;
-        }
+    if (const std::string fresh = m_client->recordingFrom(m_fed); !fresh.empty()) {
+        m_stream->feed(fresh);
+        m_fed += fresh.size();
+        changed = true;
     }
     const bool ended = m_client->ended();
     if (ended && !m_endSeen) {
