@@ -362,7 +362,10 @@ private slots:
                 if (shares.empty() || shares.front().pid != spinnerTid || shares.front().comm != "lan-planted" ||
                     !verdict.contains(expected))
                     failures << QString("seq %1 does not name the spinner: %2").arg(w.seq).arg(verdict);
-                else if (*w.anatomy.schedulingNs < kSpinNs / 2)
+                // The spinner held the CPU at the deadline; when the timer itself fired late (a virtual CPU the host
+                // did not run: 146 µs once here), the thread woke into the spin's remainder, so the wait it is owed is
+                // half the spin less that delay.
+                else if (*w.anatomy.schedulingNs < kSpinNs / 2 - w.anatomy.timerIrqDelayNs.value_or(0))
                     failures
                         << QString("seq %1 waited only %2 ns: %3").arg(w.seq).arg(*w.anatomy.schedulingNs).arg(verdict);
                 else
