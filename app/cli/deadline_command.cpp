@@ -299,6 +299,8 @@ std::string deadlineCsv(const DeadlineSnapshot& s)
     return out;
 }
 
+} // namespace
+
 RunResult runDeadline(const DeadlineConfig& config, const RunOutput& out)
 {
     DeadlineExperiment exp;
@@ -329,6 +331,8 @@ RunResult runDeadline(const DeadlineConfig& config, const RunOutput& out)
                             },
                     });
 }
+
+namespace {
 
 int run(const DeadlineOptions& o)
 {

@@ -12,6 +12,7 @@
 
 namespace rtscope {
 struct ContentionConfig;
+struct DeadlineConfig;
 struct DriftConfig;
 struct InversionConfig;
 struct LatencyConfig;
@@ -56,5 +57,6 @@ RunResult runDrift(const DriftConfig& config, const RunOutput& out);
 RunResult runSleepFloor(const SleepFloorConfig& config, const RunOutput& out);
 RunResult runContention(const ContentionConfig& config, const RunOutput& out);
 RunResult runInversion(const InversionConfig& config, const RunOutput& out);
+RunResult runDeadline(const DeadlineConfig& config, const RunOutput& out);
 
 } // namespace rtscope::cli

@@ -62,6 +62,10 @@ RunResult runPhaseOf(const InversionConfig& c, int64_t, const RunOptions&, const
 {
     return runInversion(c, out);
 }
+RunResult runPhaseOf(const DeadlineConfig& c, int64_t, const RunOptions&, const RunOutput& out)
+{
+    return runDeadline(c, out);
+}
 
 // Reads a phase the preset parser has already validated (so nothing is refused) and hands it to @p f as its
 // experiment's config type.
@@ -121,6 +125,15 @@ ThreadSpec firstThreadOf(const ContentionConfig& c, const CpuTopology& topo)
 ThreadSpec firstThreadOf(const InversionConfig& c, const CpuTopology& topo)
 {
     return threadSpec(Policy::Fifo, c.highPriority, 0, c.resolvedCpu(topo), "rtscope-inv-high");
+}
+// The lab's first privileged thread: the edf lesson's FIFO task; the others' first deadline task (never pinned).
+ThreadSpec firstThreadOf(const DeadlineConfig& c, const CpuTopology& topo)
+{
+    if (c.lesson == DeadlineLesson::Edf)
+        return threadSpec(Policy::Fifo, c.priority, 0, c.resolvedCpu(topo), "rtscope-dl-fifo");
+    ThreadSpec spec = threadSpec(Policy::Deadline, 0, 0, -1, "rtscope-dl-probe");
+    spec.deadline = c.lesson == DeadlineLesson::Isolation ? c.good : c.admissionTasks(DeadlineLimits::read()).front();
+    return spec;
 }
 
 // The phase's thread that needs a privilege; nullopt when the phase needs none.

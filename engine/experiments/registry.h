@@ -7,6 +7,7 @@
 // phase runner, for one) that has no overload for its config yet.
 //
 // The sweep is not an entry: it runs the latency experiment over a list of settings and has no preset form.
+#include "engine/experiments/deadline/deadline_experiment.h"
 #include "engine/experiments/latency/latency_experiment.h"
 #include "engine/experiments/locks/contention_experiment.h"
 #include "engine/experiments/locks/inversion_experiment.h"
@@ -87,10 +88,20 @@ template <> struct ExperimentTraits<ContentionConfig> {
     static CpuTopology placementTopology() { return CpuTopology::current(); }
 };
 
+template <> struct ExperimentTraits<DeadlineConfig> {
+    using Experiment = DeadlineExperiment; ///< the factory: what runs this config
+    static constexpr std::string_view kName = "deadline";
+    static DeadlineConfig fromJson(const nlohmann::json& j, std::vector<std::string>& e)
+    {
+        return deadlineConfigFromJson(j, e);
+    }
+    static CpuTopology placementTopology() { return CpuTopology::current(); }
+};
+
 template <class... Configs> struct ExperimentList {};
 /// Every experiment, in the order presets and `rtscope run --help` list them.
-using ExperimentConfigs =
-    ExperimentList<LatencyConfig, StarvationConfig, DriftConfig, SleepFloorConfig, InversionConfig, ContentionConfig>;
+using ExperimentConfigs = ExperimentList<LatencyConfig, StarvationConfig, DriftConfig, SleepFloorConfig,
+                                         InversionConfig, ContentionConfig, DeadlineConfig>;
 
 /// Calls @p f(std::type_identity<Config>{}) for the experiment named @p name; false when no experiment has that
 /// name (@p f is not called).

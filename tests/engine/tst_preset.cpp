@@ -148,8 +148,8 @@ private slots:
                                           << "p.json: labels must have one entry per phase (2; got 1)";
         QTest::newRow("unknown experiment")
             << QString::fromStdString(latencyPreset({}, {{"experiment", "warp"}}))
-            << "p.json: experiment must be one of latency, starvation, drift, sleep-floor, inversion, contention "
-               "(got 'warp')";
+            << "p.json: experiment must be one of latency, starvation, drift, sleep-floor, inversion, contention, "
+               "deadline (got 'warp')";
         QTest::newRow("missing title") << QString::fromStdString(latencyPreset({}, {{"title", ""}}))
                                        << "p.json: title must be 1 to 120 characters long (got 0)";
         QTest::newRow("three phases") << "{\"title\":\"t\",\"experiment\":\"drift\",\"phases\":[{},{},{}]}"
