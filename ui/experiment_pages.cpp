@@ -1,6 +1,7 @@
 #include "ui/experiment_pages.h"
 
 #include "ui/common/latency_source.h"
+#include "ui/deadline/deadline_page.h"
 #include "ui/latency/latency_page.h"
 #include "ui/locks/contention/contention_page.h"
 #include "ui/locks/inversion/inversion_page.h"
@@ -15,7 +16,7 @@ namespace rtscope {
 
 std::vector<ExperimentPage*> createExperimentPages(const SystemProbe& probe)
 {
-    // The order is the page order and the 1–9 keys: the experiments of docs/science.md, then the tuning workbench.
+    // The order is the page order and the 1–9, 0 keys: the experiments of docs/science.md, then the tuning workbench.
     std::vector<ExperimentPage*> pages;
     pages.push_back(new LatencyPage(std::make_unique<LiveLatencySource>(), probe));
     pages.push_back(new StarvationPage(probe));
@@ -23,6 +24,7 @@ std::vector<ExperimentPage*> createExperimentPages(const SystemProbe& probe)
     pages.push_back(new SleepFloorPage(probe));
     pages.push_back(new ContentionPage(probe));
     pages.push_back(new InversionPage(probe));
+    pages.push_back(new DeadlinePage(probe));
     pages.push_back(new CpusPage(std::make_unique<LiveLatencySource>(), probe));
     pages.push_back(new ThreadsPage(probe));
     pages.push_back(new SweepPage(probe));

@@ -21,6 +21,8 @@ struct DeadlineOptions {
     std::string good = "2ms/20ms";
     std::string goodWork = "500us";
     int counterCpu = -1;
+    std::string runawayPolicy = "deadline";
+    int runawayPriority = DeadlineConfig().runawayPriority;
     std::string shortTask = "1.5ms/4ms";
     std::string longTask = "8ms/20ms";
     int priority = DeadlineConfig().priority;
@@ -62,6 +64,11 @@ DeadlineConfig toConfig(const DeadlineOptions& o, std::vector<std::string>& prob
     c.good.deadlineNs = c.good.periodNs;
     readDuration("good-work", o.goodWork, kNsPerUs, kBareMicroseconds, c.goodWorkNs, problems);
     c.counterCpu = o.counterCpu;
+    if (auto p = parseDeadlineRunawayPolicy(o.runawayPolicy))
+        c.runawayPolicy = *p;
+    else
+        problems.push_back("runaway-policy must be deadline or fifo (got '" + o.runawayPolicy + "')");
+    c.runawayPriority = o.runawayPriority;
     const std::string wp = "WORK/PERIOD, e.g. 1.5ms/4ms (bare numbers are microseconds)";
     readPair("short", o.shortTask, wp, c.shortWorkNs, c.shortPeriodNs, problems);
     readPair("long", o.longTask, wp, c.longWorkNs, c.longPeriodNs, problems);
@@ -132,6 +139,11 @@ void printAdmission(const DeadlineSnapshot& s)
                 "the root domain.\n");
 }
 
+std::string overrunsText(const DeadlineTaskStats& t)
+{
+    return t.overrunsCounted ? std::to_string(t.overruns) : t.overrunsNote;
+}
+
 void printTask(const DeadlineSnapshot& s, size_t i, bool withGaps)
 {
     const DeadlineTaskStats& t = s.tasks[i];
@@ -148,14 +160,22 @@ void printTask(const DeadlineSnapshot& s, size_t i, bool withGaps)
                     t.jobs ? (t.maxLateNs > 0 ? ("+" + dlMs(t.maxLateNs) + " late").c_str()
                                               : (dlMs(-t.maxLateNs) + " early").c_str())
                            : "-");
-    std::printf("\n  %-20s ran on %s\n", "", cpusText(t).c_str());
+    std::printf("\n  %-20s ran on %s", "", cpusText(t).c_str());
+    if (s.slotDeclared[i].periodNs > 0)
+        std::printf("  overruns (SIGXCPU) %s", overrunsText(t).c_str());
+    std::printf("\n");
 }
 
 void printIsolation(const DeadlineSnapshot& s)
 {
-    std::printf("\nIsolation: the runaway asks for %s and then never sleeps; the kernel throttles it (tick %s: it "
-                "may overrun its runtime by up to one tick).\n",
-                deadlineText(s.config.runaway).c_str(), dlMs(s.tickNs).c_str());
+    if (s.config.runawayPolicy == DeadlineRunawayPolicy::Fifo)
+        std::printf("\nIsolation: the runaway is SCHED_FIFO %d, pinned to the counter's CPU %d, and never sleeps; "
+                    "only the kernel's safety net (%s) lets SCHED_OTHER run there.\n",
+                    s.config.runawayPriority, s.counterCpu, s.throttling.c_str());
+    else
+        std::printf("\nIsolation: the runaway asks for %s and then never sleeps; the kernel throttles it (tick %s: it "
+                    "may overrun its runtime by up to one tick).\n",
+                    deadlineText(s.config.runaway).c_str(), dlMs(s.tickNs).c_str());
     printTask(s, kDeadlineRunaway, true);
     printTask(s, kDeadlineGood, false);
     const DeadlineCounterStats& c = s.counter;
@@ -163,6 +183,9 @@ void printIsolation(const DeadlineSnapshot& s)
                 "ops per window min %llu max %llu (longest window %s)\n",
                 "counter", s.counterCpu, (unsigned long long)c.windows, (unsigned long long)c.stalledWindows,
                 (unsigned long long)c.minOps, (unsigned long long)c.maxOps, dlMs(c.maxWindowNs).c_str());
+    std::printf("  %-20s %s\n", "",
+                s.counterVerdict.empty() ? "its CPU share is not known yet (no whole window)"
+                                         : s.counterVerdict.c_str());
     std::printf("  watchdog             CPU %d, %zu trip(s)   dropped jobs %llu   memory %s\n", s.controllerCpu,
                 s.watchdogTrips.size(), (unsigned long long)s.droppedJobs, s.memoryLock.c_str());
     std::printf("The deadline threads cannot be pinned (root-domain rule): \"ran on\" is where the kernel put them.\n");
@@ -214,12 +237,19 @@ void printDeadline(const DeadlineSnapshot& s)
 nlohmann::json taskJson(const DeadlineSnapshot& s, size_t i)
 {
     const DeadlineTaskStats& t = s.tasks[i];
-    nlohmann::json j{
-        {"name", s.slotNames[i]},       {"jobs", t.jobs},
-        {"misses", t.misses},           {"total_ran_ns", t.totalRanNs},
-        {"max_ran_ns", t.maxRanNs},     {"total_off_cpu_ns", t.totalGapNs},
-        {"max_off_cpu_ns", t.maxGapNs}, {"max_late_ns", t.jobs ? nlohmann::json(t.maxLateNs) : nlohmann::json()},
-        {"jobs_per_cpu", t.jobsPerCpu}};
+    nlohmann::json j{{"name", s.slotNames[i]},
+                     {"jobs", t.jobs},
+                     {"misses", t.misses},
+                     {"total_ran_ns", t.totalRanNs},
+                     {"max_ran_ns", t.maxRanNs},
+                     {"total_off_cpu_ns", t.totalGapNs},
+                     {"max_off_cpu_ns", t.maxGapNs},
+                     {"max_late_ns", t.jobs ? nlohmann::json(t.maxLateNs) : nlohmann::json()},
+                     {"jobs_per_cpu", t.jobsPerCpu},
+                     {"overruns", t.overrunsCounted ? nlohmann::json(t.overruns) : nlohmann::json()},
+                     {"overruns_counted", t.overrunsCounted}};
+    if (!t.overrunsCounted)
+        j["overruns_note"] = t.overrunsNote;
     if (s.slotDeclared[i].periodNs > 0)
         j["declared"] = {{"runtime_ns", s.slotDeclared[i].runtimeNs},
                          {"deadline_ns", s.slotDeclared[i].deadlineNs},
@@ -275,7 +305,13 @@ nlohmann::json deadlineReport(const DeadlineSnapshot& s)
                         {"min_ops", s.counter.minOps},
                         {"max_ops", s.counter.maxOps},
                         {"total_ops", s.counter.totalOps},
-                        {"max_window_ns", s.counter.maxWindowNs}};
+                        {"max_window_ns", s.counter.maxWindowNs},
+                        {"total_window_ns", s.counter.totalWindowNs},
+                        {"cpu_ns", s.counter.cpuNs},
+                        {"cpu_wall_ns", s.counter.cpuWallNs},
+                        {"cpu_share", s.counter.cpuShare() ? nlohmann::json(*s.counter.cpuShare()) : nlohmann::json()},
+                        {"verdict", s.counterVerdict}};
+        r["throttling"] = s.throttling;
         r["watchdog_trips"] = s.watchdogTrips.size();
     }
     if (s.config.lesson == DeadlineLesson::Edf) {
@@ -327,6 +363,15 @@ RunResult runDeadline(const DeadlineConfig& config, const RunOutput& out)
                                 std::vector<RunFigure> f;
                                 for (size_t i = 0; i < s.tasks.size(); ++i)
                                     f.push_back({s.slotNames[i] + " misses", double(s.tasks[i].misses), ""});
+                                // The same names whatever the runaway's policy: a preset compares them (FIFO → DL).
+                                if (s.config.lesson == DeadlineLesson::Isolation) {
+                                    const DeadlineCounterStats& c = s.counter;
+                                    if (c.totalWindowNs > 0)
+                                        f.push_back({"counter progress",
+                                                     double(c.totalOps) / (double(c.totalWindowNs) / 1e9), "ops/s"});
+                                    if (const auto share = c.cpuShare())
+                                        f.push_back({"counter CPU share", *share * 100.0, "%"});
+                                }
                                 return f;
                             },
                     });
@@ -361,6 +406,12 @@ Command addDeadlineCommand(CLI::App& app)
         ->capture_default_str();
     noValueBelow(sub->add_option("--counter-cpu", o->counterCpu,
                                  "isolation: the SCHED_OTHER counter's CPU (default: the highest usable CPU)"));
+    sub->add_option("--runaway-policy", o->runawayPolicy,
+                    "isolation: deadline (throttled to --runaway, unpinned) or fifo (SCHED_FIFO, pinned to the "
+                    "counter's CPU: the starvation lab's trap)")
+        ->capture_default_str();
+    sub->add_option("--runaway-priority", o->runawayPriority, "isolation: the FIFO runaway's priority, 1..97")
+        ->capture_default_str();
     sub->add_option("--short", o->shortTask, "edf: the short-period task's WORK/PERIOD")->capture_default_str();
     sub->add_option("--long", o->longTask, "edf: the long-period task's WORK/PERIOD (together below 95 %)")
         ->capture_default_str();

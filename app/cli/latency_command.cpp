@@ -203,6 +203,10 @@ void printSummary(const LatencySnapshot& s)
                     fmtUs(h.percentile(99.99)).c_str());
         std::printf("  skipped periods %llu   dropped samples %llu   sequence gaps %llu\n",
                     (unsigned long long)t.skipped, (unsigned long long)t.drops, (unsigned long long)t.seqGaps);
+        if (const size_t i = size_t(&t - s.threads.data()); i < s.overruns.size())
+            std::printf("  overruns      %s (SIGXCPU: the thread ran past its runtime in a period)\n",
+                        s.overruns[i].counted ? std::to_string(s.overruns[i].overruns).c_str()
+                                              : s.overruns[i].notCounted.c_str());
     }
     if (s.config.hogs > 0)
         std::printf("  hog work      %.3g iterations (%.3g per second, %d hogs)\n", double(s.hogIterations),
@@ -397,6 +401,15 @@ RunResult runLatency(const LatencyConfig& config, const RunOutput& out, const st
     // The JSON last, so that its return_code is the exit code (but for the JSON's own write), and the verdict line
     // of --fail-above last on stdout, where a harness looks.
     result.report = latencyExportJson(*snap, toJson(probe), commandLine(), startUnix, endUnix);
+    // Policy deadline: per measuring thread, its overruns (null with the reason when the kernel could not count them).
+    for (size_t i = 0; i < snap->overruns.size() && i < snap->threads.size(); ++i) {
+        const DeadlineOverrunFigure& f = snap->overruns[i];
+        result.report["rtscope"]["deadline_overruns"].push_back(
+            {{"cpu", snap->threads[i].cpu},
+             {"overruns", f.counted ? nlohmann::json(f.overruns) : nlohmann::json()},
+             {"counted", f.counted},
+             {"note", f.notCounted}});
+    }
     result.report["identity"] = runIdentityJson(identity);
     const int code = finishWithLimit(limit, *snap, runExitCode(snap->error, written), result.report);
     written = writeJsonFile(out.json, result.report) && written;

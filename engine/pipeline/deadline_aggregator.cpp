@@ -82,6 +82,11 @@ void DeadlineAggregator::addCounter(const DeadlineCounterSample& s)
             ++c.stalledWindows;
         c.totalOps += ops;
         c.maxWindowNs = std::max(c.maxWindowNs, s.tNs - m_lastCounter->tNs);
+        c.totalWindowNs += s.tNs - m_lastCounter->tNs;
+        if (s.cpuNs >= 0 && m_lastCounter->cpuNs >= 0 && s.cpuNs >= m_lastCounter->cpuNs) {
+            c.cpuNs += s.cpuNs - m_lastCounter->cpuNs;
+            c.cpuWallNs += s.tNs - m_lastCounter->tNs;
+        }
     }
     m_lastCounter = s;
 }

@@ -28,6 +28,7 @@ struct DeadlineJob {
 struct DeadlineCounterSample {
     int64_t tNs = 0;
     uint64_t ops = 0;
+    int64_t cpuNs = -1; ///< the counter's own CPU time as it last published it; -1 = not known yet
 };
 
 /// @brief One thing the admission lesson asked of the kernel and its answer.
@@ -73,6 +74,10 @@ struct DeadlineTaskStats {
     std::vector<uint64_t> jobsPerCpu; ///< index = CPU; sized to the highest CPU seen
     int64_t firstNs = 0;
     int64_t lastNs = 0;
+    // SCHED_FLAG_DL_OVERRUN (docs/experiments/deadline.md, "Overruns"): filled by the run, not the aggregator.
+    uint64_t overruns = 0;        ///< SIGXCPUs the kernel sent the task; meaningful only when overrunsCounted
+    bool overrunsCounted = false; ///< false: a FIFO task, or a kernel without the flag (overrunsNote says)
+    std::string overrunsNote;     ///< "not counted: …" when !overrunsCounted
 };
 
 struct DeadlineCounterStats {
@@ -81,7 +86,15 @@ struct DeadlineCounterStats {
     uint64_t minOps = 0;         ///< fewest operations in a window (0 before the first window)
     uint64_t maxOps = 0;
     uint64_t totalOps = 0;
-    int64_t maxWindowNs = 0; ///< longest window (a late sampler makes one longer)
+    int64_t maxWindowNs = 0;   ///< longest window (a late sampler makes one longer)
+    int64_t totalWindowNs = 0; ///< every window's wall time together
+    int64_t cpuNs = 0;         ///< the counter's CPU time over the windows whose both ends knew it
+    int64_t cpuWallNs = 0;     ///< … and those windows' wall time
+    /// @brief cpuNs / cpuWallNs: the share of its CPU the counter got; nullopt before a window with CPU times.
+    std::optional<double> cpuShare() const
+    {
+        return cpuWallNs > 0 ? std::optional<double>(double(cpuNs) / double(cpuWallNs)) : std::nullopt;
+    }
 };
 
 class DeadlineAggregator {

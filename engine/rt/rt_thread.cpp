@@ -166,7 +166,20 @@ Error becomeDeadline(pid_t tid, const ThreadSpec& spec)
             CPU_SET(c, &wide);
     if (!online.empty())
         sched_setaffinity(0, sizeof wide, &wide); // a failure shows up below as the kernel's EPERM
-    const int err = setDeadlineScheduling(tid, spec.deadline);
+    int err = 0;
+    if (spec.overruns) {
+        // The handler and this thread's slot first: from the flag on, an overrun sends SIGXCPU, whose default
+        // action would end the process.
+        countDeadlineOverrunsInto(&spec.overruns->overruns);
+        const char* why = nullptr;
+        err = setDeadlineSchedulingCountingOverruns(tid, spec.deadline, why);
+        if (err != 0)
+            why = "not counted: the thread did not become SCHED_DEADLINE";
+        spec.overruns->notCounted.store(why, std::memory_order_release);
+        spec.overruns->counted.store(why == nullptr, std::memory_order_release);
+    } else {
+        err = setDeadlineScheduling(tid, spec.deadline);
+    }
     if (err == 0)
         return {};
     cpu_set_t now;

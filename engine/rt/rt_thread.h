@@ -27,6 +27,9 @@ struct ThreadSpec {
     /// so the thread first widens its affinity to every online CPU and `cpu` only names the CPU it is measured
     /// for (docs/rt-privileges.md, "SCHED_DEADLINE").
     DeadlineParams deadline;
+    /// @brief For Policy::Deadline: when set, the thread asks for SCHED_FLAG_DL_OVERRUN and counts the kernel's
+    /// SIGXCPUs here (or says there why it cannot). The counter must outlive the thread.
+    DeadlineOverrunCounter* overruns = nullptr;
     std::string name; ///< thread name (15 chars max, as the kernel keeps it)
     size_t stackBytes = 256 * 1024;
     size_t prefaultBytes = 64 * 1024; ///< stack touched before the body runs, so the RT path never page-faults

@@ -7,10 +7,13 @@
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
+#include <csignal>
 #include <cstdio>
 #include <cstring>
 #include <dirent.h>
 #include <fstream>
+#include <mutex>
+#include <pthread.h>
 #include <sched.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -82,7 +85,73 @@ int statPolicy(const std::string& statLine)
     return -1;
 }
 
+// The calling thread's overrun slot. A constinit thread_local of a static library uses the local-exec TLS model (no
+// lazy allocation), and a lock-free atomic add is async-signal-safe: the handler may touch both.
+constinit thread_local std::atomic<uint64_t>* t_overrunSlot = nullptr;
+std::atomic<uint64_t> g_unattributedOverruns{0};
+static_assert(std::atomic<uint64_t>::is_always_lock_free);
+
+void onDeadlineOverrun(int)
+{
+    if (std::atomic<uint64_t>* slot = t_overrunSlot)
+        slot->fetch_add(1, std::memory_order_relaxed);
+    else
+        g_unattributedOverruns.fetch_add(1, std::memory_order_relaxed);
+}
+
 } // namespace
+
+DeadlineOverrunFigure figureOf(const DeadlineOverrunCounter& c)
+{
+    DeadlineOverrunFigure f;
+    f.counted = c.counted.load(std::memory_order_acquire);
+    f.overruns = c.overruns.load(std::memory_order_relaxed);
+    const char* why = c.notCounted.load(std::memory_order_acquire);
+    f.notCounted = f.counted ? "" : why ? why : "not counted: the thread did not start";
+    return f;
+}
+
+void installDeadlineOverrunHandler()
+{
+    static std::once_flag once;
+    std::call_once(once, [] {
+        struct sigaction sa {};
+        sa.sa_handler = onDeadlineOverrun;
+        sigemptyset(&sa.sa_mask);
+        // SA_RESTART: a read() or a futex wait resumes; a clock_nanosleep still returns EINTR, which every wait of
+        // the engine already treats as "look at the stop flag and wait again".
+        sa.sa_flags = SA_RESTART;
+        sigaction(SIGXCPU, &sa, nullptr);
+    });
+}
+
+void countDeadlineOverrunsInto(std::atomic<uint64_t>* slot)
+{
+    installDeadlineOverrunHandler();
+    t_overrunSlot = slot;
+    sigset_t xcpu;
+    sigemptyset(&xcpu);
+    sigaddset(&xcpu, SIGXCPU);
+    pthread_sigmask(slot ? SIG_UNBLOCK : SIG_BLOCK, &xcpu, nullptr);
+}
+
+uint64_t unattributedDeadlineOverruns()
+{
+    return g_unattributedOverruns.load(std::memory_order_relaxed);
+}
+
+int setDeadlineSchedulingCountingOverruns(pid_t tid, const DeadlineParams& p, const char*& notCounted)
+{
+    notCounted = nullptr;
+    const int err = setDeadlineScheduling(tid, p, kDeadlineFlagOverrun);
+    if (err != EINVAL)
+        return err;
+    // EINVAL for the flag or for the parameters: without the flag tells which.
+    const int without = setDeadlineScheduling(tid, p);
+    if (without == 0)
+        notCounted = "not counted: the kernel refused SCHED_FLAG_DL_OVERRUN (EINVAL with it, accepted without it)";
+    return without;
+}
 
 double DeadlineParams::bandwidth() const
 {

@@ -2,6 +2,7 @@
 /// @file SCHED_DEADLINE: the sched_setattr/sched_getattr system calls (glibc 2.36 has no wrapper), the parameter
 /// rules the kernel enforces, its admission-control arithmetic and the sentences that explain a refusal
 /// (docs/rt-privileges.md, "SCHED_DEADLINE"). Reusable by any experiment that runs a deadline thread.
+#include <atomic>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -47,6 +48,38 @@ std::vector<std::string> deadlineProblems(const DeadlineParams& p, const Deadlin
 
 /// @brief sched_setattr(@p tid, SCHED_DEADLINE, @p p, @p flags). Returns 0 or the errno.
 int setDeadlineScheduling(pid_t tid, const DeadlineParams& p, uint64_t flags = 0);
+/// @brief SCHED_FLAG_DL_OVERRUN's count for one deadline thread (docs/experiments/deadline.md, "Overruns"). The
+/// thread registers it (ThreadSpec::overruns) before it takes SCHED_DEADLINE; the SIGXCPU handler adds one per
+/// signal the kernel sends it, from any thread's point of view a lock-free atomic.
+struct DeadlineOverrunCounter {
+    std::atomic<uint64_t> overruns{0};
+    /// @brief Set by the thread once the kernel accepted the flag; false = not counted (see notCounted).
+    std::atomic<bool> counted{false};
+    /// @brief Why not counted, as "not counted: …" (a string literal, so that any thread may read it while the
+    /// thread sets it); null while nothing is known.
+    std::atomic<const char*> notCounted{nullptr};
+};
+/// @brief A copy of a counter's figures: plain data for snapshots.
+struct DeadlineOverrunFigure {
+    bool counted = false;
+    uint64_t overruns = 0;  ///< meaningful only when counted
+    std::string notCounted; ///< "not counted: …" when !counted
+};
+DeadlineOverrunFigure figureOf(const DeadlineOverrunCounter& c);
+
+/// @brief The process-wide SIGXCPU handler (installed once; any thread may call it). The default action of SIGXCPU
+/// kills the process with a core dump, so it must be in place before any thread sets SCHED_FLAG_DL_OVERRUN.
+void installDeadlineOverrunHandler();
+/// @brief The calling thread counts every SIGXCPU it takes into @p slot (null: none) and unblocks SIGXCPU. Installs
+/// the handler. The kernel sends SIGXCPU to the process, but delivers it to the overrunning thread when that thread
+/// does not block it, so only the counting threads unblock it.
+void countDeadlineOverrunsInto(std::atomic<uint64_t>* slot);
+/// @brief SIGXCPUs taken by a thread with no slot registered (a signal left pending after its thread left).
+uint64_t unattributedDeadlineOverruns();
+/// @brief setDeadlineScheduling with SCHED_FLAG_DL_OVERRUN. When the kernel refuses the flag (EINVAL with it, OK
+/// without) the task runs without it: 0 is returned and @p notCounted says why. Other errors: the errno.
+int setDeadlineSchedulingCountingOverruns(pid_t tid, const DeadlineParams& p, const char*& notCounted);
+
 /// @brief sched_setattr(@p tid, SCHED_OTHER, nice 0): leaves SCHED_DEADLINE (or any policy). Returns 0 or the errno.
 int setOtherScheduling(pid_t tid);
 /// @brief sched_getattr: the declared parameters of a SCHED_DEADLINE thread; nullopt for any other policy or error.

@@ -93,6 +93,23 @@ private slots:
         QCOMPARE(c.maxOps, uint64_t(200));
         QCOMPARE(c.totalOps, uint64_t(300));
         QCOMPARE(c.maxWindowNs, int64_t(70));
+        QCOMPARE(c.totalWindowNs, int64_t(170));
+        QVERIFY(!c.cpuShare()); // no sample carried the counter's CPU time: unknown, not 0
+    }
+
+    void counterShareCountsOnlyWindowsWithCpuTimes()
+    {
+        DeadlineAggregator a;
+        a.addCounter({0, 0, -1});
+        a.addCounter({100, 10, 20}); // the window before has no CPU time at its start: not in the share
+        a.addCounter({200, 20, 30});
+        a.addCounter({400, 20, 30}); // starved: no CPU time in 200 ns
+        const DeadlineCounterStats& c = a.counter();
+        QCOMPARE(c.cpuNs, int64_t(10));
+        QCOMPARE(c.cpuWallNs, int64_t(300));
+        QVERIFY(c.cpuShare().has_value());
+        QCOMPARE(*c.cpuShare(), 10.0 / 300.0);
+        QCOMPARE(c.totalWindowNs, int64_t(400));
     }
 };
 

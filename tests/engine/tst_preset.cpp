@@ -56,11 +56,12 @@ private slots:
         const std::vector<Preset> presets = builtinPresets(&errors);
         QVERIFY2(errors.empty(), qPrintable(joined(errors)));
         QCOMPARE(presets.size(), builtinPresetFiles().size());
-        QCOMPARE(presets.size(), size_t(6));
-        // The six built-in lessons (docs/presets.md), in lesson order, one per experiment.
-        const QStringList titles = {"FIFO vs OTHER under 16 hogs",         "FIFO starvation and RT throttling",
-                                    "Sleep loop drift vs absolute timers", "Sleep floor and timer slack",
-                                    "Priority inversion and inheritance",  "Spin vs sleep vs adaptive locks"};
+        QCOMPARE(presets.size(), size_t(7));
+        // The seven built-in lessons (docs/presets.md), in lesson order, one per experiment.
+        const QStringList titles = {
+            "FIFO vs OTHER under 16 hogs", "FIFO starvation and RT throttling",  "Sleep loop drift vs absolute timers",
+            "Sleep floor and timer slack", "Priority inversion and inheritance", "Spin vs sleep vs adaptive locks",
+            "DEADLINE cannot starve"};
         std::set<std::string> experiments, ids;
         for (size_t i = 0; i < presets.size(); ++i) {
             const Preset& p = presets[i];
@@ -77,8 +78,8 @@ private slots:
                 QVERIFY2(problems.empty(), qPrintable(QString::fromStdString(p.id) + ": " + joined(problems)));
             }
         }
-        QCOMPARE(experiments.size(), size_t(6));
-        QCOMPARE(ids.size(), size_t(6));
+        QCOMPARE(experiments.size(), size_t(7));
+        QCOMPARE(ids.size(), size_t(7));
     }
 
     void comparisonsDifferOnlyInWhatTheyCompare()

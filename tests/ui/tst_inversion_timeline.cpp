@@ -1,6 +1,7 @@
 // The inversion timeline widget: known segments land at the pixels their times say, the medium thread's time
 // inside high's waits (and only that) is marked as the inversion, segments outside the window cost nothing,
 // and many sub-pixel segments merge into few blocks without losing any of them.
+#include "engine/util/clock.h"
 #include "tests/common/line_thickness.h"
 #include "ui/plot/chart_style.h"
 #include "ui/plot/inversion_timeline.h"

@@ -279,7 +279,7 @@ private slots:
         for (QAction* a : window.menuBar()->actions())
             titles << a->text().remove('&');
         QCOMPARE(titles, QStringList({"File", "Presets", "View", "Help"}));
-        QCOMPARE(menu->presetActions().size(), 6);
+        QCOMPARE(menu->presetActions().size(), 7);
         QCOMPARE(menu->presetActions().first()->text(), QString("FIFO vs OTHER under 16 hogs"));
         for (QAction* a : menu->presetActions())
             QVERIFY2(a->isEnabled(), qPrintable(a->text()));

@@ -73,7 +73,7 @@ private slots:
         QVERIFY(start);
         QVERIFY(window.isStartPageShown());
         const std::vector<Preset> lessons = builtinPresets();
-        QCOMPARE(lessons.size(), size_t(6)); // every built-in validates on the test machines (tst_preset)
+        QCOMPARE(lessons.size(), size_t(7)); // every built-in validates on the test machines (tst_preset)
         QCOMPARE(start->cardCount(), int(lessons.size()));
         for (int i = 0; i < start->cardCount(); ++i) {
             QCOMPARE(start->card(i)->objectName(), "lesson-" + QString::fromStdString(lessons[size_t(i)].id));
@@ -128,6 +128,12 @@ private slots:
     {
         QCOMPARE(StartPage::systemVerdict(startPageFakeProbe(true)),
                  QString("Real-time priority: available · kernel 6.18 PREEMPT_DYNAMIC (full) · 2 CPUs, none isolated"));
+        // The way it is available, when the probe (or rtkit) says it.
+        SystemProbe viaRtkit = startPageFakeProbe(true);
+        viaRtkit.rtPath = "rtkit, priority ≤ 20";
+        QVERIFY2(
+            StartPage::systemVerdict(viaRtkit).startsWith("Real-time priority: available (rtkit, priority ≤ 20) · "),
+            qPrintable(StartPage::systemVerdict(viaRtkit)));
         SystemProbe p = startPageFakeProbe(false);
         p.isolatedCpus = {1};
         p.virtualMachine = true;

@@ -73,6 +73,22 @@ void drawStarvation(const ThumbCanvas& t)
     });
 }
 
+// The deadline page, FIFO runaway then DEADLINE runaway: under FIFO the counter's progress stays flat but for the
+// safety net's short windows (reference colour); under DEADLINE it climbs in small steps, paused only while the
+// runaway uses its runtime each period.
+void drawDeadline(const ThumbCanvas& t)
+{
+    t.curve(t.c.reference, 100, [](double x) { return 0.05 + 0.12 * std::floor(x * 3.0) / 3.0; });
+    t.curve(
+        t.c.live, 200,
+        [](double x) {
+            const double periods = x * 8.0;
+            const double inPeriod = periods - std::floor(periods);
+            return 0.05 + 0.85 * (std::floor(periods) * 0.8 + std::max(0.0, inPeriod - 0.2)) / 8.0;
+        },
+        2.5);
+}
+
 // The drift page: the naive loop's drift climbs in a straight line, the absolute timers stay in a flat band.
 void drawDrift(const ThumbCanvas& t)
 {
@@ -163,6 +179,8 @@ QPixmap lessonThumbnail(const QString& experiment, QSize size, const QPalette& p
         drawInversion(canvas);
     else if (experiment == "contention")
         drawContention(canvas);
+    else if (experiment == "deadline")
+        drawDeadline(canvas);
     else {
         p.setPen(c.text);
         p.drawText(area, Qt::AlignCenter, experiment);

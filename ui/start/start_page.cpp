@@ -41,6 +41,8 @@ const std::map<std::string, const char*>& startPageQuestions()
         {"priority-inversion",
          QT_TRANSLATE_NOOP("StartPage", "How can a low-priority thread hold up a high-priority one?")},
         {"spin-sleep-adaptive", QT_TRANSLATE_NOOP("StartPage", "Should a thread waiting for a lock spin or sleep?")},
+        {"deadline-cannot-starve", QT_TRANSLATE_NOOP("StartPage", "Can a real-time thread run away without starving "
+                                                                  "the machine?")},
     };
     return questions;
 }
@@ -172,7 +174,12 @@ QString StartPage::lessonDuration(const Preset& lesson)
 QString StartPage::systemVerdict(const SystemProbe& p)
 {
     QStringList parts;
-    parts << (p.rtAvailable ? tr("Real-time priority: available") : tr("Real-time priority: not available"));
+    // Which way it is available ("CAP_SYS_NICE", "rtprio limit", "rtkit, priority ≤ 20"): with rtkit the lessons
+    // asking for more than its ceiling run lower or not at all, which a newcomer should see before clicking.
+    if (p.rtAvailable && !p.rtPath.empty())
+        parts << tr("Real-time priority: available (%1)").arg(QString::fromStdString(p.rtPath));
+    else
+        parts << (p.rtAvailable ? tr("Real-time priority: available") : tr("Real-time priority: not available"));
     // "6.18.0-1-amd64" reads as "6.18": the series is what the lessons' behaviour depends on.
     const QString release = QString::fromStdString(p.kernelRelease);
     const QStringList numbers = release.section('-', 0, 0).split('.');

@@ -12,6 +12,7 @@ namespace rtscope {
 namespace {
 
 constexpr const char* kLessonNames[] = {"admission", "isolation", "edf"};
+constexpr const char* kRunawayPolicyNames[] = {"deadline", "fifo"};
 
 void deadlineCheckCpu(const char* field, int cpu, const CpuTopology& cpus, std::vector<std::string>& out)
 {
@@ -39,6 +40,19 @@ std::optional<DeadlineLesson> parseDeadlineLesson(std::string_view name)
     for (int i = 0; i < 3; ++i)
         if (name == kLessonNames[i])
             return DeadlineLesson(i);
+    return std::nullopt;
+}
+
+const char* deadlineRunawayPolicyName(DeadlineRunawayPolicy p)
+{
+    return kRunawayPolicyNames[int(p)];
+}
+
+std::optional<DeadlineRunawayPolicy> parseDeadlineRunawayPolicy(std::string_view name)
+{
+    for (int i = 0; i < 2; ++i)
+        if (name == kRunawayPolicyNames[i])
+            return DeadlineRunawayPolicy(i);
     return std::nullopt;
 }
 
@@ -83,6 +97,24 @@ std::vector<std::string> DeadlineConfig::validate(const CpuTopology& cpus) const
             out.push_back(prefix + "period must be at most " + formatDuration(kMaxPeriodNs) + " in this lab (got " +
                           formatDuration(p.periodNs) + ")");
     };
+    // The plain ranges hold whatever the lesson: a value the chosen lesson does not use is still refused, never
+    // silently ignored (a typo in -p must not pass because the lesson is admission).
+    if (priority < kMinPriority || priority > kMaxPriority)
+        out.push_back("priority must be between " + std::to_string(kMinPriority) + " and " +
+                      std::to_string(kMaxPriority) + " (the long task runs one above it; got " +
+                      std::to_string(priority) + ")");
+    if (runawayPriority < kMinPriority || runawayPriority > kMaxPriority)
+        out.push_back("runaway-priority must be between " + std::to_string(kMinPriority) + " and " +
+                      std::to_string(kMaxPriority) + " (the watchdog runs at " + std::to_string(kWatchdogPriority) +
+                      "; got " + std::to_string(runawayPriority) + ")");
+    deadlineCheckCpu("cpu", cpu, cpus, out);
+    deadlineCheckCpu("counter-cpu", counterCpu, cpus, out);
+    if (durationNs < kMinDurationNs || durationNs > kMaxDurationNs)
+        out.push_back("duration must be between " + formatDurationRange(kMinDurationNs, kMaxDurationNs) + " (got " +
+                      formatDuration(durationNs) + ")");
+    if (goodWorkNs < 10'000 || goodWorkNs > good.runtimeNs)
+        out.push_back("good-work must be between 10 µs and good-runtime (" + formatDuration(good.runtimeNs) + "; got " +
+                      formatDuration(goodWorkNs) + ")");
     if (lesson == DeadlineLesson::Admission) {
         if (int(tasks.size()) > kMaxTasks)
             out.push_back("task: at most " + std::to_string(kMaxTasks) + " tasks (got " + std::to_string(tasks.size()) +
@@ -91,9 +123,6 @@ std::vector<std::string> DeadlineConfig::validate(const CpuTopology& cpus) const
             params("task " + std::to_string(i + 1) + " ", tasks[i]);
         return out;
     }
-    if (durationNs < kMinDurationNs || durationNs > kMaxDurationNs)
-        out.push_back("duration must be between " + formatDurationRange(kMinDurationNs, kMaxDurationNs) + " (got " +
-                      formatDuration(durationNs) + ")");
     if (lesson == DeadlineLesson::Isolation) {
         params("runaway-", runaway);
         params("good-", good);
@@ -101,10 +130,6 @@ std::vector<std::string> DeadlineConfig::validate(const CpuTopology& cpus) const
             out.push_back("runaway-runtime must leave at least " + formatDuration(kMinRunawayIdleNs) +
                           " of its period unused, so that its throttled time shows (got runtime " +
                           formatDuration(runaway.runtimeNs) + ", period " + formatDuration(runaway.periodNs) + ")");
-        if (goodWorkNs < 10'000 || goodWorkNs > good.runtimeNs)
-            out.push_back("good-work must be between 10 µs and good-runtime (" + formatDuration(good.runtimeNs) +
-                          "; got " + formatDuration(goodWorkNs) + ")");
-        deadlineCheckCpu("counter-cpu", counterCpu, cpus, out);
         if (cpus.otherThan({resolvedCounterCpu(cpus)}) < 0)
             out.push_back("the isolation lesson needs two usable CPUs (the watchdog's and the counter's; got " +
                           cpus.usableText() + ")");
@@ -124,11 +149,6 @@ std::vector<std::string> DeadlineConfig::validate(const CpuTopology& cpus) const
                       formatFixed(u * 100.0, 1) + " %)");
     params("short ", edfReservation(shortWorkNs, shortPeriodNs));
     params("long ", edfReservation(longWorkNs, longPeriodNs));
-    if (priority < kMinPriority || priority > kMaxPriority)
-        out.push_back("priority must be between " + std::to_string(kMinPriority) + " and " +
-                      std::to_string(kMaxPriority) + " (the long task runs one above it; got " +
-                      std::to_string(priority) + ")");
-    deadlineCheckCpu("cpu", cpu, cpus, out);
     return out;
 }
 
@@ -139,8 +159,10 @@ std::string DeadlineConfig::label() const
         return std::string("admission · ") +
                (tasks.empty() ? std::string("default tasks") : std::to_string(tasks.size()) + " tasks");
     case DeadlineLesson::Isolation:
-        return "isolation · runaway " + deadlineText(runaway) + " · good " + deadlineText(good) + " · " +
-               formatDuration(durationNs);
+        return "isolation · runaway " +
+               (runawayPolicy == DeadlineRunawayPolicy::Fifo ? "FIFO " + std::to_string(runawayPriority)
+                                                             : deadlineText(runaway)) +
+               " · good " + deadlineText(good) + " · " + formatDuration(durationNs);
     case DeadlineLesson::Edf:
         break;
     }
@@ -163,6 +185,8 @@ nlohmann::json toJson(const DeadlineConfig& c)
                           {"good_period_ns", c.good.periodNs},
                           {"good_work_ns", c.goodWorkNs},
                           {"counter_cpu", c.counterCpu},
+                          {"runaway_policy", deadlineRunawayPolicyName(c.runawayPolicy)},
+                          {"runaway_priority", c.runawayPriority},
                           {"short_work_ns", c.shortWorkNs},
                           {"short_period_ns", c.shortPeriodNs},
                           {"long_work_ns", c.longWorkNs},
@@ -178,8 +202,8 @@ DeadlineConfig deadlineConfigFromJson(const nlohmann::json& j, std::vector<std::
     if (!f.ok())
         return c;
     f.rejectUnknown({"lesson", "tasks", "duration_ns", "runaway_runtime_ns", "runaway_period_ns", "good_runtime_ns",
-                     "good_period_ns", "good_work_ns", "counter_cpu", "short_work_ns", "short_period_ns",
-                     "long_work_ns", "long_period_ns", "priority", "cpu"});
+                     "good_period_ns", "good_work_ns", "counter_cpu", "runaway_policy", "runaway_priority",
+                     "short_work_ns", "short_period_ns", "long_work_ns", "long_period_ns", "priority", "cpu"});
     f.name("lesson", c.lesson, parseDeadlineLesson, "admission, isolation, edf");
     std::vector<DeadlineParams> tasks;
     if (f.list("tasks", [&](const nlohmann::json&, size_t i) {
@@ -204,6 +228,8 @@ DeadlineConfig deadlineConfigFromJson(const nlohmann::json& j, std::vector<std::
     c.good.deadlineNs = c.good.periodNs;
     f.integer("good_work_ns", c.goodWorkNs);
     f.integer("counter_cpu", c.counterCpu);
+    f.name("runaway_policy", c.runawayPolicy, parseDeadlineRunawayPolicy, "deadline, fifo");
+    f.integer("runaway_priority", c.runawayPriority);
     f.integer("short_work_ns", c.shortWorkNs);
     f.integer("short_period_ns", c.shortPeriodNs);
     f.integer("long_work_ns", c.longWorkNs);

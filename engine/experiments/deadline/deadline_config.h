@@ -19,6 +19,12 @@ enum class DeadlineLesson { Admission, Isolation, Edf };
 const char* deadlineLessonName(DeadlineLesson l);
 std::optional<DeadlineLesson> parseDeadlineLesson(std::string_view name);
 
+/// @brief The isolation lesson's runaway: a deadline task that overruns its reservation (throttled by the kernel),
+/// or the starvation lab's trap, a SCHED_FIFO thread pinned to the counter's CPU that spins for the whole run.
+enum class DeadlineRunawayPolicy { Deadline, Fifo };
+const char* deadlineRunawayPolicyName(DeadlineRunawayPolicy p);
+std::optional<DeadlineRunawayPolicy> parseDeadlineRunawayPolicy(std::string_view name);
+
 struct DeadlineConfig {
     // Limits, in one place: the CLI help and validate() read them.
     static constexpr int64_t kMinDurationNs = 100'000'000;     ///< 100 ms
@@ -46,6 +52,10 @@ struct DeadlineConfig {
     DeadlineParams good{2'000'000, 20'000'000, 20'000'000};     ///< the well-behaved task's reservation
     int64_t goodWorkNs = 500'000;                               ///< … and the CPU time its job needs
     int counterCpu = -1;                                        ///< the OTHER counter's CPU; -1 = last usable
+    /// @brief Deadline: unpinned, throttled to `runaway` every period. Fifo: SCHED_FIFO `runawayPriority`, pinned to
+    /// the counter's CPU, spinning until the run's end (`runaway` is then not used).
+    DeadlineRunawayPolicy runawayPolicy = DeadlineRunawayPolicy::Deadline;
+    int runawayPriority = 50; ///< the FIFO runaway's priority, kMinPriority..kMaxPriority (below the watchdog)
 
     // EDF against inverted rate-monotonic priorities.
     int64_t shortWorkNs = 1'500'000; ///< the short-period task: 1.5 ms of CPU every 4 ms

@@ -15,6 +15,8 @@ namespace rtscope {
 
 namespace {
 
+constexpr const char* kDeadlineFifoNotCounted = "not counted: a SCHED_FIFO thread has no runtime to overrun";
+
 int64_t deadlineTickNs()
 {
     // CLOCK_MONOTONIC_COARSE advances once per tick: its resolution is the tick (4 ms at HZ=250). Without the
@@ -24,11 +26,12 @@ int64_t deadlineTickNs()
     return clock_getres(CLOCK_MONOTONIC_COARSE, &res) == 0 ? fromTimespec(res) : 0;
 }
 
-ThreadSpec deadlineSpec(const std::string& name, const DeadlineParams& p)
+ThreadSpec deadlineSpec(const std::string& name, const DeadlineParams& p, DeadlineOverrunCounter* overruns = nullptr)
 {
     ThreadSpec s;
     s.policy = Policy::Deadline;
     s.deadline = p;
+    s.overruns = overruns;
     s.name = name;
     s.stackBytes = 64 * 1024;
     s.prefaultBytes = 16 * 1024;
@@ -59,8 +62,18 @@ DeadlineRun::DeadlineRun(const DeadlineConfig& config, const RunEnvironment& env
     if (m_config.lesson == DeadlineLesson::Isolation) {
         m_config.counterCpu = m_config.resolvedCounterCpu(topo);
         m_controllerCpu = topo.otherThan({m_config.counterCpu});
-        m_slotNames = {"runaway (DEADLINE)", "good (DEADLINE)"};
-        m_slotDeclared = {m_config.runaway, m_config.good};
+        const bool fifo = m_config.runawayPolicy == DeadlineRunawayPolicy::Fifo;
+        m_slotNames = {fifo ? "runaway (FIFO " + std::to_string(m_config.runawayPriority) + ")"
+                            : std::string("runaway (DEADLINE)"),
+                       "good (DEADLINE)"};
+        m_slotDeclared = {fifo ? DeadlineParams{} : m_config.runaway, m_config.good};
+        if (fifo)
+            m_overruns[kDeadlineRunaway].notCounted = kDeadlineFifoNotCounted;
+        m_throttling = [&] {
+            const ThrottleSettings t = readThrottleSettings(m_config.counterCpu);
+            return t.fairServerKernel ? "fair server " + t.fairServerText() + "; RT throttling " + t.rtThrottlingText()
+                                      : "RT throttling " + t.rtThrottlingText();
+        }();
     } else if (m_config.lesson == DeadlineLesson::Edf) {
         m_config.cpu = m_config.resolvedCpu(topo);
         m_controllerCpu = topo.otherThan({m_config.cpu});
@@ -243,14 +256,22 @@ Error DeadlineRun::startIsolation()
 
     auto good = std::make_unique<RtThread>();
     const DeadlineParams g = m_config.good;
-    if (Error e = startThread(*good, deadlineSpec("rtscope-dl-good", g), [this, t0, g](const std::atomic<bool>& stop) {
-            periodicLoop(kDeadlineGood, t0, m_endNs, m_config.goodWorkNs, g.periodNs, g.deadlineNs, stop);
-        }))
+    if (Error e = startThread(*good, deadlineSpec("rtscope-dl-good", g, &m_overruns[kDeadlineGood]),
+                              [this, t0, g](const std::atomic<bool>& stop) {
+                                  periodicLoop(kDeadlineGood, t0, m_endNs, m_config.goodWorkNs, g.periodNs,
+                                               g.deadlineNs, stop);
+                              }))
         return e;
     m_deadlineThreads.push_back(std::move(good));
+    // The FIFO runaway is the starvation lab's spinner (docs/experiments/starvation.md): pinned to the counter's CPU,
+    // bounded by the run's end and the watchdog, demoted first at stop(); the kernel's safety net (RT throttling or
+    // the fair server) is all the counter gets. The deadline runaway cannot be pinned (the root-domain rule).
+    const ThreadSpec runawaySpec =
+        m_config.runawayPolicy == DeadlineRunawayPolicy::Fifo
+            ? pinnedSpec("rtscope-fifo-spin", Policy::Fifo, m_config.runawayPriority, m_config.counterCpu)
+            : deadlineSpec("rtscope-dl-spin", m_config.runaway, &m_overruns[kDeadlineRunaway]);
     auto runaway = std::make_unique<RtThread>();
-    if (Error e = startThread(*runaway, deadlineSpec("rtscope-dl-spin", m_config.runaway),
-                              [this](const std::atomic<bool>& stop) { runawayLoop(stop); }))
+    if (Error e = startThread(*runaway, runawaySpec, [this](const std::atomic<bool>& stop) { runawayLoop(stop); }))
         return e;
     m_deadlineThreads.push_back(std::move(runaway));
     return {};
@@ -293,9 +314,15 @@ void DeadlineRun::runawayLoop(const std::atomic<bool>& stop)
 
 void DeadlineRun::counterLoop(const std::atomic<bool>& stop)
 {
-    while (!leaving(stop))
+    // Its own CPU time every 8 batches of 1024 (a clock read per batch would cost the counter a few per cent): the
+    // share of its CPU it got, next to the operations it managed.
+    for (unsigned batch = 0; !leaving(stop); ++batch) {
         for (int i = 0; i < 1024; ++i)
             m_counterOps.fetch_add(1, std::memory_order_relaxed);
+        if (batch % 8 == 0)
+            m_counterCpuNs.store(threadCpuNs(), std::memory_order_relaxed);
+    }
+    m_counterCpuNs.store(threadCpuNs(), std::memory_order_relaxed);
 }
 
 void DeadlineRun::samplerLoop(const std::atomic<bool>& stop)
@@ -308,7 +335,8 @@ void DeadlineRun::samplerLoop(const std::atomic<bool>& stop)
         }
         if (leaving(stop))
             return;
-        (void)m_counterRing->tryPush({nowNs(), m_counterOps.load(std::memory_order_relaxed)});
+        (void)m_counterRing->tryPush(
+            {nowNs(), m_counterOps.load(std::memory_order_relaxed), m_counterCpuNs.load(std::memory_order_relaxed)});
     }
 }
 
@@ -334,9 +362,10 @@ Error DeadlineRun::startEdf()
     for (const auto& d : dl) {
         const DeadlineParams p = DeadlineConfig::edfReservation(d.work, d.period);
         auto t = std::make_unique<RtThread>();
-        Error e = startThread(*t, deadlineSpec(d.name, p), [this, d, t1, dlEnd, p](const std::atomic<bool>& stop) {
-            periodicLoop(d.slot, t1, dlEnd, d.work, d.period, p.deadlineNs, stop);
-        });
+        Error e = startThread(*t, deadlineSpec(d.name, p, &m_overruns[size_t(d.slot)]),
+                              [this, d, t1, dlEnd, p](const std::atomic<bool>& stop) {
+                                  periodicLoop(d.slot, t1, dlEnd, d.work, d.period, p.deadlineNs, stop);
+                              });
         if (e && e.kind != ErrorKind::Unavailable)
             return e;
         if (e) {
@@ -469,7 +498,22 @@ std::shared_ptr<DeadlineSnapshot> DeadlineRun::makeSnapshot(bool running)
     s->admission = m_agg.admission();
     s->tasks = m_agg.tasks();
     s->tasks.resize(m_slotNames.size());
+    for (size_t i = 0; i < s->tasks.size() && i < m_overruns.size(); ++i) {
+        DeadlineTaskStats& t = s->tasks[i];
+        if (m_slotDeclared[i].periodNs == 0) {
+            t.overrunsNote = kDeadlineFifoNotCounted;
+            continue;
+        }
+        const DeadlineOverrunFigure f = figureOf(m_overruns[i]);
+        t.overruns = f.overruns;
+        t.overrunsCounted = f.counted;
+        t.overrunsNote = f.notCounted;
+    }
     s->counter = m_agg.counter();
+    if (m_config.lesson == DeadlineLesson::Isolation) {
+        s->counterVerdict = counterVerdict(s->counter);
+        s->throttling = m_throttling;
+    }
     s->jobs = m_agg.jobs();
     s->jobsNotKept = m_agg.jobsNotKept();
     s->counterCpu = m_config.lesson == DeadlineLesson::Isolation ? m_config.counterCpu : -1;
@@ -484,6 +528,23 @@ std::shared_ptr<DeadlineSnapshot> DeadlineRun::makeSnapshot(bool running)
     s->memoryLock = m_memoryLock.detail;
     s->error = m_error;
     return s;
+}
+
+std::string DeadlineRun::counterVerdict(const DeadlineCounterStats& c) const
+{
+    const std::optional<double> share = c.cpuShare();
+    if (!share)
+        return {};
+    const std::string got = "the counter got " + formatFixed(*share * 100.0, 1) + " % of CPU " +
+                            std::to_string(m_config.counterCpu) + " over " + formatDuration(c.cpuWallNs);
+    if (m_config.runawayPolicy == DeadlineRunawayPolicy::Fifo)
+        return got + " next to the SCHED_FIFO " + std::to_string(m_config.runawayPriority) +
+               " runaway: only the kernel's safety-net window for SCHED_OTHER (see the throttling line; about "
+               "50 ms per second by default, and a fair server waits until its tasks have starved for most "
+               "of a period, so a run shorter than a second may see none of it)";
+    return got + " next to the SCHED_DEADLINE runaway, which may take only its reservation (" +
+           formatFixed(m_config.runaway.bandwidth() * 100.0, 1) +
+           " % of a CPU): everything the reservations leave is the counter's";
 }
 
 bool DeadlineRun::finished() const

@@ -3,7 +3,9 @@
 /// - admission: deadline tasks are added one by one until the kernel refuses one (EBUSY); the first admitted one
 ///   then leaves and the refused one is asked again, until its bandwidth is free (at most a few periods).
 /// - isolation: a deadline runaway that spins forever is throttled to its runtime every period, while a
-///   SCHED_OTHER counter pinned to a CPU keeps counting and a well-behaved deadline task meets its deadlines.
+///   SCHED_OTHER counter pinned to a CPU keeps counting and a well-behaved deadline task meets its deadlines. With
+///   runawayPolicy fifo the runaway is the starvation lab's trap instead: SCHED_FIFO, pinned to the counter's CPU,
+///   spinning until the run's end; the counter then gets only the kernel's safety-net window.
 /// - edf: two periodic tasks under SCHED_FIFO with the rate-monotonic priorities inverted (one CPU), then the same
 ///   work under SCHED_DEADLINE; deadline misses per task in each phase.
 ///
@@ -11,6 +13,7 @@
 /// the CPU it ran on. Every thread polls its stop flag; stop() demotes the deadline threads first (a throttled
 /// thread would otherwise see the flag only at its next period) and joins every thread within kJoinBudgetMs. The
 /// runaway is also watched by the watchdog (engine/rt/watchdog.h), which demotes it past the run's end + 50 ms.
+/// Every deadline thread counts its overruns (SCHED_FLAG_DL_OVERRUN, engine/rt/sched_deadline.h).
 #include "engine/experiments/deadline/deadline_config.h"
 #include "engine/experiments/experiment_host.h"
 #include "engine/pipeline/deadline_aggregator.h"
@@ -54,9 +57,14 @@ struct DeadlineSnapshot {
     DeadlineCounterStats counter;
     std::vector<DeadlineJob> jobs; ///< the first DeadlineAggregator::kMaxJobRecords
     uint64_t jobsNotKept = 0;
-    int counterCpu = -1;           ///< isolation
-    int controllerCpu = -1;        ///< isolation: the watchdog's and the sampler's CPU
-    int fifoCpu = -1;              ///< edf
+    int counterCpu = -1; ///< isolation
+    /// @brief Isolation: what the counter got, in one sentence with the measured share of its CPU, against what the
+    /// runaway's policy leaves it (FIFO: the fair server's or RT throttling's window; DEADLINE: all but the
+    /// reservation). Empty before the first window with CPU times.
+    std::string counterVerdict;
+    std::string throttling; ///< isolation: the kernel's safety net as read at start (fair server or RT throttling)
+    int controllerCpu = -1; ///< isolation: the watchdog's and the sampler's CPU
+    int fifoCpu = -1;       ///< edf
     bool deadlinePhaseRan = false; ///< edf: both deadline tasks were admitted
     std::string deadlinePhaseNote; ///< edf: why the deadline phase did not run
     WatchdogConfig watchdog;
@@ -105,6 +113,7 @@ private:
     void periodicLoop(int slot, int64_t firstReleaseNs, int64_t endNs, int64_t workNs, int64_t periodNs,
                       int64_t deadlineNs, const std::atomic<bool>& stop);
     void counterLoop(const std::atomic<bool>& stop);
+    std::string counterVerdict(const DeadlineCounterStats& c) const;
     void samplerLoop(const std::atomic<bool>& stop);
     bool leaving(const std::atomic<bool>& stop) const;
 
@@ -125,10 +134,13 @@ private:
     std::array<std::unique_ptr<Ring>, kSlots> m_rings;
     std::unique_ptr<SpscRing<DeadlineCounterSample>> m_counterRing;
     std::atomic<uint64_t> m_counterOps{0};
+    std::atomic<int64_t> m_counterCpuNs{-1}; ///< the counter's CPU time, published by itself every few batches
+    std::array<DeadlineOverrunCounter, kSlots> m_overruns; ///< per slot: its deadline thread's SIGXCPUs
+    std::string m_throttling;
     std::atomic<bool> m_leave{false};
     Watchdog m_watchdog;
     int m_watchdogSlot = -1;
-    std::vector<std::unique_ptr<RtThread>> m_deadlineThreads; ///< demoted first at stop()
+    std::vector<std::unique_ptr<RtThread>> m_deadlineThreads; ///< demoted first at stop() (and the FIFO runaway)
     std::vector<std::unique_ptr<RtThread>> m_otherThreads;
     std::vector<DeadlineAdmissionStep> m_admissionSteps; ///< written by start(), read by the collector after
     bool m_admissionFed = false;

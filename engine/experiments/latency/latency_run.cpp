@@ -254,8 +254,10 @@ Error LatencyRun::startWorker(Worker& w)
     spec.priority = m_config.priority;
     spec.nice = m_config.nice;
     spec.cpu = w.cpu;
-    if (isDeadline(m_config.policy))
+    if (isDeadline(m_config.policy)) {
         spec.deadline = m_config.deadlineParams();
+        spec.overruns = &w.overruns;
+    }
     spec.name = kMeasuringThreadName;
     spec.lockStack = !m_env.allLocked();
     // Every waiter but the busy one blocks each period, so it may take real-time priority from rtkit, whose
@@ -716,6 +718,8 @@ std::shared_ptr<LatencySnapshot> LatencyRun::makeSnapshot(bool running)
         t.tid = w->tid.load();
         t.drops = w->ring->drops() - w->dropsAtReset;
         snap->threads.push_back(std::move(t));
+        if (isDeadline(snap->config.policy))
+            snap->overruns.push_back(figureOf(w->overruns));
         // Not running: every measuring thread was joined (the host stops the run first), so its error is settled.
         if (!running && !w->error.empty() && snap->error.empty())
             snap->error = "CPU " + std::to_string(w->cpu) + ": " + w->error;

@@ -70,6 +70,9 @@ struct LatencySnapshot {
     /// CLOCK_MONOTONIC when the run was asked to stop (0 while it runs): no counted wake-up is at or after it.
     int64_t stopRequestedNs = 0;
     std::vector<LatencyThreadStats> threads;
+    /// Policy deadline: per measuring thread (index as threads), its overruns (SCHED_FLAG_DL_OVERRUN) or why they
+    /// are not counted; empty for the other policies.
+    std::vector<DeadlineOverrunFigure> overruns;
     std::vector<Marker> markers;
     uint64_t hogIterations = 0; ///< work done by all hogs since start (RT changes when, not how much)
     double hogIterationsPerSec = 0;
@@ -207,6 +210,7 @@ private:
         std::atomic<uint64_t> nextSeq{0}; ///< written by the thread as it exits; the restart continues from it
         std::atomic<int64_t> stopRequestNs{kNoStopRequest}; ///< a wake-up at or after this is not measured
         std::string error;                                  ///< written by the thread before it exits; read after join
+        DeadlineOverrunCounter overruns;                    ///< policy deadline: its SIGXCPUs (any thread reads)
         // Collector-thread state.
         LatencyAggregator agg;
         uint64_t dropsAtReset = 0;
