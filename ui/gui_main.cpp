@@ -19,6 +19,7 @@
 #include "ui/main_window.h"
 
 #include <QApplication>
+#include <QEventLoop>
 #include <QPixmap>
 #include <QSettings>
 #include <QTimer>
@@ -124,12 +125,26 @@ int runGui(int argc, char** argv)
             return 2;
         }
     }
-    // --target-cmd: the Latency page measures the target from here on, and its config is checked against the
-    // target's CPUs (docs/remote.md, Desktop app).
-    if (!options.targetCmd.isEmpty()) {
+    // --target / --target-cmd: the Latency page measures the target from here on, and its config is checked against
+    // the target's CPUs (docs/remote.md, Desktop app). The connection is made with the event loop running (its
+    // "Connecting to …" dialog repaints and has Cancel); what follows needs its answer, so it is awaited here.
+    if (const QString target = options.target.isEmpty() ? options.targetCmd : options.target; !target.isEmpty()) {
+        const char* const flag = options.target.isEmpty() ? "target-cmd" : "target";
         QString error;
-        if (!window.connectTarget(options.targetCmd, &error)) {
-            printProblems({QString("target-cmd: %1").arg(error)});
+        bool connected = false;
+        QEventLoop waiting;
+        QObject::connect(&window, &MainWindow::targetConnectFinished, &waiting, [&](bool ok, const QString& why) {
+            connected = ok;
+            error = why;
+            waiting.quit();
+        });
+        if (!window.connectTarget(target, &error)) {
+            printProblems({QString("%1: %2").arg(flag, error)});
+            return 1;
+        }
+        waiting.exec();
+        if (!connected) {
+            printProblems({QString("%1: %2").arg(flag, error)});
             return 1;
         }
         if (latency)

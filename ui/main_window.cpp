@@ -31,6 +31,7 @@
 #include <QMenu>
 #include <QMenuBar>
 #include <QMessageBox>
+#include <QProgressDialog>
 #include <QScreen>
 #include <QScrollArea>
 #include <QScrollBar>
@@ -38,6 +39,7 @@
 #include <QShortcut>
 #include <QStackedWidget>
 #include <QStatusBar>
+#include <QSysInfo>
 #include <QTabBar>
 #include <QTextBrowser>
 #include <QTime>
@@ -45,6 +47,8 @@
 #include <QVBoxLayout>
 
 #include <algorithm>
+#include <optional>
+#include <utility>
 
 namespace rtscope {
 
@@ -90,8 +94,13 @@ MainWindow::MainWindow(std::vector<ExperimentPage*> pages, const SystemProbe& pr
     layout->addWidget(m_targetBanner);
     connect(m_targetBanner, &TargetBanner::reconnectRequested, this, [this] {
         QString error;
+        m_reportConnectFailure = true;
         if (!reconnectTarget(&error))
             QMessageBox::warning(this, tr("Reconnect"), error);
+    });
+    connect(m_targetBanner, &TargetBanner::saveRequested, this, [this] {
+        if (auto* save = findChild<QAction*>("saveRecording"))
+            save->trigger();
     });
     connect(m_targetBanner, &TargetBanner::disconnectRequested, this, &MainWindow::disconnectTarget);
     layout->addWidget(m_stack, 1);
@@ -119,7 +128,8 @@ MainWindow::MainWindow(std::vector<ExperimentPage*> pages, const SystemProbe& pr
         m_stack->addWidget(p);
         QWidget* controls = p->controls();
         m_controlStack->addWidget(controls ? controls : new QWidget);
-        m_tabs->addTab(QString("%1  %2").arg(i + 1).arg(p->shortTitle()));
+        // The tab shows its key: 1–9, then 0 for the tenth page; a page past the tenth has no key.
+        m_tabs->addTab(i < 10 ? QString("%1  %2").arg((i + 1) % 10).arg(p->shortTitle()) : p->shortTitle());
         connect(p, &ExperimentPage::runningChanged, this, [this] {
             updateActions();
             updateGuiPlacement();
@@ -190,9 +200,10 @@ MainWindow::MainWindow(std::vector<ExperimentPage*> pages, const SystemProbe& pr
     addToolBarBreak(Qt::TopToolBarArea);
     addToolBar(Qt::TopToolBarArea, pagesBar);
 
-    // Keys 1–9 pick a page. Spin boxes keep digits for themselves (they accept the shortcut override).
-    for (int i = 0; i < 9; ++i) {
-        auto* shortcut = new QShortcut(QKeySequence(Qt::Key_1 + i), this);
+    // Keys 1–9 pick a page, 0 the tenth (the keyboard's order). Spin boxes keep digits for themselves (they accept
+    // the shortcut override).
+    for (int i = 0; i < 10; ++i) {
+        auto* shortcut = new QShortcut(QKeySequence(i < 9 ? Qt::Key_1 + i : Qt::Key_0), this);
         connect(shortcut, &QShortcut::activated, this, [this, i] {
             if (i < pageCount())
                 m_tabs->setCurrentIndex(i);
@@ -224,13 +235,18 @@ MainWindow::MainWindow(std::vector<ExperimentPage*> pages, const SystemProbe& pr
                                  "(docs/remote.md)"));
         connect(connectTo, &QAction::triggered, this, [this] {
             bool ok = false;
-            const QString command = QInputDialog::getText(
+            const QString target = QInputDialog::getText(
                 this, tr("Connect to target"),
-                tr("A command that runs the agent on the target, its stdin and stdout the link, e.g.\n"
+                tr("The target: ssh://[USER@]HOST[:PORT] (ssh runs 'rtscope agent --stdio' there),\n"
+                   "tcp://HOST:PORT (an agent started with --listen, e.g. through ssh -L),\n"
+                   "or a command that runs the agent, its stdin and stdout the link, e.g.\n"
                    "ssh root@board rtscope agent --stdio\nqemu-aarch64-static build/arm64/app/rtscope agent --stdio"),
-                QLineEdit::Normal, m_target ? m_target->command() : QString(), &ok);
+                QLineEdit::Normal, m_target ? m_target->targetText() : QString(), &ok);
+            if (!ok)
+                return;
             QString error;
-            if (ok && !command.trimmed().isEmpty() && !connectTarget(command.trimmed(), &error))
+            m_reportConnectFailure = true;
+            if (!connectTarget(target, &error))
                 QMessageBox::warning(this, tr("Connect to target"), error);
         });
         QAction* disconnectFrom = new QAction(tr("&Disconnect from target"), this);
@@ -263,34 +279,105 @@ MainWindow::~MainWindow()
     disconnectTarget(); // the remote source refers to the connection: both go before the pages
 }
 
-bool MainWindow::connectTarget(const QString& command, QString* error)
+bool MainWindow::connectTarget(const QString& target, QString* error)
 {
-    auto* latency = findPage<LatencyPage>();
-    if (!latency) {
+    const bool report = std::exchange(m_reportConnectFailure, false);
+    const auto refuse = [error](const QString& why) {
         if (error)
-            *error = tr("there is no Latency page to measure the target with");
+            *error = why;
         return false;
-    }
+    };
+    auto* latency = findPage<LatencyPage>();
+    if (!latency)
+        return refuse(tr("there is no Latency page to measure the target with"));
+    QString problem;
+    const std::optional<TargetSpec> spec = parseTargetText(target, tr("target"), problem);
+    if (!spec)
+        return refuse(problem);
     if (!m_target) {
         m_target = new TargetConnection(this);
-        connect(m_target, &TargetConnection::lost, this,
-                [this](const QString& text) { m_targetBanner->showLost(m_target->machine(), text); });
+        connect(m_target, &TargetConnection::lost, this, &MainWindow::updateTargetBanner);
+        connect(m_target, &TargetConnection::opened, this, &MainWindow::targetOpened);
+        connect(m_target, &TargetConnection::failed, this, &MainWindow::targetFailed);
     }
-    latency->stop();
-    if (const Error e = m_target->open(command)) {
-        if (error)
-            *error = QString::fromStdString(e.message);
-        if (m_localLatencySource) // the old link is closed: back to this machine
-            disconnectTarget();
-        return false;
-    }
-    if (!m_localLatencySource)
+    closeConnectingDialog(); // an attempt in progress is replaced by this one (begin() cancels it)
+    if (const QString why = m_target->begin(*spec); !why.isEmpty())
+        return refuse(why);
+    m_reportConnectFailure = report;
+    // Window-modal and shown with show(), not exec(): the window repaints and its timers run while the agent
+    // starts; Cancel kills the agent's command and changes nothing else.
+    m_connecting = new QProgressDialog(tr("Connecting to %1…").arg(spec->text), tr("Cancel"), 0, 0, this);
+    m_connecting->setObjectName("connectingTarget");
+    m_connecting->setWindowTitle(tr("Connect to target"));
+    m_connecting->setWindowModality(Qt::WindowModal);
+    m_connecting->setAutoClose(false);
+    m_connecting->setAutoReset(false);
+    m_connecting->setMinimumDuration(0);
+    connect(m_connecting, &QProgressDialog::canceled, this, &MainWindow::cancelConnectTarget);
+    m_connecting->show();
+    statusBar()->showMessage(tr("Connecting to %1…").arg(spec->text));
+    return true;
+}
+
+bool MainWindow::targetConnecting() const
+{
+    return m_target && m_target->connecting();
+}
+
+void MainWindow::cancelConnectTarget()
+{
+    if (!targetConnecting())
+        return;
+    const QString text = m_target->targetText();
+    m_target->cancel();
+    closeConnectingDialog();
+    m_reportConnectFailure = false;
+    statusBar()->showMessage(tr("Connecting to %1 was cancelled; nothing changed").arg(text), 8000);
+    emit targetConnectFinished(false, tr("cancelled"));
+}
+
+void MainWindow::closeConnectingDialog()
+{
+    if (!m_connecting)
+        return;
+    m_connecting->disconnect(this); // hiding it must not count as Cancel
+    m_connecting->hide();
+    m_connecting->deleteLater();
+    m_connecting = nullptr;
+}
+
+void MainWindow::targetOpened()
+{
+    closeConnectingDialog();
+    m_reportConnectFailure = false;
+    auto* latency = findPage<LatencyPage>();
+    const QString target = m_target->command();
+    if (!m_localLatencySource) {
         m_localLatencySource =
             latency->replaceSource(std::make_unique<RemoteLatencySource>(*m_target), m_target->topology(), true);
-    else // a new link may reach another machine: its CPUs anew (what the views show stays until Start)
+    } else if (target != m_remoteTarget) {
+        // Another target may be another machine: its CPUs anew (what the views show stays until Start).
         latency->replaceSource(std::make_unique<RemoteLatencySource>(*m_target), m_target->topology(), true);
+    } else {
+        // Reconnect: the same source, so the run received before the link dropped stays saveable until Start.
+        latency->stop();
+    }
+    m_remoteTarget = target;
     showTarget(true);
-    return true;
+    emit targetConnectFinished(true, {});
+}
+
+void MainWindow::targetFailed(const QString& error)
+{
+    closeConnectingDialog();
+    statusBar()->showMessage(tr("Not connected: %1").arg(error), 8000);
+    if (std::exchange(m_reportConnectFailure, false)) {
+        auto* box = new QMessageBox(QMessageBox::Warning, tr("Connect to target"), error, QMessageBox::Ok, this);
+        box->setObjectName("targetConnectFailed");
+        box->setAttribute(Qt::WA_DeleteOnClose);
+        box->open();
+    }
+    emit targetConnectFinished(false, error);
 }
 
 bool MainWindow::reconnectTarget(QString* error)
@@ -305,10 +392,12 @@ bool MainWindow::reconnectTarget(QString* error)
 
 void MainWindow::disconnectTarget()
 {
+    cancelConnectTarget();
     if (!m_localLatencySource)
         return;
     auto* latency = findPage<LatencyPage>();
     latency->replaceSource(std::move(m_localLatencySource), unpinnedTopology(), false);
+    m_remoteTarget.clear();
     m_target->close();
     showTarget(false);
 }
@@ -316,11 +405,6 @@ void MainWindow::disconnectTarget()
 void MainWindow::showTarget(bool remote)
 {
     const QString machine = remote ? m_target->machine() : QString();
-    setWindowTitle(remote ? tr("rtscope — measuring on %1").arg(machine) : tr(kLocalWindowTitle));
-    if (remote)
-        m_targetBanner->showMeasuring(machine, m_target->command());
-    else
-        m_targetBanner->hide();
     if (auto* dock = findChild<QDockWidget*>("systemDock")) {
         QWidget* old = dock->widget();
         dock->setWidget(new SystemPanel(remote ? m_target->probe() : m_probe, dock));
@@ -328,24 +412,41 @@ void MainWindow::showTarget(bool remote)
         delete old;
     }
     auto* latency = findPage<LatencyPage>();
-    const QString notYet = tr("Not on a remote target yet: only the Latency page measures there (docs/remote.md). "
-                              "File › Disconnect from target measures this machine again.");
-    for (int i = 0; i < pageCount(); ++i) {
-        ExperimentPage* p = page(i);
-        if (p == latency)
-            continue;
-        if (remote)
-            p->stop();
-        p->setEnabled(!remote);
-        m_tabs->setTabEnabled(i, !remote);
-        m_tabs->setTabToolTip(i, remote ? notYet : QString());
-    }
     if (remote && latency)
         setCurrentPage(pageIndex(latency->name()));
     if (auto* a = findChild<QAction*>("disconnectTarget"))
         a->setEnabled(remote);
-    statusBar()->showMessage(remote ? tr("Connected to %1. %2").arg(machine, notYet) : tr("Measuring this machine."),
+    updateTargetBanner();
+    statusBar()->showMessage(remote ? tr("Connected to %1: the Latency page measures there; the other pages measure "
+                                         "this computer, as their banner says.")
+                                          .arg(machine)
+                                    : tr("Measuring this machine."),
                              8000);
+}
+
+void MainWindow::updateTargetBanner()
+{
+    if (!m_localLatencySource) {
+        setWindowTitle(tr(kLocalWindowTitle));
+        m_targetBanner->hide();
+        return;
+    }
+    const QString machine = m_target->machine();
+    const QString lost = m_target->lostText();
+    ExperimentPage* p = currentPage();
+    if (p && p != findPage<LatencyPage>()) {
+        // Only the Latency page runs on the target: any other page's run is this computer's, and says so.
+        const QString here =
+            m_probe.hostname.empty() ? QSysInfo::machineHostName() : QString::fromStdString(m_probe.hostname);
+        setWindowTitle(tr("rtscope — %1 on this computer (%2); Latency on %3").arg(p->shortTitle(), here, machine));
+        m_targetBanner->showLocalPage(p->shortTitle(), here, machine, lost);
+        return;
+    }
+    setWindowTitle(tr("rtscope — measuring on %1").arg(machine));
+    if (lost.isEmpty())
+        m_targetBanner->showMeasuring(machine, m_target->command());
+    else
+        m_targetBanner->showLost(machine, lost);
 }
 
 ExperimentPage* MainWindow::page(int index) const
@@ -383,7 +484,7 @@ void MainWindow::setCurrentPage(int index)
 {
     if (!page(index))
         return;
-    if (!page(index)->isEnabledTo(this)) { // a page a remote target does not run yet (showTarget)
+    if (!page(index)->isEnabledTo(this)) { // a disabled page: its tooltip says why
         statusBar()->showMessage(m_tabs->tabToolTip(index), 8000);
         if (m_tabs->currentIndex() != currentIndex())
             m_tabs->setCurrentIndex(currentIndex());
@@ -397,6 +498,7 @@ void MainWindow::setCurrentPage(int index)
     if (m_explanation)
         m_explanation->showPage(page(index));
     updateActions();
+    updateTargetBanner();
 }
 
 void MainWindow::toggleRun()

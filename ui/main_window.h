@@ -11,6 +11,7 @@
 
 class QAction;
 class QLabel;
+class QProgressDialog;
 class QSettings;
 class QStackedWidget;
 class QTabBar;
@@ -74,23 +75,35 @@ public:
     /// the page it showed last.
     bool showStartAtLaunch() const;
 
-    /// A remote target (docs/remote.md, Desktop app): runs @p command (`ssh user@board rtscope agent --stdio`, …),
-    /// and on its hello the Latency page measures there, the System panel shows the target's probe, the title and
-    /// a banner name the machine, and the other pages are disabled. False with @p error's sentence otherwise.
-    bool connectTarget(const QString& command, QString* error = nullptr);
-    /// The same command again after a lost link; what the Latency page shows stays until the next Start.
+    /// A remote target (docs/remote.md, Desktop app): @p target is ssh://[USER@]HOST[:PORT], tcp://HOST:PORT or a
+    /// command that runs `rtscope agent --stdio` there (parseTargetText). Returns at once: false with @p error's
+    /// sentence when it cannot begin, else true while a "Connecting to …" dialog with Cancel shows, and
+    /// targetConnectFinished() follows. On the agent's hello the Latency page measures there, the System panel shows
+    /// the target's probe, the title and a banner name the machine, and the other pages say in that banner that they
+    /// measure this computer. A failed or cancelled attempt leaves the window as it was.
+    bool connectTarget(const QString& target, QString* error = nullptr);
+    /// The same target again after a lost link; the run the Latency page shows (and can save) stays until the next
+    /// Start.
     bool reconnectTarget(QString* error = nullptr);
+    /// Gives up a connection attempt in progress (its Cancel button): the agent's command is killed.
+    void cancelConnectTarget();
     /// Closes the link (the agent stops and leaves) and measures this machine again.
     void disconnectTarget();
     /// Null until a target was first connected.
     TargetConnection* target() const { return m_target; }
     bool targetConnected() const { return m_localLatencySource != nullptr; }
+    /// A connection attempt is in progress.
+    bool targetConnecting() const;
     TargetBanner* targetBanner() const { return m_targetBanner; }
 
     /// Stops every page (joining all worker threads) and gives the GUI thread its CPUs back.
     void stopAll();
     void saveSettings();
     void restoreSettings();
+
+signals:
+    /// A connectTarget() attempt ended: @p connected, or @p error says why ("cancelled" for Cancel).
+    void targetConnectFinished(bool connected, const QString& error);
 
 protected:
     void closeEvent(QCloseEvent* event) override;
@@ -103,6 +116,12 @@ private:
     void leaveStartPage();
     /// The window as it is for a remote target (@p remote) or for this machine: title, banner, System panel, pages.
     void showTarget(bool remote);
+    /// The banner and title for the current page: the target's machine on the Latency page, "this page measures
+    /// this computer" on the others, the lost link on both.
+    void updateTargetBanner();
+    void targetOpened();
+    void targetFailed(const QString& error);
+    void closeConnectingDialog();
 
     std::vector<ExperimentPage*> m_pages;
     SystemProbe m_probe;
@@ -126,6 +145,9 @@ private:
     TargetBanner* m_targetBanner = nullptr;
     /// The Latency page's own source while it measures a remote target (null: it measures this machine).
     std::unique_ptr<LatencySource> m_localLatencySource;
+    QString m_remoteTarget;                  ///< the target the remote source was made for
+    QProgressDialog* m_connecting = nullptr; ///< "Connecting to …" while an attempt runs
+    bool m_reportConnectFailure = false;     ///< the attempt came from a menu or button: a failure is a dialog
 };
 
 } // namespace rtscope

@@ -7,8 +7,10 @@
 #include "engine/experiments/latency/latency_experiment.h"
 #include "engine/experiments/registry.h"
 #include "engine/io/agent_protocol.h"
+#include "engine/io/preset.h"
 #include "engine/io/recording.h"
 #include "engine/io/report_json.h"
+#include "engine/io/snapshot_json.h"
 #include "engine/rt/caller_affinity.h"
 #include "engine/rt/system_probe.h"
 #include "engine/util/clock.h"
@@ -35,8 +37,22 @@ namespace {
 
 // How often the loop looks at the run when no frame comes: the end of a -D run and the status frames.
 constexpr int kAgentLoopMs = 20;
-// The live status line is redrawn at most this often on the controller's side.
-constexpr int64_t kAgentStatusNs = 100 * kNsPerMs;
+// The live status line is redrawn at most this often on the controller's side: 4 times a second is enough for a
+// progress line, and each status frame (about 160 bytes) is wire the samples pay for (docs/BENCHMARKS.md, "Agent
+// link": at 100 ms they alone cost 1.6 bytes a sample at 1 kHz).
+constexpr int64_t kAgentStatusNs = 250 * kNsPerMs;
+// How often the latency run publishes its snapshot, which the status frames read.
+constexpr int64_t kAgentPublishNs = 100 * kNsPerMs;
+// A live stream, not a file: sample blocks close every 50 ms (a sample waits for its block, so this sets the
+// link's delay; 16 bytes of block framing 20 times a second cost 0.3 bytes a sample at 1 kHz, docs/BENCHMARKS.md
+// "Agent link") and go to the wire as soon as they are encoded.
+RecordingWriter::Limits agentStreamLimits()
+{
+    RecordingWriter::Limits l;
+    l.blockSpanNs = 50 * kNsPerMs;
+    l.writeEachBlock = true;
+    return l;
+}
 
 struct AgentOptions {
     bool stdio = false;
@@ -60,6 +76,93 @@ int takeStdoutForFrames()
     return fd;
 }
 
+// An experiment other than latency, run by the agent: what the session needs of it, whatever its config type.
+// One class template over the registry (AgentRunOf below) implements it for all six; latency keeps its own path,
+// whose stream is the recording.
+class AgentRun {
+public:
+    virtual ~AgentRun() = default;
+    virtual std::string_view name() const = 0;
+    virtual bool running() const = 0;
+    virtual bool finished() const = 0;
+    virtual std::vector<int> busyCpus() const = 0;
+    /// @brief Stops and joins every thread of the run (the host's stop: within kJoinBudgetMs).
+    virtual void stop() = 0;
+    /// @brief The newest snapshot as JSON (engine/io/snapshot_json.h) when its generation is past
+    /// @p afterGeneration, with that generation in @p generation; null otherwise.
+    virtual nlohmann::json snapshotJson(uint64_t afterGeneration, uint64_t& generation) const = 0;
+    /// @brief The config as run (CPUs resolved) and its label.
+    virtual nlohmann::json config() const = 0;
+    virtual std::string label() const = 0;
+    /// @brief The snapshot's own words on how it ended: its error (or note) and memory lock.
+    virtual nlohmann::json endedFields() const = 0;
+};
+
+template <class Config> class AgentRunOf final : public AgentRun {
+public:
+    /// @brief Starts @p c, validated by the caller, on the topology the CLI and the presets place it on.
+    Error start(const Config& c) { return m_experiment.start(c, ExperimentTraits<Config>::placementTopology()); }
+    std::string_view name() const override { return ExperimentTraits<Config>::kName; }
+    bool running() const override { return m_experiment.running(); }
+    bool finished() const override { return m_experiment.finished(); }
+    std::vector<int> busyCpus() const override { return m_experiment.busyCpus(); }
+    void stop() override { m_experiment.stop(); }
+    nlohmann::json snapshotJson(uint64_t afterGeneration, uint64_t& generation) const override
+    {
+        const auto snap = m_experiment.snapshot();
+        if (!snap || snap->generation <= afterGeneration)
+            return nullptr;
+        generation = snap->generation;
+        return toJson(*snap);
+    }
+    nlohmann::json config() const override { return toJson(m_experiment.config()); }
+    std::string label() const override { return m_experiment.config().label(); }
+    nlohmann::json endedFields() const override
+    {
+        nlohmann::json j = nlohmann::json::object();
+        const auto snap = m_experiment.snapshot();
+        if (!snap)
+            return j;
+        j["memory_lock"] = snap->memoryLock;
+        if constexpr (requires { snap->error; })
+            j["error"] = snap->error;
+        else
+            j["error"] = snap->note; // the starvation lab says why it ended early in its note
+        return j;
+    }
+
+private:
+    typename ExperimentTraits<Config>::Experiment m_experiment;
+};
+
+// The run of @p name (not latency) with @p config, read and validated as `rtscope run --preset` and the
+// subcommands do (validateExperimentConfig: the config's JSON reader, then its validate() on the CPUs it is
+// placed on), and started; or null with the refusal's kind and sentence.
+std::unique_ptr<AgentRun> startAgentRun(const std::string& name, const nlohmann::json& config, std::string& kind,
+                                        std::string& message)
+{
+    if (std::vector<std::string> problems = validateExperimentConfig(name, config); !problems.empty()) {
+        kind = "invalid-config";
+        message = joinErrors(problems);
+        return nullptr;
+    }
+    std::unique_ptr<AgentRun> run;
+    withExperimentConfigType(name, [&]<class Config>(std::type_identity<Config>) {
+        if constexpr (!std::is_same_v<Config, LatencyConfig>) {
+            std::vector<std::string> problems;
+            const Config c = ExperimentTraits<Config>::fromJson(config, problems); // read without a problem above
+            auto made = std::make_unique<AgentRunOf<Config>>();
+            if (Error e = made->start(c)) {
+                kind = agentErrorKind(e.kind);
+                message = e.message;
+                return;
+            }
+            run = std::move(made);
+        }
+    });
+    return run;
+}
+
 // One controller's session, whatever carries it: frames are read from @p inFd and written to @p frameFd (the same
 // socket for TCP). @p listenFd, when given, is the TCP listener: a second controller connecting meanwhile is
 // refused with an error frame and closed, and this session goes on.
@@ -72,12 +175,12 @@ public:
         , m_probe(probeSystem())
         , m_recorder(
               m_probe, [this](std::string_view bytes) { return m_out.sendChunked(AgentFrameType::Recording, bytes); },
-              RecordingWriter::Limits{})
+              agentStreamLimits())
     {
         m_recorder.setCommand("rtscope agent (started by a controller)");
         m_latency.setLockAllMemory(true);
         m_latency.setRunSink(&m_recorder);
-        m_latency.setCollectorPace(10 * kNsPerMs, kAgentStatusNs);
+        m_latency.setCollectorPace(10 * kNsPerMs, kAgentPublishNs);
     }
     ~Agent() { stopRun("the agent is leaving"); }
 
@@ -124,9 +227,10 @@ public:
                 m_stoppedBySignal = true;
                 return leave(std::string("stopped by ") + strsignal(sig), ExitOk);
             }
-            if (m_latency.running() && m_latency.finished())
+            if ((m_latency.running() && m_latency.finished()) || (m_run && m_run->finished()))
                 stopRun({});
             sendStatus(now);
+            sendSnapshot(now, false);
             if (m_out.failed())
                 return leave("the controller stopped reading", ExitFailure);
             if (now - m_out.lastSentNs() >= int64_t(kAgentHeartbeatMs) * kNsPerMs)
@@ -150,9 +254,11 @@ private:
         ::close(fd);
     }
 
+    bool anyRunning() const { return m_latency.running() || m_run; }
+
     int leave(const std::string& why, int code)
     {
-        if (m_latency.running()) {
+        if (anyRunning()) {
             const int64_t t0 = nowNs();
             stopRun(why);
             std::fprintf(stderr, "rtscope agent: %s: the run was stopped and its threads joined in %.1f ms\n",
@@ -198,7 +304,7 @@ private:
                 return start(frame);
             if (frame.type == AgentFrameType::Reconfigure)
                 return reconfigure(frame);
-            if (!m_latency.running())
+            if (!anyRunning())
                 return refuse("protocol", "stop: nothing is running");
             return stopRun({});
         default:
@@ -224,8 +330,9 @@ private:
         const auto j = frame.json(error);
         if (!j)
             return refuse("protocol", error);
-        if (m_latency.running())
-            return refuse("protocol", "start: the latency experiment is running; stop it first");
+        if (anyRunning())
+            return refuse("protocol", "start: the " + std::string(m_run ? m_run->name() : "latency") +
+                                          " experiment is running; stop it first");
         const auto experiment = j->find("experiment");
         if (experiment == j->end() || !experiment->is_string())
             return refuse("invalid-config", "start: experiment is missing or not a string");
@@ -239,12 +346,11 @@ private:
                 names += (names.empty() ? "" : ", ") + n;
             return refuse("invalid-config", "start: unknown experiment '" + name + "'; the experiments are " + names);
         }
-        if (!latency)
-            return refuse("invalid-config", "start: this agent runs the latency experiment only so far (asked for '" +
-                                                name + "'; docs/remote.md says what is not built yet)");
         const auto config = j->find("config");
         if (config == j->end())
             return refuse("invalid-config", "start: config is missing");
+        if (!latency)
+            return startOther(name, *config, false);
         std::vector<std::string> problems;
         const LatencyConfig c = latencyConfigFromJson(*config, problems);
         if (!problems.empty())
@@ -257,7 +363,32 @@ private:
         m_lastStatusGeneration = 0;
         (void)m_out.sendJson(AgentFrameType::Started, nlohmann::json{{"experiment", name},
                                                                      {"config", toJson(m_latency.config())},
-                                                                     {"label", m_latency.config().label()}});
+                                                                     {"label", m_latency.config().label()},
+                                                                     {"run", ++m_runNumber}});
+    }
+
+    // Starts an experiment other than latency. @p restart: a reconfigure, which has validated @p config, stopped
+    // the run it replaces and sent that run's final snapshot; the new run's Started says so.
+    void startOther(const std::string& name, const nlohmann::json& config, bool restart)
+    {
+        std::string kind;
+        std::string message;
+        m_run = startAgentRun(name, config, kind, message);
+        if (!m_run) {
+            refuse(kind, message);
+            if (restart) // the old run is gone: after the refusal, the controller hears that nothing runs
+                sendEnded("the new config could not start", false, nlohmann::json::object());
+            return;
+        }
+        m_offBusyCpus.emplace(m_run->busyCpus());
+        m_lastSnapshotGeneration = 0;
+        m_lastSnapshotNs = 0;
+        m_snapshotTooBig = false;
+        (void)m_out.sendJson(AgentFrameType::Started, nlohmann::json{{"experiment", name},
+                                                                     {"config", m_run->config()},
+                                                                     {"label", m_run->label()},
+                                                                     {"run", ++m_runNumber},
+                                                                     {"reconfigured", restart}});
     }
 
     void reconfigure(const AgentFrame& frame)
@@ -266,11 +397,13 @@ private:
         const auto j = frame.json(error);
         if (!j)
             return refuse("protocol", error);
-        if (!m_latency.running())
+        if (!anyRunning())
             return refuse("protocol", "reconfigure: nothing is running");
         const auto config = j->find("config");
         if (config == j->end())
             return refuse("invalid-config", "reconfigure: config is missing");
+        if (m_run)
+            return restartOther(*config);
         std::vector<std::string> problems;
         const LatencyConfig c = latencyConfigFromJson(*config, problems);
         if (!problems.empty())
@@ -283,10 +416,47 @@ private:
             m_offBusyCpus.emplace(m_latency.busyCpus());
     }
 
-    // Stops the run (every thread joined within kJoinBudgetMs, the recording's last bytes sent) and says how it
-    // ended. @p why, when given, is the reason the agent stopped it on its own.
+    // The experiments other than latency change nothing in place: a new config is a new run. It is validated
+    // first (with the agent's own CPUs unnarrowed, as at a start), so a bad one leaves the running one alone.
+    void restartOther(const nlohmann::json& config)
+    {
+        const std::string name(m_run->name());
+        m_offBusyCpus.reset();
+        if (std::vector<std::string> problems = validateExperimentConfig(name, config); !problems.empty()) {
+            m_offBusyCpus.emplace(m_run->busyCpus());
+            return refuse("invalid-config", joinErrors(problems));
+        }
+        stopOther();
+        startOther(name, config, true);
+    }
+
+    // Stops the run other than latency (every thread joined within kJoinBudgetMs) and sends its final snapshot.
+    void stopOther()
+    {
+        // Whether it ended on its own, asked before the stop: some runs count a stopped run as done (contention).
+        m_endedFinished = m_run->finished();
+        m_offBusyCpus.reset();
+        m_run->stop();
+        sendSnapshot(nowNs(), true);
+        m_endedFields = m_run->endedFields();
+        m_run.reset();
+    }
+
+    void sendEnded(const std::string& why, bool finished, nlohmann::json fields)
+    {
+        fields["finished"] = finished;
+        fields["reason"] = why;
+        (void)m_out.sendJson(AgentFrameType::Ended, fields);
+    }
+
+    // Stops the run (every thread joined within kJoinBudgetMs, the recording's last bytes or the final snapshot
+    // sent) and says how it ended. @p why, when given, is the reason the agent stopped it on its own.
     void stopRun(const std::string& why)
     {
+        if (m_run) {
+            stopOther();
+            return sendEnded(why, m_endedFinished, m_endedFields);
+        }
         if (!m_latency.running())
             return;
         m_offBusyCpus.reset(); // restored before the stop, as waitForEnd() does
@@ -303,6 +473,36 @@ private:
         ended["recording_error"] = st.error;
         ended["samples_not_kept"] = st.lost;
         (void)m_out.sendJson(AgentFrameType::Ended, ended);
+    }
+
+    // The snapshot of the experiment other than latency, when it changed, at most every kAgentSnapshotMs (less
+    // often when it is large); @p final: the last one after the stop, whatever the time.
+    void sendSnapshot(int64_t now, bool final)
+    {
+        if (!m_run || (!final && now - m_lastSnapshotNs < m_snapshotIntervalNs))
+            return;
+        uint64_t generation = 0;
+        nlohmann::json snap = m_run->snapshotJson(final ? 0 : m_lastSnapshotGeneration, generation);
+        if (snap.is_null())
+            return;
+        m_lastSnapshotGeneration = generation;
+        m_lastSnapshotNs = now;
+        const std::string text = nlohmann::json{
+            {"experiment", m_run->name()},
+            {"run", m_runNumber},
+            {"final", final},
+            {"snapshot", snap}}.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+        m_snapshotIntervalNs = agentSnapshotIntervalNs(text.size());
+        if (text.size() > kMaxAgentSnapshotBytes) {
+            // Said once per run; the final one is refused the same way, and the Ended frame still comes.
+            if (!m_snapshotTooBig)
+                refuse("failure", "the " + std::string(m_run->name()) + " snapshot is " + std::to_string(text.size()) +
+                                      " bytes, more than the " + std::to_string(kMaxAgentSnapshotBytes) +
+                                      "-byte limit of a snapshot message; it is not sent (a shorter run fits)");
+            m_snapshotTooBig = true;
+            return;
+        }
+        (void)m_out.sendSplit(AgentFrameType::SnapshotPart, AgentFrameType::Snapshot, text);
     }
 
     void sendStatus(int64_t now)
@@ -327,7 +527,15 @@ private:
     // Declared before the experiment, which must stop before its sink goes.
     RecordingWriter m_recorder;
     LatencyExperiment m_latency;
+    std::unique_ptr<AgentRun> m_run; ///< the experiment other than latency, while it runs
     std::optional<ScopedCallerAffinity> m_offBusyCpus;
+    uint64_t m_runNumber = 0; ///< counts the runs of the session (Started, Snapshot)
+    uint64_t m_lastSnapshotGeneration = 0;
+    int64_t m_lastSnapshotNs = 0;
+    int64_t m_snapshotIntervalNs = int64_t(kAgentSnapshotMs) * kNsPerMs;
+    bool m_snapshotTooBig = false;
+    nlohmann::json m_endedFields;
+    bool m_endedFinished = false;
     uint64_t m_lastStatusGeneration = 0;
     int64_t m_lastStatusNs = 0;
 };

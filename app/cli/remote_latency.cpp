@@ -7,6 +7,7 @@
 #include "app/cli/fail_limit.h"
 #include "app/cli/remote_target.h"
 
+#include "engine/io/agent_child_exit.h"
 #include "engine/io/agent_client.h"
 #include "engine/io/cyclictest_format.h"
 #include "engine/io/recording.h"
@@ -138,16 +139,7 @@ bool openRemoteLink(const RemoteTarget& target, RemoteLink& link)
 // Why the child carrying the link ended, in words, when that is the reason the agent could not be reached.
 std::string remoteChildEnd(const RemoteLink& link, int status)
 {
-    if (status == -1 || !WIFEXITED(status) || WEXITSTATUS(status) == 0)
-        return {};
-    const int code = WEXITSTATUS(status);
-    if (link.ssh && code == 255)
-        return "ssh could not connect or log in (exit status 255; its message is above)";
-    if (code == 127)
-        return link.ssh ? "the agent binary was not found on the target (exit status 127); name it with "
-                          "--target-agent PATH"
-                        : "the command was not found (exit status 127)";
-    return "the agent exited with status " + std::to_string(code);
+    return agentChildExitReason(status, link.ssh, "name it with --target-agent PATH");
 }
 
 } // namespace

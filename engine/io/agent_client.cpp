@@ -3,6 +3,7 @@
 #include "engine/util/clock.h"
 #include "engine/util/helper_thread.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <csignal>
 #include <cstring>
@@ -414,6 +415,89 @@ std::optional<nlohmann::json> AgentClient::status(uint64_t afterGeneration, uint
     return m_status;
 }
 
+std::optional<AgentSnapshotMessage> AgentClient::snapshot(uint64_t afterCount, uint64_t& count) const
+{
+    std::lock_guard lock(m_mutex);
+    count = m_snapshotCount;
+    if (m_snapshotCount <= afterCount || m_snapshots.empty())
+        return std::nullopt;
+    return m_snapshots.back();
+}
+
+std::optional<AgentSnapshotMessage> AgentClient::snapshotOfRun(uint64_t run) const
+{
+    std::lock_guard lock(m_mutex);
+    for (const AgentSnapshotMessage& m : m_snapshots)
+        if (m.run == run)
+            return m;
+    return std::nullopt;
+}
+
+uint64_t AgentClient::startedCount() const
+{
+    std::lock_guard lock(m_mutex);
+    return m_startedCount;
+}
+
+nlohmann::json AgentClient::lastStarted() const
+{
+    std::lock_guard lock(m_mutex);
+    return m_lastStarted;
+}
+
+// A snapshot larger than one frame comes as SnapshotPart frames and a Snapshot that ends it; the parts are held
+// up to kMaxAgentSnapshotBytes, past which the message is dropped unread and said to be.
+void AgentClient::receiveSnapshot(const AgentFrame& frame)
+{
+    const auto bad = [&](const std::string& why) {
+        std::lock_guard lock(m_mutex);
+        m_errors.push_back("the agent sent a bad snapshot: " + why);
+        m_changed.notify_all();
+    };
+    if (!m_snapshotPartsTooLong && m_snapshotParts.size() + frame.payload.size() > kMaxAgentSnapshotBytes) {
+        m_snapshotPartsTooLong = true;
+        m_snapshotParts.clear();
+        m_snapshotParts.shrink_to_fit();
+    }
+    if (frame.type == AgentFrameType::SnapshotPart) {
+        if (!m_snapshotPartsTooLong)
+            m_snapshotParts += frame.payload;
+        return;
+    }
+    if (m_snapshotPartsTooLong) {
+        m_snapshotPartsTooLong = false;
+        return bad("it is longer than the " + std::to_string(kMaxAgentSnapshotBytes) + "-byte limit");
+    }
+    const nlohmann::json j = nlohmann::json::parse(
+        m_snapshotParts.empty() ? frame.payload : m_snapshotParts + frame.payload, nullptr, false);
+    m_snapshotParts.clear();
+    if (j.is_discarded() || !j.is_object())
+        return bad("the payload is not a JSON object");
+    const auto experiment = j.find("experiment");
+    const auto run = j.find("run");
+    const auto final = j.find("final");
+    const auto snap = j.find("snapshot");
+    if (experiment == j.end() || !experiment->is_string())
+        return bad("experiment is missing or not a string");
+    if (run == j.end() || !run->is_number_unsigned())
+        return bad("run is missing or not an unsigned integer");
+    if (final == j.end() || !final->is_boolean())
+        return bad("final is missing or not true or false");
+    if (snap == j.end() || !snap->is_object())
+        return bad("snapshot is missing or not a JSON object");
+    AgentSnapshotMessage m{experiment->get<std::string>(), run->get<uint64_t>(), final->get<bool>(), *snap};
+    std::lock_guard lock(m_mutex);
+    const auto same = std::find_if(m_snapshots.begin(), m_snapshots.end(),
+                                   [&](const AgentSnapshotMessage& o) { return o.run == m.run; });
+    if (same != m_snapshots.end())
+        m_snapshots.erase(same);
+    m_snapshots.push_back(std::move(m));
+    if (m_snapshots.size() > kKeptSnapshotRuns)
+        m_snapshots.erase(m_snapshots.begin());
+    ++m_snapshotCount;
+    m_changed.notify_all();
+}
+
 void AgentClient::setRecordingObserver(RecordingObserver observer)
 {
     m_recordingObserver = std::move(observer);
@@ -444,6 +528,9 @@ void AgentClient::handle(const AgentFrame& frame)
     }
     case AgentFrameType::Heartbeat:
         return;
+    case AgentFrameType::Snapshot:
+    case AgentFrameType::SnapshotPart:
+        return receiveSnapshot(frame);
     default:
         break;
     }
@@ -460,6 +547,8 @@ void AgentClient::handle(const AgentFrame& frame)
         break;
     case AgentFrameType::Started:
         m_started = *j;
+        m_lastStarted = *j;
+        ++m_startedCount;
         break;
     case AgentFrameType::Status:
         m_status = *j;

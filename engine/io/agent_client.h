@@ -61,6 +61,15 @@ Error connectAgentTcp(const std::string& host, int port, int timeoutMs, int& fd)
 std::vector<std::string> sshAgentArgv(const AgentTarget& target, const std::string& agentPath,
                                       const std::vector<std::string>& sshOptions);
 
+/// @brief A Snapshot message of an experiment other than latency (docs/remote.md): which experiment and run, whether
+/// it is the last of its run, and the snapshot as JSON (read it with engine/io/snapshot_json.h).
+struct AgentSnapshotMessage {
+    std::string experiment;
+    uint64_t run = 0; ///< the Started frame's "run": a reconfigure of these experiments starts a new run
+    bool final = false;
+    nlohmann::json snapshot;
+};
+
 class AgentClient {
 public:
     /// @brief Takes ownership of both descriptors (they may be the same one, a socket).
@@ -104,6 +113,17 @@ public:
     /// @p afterGeneration.
     std::optional<nlohmann::json> status(uint64_t afterGeneration, uint64_t& generation) const;
 
+    /// @brief The latest Snapshot message with a number that increases with each; nullopt if none is newer than
+    /// @p afterCount. A live view polls it like status().
+    std::optional<AgentSnapshotMessage> snapshot(uint64_t afterCount, uint64_t& count) const;
+    /// @brief The latest Snapshot message of run @p run, kept for the last kKeptSnapshotRuns runs; nullopt if none.
+    std::optional<AgentSnapshotMessage> snapshotOfRun(uint64_t run) const;
+    static constexpr size_t kKeptSnapshotRuns = 4;
+    /// @brief Started frames received in this connection, and the latest one's payload (null before any): a
+    /// reconfigure of an experiment other than latency answers with a new Started.
+    uint64_t startedCount() const;
+    nlohmann::json lastStarted() const;
+
     /// @brief Every byte read from the agent so far, frames and their headers included (the link's bandwidth).
     uint64_t bytesReceived() const { return m_bytesReceived.load(std::memory_order_relaxed); }
     /// @brief Called on the reading thread after each Recording frame is appended, with the run's recording bytes
@@ -116,6 +136,7 @@ private:
     void readerLoop();
     void handle(const AgentFrame& frame);
     void lose(std::string why);
+    void receiveSnapshot(const AgentFrame& frame);
 
     int m_readFd;
     int m_writeFd;
@@ -136,6 +157,12 @@ private:
     std::string m_recording;
     nlohmann::json m_status;
     uint64_t m_statusGeneration = 0;
+    std::vector<AgentSnapshotMessage> m_snapshots; ///< the latest per run, the most recently received last
+    uint64_t m_snapshotCount = 0;
+    std::string m_snapshotParts; ///< SnapshotPart payloads of the message being received (the reading thread's)
+    bool m_snapshotPartsTooLong = false;
+    nlohmann::json m_lastStarted;
+    uint64_t m_startedCount = 0;
     bool m_sendingClosed = false;
     std::thread m_reader;
     std::atomic<uint64_t> m_bytesReceived{0};

@@ -2,8 +2,10 @@
 
 #include "engine/util/clock.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <iterator>
 #include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -12,9 +14,11 @@ namespace rtscope {
 
 namespace {
 
-constexpr const char* kAgentFrameNames[] = {"",      "hello",     "start",  "reconfigure", "stop", "heartbeat",
-                                            "error", "recording", "status", "started",     "ended"};
-constexpr uint8_t kAgentLastType = uint8_t(AgentFrameType::Ended);
+constexpr const char* kAgentFrameNames[] = {"",          "hello",    "start",        "reconfigure", "stop",
+                                            "heartbeat", "error",    "recording",    "status",      "started",
+                                            "ended",     "snapshot", "snapshot-part"};
+constexpr uint8_t kAgentLastType = uint8_t(AgentFrameType::SnapshotPart);
+static_assert(std::size(kAgentFrameNames) == kAgentLastType + 1u);
 
 uint32_t agentLe32(const char* p)
 {
@@ -205,6 +209,16 @@ Error AgentFrameWriter::sendChunked(AgentFrameType type, std::string_view bytes)
     return {};
 }
 
+Error AgentFrameWriter::sendSplit(AgentFrameType part, AgentFrameType last, std::string_view bytes)
+{
+    while (bytes.size() > kMaxAgentPayload) {
+        if (Error e = send(part, bytes.substr(0, kMaxAgentPayload)))
+            return e;
+        bytes.remove_prefix(kMaxAgentPayload);
+    }
+    return send(last, bytes);
+}
+
 void AgentFrameWriter::close(bool socketShared)
 {
     std::lock_guard lock(m_mutex);
@@ -229,6 +243,13 @@ bool AgentFrameWriter::failed() const
 {
     std::lock_guard lock(m_mutex);
     return !m_failure.empty();
+}
+
+int64_t agentSnapshotIntervalNs(size_t bytes)
+{
+    const int64_t ms =
+        std::clamp<int64_t>(int64_t(bytes / kAgentSnapshotBytesPerMs), kAgentSnapshotMs, kAgentSnapshotMaxMs);
+    return ms * kNsPerMs;
 }
 
 nlohmann::json agentHello(const nlohmann::json& probe, const std::string& host)

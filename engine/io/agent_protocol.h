@@ -34,16 +34,31 @@ inline constexpr int kAgentHeartbeatTimeoutMs = 5000;
 
 enum class AgentFrameType : uint8_t {
     Hello = 1,       ///< both ways, first: {"protocol", "version", "probe" (the agent's only)}
-    Start = 2,       ///< controller: {"experiment": "latency", "config": {…the preset JSON…}}
-    Reconfigure = 3, ///< controller: {"config": {…}} (latency, while running)
+    Start = 2,       ///< controller: {"experiment": any registry name, "config": {…the preset JSON…}}
+    Reconfigure = 3, ///< controller: {"config": {…}} while running (latency: in place; the others: a restart)
     Stop = 4,        ///< controller: empty
     Heartbeat = 5,   ///< both ways: empty
     Error = 6,       ///< agent: {"kind": "protocol"|"invalid-config"|"permission"|"failure", "message": sentence}
     Recording = 7,   ///< agent: the next bytes of the run's .rtrec stream (docs/recording-format.md)
     Status = 8,      ///< agent: {"threads": [{cpu, tid, samples, min_ns, last_ns, mean_ns, max_ns}], …} while running
-    Started = 9,     ///< agent: {"experiment", "config" (as run, CPUs resolved), "label"}
+    Started = 9,     ///< agent: {"experiment", "config" (as run, CPUs resolved), "label", "run"}
     Ended = 10,      ///< agent: {"finished", "error", "memory_lock", "dma_latency_note", "dma_latency_held"}
+    /// agent, every experiment but latency: {"experiment", "run", "final", "snapshot": engine/io/snapshot_json.h},
+    /// at most every kAgentSnapshotMs while it changes, and a final one after the stop
+    Snapshot = 11,
+    SnapshotPart = 12, ///< agent: the leading bytes of a Snapshot payload above kMaxAgentPayload; its Snapshot ends it
 };
+
+/// @brief A running experiment other than latency sends its snapshot at most this often…
+inline constexpr int kAgentSnapshotMs = 100;
+/// @brief …and a large one less often: one byte in kAgentSnapshotBytesPerMs per millisecond at most (about 2.5 MB/s),
+/// so a long run's tick and sample logs do not fill the link; never less often than kAgentSnapshotMaxMs.
+inline constexpr size_t kAgentSnapshotBytesPerMs = 2500;
+inline constexpr int kAgentSnapshotMaxMs = 2000;
+/// @brief The largest snapshot payload, over all its frames: 64 MiB. A controller refuses a longer one unread.
+inline constexpr size_t kMaxAgentSnapshotBytes = size_t(64) << 20;
+/// @brief How long the agent waits after sending a snapshot of @p bytes before the next one.
+int64_t agentSnapshotIntervalNs(size_t bytes);
 
 /// @brief "hello", "start", …; "type 42" for a type this build does not know.
 std::string agentFrameName(uint8_t type);
@@ -101,6 +116,9 @@ public:
     Error sendJson(AgentFrameType type, const nlohmann::json& payload);
     /// @brief @p bytes as Recording frames of at most kMaxAgentPayload each.
     Error sendChunked(AgentFrameType type, std::string_view bytes);
+    /// @brief One payload that may exceed kMaxAgentPayload: @p part frames for its leading pieces, then one @p last
+    /// frame with the rest (the Snapshot/SnapshotPart pair).
+    Error sendSplit(AgentFrameType part, AgentFrameType last, std::string_view bytes);
     /// @brief No more frames: closes the descriptor (@p socketShared: shuts down its sending side only, the same
     /// descriptor is read). Later sends fail.
     void close(bool socketShared);

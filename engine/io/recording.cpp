@@ -63,7 +63,6 @@ constexpr size_t kWriteChunk = 256 << 10;
 constexpr int kWriterIntervalMs = 50;
 // Samples gathered into one block: at most this many, spanning at most this long.
 constexpr size_t kBlockSamples = 4096;
-constexpr int64_t kBlockSpanNs = 250'000'000;
 // The anatomy blocks (docs/recording-format.md). Texts are cut to these lengths by the writer and refused beyond
 // them by the reader: a reason or note is a sentence, a name a comm, an IRQ handler or a kernel symbol.
 constexpr size_t kMaxTraceTextBytes = 4096;
@@ -1520,7 +1519,9 @@ bool RecordingWriter::append(const std::string& b, bool droppable)
     flushLostLocked();
     m_pending += b;
     m_bytes += b.size();
-    if (m_pending.size() >= kWriteChunk)
+    if (m_limits.writeEachBlock)
+        m_writeNow = true;
+    if (m_pending.size() >= kWriteChunk || m_writeNow)
         m_wake.notify_one();
     return true;
 }
@@ -1537,7 +1538,8 @@ void RecordingWriter::onSamples(size_t thread, std::span<const LatencySample> ba
     m_batchThread = thread;
     for (const LatencySample& s : batch) {
         m_batch.push_back(s);
-        if (m_batch.size() >= kBlockSamples || wrapDelta(m_batch.back().wakeNs, m_batch.front().wakeNs) >= kBlockSpanNs)
+        if (m_batch.size() >= kBlockSamples ||
+            wrapDelta(m_batch.back().wakeNs, m_batch.front().wakeNs) >= m_limits.blockSpanNs)
             flushSamples();
     }
 }
@@ -1662,8 +1664,9 @@ void RecordingWriter::writerLoop()
     std::unique_lock lock(m_mutex);
     for (;;) {
         m_wake.wait_for(lock, std::chrono::milliseconds(kWriterIntervalMs),
-                        [this] { return m_stop || m_pending.size() >= kWriteChunk; });
+                        [this] { return m_stop || m_writeNow || m_pending.size() >= kWriteChunk; });
         batch.swap(m_pending);
+        m_writeNow = false;
         const bool stop = m_stop;
         const bool failed = !m_error.empty();
         lock.unlock();

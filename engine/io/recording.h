@@ -169,6 +169,12 @@ public:
     struct Limits {
         size_t bufferBytes = size_t(32) << 20; ///< unwritten bytes held in memory before batches are dropped
         uint64_t maxFileBytes = 0;             ///< 0 = no cap
+        /// A samples block closes after this much run time (or 4096 samples). A live stream (the agent) uses a
+        /// shorter span: a sample cannot leave before its block closes, so the span sets the stream's delay.
+        int64_t blockSpanNs = 250'000'000;
+        /// Hand each block to the writer thread as soon as it is encoded (a live stream), rather than when a
+        /// chunk is full or every 50 ms (a file, where fewer, larger writes are cheaper).
+        bool writeEachBlock = false;
     };
     struct Status {
         std::string path;
@@ -234,6 +240,7 @@ private:
     ByteSink m_sink;                          ///< set: the runs go there, not to a file
     std::string m_pending;                    ///< encoded, not yet written (guarded by m_mutex)
     bool m_stop = false;
+    bool m_writeNow = false; ///< Limits::writeEachBlock: a block is pending (guarded by m_mutex)
     bool m_recording = false;
     bool m_complete = false;
     bool m_ended = false; ///< the end block is in the file or pending

@@ -62,6 +62,31 @@ int64_t Histogram::bucketHigh(size_t index)
     return std::min(bucketLow(index) + (int64_t(1) << (exponent - kSubBucketBits)) - 1, kMaxTrackableNs);
 }
 
+bool Histogram::restore(std::vector<uint64_t> buckets, std::vector<uint64_t> exactUs, uint64_t exactUsOverflow,
+                        uint64_t count, uint64_t overflow, int64_t min, int64_t max, long double sum)
+{
+    if (buckets.size() != m_buckets.size())
+        return false;
+    uint64_t total = overflow;
+    for (const uint64_t n : buckets)
+        if (__builtin_add_overflow(total, n, &total))
+            return false;
+    if (total != count)
+        return false;
+    m_buckets = std::move(buckets);
+    m_exactUs = std::move(exactUs);
+    m_exactUsOverflow = exactUsOverflow;
+    m_count = count;
+    m_overflow = overflow;
+    m_min = min;
+    m_max = max;
+    m_sum = sum;
+    // Which buckets are filled is not tracked for restored figures: the next reset() clears them all.
+    m_touched.clear();
+    m_touchedAll = true;
+    return true;
+}
+
 void Histogram::recordN(int64_t ns, uint64_t n)
 {
     if (n == 0)

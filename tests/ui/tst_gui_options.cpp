@@ -113,6 +113,47 @@ private slots:
         QVERIFY2(p.problems.first().contains(says), qPrintable(p.problems.first()));
     }
 
+    // A negative CPU means "automatic" inside the latency config: typed, it is refused with the rule (issue #20),
+    // while CPU 0 is a CPU like any other.
+    void negativeCpusAreRefused_data()
+    {
+        QTest::addColumn<QString>("flag");
+        QTest::newRow("cpu") << "cpu";
+        QTest::newRow("hog-cpu") << "hog-cpu";
+    }
+
+    void negativeCpusAreRefused()
+    {
+        QFETCH(QString, flag);
+        const Parsed bad = parse({"--" + flag, "-1"});
+        QCOMPARE(bad.problems.size(), 1);
+        QVERIFY2(bad.problems.first().startsWith(flag + " must be a CPU number, 0 or more (got -1)"),
+                 qPrintable(bad.problems.first()));
+        QVERIFY(!(flag == "cpu" ? bad.options.cpu : bad.options.hogCpu));
+        const Parsed zero = parse({"--" + flag, "0"});
+        QVERIFY2(zero.problems.isEmpty(), qPrintable(zero.problems.join("; ")));
+        QCOMPARE(flag == "cpu" ? zero.options.cpu : zero.options.hogCpu, std::optional<int>(0));
+    }
+
+    // --target takes the CLI's URLs (ssh://, tcp://) through the CLI's parser; anything else is one sentence.
+    void targetUrls()
+    {
+        const Parsed ssh = parse({"--target", "ssh://root@board:2222"});
+        QVERIFY2(ssh.problems.isEmpty(), qPrintable(ssh.problems.join("; ")));
+        QCOMPARE(ssh.options.target, QString("ssh://root@board:2222"));
+        QVERIFY(parse({"--target", "tcp://127.0.0.1:5000"}).problems.isEmpty());
+        const Parsed bad = parse({"--target", "board"});
+        QCOMPARE(bad.problems,
+                 QStringList("target 'board' is not a target: the scheme is neither tcp:// nor ssh://; give "
+                             "tcp://HOST:PORT or ssh://[USER@]HOST[:PORT]"));
+        const Parsed noPort = parse({"--target", "tcp://127.0.0.1"});
+        QCOMPARE(noPort.problems.size(), 1);
+        QVERIFY2(noPort.problems.first().startsWith("target 'tcp://127.0.0.1' is not a target: "),
+                 qPrintable(noPort.problems.first()));
+        const Parsed both = parse({"--target", "tcp://127.0.0.1:5000", "--target-cmd", "rtscope agent --stdio"});
+        QCOMPARE(both.problems, QStringList("target and --target-cmd name the target twice; give one of them"));
+    }
+
     // --trace ticks "Explain spikes (kernel tracing)": a latency setting like --hogs (so the app opens on the
     // Latency page with it applied), on top of --config-json; left out, the saved or given setting stays.
     void traceTicksExplainSpikes()

@@ -1,12 +1,17 @@
 // The desktop app watching a remote target (docs/remote.md, Desktop app): the agent is this build's own
 // `rtscope agent --stdio` started as the target command. Connected, the Latency page's Start runs there and the
 // received recording stream fills its snapshot; the System panel, the title and the banner name the target; killing
-// the agent mid-run says "connection lost at …", keeps every sample received and leaves no thread behind.
+// the agent mid-run says "connection lost at …", keeps every sample received (saveable as a recording, and kept
+// over a Reconnect) and leaves no thread behind. Connecting never blocks the GUI thread and Cancel leaves the window
+// as it was; the other pages say that they measure this computer; a run held as reference keeps its machine's name.
+#include "engine/io/recording.h"
 #include "engine/rt/system_probe.h"
 #include "tests/common/thread_census.h"
+#include "ui/app/file_menu.h"
 #include "ui/common/latency_source.h"
 #include "ui/latency/latency_page.h"
 #include "ui/main_window.h"
+#include "ui/plot/histogram_chart.h"
 #include "ui/remote/target_banner.h"
 #include "ui/remote/target_connection.h"
 #include "ui/system_panel.h"
@@ -17,13 +22,21 @@
 #include <QDockWidget>
 #include <QFile>
 #include <QLabel>
+#include <QProcess>
+#include <QProgressDialog>
 #include <QPushButton>
+#include <QRegularExpression>
+#include <QSignalSpy>
 #include <QTabBar>
 #include <QTemporaryDir>
 
 #include <QtTest>
 
+#include <arpa/inet.h>
 #include <csignal>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 using namespace rtscope;
 
@@ -44,6 +57,22 @@ uint64_t remoteTargetSamples(const LatencyPage& page)
     return n;
 }
 
+// A loopback port nobody listens on right now (bound, read, released).
+int remoteTargetFreePort()
+{
+    const int s = ::socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t len = sizeof a;
+    int port = -1;
+    if (::bind(s, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0 &&
+        getsockname(s, reinterpret_cast<sockaddr*>(&a), &len) == 0)
+        port = ntohs(a.sin_port);
+    ::close(s);
+    return port;
+}
+
 } // namespace
 
 class TestRemoteTarget : public QObject {
@@ -56,6 +85,31 @@ class TestRemoteTarget : public QObject {
     {
         *latency = new LatencyPage(std::make_unique<LiveLatencySource>(), m_probe);
         return new MainWindow({*latency, new ThreadsPage(m_probe)}, m_probe, nullptr);
+    }
+
+    /// connectTarget() and its answer (it returns at once; the hello comes later).
+    static bool connectAndWait(MainWindow& window, const QString& target, QString& error, int ms = 10'000)
+    {
+        QSignalSpy finished(&window, &MainWindow::targetConnectFinished);
+        if (!window.connectTarget(target, &error))
+            return false;
+        if (finished.isEmpty() && !finished.wait(ms)) {
+            error = "no answer within " + QString::number(ms) + " ms";
+            return false;
+        }
+        error = finished.first().at(1).toString();
+        return finished.first().at(0).toBool();
+    }
+
+    /// A short SCHED_OTHER run of the page's config: the tests need samples, not real-time.
+    static LatencyConfig shortOtherConfig(const LatencyPage& page, int64_t durationNs)
+    {
+        LatencyConfig c = page.config();
+        c.policy = Policy::Other;
+        c.priority = 0;
+        c.hogs = 0;
+        c.durationNs = durationNs;
+        return c;
     }
 
     /// Polls the page as its timer would until @p done or @p ms pass.
@@ -85,8 +139,10 @@ private slots:
         std::unique_ptr<MainWindow> window(makeWindow(&latency));
         const QString command = "exec '" + remoteTargetBinary() + "' agent --stdio";
         QString error;
-        QVERIFY2(window->connectTarget(command, &error), qPrintable(error));
+        QVERIFY2(connectAndWait(*window, command, error), qPrintable(error));
         QVERIFY(window->targetConnected());
+        QVERIFY(!window->targetConnecting());
+        QTRY_VERIFY_WITH_TIMEOUT(!window->findChild<QProgressDialog*>("connectingTarget"), 1000);
 
         // Who is measured: the hello's host and probe, in the title, the banner and the System panel.
         const nlohmann::json hello = window->target()->hello();
@@ -108,20 +164,25 @@ private slots:
         for (QLabel* l : panel->findChildren<QLabel*>())
             kernelShown = kernelShown || l->text() == kernel;
         QVERIFY2(kernelShown, qPrintable(kernel));
-        // The page the target does not run yet is disabled, with its sentence.
+        // Another page is not run on the target: it can be used, and its banner says that it measures this computer.
         auto* tabs = window->findChild<QTabBar*>("pageTabs");
-        QVERIFY(!tabs->isTabEnabled(1));
-        QVERIFY(tabs->tabToolTip(1).startsWith("Not on a remote target yet"));
+        QVERIFY(tabs->isTabEnabled(1));
         window->setCurrentPage(1);
-        QCOMPARE(window->currentIndex(), 0);
+        QCOMPARE(window->currentIndex(), 1);
+        const QString localHost = QString::fromStdString(m_probe.hostname);
+        const QString other = window->targetBanner()->text();
+        QVERIFY2(
+            other.contains("this page measures this computer (" + localHost + "), not " + window->target()->machine()),
+            qPrintable(other));
+        QVERIFY(!window->targetBanner()->isHidden());
+        QVERIFY2(window->windowTitle().contains("on this computer (" + localHost + ")"),
+                 qPrintable(window->windowTitle()));
+        window->setCurrentPage(0);
+        QVERIFY2(window->targetBanner()->text().startsWith("Measuring on " + host),
+                 qPrintable(window->targetBanner()->text()));
 
         // A 1 s run of the page's config, measured by the agent: it ends by itself and its samples are drawn.
-        LatencyConfig c = latency->config();
-        c.policy = Policy::Other;
-        c.priority = 0;
-        c.hogs = 0;
-        c.durationNs = 1'000'000'000;
-        QCOMPARE(latency->applyConfig(c), QStringList());
+        QCOMPARE(latency->applyConfig(shortOtherConfig(*latency, 1'000'000'000)), QStringList());
         QVERIFY(latency->start());
         QVERIFY(latency->isRunning());
         QVERIFY(pollUntil(
@@ -134,15 +195,27 @@ private slots:
         QVERIFY(latency->shownRun()->finished);
         QVERIFY2(latency->shownRun()->error.empty(), latency->shownRun()->error.c_str());
 
-        // Hold it as the reference, disconnect, and the reference stays over the local page.
+        // Hold it as the reference, disconnect, and the reference stays over a local run, with the target's name.
         QVERIFY(latency->holdAsReference());
+        auto* histogram = latency->findChild<HistogramChart*>();
+        QVERIFY(histogram);
+        QVERIFY2(histogram->referenceName().endsWith(" on " + window->target()->machine()),
+                 qPrintable(histogram->referenceName()));
         window->disconnectTarget();
         QVERIFY(!window->targetConnected());
         QVERIFY(window->targetBanner()->isHidden());
         QCOMPARE(window->windowTitle(), QString("rtscope — scheduling latency, live"));
-        QVERIFY(tabs->isTabEnabled(1));
         QVERIFY(latency->hasReference());
         QVERIFY(dynamic_cast<LiveLatencySource*>(&latency->source()));
+        QCOMPARE(latency->applyConfig(shortOtherConfig(*latency, 300'000'000)), QStringList());
+        QVERIFY(latency->start());
+        QVERIFY(pollUntil(
+            latency, [&] { return !latency->isRunning(); }, 5000));
+        QVERIFY(remoteTargetSamples(*latency) > 0);
+        QVERIFY(latency->hasReference());
+        QVERIFY2(histogram->referenceName().contains(" on " + host), qPrintable(histogram->referenceName()));
+        auto* referenceLabel = latency->findChild<QLabel*>("referenceLabel");
+        QVERIFY(referenceLabel && referenceLabel->text().contains(" on " + host));
         window.reset();
         QTRY_COMPARE_WITH_TIMEOUT(test::threadsAlive(), before, 2000); // the agent link's reader joined too
     }
@@ -155,18 +228,14 @@ private slots:
         const QString pidFile = m_dir.filePath("agent.pid");
         const QString command = "echo $$ > '" + pidFile + "'; exec '" + remoteTargetBinary() + "' agent --stdio";
         QString error;
-        QVERIFY2(window->connectTarget(command, &error), qPrintable(error));
+        QVERIFY2(connectAndWait(*window, command, error), qPrintable(error));
         QFile f(pidFile);
         QVERIFY(f.open(QIODevice::ReadOnly));
         const pid_t agent = pid_t(f.readAll().trimmed().toInt());
         QVERIFY(agent > 0);
 
-        LatencyConfig c = latency->config();
-        c.policy = Policy::Other;
-        c.priority = 0;
-        c.hogs = 0;
-        c.durationNs = 0; // until stopped: only the kill ends it
-        QCOMPARE(latency->applyConfig(c), QStringList());
+        // Until stopped: only the kill ends it.
+        QCOMPARE(latency->applyConfig(shortOtherConfig(*latency, 0)), QStringList());
         QVERIFY(latency->start());
         QVERIFY(pollUntil(
             latency, [&] { return remoteTargetSamples(*latency) > 50; }, 5000));
@@ -193,9 +262,160 @@ private slots:
         QVERIFY(!latency->isRunning());
         QVERIFY(remoteTargetSamples(*latency) >= received);
 
+        // Save the run so far: the received recording, which replays with every sample drawn (and no end block).
+        QVERIFY(!window->targetBanner()->saveButton()->isHidden());
+        const QString saved = m_dir.filePath("lost.rtrec");
+        QVERIFY2(window->fileMenu()->saveRecording(saved, &error), qPrintable(error));
+        const ReplayedRun replayed = replayRecordingFile(saved.toStdString());
+        QVERIFY2(replayed.snapshot, replayed.read.error.c_str());
+        QVERIFY(replayed.read.samples >= received);
+        QVERIFY2(replayed.read.truncated || !replayed.read.ok, "a lost run's recording has no end block");
+
+        // Reconnect: the same target again; the run received before stays on screen and saveable until Start.
+        const uint64_t shown = remoteTargetSamples(*latency);
+        QVERIFY2(connectAndWait(*window, window->target()->command(), error), qPrintable(error));
+        QVERIFY(window->targetBanner()->text().startsWith("Measuring on "));
+        QVERIFY(window->targetBanner()->saveButton()->isHidden());
+        latency->refreshNow();
+        QCOMPARE(remoteTargetSamples(*latency), shown);
+        const QString again = m_dir.filePath("lost-again.rtrec");
+        QVERIFY2(window->fileMenu()->saveRecording(again, &error), qPrintable(error));
+        QCOMPARE(replayRecordingFile(again.toStdString()).read.samples, replayed.read.samples);
+        // And the new link measures: a short run there.
+        QCOMPARE(latency->applyConfig(shortOtherConfig(*latency, 200'000'000)), QStringList());
+        QVERIFY(latency->start());
+        QVERIFY(pollUntil(
+            latency, [&] { return !latency->isRunning(); }, 5000));
+        QVERIFY2(latency->shownRun()->error.empty(), latency->shownRun()->error.c_str());
+        QVERIFY(remoteTargetSamples(*latency) > 0);
+
         window->disconnectTarget();
         window.reset();
         QTRY_COMPARE_WITH_TIMEOUT(test::threadsAlive(), before, 2000); // the agent link's reader joined too
+    }
+
+    // The agent's command takes its time (an ssh login, here `sleep 3`): the GUI thread keeps running, the dialog
+    // says where it connects, and Cancel returns at once and changes nothing.
+    void connectingNeverBlocksAndCancelLeavesTheWindowAsItWas()
+    {
+        const int before = test::threadsAlive();
+        LatencyPage* latency = nullptr;
+        std::unique_ptr<MainWindow> window(makeWindow(&latency));
+        window->show();
+        const QString title = window->windowTitle();
+        QSignalSpy finished(window.get(), &MainWindow::targetConnectFinished);
+        int ticks = 0;
+        QTimer tick;
+        connect(&tick, &QTimer::timeout, [&] { ++ticks; });
+        tick.start(10);
+        QElapsedTimer t;
+        t.start();
+        QString error;
+        QVERIFY2(window->connectTarget("sleep 3", &error), qPrintable(error));
+        QVERIFY2(t.elapsed() < 200, qPrintable(QString::number(t.elapsed())));
+        QVERIFY(window->targetConnecting());
+        auto* dialog = window->findChild<QProgressDialog*>("connectingTarget");
+        QVERIFY(dialog);
+        QVERIFY(dialog->isVisible());
+        QCOMPARE(dialog->labelText(), QString("Connecting to sleep 3…"));
+        QTest::qWait(400);
+        QVERIFY2(ticks >= 10, qPrintable(QString::number(ticks))); // 40 if the GUI thread were never held
+        QVERIFY(finished.isEmpty());
+
+        auto* cancel = dialog->findChild<QPushButton*>();
+        QVERIFY(cancel);
+        QCOMPARE(cancel->text(), QString("Cancel"));
+        t.restart();
+        cancel->click();
+        QVERIFY2(t.elapsed() < 200, qPrintable(QString::number(t.elapsed())));
+        QVERIFY(!window->targetConnecting());
+        QVERIFY(!window->targetConnected());
+        QCOMPARE(finished.size(), 1);
+        QCOMPARE(finished.first().at(0).toBool(), false);
+        QCOMPARE(window->windowTitle(), title);
+        QVERIFY(window->targetBanner()->isHidden());
+        QVERIFY(dynamic_cast<LiveLatencySource*>(&latency->source()));
+        QTRY_VERIFY_WITH_TIMEOUT(!window->findChild<QProgressDialog*>("connectingTarget"), 1000);
+
+        // Connected, a cancelled attempt at another target keeps the link in use.
+        const QString command = "exec '" + remoteTargetBinary() + "' agent --stdio";
+        QVERIFY2(connectAndWait(*window, command, error), qPrintable(error));
+        const QString connectedTitle = window->windowTitle();
+        QVERIFY(window->connectTarget("sleep 3", &error));
+        window->cancelConnectTarget();
+        QVERIFY(window->targetConnected());
+        QVERIFY(window->target()->isOpen());
+        QCOMPARE(window->target()->command(), command);
+        QCOMPARE(window->windowTitle(), connectedTitle);
+        window.reset();
+        QTRY_COMPARE_WITH_TIMEOUT(test::threadsAlive(), before, 2000);
+    }
+
+    // The three forms the CLI takes; anything else gets one sentence naming the field and the forms.
+    void badTargetsSayWhy()
+    {
+        LatencyPage* latency = nullptr;
+        std::unique_ptr<MainWindow> window(makeWindow(&latency));
+        QString error;
+        QVERIFY(!window->connectTarget("  ", &error));
+        QVERIFY2(error.startsWith("target is empty; give tcp://HOST:PORT or ssh://[USER@]HOST[:PORT], or a command"),
+                 qPrintable(error));
+        QVERIFY(!window->connectTarget("http://board", &error));
+        QVERIFY2(error.startsWith("target 'http://board' is not a target: the scheme is neither tcp:// nor ssh://; "
+                                  "give tcp://HOST:PORT"),
+                 qPrintable(error));
+        QVERIFY(!window->connectTarget("tcp://127.0.0.1", &error));
+        QVERIFY2(error.startsWith("target 'tcp://127.0.0.1' is not a target: "), qPrintable(error));
+        QVERIFY(!window->connectTarget("ssh://@board", &error));
+        QVERIFY2(error.contains("the user before '@' is empty"), qPrintable(error));
+        QVERIFY(!window->targetConnecting());
+
+        // A command that is not there, and a port nobody listens on: the attempt fails with the reason.
+        QVERIFY(!connectAndWait(*window, "exec rtscope-no-such-agent-command", error));
+        QVERIFY2(error.contains("the command was not found (exit status 127)"), qPrintable(error));
+        const int port = remoteTargetFreePort();
+        QVERIFY(port > 0);
+        QVERIFY(!connectAndWait(*window, QString("tcp://127.0.0.1:%1").arg(port), error));
+        QVERIFY2(error.contains(QString("cannot connect to 127.0.0.1:%1").arg(port)), qPrintable(error));
+        QVERIFY(!window->targetConnected());
+        QVERIFY(window->targetBanner()->isHidden());
+    }
+
+    // tcp://: an agent listening on loopback, reached directly.
+    void connectsOverTcp()
+    {
+        const int before = test::threadsAlive();
+        QProcess agent;
+        agent.start(remoteTargetBinary(), {"agent", "--listen", "127.0.0.1:0"});
+        QVERIFY(agent.waitForStarted());
+        QByteArray err;
+        int port = -1;
+        const QRegularExpression re("listening on [^ ]*:(\\d+)");
+        QElapsedTimer t;
+        t.start();
+        while (port < 0 && t.elapsed() < 10'000 && agent.state() == QProcess::Running) {
+            agent.waitForReadyRead(100);
+            err += agent.readAllStandardError();
+            if (const QRegularExpressionMatch m = re.match(QString::fromUtf8(err)); m.hasMatch())
+                port = m.captured(1).toInt();
+        }
+        QVERIFY2(port > 0, err.constData());
+        {
+            LatencyPage* latency = nullptr;
+            std::unique_ptr<MainWindow> window(makeWindow(&latency));
+            QString error;
+            QVERIFY2(connectAndWait(*window, QString("tcp://127.0.0.1:%1").arg(port), error), qPrintable(error));
+            QVERIFY(window->targetBanner()->text().contains(QString("via tcp://127.0.0.1:%1").arg(port)));
+            QCOMPARE(latency->applyConfig(shortOtherConfig(*latency, 200'000'000)), QStringList());
+            QVERIFY(latency->start());
+            QVERIFY(pollUntil(
+                latency, [&] { return !latency->isRunning(); }, 5000));
+            QVERIFY2(latency->shownRun()->error.empty(), latency->shownRun()->error.c_str());
+            QVERIFY(remoteTargetSamples(*latency) > 0);
+        }
+        ::kill(pid_t(agent.processId()), SIGTERM);
+        QVERIFY(agent.waitForFinished(3000));
+        QTRY_COMPARE_WITH_TIMEOUT(test::threadsAlive(), before, 2000);
     }
 };
 

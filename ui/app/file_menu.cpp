@@ -12,6 +12,7 @@
 #include "ui/latency/latency_page.h"
 #include "ui/latency/recording_spool.h"
 #include "ui/main_window.h"
+#include "ui/remote/remote_latency_source.h"
 #include "ui/system_panel.h"
 
 #include <QBuffer>
@@ -32,6 +33,7 @@
 #include <QStatusBar>
 #include <QSvgGenerator>
 #include <QTabBar>
+#include <QTemporaryFile>
 #include <QThread>
 #include <QTimer>
 
@@ -514,11 +516,31 @@ bool FileMenu::exportViewSvg(const QString& path, QString* error)
     return true;
 }
 
+RemoteLatencySource* FileMenu::remoteSource() const
+{
+    return m_latency ? dynamic_cast<RemoteLatencySource*>(&m_latency->source()) : nullptr;
+}
+
 QString FileMenu::runRecording() const
 {
     if (!runExportBlocker().isEmpty())
         return {};
-    return m_latency->isReplay() ? m_replayFile : m_spool->path();
+    if (m_latency->isReplay())
+        return m_replayFile;
+    if (const RemoteLatencySource* remote = remoteSource()) {
+        // The received bytes as they are now (more may have come since the last copy, after a short stop wait).
+        if (!m_remoteCopy) {
+            m_remoteCopy = std::make_unique<QTemporaryFile>(QDir::temp().filePath("rtscope-remote-XXXXXX.rtrec"));
+            if (!m_remoteCopy->open())
+                return {};
+        }
+        const std::string bytes = remote->recording();
+        if (!m_remoteCopy->resize(0) || !m_remoteCopy->seek(0) ||
+            m_remoteCopy->write(bytes.data(), qint64(bytes.size())) != qint64(bytes.size()) || !m_remoteCopy->flush())
+            return {};
+        return m_remoteCopy->fileName();
+    }
+    return m_spool->path();
 }
 
 QString FileMenu::runExportBlocker() const
@@ -532,6 +554,10 @@ QString FileMenu::runExportBlocker() const
         return {};
     if (m_latency->isRunning())
         return tr("Stop the run first: an export holds a whole run");
+    if (const RemoteLatencySource* remote = remoteSource())
+        return remote->bytesReceived() ? QString()
+                                       : tr("Nothing received from the target yet: start a run there, or open a "
+                                            "recording");
     if (!m_spool)
         return tr("This latency page does not measure live, so it has no recorded run");
     const RecordingWriter::Status st = m_spool->status();
@@ -557,6 +583,8 @@ bool FileMenu::writeOutput(const QString& path, const std::function<Error(Atomic
         inputs.push_back({"the recording shown", m_replayFile.toStdString()});
     if (m_spool)
         inputs.push_back({"the run's spool", m_spool->path().toStdString()});
+    if (m_remoteCopy)
+        inputs.push_back({"the received run's copy", m_remoteCopy->fileName().toStdString()});
     const std::vector<std::string> problems = checkOutput(tr("Not written").toStdString(), path.toStdString(), inputs);
     if (!problems.empty())
         return fail(error, fromStd(problems.front()));
@@ -634,10 +662,13 @@ bool FileMenu::saveRecording(const QString& path, QString* error)
 {
     if (const QString why = saveBlocker(); !why.isEmpty())
         return fail(error, why);
+    const QString recording = runRecording();
+    if (recording.isEmpty())
+        return fail(error, tr("Not written: the run's recording cannot be read"));
     const bool written = writeOutput(
         path,
-        [this](AtomicOutputFile& out) {
-            QFile spool(m_spool->path());
+        [&recording](AtomicOutputFile& out) {
+            QFile spool(recording);
             if (!spool.open(QIODevice::ReadOnly))
                 return Error{ErrorKind::System, "cannot read the run's spool: " + spool.errorString().toStdString()};
             QByteArray chunk(1 << 20, Qt::Uninitialized);
@@ -651,6 +682,12 @@ bool FileMenu::saveRecording(const QString& path, QString* error)
         error);
     if (!written)
         return false;
+    if (RemoteLatencySource* remote = remoteSource()) {
+        // A run whose link was lost has no end block: the file ends where the link did, and replays as such.
+        emit message(tr("Saved the run received from %1 to %2: %3 samples")
+                         .arg(remote->machine(), QFileInfo(path).fileName(), groupedCount(remote->samplesReceived())));
+        return true;
+    }
     const RecordingWriter::Status st = m_spool->status();
     emit message(tr("Saved the run to %1: %2 samples%3")
                      .arg(QFileInfo(path).fileName(), groupedCount(st.samples),

@@ -22,6 +22,7 @@ class QAction;
 class QDockWidget;
 class QMenu;
 class QTabBar;
+class QTemporaryFile;
 class QTimer;
 
 namespace rtscope {
@@ -31,6 +32,7 @@ class CompareWindow;
 class LatencyPage;
 class MainWindow;
 class RecordingSpool;
+class RemoteLatencySource;
 
 class FileMenu : public QObject {
     Q_OBJECT
@@ -90,6 +92,8 @@ private:
     /// Shows a replayed recording in the latency page, the recorded system in the System dock.
     void showRecording(const QString& path, const ReplayedRun& run, RecordingTimeline timeline);
     QString runRecording() const; ///< the recording that holds the shown run; empty if none
+    /// The latency page's source while it measures a remote target (docs/remote.md), else null.
+    RemoteLatencySource* remoteSource() const;
     /// Writes @p path as every output of rtscope is written: checked first (no link, no directory, a folder that
     /// exists, not the recording the run is read from), then @p fill writes into a temporary that is renamed onto
     /// @p path, so a failure leaves the file there as it was. @p fill returns why it could not write.
@@ -123,6 +127,8 @@ private:
     QAction* m_json;
     QAction* m_csv;
     std::unique_ptr<Opening> m_opening; ///< a recording being read off the GUI thread
+    /// A remote run's received recording, copied to a file for the exports (which read a file); made on demand.
+    mutable std::unique_ptr<QTemporaryFile> m_remoteCopy;
 };
 
 } // namespace rtscope

@@ -1,5 +1,6 @@
 #include "ui/app/gui_options.h"
 
+#include "engine/io/agent_client.h"
 #include "engine/io/output_file.h"
 #include "engine/util/units.h"
 
@@ -25,6 +26,19 @@ std::optional<int> intOption(const QCommandLineParser& p, const QString& name, Q
     const int v = p.value(name).toInt(&ok);
     if (!ok) {
         problems << QString("%1 must be a whole number (got '%2')").arg(name, p.value(name));
+        return std::nullopt;
+    }
+    return v;
+}
+
+// A CPU flag: inside, a negative CPU means "rtscope chooses", which the user asks for by leaving the flag out.
+std::optional<int> cpuOption(const QCommandLineParser& p, const QString& name, QStringList& problems)
+{
+    const std::optional<int> v = intOption(p, name, problems);
+    if (v && *v < 0) {
+        problems << QString("%1 must be a CPU number, 0 or more (got %2); leave --%1 out for the automatic choice")
+                        .arg(name)
+                        .arg(*v);
         return std::nullopt;
     }
     return v;
@@ -71,6 +85,10 @@ QStringList parseGuiOptions(const QStringList& arguments, GuiOptions& o, QString
         {"waiter", "How to wait: abs, rel, timerfd, itimer, posix, busy.", "kind"},
         {"trace", "Explain spikes from the kernel's trace events (the Latency page's \"Explain spikes (kernel "
                   "tracing)\"): why each late wake-up was late, under \"Why late?\"."},
+        {"target",
+         "Measure another machine: ssh://[USER@]HOST[:PORT] (ssh runs 'rtscope agent --stdio' there) or "
+         "tcp://HOST:PORT (an agent started with --listen), as File > Connect to target… does (docs/remote.md).",
+         "url"},
         {"target-cmd",
          "Measure another machine: this command runs 'rtscope agent --stdio' there (ssh user@board …), as File > "
          "Connect to target… does (docs/remote.md).",
@@ -101,6 +119,15 @@ QStringList parseGuiOptions(const QStringList& arguments, GuiOptions& o, QString
         return problems;
     }
     o.open = p.value("open");
+    o.target = p.value("target").trimmed();
+    if (p.isSet("target")) {
+        std::string why; // the CLI's parser: the same URLs, the same sentence
+        if (!parseAgentTarget(o.target.toStdString(), why))
+            problems << QString("target '%1' is not a target: %2; give %3")
+                            .arg(o.target, QString::fromStdString(why), kAgentTargetForms);
+    }
+    if (p.isSet("target") && p.isSet("target-cmd"))
+        problems << "target and --target-cmd name the target twice; give one of them";
     o.targetCmd = p.value("target-cmd").trimmed();
     if (p.isSet("target-cmd") && o.targetCmd.isEmpty())
         problems << "target-cmd needs a command that runs the agent, e.g. --target-cmd \"ssh root@board rtscope "
@@ -133,8 +160,8 @@ QStringList parseGuiOptions(const QStringList& arguments, GuiOptions& o, QString
     o.waiter = p.value("waiter");
     o.priority = intOption(p, "priority", problems);
     o.hogs = intOption(p, "hogs", problems);
-    o.cpu = intOption(p, "cpu", problems);
-    o.hogCpu = intOption(p, "hog-cpu", problems);
+    o.cpu = cpuOption(p, "cpu", problems);
+    o.hogCpu = cpuOption(p, "hog-cpu", problems);
     o.trace = p.isSet("trace");
     o.screenshot = p.value("screenshot");
     if (auto v = secondsOption(p, "screenshot-after", problems))

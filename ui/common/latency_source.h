@@ -25,6 +25,9 @@ public:
     virtual std::shared_ptr<const LatencySnapshot> snapshot() const = 0;
     /// CPUs the running workers occupy (to keep the GUI thread off them); empty when nothing runs.
     virtual std::vector<int> busyCpus() const = 0;
+    /// The machine the last run was measured on when it is not this one (a remote target, docs/remote.md), for the
+    /// labels of what is held from it; empty for this machine.
+    virtual std::string measuredOn() const { return {}; }
 };
 
 /// The real thing: a LatencyExperiment with its threads.

@@ -1,6 +1,7 @@
 #include "ui/remote/remote_latency_source.h"
 
 #include "engine/io/agent_client.h"
+#include "engine/util/clock.h"
 #include "ui/remote/target_connection.h"
 
 #include <utility>
@@ -27,9 +28,15 @@ Error RemoteLatencySource::start(const LatencyConfig& config, const CpuTopology&
                 lost.isEmpty() ? std::string("not connected to a target") : lost.toStdString() + "; Reconnect first"};
     }
     std::shared_ptr<AgentClient> client = m_connection.client();
-    nlohmann::json started;
-    if (Error e = client->start("latency", toJson(config), kStartMs, &started))
+    // A zero timeout sends the start and looks once: the answer is pull()'s to find. Only a refusal that is already
+    // there (not System: the "did not answer" sentence) or a lost link are errors now.
+    if (Error e = client->start("latency", toJson(config), 0, nullptr);
+        e && (e.kind != ErrorKind::System || !client->connectionError().empty()))
         return e;
+    m_machine = m_connection.machine();
+    m_config = config;
+    m_awaitingStart = true;
+    m_startSentNs = nowNs();
     m_client = std::move(client);
     RecordingReplayOptions options;
     options.histogramUs = 0; // as the run keeps it, as the live page shows it
@@ -46,11 +53,14 @@ void RemoteLatencySource::stop()
 {
     if (!m_running)
         return;
-    if (m_client && !m_client->ended()) {
+    pull();
+    const bool refused = m_latest && m_awaitingStart; // pull() made the refusal's snapshot: nothing runs there
+    if (m_client && !m_client->ended() && !refused) {
         (void)m_client->stop(); // a link that has gone shows as ended below
-        m_client->waitEnded(kEndMs);
+        m_client->waitEnded(kStopWaitMs);
     }
     pull();
+    m_awaitingStart = false;
     m_running = false;
 }
 
@@ -76,10 +86,48 @@ std::shared_ptr<const LatencySnapshot> RemoteLatencySource::snapshot() const
     return m_latest;
 }
 
+std::string RemoteLatencySource::recording() const
+{
+    return m_client ? m_client->recording() : std::string();
+}
+
+uint64_t RemoteLatencySource::samplesReceived() const
+{
+    pull();
+    return m_stream ? m_stream->samples() : 0;
+}
+
+std::shared_ptr<LatencySnapshot> RemoteLatencySource::startFailure(const std::string& why) const
+{
+    auto snap = std::make_shared<LatencySnapshot>();
+    snap->config = m_config;
+    snap->running = false;
+    snap->finished = true;
+    snap->error = why;
+    snap->generation = ++m_generation;
+    return snap;
+}
+
 void RemoteLatencySource::pull() const
 {
     if (!m_client || !m_stream)
         return;
+    if (m_awaitingStart) {
+        if (m_client->recordingBytes() == 0) {
+            // No byte of the run yet: refused, lost, too slow, or not yet.
+            std::string why;
+            if (const std::vector<std::string> errors = m_client->errors(); !errors.empty())
+                why = errors.front();
+            else if (m_client->ended())
+                why = m_connection.lostText().toStdString();
+            else if (nowNs() - m_startSentNs > int64_t(kStartMs) * kNsPerMs)
+                why = "the agent did not answer the start within " + std::to_string(kStartMs / 1000) + " s";
+            if (!why.empty() && !m_latest)
+                m_latest = startFailure(why);
+            return;
+        }
+        m_awaitingStart = false;
+    }
     bool changed = std::exchange(m_dirty, false);
     if (const std::string fresh = m_client->recordingFrom(m_fed); !fresh.empty()) {
         m_stream->feed(fresh);

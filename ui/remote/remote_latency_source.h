@@ -3,6 +3,11 @@
 // page's config to the agent, and the snapshots are the received recording stream replayed as it arrives
 // (RecordingStream), at the page's refresh rate. A dropped link keeps everything received; the last snapshot says
 // when it was lost.
+//
+// Start does not wait for the agent's answer on the GUI thread: it sends the config and returns; the answer is
+// looked for at each refresh (the first recording bytes: started; an error frame: refused, shown as the run's error;
+// nothing within kStartMs: said so). Stop waits at most kStopWaitMs for the run's end (on a live link it comes
+// within ~100 ms); what arrives later is still kept in the link's recording, for Save run as recording.
 #include "engine/io/recording_stream.h"
 #include "ui/common/latency_source.h"
 
@@ -17,9 +22,10 @@ class TargetConnection;
 
 class RemoteLatencySource final : public LatencySource {
 public:
-    /// How long the agent has to answer a start, and to send its run's end after a stop.
+    /// How long the agent has to answer a start (checked at each refresh, never waited for).
     static constexpr int kStartMs = 10'000;
-    static constexpr int kEndMs = 5'000;
+    /// How long Stop waits on the GUI thread for the run's end (its threads are joined within 100 ms there).
+    static constexpr int kStopWaitMs = 300;
 
     /// @p connection must outlive the source.
     explicit RemoteLatencySource(TargetConnection& connection);
@@ -37,16 +43,30 @@ public:
     std::shared_ptr<const LatencySnapshot> snapshot() const override;
     /// Nothing of this machine is measured: no CPU to keep the GUI off.
     std::vector<int> busyCpus() const override { return {}; }
+    std::string measuredOn() const override { return m_machine.toStdString(); }
 
     /// Bytes of the current run's recording received so far.
     uint64_t bytesReceived() const { return m_fed; }
+    /// The run's recording as received so far (an .rtrec; without its end block if the link was lost), empty
+    /// before the first start.
+    std::string recording() const;
+    /// Samples of the current run received so far.
+    uint64_t samplesReceived() const;
+    /// The machine the current (or last) run was measured on, as TargetConnection::machine() named it at Start.
+    QString machine() const { return m_machine; }
 
 private:
     /// Feeds what arrived since the last call to the stream and makes a new snapshot if anything changed.
     void pull() const;
+    /// The snapshot of a start that did not happen: no sample, the run over, @p why as its error.
+    std::shared_ptr<LatencySnapshot> startFailure(const std::string& why) const;
 
     TargetConnection& m_connection;
     std::shared_ptr<AgentClient> m_client; ///< the link this run was started on
+    QString m_machine;
+    LatencyConfig m_config;               ///< as sent: the config of a refused start's snapshot
+    mutable bool m_awaitingStart = false; ///< sent, no answer yet
+    int64_t m_startSentNs = 0;
     int64_t m_seriesWindowNs = 10'000'000'000;
     bool m_running = false;
     mutable std::unique_ptr<RecordingStream> m_stream;

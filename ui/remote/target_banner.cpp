@@ -12,12 +12,16 @@ constexpr const char* kTargetBannerMeasuring = "QFrame#targetBanner { background
                                                "border-radius: 4px; } QLabel { color: #0d3c61; font-weight: bold; }";
 constexpr const char* kTargetBannerLost = "QFrame#targetBanner { background: #fff3cd; border: 2px solid #e0a800; "
                                           "border-radius: 4px; } QLabel { color: #5c3c00; font-weight: bold; }";
+// Grey on a page that measures this computer: not an alarm, but not the blue of the target either.
+constexpr const char* kTargetBannerLocal = "QFrame#targetBanner { background: #eeeeee; border: 2px solid #777777; "
+                                           "border-radius: 4px; } QLabel { color: #222222; font-weight: bold; }";
 } // namespace
 
 TargetBanner::TargetBanner(QWidget* parent)
     : QFrame(parent)
     , m_text(new QLabel(this))
     , m_reconnect(new QPushButton(tr("Reconnect"), this))
+    , m_save(new QPushButton(tr("Save run so far…"), this))
     , m_disconnect(new QPushButton(tr("Disconnect"), this))
 {
     setObjectName("targetBanner");
@@ -25,14 +29,18 @@ TargetBanner::TargetBanner(QWidget* parent)
     m_text->setWordWrap(true);
     m_text->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_reconnect->setObjectName("targetReconnect");
+    m_save->setObjectName("targetSaveRun");
+    m_save->setToolTip(tr("Save everything received from the target as a recording (.rtrec) to open later"));
     m_disconnect->setObjectName("targetDisconnect");
     m_disconnect->setToolTip(tr("Close the link (the agent stops and leaves) and measure this machine again"));
     auto* layout = new QHBoxLayout(this);
     layout->setContentsMargins(8, 4, 8, 4);
     layout->addWidget(m_text, 1);
     layout->addWidget(m_reconnect);
+    layout->addWidget(m_save);
     layout->addWidget(m_disconnect);
     connect(m_reconnect, &QPushButton::clicked, this, &TargetBanner::reconnectRequested);
+    connect(m_save, &QPushButton::clicked, this, &TargetBanner::saveRequested);
     connect(m_disconnect, &QPushButton::clicked, this, &TargetBanner::disconnectRequested);
     hide();
 }
@@ -42,6 +50,7 @@ void TargetBanner::showMeasuring(const QString& machine, const QString& command)
     setStyleSheet(kTargetBannerMeasuring);
     m_text->setText(tr("Measuring on %1 via %2").arg(machine, command));
     m_reconnect->hide();
+    m_save->hide();
     show();
 }
 
@@ -50,6 +59,21 @@ void TargetBanner::showLost(const QString& machine, const QString& lostText)
     setStyleSheet(kTargetBannerLost);
     m_text->setText(tr("%1: %2. Everything received is kept.").arg(machine, lostText));
     m_reconnect->show();
+    m_save->show();
+    show();
+}
+
+void TargetBanner::showLocalPage(const QString& page, const QString& localHost, const QString& machine,
+                                 const QString& lostText)
+{
+    setStyleSheet(lostText.isEmpty() ? kTargetBannerLocal : kTargetBannerLost);
+    QString text = tr("%1: this page measures this computer (%2), not %3. Only the Latency page runs on the target.")
+                       .arg(page, localHost, machine);
+    if (!lostText.isEmpty())
+        text += " " + tr("The link to it: %1.").arg(lostText);
+    m_text->setText(text);
+    m_reconnect->setVisible(!lostText.isEmpty());
+    m_save->hide(); // the received run is the Latency page's: saved from there
     show();
 }
 

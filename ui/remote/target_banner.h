@@ -1,6 +1,7 @@
 #pragma once
 // The line over the pages while a remote target is connected: which machine is measured and through what, or that
-// the link was lost, with Reconnect and Disconnect (docs/remote.md, Desktop app).
+// the link was lost (with Reconnect and Save run so far), and on every page but Latency that the page measures this
+// computer, not the target (docs/remote.md, Desktop app).
 #include <QFrame>
 
 class QLabel;
@@ -15,19 +16,26 @@ public:
 
     /// "Measuring on board-7 (aarch64, 6.12.0-rt) via ssh root@board rtscope agent --stdio".
     void showMeasuring(const QString& machine, const QString& command);
-    /// "board-7 …: connection lost at 12:34:56 (why). Everything received is kept.", with Reconnect.
+    /// "board-7 …: connection lost at 12:34:56 (why). Everything received is kept.", with Reconnect and Save.
     void showLost(const QString& machine, const QString& lostText);
+    /// On a page that does not run on the target: "Threads: this page measures this computer (ws-1), not board-7
+    /// (…). Only the Latency page runs on the target." (and the lost link, with Reconnect, if it is lost).
+    void showLocalPage(const QString& page, const QString& localHost, const QString& machine, const QString& lostText);
     QString text() const;
     QPushButton* reconnectButton() const { return m_reconnect; }
     QPushButton* disconnectButton() const { return m_disconnect; }
+    QPushButton* saveButton() const { return m_save; }
 
 signals:
     void reconnectRequested();
+    /// Save the run received so far as a recording (File › Save run as recording…).
+    void saveRequested();
     void disconnectRequested();
 
 private:
     QLabel* m_text;
     QPushButton* m_reconnect;
+    QPushButton* m_save;
     QPushButton* m_disconnect;
 };
 

@@ -1,0 +1,929 @@
+#include "engine/io/snapshot_json.h"
+
+#include "engine/experiments/registry.h"
+
+#include <array>
+#include <cmath>
+#include <limits>
+#include <optional>
+#include <type_traits>
+#include <utility>
+
+namespace rtscope {
+
+namespace {
+
+// Each struct's fields are listed once, in a fields(visitor, struct) function that both the writer and the reader
+// walk: a field added to a struct and to its list is written and read, and a field missing from a list shows in
+// the round-trip test (tests/engine/tst_snapshot_json.cpp) only if it is set there, so every list follows the
+// struct's declaration order to be checked by eye.
+//
+// v(key, member) is a plain field; v(key, member, maxItems) a list with its own bound; v.log(key, log, count) an
+// AppendLog prefix (the tick and sample logs, shared with the aggregator in the live snapshot).
+
+template <class V> void fields(V& v, SeriesPoint& s)
+{
+    v("t_ns", s.tNs);
+    v("min_ns", s.minNs);
+    v("max_ns", s.maxNs);
+    v("count", s.count);
+}
+
+template <class V> void fields(V& v, CounterStats& s)
+{
+    v("label", s.label);
+    v("cpu", s.cpu);
+    v("control", s.control);
+    v("nice", s.nice);
+    v("tid", s.tid);
+    v("ops", s.ops);
+    v("ops_per_sec", s.opsPerSec);
+    v("rate", s.rate);
+}
+
+template <class V> void fields(V& v, ThrottleWindow& s)
+{
+    v("start_ns", s.startNs);
+    v("end_ns", s.endNs);
+    v("offset_ns", s.offsetNs);
+    v("spacing_ns", s.spacingNs);
+}
+
+template <class V> void fields(V& v, BurstRecord& s)
+{
+    v("index", s.index);
+    v("start_ns", s.startNs);
+    v("end_ns", s.endNs);
+    v("gap_end_ns", s.gapEndNs);
+    v("during", s.during);
+    v("after", s.after);
+    v("windows", s.windows);
+    v("windows_final", s.windowsFinal);
+    v("watchdog_demoted", s.watchdogDemoted);
+    v("interrupted", s.interrupted);
+}
+
+template <class V> void fields(V& v, ThrottleSettings& s)
+{
+    v("rt_runtime_us", s.rtRuntimeUs);
+    v("rt_period_us", s.rtPeriodUs);
+    v("kernel_release", s.kernelRelease);
+    v("fair_server_kernel", s.fairServerKernel);
+    v("cpu", s.cpu);
+    v("fair_server_runtime_ns", s.fairServerRuntimeNs);
+    v("fair_server_period_ns", s.fairServerPeriodNs);
+    v("fair_server_note", s.fairServerNote);
+}
+
+template <class V> void fields(V& v, WatchdogConfig& s)
+{
+    v("cpu", s.cpu);
+    v("priority", s.priority);
+    v("margin_ns", s.marginNs);
+    v("poll_ns", s.pollNs);
+    v("cpu_time_overrun", s.cpuTimeOverrun);
+}
+
+template <class V> void fields(V& v, WatchdogTrip& s)
+{
+    v("slot", s.slot);
+    v("tid", s.tid);
+    v("deadline_ns", s.deadlineNs);
+    v("demoted_ns", s.demotedNs);
+    v("demoted", s.demoted);
+    v("at_stop", s.atStop);
+    v("ran_past_deadline_ns", s.ranPastDeadlineNs);
+}
+
+template <class V> void fields(V& v, StarvationSnapshot& s)
+{
+    v("config", s.config);
+    v("controller_cpu", s.controllerCpu);
+    v("spinner_tid", s.spinnerTid);
+    v("generation", s.generation);
+    v("running", s.running);
+    v("finished", s.finished);
+    v("interrupted", s.interrupted);
+    v("start_ns", s.startNs);
+    v("published_ns", s.publishedNs);
+    v("end_ns", s.endNs);
+    v("lead_in_ns", s.leadInNs);
+    v("lead_in", s.leadIn);
+    v("starved_counters", s.starvedCounters);
+    v("counters", s.counters, size_t(kStarvationMaxThreads));
+    v("bursts", s.bursts);
+    v("bursts_dropped", s.burstsDropped);
+    v("kernel", s.kernel);
+    v("watchdog", s.watchdog);
+    v("watchdog_trips", s.watchdogTrips);
+    v("dropped_samples", s.droppedSamples);
+    v("dropped_segments", s.droppedSegments);
+    v("dropped_events", s.droppedEvents);
+    v("memory_lock", s.memoryLock);
+    v("note", s.note);
+}
+
+template <class V> void fields(V& v, DriftTick& s)
+{
+    v("tick", s.tick);
+    v("drift_ns", s.driftNs);
+    v("lateness_ns", s.latenessNs);
+    v("missed", s.missed);
+}
+
+template <class V> void fields(V& v, DriftMethodStats& s)
+{
+    v("method", s.method);
+    v("wakes", s.wakes);
+    v("last_tick", s.lastTick);
+    v("missed_ticks", s.missedTicks);
+    v("drift_ns", s.driftNs);
+    v("min_drift_ns", s.minDriftNs);
+    v("max_drift_ns", s.maxDriftNs);
+    v("slope_ns_per_tick", s.slopeNsPerTick);
+    v("rate_hz", s.rateHz);
+    v("rate_percent", s.ratePercent);
+    v("lateness_p50_ns", s.latenessP50Ns);
+    v("lateness_p99_ns", s.latenessP99Ns);
+    v("lateness_max_ns", s.latenessMaxNs);
+    v.log("ticks", s.log, s.logCount);
+    v("tid", s.tid);
+    v("timer_slack_ns", s.timerSlackNs);
+    v("drops", s.drops);
+    v("done", s.done);
+    v("error", s.error);
+}
+
+template <class V> void fields(V& v, DriftSnapshot& s)
+{
+    v("config", s.config);
+    v("generation", s.generation);
+    v("running", s.running);
+    v("finished", s.finished);
+    v("t0_ns", s.t0Ns);
+    v("published_ns", s.publishedNs);
+    v("nominal_hz", s.nominalHz);
+    v("effective_slack_ns", s.effectiveSlackNs);
+    v("slack_note", s.slackNote);
+    v("methods", s.methods);
+    v("memory_lock", s.memoryLock);
+    v("error", s.error);
+}
+
+template <class V> void fields(V& v, SleepSample& s)
+{
+    v("request", s.request);
+    v("method", s.method);
+    v("sample", s.sample);
+    v("actual_ns", s.actualNs);
+    v("cpu_ns", s.cpuNs);
+}
+
+template <class V> void fields(V& v, SleepFloorCell& s)
+{
+    v("method", s.method);
+    v("request_ns", s.requestNs);
+    v("samples", s.samples);
+    v("min_ns", s.minNs);
+    v("p50_ns", s.p50Ns);
+    v("p99_ns", s.p99Ns);
+    v("max_ns", s.maxNs);
+    v("mean_ns", s.meanNs);
+    v("overshoot_ns", s.overshootNs);
+    v("overshoot_ratio", s.overshootRatio);
+    v("cpu_per_wait_ns", s.cpuPerWaitNs);
+    v("cpu_share", s.cpuShare);
+}
+
+template <class V> void fields(V& v, SleepFloorSnapshot& s)
+{
+    v("config", s.config);
+    v("generation", s.generation);
+    v("running", s.running);
+    v("finished", s.finished);
+    v("start_ns", s.startNs);
+    v("published_ns", s.publishedNs);
+    v("clock_resolution_ns", s.clockResolutionNs);
+    v("timer_slack_ns", s.timerSlackNs);
+    v("effective_slack_ns", s.effectiveSlackNs);
+    v("slack_note", s.slackNote);
+    v("cpu_clock_overhead_ns", s.cpuClockOverheadNs);
+    v("tid", s.tid);
+    v("samples_done", s.samplesDone);
+    v("samples_total", s.samplesTotal);
+    v("current_request", s.currentRequest);
+    v("cells", s.cells);
+    v("floor_ns", s.floorNs);
+    v("load_threads", s.loadThreads);
+    v("load_iterations", s.loadIterations);
+    v("drops", s.drops);
+    v("memory_lock", s.memoryLock);
+    v("error", s.error);
+    v.log("samples", s.log, s.logCount);
+}
+
+template <class V> void fields(V& v, TimelineSegment& s)
+{
+    v("start_ns", s.startNs);
+    v("end_ns", s.endNs);
+    v("lane", s.lane);
+    v("state", s.state);
+}
+
+template <class V> void fields(V& v, InversionPeriod& s)
+{
+    v("release_ns", s.releaseNs);
+    v("wake_ns", s.wakeNs);
+    v("acquired_ns", s.acquiredNs);
+    v("done_ns", s.doneNs);
+    v("skipped", s.skipped);
+    v("contended", s.contended);
+    v("missed", s.missed);
+}
+
+template <class V> void fields(V& v, InversionSnapshot& s)
+{
+    v("high_wait", s.highWait);
+    v("high_periods", s.highPeriods);
+    v("high_contended", s.highContended);
+    v("high_missed", s.highMissed);
+    v("high_skipped", s.highSkipped);
+    v("high_wait_total_ns", s.highWaitTotalNs);
+    v("medium_ran_while_high_waited_ns", s.mediumRanWhileHighWaitedNs);
+    v("low_ran_while_high_waited_ns", s.lowRanWhileHighWaitedNs);
+    v("periods", s.periods);
+    v("timeline", s.timeline);
+    v("timeline_from_ns", s.timelineFromNs);
+    v("timeline_truncated", s.timelineTruncated);
+    v("config", s.config);
+    v("watchdog_cpu", s.watchdogCpu);
+    v("generation", s.generation);
+    v("running", s.running);
+    v("finished", s.finished);
+    v("start_ns", s.startNs);
+    v("t0_ns", s.t0Ns);
+    v("published_ns", s.publishedNs);
+    v("low_sections", s.lowSections);
+    v("medium_bursts", s.mediumBursts);
+    v("ring_drops", s.ringDrops);
+    v("watchdog_trips", s.watchdogTrips);
+    v("tids", s.tids);
+    v("memory_lock", s.memoryLock);
+    v("error", s.error);
+}
+
+template <class V> void fields(V& v, AcquisitionCounts& s)
+{
+    v("acquisitions", s.acquisitions);
+    v("uncontended", s.uncontended);
+    v("spun", s.spun);
+    v("slept", s.slept);
+    v("slept_owner_not_running", s.sleptOwnerNotRunning);
+    v("slept_owner_on_this_cpu", s.sleptOwnerOnThisCpu);
+    v("slept_spin_limit", s.sleptSpinLimit);
+    v("spin_iterations", s.spinIterations);
+    v("futex_sleeps", s.futexSleeps);
+}
+
+template <class V> void fields(V& v, ContentionThreadStats& s)
+{
+    v("index", s.index);
+    v("cpu", s.cpu);
+    v("tid", s.tid);
+    v("counts", s.counts);
+    v("voluntary_switches", s.voluntarySwitches);
+    v("involuntary_switches", s.involuntarySwitches);
+    v("cpu_ns", s.cpuNs);
+    v("samples_dropped", s.samplesDropped);
+}
+
+template <class V> void fields(V& v, ContentionKindResult& s)
+{
+    v("kind", s.kind);
+    v("state", s.state);
+    v("start_ns", s.startNs);
+    v("elapsed_ns", s.elapsedNs);
+    v("counts", s.counts);
+    v("acquisitions_per_sec", s.acquisitionsPerSec);
+    v("wait", s.wait);
+    v("samples_dropped", s.samplesDropped);
+    v("voluntary_switches", s.voluntarySwitches);
+    v("involuntary_switches", s.involuntarySwitches);
+    v("cpu_ns_per_acquisition", s.cpuNsPerAcquisition);
+    v("fairness", s.fairness);
+    v("min_share", s.minShare);
+    v("max_share", s.maxShare);
+    v("threads", s.threads, size_t(ContentionConfig::kMaxThreads));
+    v("error", s.error);
+}
+
+template <class V> void fields(V& v, ContentionSnapshot& s)
+{
+    v("config", s.config);
+    v("worker_cpus", s.workerCpus, size_t(ContentionConfig::kMaxThreads));
+    v("generation", s.generation);
+    v("running", s.running);
+    v("finished", s.finished);
+    v("start_ns", s.startNs);
+    v("published_ns", s.publishedNs);
+    v("current_kind", s.currentKind);
+    v("kinds", s.kinds);
+    v("memory_lock", s.memoryLock);
+    v("error", s.error);
+}
+
+template <class V> void fields(V& v, DeadlineParams& s)
+{
+    v("runtime_ns", s.runtimeNs);
+    v("deadline_ns", s.deadlineNs);
+    v("period_ns", s.periodNs);
+}
+
+template <class V> void fields(V& v, DeadlineBudget& s)
+{
+    v("per_cpu_limit", s.perCpuLimit);
+    v("cpus", s.cpus);
+    v("fair_servers", s.fairServers);
+    v("fair_server_kernel", s.fairServerKernel);
+    v("others_at_start", s.othersAtStart);
+}
+
+template <class V> void fields(V& v, DeadlineAdmissionStep& s)
+{
+    v("action", s.action);
+    v("task", s.task);
+    v("runtime_ns", s.runtimeNs);
+    v("period_ns", s.periodNs);
+    v("admitted", s.admitted);
+    v("attempts", s.attempts);
+    v("answer", s.answer);
+}
+
+template <class V> void fields(V& v, DeadlineAdmissionRow& s)
+{
+    v("step", s.step);
+    v("own_total", s.ownTotal);
+    v("predicted", s.predicted);
+}
+
+template <class V> void fields(V& v, DeadlineTaskStats& s)
+{
+    v("jobs", s.jobs);
+    v("misses", s.misses);
+    v("total_ran_ns", s.totalRanNs);
+    v("max_ran_ns", s.maxRanNs);
+    v("total_gap_ns", s.totalGapNs);
+    v("max_gap_ns", s.maxGapNs);
+    v("max_late_ns", s.maxLateNs);
+    v("jobs_per_cpu", s.jobsPerCpu, size_t(DeadlineAggregator::kMaxCpus));
+    v("first_ns", s.firstNs);
+    v("last_ns", s.lastNs);
+    v("overruns", s.overruns);
+    v("overruns_counted", s.overrunsCounted);
+    v("overruns_note", s.overrunsNote);
+}
+
+template <class V> void fields(V& v, DeadlineCounterStats& s)
+{
+    v("windows", s.windows);
+    v("stalled_windows", s.stalledWindows);
+    v("min_ops", s.minOps);
+    v("max_ops", s.maxOps);
+    v("total_ops", s.totalOps);
+    v("max_window_ns", s.maxWindowNs);
+    v("total_window_ns", s.totalWindowNs);
+    v("cpu_ns", s.cpuNs);
+    v("cpu_wall_ns", s.cpuWallNs);
+}
+
+template <class V> void fields(V& v, DeadlineJob& s)
+{
+    v("slot", s.slot);
+    v("cpu", s.cpu);
+    v("start_ns", s.startNs);
+    v("end_ns", s.endNs);
+    v("ran_ns", s.ranNs);
+    v("gap_ns", s.gapNs);
+    v("late_ns", s.lateNs);
+    v("missed", s.missed);
+}
+
+template <class V> void fields(V& v, DeadlineSnapshot& s)
+{
+    v("config", s.config);
+    v("generation", s.generation);
+    v("running", s.running);
+    v("finished", s.finished);
+    v("start_ns", s.startNs);
+    v("published_ns", s.publishedNs);
+    v("tick_ns", s.tickNs);
+    v("slot_names", s.slotNames, size_t(DeadlineAggregator::kMaxSlots));
+    v("slot_declared", s.slotDeclared, size_t(DeadlineAggregator::kMaxSlots));
+    v("budget", s.budget);
+    v("admission", s.admission);
+    v("tasks", s.tasks, size_t(DeadlineAggregator::kMaxSlots));
+    v("counter", s.counter);
+    v("jobs", s.jobs, DeadlineAggregator::kMaxJobRecords);
+    v("jobs_not_kept", s.jobsNotKept);
+    v("counter_cpu", s.counterCpu);
+    v("counter_verdict", s.counterVerdict);
+    v("throttling", s.throttling);
+    v("controller_cpu", s.controllerCpu);
+    v("fifo_cpu", s.fifoCpu);
+    v("deadline_phase_ran", s.deadlinePhaseRan);
+    v("deadline_phase_note", s.deadlinePhaseNote);
+    v("watchdog", s.watchdog);
+    v("watchdog_trips", s.watchdogTrips);
+    v("dropped_jobs", s.droppedJobs);
+    v("memory_lock", s.memoryLock);
+    v("error", s.error);
+}
+
+// The enums travel as their engine order (an integer), bounded by their last value on read.
+template <class E> constexpr E kSnapshotEnumLast = E{};
+template <> constexpr WaiterKind kSnapshotEnumLast<WaiterKind> = WaiterKind::Busy;
+template <> constexpr SleepMethod kSnapshotEnumLast<SleepMethod> = SleepMethod::Hybrid;
+template <> constexpr LockKind kSnapshotEnumLast<LockKind> = LockKind::Ceiling;
+template <> constexpr KindRunState kSnapshotEnumLast<KindRunState> = KindRunState::Failed;
+template <> constexpr InversionLane kSnapshotEnumLast<InversionLane> = InversionLane::High;
+template <> constexpr SegmentState kSnapshotEnumLast<SegmentState> = SegmentState::WaitingForLock;
+template <>
+constexpr DeadlineAdmissionStep::Action kSnapshotEnumLast<DeadlineAdmissionStep::Action> =
+    DeadlineAdmissionStep::Action::Retry;
+
+template <class T> struct SnapshotIsVector : std::false_type {};
+template <class T> struct SnapshotIsVector<std::vector<T>> : std::true_type {};
+template <class T> struct SnapshotIsArray : std::false_type {};
+template <class T, size_t N> struct SnapshotIsArray<std::array<T, N>> : std::true_type {};
+template <class T> struct SnapshotIsOptional : std::false_type {};
+template <class T> struct SnapshotIsOptional<std::optional<T>> : std::true_type {};
+template <class T> struct SnapshotIsShared : std::false_type {};
+template <class T> struct SnapshotIsShared<std::shared_ptr<T>> : std::true_type {};
+
+// clang-format off
+template <class T> concept SnapshotConfig = requires { ExperimentTraits<T>::kName; };
+// clang-format on
+
+nlohmann::json histogramJson(const Histogram& h)
+{
+    // Sparse: [index, count] of the filled buckets only (a few dozen of some thousand).
+    nlohmann::json buckets = nlohmann::json::array();
+    h.forEachBucket([&](int64_t low, int64_t, uint64_t n) { buckets.push_back({Histogram::bucketIndex(low), n}); });
+    nlohmann::json exact = nlohmann::json::array();
+    for (size_t i = 0; i < h.exactUsBins().size(); ++i)
+        if (h.exactUsBins()[i])
+            exact.push_back({i, h.exactUsBins()[i]});
+    const long double sum = h.sum();
+    return {{"count", h.count()},
+            {"overflow", h.overflowCount()},
+            {"min", h.min()},
+            {"max", h.max()},
+            {"sum", double(sum)},
+            {"buckets", buckets},
+            {"exact_us_bins", h.exactUsBinCount()},
+            {"exact_us", exact},
+            {"exact_us_overflow", h.exactUsOverflow()}};
+}
+
+template <class T> nlohmann::json put(const T& x);
+
+struct SnapshotWriter {
+    nlohmann::json& out;
+    template <class T> void operator()(const char* key, const T& x, size_t = 0) { out[key] = put(x); }
+    template <class T> void log(const char* key, const std::shared_ptr<const AppendLog<T>>& log, size_t count)
+    {
+        nlohmann::json items = nlohmann::json::array();
+        if (log)
+            for (const T& item : log->prefix(count))
+                items.push_back(put(item));
+        out[key] = std::move(items);
+    }
+};
+
+template <class T> nlohmann::json put(const T& x)
+{
+    if constexpr (std::is_same_v<T, bool> || std::is_integral_v<T>)
+        return x;
+    else if constexpr (std::is_floating_point_v<T>)
+        return std::isfinite(double(x)) ? nlohmann::json(double(x)) : nlohmann::json(nullptr);
+    else if constexpr (std::is_enum_v<T>)
+        return int(x);
+    else if constexpr (std::is_same_v<T, std::string>)
+        return x;
+    else if constexpr (std::is_same_v<T, Histogram>)
+        return histogramJson(x);
+    else if constexpr (SnapshotConfig<T>)
+        return toJson(x);
+    else if constexpr (SnapshotIsOptional<T>::value || SnapshotIsShared<T>::value)
+        return x ? put(*x) : nlohmann::json(nullptr);
+    else if constexpr (SnapshotIsVector<T>::value || SnapshotIsArray<T>::value) {
+        nlohmann::json a = nlohmann::json::array();
+        for (const auto& item : x)
+            a.push_back(put(item));
+        return a;
+    } else {
+        nlohmann::json o = nlohmann::json::object();
+        SnapshotWriter w{o};
+        fields(w, const_cast<T&>(x)); // the writer only reads
+        return o;
+    }
+}
+
+// Reads into a value that keeps its default on a problem; every problem is a sentence starting with the path.
+struct SnapshotReader {
+    const nlohmann::json& in;
+    std::string prefix; ///< "counters[2]." for the fields of a nested object
+    std::vector<std::string>& errors;
+
+    template <class T> void operator()(const char* key, T& x, size_t maxItems = kMaxSnapshotListItems)
+    {
+        const auto it = in.find(key);
+        if (it != in.end())
+            get(*it, prefix + key, x, maxItems);
+    }
+
+    template <class T> void log(const char* key, std::shared_ptr<const AppendLog<T>>& log, size_t& count)
+    {
+        std::vector<T> items;
+        const auto it = in.find(key);
+        if (it == in.end() || !get(*it, prefix + key, items, kMaxSnapshotListItems))
+            return;
+        auto made = std::make_shared<AppendLog<T>>(items.size());
+        for (const T& item : items)
+            made->append(item);
+        count = items.size();
+        log = std::move(made);
+    }
+
+    void fail(const std::string& path, const std::string& phrase) { errors.push_back(path + " " + phrase); }
+
+    template <class T> bool getInteger(const nlohmann::json& j, const std::string& path, T& x)
+    {
+        const char* what = std::is_unsigned_v<T> ? "must be an unsigned integer" : "must be an integer";
+        if (!j.is_number_integer()) {
+            fail(path, what);
+            return false;
+        }
+        if (j.is_number_unsigned()) {
+            const auto u = j.get<uint64_t>();
+            if (std::cmp_greater(u, std::numeric_limits<T>::max())) {
+                fail(path, std::string(what) + " in " + std::to_string(std::numeric_limits<T>::min()) + " … " +
+                               std::to_string(std::numeric_limits<T>::max()));
+                return false;
+            }
+            x = T(u);
+            return true;
+        }
+        const auto i = j.get<int64_t>();
+        if (std::cmp_less(i, std::numeric_limits<T>::min()) || std::cmp_greater(i, std::numeric_limits<T>::max())) {
+            fail(path, std::string(what) + " in " + std::to_string(std::numeric_limits<T>::min()) + " … " +
+                           std::to_string(std::numeric_limits<T>::max()));
+            return false;
+        }
+        x = T(i);
+        return true;
+    }
+
+    bool getHistogram(const nlohmann::json& j, const std::string& path, Histogram& h)
+    {
+        if (!j.is_object()) {
+            fail(path, "must be an object");
+            return false;
+        }
+        uint64_t count = 0, overflow = 0, exactOverflow = 0;
+        int64_t min = 0, max = 0;
+        double sum = 0;
+        size_t exactBins = 0;
+        std::vector<std::array<uint64_t, 2>> buckets, exact;
+        SnapshotReader r{j, path + ".", errors};
+        const size_t before = errors.size();
+        r("count", count);
+        r("overflow", overflow);
+        r("min", min);
+        r("max", max);
+        r("sum", sum);
+        r("buckets", buckets);
+        r("exact_us_bins", exactBins);
+        r("exact_us", exact);
+        r("exact_us_overflow", exactOverflow);
+        if (exactBins > kMaxSnapshotListItems)
+            fail(path + ".exact_us_bins", "must be at most " + std::to_string(kMaxSnapshotListItems));
+        if (errors.size() != before)
+            return false;
+        Histogram empty;
+        std::vector<uint64_t> dense(empty.bucketCount(), 0);
+        std::vector<uint64_t> denseExact(exactBins, 0);
+        for (const auto& [i, n] : buckets) {
+            if (i >= dense.size()) {
+                fail(path + ".buckets",
+                     "names bucket " + std::to_string(i) + "; there are " + std::to_string(dense.size()));
+                return false;
+            }
+            dense[i] = n;
+        }
+        for (const auto& [i, n] : exact) {
+            if (i >= denseExact.size()) {
+                fail(path + ".exact_us",
+                     "names bin " + std::to_string(i) + "; exact_us_bins is " + std::to_string(exactBins));
+                return false;
+            }
+            denseExact[i] = n;
+        }
+        if (!h.restore(std::move(dense), std::move(denseExact), exactOverflow, count, overflow, min, max, sum)) {
+            fail(path, "buckets and overflow do not add up to its count");
+            return false;
+        }
+        return true;
+    }
+
+    template <class T> bool get(const nlohmann::json& j, const std::string& path, T& x, size_t maxItems)
+    {
+        if constexpr (std::is_same_v<T, bool>) {
+            if (!j.is_boolean()) {
+                fail(path, "must be true or false");
+                return false;
+            }
+            x = j.get<bool>();
+            return true;
+        } else if constexpr (std::is_integral_v<T>) {
+            return getInteger(j, path, x);
+        } else if constexpr (std::is_floating_point_v<T>) {
+            if (j.is_null()) { // a NaN or an infinity was written as null
+                x = std::numeric_limits<T>::quiet_NaN();
+                return true;
+            }
+            if (!j.is_number()) {
+                fail(path, "must be a number");
+                return false;
+            }
+            x = T(j.get<double>());
+            return true;
+        } else if constexpr (std::is_enum_v<T>) {
+            const int last = int(kSnapshotEnumLast<T>);
+            if (!j.is_number_integer() || j.get<int64_t>() < 0 || j.get<int64_t>() > last) {
+                fail(path, "must be an integer in 0 … " + std::to_string(last));
+                return false;
+            }
+            x = T(j.get<int64_t>());
+            return true;
+        } else if constexpr (std::is_same_v<T, std::string>) {
+            if (!j.is_string()) {
+                fail(path, "must be a string");
+                return false;
+            }
+            x = j.get<std::string>();
+            return true;
+        } else if constexpr (std::is_same_v<T, Histogram>) {
+            return getHistogram(j, path, x);
+        } else if constexpr (SnapshotConfig<T>) {
+            std::vector<std::string> problems;
+            T c = ExperimentTraits<T>::fromJson(j, problems);
+            for (const std::string& p : problems)
+                errors.push_back(path + ": " + p);
+            if (!problems.empty())
+                return false;
+            x = std::move(c);
+            return true;
+        } else if constexpr (SnapshotIsOptional<T>::value) {
+            if (j.is_null()) {
+                x.reset();
+                return true;
+            }
+            typename T::value_type v{};
+            if (!get(j, path, v, maxItems))
+                return false;
+            x = std::move(v);
+            return true;
+        } else if constexpr (SnapshotIsShared<T>::value) {
+            if (j.is_null()) {
+                x.reset();
+                return true;
+            }
+            auto v = std::make_shared<std::remove_const_t<typename T::element_type>>();
+            if (!get(j, path, *v, maxItems))
+                return false;
+            x = std::move(v);
+            return true;
+        } else if constexpr (SnapshotIsVector<T>::value || SnapshotIsArray<T>::value) {
+            size_t bound = maxItems;
+            if constexpr (SnapshotIsArray<T>::value)
+                bound = std::tuple_size_v<T>;
+            if (!j.is_array()) {
+                fail(path, "must be a list");
+                return false;
+            }
+            if (j.size() > bound) {
+                fail(path, "has " + std::to_string(j.size()) + " elements, more than the " + std::to_string(bound) +
+                               " allowed");
+                return false;
+            }
+            T out{};
+            if constexpr (SnapshotIsVector<T>::value)
+                out.resize(j.size());
+            for (size_t i = 0; i < j.size(); ++i)
+                if (!get(j[i], path + "[" + std::to_string(i) + "]", out[i], kMaxSnapshotListItems))
+                    return false;
+            x = std::move(out);
+            return true;
+        } else {
+            if (!j.is_object()) {
+                fail(path, "must be an object");
+                return false;
+            }
+            const size_t before = errors.size();
+            T out{};
+            SnapshotReader r{j, path + ".", errors};
+            fields(r, out);
+            if (errors.size() != before)
+                return false;
+            x = std::move(out);
+            return true;
+        }
+    }
+};
+
+template <class S> std::shared_ptr<S> readSnapshot(const nlohmann::json& j, std::vector<std::string>& errors)
+{
+    if (!j.is_object()) {
+        errors.push_back("the snapshot must be a JSON object");
+        return nullptr;
+    }
+    auto s = std::make_shared<S>();
+    const size_t before = errors.size();
+    SnapshotReader r{j, {}, errors};
+    fields(r, *s);
+    return errors.size() == before ? s : nullptr;
+}
+
+// What the pages index by: parts that must fit together, checked once here so a view never reads past a list.
+void checkFit(bool ok, const std::string& sentence, std::vector<std::string>& errors)
+{
+    if (!ok)
+        errors.push_back(sentence);
+}
+
+template <class S> std::shared_ptr<S> finish(std::shared_ptr<S> s, size_t before, std::vector<std::string>& errors)
+{
+    return s && errors.size() == before ? s : nullptr;
+}
+
+} // namespace
+
+nlohmann::json toJson(const StarvationSnapshot& s)
+{
+    return put(s);
+}
+nlohmann::json toJson(const DriftSnapshot& s)
+{
+    return put(s);
+}
+nlohmann::json toJson(const SleepFloorSnapshot& s)
+{
+    return put(s);
+}
+nlohmann::json toJson(const InversionSnapshot& s)
+{
+    return put(s);
+}
+nlohmann::json toJson(const ContentionSnapshot& s)
+{
+    return put(s);
+}
+nlohmann::json toJson(const DeadlineSnapshot& s)
+{
+    return put(s);
+}
+
+std::shared_ptr<StarvationSnapshot> starvationSnapshotFromJson(const nlohmann::json& j,
+                                                               std::vector<std::string>& errors)
+{
+    const size_t before = errors.size();
+    auto s = readSnapshot<StarvationSnapshot>(j, errors);
+    if (s) {
+        checkFit(s->starvedCounters >= 0 && size_t(s->starvedCounters) <= s->counters.size(),
+                 "starved_counters " + std::to_string(s->starvedCounters) + " must be 0 … the " +
+                     std::to_string(s->counters.size()) + " counters",
+                 errors);
+        checkFit(s->bursts.size() <= StarvationAggregator::kMaxBurstRecords,
+                 "bursts has more than " + std::to_string(StarvationAggregator::kMaxBurstRecords) + " records", errors);
+    }
+    return finish(std::move(s), before, errors);
+}
+
+std::shared_ptr<DriftSnapshot> driftSnapshotFromJson(const nlohmann::json& j, std::vector<std::string>& errors)
+{
+    const size_t before = errors.size();
+    auto s = readSnapshot<DriftSnapshot>(j, errors);
+    if (s)
+        checkFit(s->methods.size() <= s->config.methods.size(),
+                 "methods has " + std::to_string(s->methods.size()) + " rows for the config's " +
+                     std::to_string(s->config.methods.size()) + " methods",
+                 errors);
+    return finish(std::move(s), before, errors);
+}
+
+std::shared_ptr<SleepFloorSnapshot> sleepFloorSnapshotFromJson(const nlohmann::json& j,
+                                                               std::vector<std::string>& errors)
+{
+    const size_t before = errors.size();
+    auto s = readSnapshot<SleepFloorSnapshot>(j, errors);
+    if (s) {
+        const size_t requests = s->config.requestsNs.size();
+        const size_t methods = s->config.methods.size();
+        checkFit(s->cells.size() == requests * methods,
+                 "cells has " + std::to_string(s->cells.size()) + " entries; the config's " + std::to_string(requests) +
+                     " requests × " + std::to_string(methods) + " methods need " + std::to_string(requests * methods),
+                 errors);
+        checkFit(s->floorNs.empty() || s->floorNs.size() == methods,
+                 "floor_ns has " + std::to_string(s->floorNs.size()) + " entries for the config's " +
+                     std::to_string(methods) + " methods",
+                 errors);
+        checkFit(s->currentRequest >= -1 && s->currentRequest < int64_t(requests),
+                 "current_request " + std::to_string(s->currentRequest) + " must be -1 … " +
+                     std::to_string(int64_t(requests) - 1),
+                 errors);
+        for (const SleepSample& x : s->rawSamples())
+            if (x.request >= requests || x.method >= methods) {
+                errors.push_back("samples: a sample names request " + std::to_string(x.request) + " and method " +
+                                 std::to_string(x.method) + ", outside the config's " + std::to_string(requests) +
+                                 " × " + std::to_string(methods));
+                break;
+            }
+    }
+    return finish(std::move(s), before, errors);
+}
+
+std::shared_ptr<InversionSnapshot> inversionSnapshotFromJson(const nlohmann::json& j, std::vector<std::string>& errors)
+{
+    return readSnapshot<InversionSnapshot>(j, errors);
+}
+
+std::shared_ptr<ContentionSnapshot> contentionSnapshotFromJson(const nlohmann::json& j,
+                                                               std::vector<std::string>& errors)
+{
+    const size_t before = errors.size();
+    auto s = readSnapshot<ContentionSnapshot>(j, errors);
+    if (s) {
+        checkFit(s->kinds.size() == s->config.kinds.size(),
+                 "kinds has " + std::to_string(s->kinds.size()) + " entries for the config's " +
+                     std::to_string(s->config.kinds.size()) + " lock kinds",
+                 errors);
+        checkFit(s->currentKind >= -1 && s->currentKind < int64_t(s->kinds.size()),
+                 "current_kind " + std::to_string(s->currentKind) + " must be -1 … " +
+                     std::to_string(int64_t(s->kinds.size()) - 1),
+                 errors);
+        for (size_t i = 0; i < s->kinds.size(); ++i)
+            if (!s->kinds[i]) {
+                errors.push_back("kinds[" + std::to_string(i) + "] must be an object (a pending kind has one too)");
+                break;
+            }
+    }
+    return finish(std::move(s), before, errors);
+}
+
+std::shared_ptr<DeadlineSnapshot> deadlineSnapshotFromJson(const nlohmann::json& j, std::vector<std::string>& errors)
+{
+    const size_t before = errors.size();
+    auto s = readSnapshot<DeadlineSnapshot>(j, errors);
+    if (s)
+        for (const DeadlineJob& job : s->jobs)
+            if (job.slot < 0 || job.slot >= DeadlineAggregator::kMaxSlots) {
+                errors.push_back("jobs: a job names slot " + std::to_string(job.slot) + ", outside 0 … " +
+                                 std::to_string(DeadlineAggregator::kMaxSlots - 1));
+                break;
+            }
+    return finish(std::move(s), before, errors);
+}
+
+std::shared_ptr<StarvationSnapshot> snapshotFromJson(std::type_identity<StarvationConfig>, const nlohmann::json& j,
+                                                     std::vector<std::string>& errors)
+{
+    return starvationSnapshotFromJson(j, errors);
+}
+std::shared_ptr<DriftSnapshot> snapshotFromJson(std::type_identity<DriftConfig>, const nlohmann::json& j,
+                                                std::vector<std::string>& errors)
+{
+    return driftSnapshotFromJson(j, errors);
+}
+std::shared_ptr<SleepFloorSnapshot> snapshotFromJson(std::type_identity<SleepFloorConfig>, const nlohmann::json& j,
+                                                     std::vector<std::string>& errors)
+{
+    return sleepFloorSnapshotFromJson(j, errors);
+}
+std::shared_ptr<InversionSnapshot> snapshotFromJson(std::type_identity<InversionConfig>, const nlohmann::json& j,
+                                                    std::vector<std::string>& errors)
+{
+    return inversionSnapshotFromJson(j, errors);
+}
+std::shared_ptr<ContentionSnapshot> snapshotFromJson(std::type_identity<ContentionConfig>, const nlohmann::json& j,
+                                                     std::vector<std::string>& errors)
+{
+    return contentionSnapshotFromJson(j, errors);
+}
+std::shared_ptr<DeadlineSnapshot> snapshotFromJson(std::type_identity<DeadlineConfig>, const nlohmann::json& j,
+                                                   std::vector<std::string>& errors)
+{
+    return deadlineSnapshotFromJson(j, errors);
+}
+
+} // namespace rtscope

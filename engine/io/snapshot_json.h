@@ -1,0 +1,67 @@
+#pragma once
+/// @file The snapshots of the experiments other than latency as JSON, and back (docs/remote.md, "Snapshot"): what
+/// `rtscope agent` streams for them, so a controller on another machine draws the same pages from the same data.
+///
+/// Lossless: every field of the snapshot is written (the nested figures, the tick and sample logs, the histograms'
+/// buckets), 64-bit integers as JSON integers, so toJson(xSnapshotFromJson(toJson(s))) == toJson(s). A double that
+/// is not a number is written as null and read back as NaN.
+///
+/// Reading is for untrusted input (a network peer): a field of the wrong type or out of its type's range, a list
+/// longer than its bound (kMaxSnapshotListItems, or the engine's own limit where one exists), or parts that do not
+/// fit together (sleep-floor cells that are not requests × methods, a contention kind list that is not the
+/// config's) each give one sentence naming the field ("counters[2].ops must be an unsigned integer") and the result
+/// is null. An absent field keeps its default, so a peer one version apart still reads.
+#include "engine/experiments/deadline/deadline_experiment.h"
+#include "engine/experiments/locks/contention_experiment.h"
+#include "engine/experiments/locks/inversion_experiment.h"
+#include "engine/experiments/starvation/starvation_experiment.h"
+#include "engine/experiments/timers/drift_experiment.h"
+#include "engine/experiments/timers/sleep_floor_experiment.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cstddef>
+#include <memory>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+namespace rtscope {
+
+/// @brief The longest list a snapshot read from JSON may hold (ticks, samples, jobs, segments), whatever the field.
+inline constexpr size_t kMaxSnapshotListItems = 1'000'000;
+
+nlohmann::json toJson(const StarvationSnapshot& s);
+nlohmann::json toJson(const DriftSnapshot& s);
+nlohmann::json toJson(const SleepFloorSnapshot& s);
+nlohmann::json toJson(const InversionSnapshot& s);
+nlohmann::json toJson(const ContentionSnapshot& s);
+nlohmann::json toJson(const DeadlineSnapshot& s);
+
+/// @brief The snapshot in @p j, or null with at least one sentence added to @p errors.
+std::shared_ptr<StarvationSnapshot> starvationSnapshotFromJson(const nlohmann::json& j,
+                                                               std::vector<std::string>& errors);
+std::shared_ptr<DriftSnapshot> driftSnapshotFromJson(const nlohmann::json& j, std::vector<std::string>& errors);
+std::shared_ptr<SleepFloorSnapshot> sleepFloorSnapshotFromJson(const nlohmann::json& j,
+                                                               std::vector<std::string>& errors);
+std::shared_ptr<InversionSnapshot> inversionSnapshotFromJson(const nlohmann::json& j, std::vector<std::string>& errors);
+std::shared_ptr<ContentionSnapshot> contentionSnapshotFromJson(const nlohmann::json& j,
+                                                               std::vector<std::string>& errors);
+std::shared_ptr<DeadlineSnapshot> deadlineSnapshotFromJson(const nlohmann::json& j, std::vector<std::string>& errors);
+
+/// @brief The reader of an experiment's snapshot by its config type (the registry's, engine/experiments/registry.h):
+/// generic code over the experiments reads with snapshotFromJson(std::type_identity<Config>{}, j, errors).
+std::shared_ptr<StarvationSnapshot> snapshotFromJson(std::type_identity<StarvationConfig>, const nlohmann::json& j,
+                                                     std::vector<std::string>& errors);
+std::shared_ptr<DriftSnapshot> snapshotFromJson(std::type_identity<DriftConfig>, const nlohmann::json& j,
+                                                std::vector<std::string>& errors);
+std::shared_ptr<SleepFloorSnapshot> snapshotFromJson(std::type_identity<SleepFloorConfig>, const nlohmann::json& j,
+                                                     std::vector<std::string>& errors);
+std::shared_ptr<InversionSnapshot> snapshotFromJson(std::type_identity<InversionConfig>, const nlohmann::json& j,
+                                                    std::vector<std::string>& errors);
+std::shared_ptr<ContentionSnapshot> snapshotFromJson(std::type_identity<ContentionConfig>, const nlohmann::json& j,
+                                                     std::vector<std::string>& errors);
+std::shared_ptr<DeadlineSnapshot> snapshotFromJson(std::type_identity<DeadlineConfig>, const nlohmann::json& j,
+                                                   std::vector<std::string>& errors);
+
+} // namespace rtscope

@@ -1,0 +1,101 @@
+#pragma once
+// A short run (a few hundred ms) of every experiment in the registry, as the preset JSON a controller sends: the
+// snapshot JSON round trip (tests/engine/tst_snapshot_json.cpp) and the agent's every-kind test
+// (tests/cli/tst_agent_kinds_cli.cpp) run the same ones.
+#include "engine/experiments/registry.h"
+
+#include <nlohmann/json.hpp>
+
+#include <string>
+
+namespace rtscope::test {
+
+inline StarvationConfig shortStarvationConfig()
+{
+    StarvationConfig c;
+    c.burstNs = 150'000'000;
+    c.gapNs = 50'000'000;
+    c.bursts = 1;
+    c.cpu = 1;
+    c.reservedCpus = {0};
+    return c;
+}
+
+inline DriftConfig shortDriftConfig()
+{
+    DriftConfig c;
+    c.periodNs = 1'000'000;
+    c.ticks = 200;
+    c.methods = {WaiterKind::Absolute, WaiterKind::Timerfd};
+    return c;
+}
+
+inline SleepFloorConfig shortSleepFloorConfig()
+{
+    SleepFloorConfig c;
+    c.requestsNs = {0, 1000};
+    c.methods = {SleepMethod::Nanosleep, SleepMethod::Absolute};
+    c.samples = 1000;
+    return c;
+}
+
+inline InversionConfig shortInversionConfig()
+{
+    InversionConfig c;
+    c.lock = LockKind::Mutex;
+    c.mediumBurstNs = 20'000'000;
+    c.holdNs = 5'000'000;
+    c.periodNs = 60'000'000;
+    c.durationNs = 300'000'000;
+    return c;
+}
+
+inline ContentionConfig shortContentionConfig()
+{
+    ContentionConfig c;
+    c.kinds = {LockKind::Mutex, LockKind::Spin};
+    c.threads = 2;
+    c.durationNs = 100'000'000;
+    return c;
+}
+
+inline DeadlineConfig shortDeadlineConfig()
+{
+    DeadlineConfig c;
+    c.lesson = DeadlineLesson::Isolation;
+    c.durationNs = 300'000'000;
+    return c;
+}
+
+inline LatencyConfig shortLatencyConfig()
+{
+    LatencyConfig c;
+    c.periodNs = 1'000'000;
+    c.maxSamples = 300;
+    return c;
+}
+
+/// @brief The short config of the experiment @p name (a registry name) as JSON; null for an unknown name.
+inline nlohmann::json shortExperimentConfig(const std::string& name)
+{
+    nlohmann::json j;
+    withExperimentConfigType(name, [&]<class Config>(std::type_identity<Config>) {
+        if constexpr (std::is_same_v<Config, StarvationConfig>)
+            j = toJson(shortStarvationConfig());
+        else if constexpr (std::is_same_v<Config, DriftConfig>)
+            j = toJson(shortDriftConfig());
+        else if constexpr (std::is_same_v<Config, SleepFloorConfig>)
+            j = toJson(shortSleepFloorConfig());
+        else if constexpr (std::is_same_v<Config, InversionConfig>)
+            j = toJson(shortInversionConfig());
+        else if constexpr (std::is_same_v<Config, ContentionConfig>)
+            j = toJson(shortContentionConfig());
+        else if constexpr (std::is_same_v<Config, DeadlineConfig>)
+            j = toJson(shortDeadlineConfig());
+        else
+            j = toJson(shortLatencyConfig());
+    });
+    return j;
+}
+
+} // namespace rtscope::test
