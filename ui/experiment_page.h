@@ -66,6 +66,9 @@ public:
     /// CPUs the running workers load: the main window keeps the GUI thread elsewhere.
     virtual std::vector<int> busyCpus() const { return {}; }
 
+    /// Presentation mode went on or off (ui/app/presentation_mode.*): a page may refresh faster while projected.
+    virtual void setPresenting(bool on) { (void)on; }
+
     /// Persist and restore the page's configuration and view choices (inside the page's settings group).
     virtual void saveSettings(QSettings& settings) const = 0;
     virtual void restoreSettings(QSettings& settings) = 0;

@@ -16,6 +16,11 @@ PolledPage::PolledPage(const SystemProbe& probe, int refreshMs, QWidget* parent)
     connect(m_timer, &QTimer::timeout, this, [this] { refreshNow(); });
 }
 
+int PolledPage::refreshIntervalMs() const
+{
+    return m_timer->interval();
+}
+
 PolledPage::~PolledPage()
 {
     // The subclass stopped the run in its own destructor (stop() redraws, which needs the whole page).

@@ -69,6 +69,8 @@ public:
     /// Pulls what is new and redraws (the refresh timer's slot; tests call it directly).
     virtual void refreshNow() = 0;
     uint64_t framesDrawn() const { return m_frames; }
+    /// The refresh timer's interval now.
+    int refreshIntervalMs() const;
     /// The problems shown next to the controls.
     virtual QStringList problems() const = 0;
 

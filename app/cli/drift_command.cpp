@@ -145,11 +145,12 @@ Command addDriftCommand(CLI::App& app)
     dur->excludes(ticks);
     sub->add_option("-w,--work", o->work, "busy work after every wake-up, 0..90% of the period")->capture_default_str();
     sub->add_option("-m,--methods", o->methods, "comma-separated: " + driftMethodList())->capture_default_str();
-    sub->add_option("--slack", o->slack, "timer slack: default, 1ns or a duration up to 1s (prctl PR_SET_TIMERSLACK)")
+    sub->add_option("--slack", o->slack,
+                    "timer slack: default (0 means the same), 1ns or a duration up to 1s (prctl PR_SET_TIMERSLACK)")
         ->capture_default_str();
     addPolicyOptions(sub, o->policy, o->priority);
     noValueBelow(sub->add_option("-a,--cpu", o->cpu, "CPU every method runs on (default: the highest usable CPU)"));
-    sub->add_option("--stall-at", o->stallAt, "tick after which every method stalls once (0: never)");
+    sub->add_option("--stall-at", o->stallAt, "tick after which every method stalls once, 1..ticks-1 (0: never)");
     sub->add_option("--stall", o->stall, "length of that stall, e.g. 10ms: timers count the ticks it misses");
     addTableOutputOptions(sub, o->output, "write config, probe and per-method figures as JSON",
                           "write one row per tick per method", "only the table");

@@ -152,7 +152,8 @@ Command addSleepFloorCommand(CLI::App& app)
         ->capture_default_str();
     sub->add_option("-l,--samples", o->samples, "samples per request and method, 1..100000")->capture_default_str();
     sub->add_option("-m,--methods", o->methods, "comma-separated: " + sleepMethodList())->capture_default_str();
-    sub->add_option("--slack", o->slack, "timer slack: default, 1ns or a duration up to 10ms (prctl PR_SET_TIMERSLACK)")
+    sub->add_option("--slack", o->slack,
+                    "timer slack: default (0 means the same), 1ns or a duration up to 10ms (prctl PR_SET_TIMERSLACK)")
         ->capture_default_str();
     addPolicyOptions(sub, o->policy, o->priority);
     noValueBelow(sub->add_option("-a,--cpu", o->cpu, "measuring CPU (default: the highest usable CPU)"));

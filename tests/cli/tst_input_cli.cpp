@@ -148,6 +148,90 @@ private slots:
         QTest::newRow("replay --histfile empty")
             << QStringList{"replay", binary(), "--histfile", ""} << QStringList{"--histfile", "empty"} << kFewLines;
     }
+    // Every integer flag of every subcommand (issue #20: `latency --cpu -1` once ran on the default CPU): a value
+    // below its range (for a CPU, the -1 that means "automatic" inside), one above it and one that is no number are
+    // each exit 2 with a sentence naming the flag and the allowed range. A row per flag: the subcommand and the
+    // flags that make the flag apply, the flag, the value below and above, the range as its sentence says it and
+    // as its help says it (a value CLI11 cannot convert is refused with the help).
+    void everyIntegerFlagRefusesOutOfRange_data()
+    {
+        QTest::addColumn<QStringList>("args");
+        QTest::addColumn<QStringList>("expected");
+        QTest::addColumn<int>("maxLines");
+        struct IntFlag {
+            QStringList command;
+            QString flag;
+            QString below;
+            QString above;
+            QString rangeHelp; ///< the range in the flag's help (quoted when the text is no whole number)
+            QString said;      ///< the range in the sentence refusing a value out of it
+            QString saidAbove; ///< the same for the value above, when it says it otherwise
+        };
+        const QString cpu = "CPU";
+        const QString cpuBelow = "is below 0";
+        const QString cpuAbove = "CPU"; // "one of the online CPUs … (0-1)", "a usable CPU (0-1)"
+        const QString rt = "between 1 and 99";
+        const QString nice = "between -20 and 19";
+        const QString hogs = "between 0 and 256";
+        const QString rep = binary(); // replay's file: the flags are refused before it is read
+        const std::vector<IntFlag> flags = {
+            {{"latency", "--policy", "fifo"}, "--priority", "0", "100", "1-99", rt, {}},
+            {{"latency"}, "--nice", "-21", "20", "-20..19", nice, {}},
+            {{"latency"}, "--hogs", "-1", "257", "0..256", hogs, {}},
+            {{"latency", "--hogs", "1"}, "--hog-nice", "-21", "20", "-20..19", nice, {}},
+            {{"latency"}, "--hog-cpu", "-1", "4096", cpu, cpuBelow, cpuAbove},
+            {{"latency"}, "--cpu", "-1", "4096", cpu, cpuBelow, cpuAbove},
+            {{"latency"}, "--samples", "0", "1000000000001", "1..1e12", "between 1 and 1000000000000", {}},
+            {{"latency"}, "--histogram", "-1", "1000001", "0..1000000", "is below 0", "between 0 and 1000000"},
+            {{"latency", "--trace"}, "--trace-top", "0", "101", "1..100", "between 1 and 100", {}},
+            {{"monitor", "--policy", "fifo"}, "--priority", "0", "100", "1-99", rt, {}},
+            {{"monitor"}, "--hogs", "-1", "257", "0..256", hogs, {}},
+            {{"monitor"}, "--cpu", "-1", "4096", cpu, cpuBelow, cpuAbove},
+            {{"replay", rep}, "--histogram", "0", "1000001", "1..1000000", "is below 1", "between 1 and 1000000"},
+            {{"drift"}, "--ticks", "1", "200001", "2..200000", "between 2 and 200000", {}},
+            {{"drift", "--policy", "fifo"}, "--priority", "0", "100", "1-99", rt, {}},
+            {{"drift"}, "--cpu", "-1", "4096", cpu, cpuBelow, cpuAbove},
+            {{"drift"}, "--stall-at", "-1", "500", "1..ticks-1", "between 1 and 499", {}},
+            {{"sleep-floor"}, "--samples", "0", "100001", "1..100000", "between 1 and 100000", {}},
+            {{"sleep-floor", "--policy", "fifo"}, "--priority", "0", "100", "1-99", rt, {}},
+            {{"sleep-floor"}, "--cpu", "-1", "4096", cpu, cpuBelow, cpuAbove},
+            {{"starve"}, "--bursts", "-1", "1001", "1..1000", "between 1 and 1000", {}},
+            {{"starve"}, "--priority", "0", "99", "1..98", "between 1 and 98", {}},
+            {{"starve"}, "--counters", "0", "9", "1..8", "between 1 and 8", {}},
+            {{"starve"}, "--nice", "-21", "20", "-20..19", nice, {}},
+            {{"starve"}, "--cpu", "-1", "4096", cpu, cpuBelow, cpuAbove},
+            {{"starve"}, "--control-cpu", "-1", "4096", cpu, cpuBelow, cpuAbove},
+            {{"starve"}, "--sampler-priority", "-1", "80", "priority-1", "between 0 (SCHED_OTHER) and 79", {}},
+            {{"deadline", "--lesson", "isolation"}, "--counter-cpu", "-1", "4096", cpu, cpuBelow, cpuAbove},
+            {{"deadline", "--lesson", "edf"}, "--priority", "0", "98", "1..97", "between 1 and 97", {}},
+            {{"deadline", "--lesson", "edf"}, "--cpu", "-1", "4096", cpu, cpuBelow, cpuAbove},
+            {{"locks"}, "--threads", "1", "33", "2..32", "between 2 and 32", {}},
+            {{"locks", "--placement", "one-cpu"}, "--cpu", "-1", "4096", cpu, cpuBelow, cpuAbove},
+            {{"locks", "--policy", "fifo", "--placement", "one-cpu"}, "--priority", "0", "100", "1-99", rt, {}},
+            {{"locks"}, "--nice", "-21", "20", "-20..19", nice, {}},
+            {{"locks"}, "--spin-limit", "-1", "10000001", "0..1e7", "between 0 and 10000000", {}},
+            {{"inversion"}, "--cpu", "-1", "4096", cpu, cpuBelow, cpuAbove},
+            {{"inversion"}, "--low-priority", "0", "99", "1..98", "between 1 and 98", {}},
+            {{"inversion"}, "--medium-priority", "0", "99", "above low", "between 1 and 98", {}},
+            {{"inversion"}, "--high-priority", "0", "99", "at most 98", "between 1 and 98", {}},
+            {{"threads"}, "--priority", "0", "100", "1-99", rt, {}},
+            {{"sweep"}, "--hogs", "-1", "257", "0..256", hogs, {}},
+            {{"sweep"}, "--cpu", "-1", "4096", cpu, cpuBelow, cpuAbove},
+        };
+        for (const IntFlag& f : flags) {
+            const QString name = f.command.first() + " " + f.flag;
+            const QString bare = f.flag.mid(2);
+            QTest::newRow(qPrintable(name + " " + f.below))
+                << f.command + QStringList{f.flag, f.below} << QStringList{bare, f.below, f.said} << kFewLines;
+            QTest::newRow(qPrintable(name + " " + f.above))
+                << f.command + QStringList{f.flag, f.above}
+                << QStringList{bare, f.above, f.saidAbove.isEmpty() ? f.said : f.saidAbove} << kFewLines;
+            QTest::newRow(qPrintable(name + " abc"))
+                << f.command + QStringList{f.flag, "abc"} << QStringList{f.flag, "'abc'", f.rangeHelp} << kFewLines;
+        }
+    }
+    void everyIntegerFlagRefusesOutOfRange() { badValueExitsTwoNamingTheFlag(); }
+
     void badValueExitsTwoNamingTheFlag()
     {
         QFETCH(QStringList, args);

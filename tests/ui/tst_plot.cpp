@@ -7,6 +7,10 @@
 
 #include "tests/common/test_main.h"
 
+#include <QGraphicsLineItem>
+#include <QGraphicsScene>
+#include <QGraphicsSimpleTextItem>
+#include <QGraphicsView>
 #include <QtTest>
 
 using namespace rtscope;
@@ -176,6 +180,44 @@ private slots:
         QCOMPARE(chart.latencyAxisMin(), 0.0);
         chart.setReference(nullptr);
         QVERIFY(chart.referencePoints().isEmpty());
+    }
+
+    // The overlay sets only what changed from one frame to the next: a new label or position must still show.
+    void markerLabelsFollowEveryFrame()
+    {
+        HistogramChart chart;
+        chart.resize(900, 500);
+        chart.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&chart));
+        HistogramCurve live;
+        live.buckets = {{4, 5, 100}, {31, 32, 1}};
+        const auto labels = [&chart] {
+            QStringList out;
+            for (QGraphicsItem* i : chart.findChild<QGraphicsView*>()->scene()->items())
+                if (auto* t = dynamic_cast<QGraphicsSimpleTextItem*>(i);
+                    t && t->isVisible() && t->parentItem() && t->parentItem()->isVisible())
+                    out << t->text();
+            out.sort();
+            return out;
+        };
+        const auto markerX = [&chart] {
+            QList<double> out;
+            for (QGraphicsItem* i : chart.findChild<QGraphicsView*>()->scene()->items())
+                if (auto* l = dynamic_cast<QGraphicsLineItem*>(i); l && l->isVisible() && l->zValue() >= 100)
+                    out << l->line().x1();
+            return out;
+        };
+        chart.setLive(live, {{5, "p50 5 µs", MarkerRole::Median}});
+        QCOMPARE(labels(), QStringList{"p50 5 µs"});
+        const QList<double> before = markerX();
+        QCOMPARE(before.size(), 1);
+        chart.setLive(live, {{5, "p50 6 µs", MarkerRole::Median}});
+        QCOMPARE(labels(), QStringList{"p50 6 µs"});
+        QCOMPARE(markerX(), before);
+        chart.setLive(live, {{20, "p50 20 µs", MarkerRole::Median}, {32, "max 32 µs", MarkerRole::Max}});
+        QCOMPARE(labels(), (QStringList{"max 32 µs", "p50 20 µs"}));
+        QCOMPARE(markerX().size(), 2);
+        QVERIFY(!markerX().contains(before.front()));
     }
 
     void timelineChartKeepsTheSpikeAndShowsMarkers()

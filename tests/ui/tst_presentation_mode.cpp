@@ -106,6 +106,7 @@ private slots:
         QVERIFY(dock(window, "controlsDock")->isVisible());
         QVERIFY(dock(window, "systemDock")->isVisible());
         QVERIFY(!window.isFullScreen());
+        QCOMPARE(page->refreshIntervalMs(), LatencyPage::kRefreshMs);
 
         QSignalSpy changed(mode, &PresentationMode::activeChanged);
         QTest::keyClick(&window, Qt::Key_F11);
@@ -121,6 +122,9 @@ private slots:
         QVERIFY(!mode->controlsAction()->isChecked());
         QCOMPARE(page->font().pointSizeF(), font.pointSizeF() * PresentationMode::kFontScale);
         QVERIFY(!dock(window, "systemDock")->isVisible());
+        // One frame per refresh of a 60 Hz projector (docs/BENCHMARKS.md).
+        QCOMPARE(page->refreshIntervalMs(), LatencyPage::kPresentationRefreshMs);
+        QVERIFY(LatencyPage::kPresentationRefreshMs <= 1000 / 60);
         // Every chart line of the page is drawn thicker.
         const QList<double> thick = lineWidths(page);
         QCOMPARE(thick.size(), widths.size());
@@ -144,6 +148,7 @@ private slots:
         QVERIFY(!window.testAttribute(Qt::WA_SetPalette));
         QCOMPARE(plot::lineWidthScale(), 1.0);
         QCOMPARE(lineWidths(page), widths);
+        QCOMPARE(page->refreshIntervalMs(), LatencyPage::kRefreshMs);
         QVERIFY(dock(window, "controlsDock")->isVisible());
         QVERIFY(dock(window, "systemDock")->isVisible());
         QVERIFY(mode->controlsAction()->isChecked());

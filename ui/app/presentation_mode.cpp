@@ -144,6 +144,8 @@ void PresentationMode::setActive(bool on)
         const QSignalBlocker block(m_toggle);
         m_toggle->setChecked(on);
     }
+    for (int i = 0; i < m_window->pageCount(); ++i)
+        m_window->page(i)->setPresenting(on);
     emit activeChanged(on);
 }
 

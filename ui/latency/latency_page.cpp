@@ -228,7 +228,10 @@ bool LatencyPage::holdAsReference()
     }
     const LatencySnapshot& s = *m_lastDrawn;
     const LatencyThreadStats t = allThreads(s); // a replay of several CPUs: all of them, as its blue curve
-    const QString label = shortConfigLabel(s.config);
+    // A run measured on another machine (a remote target) keeps that machine's name: a local run is drawn over it.
+    const std::string elsewhere = m_experiment->measuredOn();
+    const QString label = shortConfigLabel(s.config) +
+                          (elsewhere.empty() ? QString() : tr(" on %1").arg(QString::fromStdString(elsewhere)));
     holdReference(summarizeRun(t, s.config.label()), histogramCurve(t.histogram, tr("reference: %1").arg(label)),
                   referenceMaxMarker(t.histogram), label);
     return true;
@@ -379,10 +382,20 @@ bool LatencyPage::resetOnChange() const
     return m_resetOnChange->isChecked();
 }
 
+void LatencyPage::setPresenting(bool on)
+{
+    m_timer->setInterval(on ? kPresentationRefreshMs : kRefreshMs);
+}
+
 void LatencyPage::refreshNow()
 {
-    if (!m_replay) // the views show a recording until the user goes back to live
-        LatencyPageBase::refreshNow();
+    if (m_replay) // the views show a recording until the user goes back to live
+        return;
+    const int64_t begin = nowNs();
+    const uint64_t frames = framesDrawn();
+    LatencyPageBase::refreshNow();
+    if (framesDrawn() != frames)
+        m_frameTimes.pullNs = nowNs() - begin - m_frameTimes.drawNs;
 }
 
 std::vector<VerticalMarker> LatencyPage::withReferenceMax(std::vector<VerticalMarker> markers) const
@@ -405,19 +418,29 @@ void LatencyPage::draw(const LatencySnapshot& s)
 {
     if (s.threads.empty())
         return;
+    const int64_t begin = nowNs();
+    FrameTimes& f = m_frameTimes;
     if (s.threads.size() > 1) {
         drawPerCpu(s);
+        f.histogramNs = f.timelineNs = f.tableNs = 0; // all in drawNs
     } else {
         const LatencyThreadStats& t = s.threads.front();
         const QString curve = m_replay ? tr("replay: %1") : tr("live: %1");
         m_histogram->setLive(histogramCurve(t.histogram, curve.arg(shortConfigLabel(s.config))),
                              withReferenceMax(percentileMarkers(t.histogram)));
+        const int64_t histogramDone = nowNs();
         m_timeline->setData(replayTimeline(s, 0), timelineMarkers(s, m_timeline->windowSeconds()));
+        const int64_t timelineDone = nowNs();
         m_model->setLive(summarizeRun(t, s.config.label()));
+        const int64_t tableDone = nowNs();
+        f.histogramNs = histogramDone - begin;
+        f.timelineNs = timelineDone - histogramDone;
+        f.tableNs = tableDone - timelineDone;
     }
 
     setLossWarning(m_lossWarning, dataLossWarning());
     drawAnatomy(s);
+    f.drawNs = nowNs() - begin;
 }
 
 void LatencyPage::drawAnatomy(const LatencySnapshot& s)

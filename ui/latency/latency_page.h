@@ -39,6 +39,8 @@ class LatencyPage : public LatencyPageBase {
 public:
     /// Snapshots are pulled at this interval (40 Hz) and drawn only when their generation changed.
     static constexpr int kRefreshMs = 25;
+    /// In presentation mode: one frame per refresh of a 60 Hz projector (docs/BENCHMARKS.md, the UI feed).
+    static constexpr int kPresentationRefreshMs = 16;
     /// The anatomy panel's tables and view follow at 4 Hz: they are read, not watched.
     static constexpr int kAnatomyRefreshMs = 250;
 
@@ -52,6 +54,7 @@ public:
     bool supportsReference() const override { return true; }
     bool holdAsReference() override;
     QString explanation() const override;
+    void setPresenting(bool on) override;
 
     /// Shows @p run, replayed from a recording, in the views instead of the live run (which is stopped), under
     /// @p banner. Every measured CPU gets a row in the table, a histogram curve and a timeline curve; the timeline
@@ -79,6 +82,17 @@ public:
     void refreshNow() override;
     /// The drop/gap warning shown above the charts; empty when there is nothing to warn about.
     QString dataLossWarning() const;
+
+    /// Where the last drawn frame's GUI-thread time went, in ns of the monotonic clock (read by
+    /// bench/bench_ui_feed.cpp, docs/BENCHMARKS.md). Painting is not in it: Qt paints later, from the event loop.
+    struct FrameTimes {
+        int64_t pullNs = 0;      ///< the snapshot pulled and compared (refreshNow() before draw())
+        int64_t histogramNs = 0; ///< the curve and markers from the histogram, HistogramChart::setLive
+        int64_t timelineNs = 0;  ///< the timeline's points and markers, TimelineChart::setData
+        int64_t tableNs = 0;     ///< the run's summary (percentiles), LatencyStatsModel::setLive
+        int64_t drawNs = 0;      ///< the whole of draw(): the three above, the loss warning and the anatomy panel
+    };
+    const FrameTimes& lastFrameTimes() const { return m_frameTimes; }
 
     LatencySource& source() { return experiment(); }
     /// Measures through @p source from now on (a remote target's, ui/remote/: @p elsewhere), configs checked against
@@ -149,6 +163,7 @@ private:
     std::shared_ptr<const LatencySnapshot> m_replay;
     RecordingTimeline m_replayTimeline;
     int m_liveTimelineSeconds = 10; ///< the timeline window to restore when a replay ends
+    FrameTimes m_frameTimes;
 
     std::optional<LatencyRunSummary> m_reference;
     HistogramCurve m_referenceCurve;

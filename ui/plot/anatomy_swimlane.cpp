@@ -133,14 +133,26 @@ QSize AnatomySwimlane::sizeHint() const
 {
     const QFontMetricsF fm(swimFont(font(), 1.0, true));
     const int lanes = std::max<int>(1, int(m_data.lanes.size()));
-    return QSize(900, int(fm.height() * 4 + 20 + lanes * 34 + legendHeight(900)));
+    return QSize(900, int(fm.height() * 4 + 20 + lanes * std::max(30.0, minLaneHeight()) + legendHeight(900)));
+}
+
+double AnatomySwimlane::minLaneHeight() const
+{
+    // A lane's name is drawn at its centre: a lane thinner than the name's line lets the names of neighbouring lanes
+    // run into each other.
+    return std::max(kSwimMinLaneHeight, QFontMetricsF(swimFont(font(), 1.0, true)).height() + 4);
 }
 
 QSize AnatomySwimlane::minimumSizeHint() const
 {
-    const QFontMetricsF fm(swimFont(font(), 1.0, true));
+    // What relayout() needs for lanes no thinner than minLaneHeight(): the line labels above (two rows, the usual
+    // count), the lanes, the time axis and the legend at the narrowest width; a parent with less gives a scroll bar
+    // (AnatomyPanel), not squeezed lanes.
+    const QFontMetricsF nameFm(swimFont(font(), 1.0, true));
+    const QFontMetricsF fm(swimFont(font(), 1.0));
     const int lanes = std::max<int>(1, int(m_data.lanes.size()));
-    return QSize(360, int(fm.height() * 3 + 20 + lanes * kSwimMinLaneHeight + legendHeight(700)));
+    const double labels = m_data.lines.empty() ? 0 : 2 * (nameFm.height() + 1);
+    return QSize(360, int(std::ceil(8 + labels + lanes * minLaneHeight() + fm.height() + 12 + legendHeight(700) + 4)));
 }
 
 void AnatomySwimlane::resizeEvent(QResizeEvent* event)
@@ -369,7 +381,9 @@ void AnatomySwimlane::relayout()
     const double legend = legendHeight(width());
     const int lanes = std::max<int>(1, int(m_data.lanes.size()));
     // Below the minimum size the lanes get thinner rather than run into the axis and the legend.
-    m_laneHeight = std::clamp((height() - top - axis - legend - 4) / lanes, 6.0, kSwimMaxLaneHeight);
+    // Never below the readable minimum: a parent too short scrolls (AnatomyPanel) rather than crush the names.
+    m_laneHeight =
+        std::max(minLaneHeight(), std::min((height() - top - axis - legend - 4) / lanes, kSwimMaxLaneHeight));
     m_plot = QRectF(left, top, plotWidth, lanes * m_laneHeight);
 
     m_ticks.clear();
@@ -735,7 +749,13 @@ QSize AnatomyBreakdownBar::sizeHint() const
         w = std::max(w, bold.horizontalAdvance(labelText(i)) + 14);
         w = std::max(w, fm.horizontalAdvance(m_data.parts[size_t(i)].detail) + 14);
     }
-    return QSize(int(kSwimBarMargin * 2 + kSwimBarWidth + 14 + std::max(w, 180.0)) + 4, 300);
+    // As tall as the title and the labels need (two lines for a part with a detail), so that a parent sized by
+    // height-for-width (AnatomyPanel's scroll area) does not stretch the swimlane beside it for nothing.
+    double h = title.height() + 10 + 8;
+    for (const BreakdownPart& part : m_data.parts)
+        h += fm.height() * (part.detail.isEmpty() ? 1 : 2) + 4;
+    return QSize(int(kSwimBarMargin * 2 + kSwimBarWidth + 14 + std::max(w, 180.0)) + 4,
+                 std::max(minimumSizeHint().height(), int(std::ceil(h))));
 }
 
 QSize AnatomyBreakdownBar::minimumSizeHint() const

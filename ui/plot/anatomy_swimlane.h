@@ -93,6 +93,8 @@ public:
 
     QSize sizeHint() const override;
     QSize minimumSizeHint() const override;
+    /// The thinnest a lane is drawn: its name's line height (from the font), so that names never overlap.
+    double minLaneHeight() const;
 
     /// The fill of @p kind on a light or dark background.
     static QColor kindColor(SwimKind kind, bool dark);

@@ -101,12 +101,20 @@ void MarkerOverlay::relayout()
             pen.setStyle(Qt::DashLine);
         else if (!solid)
             pen.setStyle(Qt::DashDotLine);
-        item.line->setPen(pen);
-        item.line->setLine(px, area.top(), px, area.bottom());
+        // Every setter below repaints its item and the text ones lay the text out again: 40 or 60 times a second
+        // only what changed is set.
+        if (item.line->pen() != pen)
+            item.line->setPen(pen);
+        const QLineF line(px, area.top(), px, area.bottom());
+        if (item.line->line() != line)
+            item.line->setLine(line);
 
-        item.text->setFont(m_font);
-        item.text->setBrush(color);
-        item.text->setText(m.label);
+        if (item.text->font() != m_font)
+            item.text->setFont(m_font);
+        if (item.text->brush() != QBrush(color))
+            item.text->setBrush(color);
+        if (item.text->text() != m.label)
+            item.text->setText(m.label);
         const double w = fm.horizontalAdvance(m.label) + 8;
         // Right of the line unless that runs off the plot area.
         double left = px + 3;
@@ -121,11 +129,18 @@ void MarkerOverlay::relayout()
         if (row == kMaxLabelRows)
             row = int(std::min_element(rowEnd.begin(), rowEnd.end()) - rowEnd.begin());
         rowEnd[size_t(row)] = std::max(left + w, px) + 4;
-        item.box->setRect(0, 0, w, rowHeight - 2);
-        item.box->setPos(left, area.top() + 2 + row * rowHeight);
-        item.box->setBrush(colors.markerBackground);
-        item.box->setPen(Qt::NoPen);
-        item.text->setPos(4, 1);
+        const QRectF box(0, 0, w, rowHeight - 2);
+        if (item.box->rect() != box)
+            item.box->setRect(box);
+        const QPointF at(left, area.top() + 2 + row * rowHeight);
+        if (item.box->pos() != at)
+            item.box->setPos(at);
+        if (item.box->brush() != QBrush(colors.markerBackground))
+            item.box->setBrush(colors.markerBackground);
+        if (item.box->pen().style() != Qt::NoPen)
+            item.box->setPen(Qt::NoPen);
+        if (item.text->pos() != QPointF(4, 1))
+            item.text->setPos(4, 1);
     }
     for (size_t k = m_markers.size(); k < m_items.size(); ++k) {
         m_items[k].line->setVisible(false);

@@ -14,6 +14,7 @@
 #include <QHeaderView>
 #include <QItemSelectionModel>
 #include <QLabel>
+#include <QScrollArea>
 #include <QSplitter>
 #include <QTableView>
 #include <QVBoxLayout>
@@ -760,16 +761,30 @@ AnatomyPanel::AnatomyPanel(QWidget* parent)
     m_viewSplitter = new QSplitter(Qt::Vertical, this);
     m_viewSplitter->setObjectName("anatomySplitter");
     m_viewSplitter->addWidget(m_tablesSplitter);
+    // The view keeps lanes a name's height at least (AnatomySwimlane::minLaneHeight); where the window leaves less
+    // (a small screen, the replay banner above), the panel scrolls (below) rather than crush the lanes.
     m_viewSplitter->addWidget(m_view);
     m_viewSplitter->setStretchFactor(0, 2);
     m_viewSplitter->setStretchFactor(1, 5);
     m_viewSplitter->setChildrenCollapsible(false);
 
+    // The panel scrolls when the page leaves it less than the lists' three rows and the view at its minimum (a
+    // 768-pixel screen, the replay banner above): every row stays readable instead of being squeezed to slivers.
+    auto* content = new QWidget(this);
+    auto* contentLayout = new QVBoxLayout(content);
+    contentLayout->setContentsMargins(0, 2, 0, 0);
+    contentLayout->setSpacing(4);
+    contentLayout->addWidget(m_status);
+    contentLayout->addWidget(m_viewSplitter, 1);
+    auto* panelScroll = new QScrollArea(this);
+    panelScroll->setObjectName("anatomyPanelScroll");
+    panelScroll->setWidget(content);
+    panelScroll->setWidgetResizable(true);
+    panelScroll->setFrameShape(QFrame::NoFrame);
+    panelScroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
     auto* layout = new QVBoxLayout(this);
-    layout->setContentsMargins(0, 2, 0, 0);
-    layout->setSpacing(4);
-    layout->addWidget(m_status);
-    layout->addWidget(m_viewSplitter, 1);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addWidget(panelScroll);
 
     connect(m_worstTable->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
             [this](const QModelIndex& current) {

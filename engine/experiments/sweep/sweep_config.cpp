@@ -116,12 +116,26 @@ std::vector<std::string> SweepConfig::validate(const CpuTopology& cpus) const
     if (loadCmd.size() > kMaxLoadCmdChars)
         out.push_back("load-cmd must be at most " + std::to_string(kMaxLoadCmdChars) + " characters (got " +
                       std::to_string(loadCmd.size()) + ")");
+    // A problem of the shared flags (--cpu, --hogs, --period) is every setting's: said once, without a setting's
+    // name, rather than once per setting.
+    std::vector<std::vector<std::string>> perSetting;
     for (const SweepSetting& s : settings) {
         LatencyConfig c = s.applyTo(base);
         c.durationNs = std::clamp(eachNs, LatencyConfig::kMinDurationNs, LatencyConfig::kMaxDurationNs);
-        for (const std::string& e : c.validate(cpus))
-            out.push_back(s.label() + ": " + e);
+        perSetting.push_back(c.validate(cpus));
     }
+    auto sharedByEvery = [&](const std::string& e) {
+        return settings.size() > 1 && std::all_of(perSetting.begin(), perSetting.end(), [&](const auto& problems) {
+                   return std::find(problems.begin(), problems.end(), e) != problems.end();
+               });
+    };
+    for (size_t i = 0; i < settings.size(); ++i)
+        for (const std::string& e : perSetting[i]) {
+            if (!sharedByEvery(e))
+                out.push_back(settings[i].label() + ": " + e);
+            else if (i == 0)
+                out.push_back(e);
+        }
     return out;
 }
 
