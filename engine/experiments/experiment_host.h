@@ -167,6 +167,13 @@ public:
     std::vector<int> busyCpus() const { return m_run ? m_run->busyCpus() : std::vector<int>{}; }
     /// @brief The latest published snapshot; never blocks a worker. Null before the first start().
     std::shared_ptr<const Snapshot> snapshot() const { return m_publisher.latest(); }
+    /// @brief The running run's publish interval, from the collector's next pass (the next start() uses the
+    /// run's own pace again). Control thread only.
+    void setRunningPublishInterval(int64_t publishNs)
+    {
+        if (m_collector.running())
+            m_collector.setPublishInterval(publishNs);
+    }
     /// @brief Publishes at the collector's next pass (now, when it is not running: tests, after a change).
     void publishNow()
     {

@@ -38,7 +38,8 @@ void Collector::start(int64_t drainIntervalNs, int64_t publishIntervalNs, int cp
         std::lock_guard lock(m_wakeMutex);
         m_stopRequested = false;
     }
-    m_thread = std::thread([this, drainIntervalNs, publishIntervalNs] { run(drainIntervalNs, publishIntervalNs); });
+    m_publishIntervalNs.store(publishIntervalNs, std::memory_order_relaxed);
+    m_thread = std::thread([this, drainIntervalNs] { run(drainIntervalNs); });
     // Best effort: if the CPU is not allowed the collector simply floats.
     nameAndPlaceHelper(m_thread, "rtscope-collect", cpu);
 }
@@ -66,9 +67,10 @@ void Collector::flushNow()
     }
 }
 
-void Collector::run(int64_t drainIntervalNs, int64_t publishIntervalNs)
+void Collector::run(int64_t drainIntervalNs)
 {
-    int64_t nextPublish = nowNs() + publishIntervalNs;
+    // Measured from the last publish with the interval as it is now, so a new interval applies at the next pass.
+    int64_t lastPublish = nowNs();
     std::unique_lock wakeLock(m_wakeMutex);
     while (!m_stopRequested) {
         wakeLock.unlock();
@@ -77,10 +79,11 @@ void Collector::run(int64_t drainIntervalNs, int64_t publishIntervalNs)
             for (CollectorSource* s : m_sources)
                 s->drain();
             const int64_t now = nowNs();
-            if (now >= nextPublish || m_publishRequested.exchange(false, std::memory_order_relaxed)) {
+            if (now - lastPublish >= m_publishIntervalNs.load(std::memory_order_relaxed) ||
+                m_publishRequested.exchange(false, std::memory_order_relaxed)) {
                 for (CollectorSource* s : m_sources)
                     s->publish();
-                nextPublish = now + publishIntervalNs;
+                lastPublish = now;
             }
         }
         m_passes.fetch_add(1, std::memory_order_relaxed);

@@ -44,13 +44,20 @@ public:
     /// running: tests and the final flush).
     void flushNow();
 
+    /// @brief Changes how often the running collector publishes, from its next pass (the GUI's presentation mode
+    /// draws 60 frames a second and needs a fresh snapshot for each). Until the next start() only.
+    void setPublishInterval(int64_t publishIntervalNs)
+    {
+        m_publishIntervalNs.store(publishIntervalNs, std::memory_order_relaxed);
+    }
+
     /// @brief Asks the running collector to publish at its next pass (e.g. after a reconfiguration).
     void requestPublish() { m_publishRequested.store(true, std::memory_order_relaxed); }
 
     uint64_t passes() const { return m_passes.load(std::memory_order_relaxed); }
 
 private:
-    void run(int64_t drainIntervalNs, int64_t publishIntervalNs);
+    void run(int64_t drainIntervalNs);
 
     std::mutex m_sourcesMutex; ///< held by the collector thread while it drains; never by a worker
     std::vector<CollectorSource*> m_sources;
@@ -59,6 +66,7 @@ private:
     std::condition_variable m_wake;
     bool m_stopRequested = false;
     std::atomic<bool> m_publishRequested{false};
+    std::atomic<int64_t> m_publishIntervalNs{16'000'000};
     std::atomic<uint64_t> m_passes{0};
 };
 

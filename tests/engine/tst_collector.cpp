@@ -199,6 +199,27 @@ private slots:
         QCOMPARE(aRun.front().moved, size_t(3));
     }
 
+    void aRunningCollectorTakesANewPublishInterval()
+    {
+        // Presentation mode: the GUI asks a running collector to publish more often, and back.
+        CollectorTestSource s;
+        Collector collector;
+        collector.addSource(&s);
+        collector.start(1 * kNsPerMs, 10'000 * kNsPerMs); // on its own: never within this test
+        QTRY_VERIFY(s.drains() >= 1);
+        QCOMPARE(s.publishes(), size_t(0));
+        // The new interval counts from the last publish (here the start), so it applies at the next pass.
+        collector.setPublishInterval(5 * kNsPerMs);
+        QTRY_VERIFY_WITH_TIMEOUT(s.publishes() >= 5, 5000); // several, unasked, at the new pace
+        collector.setPublishInterval(10'000 * kNsPerMs);
+        // At most one more publish (a pass already past the check), then none while passes go on.
+        const size_t before = s.publishes();
+        const uint64_t passes = collector.passes();
+        QTRY_VERIFY(collector.passes() >= passes + 30);
+        QVERIFY2(s.publishes() <= before + 1, qPrintable(QString("%1 -> %2").arg(before).arg(s.publishes())));
+        collector.stop();
+    }
+
     void aRequestedPublishComesAtTheNextPass()
     {
         CollectorTestSource s;

@@ -44,6 +44,12 @@ void LiveLatencySource::setSeriesWindow(int64_t ns)
     m_experiment.setSeriesWindow(ns);
 }
 
+void LiveLatencySource::setPresentationPace(bool on)
+{
+    const CollectorPace normal;
+    m_experiment.setCollectorPace(normal.drainNs, on ? kPresentationPublishNs : normal.publishNs);
+}
+
 std::shared_ptr<const LatencySnapshot> LiveLatencySource::snapshot() const
 {
     return m_experiment.snapshot();

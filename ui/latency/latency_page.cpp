@@ -385,6 +385,7 @@ bool LatencyPage::resetOnChange() const
 void LatencyPage::setPresenting(bool on)
 {
     m_timer->setInterval(on ? kPresentationRefreshMs : kRefreshMs);
+    source().setPresentationPace(on);
 }
 
 void LatencyPage::refreshNow()

@@ -18,7 +18,8 @@ public:
     /// @brief How often the collector drains the rings (default 1 ms) and publishes a snapshot (default 16 ms, one
     /// per frame for the GUI). Each pass wakes the collector's CPU and publishing copies the histograms; a headless
     /// run that looks once a second asks for less, so the instrument disturbs the machine less. Drain is clamped to
-    /// 1 … 100 ms (the ring holds 1.3 s at the shortest period), publish to drain … 10 s; applies at the next start().
+    /// 1 … 100 ms (the ring holds 1.3 s at the shortest period), publish to drain … 10 s; the drain applies at the next
+    /// start(), the publish interval also to a running run (the GUI's presentation mode).
     void setCollectorPace(int64_t drainNs, int64_t publishNs);
     /// @brief How much of the timeline each snapshot carries (1 s … 120 s, default 10 s); also the running run's.
     void setSeriesWindow(int64_t ns);
