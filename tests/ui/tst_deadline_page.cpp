@@ -181,6 +181,9 @@ private slots:
         const DeadlineTaskStats& good = s->tasks[kDeadlineGood];
         QVERIFY(run.jobs > 0 && good.jobs > 0);
         QCOMPARE(page.tile(2)->value(), deadlineOf(good));
+        // The tiles are named for the lesson shown, not the one the page opened with.
+        QCOMPARE(page.tile(0)->title(), QString("Runaway: CPU per stretch"));
+        QCOMPARE(page.tile(3)->title(), QString("OTHER counter: CPU share"));
         QCOMPARE(page.tile(0)->value(), durationQt(run.totalRanNs / int64_t(run.jobs)));
         QCOMPARE(page.tile(1)->value(), durationQt(run.totalGapNs));
         // One point per kept runaway job, at its CPU time.

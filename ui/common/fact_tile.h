@@ -1,6 +1,8 @@
 #pragma once
 // A framed fact in large type ("Timer slack in force / 50.0 µs / the default"): what must be readable from the
-// back of a lecture hall, on every lab page that shows figures in tiles.
+// back of a lecture hall, on every lab page that shows figures in tiles. A tile never draws outside itself: the title
+// and the value elide on a narrow screen (their tooltip has the whole text) and the detail wraps, the tile growing
+// to its height.
 #include <QFrame>
 
 class QLabel;
@@ -17,17 +19,29 @@ public:
     void setAccent(const QString& color);
     QString value() const;
     QString detail() const;
+    QString title() const;
+    /// A page whose tiles mean something else per mode (the deadline lab's lessons) renames them.
+    void setTitle(const QString& title);
+
+    /// What the tile shows now (elided when narrow), for tests.
+    QString shownTitle() const;
+    QString shownValue() const;
 
 protected:
     void changeEvent(QEvent* event) override;
+    void resizeEvent(QResizeEvent* event) override;
+    bool eventFilter(QObject* watched, QEvent* event) override;
 
 private:
     void restyle();
+    void fitText();
 
     QLabel* m_title;
     QLabel* m_value;
     QLabel* m_detail;
     QString m_accent;
+    QString m_titleText;
+    QString m_valueText;
 };
 
 } // namespace rtscope

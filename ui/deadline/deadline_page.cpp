@@ -222,9 +222,7 @@ void DeadlinePage::drawIdle(const DeadlineConfig& c)
     for (int i = 0; i < kTiles; ++i) {
         m_tiles[size_t(i)]->setAccent({});
         m_tiles[size_t(i)]->setValue(tr("—"), {});
-        // The title is the tile's first label (FactTile has no setter: it is made once per tile).
-        if (auto* title = m_tiles[size_t(i)]->findChild<QLabel*>(QString(), Qt::FindDirectChildrenOnly))
-            title->setText(titles[int(c.lesson)][i]);
+        m_tiles[size_t(i)]->setTitle(titles[int(c.lesson)][i]);
     }
     DeadlineChartData d;
     d.emptyText = tr("Press Start: %1").arg(QString::fromStdString(c.label()).toHtmlEscaped());

@@ -2,6 +2,7 @@
 
 #include "ui/common/colors.h"
 #include "ui/plot/chart_style.h"
+#include "ui/plot/plot_math.h"
 
 #include <QEvent>
 #include <QVBoxLayout>
@@ -12,6 +13,8 @@
 #include <QtCharts/QLegendMarker>
 #include <QtCharts/QLineSeries>
 #include <QtCharts/QScatterSeries>
+
+#include <QFontMetricsF>
 
 #include <algorithm>
 #include <cmath>
@@ -39,6 +42,16 @@ QColor methodColor(int index, bool dark)
         QColor(colors::kOrange400), QColor(colors::kCyan300),  QColor(colors::kBlueGrey200), QColor(colors::kBrown200)};
     return dark ? darkSet[index % 8] : light[index % 8];
 }
+
+/// Every decade while the labels have room along @p axisPx, else every 2nd or 5th, on the 1-2-5 ladder the timeline
+/// uses to thin its seconds: Qt elides a category label that does not fit its share of the axis ("100…", "…").
+int sleepFloorDecadeStep(double axisPx, int decades, double labelPx)
+{
+    if (!(axisPx > 0) || !(labelPx > 0) || decades < 1)
+        return 1;
+    const int fit = std::max(2, int(axisPx / labelPx));
+    return decades > fit ? std::max(1, int(std::lround(plot::niceTickInterval(decades, fit)))) : 1;
+}
 } // namespace
 
 struct SleepFloorChart::Impl {
@@ -58,6 +71,8 @@ struct SleepFloorChart::Impl {
     int64_t resolutionNs = 1;
     std::vector<int64_t> axisRequests; ///< what the axes were last built for: rebuilt only when it changes
     int axisYMin = 0, axisYMax = 0;
+    int xStep = 1, yStep = 1; ///< label every n-th decade (thinned on a small plot)
+    bool fitting = false;
 
     void attach(QAbstractSeries* s)
     {
@@ -117,10 +132,44 @@ struct SleepFloorChart::Impl {
         resolution->setPen(resPen);
     }
 
+    int builtXStep = 0, builtYStep = 0;
+
+    /// The label steps for the plot area as it is now: a label needs its own width and an "m" of gap across, and
+    /// its height and half of it again up the side.
+    void fitSteps(const std::vector<int64_t>& requests, int yMinExp, int yMaxExp)
+    {
+        const QRectF area = chart->plotArea();
+        const QFontMetricsF xm(x->labelsFont()), ym(y->labelsFont());
+        int xLabels = 0;
+        double widest = 0;
+        for (int64_t r : requests) {
+            widest = std::max(widest,
+                              xm.horizontalAdvance(decadeLabel(r > 0 ? int(std::floor(std::log10(double(r)))) : -1)));
+            ++xLabels;
+        }
+        xStep = sleepFloorDecadeStep(area.width(), xLabels, widest + xm.horizontalAdvance(QStringLiteral("m")));
+        yStep = sleepFloorDecadeStep(area.height(), yMaxExp - yMinExp + 1, 1.5 * ym.height());
+    }
+
+    /// After a resize: the axes again only if the steps change.
+    void refit()
+    {
+        if (fitting || axisRequests.empty())
+            return;
+        fitting = true;
+        const std::vector<int64_t> requests = axisRequests;
+        rebuildAxes(requests, axisYMin, axisYMax);
+        fitting = false;
+    }
+
     void rebuildAxes(const std::vector<int64_t>& requests, int yMinExp, int yMaxExp)
     {
-        if (!x->categoriesLabels().isEmpty() && requests == axisRequests && yMinExp == axisYMin && yMaxExp == axisYMax)
+        fitSteps(requests, yMinExp, yMaxExp);
+        if (!x->categoriesLabels().isEmpty() && requests == axisRequests && yMinExp == axisYMin &&
+            yMaxExp == axisYMax && xStep == builtXStep && yStep == builtYStep)
             return;
+        builtXStep = xStep;
+        builtYStep = yStep;
         axisRequests = requests;
         axisYMin = yMinExp;
         axisYMax = yMaxExp;
@@ -142,7 +191,7 @@ struct SleepFloorChart::Impl {
         x->setStartValue(xLo);
         if (hasZero)
             x->append(decadeLabel(-1), zeroPosition);
-        for (int e = firstExp; e <= lastExp; ++e)
+        for (int e = firstExp; e <= lastExp; e += xStep)
             x->append(decadeLabel(e), e);
         x->setRange(xLo, xHi);
 
@@ -151,7 +200,7 @@ struct SleepFloorChart::Impl {
         for (const QString& l : y->categoriesLabels())
             y->remove(l);
         y->setStartValue(yLo - 0.5);
-        for (int e = yMinExp; e <= yMaxExp; ++e)
+        for (int e = yMinExp; e <= yMaxExp; e += yStep)
             y->append(decadeLabel(e), e);
         // Half a decade of room below, so the clock_getres line never hides in the axis.
         y->setRange(yLo - 0.5, yHi);
@@ -183,7 +232,7 @@ SleepFloorChart::SleepFloorChart(QWidget* parent)
     d->x->setTitleText(tr("requested duration (log scale)"));
     d->y = new QCategoryAxis;
     d->y->setLabelsPosition(QCategoryAxis::AxisLabelsPositionOnValue);
-    d->y->setTitleText(tr("actual duration (log scale)"));
+    d->y->setTitleText(tr("actual (log scale)"));
     d->chart->addAxis(d->x, Qt::AlignBottom);
     d->chart->addAxis(d->y, Qt::AlignLeft);
     d->identity = new QLineSeries;
@@ -200,6 +249,7 @@ SleepFloorChart::SleepFloorChart(QWidget* parent)
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addWidget(d->view);
     d->rebuildAxes({0, 1, 10, 100, 1'000, 10'000, 100'000, 1'000'000, 10'000'000}, 0, 8);
+    connect(d->chart, &QChart::plotAreaChanged, this, [this] { d->refit(); });
     changeEvent(nullptr);
 }
 

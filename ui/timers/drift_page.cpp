@@ -163,7 +163,7 @@ void DriftPage::drawFacts(const DriftConfig& c, const DriftSnapshot* s)
     const bool dark = plot::isDarkPalette(palette());
     if (s && !s->slackNote.empty()) {
         m_slack->setValue(durationQt(s->effectiveSlackNs),
-                          tr("%1 — read back in the methods' threads").arg(QString::fromStdString(s->slackNote)));
+                          tr("%1 — read back in the methods' threads").arg(screenText(s->slackNote)));
     } else if (isRealtime(c.policy)) {
         m_slack->setValue(durationQt(0), tr("real-time threads get no slack"));
     } else if (c.timerSlackNs == 0) {

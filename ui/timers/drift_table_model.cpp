@@ -116,7 +116,7 @@ QVariant DriftTableModel::data(const QModelIndex& index, int role) const
         switch (Column(index.column())) {
         case Method:
             return QString::fromLatin1(driftMethodLabel(r.method)) +
-                   (r.error.empty() ? QString() : QString(" ⚠ %1").arg(QString::fromStdString(r.error)));
+                   (r.error.empty() ? QString() : QString(" ⚠ %1").arg(screenText(r.error)));
         case Ticks:
             return QString::number(r.lastTick);
         case Drift:
@@ -150,7 +150,7 @@ QVariant DriftTableModel::data(const QModelIndex& index, int role) const
     if (role == Qt::ForegroundRole && index.column() == Dropped && r.drops > 0)
         return QBrush(QColor(colors::kWarningRed));
     if (role == Qt::ToolTipRole && !r.error.empty())
-        return QString::fromStdString(r.error);
+        return screenText(r.error);
     return {};
 }
 

@@ -187,7 +187,7 @@ void SleepFloorPage::drawFacts(const SleepFloorConfig& c, const SleepFloorSnapsh
     }
 
     if (s && s->timerSlackNs >= 0) {
-        m_slack->setValue(durationQt(s->effectiveSlackNs), QString::fromStdString(s->slackNote));
+        m_slack->setValue(durationQt(s->effectiveSlackNs), screenText(s->slackNote));
     } else if (isRealtime(c.policy)) {
         m_slack->setValue(durationQt(0), tr("real-time threads get no slack"));
     } else if (c.timerSlackNs == 0) {

@@ -2,11 +2,295 @@
 
 #include "ui/plot/chart_style.h"
 
+#include <QEvent>
 #include <QFontMetrics>
 #include <QHeaderView>
+#include <QHelpEvent>
+#include <QPainter>
+#include <QProxyStyle>
+#include <QStyle>
+#include <QStyleOptionHeader>
 #include <QTableView>
+#include <QTextDocument>
+#include <QTimer>
+#include <QToolTip>
+
+#include <algorithm>
+#include <vector>
 
 namespace rtscope {
+
+namespace {
+
+const char* const kTableFitterName = "rtscopeTableFitter";
+
+/// The width of the widest line (headers put their unit on a second line).
+int tableTextWidth(const QFontMetrics& metrics, const QString& text)
+{
+    int widest = 0;
+    for (const QString& line : text.split(QLatin1Char('\n')))
+        widest = std::max(widest, metrics.horizontalAdvance(line));
+    return widest;
+}
+
+QFont roleFont(const QVariant& value, const QFont& base)
+{
+    return value.canConvert<QFont>() ? value.value<QFont>().resolve(base) : base;
+}
+
+/// The whole text first; the model's own explanation, when it has one that says more, after it.
+QString tipWithModelTip(const QString& whole, const QString& modelTip)
+{
+    if (modelTip.isEmpty() || modelTip == whole)
+        return whole;
+    if (Qt::mightBeRichText(modelTip))
+        return whole.toHtmlEscaped().replace(QLatin1Char('\n'), QLatin1String("<br>")) + "<br><br>" + modelTip;
+    return whole + "\n\n" + modelTip;
+}
+
+/// Qt clips a header label that is wider than its section in the middle ("ethod"); this style elides it at the end
+/// instead ("Metho…"), which the tooltip completes.
+class ElidingHeaderStyle : public QProxyStyle {
+public:
+    void drawControl(ControlElement element, const QStyleOption* option, QPainter* painter,
+                     const QWidget* widget) const override
+    {
+        const auto* header = qstyleoption_cast<const QStyleOptionHeader*>(option);
+        if (element != CE_HeaderLabel || !header) {
+            QProxyStyle::drawControl(element, option, painter, widget);
+            return;
+        }
+        QStyleOptionHeader elided(*header);
+        QStringList lines = header->text.split(QLatin1Char('\n'));
+        for (QString& line : lines)
+            line = painter->fontMetrics().elidedText(line, Qt::ElideRight, header->rect.width());
+        elided.text = lines.join(QLatin1Char('\n'));
+        QProxyStyle::drawControl(element, &elided, painter, widget);
+    }
+};
+
+/// Fits the columns into the table's width and answers the tooltip requests of elided cells and headers.
+class TableFitter : public QObject {
+public:
+    explicit TableFitter(QTableView* table)
+        : QObject(table)
+        , m_table(table)
+    {
+        setObjectName(kTableFitterName);
+        m_pending.setSingleShot(true);
+        m_pending.setInterval(0);
+        connect(&m_pending, &QTimer::timeout, this, &TableFitter::fit);
+        table->installEventFilter(this);
+        table->viewport()->installEventFilter(this);
+        table->horizontalHeader()->viewport()->installEventFilter(this);
+        if (QAbstractItemModel* model = table->model()) {
+            const auto later = [this] {
+                m_pending.start();
+            };
+            connect(model, &QAbstractItemModel::dataChanged, this, later);
+            connect(model, &QAbstractItemModel::headerDataChanged, this, later);
+            connect(model, &QAbstractItemModel::layoutChanged, this, later);
+            connect(model, &QAbstractItemModel::modelReset, this, later);
+            connect(model, &QAbstractItemModel::rowsInserted, this, later);
+            connect(model, &QAbstractItemModel::rowsRemoved, this, later);
+        }
+        m_pending.start();
+    }
+
+    void refit() { m_pending.start(); }
+
+protected:
+    bool eventFilter(QObject* watched, QEvent* event) override
+    {
+        QHeaderView* header = m_table->horizontalHeader();
+        if (event->type() == QEvent::ToolTip && m_table->model()) {
+            const QPoint pos = static_cast<QHelpEvent*>(event)->pos();
+            QString tip;
+            QRect area;
+            if (watched == m_table->viewport()) {
+                const QModelIndex index = m_table->indexAt(pos);
+                tip = elidedCellText(m_table, index);
+                if (!tip.isEmpty())
+                    tip = tipWithModelTip(tip, index.data(Qt::ToolTipRole).toString());
+                area = m_table->visualRect(index);
+            } else if (watched == header->viewport()) {
+                const int section = header->logicalIndexAt(pos);
+                tip = elidedHeaderText(m_table, section);
+                if (!tip.isEmpty())
+                    tip = tipWithModelTip(
+                        tip, m_table->model()->headerData(section, Qt::Horizontal, Qt::ToolTipRole).toString());
+                area =
+                    QRect(header->sectionViewportPosition(section), 0, header->sectionSize(section), header->height());
+            }
+            if (!tip.isEmpty()) {
+                QToolTip::showText(static_cast<QHelpEvent*>(event)->globalPos(), tip, static_cast<QWidget*>(watched),
+                                   area);
+                return true;
+            }
+            return false; // the view's own tooltip: the model's ToolTipRole
+        }
+        const QEvent::Type t = event->type();
+        if (t == QEvent::Resize || t == QEvent::FontChange || t == QEvent::StyleChange || t == QEvent::Show)
+            m_pending.start();
+        return false;
+    }
+
+private:
+    /// What each column would take; when the sum is more than the viewport, a common cap for the widest ones
+    /// (the numbers, usually narrow, stay whole; long names and headers give way).
+    void fit()
+    {
+        QHeaderView* header = m_table->horizontalHeader();
+        const int n = header->count();
+        if (!m_table->model() || n == 0)
+            return;
+        if (int(m_modes.size()) != n) {
+            // The page's own modes (stretched name columns, contents-sized figures), restored whenever all fits.
+            m_modes.clear();
+            for (int i = 0; i < n; ++i)
+                m_modes.push_back(header->sectionResizeMode(i));
+            m_stretchLast = header->stretchLastSection();
+            m_fitting = false;
+        }
+        std::vector<int> content(size_t(n), 0), want(size_t(n), 0);
+        int total = 0, contents = 0;
+        for (int i = 0; i < n; ++i) {
+            if (header->isSectionHidden(i))
+                continue;
+            content[size_t(i)] =
+                std::max(static_cast<QAbstractItemView*>(m_table)->sizeHintForColumn(i), header->minimumSectionSize());
+            want[size_t(i)] = std::max(content[size_t(i)], header->sectionSizeHint(i));
+            // A stretched column (names, configurations) takes the spare width when there is some and gives way
+            // first when there is none: its text elides beyond an eighth of the table, before any header does.
+            if (m_modes[size_t(i)] == QHeaderView::Stretch)
+                content[size_t(i)] = std::min(content[size_t(i)],
+                                              std::max(header->minimumSectionSize(), m_table->viewport()->width() / 8));
+            total += want[size_t(i)];
+            contents += content[size_t(i)];
+        }
+        const int room = m_table->viewport()->width();
+        if (room <= 0)
+            return;
+        if (total <= room) {
+            if (m_fitting) {
+                m_fitting = false;
+                for (int i = 0; i < n; ++i)
+                    header->setSectionResizeMode(i, m_modes[size_t(i)]);
+                header->setStretchLastSection(m_stretchLast);
+            }
+            return;
+        }
+        // The headers give way first (the figures stay whole, the long titles elide), the cells only when their
+        // contents alone are wider than the table.
+        std::vector<int> widths(size_t(n), 0);
+        if (contents <= room) {
+            std::vector<int> extra(size_t(n), 0);
+            for (size_t i = 0; i < extra.size(); ++i)
+                extra[i] = want[i] - content[i];
+            const int cap = waterLevel(extra, room - contents);
+            for (size_t i = 0; i < widths.size(); ++i)
+                widths[i] = content[i] + std::min(extra[i], cap);
+        } else {
+            const int cap = waterLevel(content, room);
+            for (size_t i = 0; i < widths.size(); ++i)
+                widths[i] = std::min(content[i], cap);
+        }
+        m_fitting = true;
+        header->setStretchLastSection(false);
+        int used = 0;
+        for (int i = 0; i < n; ++i) {
+            header->setSectionResizeMode(i, QHeaderView::Interactive);
+            if (!header->isSectionHidden(i)) {
+                header->resizeSection(i, std::max(widths[size_t(i)], header->minimumSectionSize()));
+                used += header->sectionSize(i);
+            }
+        }
+        // The rounding's few pixels to the first column cut short, so the table ends at its edge.
+        for (int i = 0; i < n && used < room; ++i)
+            if (!header->isSectionHidden(i) && widths[size_t(i)] < want[size_t(i)]) {
+                header->resizeSection(i, header->sectionSize(i) + room - used);
+                break;
+            }
+        // And what the sections' minimum width added, from the widest ones, so no scroll bar is left.
+        for (int over = header->length() - room; over > 0; over = header->length() - room) {
+            int widest = -1;
+            for (int i = 0; i < n; ++i)
+                if (!header->isSectionHidden(i) && (widest < 0 || header->sectionSize(i) > header->sectionSize(widest)))
+                    widest = i;
+            const int give = std::min(over, header->sectionSize(widest) - header->minimumSectionSize());
+            if (give <= 0)
+                break; // every column at its minimum: the scroll bar is the only way left
+            header->resizeSection(widest, header->sectionSize(widest) - give);
+        }
+    }
+
+    /// The largest level c with sum(min(v, c)) <= budget: every value below it whole, the rest cut to it.
+    static int waterLevel(std::vector<int> v, int budget)
+    {
+        std::sort(v.begin(), v.end());
+        int below = 0;
+        for (size_t k = 0; k < v.size(); ++k) {
+            const int even = (budget - below) / int(v.size() - k);
+            if (even <= v[k])
+                return std::max(even, 0);
+            below += v[k];
+        }
+        return v.empty() ? 0 : v.back();
+    }
+
+    QTableView* m_table;
+    QTimer m_pending;
+    std::vector<QHeaderView::ResizeMode> m_modes;
+    bool m_stretchLast = false;
+    bool m_fitting = false;
+};
+
+} // namespace
+
+QString elidedCellText(const QTableView* table, const QModelIndex& index)
+{
+    if (!index.isValid())
+        return {};
+    const QString text = index.data(Qt::DisplayRole).toString();
+    if (text.isEmpty())
+        return {};
+    // As QStyledItemDelegate lays a cell out: a focus-frame margin and a pixel each side of the text.
+    const int margin = table->style()->pixelMetric(QStyle::PM_FocusFrameHMargin, nullptr, table) + 1;
+    int room = table->visualRect(index).width() - 2 * margin;
+    if (index.data(Qt::DecorationRole).isValid())
+        room -= table->iconSize().width() + 2 * margin;
+    const QFont font = roleFont(index.data(Qt::FontRole), table->font());
+    return tableTextWidth(QFontMetrics(font), text) > room ? text : QString();
+}
+
+QString elidedHeaderText(const QTableView* table, int section)
+{
+    const QHeaderView* header = table->horizontalHeader();
+    if (!table->model() || section < 0 || section >= header->count() || header->isSectionHidden(section))
+        return {};
+    const QString text = table->model()->headerData(section, Qt::Horizontal, Qt::DisplayRole).toString();
+    if (text.isEmpty())
+        return {};
+    const int margin = header->style()->pixelMetric(QStyle::PM_HeaderMargin, nullptr, header);
+    int room = header->sectionSize(section) - 2 * margin;
+    if (header->isSortIndicatorShown() && header->sortIndicatorSection() == section)
+        room -= header->style()->pixelMetric(QStyle::PM_HeaderMarkSize, nullptr, header) + margin;
+    const QFont font = roleFont(table->model()->headerData(section, Qt::Horizontal, Qt::FontRole), header->font());
+    return tableTextWidth(QFontMetrics(font), text) > room ? text : QString();
+}
+
+void fitColumnsAndTipElided(QTableView* table)
+{
+    table->setTextElideMode(Qt::ElideRight);
+    if (auto* fitter = table->findChild<TableFitter*>(kTableFitterName, Qt::FindDirectChildrenOnly)) {
+        fitter->refit();
+        return;
+    }
+    new TableFitter(table);
+    auto* style = new ElidingHeaderStyle;
+    style->setParent(table); // outlives the header, a child created before it
+    table->horizontalHeader()->setStyle(style);
+}
 
 int styleTableFont(QTableView* table, const QFont& base, double scale, int padding, int* headerLineHeight)
 {
@@ -19,6 +303,7 @@ int styleTableFont(QTableView* table, const QFont& base, double scale, int paddi
     table->verticalHeader()->setDefaultSectionSize(rowHeight);
     if (headerLineHeight)
         *headerLineHeight = QFontMetrics(header).height();
+    fitColumnsAndTipElided(table);
     return rowHeight;
 }
 
