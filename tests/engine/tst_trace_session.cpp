@@ -724,7 +724,9 @@ private slots:
                                 .arg(afterSpin)
                                 .arg(irqAfterSpin)
                                 .arg(verdict);
-            else if (*a.switchInNs - s.deadlineNs < kSpinNs || hog->ns < kSpinNs / 2)
+            // When the timer itself fired late, inside the spin, the thread woke into the spin's remainder: what it
+            // owes the spinner is the spin less that delay (measured once: timer 155 µs late, then 144 µs waiting).
+            else if (*a.switchInNs - s.deadlineNs < kSpinNs || hog->ns + (*a.timerNs - s.deadlineNs) < kSpinNs / 2)
                 failures << QString("k=%1 switched in %2 ns after the deadline: %3")
                                 .arg(k)
                                 .arg(*a.switchInNs - s.deadlineNs)
