@@ -4,6 +4,7 @@
 // real sshd started on loopback with its own keys.
 #include "tests/common/agent_test_config.h"
 #include "tests/common/cli_process.h"
+#include "tests/common/loopback_port.h"
 
 #include "engine/io/agent_client.h"
 #include "engine/io/agent_protocol.h"
@@ -43,22 +44,6 @@ int transportLiveTasks(pid_t pid)
         if (!exiting(dir + "/" + tid))
             ++n;
     return n;
-}
-
-// A port nobody listens on right now (bound, read, released).
-int transportFreePort()
-{
-    const int s = ::socket(AF_INET, SOCK_STREAM, 0);
-    sockaddr_in a{};
-    a.sin_family = AF_INET;
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    socklen_t len = sizeof a;
-    int port = -1;
-    if (::bind(s, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0 &&
-        getsockname(s, reinterpret_cast<sockaddr*>(&a), &len) == 0)
-        port = ntohs(a.sin_port);
-    ::close(s);
-    return port;
 }
 
 bool transportPortAccepts(int port)
@@ -222,14 +207,15 @@ private slots:
         }
         const Run agentPathWithoutSsh = run({"latency", "--target-cmd", "true", "--target-agent", "/x", "-l", "10"});
         QCOMPARE(agentPathWithoutSsh.exitCode, 2);
-        const Run refused =
-            run({"latency", "--target", QString("tcp://127.0.0.1:%1").arg(transportFreePort()), "-l", "10"});
+        const Run refused = run(
+            {"latency", "--target", QString("tcp://127.0.0.1:%1").arg(rtscope::test::freeLoopbackPort()), "-l", "10"});
         QCOMPARE(refused.exitCode, 1);
         QVERIFY2(refused.err.contains("cannot connect to 127.0.0.1:") && refused.err.contains("refused"),
                  qPrintable(refused.err));
         if (QFileInfo::exists("/usr/bin/ssh")) {
             const Run noSshd =
-                run({"latency", "--target", QString("ssh://root@127.0.0.1:%1").arg(transportFreePort()), "-l", "10"});
+                run({"latency", "--target", QString("ssh://root@127.0.0.1:%1").arg(rtscope::test::freeLoopbackPort()),
+                     "-l", "10"});
             QCOMPARE(noSshd.exitCode, 1);
             QVERIFY2(noSshd.err.contains("ssh could not connect or log in"), qPrintable(noSshd.err));
         }
@@ -251,7 +237,7 @@ private slots:
             QVERIFY2(k.exitCode == 0, qPrintable(k.err));
         }
         QVERIFY(QFile::copy(path("client_key.pub"), path("authorized_keys")));
-        const int port = transportFreePort();
+        const int port = rtscope::test::freeLoopbackPort();
         QFile cfg(path("sshd_config"));
         QVERIFY(cfg.open(QIODevice::WriteOnly));
         cfg.write(QString("Port %1\nListenAddress 127.0.0.1\nHostKey %2\nAuthorizedKeysFile %3\nPidFile %4\n"

@@ -4,6 +4,7 @@
 // while the measurement goes on, and a real Prometheus scraping it, queried through its HTTP API, that sees a counter
 // reset when the monitor restarts. Every child is stopped on every exit path (MonitorTestChild's destructor).
 #include "tests/common/cli_process.h"
+#include "tests/common/loopback_port.h"
 
 #include "engine/rt/system_probe.h"
 
@@ -38,22 +39,6 @@ using namespace rtscope::test;
 namespace {
 
 using MonitorClock = std::chrono::steady_clock;
-
-// A port nobody listens on now: bound to 0, read, closed (the child binds it a moment later).
-int monitorFreePort()
-{
-    const int fd = socket(AF_INET, SOCK_STREAM, 0);
-    sockaddr_in a{};
-    a.sin_family = AF_INET;
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    socklen_t len = sizeof a;
-    int port = -1;
-    if (bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0 &&
-        getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len) == 0)
-        port = ntohs(a.sin_port);
-    close(fd);
-    return port;
-}
 
 // A connected socket to 127.0.0.1:@p port, or -1.
 int monitorConnect(int port)
@@ -347,7 +332,7 @@ private slots:
 
     void nonLoopbackWarnsWhenAskedFor()
     {
-        const int port = monitorFreePort();
+        const int port = rtscope::test::freeLoopbackPort();
         MonitorTestChild m(binary(),
                            {"monitor", "--metrics-listen", QString("0.0.0.0:%1").arg(port), "--metrics-listen-any"});
         QVERIFY2(m.waitForHttp(port, "/metrics", 5000), qPrintable(m.err()));
@@ -367,7 +352,7 @@ private slots:
         QVERIFY2(exec.contains("monitor") && exec.contains("--metrics-listen 127.0.0.1:9464"), qPrintable(exec));
         if (!m_probe.rtAvailable && exec.contains("-p "))
             QSKIP("the unit asks for SCHED_FIFO, which is not permitted here");
-        const int port = monitorFreePort();
+        const int port = rtscope::test::freeLoopbackPort();
         exec.replace("127.0.0.1:9464", QString("127.0.0.1:%1").arg(port));
         MonitorTestChild m(binary(), exec.split(' ', Qt::SkipEmptyParts));
         QVERIFY2(m.waitForHttp(port, "/metrics", 5000), qPrintable(m.err()));
@@ -376,7 +361,7 @@ private slots:
 
     void scrapesGrowAndAgree()
     {
-        const int port = monitorFreePort();
+        const int port = rtscope::test::freeLoopbackPort();
         MonitorTestChild m(binary(), monitorArgs(port));
         QVERIFY2(m.waitForHttp(port, "/metrics", 5000), qPrintable(m.err()));
         QString why;
@@ -426,7 +411,7 @@ private slots:
 
     void misbehavingScrapersDoNotStopTheMeasurement()
     {
-        const int port = monitorFreePort();
+        const int port = rtscope::test::freeLoopbackPort();
         MonitorTestChild m(binary(), monitorArgs(port));
         QVERIFY2(m.waitForHttp(port, "/metrics", 5000), qPrintable(m.err()));
         QString why;
@@ -484,8 +469,8 @@ private slots:
         const QString prometheus = "/usr/bin/prometheus";
         if (!QFile::exists(prometheus))
             QSKIP("no /usr/bin/prometheus here (scripts/deps test installs Debian's prometheus)");
-        const int port = monitorFreePort();
-        const int promPort = monitorFreePort();
+        const int port = rtscope::test::freeLoopbackPort();
+        const int promPort = rtscope::test::freeLoopbackPort();
         QVERIFY(port > 0 && promPort > 0 && port != promPort);
         QTemporaryDir dir;
         QVERIFY(dir.isValid());

@@ -6,6 +6,7 @@
 // as it was; the other pages say that they measure this computer; a run held as reference keeps its machine's name.
 #include "engine/io/recording.h"
 #include "engine/rt/system_probe.h"
+#include "tests/common/loopback_port.h"
 #include "tests/common/thread_census.h"
 #include "ui/app/file_menu.h"
 #include "ui/common/latency_source.h"
@@ -55,22 +56,6 @@ uint64_t remoteTargetSamples(const LatencyPage& page)
         for (const auto& t : run->threads)
             n += t.samples;
     return n;
-}
-
-// A loopback port nobody listens on right now (bound, read, released).
-int remoteTargetFreePort()
-{
-    const int s = ::socket(AF_INET, SOCK_STREAM, 0);
-    sockaddr_in a{};
-    a.sin_family = AF_INET;
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    socklen_t len = sizeof a;
-    int port = -1;
-    if (::bind(s, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0 &&
-        getsockname(s, reinterpret_cast<sockaddr*>(&a), &len) == 0)
-        port = ntohs(a.sin_port);
-    ::close(s);
-    return port;
 }
 
 } // namespace
@@ -373,7 +358,7 @@ private slots:
         // A command that is not there, and a port nobody listens on: the attempt fails with the reason.
         QVERIFY(!connectAndWait(*window, "exec rtscope-no-such-agent-command", error));
         QVERIFY2(error.contains("the command was not found (exit status 127)"), qPrintable(error));
-        const int port = remoteTargetFreePort();
+        const int port = rtscope::test::freeLoopbackPort();
         QVERIFY(port > 0);
         QVERIFY(!connectAndWait(*window, QString("tcp://127.0.0.1:%1").arg(port), error));
         QVERIFY2(error.contains(QString("cannot connect to 127.0.0.1:%1").arg(port)), qPrintable(error));
