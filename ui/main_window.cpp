@@ -604,6 +604,7 @@ void MainWindow::showStartPage()
             if (auto* a = findChild<QAction*>(name))
                 open << a;
         m_startPage->setOpenActions(open);
+        m_startPage->setConnectAction(findChild<QAction*>("connectTarget"));
         connect(m_startPage, &StartPage::leaveRequested, this, [this] { setCurrentPage(currentIndex()); });
         connect(m_startPage, &StartPage::showAtStartToggled, this, [this](bool show) {
             if (m_settings) {

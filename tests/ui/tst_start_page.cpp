@@ -89,6 +89,18 @@ private slots:
         QVERIFY(start->openButton()->isEnabled());
         QVERIFY(start->openButton()->menu());
         QCOMPARE(start->openButton()->menu()->actions().size(), 2);
+        // "Connect to a target…" is File › Connect to target…: clicking it triggers that action, whose dialog is
+        // dismissed here (cancelled: nothing connects).
+        auto* connectTarget = window.findChild<QAction*>("connectTarget");
+        QVERIFY(connectTarget);
+        QVERIFY(start->connectButton()->isEnabled());
+        QSignalSpy triggered(connectTarget, &QAction::triggered);
+        QTimer::singleShot(100, [] {
+            if (QWidget* modal = QApplication::activeModalWidget())
+                modal->close();
+        });
+        start->connectButton()->click();
+        QCOMPARE(triggered.count(), 1);
     }
 
     void needsFollowTheProbe()

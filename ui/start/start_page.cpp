@@ -206,6 +206,7 @@ StartPage::StartPage(const std::vector<Preset>& lessons, const SystemProbe& prob
     : QWidget(parent)
     , m_verdict(new QLabel(this))
     , m_open(new QPushButton(tr("Open a result…"), this))
+    , m_connect(new QPushButton(tr("Connect to a target…"), this))
     , m_showAtStart(new QCheckBox(tr("Show at start"), this))
 {
     setObjectName("startPage");
@@ -264,6 +265,11 @@ StartPage::StartPage(const std::vector<Preset>& lessons, const SystemProbe& prob
     m_open->setToolTip(tr("Show a recording or cyclictest results in the latency views (File menu)"));
     m_open->setEnabled(false); // until the window gives it its verbs
     bottom->addWidget(m_open);
+    m_connect->setObjectName("startConnectTarget");
+    m_connect->setToolTip(tr("Measure another machine (a board, a server) running 'rtscope agent' and watch it "
+                             "here (File menu)"));
+    m_connect->setEnabled(false); // until the window gives it its verb
+    bottom->addWidget(m_connect);
     bottom->addSpacing(em);
     m_showAtStart->setObjectName("showAtStart");
     m_showAtStart->setChecked(true);
@@ -345,6 +351,13 @@ QAbstractButton* StartPage::makeCard(const Preset& lesson, const std::vector<Les
 QString StartPage::cardDetails(int index) const
 {
     return m_details.value(index);
+}
+
+void StartPage::setConnectAction(QAction* action)
+{
+    m_connect->setEnabled(action != nullptr);
+    if (action)
+        connect(m_connect, &QPushButton::clicked, action, &QAction::trigger);
 }
 
 void StartPage::setOpenActions(const QList<QAction*>& actions)

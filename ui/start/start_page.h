@@ -44,9 +44,12 @@ public:
     QString cardDetails(int index) const;
     QCheckBox* showAtStartBox() const { return m_showAtStart; }
     QPushButton* openButton() const { return m_open; }
+    QPushButton* connectButton() const { return m_connect; }
     QLabel* verdictLabel() const { return m_verdict; }
     /// The verbs behind "Open a result…" (File › Open recording…, Open cyclictest results…): a menu when several.
     void setOpenActions(const QList<QAction*>& actions);
+    /// The verb behind "Connect to a target…" (File › Connect to target…); the button stays disabled without one.
+    void setConnectAction(QAction* action);
 
     /// "Real-time priority: available · kernel 6.18 PREEMPT_DYNAMIC (full) · 2 CPUs, none isolated".
     static QString systemVerdict(const SystemProbe& probe);
@@ -72,6 +75,7 @@ private:
     QStringList m_details;
     QLabel* m_verdict;
     QPushButton* m_open;
+    QPushButton* m_connect;
     QCheckBox* m_showAtStart;
 };
 
