@@ -13,6 +13,9 @@
 //    measured parts: waiting for its block to close (the last wake-up of the block less its own) and the block's
 //    last wake-up to arrival (the collector's drain, the recorder's writer pass, the transport).
 // Targets (issue 17): ≤ 12 bytes per sample, 0 lost. Printed with PASS/MISS, not asserted.
+// --agent-cmd runs the agent (and the peer) through a command instead of the --rtscope binary, e.g. the arm64 build
+// under qemu-user (scripts/bench agent-qemu, docs/remote.md "Cross-built agent"): qemu hands every system call to
+// this kernel, so the wake-ups are still on this machine's CLOCK_MONOTONIC and the delay is measured the same way.
 #include "engine/experiments/latency/latency_config.h"
 #include "engine/io/agent_client.h"
 #include "engine/io/recording.h"
@@ -42,6 +45,7 @@ namespace {
 
 struct LinkOptions {
     std::string rtscope = "build/bench/app/rtscope";
+    std::string agentCmd; ///< runs rtscope (the agent's arguments are appended); empty: the --rtscope binary
     int seconds = 5;
     int rounds = 3;
     int cpu = 1;
@@ -66,6 +70,7 @@ struct Arrival {
 struct LinkRun {
     bool ok = false;
     std::string problem;
+    std::string machine;             ///< the agent's probe in its hello: uname's machine (aarch64 under qemu)
     uint64_t samples = 0;            ///< samples in the received stream
     uint64_t endSamples = 0;         ///< the agent's end block: samples it wrote
     uint64_t endLost = 0;            ///< the end block and lost blocks: samples it did not keep
@@ -75,7 +80,7 @@ struct LinkRun {
     uint64_t wireBytes = 0;          ///< everything read from the agent
     uint64_t recordingBytes = 0;     ///< the .rtrec stream alone
     uint64_t recordingFrames = 0;    ///< Recording frames (5 bytes of frame header each)
-    uint64_t helloBytes = 0;         ///< read by the time start() returned: the hello (with the probe), started
+    uint64_t helloBytes = 0;         ///< the hello frame (with the probe): read by the time connect() returned
     uint64_t headerBytes = 0;        ///< the stream's signature and header block (the probe again, the config)
     double seconds = 0;              ///< first to last sample's wake-up
     double steadyBytesPerSample = 0; ///< wire bytes over samples between the first and the last samples frame
@@ -170,25 +175,40 @@ std::string readText(const std::string& path)
     return ss.str();
 }
 
+// The shell words that run rtscope: the --agent-cmd as given, or the --rtscope binary quoted.
+std::string rtscopeCommand(const LinkOptions& o)
+{
+    return o.agentCmd.empty() ? "'" + o.rtscope + "'" : o.agentCmd;
+}
+
+// Runs `exec <rtscope command> <args>` through /bin/sh (so an --agent-cmd is split as a shell would), with the given
+// files (null: inherited) as its stdin, stdout and stderr. exec makes the pid the agent's (or qemu's) own, so SIGTERM
+// reaches it. -1 when the shell could not be started.
+pid_t spawnRtscope(const LinkOptions& o, const std::string& args, const char* in, const char* out, const char* err)
+{
+    const std::string command = "exec " + rtscopeCommand(o) + " " + args;
+    const char* argv[] = {"/bin/sh", "-c", command.c_str(), nullptr};
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    if (in)
+        posix_spawn_file_actions_addopen(&fa, STDIN_FILENO, in, O_RDONLY, 0);
+    if (out)
+        posix_spawn_file_actions_addopen(&fa, STDOUT_FILENO, out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (err)
+        posix_spawn_file_actions_addopen(&fa, STDERR_FILENO, err, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    pid_t pid = -1;
+    const int rc = posix_spawn(&pid, argv[0], &fa, nullptr, const_cast<char**>(argv), environ);
+    posix_spawn_file_actions_destroy(&fa);
+    return rc == 0 ? pid : -1;
+}
+
 // Starts `rtscope agent --listen 127.0.0.1:0` with its stderr in @p errPath and reads the port it picked from its
 // "listening on 127.0.0.1:PORT" line; 0 when it did not say within 5 s.
 int startTcpAgent(const LinkOptions& o, const std::string& errPath, pid_t& pid)
 {
-    std::vector<std::string> args{o.rtscope, "agent", "--listen", "127.0.0.1:0"};
-    std::vector<char*> argv;
-    for (auto& a : args)
-        argv.push_back(a.data());
-    argv.push_back(nullptr);
-    posix_spawn_file_actions_t fa;
-    posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_addopen(&fa, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
-    posix_spawn_file_actions_addopen(&fa, STDERR_FILENO, errPath.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    const int rc = posix_spawn(&pid, argv[0], &fa, nullptr, argv.data(), environ);
-    posix_spawn_file_actions_destroy(&fa);
-    if (rc != 0) {
-        pid = -1;
+    pid = spawnRtscope(o, "agent --listen 127.0.0.1:0", "/dev/null", nullptr, errPath.c_str());
+    if (pid <= 0)
         return 0;
-    }
     const std::string key = "listening on 127.0.0.1:";
     for (int i = 0; i < 500; ++i) {
         const std::string err = readText(errPath);
@@ -229,7 +249,7 @@ LinkRun runOverLink(const LinkOptions& o, Transport transport, int periodUs)
     const std::string errPath = "/tmp/bench_agent_link.agent.err";
     if (transport == Transport::Stdio) {
         AgentProcess p;
-        if (Error e = spawnAgentProcess("exec '" + o.rtscope + "' agent --stdio", p)) {
+        if (Error e = spawnAgentProcess("exec " + rtscopeCommand(o) + " agent --stdio", p)) {
             run.problem = e.message;
             return run;
         }
@@ -260,11 +280,19 @@ LinkRun runOverLink(const LinkOptions& o, Transport transport, int periodUs)
             arrivals.push_back({bytes, at, client.bytesReceived()});
         });
         nlohmann::json started;
+        // The hello alone: the agent sends nothing else before it is asked to start. What was read by the time
+        // start() returns is not a fixed size: the started frame and the stream's first frames can come in either
+        // order and in one read (the agent under qemu showed both), so the started frame counts with the status
+        // frames below.
         if (Error e = client.connect(5000))
             run.problem = "connect: " + e.message;
-        else if (Error e2 = client.start("latency", linkConfig(o, periodUs), 5000, &started))
-            run.problem = "start: " + e2.message;
         run.helloBytes = client.bytesReceived();
+        if (run.problem.empty())
+            if (Error e2 = client.start("latency", linkConfig(o, periodUs), 5000, &started))
+                run.problem = "start: " + e2.message;
+        const nlohmann::json hello = client.agentHello();
+        if (hello.is_object() && hello.contains("probe") && hello["probe"].is_object())
+            run.machine = hello["probe"].value("machine", "");
         if (run.problem.empty() && (!client.waitEnded(o.seconds * 1000 + 10'000) || client.endedInfo().is_null()))
             run.problem = "no ended frame: " + client.connectionError();
         ended = client.endedInfo();
@@ -323,30 +351,11 @@ FileRun runLocalRecording(const LinkOptions& o, int periodUs)
 {
     FileRun f;
     const std::string path = "/tmp/bench_agent_link.rtrec";
-    std::vector<std::string> args{o.rtscope,
-                                  "latency",
-                                  "-q",
-                                  "--cpu",
-                                  std::to_string(o.cpu),
-                                  "-p",
-                                  std::to_string(o.priority),
-                                  "-i",
-                                  std::to_string(periodUs),
-                                  "-D",
-                                  std::to_string(o.seconds) + "s",
-                                  "--record",
-                                  path};
-    std::vector<char*> argv;
-    for (auto& a : args)
-        argv.push_back(a.data());
-    argv.push_back(nullptr);
-    posix_spawn_file_actions_t fa;
-    posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_addopen(&fa, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
-    pid_t pid = 0;
-    const int rc = posix_spawn(&pid, argv[0], &fa, nullptr, argv.data(), environ);
-    posix_spawn_file_actions_destroy(&fa);
-    if (rc != 0)
+    const std::string args = "latency -q --cpu " + std::to_string(o.cpu) + " -p " + std::to_string(o.priority) +
+                             " -i " + std::to_string(periodUs) + " -D " + std::to_string(o.seconds) + "s --record " +
+                             path;
+    const pid_t pid = spawnRtscope(o, args, nullptr, "/dev/null", nullptr);
+    if (pid <= 0)
         return f;
     int status = 0;
     waitpid(pid, &status, 0);
@@ -426,7 +435,16 @@ LinkOptions parseLinkArgs(int argc, char** argv)
         };
         if (k == "--rtscope")
             o.rtscope = value();
-        else if (k == "--seconds")
+        else if (k == "--agent-cmd") {
+            o.agentCmd = value();
+            if (o.agentCmd.find_first_not_of(" \t") == std::string::npos) {
+                std::fprintf(stderr,
+                             "--agent-cmd: '%s' is empty; give the command that runs rtscope, its arguments are "
+                             "appended (e.g. \"qemu-aarch64-static build/arm64/app/rtscope\")\n",
+                             o.agentCmd.c_str());
+                std::exit(2);
+            }
+        } else if (k == "--seconds")
             o.seconds = number(1, 600);
         else if (k == "--rounds")
             o.rounds = number(1, 100);
@@ -435,12 +453,38 @@ LinkOptions parseLinkArgs(int argc, char** argv)
         else if (k == "--priority")
             o.priority = number(1, 99);
         else {
-            std::fprintf(stderr, "usage: bench_agent_link [--rtscope PATH] [--seconds S (1-600)] [--rounds R (1-100)] "
-                                 "[--cpu N] [--priority 1-99]\n");
+            std::fprintf(stderr,
+                         "usage: bench_agent_link [--rtscope PATH | --agent-cmd \"COMMAND\"] [--seconds S (1-600)] "
+                         "[--rounds R (1-100)] [--cpu N] [--priority 1-99]\n");
             std::exit(2);
         }
     }
     return o;
+}
+
+// `<rtscope command> --version`'s first line ("rtscope 0.1.0"), or one sentence naming the flag when the command does
+// not run rtscope: checked once, so a wrong --agent-cmd or --rtscope is not reported by every run.
+std::string checkRtscope(const LinkOptions& o)
+{
+    const std::string outPath = "/tmp/bench_agent_link.version";
+    const pid_t pid = spawnRtscope(o, "--version", "/dev/null", outPath.c_str(), "/dev/null");
+    int status = 0;
+    if (pid > 0)
+        waitpid(pid, &status, 0);
+    std::string out = readText(outPath);
+    std::remove(outPath.c_str());
+    out = out.substr(0, out.find('\n'));
+    if (pid > 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0 && out.starts_with("rtscope "))
+        return out;
+    const bool cmd = !o.agentCmd.empty();
+    std::fprintf(
+        stderr, "%s: '%s' does not run rtscope (`%s --version` %s%s%s); give %s\n", cmd ? "--agent-cmd" : "--rtscope",
+        cmd ? o.agentCmd.c_str() : o.rtscope.c_str(), rtscopeCommand(o).c_str(),
+        pid <= 0 ? "could not be started" : "printed '", pid <= 0 ? "" : out.c_str(),
+        pid <= 0 ? "" : ("' and exited " + std::to_string(WIFEXITED(status) ? WEXITSTATUS(status) : -1)).c_str(),
+        cmd ? "a command that runs an rtscope binary, e.g. \"qemu-aarch64-static build/arm64/app/rtscope\""
+            : "the path of an rtscope binary");
+    std::exit(2);
 }
 
 } // namespace
@@ -449,6 +493,12 @@ int main(int argc, char** argv)
 {
     const LinkOptions o = parseLinkArgs(argc, argv);
     std::signal(SIGPIPE, SIG_IGN);
+    const std::string version = checkRtscope(o);
+    if (o.agentCmd.empty())
+        std::printf("# agent: native, %s (%s)\n", o.rtscope.c_str(), version.c_str());
+    else
+        std::printf("# agent: `%s` (--agent-cmd, %s); the peer --record run goes through it too\n", o.agentCmd.c_str(),
+                    version.c_str());
     std::printf(
         "# agent link: rtscope agent on this machine, SCHED_FIFO %d on CPU %d, %d s per run, %d rounds;\n"
         "# each round: per rate, a local `rtscope latency --record` (the peer: the recording format's own\n"
@@ -506,25 +556,27 @@ int main(int argc, char** argv)
                 if (spans.size() > 1)
                     spans.pop_back(); // the last block is cut by the stop
                 s.spanMs.push_back(percentileUs(spans, 50) / 1000.0);
-                std::printf("round %d  %4d us  %-5s  %7llu samples (%.0f/s)  %llu lost  wire %.2f B/sample = stream "
-                            "%.2f (file %.2f) + frame headers %.2f + hello %llu B + status, heartbeat, ended %.2f; "
-                            "steady %.2f (%.1f kB/s)  delay p50 %.0f p99 %.0f max %.0f us  %llu blocks\n",
-                            round + 1, periodUs, transportName(t), (unsigned long long)r.samples, s.rate.back(),
-                            (unsigned long long)r.lost(), s.totalBps.back(), s.recBps.back(), fileBps,
-                            s.framingBps.back(), (unsigned long long)r.helloBytes, s.otherBps.back(),
-                            s.steadyBps.back(), s.steadyRate.back(), s.p50.back(), s.p99.back(), s.max.back(),
-                            (unsigned long long)r.blocks);
+                std::printf(
+                    "round %d  %4d us  %-5s  %s  %7llu samples (%.0f/s)  %llu lost  wire %.2f B/sample = stream "
+                    "%.2f (file %.2f) + frame headers %.2f + hello %llu B + started, status, heartbeat, ended %.2f; "
+                    "steady %.2f (%.1f kB/s)  delay p50 %.0f p99 %.0f max %.0f us  %llu blocks\n",
+                    round + 1, periodUs, transportName(t), r.machine.empty() ? "?" : r.machine.c_str(),
+                    (unsigned long long)r.samples, s.rate.back(), (unsigned long long)r.lost(), s.totalBps.back(),
+                    s.recBps.back(), fileBps, s.framingBps.back(), (unsigned long long)r.helloBytes, s.otherBps.back(),
+                    s.steadyBps.back(), s.steadyRate.back(), s.p50.back(), s.p99.back(), s.max.back(),
+                    (unsigned long long)r.blocks);
                 std::fflush(stdout);
             }
         }
     }
-    std::printf("\n| period | transport | samples (all rounds) | samples/s | lost | wire B/sample (whole session) | "
-                "fixed: hello + stream header (B) | wire B/sample (steady) | wire kB/s (steady) | file B/sample (peer) "
-                "| steady wire / file | status, heartbeat, ended frames (B/sample) | delay p50 / p99 / max (ms) | "
-                "of which waiting in its block, p50 (ms) | block close → arrival p50 / p99 / max (ms) | block span "
-                "(ms) | delay p50 / block span |\n"
-                "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | ---: | --- "
-                "| ---: | ---: |\n");
+    std::printf(
+        "\n| period | transport | samples (all rounds) | samples/s | lost | wire B/sample (whole session) | "
+        "fixed: hello + stream header (B) | wire B/sample (steady) | wire kB/s (steady) | file B/sample (peer) "
+        "| steady wire / file | started, status, heartbeat, ended frames (B/sample) | delay p50 / p99 / max (ms) | "
+        "of which waiting in its block, p50 (ms) | block close → arrival p50 / p99 / max (ms) | block span "
+        "(ms) | delay p50 / block span |\n"
+        "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | ---: | --- "
+        "| ---: | ---: |\n");
     bool pass = true;
     for (int periodUs : rates) {
         const char* period = periodUs == 1000 ? "1 ms" : "50 µs";

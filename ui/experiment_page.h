@@ -14,6 +14,8 @@ class QSettings;
 
 namespace rtscope {
 
+class TargetConnection;
+
 class ExperimentPage : public QWidget {
     Q_OBJECT
 public:
@@ -69,6 +71,16 @@ public:
     /// Presentation mode went on or off (ui/app/presentation_mode.*): a page may refresh faster while projected.
     virtual void setPresenting(bool on) { (void)on; }
 
+    /// A remote target was connected (@p target, docs/remote.md) or disconnected (null). A page that can measure
+    /// there answers true and measures the target from its next Start (a run in progress goes on where it is); false:
+    /// the page keeps measuring this computer, and the banner says so. @p target outlives the page's use of it.
+    virtual bool setTarget(TargetConnection* target)
+    {
+        (void)target;
+        return false;
+    }
+    /// The machine the page's next Start measures: the target's name, or empty for this computer.
+    virtual QString measuredMachine() const { return {}; }
     /// Persist and restore the page's configuration and view choices (inside the page's settings group).
     virtual void saveSettings(QSettings& settings) const = 0;
     virtual void restoreSettings(QSettings& settings) = 0;

@@ -125,8 +125,8 @@ int runGui(int argc, char** argv)
             return 2;
         }
     }
-    // --target / --target-cmd: the Latency page measures the target from here on, and its config is checked against
-    // the target's CPUs (docs/remote.md, Desktop app). The connection is made with the event loop running (its
+    // --target / --target-cmd: the pages that run on a target measure it from here on, and their configs are checked
+    // against the target's CPUs (docs/remote.md, Desktop app). The connection is made with the event loop running (its
     // "Connecting to …" dialog repaints and has Cancel); what follows needs its answer, so it is awaited here.
     if (const QString target = options.target.isEmpty() ? options.targetCmd : options.target; !target.isEmpty()) {
         const char* const flag = options.target.isEmpty() ? "target-cmd" : "target";
@@ -147,7 +147,9 @@ int runGui(int argc, char** argv)
             printProblems({QString("%1: %2").arg(flag, error)});
             return 1;
         }
-        if (latency)
+        // The page asked for, if it runs on a target too; else the Latency page.
+        ExperimentPage* asked = options.page.isEmpty() ? nullptr : window.page(startPage);
+        if (latency && (!asked || asked->measuredMachine().isEmpty()))
             startPage = window.pageIndex(latency->name());
     }
     if (options.hasLatencyConfig() && latency) {

@@ -363,6 +363,10 @@ void MainWindow::targetOpened()
         latency->stop();
     }
     m_remoteTarget = target;
+    // Every other page that can run there measures the target from its next Start (ExperimentPage::setTarget).
+    for (ExperimentPage* p : m_pages)
+        if (p != latency)
+            p->setTarget(m_target);
     showTarget(true);
     emit targetConnectFinished(true, {});
 }
@@ -397,6 +401,9 @@ void MainWindow::disconnectTarget()
         return;
     auto* latency = findPage<LatencyPage>();
     latency->replaceSource(std::move(m_localLatencySource), unpinnedTopology(), false);
+    for (ExperimentPage* p : m_pages) // their remote runs refer to the link: they go before it closes
+        if (p != latency)
+            p->setTarget(nullptr);
     m_remoteTarget.clear();
     m_target->close();
     showTarget(false);
@@ -411,15 +418,22 @@ void MainWindow::showTarget(bool remote)
         dock->setWindowTitle(remote ? tr("System: %1").arg(machine) : tr("System"));
         delete old;
     }
+    // To a page that measures the target: the current one if it does, else the Latency page.
     auto* latency = findPage<LatencyPage>();
-    if (remote && latency)
+    ExperimentPage* current = currentPage();
+    if (remote && latency && (!current || (current != latency && current->measuredMachine().isEmpty())))
         setCurrentPage(pageIndex(latency->name()));
     if (auto* a = findChild<QAction*>("disconnectTarget"))
         a->setEnabled(remote);
     updateTargetBanner();
-    statusBar()->showMessage(remote ? tr("Connected to %1: the Latency page measures there; the other pages measure "
-                                         "this computer, as their banner says.")
-                                          .arg(machine)
+    QStringList local;
+    for (ExperimentPage* p : m_pages)
+        if (remote && p != latency && p->measuredMachine().isEmpty())
+            local << p->shortTitle();
+    statusBar()->showMessage(remote ? (local.isEmpty() ? tr("Connected to %1: every page measures there.").arg(machine)
+                                                       : tr("Connected to %1: the pages measure there, except %2, "
+                                                            "which measure this computer, as their banner says.")
+                                                             .arg(machine, local.join(tr(", "))))
                                     : tr("Measuring this machine."),
                              8000);
 }
@@ -434,11 +448,13 @@ void MainWindow::updateTargetBanner()
     const QString machine = m_target->machine();
     const QString lost = m_target->lostText();
     ExperimentPage* p = currentPage();
-    if (p && p != findPage<LatencyPage>()) {
-        // Only the Latency page runs on the target: any other page's run is this computer's, and says so.
+    auto* latency = findPage<LatencyPage>();
+    if (p && p != latency && p->measuredMachine().isEmpty()) {
+        // A page that does not run on a target (ExperimentPage::setTarget) measures this computer, and says so.
         const QString here =
             m_probe.hostname.empty() ? QSysInfo::machineHostName() : QString::fromStdString(m_probe.hostname);
-        setWindowTitle(tr("rtscope — %1 on this computer (%2); Latency on %3").arg(p->shortTitle(), here, machine));
+        setWindowTitle(
+            tr("rtscope — %1 on this computer (%2); the other pages on %3").arg(p->shortTitle(), here, machine));
         m_targetBanner->showLocalPage(p->shortTitle(), here, machine, lost);
         return;
     }
@@ -446,7 +462,7 @@ void MainWindow::updateTargetBanner()
     if (lost.isEmpty())
         m_targetBanner->showMeasuring(machine, m_target->command());
     else
-        m_targetBanner->showLost(machine, lost);
+        m_targetBanner->showLost(machine, lost, p == latency);
 }
 
 ExperimentPage* MainWindow::page(int index) const

@@ -15,6 +15,7 @@
 //   calls referenceHeld(); clearReference() and hasReference() are the base's, releaseReference() clears the views.
 // - reconfigure while running and statistics reset (PolledExperimentPage's PageCapabilities argument): control
 //   edits go to the running experiment's reconfigure(), Reset to its resetStatistics().
+#include "engine/experiments/registry.h"
 #include "engine/rt/cpu_topology.h"
 #include "engine/rt/system_probe.h"
 #include "engine/util/error.h"
@@ -23,6 +24,8 @@
 #include "ui/common/text_format.h"
 #include "ui/common/unpinned_topology.h"
 #include "ui/experiment_page.h"
+#include "ui/remote/remote_experiment.h"
+#include "ui/remote/target_connection.h"
 
 #include <QByteArray>
 #include <QPointer>
@@ -143,6 +146,15 @@ struct PageCapabilities {
     bool resetStatistics = false;
 };
 
+/// Whether a page of @p Config run by @p Experiment can run on a remote target through the agent (RemoteExperiment):
+/// an experiment of the registry, other than latency (whose pages have a remote source of their own).
+// clang-format off
+template <class Config, class Experiment>
+concept RemotableExperiment = !std::is_same_v<Config, LatencyConfig> &&
+    requires { typename ExperimentTraits<Config>::Experiment; } &&
+    std::is_same_v<typename ExperimentTraits<Config>::Experiment, Experiment>;
+// clang-format on
+
 /// @p Controls is a panel with showProblems(), clearProblems(), problems(), setStatus() (and setRunning() unless
 /// the page reconfigures while running) and a mapper() (config(base), setConfig(), unrepresentable()), or which is
 /// its own mapper; it is constructed from the online CPUs. @p fromJson is the engine's xxxConfigFromJson.
@@ -159,22 +171,26 @@ public:
     static_assert(
         !kResets || requires(Experiment & e) { e.resetStatistics(); },
         "resetStatistics needs the experiment's resetStatistics()");
+    /// Runs on a connected remote target (setTarget()) as well as on this computer.
+    static constexpr bool kRemotable = RemotableExperiment<Config, Experiment>;
+    static_assert(!kRemotable || (!kLive && !kResets),
+                  "a remote run takes neither live changes nor a statistics reset: the protocol has neither for it");
 
     bool start() override
     {
-        if (m_experiment->running())
+        if (experimentRunning())
             return true;
         const Config c = config();
-        const CpuTopology topo = topology();
+        const CpuTopology topo = runTopology();
         if (const QStringList problems = configProblems(c, topo); !problems.isEmpty()) {
             showProblems(problems);
             return false;
         }
         prepareStart(c);
         // The CPUs are explicit: topology() is the GUI thread's affinity from before any parking.
-        if (const Error e = m_experiment->start(c, topo)) {
+        if (const Error e = startExperiment(c, topo)) {
             // rtkit refused a priority above its maximum: with the user's yes, once more at its maximum.
-            if (offerRtkitCeiling(this))
+            if (!onTarget() && offerRtkitCeiling(this))
                 return start();
             // Never a silent fallback: a refused policy stays refused, and says why.
             showError(QString::fromStdString(e.message));
@@ -183,24 +199,55 @@ public:
         m_base = c;
         m_lastDrawn.reset();
         runStarting(c);
-        beginPolling(runningStatus(c), startedMessage(c));
+        // A run on a target says where it runs, in the panel and the status bar.
+        const QString machine = measuredMachine();
+        const QString where = machine.isEmpty() ? QString() : tr(" on %1").arg(machine);
+        beginPolling(runningStatus(c) + where, startedMessage(c) + where);
         return true;
     }
     void stop() override
     {
-        if (!m_experiment->running())
+        if (!experimentRunning())
             return;
-        m_experiment->stop();
+        if constexpr (kRemotable)
+            if (m_remote)
+                m_remote->stop();
+        if (!onTarget())
+            m_experiment->stop();
         runEnded();
     }
-    bool isRunning() const override { return m_experiment->running(); }
-    std::vector<int> busyCpus() const override { return m_experiment->busyCpus(); }
+    bool isRunning() const override { return experimentRunning(); }
+    std::vector<int> busyCpus() const override
+    {
+        return onTarget() ? std::vector<int>() : m_experiment->busyCpus(); // a target's CPUs are not this computer's
+    }
     void resetStatistics() override
     {
         if constexpr (kResets)
             if (m_experiment->running())
                 m_experiment->resetStatistics();
     }
+    /// With a target, Start runs the experiment there through the agent (RemoteExperiment), its config checked
+    /// against the target's CPUs; without, on this computer. A run in progress is stopped first; the views keep
+    /// what they show until the next Start. The same target again changes nothing (a Reconnect).
+    bool setTarget(TargetConnection* target) override
+    {
+        if constexpr (!kRemotable) {
+            (void)target;
+            return false;
+        } else {
+            if (target == m_target && (target != nullptr) == (m_remote != nullptr))
+                return true;
+            stop();
+            m_target = target;
+            m_remote = target ? std::make_unique<RemoteExperiment<Config>>(*target) : nullptr;
+            if (m_remote)
+                for (const auto& [key, value] : m_remoteView.items())
+                    m_remote->setViewOption(key.c_str(), value.template get<int64_t>());
+            return true;
+        }
+    }
+    QString measuredMachine() const override { return onTarget() ? m_target->machine() : QString(); }
     bool supportsReset() const override { return kResets; }
     QStringList applyConfigJson(const nlohmann::json& config) override
     {
@@ -211,11 +258,11 @@ public:
     nlohmann::json configJson() const override { return toJson(config()); }
     void refreshNow() override
     {
-        std::shared_ptr<const Snapshot> snap = m_experiment->snapshot();
+        std::shared_ptr<const Snapshot> snap = latestSnapshot();
         if (!snap)
             return;
         // The run ended by itself: join every thread now, so none lingers.
-        if (m_experiment->running() && endedByItself(*snap)) {
+        if (experimentRunning() && endedByItself(*snap)) {
             runFinished();
             return;
         }
@@ -239,9 +286,9 @@ public:
     QStringList applyConfig(const Config& config)
     {
         const Config c = adopt(config);
-        QStringList problems = toQt(c.validate(topology()));
+        QStringList problems = toQt(c.validate(runTopology()));
         problems << unrepresentable(c);
-        const bool running = m_experiment->running();
+        const bool running = experimentRunning();
         if (running && !kLive)
             problems << runningRefusal();
         if (!problems.isEmpty()) {
@@ -277,8 +324,43 @@ protected:
         m_base = mapper().config(Config{});
     }
 
-    /// The CPUs a config may use.
+    /// The CPUs a config may use on this computer.
     virtual CpuTopology topology() const { return unpinnedTopology(); }
+    /// The CPUs a config may use where it runs: the target's, or topology().
+    CpuTopology runTopology() const { return onTarget() ? m_target->topology() : topology(); }
+    /// Start runs on a connected target (setTarget()).
+    bool onTarget() const
+    {
+        if constexpr (kRemotable)
+            return m_remote != nullptr && m_target;
+        else
+            return false;
+    }
+    /// The run in progress, here or on the target.
+    bool experimentRunning() const
+    {
+        if constexpr (kRemotable)
+            if (m_remote)
+                return m_remote->running();
+        return m_experiment->running();
+    }
+    /// The newest snapshot of the run, here or on the target (null before any).
+    std::shared_ptr<const Snapshot> latestSnapshot() const
+    {
+        if constexpr (kRemotable)
+            if (m_remote)
+                return m_remote->snapshot();
+        return m_experiment->snapshot();
+    }
+    /// A view option the agent's experiment takes for a run on a target ("series_window_ns", docs/remote.md): kept
+    /// for every target, and sent with the next Start there.
+    void setRemoteView(const char* key, int64_t value)
+    {
+        m_remoteView[key] = value;
+        if constexpr (kRemotable)
+            if (m_remote)
+                m_remote->setViewOption(key, value);
+    }
     /// Everything that keeps @p c from running, as sentences.
     virtual QStringList configProblems(const Config& c, const CpuTopology& topo) const
     {
@@ -330,7 +412,7 @@ protected:
     void controlsEdited()
     {
         const Config c = config();
-        if (const QStringList problems = configProblems(c, topology()); !problems.isEmpty()) {
+        if (const QStringList problems = configProblems(c, runTopology()); !problems.isEmpty()) {
             showProblems(problems);
             return;
         }
@@ -353,13 +435,15 @@ protected:
         const QString error = runError();
         if (!error.isEmpty())
             showError(error);
-        announceStopped(stoppedMessage(ranToEnd() && error.isEmpty()));
+        const QString machine = measuredMachine();
+        announceStopped(stoppedMessage(ranToEnd() && error.isEmpty()) +
+                        (machine.isEmpty() ? QString() : tr(" on %1").arg(machine)));
     }
     /// Shows the latest snapshot's error, if it has one, last: next to the controls and in the status bar.
     void showLatestError()
     {
         if constexpr (requires(const Snapshot& s) { s.error; })
-            if (const std::shared_ptr<const Snapshot> s = m_experiment->snapshot(); s && !s->error.empty())
+            if (const std::shared_ptr<const Snapshot> s = latestSnapshot(); s && !s->error.empty())
                 showError(QString::fromStdString(s->error));
     }
     /// Takes @p snapshot as the one drawn (a page that draws one of its own, e.g. a replay).
@@ -369,8 +453,8 @@ protected:
         m_lastDrawn = std::move(snapshot);
     }
 
-    std::unique_ptr<Experiment> m_experiment;
-    Config m_base; ///< the last valid config: the fields without a control come from it
+    std::unique_ptr<Experiment> m_experiment; ///< this computer's
+    Config m_base;                            ///< the last valid config: the fields without a control come from it
     QPointer<Controls> m_controls;
     std::shared_ptr<const Snapshot> m_lastDrawn;
 
@@ -383,8 +467,23 @@ private:
         else
             return *m_controls;
     }
+    /// What runs, for a page that cannot run on a target (NoRemote stands in for RemoteExperiment).
+    struct NoRemote {};
+    using Remote = std::conditional_t<kRemotable, RemoteExperiment<Config>, NoRemote>;
+    /// Starts @p c here or on the target.
+    Error startExperiment(const Config& c, const CpuTopology& topo)
+    {
+        if constexpr (kRemotable)
+            if (m_remote)
+                return m_remote->start(c, topo);
+        return m_experiment->start(c, topo);
+    }
     QString runLabel(const Config& c) const
     {
+        if (onTarget()) {
+            if constexpr (requires { c.label(); })
+                return QString::fromStdString(c.label()); // the target resolves the CPUs; its snapshot shows them
+        }
         if constexpr (requires { m_experiment->config().label(); })
             return QString::fromStdString(m_experiment->config().label()); // as run, CPUs resolved
         else if constexpr (requires { c.label(); })
@@ -415,6 +514,9 @@ private:
     }
     bool endedByItself(const Snapshot& s) const
     {
+        if constexpr (kRemotable)
+            if (m_remote)
+                return m_remote->finished();
         if constexpr (requires { m_experiment->finished(); })
             return m_experiment->finished();
         else
@@ -436,6 +538,9 @@ private:
     }
 
     uint64_t m_lastGeneration = 0;
+    QPointer<TargetConnection> m_target;
+    std::unique_ptr<Remote> m_remote; ///< set while a target is connected: Start runs there
+    nlohmann::json m_remoteView = nlohmann::json::object();
 };
 
 } // namespace rtscope

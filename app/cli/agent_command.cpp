@@ -13,6 +13,7 @@
 #include "engine/io/snapshot_json.h"
 #include "engine/rt/caller_affinity.h"
 #include "engine/rt/system_probe.h"
+#include "engine/rt/system_threads.h"
 #include "engine/util/clock.h"
 
 #include <arpa/inet.h>
@@ -41,6 +42,8 @@ constexpr int kAgentLoopMs = 20;
 // progress line, and each status frame (about 160 bytes) is wire the samples pay for (docs/BENCHMARKS.md, "Agent
 // link": at 100 ms they alone cost 1.6 bytes a sample at 1 kHz).
 constexpr int64_t kAgentStatusNs = 250 * kNsPerMs;
+// A thread list read less than this long ago is sent again instead of reading /proc anew.
+constexpr int64_t kAgentThreadsReuseNs = 250 * kNsPerMs;
 // How often the latency run publishes its snapshot, which the status frames read.
 constexpr int64_t kAgentPublishNs = 100 * kNsPerMs;
 // A live stream, not a file: sample blocks close every 50 ms (a sample waits for its block, so this sets the
@@ -76,6 +79,40 @@ int takeStdoutForFrames()
     return fd;
 }
 
+// The Start frame's "view" (docs/remote.md, Start): what the controller's page keeps of a run rather than what is
+// measured: the starvation lab's series window and the inversion lab's timeline window, which a local page sets on
+// its own experiment. Unknown keys are a newer controller's and are ignored; a known key must be a whole number of
+// nanoseconds from 1 ms to 10 min.
+struct AgentView {
+    std::optional<int64_t> seriesWindowNs;
+    std::optional<int64_t> timelineWindowNs;
+};
+constexpr int64_t kAgentViewMinNs = kNsPerMs;
+constexpr int64_t kAgentViewMaxNs = 600 * kNsPerSec;
+
+// Reads @p j (absent: nothing) into @p view; else the sentence naming the field.
+std::string readAgentView(const nlohmann::json* j, AgentView& view)
+{
+    view = {};
+    if (!j || j->is_null())
+        return {};
+    if (!j->is_object())
+        return "start: view must be an object";
+    const auto read = [&](const char* key, std::optional<int64_t>& out) -> std::string {
+        const auto it = j->find(key);
+        if (it == j->end())
+            return {};
+        if (!it->is_number_integer() || it->get<int64_t>() < kAgentViewMinNs || it->get<int64_t>() > kAgentViewMaxNs)
+            return std::string("start: view.") + key + " must be an integer from " + std::to_string(kAgentViewMinNs) +
+                   " to " + std::to_string(kAgentViewMaxNs) + " ns (got " + it->dump() + ")";
+        out = it->get<int64_t>();
+        return {};
+    };
+    if (std::string e = read("series_window_ns", view.seriesWindowNs); !e.empty())
+        return e;
+    return read("timeline_window_ns", view.timelineWindowNs);
+}
+
 // An experiment other than latency, run by the agent: what the session needs of it, whatever its config type.
 // One class template over the registry (AgentRunOf below) implements it for all six; latency keeps its own path,
 // whose stream is the recording.
@@ -100,8 +137,18 @@ public:
 
 template <class Config> class AgentRunOf final : public AgentRun {
 public:
-    /// @brief Starts @p c, validated by the caller, on the topology the CLI and the presets place it on.
-    Error start(const Config& c) { return m_experiment.start(c, ExperimentTraits<Config>::placementTopology()); }
+    /// @brief Starts @p c, validated by the caller, on the topology the CLI and the presets place it on, keeping
+    /// what @p view asks of the experiments that have it.
+    Error start(const Config& c, const AgentView& view)
+    {
+        if constexpr (requires { m_experiment.setSeriesWindow(int64_t()); })
+            if (view.seriesWindowNs)
+                m_experiment.setSeriesWindow(*view.seriesWindowNs);
+        if constexpr (requires { m_experiment.setTimelineWindow(int64_t()); })
+            if (view.timelineWindowNs)
+                m_experiment.setTimelineWindow(*view.timelineWindowNs);
+        return m_experiment.start(c, ExperimentTraits<Config>::placementTopology());
+    }
     std::string_view name() const override { return ExperimentTraits<Config>::kName; }
     bool running() const override { return m_experiment.running(); }
     bool finished() const override { return m_experiment.finished(); }
@@ -138,8 +185,8 @@ private:
 // The run of @p name (not latency) with @p config, read and validated as `rtscope run --preset` and the
 // subcommands do (validateExperimentConfig: the config's JSON reader, then its validate() on the CPUs it is
 // placed on), and started; or null with the refusal's kind and sentence.
-std::unique_ptr<AgentRun> startAgentRun(const std::string& name, const nlohmann::json& config, std::string& kind,
-                                        std::string& message)
+std::unique_ptr<AgentRun> startAgentRun(const std::string& name, const nlohmann::json& config, const AgentView& view,
+                                        std::string& kind, std::string& message)
 {
     if (std::vector<std::string> problems = validateExperimentConfig(name, config); !problems.empty()) {
         kind = "invalid-config";
@@ -152,7 +199,7 @@ std::unique_ptr<AgentRun> startAgentRun(const std::string& name, const nlohmann:
             std::vector<std::string> problems;
             const Config c = ExperimentTraits<Config>::fromJson(config, problems); // read without a problem above
             auto made = std::make_unique<AgentRunOf<Config>>();
-            if (Error e = made->start(c)) {
+            if (Error e = made->start(c, view)) {
                 kind = agentErrorKind(e.kind);
                 message = e.message;
                 return;
@@ -307,9 +354,13 @@ private:
             if (!anyRunning())
                 return refuse("protocol", "stop: nothing is running");
             return stopRun({});
+        case AgentFrameType::ThreadsRequest:
+            if (!m_helloDone)
+                return refuse("protocol", name + " before hello: the controller's hello comes first");
+            return sendThreads(frame);
         default:
             return refuse("protocol", name + " frames are the agent's own; a controller sends hello, start, "
-                                             "reconfigure, stop and heartbeat");
+                                             "reconfigure, stop, threads-request and heartbeat");
         }
     }
 
@@ -349,6 +400,9 @@ private:
         const auto config = j->find("config");
         if (config == j->end())
             return refuse("invalid-config", "start: config is missing");
+        const auto view = j->find("view");
+        if (std::string e = readAgentView(view == j->end() ? nullptr : &*view, m_view); !e.empty())
+            return refuse("invalid-config", e);
         if (!latency)
             return startOther(name, *config, false);
         std::vector<std::string> problems;
@@ -373,7 +427,7 @@ private:
     {
         std::string kind;
         std::string message;
-        m_run = startAgentRun(name, config, kind, message);
+        m_run = startAgentRun(name, config, m_view, kind, message); // a restart keeps the start's view
         if (!m_run) {
             refuse(kind, message);
             if (restart) // the old run is gone: after the refusal, the controller hears that nothing runs
@@ -505,6 +559,24 @@ private:
         (void)m_out.sendSplit(AgentFrameType::SnapshotPart, AgentFrameType::Snapshot, text);
     }
 
+    // The machine's RT and interrupt threads, as `rtscope threads` lists them, at any time. Reading /proc takes
+    // a few ms (more with many threads) on this loop, which no measuring thread waits for; a controller asking more
+    // often than kAgentThreadsReuseNs gets the last list again, so it cannot keep the agent reading /proc.
+    void sendThreads(const AgentFrame& frame)
+    {
+        std::string error;
+        if (!frame.json(error))
+            return refuse("protocol", error);
+        const int64_t now = nowNs();
+        if (m_threadsPayload.empty() || now - m_threadsReadNs >= kAgentThreadsReuseNs) {
+            const std::vector<SystemThread> threads = listSystemThreads(true);
+            m_threadsReadNs = nowNs();
+            m_threadsPayload =
+                agentThreadListPayload(threads, m_probe.hostname, double(m_threadsReadNs - now) / double(kNsPerMs));
+        }
+        (void)m_out.send(AgentFrameType::Threads, m_threadsPayload); // a dead controller is seen by the loop
+    }
+
     void sendStatus(int64_t now)
     {
         if (!m_latency.running() || now - m_lastStatusNs < kAgentStatusNs)
@@ -518,6 +590,7 @@ private:
     }
 
     int m_in;
+    AgentView m_view; ///< the latest Start's view, kept by a reconfigure's restart
     int m_listen;
     bool m_stoppedBySignal = false;
     AgentFrameWriter m_out;
@@ -538,6 +611,8 @@ private:
     bool m_endedFinished = false;
     uint64_t m_lastStatusGeneration = 0;
     int64_t m_lastStatusNs = 0;
+    std::string m_threadsPayload; ///< the last Threads frame's payload, sent again within kAgentThreadsReuseNs
+    int64_t m_threadsReadNs = 0;
 };
 
 int runAgentStdio()

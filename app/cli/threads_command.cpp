@@ -2,6 +2,7 @@
 #include "app/cli/cli.h"
 
 #include "engine/experiments/timers/timer_config_util.h"
+#include "engine/io/system_threads_json.h"
 #include "engine/rt/system_threads.h"
 
 #include <cstdio>
@@ -36,17 +37,7 @@ int run(const ThreadsOptions& o)
     if (o.json) {
         nlohmann::json arr = nlohmann::json::array();
         for (const auto& t : threads)
-            arr.push_back({{"pid", t.pid},
-                           {"tid", t.tid},
-                           {"name", t.name},
-                           {"policy", t.policy},
-                           {"rt_priority", t.rtPriority},
-                           {"nice", t.nice},
-                           {"allowed_cpus", t.allowedCpus},
-                           {"state", std::string(1, t.state)},
-                           {"kernel_thread", t.kernelThread},
-                           {"chrt", t.chrtCommand()},
-                           {"taskset", t.tasksetCommand()}});
+            arr.push_back(toJson(t)); // the rows `rtscope agent` sends too (docs/remote.md)
         nlohmann::json j{{"threads", arr}, {"placement", describePlacement(threads, *policy, prio)}};
         std::printf("%s\n", j.dump(2).c_str());
         return ExitOk;

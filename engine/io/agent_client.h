@@ -70,6 +70,13 @@ struct AgentSnapshotMessage {
     nlohmann::json snapshot;
 };
 
+/// @brief The answer to requestThreads(): the target's thread list, or why it could not be had (a reply that did not
+/// read, an agent too old to know the request), each a sentence.
+struct AgentThreadsReply {
+    AgentThreadList list;
+    std::string problem; ///< empty when list holds the answer
+};
+
 class AgentClient {
 public:
     /// @brief Takes ownership of both descriptors (they may be the same one, a socket).
@@ -86,7 +93,9 @@ public:
 
     /// @brief Asks the agent to run @p experiment (the registry's name) with @p config (the preset JSON); waits
     /// for Started (returns {} and the config as run in @p started) or an Error frame (its kind and sentence).
-    Error start(std::string_view experiment, const nlohmann::json& config, int timeoutMs, nlohmann::json* started);
+    /// @p view: the run's view options (docs/remote.md, Start), null for none.
+    Error start(std::string_view experiment, const nlohmann::json& config, int timeoutMs, nlohmann::json* started,
+                const nlohmann::json& view = nullptr);
     Error reconfigure(const nlohmann::json& config);
     Error stop();
     /// @brief Closes our sending side: the agent sees EOF, stops whatever runs and exits.
@@ -122,6 +131,12 @@ public:
     /// @brief Started frames received in this connection, and the latest one's payload (null before any): a
     /// reconfigure of an experiment other than latency answers with a new Started.
     uint64_t startedCount() const;
+    /// @brief Asks the agent for its machine's RT and interrupt threads (a ThreadsRequest frame; it answers at any
+    /// time, running or not); the answer comes as threadList(). Returns at once.
+    Error requestThreads();
+    /// @brief The latest answer to requestThreads() with a number that increases with each; nullopt if none is
+    /// newer than @p afterGeneration. A live view polls it like status().
+    std::optional<AgentThreadsReply> threadList(uint64_t afterGeneration, uint64_t& generation) const;
     nlohmann::json lastStarted() const;
 
     /// @brief Every byte read from the agent so far, frames and their headers included (the link's bandwidth).
@@ -137,6 +152,7 @@ private:
     void handle(const AgentFrame& frame);
     void lose(std::string why);
     void receiveSnapshot(const AgentFrame& frame);
+    void receiveThreads(const AgentFrame& frame);
 
     int m_readFd;
     int m_writeFd;
@@ -161,6 +177,8 @@ private:
     uint64_t m_snapshotCount = 0;
     std::string m_snapshotParts; ///< SnapshotPart payloads of the message being received (the reading thread's)
     bool m_snapshotPartsTooLong = false;
+    AgentThreadsReply m_threads;
+    uint64_t m_threadsGeneration = 0;
     nlohmann::json m_lastStarted;
     uint64_t m_startedCount = 0;
     bool m_sendingClosed = false;

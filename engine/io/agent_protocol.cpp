@@ -1,6 +1,8 @@
 #include "engine/io/agent_protocol.h"
 
+#include "engine/io/system_threads_json.h"
 #include "engine/util/clock.h"
+#include "engine/util/json_fields.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -14,10 +16,10 @@ namespace rtscope {
 
 namespace {
 
-constexpr const char* kAgentFrameNames[] = {"",          "hello",    "start",        "reconfigure", "stop",
-                                            "heartbeat", "error",    "recording",    "status",      "started",
-                                            "ended",     "snapshot", "snapshot-part"};
-constexpr uint8_t kAgentLastType = uint8_t(AgentFrameType::SnapshotPart);
+constexpr const char* kAgentFrameNames[] = {"",          "hello",    "start",         "reconfigure",     "stop",
+                                            "heartbeat", "error",    "recording",     "status",          "started",
+                                            "ended",     "snapshot", "snapshot-part", "threads-request", "threads"};
+constexpr uint8_t kAgentLastType = uint8_t(AgentFrameType::Threads);
 static_assert(std::size(kAgentFrameNames) == kAgentLastType + 1u);
 
 uint32_t agentLe32(const char* p)
@@ -330,6 +332,54 @@ std::optional<AgentLatencyStatus> agentLatencyStatusFromJson(const nlohmann::jso
     } catch (const nlohmann::json::exception&) {
         return std::nullopt;
     }
+}
+
+std::string agentThreadListPayload(const std::vector<SystemThread>& threads, const std::string& host, double readMs)
+{
+    size_t keep = std::min(threads.size(), kMaxSystemThreadsJson);
+    for (;;) {
+        nlohmann::json list = nlohmann::json::array();
+        for (size_t i = 0; i < keep; ++i)
+            list.push_back(toJson(threads[i]));
+        std::string text =
+            nlohmann::json{{"host", host}, {"threads", list}, {"total", threads.size()}, {"read_ms", readMs}}.dump(
+                -1, ' ', false, nlohmann::json::error_handler_t::replace);
+        // Rows are short (about 300 bytes); only very long CPU lists could overflow a frame: keep the first half.
+        if (text.size() <= kMaxAgentPayload || keep == 0)
+            return text;
+        keep /= 2;
+    }
+}
+
+std::optional<AgentThreadList> agentThreadListFromJson(const nlohmann::json& j, std::string& problem)
+{
+    std::vector<std::string> problems;
+    JsonFields f(j, problems, "the threads payload");
+    AgentThreadList list;
+    f.string(JsonField("host", Presence::Required), list.host);
+    uint64_t total = 0;
+    f.integer(JsonField("total", Presence::Required, "must be an unsigned integer"), total);
+    list.total = size_t(total);
+    f.number(JsonField("read_ms", Presence::Required, "must be a number 0..3600000"), list.readMs, 0, 3'600'000);
+    const auto threads = j.is_object() ? j.find("threads") : j.end();
+    if (problems.empty() && threads == j.end())
+        problems.push_back("threads is missing");
+    if (!problems.empty()) {
+        problem = problems.front();
+        return std::nullopt;
+    }
+    std::string bad;
+    list.threads = systemThreadsFromJson(*threads, "threads", bad);
+    if (!bad.empty()) {
+        problem = bad;
+        return std::nullopt;
+    }
+    if (list.total < list.threads.size()) {
+        problem = "total (" + std::to_string(list.total) + ") is less than the " + std::to_string(list.threads.size()) +
+                  " threads listed";
+        return std::nullopt;
+    }
+    return list;
 }
 
 } // namespace rtscope

@@ -7,6 +7,7 @@
 ///
 /// A payload is at most kMaxAgentPayload bytes; JSON payloads are UTF-8 objects.
 #include "engine/experiments/latency/latency_run.h"
+#include "engine/rt/system_threads.h"
 #include "engine/util/error.h"
 
 #include <nlohmann/json.hpp>
@@ -47,6 +48,10 @@ enum class AgentFrameType : uint8_t {
     /// at most every kAgentSnapshotMs while it changes, and a final one after the stop
     Snapshot = 11,
     SnapshotPart = 12, ///< agent: the leading bytes of a Snapshot payload above kMaxAgentPayload; its Snapshot ends it
+    /// controller, at any time after the hello (running or not): {} — "which threads run on your machine?"
+    ThreadsRequest = 13,
+    /// agent, the answer: {"host", "threads": [engine/io/system_threads_json.h], "total", "read_ms"}
+    Threads = 14,
 };
 
 /// @brief A running experiment other than latency sends its snapshot at most this often…
@@ -166,5 +171,19 @@ struct AgentLatencyStatus {
 /// @brief A latency Status frame's payload from a live snapshot, and back (a field of the wrong type: nullopt).
 nlohmann::json agentLatencyStatusJson(const LatencySnapshot& snapshot);
 std::optional<AgentLatencyStatus> agentLatencyStatusFromJson(const nlohmann::json& j);
+
+/// @brief The machine's RT and interrupt threads, as a Threads frame carries them (`rtscope threads` on the target).
+struct AgentThreadList {
+    std::string host;                  ///< the agent's hostname
+    std::vector<SystemThread> threads; ///< at most kMaxSystemThreadsJson, in listSystemThreads()'s order
+    size_t total = 0;                  ///< threads the agent found: more than threads.size() when the list was cut
+    double readMs = 0;                 ///< how long reading its /proc took there
+};
+/// @brief A Threads frame's payload for @p threads, at most kMaxSystemThreadsJson of them and at most
+/// kMaxAgentPayload bytes (a longer list is cut and "total" says how many there were).
+std::string agentThreadListPayload(const std::vector<SystemThread>& threads, const std::string& host, double readMs);
+/// @brief A Threads frame's payload read back (untrusted): nullopt and @p problem, one sentence naming the field
+/// ("threads[3].nice must be an integer -20..19").
+std::optional<AgentThreadList> agentThreadListFromJson(const nlohmann::json& j, std::string& problem);
 
 } // namespace rtscope

@@ -8,6 +8,7 @@
 #include "engine/io/agent_client.h"
 #include "engine/io/agent_protocol.h"
 #include "engine/io/recording.h"
+#include "engine/io/system_threads_json.h"
 #include "engine/rt/rt_thread.h"
 #include "engine/util/clock.h"
 
@@ -278,7 +279,13 @@ private slots:
         expectError(encodeAgentJsonFrame(AgentFrameType::Hello, nlohmann::json{{"protocol", 2}}),
                     "the controller speaks protocol 2, this rtscope speaks protocol 1");
         expectError(encodeAgentFrame(AgentFrameType::Hello, std::string_view("{nope")), "not a JSON object");
+        expectError(encodeAgentFrame(AgentFrameType::ThreadsRequest, std::string_view("{}")),
+                    "threads-request before hello");
         agentCliSend(p.toAgent, encodeAgentJsonFrame(AgentFrameType::Hello, agentHello(nullptr)));
+        expectError(encodeAgentFrame(AgentFrameType::ThreadsRequest, std::string_view("[1,")),
+                    "threads-request: the payload is not a JSON object");
+        expectError(encodeAgentJsonFrame(AgentFrameType::Threads, nlohmann::json::object()),
+                    "threads frames are the agent's own");
         expectError(encodeAgentFrame(AgentFrameType::Stop, std::string_view()), "stop: nothing is running");
         expectError(encodeAgentFrame(AgentFrameType::Recording, std::string_view("x")),
                     "recording frames are the agent's");
@@ -300,6 +307,81 @@ private slots:
         const int status = reapAgentProcess(p.pid, 2000);
         QVERIFY(WIFEXITED(status));
         ::close(p.fromAgent);
+    }
+
+    // The thread list, asked at any time (docs/remote.md, ThreadsRequest): the agent's /proc, with the kernel's
+    // per-CPU threads at their real policy and the agent's hostname.
+    void threadListThroughTheClient()
+    {
+        AgentProcess p;
+        QVERIFY(!spawnAgentProcess(agentCliCommand(), p));
+        {
+            AgentClient client(p.fromAgent, p.toAgent);
+            QVERIFY(!client.connect(10'000));
+            QVERIFY(!client.requestThreads());
+            uint64_t generation = 0;
+            std::optional<AgentThreadsReply> reply;
+            for (int i = 0; i < 500 && !(reply = client.threadList(0, generation)); ++i)
+                usleep(10'000);
+            QVERIFY(reply);
+            QVERIFY2(reply->problem.empty(), reply->problem.c_str());
+            QCOMPARE(reply->list.host, client.agentHello().value("host", std::string()));
+            QCOMPARE(reply->list.total, reply->list.threads.size());
+            bool migration = false;
+            for (const SystemThread& t : reply->list.threads)
+                if (t.name == "migration/0") {
+                    migration = true;
+                    QCOMPARE(t.policy, std::string("FIFO"));
+                    QCOMPARE(t.rtPriority, 99);
+                    QVERIFY(t.kernelThread && t.interruptRelated);
+                }
+            QVERIFY(migration);
+            client.closeSending();
+        }
+        QVERIFY(WIFEXITED(reapAgentProcess(p.pid, 2000)));
+    }
+
+    // A hostile agent's thread list: one sentence naming the bad field; an agent too old for the request: said so.
+    void badThreadListsAreSentences()
+    {
+        const nlohmann::json hello{{"protocol", kAgentProtocolVersion}, {"version", "9"}};
+        SystemThread t;
+        t.pid = t.tid = 7;
+        t.name = "irq/9-acpi";
+        t.policy = "FIFO";
+        t.kernelPolicy = 1;
+        t.rtPriority = 50;
+        t.allowedCpus = "0-1";
+        t.state = 'S';
+        nlohmann::json row = toJson(t);
+        row["allowed_cpus"] = "0; reboot";
+        const nlohmann::json bad{{"host", "board"}, {"threads", {row}}, {"total", 1}, {"read_ms", 1.0}};
+        const std::string old =
+            encodeAgentJsonFrame(AgentFrameType::Error, agentError("protocol", "unknown frame type 13 (2 bytes of "
+                                                                               "payload skipped)"));
+        const std::pair<std::string, std::string> cases[] = {
+            {encodeAgentJsonFrame(AgentFrameType::Threads, bad), "threads[0].allowed_cpus must be a CPU list"},
+            {old, "does not know the threads-request frame"}};
+        for (const auto& [frame, expected] : cases) {
+            QFile f(path("threads.bin"));
+            QVERIFY(f.open(QIODevice::WriteOnly));
+            const std::string bytes = encodeAgentJsonFrame(AgentFrameType::Hello, hello) + frame;
+            f.write(bytes.data(), qint64(bytes.size()));
+            f.close();
+            AgentProcess p;
+            QVERIFY(!spawnAgentProcess("cat '" + path("threads.bin").toStdString() + "'; sleep 2", p));
+            AgentClient client(p.fromAgent, p.toAgent);
+            QVERIFY(!client.connect(5000));
+            uint64_t generation = 0;
+            std::optional<AgentThreadsReply> reply;
+            for (int i = 0; i < 500 && !(reply = client.threadList(0, generation)); ++i)
+                usleep(10'000);
+            QVERIFY(reply);
+            QVERIFY2(reply->problem.find(expected) != std::string::npos, reply->problem.c_str());
+            QVERIFY(reply->list.threads.empty());
+            client.closeSending();
+            reapAgentProcess(p.pid, 100);
+        }
     }
 
     void versionMismatchIsRefusedByTheClient()

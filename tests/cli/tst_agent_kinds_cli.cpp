@@ -254,6 +254,42 @@ private slots:
 
     // A stop mid-run joins every thread of the run; so does the controller's leaving (EOF), here with the
     // starvation lab's real-time spinner in a burst.
+    // The Start frame's view (docs/remote.md, Start): checked, and applied to the experiment that has the option.
+    void viewOptionsAreCheckedAndApplied()
+    {
+        AgentKindsSession session;
+        const Error opened = session.open();
+        QVERIFY2(!opened, opened.message.c_str());
+        AgentClient& client = *session.client;
+        const nlohmann::json config = toJson(shortInversionConfig()); // 300 ms: five 60 ms periods
+
+        Error e = client.start("inversion", config, 10'000, nullptr, nlohmann::json{{"timeline_window_ns", 0}});
+        QCOMPARE(int(e.kind), int(ErrorKind::InvalidConfig));
+        QCOMPARE(QString::fromStdString(e.message),
+                 QString("start: view.timeline_window_ns must be an integer from 1000000 to 600000000000 ns (got 0)"));
+        e = client.start("inversion", config, 10'000, nullptr, nlohmann::json("wide"));
+        QCOMPARE(QString::fromStdString(e.message), QString("start: view must be an object"));
+        QCOMPARE(agentKindsLiveTasks(session.process.pid), session.baseline);
+
+        // The periods the final snapshot keeps: one window of 60 ms against the default two seconds.
+        const auto periodsKept = [&](const nlohmann::json& view) -> int {
+            nlohmann::json started;
+            if (Error s = client.start("inversion", config, 10'000, &started, view))
+                return -1;
+            if (!client.waitEnded(8000))
+                return -2;
+            const auto last = client.snapshotOfRun(started.at("run").get<uint64_t>());
+            if (!last || !last->final)
+                return -3;
+            return int(last->snapshot.value("periods", nlohmann::json::array()).size());
+        };
+        const int narrow = periodsKept(nlohmann::json{{"timeline_window_ns", 60'000'000}, {"unknown_key", 1}});
+        const int wide = periodsKept(nullptr);
+        qInfo("periods kept: %d with a 60 ms timeline window, %d with the default", narrow, wide);
+        QVERIFY2(narrow >= 1 && narrow <= 2, qPrintable(QString::number(narrow)));
+        QVERIFY2(wide >= 4, qPrintable(QString::number(wide)));
+    }
+
     void stopAndEofJoinEveryThread()
     {
         AgentKindsSession session;

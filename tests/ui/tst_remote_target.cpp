@@ -3,20 +3,27 @@
 // received recording stream fills its snapshot; the System panel, the title and the banner name the target; killing
 // the agent mid-run says "connection lost at …", keeps every sample received (saveable as a recording, and kept
 // over a Reconnect) and leaves no thread behind. Connecting never blocks the GUI thread and Cancel leaves the window
-// as it was; the other pages say that they measure this computer; a run held as reference keeps its machine's name.
+// as it was; a run held as reference keeps its machine's name. Every page that runs on a target (the six snapshot
+// labs and the per-CPU page) runs a short config there to its end; the Sweep says that it measures this computer.
 #include "engine/io/recording.h"
 #include "engine/rt/system_probe.h"
 #include "tests/common/loopback_port.h"
+#include "tests/common/short_experiment_configs.h"
 #include "tests/common/thread_census.h"
 #include "ui/app/file_menu.h"
 #include "ui/common/latency_source.h"
+#include "ui/experiment_pages.h"
 #include "ui/latency/latency_page.h"
 #include "ui/main_window.h"
 #include "ui/plot/histogram_chart.h"
+#include "ui/polled_page.h"
+#include "ui/remote/remote_latency_source.h"
 #include "ui/remote/target_banner.h"
 #include "ui/remote/target_connection.h"
 #include "ui/system_panel.h"
-#include "ui/workbench/threads/threads_page.h"
+#include "ui/timers/drift_page.h"
+#include "ui/workbench/cpus/cpus_page.h"
+#include "ui/workbench/sweep/sweep_page.h"
 
 #include "tests/common/test_main.h"
 #include <QAction>
@@ -69,7 +76,19 @@ class TestRemoteTarget : public QObject {
     MainWindow* makeWindow(LatencyPage** latency)
     {
         *latency = new LatencyPage(std::make_unique<LiveLatencySource>(), m_probe);
-        return new MainWindow({*latency, new ThreadsPage(m_probe)}, m_probe, nullptr);
+        return new MainWindow({*latency, new SweepPage(m_probe)}, m_probe, nullptr);
+    }
+
+    /// Refreshes @p page as its timer would until it stops running or @p ms pass.
+    static bool pollUntilStopped(PolledPage* page, int ms)
+    {
+        QElapsedTimer t;
+        t.start();
+        while (page->isRunning() && t.elapsed() < ms) {
+            QTest::qWait(20);
+            page->refreshNow();
+        }
+        return !page->isRunning();
     }
 
     /// connectTarget() and its answer (it returns at once; the hello comes later).
@@ -203,6 +222,88 @@ private slots:
         QVERIFY(referenceLabel && referenceLabel->text().contains(" on " + host));
         window.reset();
         QTRY_COMPARE_WITH_TIMEOUT(test::threadsAlive(), before, 2000); // the agent link's reader joined too
+    }
+
+    void everyRegistryPageRunsOnTheTarget()
+    {
+        const int before = test::threadsAlive();
+        std::unique_ptr<MainWindow> window(new MainWindow(createExperimentPages(m_probe), m_probe, nullptr));
+        QString error;
+        QVERIFY2(connectAndWait(*window, "exec '" + remoteTargetBinary() + "' agent --stdio", error),
+                 qPrintable(error));
+        const QString machine = window->target()->machine();
+        for (const char* name : {"starvation", "drift", "sleep-floor", "inversion", "contention", "deadline"}) {
+            auto* page = qobject_cast<PolledPage*>(window->page(window->pageIndex(name)));
+            QVERIFY2(page, name);
+            QCOMPARE(page->measuredMachine(), machine);
+            window->setCurrentPage(window->pageIndex(name));
+            QVERIFY2(window->targetBanner()->text().startsWith("Measuring on " + machine),
+                     qPrintable(window->targetBanner()->text()));
+            QCOMPARE(page->applyConfigJson(test::shortExperimentConfig(name)), QStringList());
+            QSignalSpy status(page, &ExperimentPage::statusMessage);
+            const uint64_t framesBefore = page->framesDrawn();
+            QVERIFY2(page->start(), qPrintable(page->problems().join("; ")));
+            QVERIFY(page->isRunning());
+            QVERIFY2(page->busyCpus().empty(), name); // nothing of this computer is loaded
+            QVERIFY2(pollUntilStopped(page, 15'000), name);
+            // It ran there and ended by itself: drawn from the target's snapshots, no error, and said where.
+            QVERIFY2(page->framesDrawn() > framesBefore, name);
+            QVERIFY2(page->problems().isEmpty(), qPrintable(QString(name) + ": " + page->problems().join("; ")));
+            QStringList said;
+            for (const QList<QVariant>& m : status)
+                said << m.at(0).toString();
+            QVERIFY2(said.join("\n").contains(" on " + machine), qPrintable(said.join(" | ")));
+        }
+        // The per-CPU page measures the target's CPUs with the latency stream.
+        auto* cpus = qobject_cast<CpusPage*>(window->page(window->pageIndex("cpus")));
+        QVERIFY(cpus);
+        QCOMPARE(cpus->measuredMachine(), machine);
+        LatencyConfig perCpu = cpus->config();
+        perCpu.policy = Policy::Other;
+        perCpu.priority = 0;
+        perCpu.hogs = 0;
+        perCpu.durationNs = 500'000'000;
+        perCpu.cpus = window->target()->topology().allowed;
+        QCOMPARE(cpus->applyConfig(perCpu), QStringList());
+        QVERIFY(cpus->start());
+        QVERIFY(cpus->busyCpus().empty());
+        QVERIFY(pollUntilStopped(cpus, 10'000));
+        auto* remoteCpus = dynamic_cast<RemoteLatencySource*>(&cpus->source());
+        QVERIFY(remoteCpus);
+        QVERIFY2(remoteCpus->samplesReceived() > 0, "no sample of the target's CPUs arrived");
+        QCOMPARE(cpus->source().snapshot()->threads.size(), perCpu.cpus.size());
+
+        // The drift page's own experiment never ran: what it drew came over the link.
+        auto* drift = qobject_cast<DriftPage*>(window->page(window->pageIndex("drift")));
+        QVERIFY(drift);
+        QVERIFY(!drift->experiment().snapshot());
+        // The sweep does not run on a target yet, and says so.
+        window->setCurrentPage(window->pageIndex("sweep"));
+        QCOMPARE(window->page(window->pageIndex("sweep"))->measuredMachine(), QString());
+        QVERIFY2(window->targetBanner()->text().contains("this page measures this computer"),
+                 qPrintable(window->targetBanner()->text()));
+
+        // A dropped link ends a page's run on the target with the sentence, and keeps what was drawn.
+        window->setCurrentPage(window->pageIndex("drift"));
+        DriftConfig longRun = test::shortDriftConfig();
+        longRun.ticks = 100'000; // 100 s: it only ends by the link
+        QCOMPARE(drift->applyConfigJson(toJson(longRun)), QStringList());
+        QVERIFY(drift->start());
+        const uint64_t frames = drift->framesDrawn();
+        QElapsedTimer t;
+        t.start();
+        while (drift->framesDrawn() < frames + 2 && t.elapsed() < 10'000) {
+            QTest::qWait(20);
+            drift->refreshNow();
+        }
+        QVERIFY(drift->framesDrawn() >= frames + 2);
+        const pid_t agent = window->target()->agentPid();
+        QVERIFY(agent > 0);
+        QCOMPARE(::kill(agent, SIGKILL), 0);
+        QVERIFY(pollUntilStopped(drift, 10'000));
+        QVERIFY2(drift->problems().join(" ").contains("connection lost"), qPrintable(drift->problems().join(" ")));
+        window.reset();
+        QTRY_VERIFY_WITH_TIMEOUT(test::threadsAlive() <= before, 2000);
     }
 
     void aDroppedLinkKeepsWhatWasReceived()

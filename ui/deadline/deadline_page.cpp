@@ -546,7 +546,7 @@ void DeadlinePage::drawEdf(const DeadlineSnapshot& s)
 bool DeadlinePage::holdAsReference()
 {
     // The latest figures, also of a run still going (a preset holds its first phase before it stops it).
-    std::shared_ptr<const DeadlineSnapshot> s = m_experiment->snapshot();
+    std::shared_ptr<const DeadlineSnapshot> s = latestSnapshot();
     if (!s || s->config.lesson != DeadlineLesson::Isolation || s->jobs.empty()) {
         emit statusMessage(tr("Nothing to hold: the reference is an isolation run with jobs (its runaway is drawn "
                               "under the next run's)"));

@@ -54,12 +54,12 @@ void TargetBanner::showMeasuring(const QString& machine, const QString& command)
     show();
 }
 
-void TargetBanner::showLost(const QString& machine, const QString& lostText)
+void TargetBanner::showLost(const QString& machine, const QString& lostText, bool canSave)
 {
     setStyleSheet(kTargetBannerLost);
     m_text->setText(tr("%1: %2. Everything received is kept.").arg(machine, lostText));
     m_reconnect->show();
-    m_save->show();
+    m_save->setVisible(canSave);
     show();
 }
 
@@ -67,13 +67,13 @@ void TargetBanner::showLocalPage(const QString& page, const QString& localHost, 
                                  const QString& lostText)
 {
     setStyleSheet(lostText.isEmpty() ? kTargetBannerLocal : kTargetBannerLost);
-    QString text = tr("%1: this page measures this computer (%2), not %3. Only the Latency page runs on the target.")
+    QString text = tr("%1: this page measures this computer (%2), not %3: it does not run on a target yet.")
                        .arg(page, localHost, machine);
     if (!lostText.isEmpty())
         text += " " + tr("The link to it: %1.").arg(lostText);
     m_text->setText(text);
     m_reconnect->setVisible(!lostText.isEmpty());
-    m_save->hide(); // the received run is the Latency page's: saved from there
+    m_save->hide(); // a received recording is the Latency page's: saved from there
     show();
 }
 

@@ -17,9 +17,10 @@ public:
     /// "Measuring on board-7 (aarch64, 6.12.0-rt) via ssh root@board rtscope agent --stdio".
     void showMeasuring(const QString& machine, const QString& command);
     /// "board-7 …: connection lost at 12:34:56 (why). Everything received is kept.", with Reconnect and Save.
-    void showLost(const QString& machine, const QString& lostText);
-    /// On a page that does not run on the target: "Threads: this page measures this computer (ws-1), not board-7
-    /// (…). Only the Latency page runs on the target." (and the lost link, with Reconnect, if it is lost).
+    /// @p canSave: the page's received run can be saved as a recording (the Latency page's).
+    void showLost(const QString& machine, const QString& lostText, bool canSave);
+    /// On a page that does not run on a target: "Sweep: this page measures this computer (ws-1), not board-7 (…):
+    /// it does not run on a target yet." (and the lost link, with Reconnect, if it is lost).
     void showLocalPage(const QString& page, const QString& localHost, const QString& machine, const QString& lostText);
     QString text() const;
     QPushButton* reconnectButton() const { return m_reconnect; }

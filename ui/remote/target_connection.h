@@ -67,6 +67,9 @@ public:
     void close();
     /// Open and not lost.
     bool isOpen() const;
+    /// The process of the open link's command (the agent itself for "exec rtscope agent …", ssh for ssh://), -1
+    /// for tcp:// or when closed.
+    pid_t agentPid() const { return m_pid; }
     /// The link of the current session (null when closed); a run keeps its own reference.
     std::shared_ptr<AgentClient> client() const { return m_client; }
 

@@ -86,6 +86,7 @@ StarvationPage::StarvationPage(const SystemProbe& probe, QWidget* parent)
     m_kernel = readThrottleSettings(std::max(0, m_base.resolvedCpu(topology())));
     // Long enough for a whole planned run of kChartSeconds, with room for the lead-in.
     m_experiment->setSeriesWindow(int64_t(kChartSeconds + 5) * kNsPerSec);
+    setRemoteView("series_window_ns", int64_t(kChartSeconds + 5) * kNsPerSec);
 
     m_watchdogBanner->setObjectName("watchdogBanner");
     m_watchdogBanner->setWordWrap(true);

@@ -129,7 +129,9 @@ InversionPage::~InversionPage()
 
 void InversionPage::prepareStart(const InversionConfig& c)
 {
-    m_experiment->setTimelineWindow((periodsShown() + kSpareWindowPeriods) * c.periodNs);
+    const int64_t window = (periodsShown() + kSpareWindowPeriods) * c.periodNs;
+    m_experiment->setTimelineWindow(window);
+    setRemoteView("timeline_window_ns", window); // a run on a target keeps as much
 }
 
 void InversionPage::runStarting(const InversionConfig& c)
@@ -209,8 +211,8 @@ void InversionPage::setReference(std::shared_ptr<const InversionSnapshot> snapsh
 
 bool InversionPage::holdAsReference()
 {
-    const bool running = m_experiment->running();
-    std::shared_ptr<const InversionSnapshot> snap = running ? m_experiment->snapshot() : m_live;
+    const bool running = experimentRunning();
+    std::shared_ptr<const InversionSnapshot> snap = running ? latestSnapshot() : m_live;
     if (!snap || snap->highPeriods == 0) {
         emit statusMessage(tr("Nothing to hold yet: run until the high thread has completed a period"));
         return false;

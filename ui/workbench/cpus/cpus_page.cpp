@@ -15,6 +15,8 @@
 #include "ui/plot/chart_style.h"
 #include "ui/plot/heat_strip.h"
 #include "ui/plot/histogram_chart.h"
+#include "ui/remote/remote_latency_source.h"
+#include "ui/remote/target_connection.h"
 #include "ui/widgets/anatomy_view.h"
 #include "ui/widgets/latency_controls.h"
 #include "ui/widgets/period_editor.h"
@@ -137,9 +139,38 @@ QStringList CpusPage::configProblems(const LatencyConfig& c, const CpuTopology& 
     return out + toQt(c.validate(topo));
 }
 
+bool CpusPage::setTarget(TargetConnection* target)
+{
+    if (target == m_target && (target != nullptr) == (m_localSource != nullptr))
+        return true;
+    stop();
+    std::unique_ptr<LatencySource> next;
+    if (target)
+        next = std::make_unique<RemoteLatencySource>(*target);
+    else
+        next = std::move(m_localSource);
+    std::unique_ptr<LatencySource> previous = std::exchange(m_experiment, std::move(next));
+    if (target && !m_localSource)
+        m_localSource = std::move(previous); // the local source waits; a previous target's goes
+    m_experiment->setSeriesWindow(kSeriesWindowNs);
+    m_target = target;
+    m_topo = topology();
+    return true;
+}
+
+QString CpusPage::measuredMachine() const
+{
+    return m_target && m_localSource ? m_target->machine() : QString();
+}
+
+CpuTopology CpusPage::topology() const
+{
+    return m_target && m_localSource ? m_target->topology() : CpusPageBase::topology();
+}
+
 std::vector<int> CpusPage::busyCpus() const
 {
-    if (!isRunning())
+    if (!isRunning() || !measuredMachine().isEmpty()) // a target's CPUs are not this computer's
         return {};
     const CpuTopology& topo = m_topo;
     const std::vector<int> hogCpus = m_base.hogs > 0 ? m_base.resolvedHogCpus(topo) : std::vector<int>{};
@@ -155,7 +186,7 @@ std::vector<int> CpusPage::busyCpus() const
 
 void CpusPage::runStarting(const LatencyConfig& c)
 {
-    m_topo = unpinnedTopology();
+    m_topo = topology();
     m_heat.reset(HeatHistory::intervalFor(c.periodNs));
     m_heatStrip->resetScale();
     showAnatomyTab(c.trace);

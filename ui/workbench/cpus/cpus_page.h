@@ -54,6 +54,11 @@ public:
     /// (cpu, no cpus) as the list of that CPU.
     LatencyConfig config() const override;
 
+    /// With a target, Start measures its CPUs through the agent (RemoteLatencySource, docs/remote.md); without, this
+    /// computer's again. A run in progress is stopped first.
+    bool setTarget(TargetConnection* target) override;
+    QString measuredMachine() const override;
+
     /// The red banner's text: dropped samples and sequence gaps per CPU; empty when nothing was lost.
     QString dataLossWarning() const;
 
@@ -72,6 +77,8 @@ public:
 protected:
     QString settingsName() const override { return tr("per-CPU"); }
     QStringList configProblems(const LatencyConfig& config, const CpuTopology& topo) const override;
+    /// The target's CPUs while one is connected.
+    CpuTopology topology() const override;
     LatencyConfig adopt(LatencyConfig config) const override;
     /// Everything but the CPU list, which the shared latency controls do not have.
     QStringList unrepresentable(const LatencyConfig& config) const override;
@@ -94,6 +101,8 @@ private:
     void fitTable();
 
     CpuTopology m_topo; ///< read at construction and at every start, not per frame
+    QPointer<TargetConnection> m_target;
+    std::unique_ptr<LatencySource> m_localSource; ///< this computer's, kept while a target's source measures
     CpuListEdit* m_cpuList;
     QLabel* m_lossWarning;
     HeatStrip* m_heatStrip;

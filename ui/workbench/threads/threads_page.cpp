@@ -1,6 +1,7 @@
 #include "ui/workbench/threads/threads_page.h"
 
 #include "engine/experiments/latency/latency_config.h"
+#include "engine/io/agent_client.h"
 #include "engine/rt/system_threads.h"
 #include "ui/common/colors.h"
 #include "ui/common/config_json.h"
@@ -8,6 +9,7 @@
 #include "ui/common/unpinned_topology.h"
 #include "ui/explanation_pane.h"
 #include "ui/plot/chart_style.h"
+#include "ui/remote/target_connection.h"
 #include "ui/workbench/threads/thread_list_reader.h"
 #include "ui/workbench/threads/threads_controls.h"
 #include "ui/workbench/threads/threads_model.h"
@@ -54,6 +56,9 @@ ThreadsPage::ThreadsPage(const SystemProbe& probe, QWidget* parent)
     , m_copyChrt(new QPushButton(tr("Copy"), this))
     , m_copyTaskset(new QPushButton(tr("Copy"), this))
     , m_footer(new QLabel(this))
+    , m_readNow(new QPushButton(tr("Read &now"), this))
+    , m_machine(new QLabel(this))
+    , m_targetPoll(new QTimer(this))
 {
     setObjectName("threadsPage");
     m_controls = new ThreadsControls;
@@ -73,8 +78,10 @@ ThreadsPage::ThreadsPage(const SystemProbe& probe, QWidget* parent)
     m_show->addItem(tr("RT and interrupt threads"), int(ThreadsFilterModel::Show::All));
     m_show->addItem(tr("real-time (FIFO/RR) only"), int(ThreadsFilterModel::Show::Realtime));
     m_show->addItem(tr("interrupt-related only"), int(ThreadsFilterModel::Show::Interrupt));
-    auto* refresh = new QPushButton(tr("Read &now"), this);
-    refresh->setToolTip(tr("Read /proc again now"));
+    m_readNow->setToolTip(tr("Read /proc again now"));
+    m_machine->setObjectName("threadsMachine");
+    m_machine->setVisible(false);
+    m_targetPoll->setInterval(kTargetPollMs);
     auto* filterRow = new QHBoxLayout;
     auto* filterLabel = new QLabel(tr("&Filter:"), this);
     filterLabel->setBuddy(m_filterEdit);
@@ -82,7 +89,7 @@ ThreadsPage::ThreadsPage(const SystemProbe& probe, QWidget* parent)
     filterRow->addWidget(m_filterEdit, 3);
     filterRow->addWidget(m_show, 1);
     filterRow->addWidget(m_count);
-    filterRow->addWidget(refresh);
+    filterRow->addWidget(m_readNow);
 
     m_table->setObjectName("threadsTable");
     m_table->setModel(m_filter);
@@ -125,6 +132,7 @@ ThreadsPage::ThreadsPage(const SystemProbe& probe, QWidget* parent)
 
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(4, 4, 4, 4);
+    layout->addWidget(m_machine);
     layout->addWidget(m_placement);
     layout->addLayout(filterRow);
     layout->addWidget(m_table, 1);
@@ -142,7 +150,8 @@ ThreadsPage::ThreadsPage(const SystemProbe& probe, QWidget* parent)
         m_filter->setShow(ThreadsFilterModel::Show(m_show->currentData().toInt()));
         updateFooter();
     });
-    connect(refresh, &QPushButton::clicked, this, &ThreadsPage::readNow);
+    connect(m_readNow, &QPushButton::clicked, this, &ThreadsPage::readNow);
+    connect(m_targetPoll, &QTimer::timeout, this, &ThreadsPage::pollTarget);
     connect(m_table->selectionModel(), &QItemSelectionModel::selectionChanged, this, &ThreadsPage::selectionChanged);
     connect(m_copyChrt, &QPushButton::clicked, this, &ThreadsPage::copyChrt);
     connect(m_copyTaskset, &QPushButton::clicked, this, &ThreadsPage::copyTaskset);
@@ -206,14 +215,119 @@ void ThreadsPage::displayResumed()
 
 bool ThreadsPage::readNow()
 {
-    return m_reader->read();
+    if (!m_target)
+        return m_reader->read();
+    if (m_targetPoll->isActive() || !m_target->isOpen()) {
+        updateFooter(); // a lost link: the footer says so over the last list
+        return false;
+    }
+    requestFromTarget();
+    return m_targetPoll->isActive();
+}
+
+void ThreadsPage::requestFromTarget()
+{
+    const std::shared_ptr<AgentClient> client = m_target->client();
+    if (!client)
+        return;
+    // A new link (a reconnect) numbers its answers anew; only an answer to a request of this page's is taken.
+    if (m_targetClient.owner_before(client) || client.owner_before(m_targetClient)) {
+        m_targetClient = client;
+        (void)client->threadList(UINT64_MAX, m_targetGeneration);
+    }
+    if (Error e = client->requestThreads()) {
+        m_targetProblem = tr("the request for the thread list failed: %1").arg(QString::fromStdString(e.message));
+        updateFooter();
+        return;
+    }
+    m_requestedAt.start();
+    m_targetPoll->start();
+}
+
+void ThreadsPage::pollTarget()
+{
+    const std::shared_ptr<AgentClient> client = m_targetClient.lock();
+    if (!m_target || !client) {
+        m_targetPoll->stop();
+        return;
+    }
+    uint64_t generation = 0;
+    std::optional<AgentThreadsReply> reply = client->threadList(m_targetGeneration, generation);
+    if (!reply) {
+        if (!m_target->isOpen() || m_requestedAt.elapsed() > kTargetAnswerMs) {
+            m_targetPoll->stop();
+            if (m_target->isOpen())
+                m_targetProblem = tr("the agent did not answer within %1 s").arg(kTargetAnswerMs / 1000);
+            updateFooter();
+        }
+        return;
+    }
+    m_targetPoll->stop();
+    m_targetGeneration = generation;
+    if (!reply->problem.empty()) {
+        m_targetProblem = QString::fromStdString(reply->problem); // the last good list stays
+        updateFooter();
+        return;
+    }
+    m_targetProblem.clear();
+    m_targetList = std::move(reply->list);
+    ++m_targetLists;
+    listRead();
+}
+
+bool ThreadsPage::setTarget(TargetConnection* target)
+{
+    if (m_target)
+        disconnect(m_target, nullptr, this, nullptr);
+    m_target = target;
+    m_reader->cancel();
+    m_model->setOwnPid(target ? -1 : getpid()); // no row of the target is this process's
+    m_readNow->setToolTip(target ? tr("Ask the target's agent for its thread list now") : tr("Read /proc again now"));
+    if (target) {
+        connect(target, &TargetConnection::lost, this, &ThreadsPage::updateFooter);
+        // A reconnect may reach another machine: its list replaces the old one.
+        connect(target, &TargetConnection::opened, this, [this] {
+            resetList();
+            readNow();
+        });
+    }
+    resetList();
+    if (isRunning() || isVisible())
+        readNow();
+    return true;
+}
+
+QString ThreadsPage::measuredMachine() const
+{
+    return m_target ? m_target->machine() : QString();
+}
+
+const SystemProbe& ThreadsPage::shownProbe() const
+{
+    return m_target ? m_target->probe() : m_probe;
+}
+
+void ThreadsPage::resetList()
+{
+    m_targetPoll->stop();
+    m_targetClient.reset();
+    m_targetGeneration = 0;
+    m_targetList = {};
+    m_targetProblem.clear();
+    m_haveList = false;
+    m_pendingWhilePaused = false;
+    m_machine->setVisible(m_target != nullptr);
+    m_model->setThreads({});
+    referenceEdited();
+    selectionChanged();
+    updateFooter();
 }
 
 void ThreadsPage::showEvent(QShowEvent* event)
 {
     ExperimentPage::showEvent(event);
     // The first look at the page shows the list even when it is not started.
-    if (m_reader->reads() == 0 && !m_reader->busy())
+    if (!m_haveList && !m_reader->busy() && !m_targetPoll->isActive())
         readNow();
 }
 
@@ -241,7 +355,10 @@ void ThreadsPage::listRead()
     m_pendingWhilePaused = false;
     const SystemThread* selected = selectedThread();
     const pid_t keep = selected ? selected->tid : 0;
-    m_model->setThreads(m_reader->threads());
+    m_haveList = true;
+    m_listReadMs = m_target ? m_targetList.readMs : m_reader->lastReadMs();
+    m_listTime = QTime::currentTime();
+    m_model->setThreads(m_target ? m_targetList.threads : m_reader->threads());
     // Keep the user's row; without one, the first row's commands are shown as an example.
     if (!(keep && selectThread(keep)) && m_filter->rowCount() > 0)
         m_table->selectRow(0);
@@ -258,7 +375,7 @@ void ThreadsPage::referenceEdited()
 
 QString ThreadsPage::placementText() const
 {
-    if (m_reader->reads() == 0)
+    if (!m_haveList)
         return tr("%1: reading the thread list…")
             .arg(QString::fromStdString(policyLabel(m_controls->policy(), m_controls->priority())));
     return QString::fromStdString(describePlacement(m_model->threads(), m_controls->policy(), m_controls->priority()));
@@ -317,11 +434,13 @@ void ThreadsPage::selectionChanged()
         m_taskset->clear();
         return;
     }
-    m_selected->setText(tr("<b>%1</b> (TID %2, PID %3): run as root to reproduce it, or edit the numbers to change "
+    const QString where = m_target ? tr(" on %1").arg(m_target->machine().toHtmlEscaped()) : QString();
+    m_selected->setText(tr("<b>%1</b> (TID %2, PID %3): run as root%4 to reproduce it, or edit the numbers to change "
                            "it")
                             .arg(QString::fromStdString(t->name).toHtmlEscaped())
                             .arg(t->tid)
-                            .arg(t->pid));
+                            .arg(t->pid)
+                            .arg(where));
     m_chrt->setText(QString::fromStdString(t->chrtCommand()));
     m_taskset->setText(QString::fromStdString(t->tasksetCommand()));
     m_chrt->setCursorPosition(0);
@@ -352,18 +471,48 @@ bool ThreadsPage::copyTaskset()
 void ThreadsPage::updateFooter()
 {
     m_count->setText(tr("%1 of %2 shown").arg(m_filter->rowCount()).arg(m_model->rowCount()));
-    if (m_reader->reads() == 0) {
-        m_footer->setText(tr("Not read yet."));
+    m_footer->setText(footerText());
+    if (!m_target)
         return;
-    }
+    // The footer is greyed: a lost link is said in the heading as well.
+    const QString lost = m_target->lostText();
+    m_machine->setText(
+        tr("<b>Threads on %1</b>, as its rtscope agent reads them").arg(m_target->machine().toHtmlEscaped()) +
+        (lost.isEmpty() ? QString() : tr(" — <b>%1</b>: the last list received").arg(lost.toHtmlEscaped())));
+}
+
+QString ThreadsPage::footerText() const
+{
+    // lostText() looks at the link first; it changes nothing the page relies on.
+    const QString lost = m_target ? m_target->lostText() : QString();
+    const QString trouble = !lost.isEmpty() ? lost : m_targetProblem;
+    if (!m_haveList)
+        return trouble.isEmpty() ? tr("Not read yet.") : tr("No list: %1.").arg(trouble);
     const QString refresh = m_timer->isActive()
                                 ? tr("read again every %1 s").arg(m_controls->refreshSeconds())
                                 : tr("not refreshed (Start reads it every %1 s)").arg(m_controls->refreshSeconds());
-    m_footer->setText(tr("%1 threads whose policy is not SCHED_OTHER, or interrupt-related kernel threads, read from "
-                         "/proc in %2 ms on a helper thread at %3; %4. Bold rows belong to this rtscope process.")
-                          .arg(m_model->rowCount())
-                          .arg(m_reader->lastReadMs(), 0, 'f', 1)
-                          .arg(QTime::currentTime().toString("HH:mm:ss"), refresh));
+    if (!m_target)
+        return tr("%1 threads whose policy is not SCHED_OTHER, or interrupt-related kernel threads, read from /proc in "
+                  "%2 ms on a helper thread at %3; %4. Bold rows belong to this rtscope process.")
+            .arg(m_model->rowCount())
+            .arg(m_listReadMs, 0, 'f', 1)
+            .arg(m_listTime.toString("HH:mm:ss"), refresh);
+    const QString machine = m_target->machine();
+    QString text = tr("Threads on %1: %2 whose policy is not SCHED_OTHER, or interrupt-related kernel threads, read "
+                      "by its rtscope agent from its /proc in %3 ms and received at %4; %5. The chrt and taskset lines "
+                      "are for a shell on %1.")
+                       .arg(machine)
+                       .arg(m_model->rowCount())
+                       .arg(m_listReadMs, 0, 'f', 1)
+                       .arg(m_listTime.toString("HH:mm:ss"), refresh);
+    if (m_targetList.total > m_targetList.threads.size())
+        text += tr(" The agent sent the first %1 of its %2 threads.")
+                    .arg(m_targetList.threads.size())
+                    .arg(m_targetList.total);
+    if (!trouble.isEmpty())
+        text =
+            tr("%1: the list is the last one received, at %2. ").arg(trouble, m_listTime.toString("HH:mm:ss")) + text;
+    return text;
 }
 
 QStringList ThreadsPage::applyConfigJson(const nlohmann::json& config)
@@ -405,24 +554,25 @@ QString ThreadsPage::explanation() const
     e.why = tr("A higher real-time priority always preempts a lower one, and any FIFO or RR thread preempts every "
                "SCHED_OTHER thread; equal priorities wait for each other. rtscope only reads /proc: edit and run "
                "the chrt or taskset line yourself (as root) to change a thread.");
-    e.thisMachine << kernelSentence(m_probe);
-    if (m_probe.preemptRt)
+    const SystemProbe& probe = shownProbe();
+    e.thisMachine << kernelSentence(probe);
+    if (probe.preemptRt)
         e.thisMachine << tr("PREEMPT_RT: nearly every interrupt handler runs in an <code>irq/…</code> thread at FIFO "
                             "50, so a thread above 50 preempts interrupt handling itself.");
     else
         e.thisMachine << tr("Without PREEMPT_RT most interrupt handlers run in hard-irq context, above every "
                             "priority; only handlers that ask for a thread (all, with <code>threadirqs</code>) appear "
                             "as <code>irq/…</code> threads.");
-    if (m_probe.rtRuntimeUs < 0)
+    if (probe.rtRuntimeUs < 0)
         e.thisMachine << tr("RT throttling is off (<code>sched_rt_runtime_us</code> = −1): a runaway FIFO thread keeps "
                             "its CPU.");
     else
         e.thisMachine << tr("RT throttling: real-time threads get at most %1 of every %2 µs per CPU%3.")
-                             .arg(m_probe.rtRuntimeUs)
-                             .arg(m_probe.rtPeriodUs)
-                             .arg(m_probe.fairServer ? tr("; the fair server keeps the rest for SCHED_OTHER")
-                                                     : QString());
-    e.thisMachine << rtSentence(m_probe);
+                             .arg(probe.rtRuntimeUs)
+                             .arg(probe.rtPeriodUs)
+                             .arg(probe.fairServer ? tr("; the fair server keeps the rest for SCHED_OTHER")
+                                                   : QString());
+    e.thisMachine << rtSentence(probe);
     return explanationHtml(e);
 }
 

@@ -1,0 +1,189 @@
+#pragma once
+// The run of an experiment other than latency on the connected target (docs/remote.md, Desktop app): what a
+// PolledExperimentPage drives instead of its own experiment while a target is connected. Start sends the page's
+// config to the agent; the agent streams the run's snapshots as JSON (engine/io/snapshot_json.h), which are read
+// back into the engine's own snapshot type, so the page draws a remote run exactly as a local one.
+//
+// As RemoteLatencySource, nothing waits on the GUI thread at Start: the config is sent and the answer is looked
+// for at each refresh (a snapshot of the run: it runs; an error frame: refused, shown as the run's error; no
+// answer within kStartMs: said so). Stop waits at most kStopWaitMs for the run's final snapshot. A dropped link
+// keeps the last snapshot received and says when the link was lost.
+#include "engine/experiments/registry.h"
+#include "engine/io/agent_client.h"
+#include "engine/io/snapshot_json.h"
+#include "engine/rt/cpu_topology.h"
+#include "engine/util/error.h"
+
+#include <QString>
+
+#include <nlohmann/json.hpp>
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+namespace rtscope {
+
+class TargetConnection;
+
+/// The part of a remote run that does not depend on the experiment's types: the start, its answer, the stop, and
+/// the newest snapshot message of this run.
+class RemoteRun {
+public:
+    /// How long the agent has to answer a start (checked at each refresh, never waited for).
+    static constexpr int kStartMs = 10'000;
+    /// How long Stop waits on the GUI thread for the run's end (its threads are joined within 100 ms there).
+    static constexpr int kStopWaitMs = 300;
+
+    /// @p experiment is the registry's name ("drift"); @p connection must outlive the run.
+    RemoteRun(TargetConnection& connection, std::string experiment);
+    ~RemoteRun();
+    RemoteRun(const RemoteRun&) = delete;
+    RemoteRun& operator=(const RemoteRun&) = delete;
+
+    /// Sends the start of @p config (the preset JSON) with the agent's view options @p view (window lengths, or
+    /// null); an error only when nothing could be sent (not connected, the link lost).
+    Error start(const nlohmann::json& config, const nlohmann::json& view);
+    /// Asks the agent to stop and waits at most kStopWaitMs for the run's end.
+    void stop();
+    /// Between start() and stop(), whatever the target says.
+    bool running() const { return m_running; }
+    /// The run is over on the target: its final snapshot or its end came, it was refused, the link was lost, or
+    /// the agent did not answer.
+    bool over() const;
+    /// Why the run is over other than by running to its end or a stop: the agent's refusal, the lost link or the
+    /// silence; empty otherwise.
+    std::string failure() const;
+    /// The newest snapshot message of this run when it is newer than the last one this returned.
+    std::optional<AgentSnapshotMessage> newSnapshot();
+    /// The target's name at start() ("board-7 (aarch64, 6.12.0-rt)").
+    QString machine() const { return m_machine; }
+
+private:
+    TargetConnection& m_connection;
+    std::string m_experiment;
+    std::shared_ptr<AgentClient> m_client; ///< the link this run was started on
+    QString m_machine;
+    bool m_running = false;
+    int64_t m_startSentNs = 0;
+    uint64_t m_startedBefore = 0;  ///< the link's Started count before this start: the next one is this run's
+    std::optional<uint64_t> m_run; ///< the agent's number of this run, once its Started arrived
+    uint64_t m_snapshotsSeen = 0;
+    bool m_finalSeen = false;
+    std::optional<size_t> m_errorsBeforeStop; ///< set when a stop was sent: the errors that came before it
+};
+
+/// The remote counterpart of ExperimentTraits<Config>::Experiment, with the calls a PolledExperimentPage makes:
+/// start(config, topology), stop(), running(), finished(), busyCpus() and snapshot().
+template <class Config> class RemoteExperiment {
+public:
+    using Snapshot = typename decltype(snapshotFromJson(std::type_identity<Config>{}, std::declval<nlohmann::json>(),
+                                                        std::declval<std::vector<std::string>&>()))::element_type;
+
+    explicit RemoteExperiment(TargetConnection& connection)
+        : m_run(connection, std::string(ExperimentTraits<Config>::kName))
+    {}
+
+    /// @p cpus is the target's; the page checked the config against them, and the agent checks it again there.
+    Error start(const Config& config, const CpuTopology& cpus)
+    {
+        (void)cpus;
+        if (m_run.running())
+            return {ErrorKind::InvalidConfig, "the experiment is already running on the target"};
+        if (Error e = m_run.start(toJson(config), m_view))
+            return e;
+        m_config = config;
+        m_received.reset();
+        m_latest.reset();
+        m_decodeError.clear();
+        m_shownFailure.clear();
+        return {};
+    }
+    void stop()
+    {
+        if (!m_run.running())
+            return;
+        pull(); // first what arrived before the stop
+        m_run.stop();
+        pull();
+    }
+    bool running() const { return m_run.running(); }
+    bool finished() const
+    {
+        pull();
+        return m_run.over();
+    }
+    /// Nothing of this machine is measured: no CPU to keep the GUI off.
+    std::vector<int> busyCpus() const { return {}; }
+    std::shared_ptr<const Snapshot> snapshot() const
+    {
+        pull();
+        return m_latest;
+    }
+    /// A view option of the agent's experiment for the next start ("series_window_ns": docs/remote.md).
+    void setViewOption(const char* key, int64_t value) { m_view[key] = value; }
+    QString machine() const { return m_run.machine(); }
+
+private:
+    /// Reads what arrived since the last call: the newest snapshot of this run, or the sentence that ends it.
+    void pull() const
+    {
+        if (!m_run.running() && !m_latest)
+            return;
+        bool changed = false;
+        if (std::optional<AgentSnapshotMessage> message = m_run.newSnapshot()) {
+            std::vector<std::string> errors;
+            if (std::shared_ptr<Snapshot> s =
+                    snapshotFromJson(std::type_identity<Config>{}, message->snapshot, errors)) {
+                m_received = std::move(s);
+                changed = true;
+            } else if (m_decodeError.empty()) {
+                m_decodeError = "the target's snapshot could not be read: " + joinLines(errors);
+                changed = true;
+            }
+        }
+        std::string why = m_run.failure();
+        if (why.empty())
+            why = m_decodeError;
+        if (!why.empty() && why != m_shownFailure) {
+            m_shownFailure = why;
+            changed = true;
+        }
+        if (!changed)
+            return;
+        // The snapshot drawn: the last one received, or the config sent while none has come; a failure ends it.
+        auto s = m_received ? std::make_shared<Snapshot>(*m_received) : std::make_shared<Snapshot>();
+        if (!m_received)
+            s->config = m_config;
+        s->generation = ++m_generation; // across runs, as a local experiment numbers its snapshots
+        if (!m_shownFailure.empty()) {
+            s->running = false;
+            s->finished = true;
+            if constexpr (requires { s->error; })
+                s->error = m_shownFailure;
+            else
+                s->note = m_shownFailure;
+        }
+        m_latest = std::move(s);
+    }
+    static std::string joinLines(const std::vector<std::string>& lines)
+    {
+        std::string out;
+        for (const std::string& l : lines)
+            out += (out.empty() ? "" : "; ") + l;
+        return out;
+    }
+
+    mutable RemoteRun m_run;
+    Config m_config; ///< as sent
+    nlohmann::json m_view = nlohmann::json::object();
+    mutable std::shared_ptr<const Snapshot> m_received; ///< the newest snapshot read from the target
+    mutable std::shared_ptr<const Snapshot> m_latest;   ///< what snapshot() gives
+    mutable std::string m_decodeError;
+    mutable std::string m_shownFailure;
+    mutable uint64_t m_generation = 0;
+};
+
+} // namespace rtscope
