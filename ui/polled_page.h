@@ -244,6 +244,9 @@ public:
             if (m_remote)
                 for (const auto& [key, value] : m_remoteView.items())
                     m_remote->setViewOption(key.c_str(), value.template get<int64_t>());
+            // The CPU choices are the measured machine's.
+            if constexpr (requires { m_controls->setCpus(std::vector<int>()); })
+                m_controls->setCpus(target ? target->topology().online : m_localCpus);
             return true;
         }
     }
@@ -318,6 +321,7 @@ protected:
         : PolledPage(probe, refreshMs, parent)
         , m_experiment(std::move(experiment))
         , m_controls(new Controls(probe.onlineCpus.empty() ? topo.online : probe.onlineCpus))
+        , m_localCpus(probe.onlineCpus.empty() ? topo.online : probe.onlineCpus)
     {
         setPanel(m_controls);
         QObject::connect(m_controls, &Controls::edited, this, [this] { controlsEdited(); });
@@ -456,6 +460,7 @@ protected:
     std::unique_ptr<Experiment> m_experiment; ///< this computer's
     Config m_base;                            ///< the last valid config: the fields without a control come from it
     QPointer<Controls> m_controls;
+    std::vector<int> m_localCpus; ///< this computer's online CPUs: the controls' choices without a target
     std::shared_ptr<const Snapshot> m_lastDrawn;
 
 private:
