@@ -430,12 +430,16 @@ void MainWindow::showTarget(bool remote)
     for (ExperimentPage* p : m_pages)
         if (remote && p != latency && p->measuredMachine().isEmpty())
             local << p->shortTitle();
-    statusBar()->showMessage(remote ? (local.isEmpty() ? tr("Connected to %1: every page measures there.").arg(machine)
-                                                       : tr("Connected to %1: the pages measure there, except %2, "
-                                                            "which measure this computer, as their banner says.")
-                                                             .arg(machine, local.join(tr(", "))))
-                                    : tr("Measuring this machine."),
-                             8000);
+    QString message = tr("Measuring this machine.");
+    if (remote && local.isEmpty())
+        message = tr("Connected to %1: every page measures there.").arg(machine);
+    else if (remote)
+        message = (local.size() == 1 ? tr("Connected to %1: the pages measure there, except %2, which measures this "
+                                          "computer, as its banner says.")
+                                     : tr("Connected to %1: the pages measure there, except %2, which measure this "
+                                          "computer, as their banner says."))
+                      .arg(machine, local.join(tr(", ")));
+    statusBar()->showMessage(message, 8000);
 }
 
 void MainWindow::updateTargetBanner()

@@ -113,9 +113,34 @@ std::string readAgentView(const nlohmann::json* j, AgentView& view)
     return read("timeline_window_ns", view.timelineWindowNs);
 }
 
+// The experiments the agent runs by name: the registry's and the sweep, which has traits but no preset form
+// (engine/experiments/registry.h). Calls @p f(std::type_identity<Config>{}); false for an unknown name.
+template <class F> bool withAgentConfigType(std::string_view name, F&& f)
+{
+    if (name == ExperimentTraits<SweepConfig>::kName) {
+        f(std::type_identity<SweepConfig>{});
+        return true;
+    }
+    return withExperimentConfigType(name, f);
+}
+
+// The problems of @p config for the experiment @p name: validateExperimentConfig for the registry's; for the
+// sweep the same path, the one `rtscope sweep` and the Sweep page take (its JSON reader, then validate() on the
+// CPUs it is placed on).
+std::vector<std::string> validateAgentConfig(const std::string& name, const nlohmann::json& config)
+{
+    if (name != ExperimentTraits<SweepConfig>::kName)
+        return validateExperimentConfig(name, config);
+    std::vector<std::string> errors;
+    const SweepConfig c = ExperimentTraits<SweepConfig>::fromJson(config, errors);
+    if (errors.empty())
+        errors = c.validate(ExperimentTraits<SweepConfig>::placementTopology());
+    return errors;
+}
+
 // An experiment other than latency, run by the agent: what the session needs of it, whatever its config type.
-// One class template over the registry (AgentRunOf below) implements it for all six; latency keeps its own path,
-// whose stream is the recording.
+// One class template over the registry (AgentRunOf below) implements it for all six and the sweep; latency keeps
+// its own path, whose stream is the recording.
 class AgentRun {
 public:
     virtual ~AgentRun() = default;
@@ -170,7 +195,8 @@ public:
         const auto snap = m_experiment.snapshot();
         if (!snap)
             return j;
-        j["memory_lock"] = snap->memoryLock;
+        if constexpr (requires { snap->memoryLock; }) // a sweep's settings each lock their own, in their snapshot
+            j["memory_lock"] = snap->memoryLock;
         if constexpr (requires { snap->error; })
             j["error"] = snap->error;
         else
@@ -188,13 +214,13 @@ private:
 std::unique_ptr<AgentRun> startAgentRun(const std::string& name, const nlohmann::json& config, const AgentView& view,
                                         std::string& kind, std::string& message)
 {
-    if (std::vector<std::string> problems = validateExperimentConfig(name, config); !problems.empty()) {
+    if (std::vector<std::string> problems = validateAgentConfig(name, config); !problems.empty()) {
         kind = "invalid-config";
         message = joinErrors(problems);
         return nullptr;
     }
     std::unique_ptr<AgentRun> run;
-    withExperimentConfigType(name, [&]<class Config>(std::type_identity<Config>) {
+    withAgentConfigType(name, [&]<class Config>(std::type_identity<Config>) {
         if constexpr (!std::is_same_v<Config, LatencyConfig>) {
             std::vector<std::string> problems;
             const Config c = ExperimentTraits<Config>::fromJson(config, problems); // read without a problem above
@@ -389,12 +415,13 @@ private:
             return refuse("invalid-config", "start: experiment is missing or not a string");
         const std::string name = experiment->get<std::string>();
         bool latency = false;
-        const bool known = withExperimentConfigType(
+        const bool known = withAgentConfigType(
             name, [&]<class Config>(std::type_identity<Config>) { latency = std::is_same_v<Config, LatencyConfig>; });
         if (!known) {
             std::string names;
             for (const std::string& n : experimentNames())
                 names += (names.empty() ? "" : ", ") + n;
+            names += ", " + std::string(ExperimentTraits<SweepConfig>::kName);
             return refuse("invalid-config", "start: unknown experiment '" + name + "'; the experiments are " + names);
         }
         const auto config = j->find("config");
@@ -476,7 +503,7 @@ private:
     {
         const std::string name(m_run->name());
         m_offBusyCpus.reset();
-        if (std::vector<std::string> problems = validateExperimentConfig(name, config); !problems.empty()) {
+        if (std::vector<std::string> problems = validateAgentConfig(name, config); !problems.empty()) {
             m_offBusyCpus.emplace(m_run->busyCpus());
             return refuse("invalid-config", joinErrors(problems));
         }

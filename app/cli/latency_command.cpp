@@ -225,10 +225,13 @@ int run(const LatencyOptions& o)
     const std::vector<std::string> targetProblems = remoteTargetProblems(o.target, o.targetAgentFlag->count() > 0);
     problems.insert(problems.end(), targetProblems.begin(), targetProblems.end());
     if (o.target.given()) {
-        // The agent checks the config against the target's CPUs and privileges (validate(), the same sentences);
-        // only what this side cannot carry yet is refused here (docs/remote.md, "Not built yet").
-        if (config.trace)
-            problems.push_back("trace cannot be used with a remote target yet: the agent does not send the anatomy");
+        // The agent checks the config against the target's CPUs and privileges (validate(), the same sentences).
+        // --trace runs there and its anatomy comes back in the recording stream (docs/remote.md); --trace-dat would
+        // need the target's raw trace here, which the link does not carry.
+        if (o.trace && !o.traceDat.empty())
+            problems.push_back("trace-dat cannot be used with a remote target: the raw kernel trace stays on the "
+                               "target (got --trace-dat '" +
+                               o.traceDat + "'); run `rtscope latency --trace --trace-dat FILE` there");
         if (!problems.empty())
             return reportInvalid("latency", problems);
         RunOutput out;
@@ -237,7 +240,7 @@ int run(const LatencyOptions& o)
         out.csv = o.csv;
         out.histfile = o.histfile;
         out.record = o.record;
-        return runRemoteLatency(config, out, limit, o.target).exitCode;
+        return runRemoteLatency(config, out, limit, o.target, o.cpus).exitCode;
     }
     return runIfValid("latency", config, std::move(problems), CpuTopology::current(), [&](const LatencyConfig& c) {
         return runLatency(c, RunOutput{o.quiet, o.json, o.csv, o.histfile, 0, o.record, o.traceDat}, limit).exitCode;

@@ -3,6 +3,7 @@
 // (docs/remote.md). The transports differ only in how the two descriptors for AgentClient are obtained. The agent
 // streams the run as a recording, so the summary, --histfile and --json come from replaying what was received,
 // and --record saves the received bytes as they are.
+#include "app/cli/anatomy_output.h"
 #include "app/cli/command_util.h"
 #include "app/cli/fail_limit.h"
 #include "app/cli/remote_target.h"
@@ -13,6 +14,7 @@
 #include "engine/io/recording.h"
 #include "engine/io/report_json.h"
 #include "engine/util/printable.h"
+#include "engine/util/units.h"
 
 #include <cstdio>
 #include <ctime>
@@ -171,7 +173,7 @@ std::vector<std::string> remoteTargetProblems(const RemoteTarget& target, bool a
 }
 
 RunResult runRemoteLatency(const LatencyConfig& config, const RunOutput& out, const std::optional<LatencyLimit>& limit,
-                           const RemoteTarget& target)
+                           const RemoteTarget& target, const std::string& cpuList)
 {
     RunResult result;
     RemoteLink link;
@@ -194,8 +196,25 @@ RunResult runRemoteLatency(const LatencyConfig& config, const RunOutput& out, co
         return result;
     }
     const nlohmann::json hello = client.agentHello();
+    // --cpus stands for the target's CPUs: "all" is read again against its probe, not this machine's (an explicit CPU
+    // the target lacks is refused by the agent's validate(), with a local run's sentence).
+    LatencyConfig sent = config;
+    if (!cpuList.empty()) {
+        std::vector<std::string> probeProblems;
+        const CpuTopology topo =
+            targetTopology(systemProbeFromJson(hello.value("probe", nlohmann::json::object()), probeProblems));
+        if (const std::optional<std::vector<int>> cpus = parseCpuList(cpuList, topo.allowed)) {
+            sent.cpus = *cpus;
+        } else {
+            result.exitCode = reportInvalid("latency", {"cpus: '" + printable(cpuList) +
+                                                        "' cannot be read against the target's CPUs (its probe lists "
+                                                        "none online); give numbers like 0,2-3"});
+            endAgent();
+            return result;
+        }
+    }
     nlohmann::json started;
-    if (Error e = client.start("latency", toJson(config), kRemoteStartMs, &started)) {
+    if (Error e = client.start("latency", toJson(sent), kRemoteStartMs, &started)) {
         printRemoteError(e.message);
         endAgent();
         result.exitCode = exitCodeFor(e.kind);
@@ -210,12 +229,20 @@ RunResult runRemoteLatency(const LatencyConfig& config, const RunOutput& out, co
     uint64_t statusGeneration = 0;
     std::optional<AgentLatencyStatus> lastStatus;
     bool printed = false;
+    bool unavailableSaid = false; // as a local run: tracing's refusal on stderr as soon as a status brings it
     const auto showStatus = [&] {
         uint64_t generation = 0;
         if (auto j = client.status(statusGeneration, generation)) {
             statusGeneration = generation;
             if (auto s = agentLatencyStatusFromJson(*j))
                 lastStatus = std::move(s);
+        }
+        if (config.trace && lastStatus && !lastStatus->tracingUnavailable.empty() && !unavailableSaid) {
+            LatencySnapshot said;
+            auto tracing = std::make_shared<LatencyTracing>();
+            tracing->unavailable = lastStatus->tracingUnavailable;
+            said.tracing = std::move(tracing);
+            printTracingUnavailable("latency", said, unavailableSaid);
         }
         if (!lastStatus || !progress.due())
             return;
@@ -266,6 +293,12 @@ RunResult runRemoteLatency(const LatencyConfig& config, const RunOutput& out, co
         printStoppedBy(result.signal);
     }
     printLatencySummary(snap);
+    // --trace: the agent's recording ends with the run's anatomy blocks (docs/recording-format.md, Anatomy), which
+    // the replay put back in the snapshot; printed as a local run prints its own, and so is tracing's refusal there.
+    if (!out.quiet)
+        printAnatomy(snap);
+    printTracingUnavailable("latency", snap, unavailableSaid);
+    printTracingStopError("latency", snap);
     if (replayed.read.lost)
         std::printf("  recorder      %llu samples not kept (the agent's link fell behind)\n",
                     (unsigned long long)replayed.read.lost);

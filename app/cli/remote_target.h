@@ -23,8 +23,9 @@ struct RemoteTarget {
 /// @brief The sentences for target flags that cannot work together or a URL that is not a target (exit 2).
 std::vector<std::string> remoteTargetProblems(const RemoteTarget& target, bool agentPathGiven);
 
-/// @brief A run in the agent @p target reaches, printed as a local run is.
+/// @brief A run in the agent @p target reaches, printed as a local run is. @p cpuList is --cpus as given (empty: not
+/// given): "all" is the target's CPUs, read from its hello's probe.
 RunResult runRemoteLatency(const LatencyConfig& config, const RunOutput& out, const std::optional<LatencyLimit>& limit,
-                           const RemoteTarget& target);
+                           const RemoteTarget& target, const std::string& cpuList);
 
 } // namespace rtscope::cli

@@ -6,12 +6,15 @@
 // ExperimentTraits specialisation and one entry in ExperimentConfigs; the compiler then names every place (the CLI's
 // phase runner, for one) that has no overload for its config yet.
 //
-// The sweep is not an entry: it runs the latency experiment over a list of settings and has no preset form.
+// The sweep is not an entry: it runs the latency experiment over a list of settings and has no preset form, so
+// presets and `rtscope run` do not name it. It has traits all the same (below the list), which is what the agent and
+// a page on a remote target need of an experiment (docs/remote.md): its name, JSON reader and experiment.
 #include "engine/experiments/deadline/deadline_experiment.h"
 #include "engine/experiments/latency/latency_experiment.h"
 #include "engine/experiments/locks/contention_experiment.h"
 #include "engine/experiments/locks/inversion_experiment.h"
 #include "engine/experiments/starvation/starvation_experiment.h"
+#include "engine/experiments/sweep/sweep_experiment.h"
 #include "engine/experiments/timers/drift_experiment.h"
 #include "engine/experiments/timers/sleep_floor_experiment.h"
 #include "engine/rt/cpu_topology.h"
@@ -94,6 +97,17 @@ template <> struct ExperimentTraits<DeadlineConfig> {
     static DeadlineConfig fromJson(const nlohmann::json& j, std::vector<std::string>& e)
     {
         return deadlineConfigFromJson(j, e);
+    }
+    static CpuTopology placementTopology() { return CpuTopology::current(); }
+};
+
+/// Not in ExperimentConfigs: no preset names a sweep (see above). The agent runs it by this name.
+template <> struct ExperimentTraits<SweepConfig> {
+    using Experiment = SweepExperiment; ///< the factory: what runs this config
+    static constexpr std::string_view kName = "sweep";
+    static SweepConfig fromJson(const nlohmann::json& j, std::vector<std::string>& e)
+    {
+        return sweepConfigFromJson(j, e);
     }
     static CpuTopology placementTopology() { return CpuTopology::current(); }
 };

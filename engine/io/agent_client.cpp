@@ -208,6 +208,15 @@ Error connectAgentTcp(const std::string& host, int port, int timeoutMs, int& fd)
     return {};
 }
 
+CpuTopology targetTopology(const SystemProbe& probe)
+{
+    CpuTopology t;
+    t.online = probe.onlineCpus;
+    t.allowed = probe.onlineCpus;
+    t.isolated = probe.isolatedCpus;
+    return t;
+}
+
 std::vector<std::string> sshAgentArgv(const AgentTarget& target, const std::string& agentPath,
                                       const std::vector<std::string>& sshOptions)
 {

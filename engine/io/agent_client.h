@@ -4,6 +4,8 @@
 /// get the same two descriptors). Used by `rtscope latency --target-cmd`; made for the desktop app as well: every
 /// call is thread-safe and none blocks longer than its timeout.
 #include "engine/io/agent_protocol.h"
+#include "engine/rt/cpu_topology.h"
+#include "engine/rt/system_probe.h"
 #include "engine/util/error.h"
 
 #include <nlohmann/json.hpp>
@@ -60,6 +62,11 @@ Error connectAgentTcp(const std::string& host, int port, int timeoutMs, int& fd)
 /// -- [USER@]HOST AGENT agent --stdio` (@p agentPath shell-quoted: the remote side runs it through its shell).
 std::vector<std::string> sshAgentArgv(const AgentTarget& target, const std::string& agentPath,
                                       const std::vector<std::string>& sshOptions);
+
+/// @brief The CPUs a target offers, from its probe (the hello's "probe", systemProbeFromJson): its online CPUs, all
+/// allowed (the agent runs unpinned), and its isolated ones. What a config is checked against and "all" expands to
+/// before it is sent (docs/remote.md).
+CpuTopology targetTopology(const SystemProbe& probe);
 
 /// @brief A Snapshot message of an experiment other than latency (docs/remote.md): which experiment and run, whether
 /// it is the last of its run, and the snapshot as JSON (read it with engine/io/snapshot_json.h).

@@ -314,7 +314,11 @@ nlohmann::json agentLatencyStatusJson(const LatencySnapshot& snapshot)
                            {"last_ns", t.lastNs},
                            {"mean_ns", t.histogram.mean()},
                            {"max_ns", t.histogram.max()}});
-    return {{"priority", snapshot.config.priority}, {"period_ns", snapshot.config.periodNs}, {"threads", threads}};
+    nlohmann::json j{
+        {"priority", snapshot.config.priority}, {"period_ns", snapshot.config.periodNs}, {"threads", threads}};
+    if (snapshot.tracing && !snapshot.tracing->active && !snapshot.tracing->unavailable.empty())
+        j["tracing_unavailable"] = snapshot.tracing->unavailable.substr(0, kMaxAgentTracingReason);
+    return j;
 }
 
 std::optional<AgentLatencyStatus> agentLatencyStatusFromJson(const nlohmann::json& j)
@@ -328,6 +332,11 @@ std::optional<AgentLatencyStatus> agentLatencyStatusFromJson(const nlohmann::jso
             s.threads.push_back({t.at("cpu").get<int>(), t.at("tid").get<int>(), t.at("samples").get<uint64_t>(),
                                  t.at("min_ns").get<int64_t>(), t.at("last_ns").get<int64_t>(),
                                  t.at("mean_ns").get<double>(), t.at("max_ns").get<int64_t>()});
+        if (const auto it = j.find("tracing_unavailable"); it != j.end()) {
+            s.tracingUnavailable = it->get<std::string>();
+            if (s.tracingUnavailable.size() > kMaxAgentTracingReason)
+                return std::nullopt;
+        }
         return s;
     } catch (const nlohmann::json::exception&) {
         return std::nullopt;

@@ -167,8 +167,14 @@ struct AgentLatencyStatus {
     int priority = 0;
     int64_t periodNs = 0;
     std::vector<AgentLatencyStatusThread> threads;
+    /// --trace asked for and tracing could not start on the target: its reason (LatencyTracing::unavailable), so the
+    /// controller says it as soon as a local run would; empty otherwise ("tracing_unavailable", absent when empty).
+    std::string tracingUnavailable;
 };
-/// @brief A latency Status frame's payload from a live snapshot, and back (a field of the wrong type: nullopt).
+/// @brief The longest "tracing_unavailable" a Status frame may carry (as the recording's anatomy block cuts it).
+inline constexpr size_t kMaxAgentTracingReason = 4096;
+/// @brief A latency Status frame's payload from a live snapshot, and back (a field of the wrong type, a reason longer
+/// than kMaxAgentTracingReason: nullopt).
 nlohmann::json agentLatencyStatusJson(const LatencySnapshot& snapshot);
 std::optional<AgentLatencyStatus> agentLatencyStatusFromJson(const nlohmann::json& j);
 

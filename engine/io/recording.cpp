@@ -1804,7 +1804,15 @@ public:
             m_threads[i].drops = m_threads[i].dropsAtReset = 0;
     }
 
-    std::shared_ptr<LatencySnapshot> snapshotSoFar(int64_t nowNs) override { return merge(nowNs, false); }
+    std::shared_ptr<LatencySnapshot> snapshotSoFar(int64_t nowNs) override
+    {
+        auto merged = merge(nowNs, false);
+        // A live remote run's anatomy blocks come just before its end block (docs/remote.md): shown as they arrive,
+        // a copy, since more of its wake-up blocks may follow.
+        if (merged && m_tracing)
+            merged->tracing = std::make_shared<const LatencyTracing>(*m_tracing);
+        return merged;
+    }
 
     std::shared_ptr<const LatencySnapshot> finish(int64_t endNs)
     {

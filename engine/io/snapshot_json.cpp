@@ -2,10 +2,12 @@
 
 #include "engine/experiments/registry.h"
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <limits>
 #include <optional>
+#include <sched.h>
 #include <type_traits>
 #include <utility>
 
@@ -439,9 +441,95 @@ template <class V> void fields(V& v, DeadlineSnapshot& s)
     v("error", s.error);
 }
 
+// The sweep (docs/remote.md, "Snapshot"): its results and the running setting's latency snapshot. That snapshot's
+// tracing is not a field: a sweep never traces (SweepConfig::validate refuses base.trace), so it is always null.
+template <class V> void fields(V& v, LatencyThreadStats& s)
+{
+    v("cpu", s.cpu);
+    v("tid", s.tid);
+    v("histogram", s.histogram);
+    v("samples", s.samples);
+    v("skipped", s.skipped);
+    v("drops", s.drops);
+    v("seq_gaps", s.seqGaps);
+    v("last_ns", s.lastNs);
+    v("overflow_seqs", s.overflowSeqs);
+    v("series", s.series, LatencyAggregator::kSeriesCapacity);
+}
+
+template <class V> void fields(V& v, DeadlineOverrunFigure& s)
+{
+    v("counted", s.counted);
+    v("overruns", s.overruns);
+    v("not_counted", s.notCounted);
+}
+
+template <class V> void fields(V& v, Marker& s)
+{
+    v("t_ns", s.tNs);
+    v("seq", s.seq);
+    v("label", s.label);
+}
+
+// A measuring thread per CPU at most.
+constexpr size_t kSnapshotMaxLatencyThreads = CPU_SETSIZE;
+
+template <class V> void fields(V& v, LatencySnapshot& s)
+{
+    v("config", s.config);
+    v("generation", s.generation);
+    v("running", s.running);
+    v("finished", s.finished);
+    v("start_ns", s.startNs);
+    v("reset_ns", s.resetNs);
+    v("published_ns", s.publishedNs);
+    v("stop_requested_ns", s.stopRequestedNs);
+    v("threads", s.threads, kSnapshotMaxLatencyThreads);
+    v("overruns", s.overruns, kSnapshotMaxLatencyThreads);
+    v("markers", s.markers);
+    v("hog_iterations", s.hogIterations);
+    v("hog_iterations_per_sec", s.hogIterationsPerSec);
+    v("memory_lock", s.memoryLock);
+    v("dma_latency_held", s.dmaLatencyHeld);
+    v("dma_latency_note", s.dmaLatencyNote);
+    v("error", s.error);
+}
+
+template <class V> void fields(V& v, SweepSetting& s)
+{
+    v("policy", s.policy);
+    v("priority", s.priority);
+    v("runtime_ns", s.runtimeNs);
+    v("deadline_ns", s.deadlineNs);
+}
+
+template <class V> void fields(V& v, SweepResult& s)
+{
+    v("setting", s.setting);
+    v("stats", s.stats);
+    v("duration_ns", s.durationNs);
+    v("error", s.error);
+}
+
+template <class V> void fields(V& v, SweepSnapshot& s)
+{
+    v("config", s.config);
+    v("generation", s.generation);
+    v("results", s.results, SweepConfig::kMaxSettings);
+    v("current", s.current);
+    v("total", s.total);
+    v("live", s.live);
+    v("running", s.running);
+    v("finished", s.finished);
+    v("cancelled", s.cancelled);
+    v("load_status", s.loadStatus);
+    v("error", s.error);
+}
+
 // The enums travel as their engine order (an integer), bounded by their last value on read.
 template <class E> constexpr E kSnapshotEnumLast = E{};
 template <> constexpr WaiterKind kSnapshotEnumLast<WaiterKind> = WaiterKind::Busy;
+template <> constexpr Policy kSnapshotEnumLast<Policy> = Policy::Deadline;
 template <> constexpr SleepMethod kSnapshotEnumLast<SleepMethod> = SleepMethod::Hybrid;
 template <> constexpr LockKind kSnapshotEnumLast<LockKind> = LockKind::Ceiling;
 template <> constexpr KindRunState kSnapshotEnumLast<KindRunState> = KindRunState::Failed;
@@ -793,6 +881,10 @@ nlohmann::json toJson(const DeadlineSnapshot& s)
 {
     return put(s);
 }
+nlohmann::json toJson(const SweepSnapshot& s)
+{
+    return put(s);
+}
 
 std::shared_ptr<StarvationSnapshot> starvationSnapshotFromJson(const nlohmann::json& j,
                                                                std::vector<std::string>& errors)
@@ -895,6 +987,35 @@ std::shared_ptr<DeadlineSnapshot> deadlineSnapshotFromJson(const nlohmann::json&
     return finish(std::move(s), before, errors);
 }
 
+std::shared_ptr<SweepSnapshot> sweepSnapshotFromJson(const nlohmann::json& j, std::vector<std::string>& errors)
+{
+    const size_t before = errors.size();
+    auto s = readSnapshot<SweepSnapshot>(j, errors);
+    if (s) {
+        // The page walks the config's settings and indexes the results and the running setting by them.
+        const size_t settings = s->config.settings.size();
+        checkFit(s->total == settings,
+                 "total " + std::to_string(s->total) + " must be the config's " + std::to_string(settings) +
+                     " settings",
+                 errors);
+        checkFit(s->results.size() <= settings,
+                 "results has " + std::to_string(s->results.size()) + " rows for the config's " +
+                     std::to_string(settings) + " settings",
+                 errors);
+        checkFit(s->current < std::max<size_t>(settings, 1),
+                 "current " + std::to_string(s->current) + " must be 0 … " +
+                     std::to_string(std::max<size_t>(settings, 1) - 1),
+                 errors);
+        for (size_t i = 0; i < s->results.size() && i < settings; ++i)
+            if (!(s->results[i].setting == s->config.settings[i])) {
+                errors.push_back("results[" + std::to_string(i) + "].setting is not the config's setting " +
+                                 std::to_string(i) + " (" + s->config.settings[i].label() + ")");
+                break;
+            }
+    }
+    return finish(std::move(s), before, errors);
+}
+
 std::shared_ptr<StarvationSnapshot> snapshotFromJson(std::type_identity<StarvationConfig>, const nlohmann::json& j,
                                                      std::vector<std::string>& errors)
 {
@@ -924,6 +1045,12 @@ std::shared_ptr<DeadlineSnapshot> snapshotFromJson(std::type_identity<DeadlineCo
                                                    std::vector<std::string>& errors)
 {
     return deadlineSnapshotFromJson(j, errors);
+}
+
+std::shared_ptr<SweepSnapshot> snapshotFromJson(std::type_identity<SweepConfig>, const nlohmann::json& j,
+                                                std::vector<std::string>& errors)
+{
+    return sweepSnapshotFromJson(j, errors);
 }
 
 } // namespace rtscope

@@ -15,6 +15,7 @@
 #include "engine/experiments/locks/contention_experiment.h"
 #include "engine/experiments/locks/inversion_experiment.h"
 #include "engine/experiments/starvation/starvation_experiment.h"
+#include "engine/experiments/sweep/sweep_experiment.h"
 #include "engine/experiments/timers/drift_experiment.h"
 #include "engine/experiments/timers/sleep_floor_experiment.h"
 
@@ -37,6 +38,8 @@ nlohmann::json toJson(const SleepFloorSnapshot& s);
 nlohmann::json toJson(const InversionSnapshot& s);
 nlohmann::json toJson(const ContentionSnapshot& s);
 nlohmann::json toJson(const DeadlineSnapshot& s);
+/// @brief The sweep's results and its running setting's latency snapshot (whose tracing a sweep never has).
+nlohmann::json toJson(const SweepSnapshot& s);
 
 /// @brief The snapshot in @p j, or null with at least one sentence added to @p errors.
 std::shared_ptr<StarvationSnapshot> starvationSnapshotFromJson(const nlohmann::json& j,
@@ -48,6 +51,9 @@ std::shared_ptr<InversionSnapshot> inversionSnapshotFromJson(const nlohmann::jso
 std::shared_ptr<ContentionSnapshot> contentionSnapshotFromJson(const nlohmann::json& j,
                                                                std::vector<std::string>& errors);
 std::shared_ptr<DeadlineSnapshot> deadlineSnapshotFromJson(const nlohmann::json& j, std::vector<std::string>& errors);
+/// @brief Also refused: a total or a results list that is not the config's settings, a result whose setting is not
+/// the config's at its index, a current setting past the list.
+std::shared_ptr<SweepSnapshot> sweepSnapshotFromJson(const nlohmann::json& j, std::vector<std::string>& errors);
 
 /// @brief The reader of an experiment's snapshot by its config type (the registry's, engine/experiments/registry.h):
 /// generic code over the experiments reads with snapshotFromJson(std::type_identity<Config>{}, j, errors).
@@ -63,5 +69,7 @@ std::shared_ptr<ContentionSnapshot> snapshotFromJson(std::type_identity<Contenti
                                                      std::vector<std::string>& errors);
 std::shared_ptr<DeadlineSnapshot> snapshotFromJson(std::type_identity<DeadlineConfig>, const nlohmann::json& j,
                                                    std::vector<std::string>& errors);
+std::shared_ptr<SweepSnapshot> snapshotFromJson(std::type_identity<SweepConfig>, const nlohmann::json& j,
+                                                std::vector<std::string>& errors);
 
 } // namespace rtscope

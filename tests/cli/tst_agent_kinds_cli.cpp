@@ -1,7 +1,7 @@
-// `rtscope agent --stdio` runs every experiment of the registry (docs/remote.md, "Snapshot"): each one started once
-// over a pipe with a short config, latency streaming its recording and the others their snapshots, each decoded
-// with engine/io/snapshot_json.h and checked for its experiment's shape; a reconfigure of a running experiment other
-// than latency (a new run), a bad config refused with the local CLI's sentence while the agent goes on, and every
+// `rtscope agent --stdio` runs every experiment of the registry, and the sweep (docs/remote.md, "Snapshot"): each one
+// started once over a pipe with a short config, latency streaming its recording and the others their snapshots, each
+// decoded with engine/io/snapshot_json.h and checked for its experiment's shape; a reconfigure of a running experiment
+// other than latency (a new run), a bad config refused with the local CLI's sentence while the agent goes on, and every
 // thread of the agent joined after a stop and after its controller leaves, whatever the experiment.
 #include "tests/common/cli_process.h"
 #include "tests/common/short_experiment_configs.h"
@@ -21,7 +21,9 @@
 #include <QDir>
 #include <QtTest>
 
+#include <cerrno>
 #include <csignal>
+#include <cstdlib>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <sys/wait.h>
@@ -250,6 +252,111 @@ private slots:
         QCOMPARE(e.message, joinErrors(validateExperimentConfig("starvation", farCpu)));
         QVERIFY(!client.start("contention", shortExperimentConfig("contention"), 10'000, nullptr)); // still sound
         QVERIFY(client.waitEnded(8000));
+    }
+
+    // The sweep, which no preset names, runs on the agent by its name: started with its label, its snapshots
+    // (each setting's figures and the running setting's live snapshot) streamed and decoded, every setting run.
+    // A bad config gets `rtscope sweep`'s sentence; a stop, and the controller's leaving, stop and reap its load
+    // command with its threads.
+    void sweepRunsOnTheAgent()
+    {
+        AgentKindsSession session;
+        const Error opened = session.open();
+        QVERIFY2(!opened, opened.message.c_str());
+        AgentClient& client = *session.client;
+        const pid_t pid = session.process.pid;
+
+        const SweepConfig c = shortSweepConfig();
+        nlohmann::json started;
+        Error e = client.start("sweep", toJson(c), 10'000, &started);
+        QVERIFY2(!e, e.message.c_str());
+        QCOMPARE(started.at("experiment").get<std::string>(), std::string("sweep"));
+        QCOMPARE(started.at("label").get<std::string>(), c.label());
+        const uint64_t sweepRun = started.at("run").get<uint64_t>();
+        bool sawLive = false;
+        uint64_t count = 0;
+        const int64_t deadline = nowNs() + 10'000 * kNsPerMs;
+        while (!client.ended() && nowNs() < deadline) {
+            if (const auto m = client.snapshot(count, count); m && m->run == sweepRun && !m->final)
+                sawLive = sawLive || !m->snapshot.value("live", nlohmann::json()).is_null();
+            usleep(5000);
+        }
+        QVERIFY2(client.ended(), "the sweep did not end");
+        QVERIFY2(sawLive, "no snapshot with the running setting arrived while the sweep ran");
+        QVERIFY2(client.endedInfo().at("finished").get<bool>(), client.endedInfo().dump().c_str());
+        const auto last = client.snapshotOfRun(sweepRun);
+        QVERIFY2(last && last->final, "no final snapshot");
+        std::vector<std::string> errors;
+        const auto snap = sweepSnapshotFromJson(last->snapshot, errors);
+        QVERIFY2(snap, errors.empty() ? "" : errors.front().c_str());
+        QVERIFY(!snap->running);
+        QVERIFY(snap->finished);
+        QCOMPARE(snap->config, c);
+        QCOMPARE(snap->results.size(), c.settings.size());
+        for (const SweepResult& r : snap->results) {
+            QVERIFY2(r.error.empty(), r.error.c_str());
+            QVERIFY2(r.stats.samples > 50, qPrintable(QString::number(r.stats.samples)));
+            QVERIFY(r.durationNs >= c.eachNs);
+        }
+        QVERIFY2(agentKindsMsUntil(pid, session.baseline, nowNs(), 2000) >= 0, "the sweep's threads stayed");
+
+        // Refused with the sentence `rtscope sweep` gives for the same setting time, and nothing runs.
+        SweepConfig tooShort = c;
+        tooShort.eachNs = 10'000'000;
+        const Run local = test::run({"sweep", "--settings", "other", "--each", "10ms"});
+        QCOMPARE(local.exitCode, 2);
+        const QString sentence = local.err.trimmed().section(": ", 1); // after "rtscope sweep: "
+        e = client.start("sweep", toJson(tooShort), 10'000, nullptr);
+        QCOMPARE(int(e.kind), int(ErrorKind::InvalidConfig));
+        QVERIFY2(QString::fromStdString(e.message) == sentence,
+                 (e.message + " | local: " + sentence.toStdString()).c_str());
+        QCOMPARE(agentKindsLiveTasks(pid), session.baseline);
+
+        // A stop: the load command is stopped and reaped (gone from the process table, not a zombie) with the
+        // sweep's threads.
+        SweepConfig loaded = c;
+        loaded.eachNs = 10'000'000'000;
+        loaded.loadCmd = "exec sleep 60";
+        // The load's pid, from the newest snapshot's "running (pid N)"; -1 until one says so within 3 s.
+        const auto loadPid = [&]() -> pid_t {
+            const int64_t until = nowNs() + 3000 * kNsPerMs;
+            while (nowNs() < until) {
+                const uint64_t seen = count;
+                const auto m = client.snapshot(seen, count);
+                const std::string status = m ? m->snapshot.value("load_status", std::string()) : std::string();
+                if (const size_t at = status.find("pid "); at != std::string::npos)
+                    return pid_t(std::atoi(status.c_str() + at + 4));
+                usleep(5000);
+            }
+            return -1;
+        };
+        QVERIFY(!client.start("sweep", toJson(loaded), 10'000, nullptr));
+        pid_t load = loadPid();
+        QVERIFY(load > 0);
+        QCOMPARE(::kill(load, 0), 0);
+        int64_t t0 = nowNs();
+        QVERIFY(!client.stop());
+        double ms = agentKindsMsUntil(pid, session.baseline, t0, 3000);
+        qInfo("sweep: the agent's threads back to %d %.1f ms after the stop was sent", session.baseline, ms);
+        QVERIFY2(ms >= 0 && ms < kAgentKindsStopBoundMs, qPrintable(QString::number(ms)));
+        QVERIFY(client.waitEnded(3000));
+        QVERIFY(!client.endedInfo().at("finished").get<bool>());
+        QVERIFY2(::kill(load, 0) == -1 && errno == ESRCH, "the load command outlived the stop");
+
+        // The controller leaves (EOF) mid-sweep: every agent thread and the load command are gone.
+        QVERIFY(!client.start("sweep", toJson(loaded), 10'000, nullptr));
+        load = loadPid();
+        QVERIFY(load > 0);
+        t0 = nowNs();
+        client.closeSending();
+        ms = agentKindsMsUntil(pid, 1, t0, 3000);
+        qInfo("sweep: every agent thread gone %.1f ms after its stdin closed", ms);
+        QVERIFY2(ms >= 0 && ms < kAgentKindsStopBoundMs, qPrintable(QString::number(ms)));
+        const int status = reapAgentProcess(pid, 2000);
+        session.process.pid = -1;
+        QVERIFY(WIFEXITED(status));
+        QCOMPARE(WEXITSTATUS(status), 0);
+        QVERIFY2(::kill(load, 0) == -1 && errno == ESRCH, "the load command outlived the agent");
     }
 
     // A stop mid-run joins every thread of the run; so does the controller's leaving (EOF), here with the

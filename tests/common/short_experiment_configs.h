@@ -75,6 +75,16 @@ inline LatencyConfig shortLatencyConfig()
     return c;
 }
 
+/// @brief Not a registry entry (no preset names a sweep), but the agent runs it: two settings of 150 ms.
+inline SweepConfig shortSweepConfig()
+{
+    SweepConfig c;
+    c.settings = {SweepSetting{Policy::Other, 0}, SweepSetting{Policy::Fifo, 1}};
+    c.eachNs = 150'000'000;
+    c.base.periodNs = 1'000'000;
+    return c;
+}
+
 /// @brief The short config of the experiment @p name (a registry name) as JSON; null for an unknown name.
 inline nlohmann::json shortExperimentConfig(const std::string& name)
 {

@@ -1,7 +1,7 @@
-// The snapshots of the six experiments other than latency as JSON (engine/io/snapshot_json.h): the snapshots of
-// real short runs, mid-run and final, survive toJson → fromJson → toJson unchanged, with their logs and histograms;
-// hostile JSON (wrong types, long lists, parts that do not fit together) is refused with a sentence naming the
-// field, never read past.
+// The snapshots of the six experiments other than latency, and of the sweep, as JSON (engine/io/snapshot_json.h): the
+// snapshots of real short runs, mid-run and final, survive toJson → fromJson → toJson unchanged, with their logs and
+// histograms; hostile JSON (wrong types, long lists, parts that do not fit together) is refused with a sentence naming
+// the field, never read past.
 #include "engine/experiments/registry.h"
 #include "engine/io/snapshot_json.h"
 #include "engine/util/clock.h"
@@ -78,6 +78,8 @@ class TestSnapshotJson : public QObject {
 
     // The final JSON of each kind's run, for the hostile edits.
     std::map<std::string, nlohmann::json> m_final;
+    // The final JSON of a short real sweep (sweepSnapshotsRoundTrip), for the sweep's hostile edits.
+    nlohmann::json m_sweepFinal;
 
 private slots:
     void initTestCase()
@@ -262,6 +264,98 @@ private slots:
         });
         QVERIFY2(!errors.empty(), "accepted");
         QVERIFY2(QString::fromStdString(errors.front()).startsWith(sentence), errors.front().c_str());
+    }
+
+    // The sweep (not a registry entry, but the agent runs it): a real short sweep's snapshots, one with the running
+    // setting's live latency snapshot and the final one, survive the round trip with every figure.
+    void sweepSnapshotsRoundTrip()
+    {
+        const SweepConfig c = test::shortSweepConfig();
+        SweepExperiment e;
+        QVERIFY(!e.start(c, ExperimentTraits<SweepConfig>::placementTopology()));
+        QTRY_VERIFY_WITH_TIMEOUT(e.snapshot() && e.snapshot()->live && !e.snapshot()->live->threads.empty() &&
+                                     e.snapshot()->live->threads.front().samples > 10,
+                                 3000);
+        const nlohmann::json live = toJson(*e.snapshot());
+        QVERIFY(!live.at("live").is_null());
+        snapshotJsonRoundTrip<SweepConfig>(live, "sweep (live)");
+        QTRY_VERIFY_WITH_TIMEOUT(e.finished(), 5000);
+        e.stop();
+        m_sweepFinal = toJson(*e.snapshot());
+        snapshotJsonRoundTrip<SweepConfig>(m_sweepFinal, "sweep (final)");
+        qInfo("sweep snapshot JSON: %zu bytes with the running setting (%zu timeline points), %zu bytes final",
+              live.dump().size(), live.at("live").at("threads")[0].at("series").size(), m_sweepFinal.dump().size());
+        // Worth something only with the figures the page draws: every setting's row with its histogram.
+        QCOMPARE(m_sweepFinal.at("running").get<bool>(), false);
+        QCOMPARE(m_sweepFinal.at("finished").get<bool>(), true);
+        QCOMPARE(m_sweepFinal.at("results").size(), size_t(2));
+        for (const nlohmann::json& r : m_sweepFinal.at("results")) {
+            QVERIFY2(r.at("error").get<std::string>().empty(), r.at("error").get<std::string>().c_str());
+            QVERIFY(r.at("stats").at("samples").get<uint64_t>() > 50);
+            QCOMPARE(r.at("stats").at("histogram").at("count"), r.at("stats").at("samples"));
+            QVERIFY(r.at("stats").at("series").empty()); // the sweep keeps no timeline per setting
+        }
+        std::vector<std::string> errors;
+        const auto back = sweepSnapshotFromJson(m_sweepFinal, errors);
+        QVERIFY(back);
+        QCOMPARE(back->config, c);
+        QCOMPARE(back->results[1].setting, c.settings[1]);
+        QCOMPARE(back->results[1].stats.histogram.percentile(99),
+                 e.snapshot()->results[1].stats.histogram.percentile(99));
+    }
+
+    void sweepHostileInputNamesTheField_data()
+    {
+        QTest::addColumn<QString>("pointer");
+        QTest::addColumn<QString>("value");
+        QTest::addColumn<QString>("sentence");
+        QTest::newRow("policy out of range") << "/results/0/setting/policy"
+                                             << "99"
+                                             << "results[0].setting.policy must be an integer in 0 … 5";
+        QTest::newRow("total not the settings") << "/total"
+                                                << "7"
+                                                << "total 7 must be the config's 2 settings";
+        QTest::newRow("current past the settings") << "/current"
+                                                   << "2"
+                                                   << "current 2 must be 0 … 1";
+        QTest::newRow("result of another setting") << "/results/1/setting/priority"
+                                                   << "50"
+                                                   << "results[1].setting is not the config's setting 1 (FIFO 1)";
+        QTest::newRow("config settings unreadable") << "/config/settings"
+                                                    << "\"fast\""
+                                                    << "config: settings: 'fast' is not a policy";
+        QTest::newRow("samples a string") << "/results/0/stats/samples"
+                                          << "\"many\""
+                                          << "results[0].stats.samples must be an unsigned integer";
+        QTest::newRow("histogram that does not add up") << "/results/0/stats/histogram/count"
+                                                        << "1"
+                                                        << "results[0].stats.histogram buckets and overflow do not";
+        QTest::newRow("live not an object") << "/live"
+                                            << "[]"
+                                            << "live must be an object";
+        QTest::newRow("results longer than the settings allowed")
+            << "/results" << QString::fromStdString(nlohmann::json(std::vector<int>(33, 0)).dump())
+            << "results has 33 elements, more than the 32 allowed";
+    }
+
+    void sweepHostileInputNamesTheField()
+    {
+        QFETCH(QString, pointer);
+        QFETCH(QString, value);
+        QFETCH(QString, sentence);
+        QVERIFY2(!m_sweepFinal.is_null(), "sweepSnapshotsRoundTrip made no sweep");
+        nlohmann::json j = m_sweepFinal;
+        j[nlohmann::json::json_pointer(pointer.toStdString())] = nlohmann::json::parse(value.toStdString());
+        const std::vector<std::string> errors = snapshotJsonRead<SweepConfig>(j);
+        QVERIFY2(!errors.empty(), "accepted");
+        QVERIFY2(QString::fromStdString(errors.front()).startsWith(sentence), errors.front().c_str());
+        // A series longer than the aggregator keeps is refused before any point is read.
+        nlohmann::json big = m_sweepFinal;
+        big["results"][0]["stats"]["series"] = nlohmann::json::array();
+        big["results"][0]["stats"]["series"].get_ref<nlohmann::json::array_t&>().resize(
+            LatencyAggregator::kSeriesCapacity + 1);
+        QVERIFY(QString::fromStdString(snapshotJsonRead<SweepConfig>(big).front())
+                    .startsWith("results[0].stats.series has 120001 elements, more than the 120000 allowed"));
     }
 
     void shapesThatAreNoSnapshot()

@@ -145,6 +145,9 @@ private slots:
                                        << "FIFO 120: priority must be between 1 and 99 for fifo (got 120)";
         QTest::newRow("load and hogs") << R"({"settings": "other", "base": {"hogs": 2}, "load_cmd": "yes"})"
                                        << "load-cmd and hogs are exclusive";
+        QTest::newRow("trace") << R"({"settings": "other", "base": {"trace": true}})"
+                               << "base: trace is not a sweep option (the latency anatomy runs on the Latency page); "
+                                  "leave it unset";
     }
     void badJsonGivesSentencesNamingTheFieldAndRange()
     {

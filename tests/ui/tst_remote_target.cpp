@@ -4,7 +4,8 @@
 // the agent mid-run says "connection lost at …", keeps every sample received (saveable as a recording, and kept
 // over a Reconnect) and leaves no thread behind. Connecting never blocks the GUI thread and Cancel leaves the window
 // as it was; a run held as reference keeps its machine's name. Every page that runs on a target (the six snapshot
-// labs and the per-CPU page) runs a short config there to its end; the Sweep says that it measures this computer.
+// labs and the per-CPU page) runs a short config there to its end; a page without remote support says that it
+// measures this computer.
 #include "engine/io/recording.h"
 #include "engine/rt/system_probe.h"
 #include "tests/common/loopback_port.h"
@@ -23,7 +24,6 @@
 #include "ui/system_panel.h"
 #include "ui/timers/drift_page.h"
 #include "ui/workbench/cpus/cpus_page.h"
-#include "ui/workbench/sweep/sweep_page.h"
 
 #include "tests/common/test_main.h"
 #include <QAction>
@@ -65,6 +65,27 @@ uint64_t remoteTargetSamples(const LatencyPage& page)
     return n;
 }
 
+// A page that does not run on a target (ExperimentPage::setTarget's default): what a lab added later without remote
+// support looks like while a target is connected.
+class RemoteTargetLocalOnlyPage : public ExperimentPage {
+public:
+    QString name() const override { return "local-only"; }
+    QString shortTitle() const override { return "Local only"; }
+    QWidget* controls() override { return nullptr; }
+    bool start() override { return false; }
+    void stop() override {}
+    bool isRunning() const override { return false; }
+    void setDisplayPaused(bool paused) override { m_paused = paused; }
+    bool displayPaused() const override { return m_paused; }
+    void resetStatistics() override {}
+    QString explanation() const override { return "A page of this computer only."; }
+    void saveSettings(QSettings&) const override {}
+    void restoreSettings(QSettings&) override {}
+
+private:
+    bool m_paused = false;
+};
+
 } // namespace
 
 class TestRemoteTarget : public QObject {
@@ -72,11 +93,11 @@ class TestRemoteTarget : public QObject {
     SystemProbe m_probe = probeSystem();
     QTemporaryDir m_dir;
 
-    /// The window with the Latency page and one page the target does not run yet.
+    /// The window with the Latency page and a page that does not run on a target.
     MainWindow* makeWindow(LatencyPage** latency)
     {
         *latency = new LatencyPage(std::make_unique<LiveLatencySource>(), m_probe);
-        return new MainWindow({*latency, new SweepPage(m_probe)}, m_probe, nullptr);
+        return new MainWindow({*latency, new RemoteTargetLocalOnlyPage}, m_probe, nullptr);
     }
 
     /// Refreshes @p page as its timer would until it stops running or @p ms pass.
@@ -277,11 +298,11 @@ private slots:
         auto* drift = qobject_cast<DriftPage*>(window->page(window->pageIndex("drift")));
         QVERIFY(drift);
         QVERIFY(!drift->experiment().snapshot());
-        // The sweep does not run on a target yet, and says so.
-        window->setCurrentPage(window->pageIndex("sweep"));
-        QCOMPARE(window->page(window->pageIndex("sweep"))->measuredMachine(), QString());
-        QVERIFY2(window->targetBanner()->text().contains("this page measures this computer"),
-                 qPrintable(window->targetBanner()->text()));
+        // Every page of the app measures the target now (the Sweep's run there: tst_remote_sweep).
+        for (int i = 0; i < window->pageCount(); ++i)
+            QVERIFY2(window->page(i) == window->findPage<LatencyPage>() ||
+                         window->page(i)->measuredMachine() == machine,
+                     qPrintable(window->page(i)->name()));
 
         // A dropped link ends a page's run on the target with the sentence, and keeps what was drawn.
         window->setCurrentPage(window->pageIndex("drift"));
@@ -302,6 +323,19 @@ private slots:
         QCOMPARE(::kill(agent, SIGKILL), 0);
         QVERIFY(pollUntilStopped(drift, 10'000));
         QVERIFY2(drift->problems().join(" ").contains("connection lost"), qPrintable(drift->problems().join(" ")));
+        // The banner offers Reconnect; "Save run so far…" saves a latency recording, which a drift run is not.
+        QTRY_VERIFY_WITH_TIMEOUT(window->targetBanner()->text().contains("connection lost"), 3000);
+        QPushButton* save = nullptr;
+        QPushButton* reconnect = nullptr;
+        for (QPushButton* b : window->targetBanner()->findChildren<QPushButton*>()) {
+            if (b->text() == "Save run so far…")
+                save = b;
+            if (b->text() == "Reconnect")
+                reconnect = b;
+        }
+        QVERIFY(save && reconnect);
+        QVERIFY(save->isHidden());
+        QVERIFY(!reconnect->isHidden());
         window.reset();
         QTRY_VERIFY_WITH_TIMEOUT(test::threadsAlive() <= before, 2000);
     }

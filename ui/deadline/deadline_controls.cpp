@@ -84,8 +84,7 @@ DeadlineControls::DeadlineControls(const std::vector<int>& cpus, QWidget* parent
         auto* b = new QComboBox(form());
         b->setObjectName(name);
         b->addItem(tr("auto (highest usable CPU)"), -1);
-        for (int cpu : cpus)
-            b->addItem(tr("CPU %1").arg(cpu), cpu);
+        refillCpuCombo(b, cpus);
         b->setToolTip(tip);
         return b;
     };
@@ -184,6 +183,16 @@ DeadlineControls::DeadlineControls(const std::vector<int>& cpus, QWidget* parent
 }
 
 DeadlineControls::~DeadlineControls() = default;
+
+void DeadlineControls::setCpus(const std::vector<int>& cpus)
+{
+    // The deadline tasks themselves are never pinned (the root-domain rule): only the counter's and the FIFO phase's
+    // CPU are choices.
+    const bool counter = refillCpuCombo(m_w.counterCpu, cpus);
+    const bool fifo = refillCpuCombo(m_w.cpu, cpus);
+    if (counter || fifo)
+        emit edited();
+}
 
 void DeadlineControls::showLessonRows()
 {

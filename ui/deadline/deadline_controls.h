@@ -53,6 +53,9 @@ public:
     /// The task list's text that is not RUNTIME/PERIOD durations, as a sentence (before validate()'s).
     QStringList tasksProblems() const;
 
+    /// The CPU choices become @p cpus, as LatencyControls::setCpus() (edited() once when a chosen CPU fell back to
+    /// auto).
+    void setCpus(const std::vector<int>& cpus);
     const DeadlineControlWidgets& widgets() const { return m_w; }
     /// "5 ms/10 ms 3 ms/10 ms": the text the task field shows for @p tasks.
     static QString tasksText(const std::vector<DeadlineParams>& tasks);

@@ -172,6 +172,8 @@ std::unique_ptr<LatencySource> LatencyPage::replaceSource(std::unique_ptr<Latenc
     std::swap(m_experiment, source);
     m_cpus = cpus;
     m_measuresElsewhere = elsewhere;
+    // The CPU choices are the measured machine's (after m_cpus: a choice that fell back is checked against them).
+    m_controls->setCpus(cpus.online);
     return source;
 }
 

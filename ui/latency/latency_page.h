@@ -96,8 +96,8 @@ public:
 
     LatencySource& source() { return experiment(); }
     /// Measures through @p source from now on (a remote target's, ui/remote/: @p elsewhere), configs checked against
-    /// @p cpus (its CPUs); returns the source it replaces. A run is stopped first; what the views show and a held
-    /// reference stay.
+    /// @p cpus (its CPUs), which the controls then offer; returns the source it replaces. A run is stopped first; what
+    /// the views show and a held reference stay.
     std::unique_ptr<LatencySource> replaceSource(std::unique_ptr<LatencySource> source, const CpuTopology& cpus,
                                                  bool elsewhere);
     LatencyControls* latencyControls() const { return m_controls; }

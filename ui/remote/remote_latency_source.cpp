@@ -1,6 +1,7 @@
 #include "ui/remote/remote_latency_source.h"
 
 #include "engine/io/agent_client.h"
+#include "engine/io/agent_protocol.h"
 #include "engine/util/clock.h"
 #include "ui/remote/target_connection.h"
 
@@ -37,6 +38,9 @@ Error RemoteLatencySource::start(const LatencyConfig& config, const CpuTopology&
     m_config = config;
     m_awaitingStart = true;
     m_startSentNs = nowNs();
+    m_tracingUnavailable.clear();
+    m_statusGeneration = 0;
+    (void)client->status(0, m_statusGeneration); // a Status of an earlier run on this link is not this run's
     m_client = std::move(client);
     RecordingReplayOptions options;
     options.histogramUs = 0; // as the run keeps it, as the live page shows it
@@ -129,6 +133,12 @@ void RemoteLatencySource::pull() const
         m_awaitingStart = false;
     }
     bool changed = std::exchange(m_dirty, false);
+    if (m_config.trace && m_tracingUnavailable.empty())
+        if (const auto j = m_client->status(m_statusGeneration, m_statusGeneration))
+            if (const auto status = agentLatencyStatusFromJson(*j); status && !status->tracingUnavailable.empty()) {
+                m_tracingUnavailable = status->tracingUnavailable;
+                changed = true;
+            }
     if (const std::string fresh = m_client->recordingFrom(m_fed); !fresh.empty()) {
         m_stream->feed(fresh);
         m_fed += fresh.size();
@@ -145,6 +155,14 @@ void RemoteLatencySource::pull() const
     if (!snap)
         return;
     snap->generation = ++m_generation;
+    if (!snap->tracing && !m_tracingUnavailable.empty()) {
+        // Until the recording's anatomy block brings the same reason at the end.
+        auto tracing = std::make_shared<LatencyTracing>();
+        tracing->unavailable = m_tracingUnavailable;
+        tracing->top = m_config.traceTop;
+        tracing->thresholdNs = m_config.traceThresholdNs;
+        snap->tracing = std::move(tracing);
+    }
     if (m_endSeen) {
         // The run is over on the target (or the link is gone): the page stops, keeping what it drew.
         snap->running = false;

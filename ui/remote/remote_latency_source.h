@@ -8,6 +8,10 @@
 // looked for at each refresh (the first recording bytes: started; an error frame: refused, shown as the run's error;
 // nothing within kStartMs: said so). Stop waits at most kStopWaitMs for the run's end (on a live link it comes
 // within ~100 ms); what arrives later is still kept in the link's recording, for Save run as recording.
+//
+// Explain spikes (config.trace) runs on the target; the run's anatomy arrives at its end, in the recording's anatomy
+// blocks, and the replay puts it in the snapshot as a local run's is (docs/remote.md). While it runs, only a refusal
+// of tracing there is known: the Status frames carry its reason, which the snapshot's tracing shows at once.
 #include "engine/io/recording_stream.h"
 #include "ui/common/latency_source.h"
 
@@ -75,6 +79,8 @@ private:
     mutable bool m_dirty = false;      ///< a new snapshot is due though no byte arrived (a reset)
     mutable uint64_t m_generation = 0; ///< across runs, as the live experiment numbers its snapshots
     mutable std::shared_ptr<const LatencySnapshot> m_latest;
+    mutable uint64_t m_statusGeneration = 0;  ///< the client's last Status frame looked at
+    mutable std::string m_tracingUnavailable; ///< the target's reason why tracing could not start, from a Status
 };
 
 } // namespace rtscope

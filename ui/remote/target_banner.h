@@ -19,8 +19,9 @@ public:
     /// "board-7 …: connection lost at 12:34:56 (why). Everything received is kept.", with Reconnect and Save.
     /// @p canSave: the page's received run can be saved as a recording (the Latency page's).
     void showLost(const QString& machine, const QString& lostText, bool canSave);
-    /// On a page that does not run on a target: "Sweep: this page measures this computer (ws-1), not board-7 (…):
-    /// it does not run on a target yet." (and the lost link, with Reconnect, if it is lost).
+    /// On a page that does not run on a target (every page of the app does; a lab added without remote support
+    /// would not): "Local only: this page measures this computer (ws-1), not board-7 (…): it does not run on a target
+    /// yet." (and the lost link, with Reconnect, if it is lost).
     void showLocalPage(const QString& page, const QString& localHost, const QString& machine, const QString& lostText);
     QString text() const;
     QPushButton* reconnectButton() const { return m_reconnect; }

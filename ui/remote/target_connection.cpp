@@ -277,11 +277,7 @@ bool TargetConnection::isOpen() const
 
 CpuTopology TargetConnection::topology() const
 {
-    CpuTopology t;
-    t.online = m_probe.onlineCpus;
-    t.allowed = m_probe.onlineCpus;
-    t.isolated = m_probe.isolatedCpus;
-    return t;
+    return targetTopology(m_probe); // the CLI's conversion (engine/io/agent_client.h)
 }
 
 QString TargetConnection::machine() const

@@ -42,8 +42,7 @@ void StarvationConfigMapper::populate(const std::vector<int>& cpus)
     m_w.counterNice->setRange(-20, 19);
     m_w.cpu->clear();
     m_w.cpu->addItem(QObject::tr("auto (highest free CPU)"), -1);
-    for (int cpu : cpus)
-        m_w.cpu->addItem(QObject::tr("CPU %1").arg(cpu), cpu);
+    refillCpuCombo(m_w.cpu, cpus);
     setConfig(StarvationConfig{});
 }
 
@@ -170,5 +169,11 @@ StarvationControls::StarvationControls(const std::vector<int>& cpus, QWidget* pa
 }
 
 StarvationControls::~StarvationControls() = default;
+
+void StarvationControls::setCpus(const std::vector<int>& cpus)
+{
+    if (refillCpuCombo(m_mapper->widgets().cpu, cpus))
+        emit edited();
+}
 
 } // namespace rtscope

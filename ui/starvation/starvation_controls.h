@@ -59,6 +59,9 @@ public:
     ~StarvationControls() override;
 
     StarvationConfigMapper& mapper() { return *m_mapper; }
+    /// The CPU choices become @p cpus, as LatencyControls::setCpus() (edited() once when a chosen CPU fell back to
+    /// auto).
+    void setCpus(const std::vector<int>& cpus);
     const StarvationControlWidgets& widgets() const { return m_mapper->widgets(); }
 
 private:

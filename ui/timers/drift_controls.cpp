@@ -53,10 +53,8 @@ void DriftConfigMapper::populate(const std::vector<int>& cpus)
     m_w.slackCustom->setRangeNs(1, DriftConfig::kMaxSlackNs);
     m_w.slackCustom->setValueNs(10'000);
     m_w.cpu->clear();
-    const int last = cpus.empty() ? -1 : cpus.back();
-    m_w.cpu->addItem(last >= 0 ? QObject::tr("auto (CPU %1)").arg(last) : QObject::tr("auto"), -1);
-    for (int cpu : cpus)
-        m_w.cpu->addItem(QObject::tr("CPU %1").arg(cpu), cpu);
+    m_w.cpu->addItem(autoCpuText(cpus), -1);
+    refillCpuCombo(m_w.cpu, cpus);
     setConfig(DriftConfig{});
 }
 
@@ -240,5 +238,11 @@ DriftControls::DriftControls(const std::vector<int>& cpus, QWidget* parent)
 }
 
 DriftControls::~DriftControls() = default;
+
+void DriftControls::setCpus(const std::vector<int>& cpus)
+{
+    if (refillCpuCombo(m_mapper->widgets().cpu, cpus, autoCpuText(cpus)))
+        emit edited();
+}
 
 } // namespace rtscope

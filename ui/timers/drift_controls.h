@@ -71,6 +71,9 @@ public:
     ~DriftControls() override;
 
     DriftConfigMapper& mapper() { return *m_mapper; }
+    /// The CPU choices become @p cpus, as LatencyControls::setCpus() (edited() once when a chosen CPU fell back to
+    /// auto).
+    void setCpus(const std::vector<int>& cpus);
     const DriftControlWidgets& widgets() const { return m_mapper->widgets(); }
 
 private:

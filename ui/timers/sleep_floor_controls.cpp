@@ -56,10 +56,8 @@ void SleepFloorConfigMapper::populate(const std::vector<int>& cpus)
     m_w.priority->setValue(kDefaultRtPriority);
     m_w.margin->setRangeNs(0, SleepFloorConfig::kMaxMarginNs);
     m_w.cpu->clear();
-    const int last = cpus.empty() ? -1 : cpus.back();
-    m_w.cpu->addItem(last >= 0 ? QObject::tr("auto (CPU %1)").arg(last) : QObject::tr("auto"), -1);
-    for (int cpu : cpus)
-        m_w.cpu->addItem(QObject::tr("CPU %1").arg(cpu), cpu);
+    m_w.cpu->addItem(autoCpuText(cpus), -1);
+    refillCpuCombo(m_w.cpu, cpus);
     setConfig(SleepFloorConfig{});
 }
 
@@ -258,5 +256,11 @@ SleepFloorControls::SleepFloorControls(const std::vector<int>& cpus, QWidget* pa
 }
 
 SleepFloorControls::~SleepFloorControls() = default;
+
+void SleepFloorControls::setCpus(const std::vector<int>& cpus)
+{
+    if (refillCpuCombo(m_mapper->widgets().cpu, cpus, autoCpuText(cpus)))
+        emit edited();
+}
 
 } // namespace rtscope

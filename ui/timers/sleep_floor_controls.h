@@ -69,6 +69,9 @@ public:
     ~SleepFloorControls() override;
 
     SleepFloorConfigMapper& mapper() { return *m_mapper; }
+    /// The CPU choices become @p cpus, as LatencyControls::setCpus() (edited() once when a chosen CPU fell back to
+    /// auto).
+    void setCpus(const std::vector<int>& cpus);
     const SleepFloorControlWidgets& widgets() const { return m_mapper->widgets(); }
 
 private:

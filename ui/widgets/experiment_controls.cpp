@@ -7,6 +7,7 @@
 #include <QEvent>
 #include <QFormLayout>
 #include <QLabel>
+#include <QSignalBlocker>
 #include <QVBoxLayout>
 
 namespace rtscope {
@@ -99,6 +100,30 @@ bool selectComboData(QComboBox* box, int value)
     const int index = box->findData(value);
     box->setCurrentIndex(index);
     return index >= 0;
+}
+
+QString autoCpuText(const std::vector<int>& cpus)
+{
+    return cpus.empty() ? QObject::tr("auto") : QObject::tr("auto (CPU %1)").arg(cpus.back());
+}
+
+bool refillCpuCombo(QComboBox* box, const std::vector<int>& cpus, const QString& autoText)
+{
+    const QSignalBlocker block(box);
+    const QVariant chosen = box->currentData();
+    int lead = 0;
+    while (lead < box->count() && box->itemData(lead).toInt() < 0)
+        ++lead;
+    while (box->count() > lead)
+        box->removeItem(lead);
+    if (lead > 0 && !autoText.isNull())
+        box->setItemText(0, autoText);
+    for (int cpu : cpus)
+        box->addItem(QObject::tr("CPU %1").arg(cpu), cpu);
+    if (!chosen.isValid() || selectComboData(box, chosen.toInt()))
+        return false;
+    box->setCurrentIndex(box->count() > 0 ? 0 : -1);
+    return true;
 }
 
 } // namespace rtscope

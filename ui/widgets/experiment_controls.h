@@ -5,6 +5,8 @@
 #include <QStringList>
 #include <QWidget>
 
+#include <vector>
+
 class QComboBox;
 class QFormLayout;
 class QLabel;
@@ -60,5 +62,13 @@ private:
 int comboData(const QComboBox* box, int fallback);
 /// Selects the item whose data is @p value; false (and nothing selected) when there is none.
 bool selectComboData(QComboBox* box, int value);
+
+/// "auto (CPU n)" with n the highest of @p cpus (where auto lands), or "auto" when there are none.
+QString autoCpuText(const std::vector<int>& cpus);
+/// The CPU choices of @p box made @p cpus: "CPU n" (data n) after the box's leading choices of negative data (auto,
+/// "same as measuring"), the first of which is renamed @p autoText unless that is null. The chosen CPU stays chosen
+/// while it is among @p cpus, else the first choice (auto) is. Emits nothing (the controls' setCpus() does, once).
+/// Returns whether the choice fell back, i.e. the config the controls show changed.
+bool refillCpuCombo(QComboBox* box, const std::vector<int>& cpus, const QString& autoText = QString());
 
 } // namespace rtscope

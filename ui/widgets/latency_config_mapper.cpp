@@ -46,17 +46,20 @@ void LatencyConfigMapper::populate(const std::vector<int>& cpus)
     }
     m_w.cpu->clear();
     m_w.hogCpu->clear();
-    const int last = cpus.empty() ? -1 : cpus.back();
-    m_w.cpu->addItem(last >= 0 ? QObject::tr("auto (CPU %1)").arg(last) : QObject::tr("auto"), -1);
+    m_w.cpu->addItem(autoCpuText(cpus), -1);
     m_w.hogCpu->addItem(QObject::tr("same as measuring"), -1);
-    for (int cpu : cpus) {
-        m_w.cpu->addItem(QObject::tr("CPU %1").arg(cpu), cpu);
-        m_w.hogCpu->addItem(QObject::tr("CPU %1").arg(cpu), cpu);
-    }
+    setCpus(cpus);
     m_w.waiter->clear();
     for (WaiterKind k : kWaiters)
         m_w.waiter->addItem(QString::fromLatin1(waiterLabel(k)), int(k));
     updateEnabled();
+}
+
+bool LatencyConfigMapper::setCpus(const std::vector<int>& cpus)
+{
+    const bool measuring = refillCpuCombo(m_w.cpu, cpus, autoCpuText(cpus));
+    const bool hog = refillCpuCombo(m_w.hogCpu, cpus); // its first choice keeps its text (the per-CPU page's own)
+    return measuring || hog;
 }
 
 QStringList LatencyConfigMapper::unrepresentable(const LatencyConfig& c) const

@@ -50,6 +50,9 @@ public:
 
     /// Fills the choices: policies, the priority range from sched_get_priority_min/max, the CPUs, the waiters.
     void populate(const std::vector<int>& cpus);
+    /// Offers @p cpus as the measuring and hog CPU choices (refillCpuCombo()), without change signals; true when a
+    /// chosen CPU is not among them and its box fell back to its first choice.
+    bool setCpus(const std::vector<int>& cpus);
 
     /// Sentences for the fields of @p config that these controls cannot show (outside the window's ranges).
     QStringList unrepresentable(const LatencyConfig& config) const;

@@ -97,6 +97,12 @@ LatencyControls::LatencyControls(const std::vector<int>& cpus, QWidget* parent)
 
 LatencyControls::~LatencyControls() = default;
 
+void LatencyControls::setCpus(const std::vector<int>& cpus)
+{
+    if (m_mapper->setCpus(cpus))
+        emit edited();
+}
+
 void LatencyControls::insertRow(int row, const QString& label, QWidget* field)
 {
     formLayout()->insertRow(row, label, field);

@@ -22,6 +22,10 @@ public:
     ~LatencyControls() override;
 
     LatencyConfigMapper& mapper() { return *m_mapper; }
+    /// The CPU choices become @p cpus (the measured machine's: a remote target's, docs/remote.md); when a chosen CPU
+    /// is not among them the box falls back to its first choice and edited() is emitted once, so the page takes the
+    /// config now shown.
+    void setCpus(const std::vector<int>& cpus);
     const LatencyControlWidgets& widgets() const { return m_mapper->widgets(); }
 
     // For pages that reuse these controls with a field more or less (per-CPU, sweep): the form's rows.

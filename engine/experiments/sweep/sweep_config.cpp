@@ -111,6 +111,12 @@ std::vector<std::string> SweepConfig::validate(const CpuTopology& cpus) const
                       " (got " + formatDuration(eachNs) + ")");
     if (base.durationNs != 0 || base.maxSamples != 0)
         out.push_back("duration and samples are set per setting by 'each'; leave them unset");
+    // The sweep keeps each setting's figures and histogram, not the kernel's trace of it: the anatomy is the
+    // Latency page's (docs/experiments/anatomy.md), and a snapshot that carried one per setting would not fit a
+    // snapshot message (docs/remote.md).
+    if (base.trace)
+        out.push_back("base: trace is not a sweep option (the latency anatomy runs on the Latency page); leave it "
+                      "unset");
     if (!loadCmd.empty() && base.hogs > 0)
         out.push_back("load-cmd and hogs are exclusive: choose built-in hogs or your own load");
     if (loadCmd.size() > kMaxLoadCmdChars)
@@ -152,6 +158,12 @@ std::string sweepSettingsText(const std::vector<SweepSetting>& settings)
                     (s.deadlineNs != 0 ? "/" + sweepDurationText(s.deadlineNs) : std::string());
     }
     return text;
+}
+
+std::string SweepConfig::label() const
+{
+    return std::to_string(settings.size()) + (settings.size() == 1 ? " setting × " : " settings × ") +
+           formatDuration(eachNs) + " · " + sweepSettingsText(settings);
 }
 
 nlohmann::json toJson(const SweepConfig& c)

@@ -45,6 +45,9 @@ struct SweepConfig {
 
     /// @brief Every problem as a sentence: sweep fields here, each setting through LatencyConfig::validate.
     std::vector<std::string> validate(const CpuTopology& cpus) const;
+    /// @brief "4 settings × 10 s · other,fifo:1,fifo:50,fifo:80": what the agent's Started frame names.
+    std::string label() const;
+    bool operator==(const SweepConfig&) const = default;
 };
 
 /// @brief "other,fifo:1,fifo:80,deadline:200us/1ms": the --settings text of @p settings (parseSweepSettings reads it

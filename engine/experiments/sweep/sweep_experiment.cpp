@@ -62,6 +62,7 @@ void SweepRun::stop()
 std::shared_ptr<SweepSnapshot> SweepRun::makeSnapshot(bool running)
 {
     auto s = std::make_shared<SweepSnapshot>();
+    s->config = m_config;
     std::lock_guard lock(m_mutex);
     s->results = m_results;
     s->current = m_current;
@@ -69,6 +70,7 @@ std::shared_ptr<SweepSnapshot> SweepRun::makeSnapshot(bool running)
     // The setting's own latest snapshot, as fresh as the setting's collector made it.
     s->live = m_live ? m_live->snapshot() : nullptr;
     s->running = running && !m_ended;
+    s->finished = m_ended && m_finished.load();
     s->cancelled = m_cancel.load();
     s->loadStatus = m_loadStatus;
     return s;
@@ -88,6 +90,8 @@ void SweepRun::run()
         const SweepSetting& setting = m_config.settings[i];
         const LatencyConfig c = setting.applyTo(m_config.base);
         LatencyExperiment exp;
+        // The sweep draws no timeline: the shortest window keeps each publish's copy small, here and on the wire.
+        exp.setSeriesWindow(kNsPerSec);
         SweepResult result;
         result.setting = setting;
         const int64_t t0 = nowNs();
@@ -107,8 +111,10 @@ void SweepRun::run()
                 usleep(10'000);
             exp.stop();
             auto snap = exp.snapshot();
-            if (snap && !snap->threads.empty())
+            if (snap && !snap->threads.empty()) {
                 result.stats = snap->threads.front();
+                result.stats.series.clear(); // kept: the figures and the histogram; every publish copies them
+            }
             if (snap && !snap->error.empty())
                 result.error = snap->error;
         }

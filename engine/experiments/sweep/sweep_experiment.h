@@ -25,14 +25,21 @@ struct SweepResult {
 };
 
 struct SweepSnapshot {
+    SweepConfig config;               ///< the sweep's, as started
     uint64_t generation = 0;          ///< increases with every publish
     std::vector<SweepResult> results; ///< settings finished so far, in order
     size_t current = 0;               ///< index of the running setting
     size_t total = 0;
-    std::shared_ptr<const LatencySnapshot> live; ///< the running setting's latest snapshot
-    bool running = false;                        ///< the sweep still goes on (false once every setting ran)
-    bool cancelled = false;
+    /// The running setting's latest snapshot. Its timeline (series) covers the last second only: the sweep draws
+    /// none, and keeps only each setting's figures and histogram (results[i].stats has no series).
+    std::shared_ptr<const LatencySnapshot> live;
+    bool running = false;   ///< the sweep still goes on (false once every setting ran)
+    bool finished = false;  ///< every setting ran (a refused one as a failed row); false when a stop cut it short
+    bool cancelled = false; ///< stop() was asked
     std::string loadStatus; ///< the load command's state ("running", "exited with 1", …)
+    /// Why the sweep could not go on, other than one setting's refusal (which is that row's error); empty if none.
+    /// A sweep on this computer always goes on; a sweep on a remote target ends here when the link is lost.
+    std::string error;
 };
 
 /// @brief One sweep (the ExperimentRun of SweepExperiment). It has no real-time thread and no ring of its own: its

@@ -53,9 +53,8 @@ void ContentionConfigMapper::populate(const std::vector<int>& cpus)
         m_w.placement->addItem(QObject::tr("spread: pinned round-robin"), int(Placement::Spread));
         m_w.placement->addItem(QObject::tr("all on one CPU"), int(Placement::OneCpu));
         m_w.cpu->clear();
-        m_w.cpu->addItem(cpus.empty() ? QObject::tr("auto") : QObject::tr("auto (CPU %1)").arg(cpus.back()), -1);
-        for (int cpu : cpus)
-            m_w.cpu->addItem(QObject::tr("CPU %1").arg(cpu), cpu);
+        m_w.cpu->addItem(autoCpuText(cpus), -1);
+        refillCpuCombo(m_w.cpu, cpus);
         m_w.policy->clear();
         for (Policy p : kAllPolicies)
             m_w.policy->addItem(QString::fromLatin1(policyKernelName(p)), int(p));
@@ -242,5 +241,11 @@ ContentionControls::ContentionControls(const std::vector<int>& cpus, QWidget* pa
 }
 
 ContentionControls::~ContentionControls() = default;
+
+void ContentionControls::setCpus(const std::vector<int>& cpus)
+{
+    if (refillCpuCombo(m_mapper->widgets().cpu, cpus, autoCpuText(cpus)))
+        emit edited();
+}
 
 } // namespace rtscope

@@ -62,6 +62,9 @@ public:
     ~ContentionControls() override;
 
     ContentionConfigMapper& mapper() { return *m_mapper; }
+    /// The CPU choices become @p cpus, as LatencyControls::setCpus() (edited() once when a chosen CPU fell back to
+    /// auto).
+    void setCpus(const std::vector<int>& cpus);
     const ContentionControlWidgets& widgets() const { return m_mapper->widgets(); }
 
 private:

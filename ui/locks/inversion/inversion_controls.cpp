@@ -43,8 +43,7 @@ void InversionConfigMapper::populate(const std::vector<int>& cpus)
         m_w.duration->setRangeNs(InversionConfig::kMinDurationNs, InversionConfig::kMaxDurationNs);
         m_w.cpu->clear();
         m_w.cpu->addItem(QObject::tr("auto (highest free CPU)"), -1);
-        for (int cpu : cpus)
-            m_w.cpu->addItem(QObject::tr("CPU %1").arg(cpu), cpu);
+        refillCpuCombo(m_w.cpu, cpus);
         for (QSpinBox* s : {m_w.lowPriority, m_w.mediumPriority, m_w.highPriority})
             s->setRange(priorityMin(Policy::Fifo), InversionConfig::kMaxPriority);
     }
@@ -167,6 +166,12 @@ InversionControls::InversionControls(const std::vector<int>& cpus, QWidget* pare
 }
 
 InversionControls::~InversionControls() = default;
+
+void InversionControls::setCpus(const std::vector<int>& cpus)
+{
+    if (refillCpuCombo(m_mapper->widgets().cpu, cpus))
+        emit edited();
+}
 
 std::optional<LockKind> InversionControls::compareWith() const
 {

@@ -54,6 +54,9 @@ public:
     ~InversionControls() override;
 
     InversionConfigMapper& mapper() { return *m_mapper; }
+    /// The CPU choices become @p cpus, as LatencyControls::setCpus() (edited() once when a chosen CPU fell back to
+    /// auto).
+    void setCpus(const std::vector<int>& cpus);
     const InversionControlWidgets& widgets() const { return m_mapper->widgets(); }
 
     /// The lock of the follow-up run, if one is chosen.

@@ -9,6 +9,8 @@
 #include <QSignalBlocker>
 #include <QVBoxLayout>
 
+#include <algorithm>
+
 namespace rtscope {
 
 namespace {
@@ -32,8 +34,7 @@ CpuListEdit::CpuListEdit(const std::vector<int>& allowed, const SystemProbe& pro
     m_info->setObjectName("cpuInfo");
     m_info->setWordWrap(true);
     m_info->setEnabled(false);
-    m_info->setText(tr("all = %1 · isolated: %2 · nohz_full: %3")
-                        .arg(listOrNone(allowed), listOrNone(probe.isolatedCpus), listOrNone(probe.nohzFullCpus)));
+    showInfo(probe);
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->setSpacing(2);
@@ -58,6 +59,29 @@ void CpuListEdit::setCpus(const std::vector<int>& cpus)
 {
     const QSignalBlocker block(m_edit);
     m_edit->setText(cpus == m_allowed ? QStringLiteral("all") : QString::fromStdString(formatCpuList(cpus)));
+}
+
+bool CpuListEdit::setAllowed(const std::vector<int>& allowed, const SystemProbe& probe)
+{
+    const std::optional<std::vector<int>> before = cpus();
+    m_allowed = allowed;
+    showInfo(probe);
+    if (const std::optional<std::vector<int>> now = cpus()) {
+        const auto offered = [&](int cpu) {
+            return std::find(allowed.begin(), allowed.end(), cpu) != allowed.end();
+        };
+        if (!std::all_of(now->begin(), now->end(), offered)) {
+            const QSignalBlocker block(m_edit);
+            m_edit->setText(QStringLiteral("all"));
+        }
+    }
+    return cpus() != before;
+}
+
+void CpuListEdit::showInfo(const SystemProbe& probe)
+{
+    m_info->setText(tr("all = %1 · isolated: %2 · nohz_full: %3")
+                        .arg(listOrNone(m_allowed), listOrNone(probe.isolatedCpus), listOrNone(probe.nohzFullCpus)));
 }
 
 QString CpuListEdit::text() const

@@ -25,6 +25,11 @@ public:
     QString problem() const;
     /// Shows @p cpus ("all" when they are every allowed CPU) without emitting edited().
     void setCpus(const std::vector<int>& cpus);
+    /// "all" becomes @p allowed, and the line underneath @p probe's isolated and nohz_full CPUs: the measured
+    /// machine's (a remote target's, docs/remote.md). A list naming a CPU outside @p allowed falls back to "all".
+    /// Emits nothing; returns whether the CPUs the text stands for changed (the page then takes them).
+    bool setAllowed(const std::vector<int>& allowed, const SystemProbe& probe);
+    const std::vector<int>& allowed() const { return m_allowed; }
     QString text() const;
     QLineEdit* lineEdit() const { return m_edit; }
 
@@ -32,6 +37,8 @@ signals:
     void edited();
 
 private:
+    void showInfo(const SystemProbe& probe);
+
     std::vector<int> m_allowed;
     QLineEdit* m_edit;
     QLabel* m_info;

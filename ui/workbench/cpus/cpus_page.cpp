@@ -155,6 +155,12 @@ bool CpusPage::setTarget(TargetConnection* target)
     m_experiment->setSeriesWindow(kSeriesWindowNs);
     m_target = target;
     m_topo = topology();
+    // The choices are the measured machine's CPUs; a chosen one it lacks falls back (auto, "all"), and the page takes
+    // the config then shown, once.
+    const bool list = m_cpuList->setAllowed(m_topo.allowed, measuredMachine().isEmpty() ? m_probe : target->probe());
+    const bool combos = m_controls->mapper().setCpus(m_topo.online);
+    if (list || combos)
+        controlsEdited();
     return true;
 }
 

@@ -74,6 +74,11 @@ SweepControls::SweepControls(const std::vector<int>& cpus, QWidget* parent)
     updateEnabled();
 }
 
+void SweepControls::setCpus(const std::vector<int>& cpus)
+{
+    m_latency->setCpus(cpus);
+}
+
 SweepControls::Load SweepControls::load() const
 {
     return Load(m_load->currentData().toInt());

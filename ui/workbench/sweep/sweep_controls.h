@@ -40,6 +40,8 @@ public:
     QStringList problems() const;
     void setStatus(const QString& text);
 
+    /// The CPU choices become @p cpus (LatencyControls::setCpus(), whose edited() is this panel's).
+    void setCpus(const std::vector<int>& cpus);
     LatencyControls* latencyControls() const { return m_latency; }
     QLineEdit* settingsEdit() const { return m_settings; }
     DurationSpinBox* eachEdit() const { return m_each; }

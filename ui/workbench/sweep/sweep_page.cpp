@@ -143,7 +143,13 @@ void SweepPage::runStarting(const SweepConfig& c)
 {
     m_running = c;
     m_userStopped = false;
-    showSnapshot(*m_experiment->snapshot(), c); // the host published this sweep's first snapshot in start()
+    // Here the host published this sweep's first snapshot in start(); on a target the first one is still on its
+    // way, and until it comes the sweep is shown starting.
+    const std::shared_ptr<const SweepSnapshot> first = latestSnapshot();
+    SweepSnapshot starting;
+    starting.running = true;
+    starting.total = c.settings.size();
+    showSnapshot(first && !onTarget() ? *first : starting, c);
 }
 
 void SweepPage::stop()
@@ -164,14 +170,24 @@ void SweepPage::endSweep(bool userStopped)
     SweepPageBase::stop();
     // The result is shown even while the display is paused: it is the sweep's outcome, not one frame of it.
     if (displayPaused())
-        showSnapshot(*m_experiment->snapshot(), m_running);
+        if (const std::shared_ptr<const SweepSnapshot> s = latestSnapshot())
+            showSnapshot(*s, m_running);
 }
 
 QString SweepPage::stoppedMessage(bool) const
 {
-    const std::shared_ptr<const SweepSnapshot> s = m_experiment->snapshot();
-    return m_userStopped ? tr("Sweep stopped after %1 of %2 settings").arg(s->results.size()).arg(s->total)
+    const std::shared_ptr<const SweepSnapshot> s = latestSnapshot();
+    const size_t done = s ? s->results.size() : 0;
+    if (s && !s->error.empty()) // on a target: the link was lost (the error is shown next to the controls)
+        return tr("Sweep ended after %1 of %2 settings").arg(done).arg(m_running.settings.size());
+    return m_userStopped ? tr("Sweep stopped after %1 of %2 settings").arg(done).arg(m_running.settings.size())
                          : tr("Sweep finished");
+}
+
+int64_t SweepPage::liveElapsedNs(const LatencySnapshot& live) const
+{
+    // A target's clock is not this computer's: there the time of its last publish is what is known.
+    return onTarget() ? live.publishedNs - live.startNs : nowNs() - live.startNs;
 }
 
 void SweepPage::configEdited(const SweepConfig& c)
@@ -233,12 +249,15 @@ void SweepPage::showSnapshot(const SweepSnapshot& s, const SweepConfig& c)
             if (s.current == i && s.live && !s.live->threads.empty()) {
                 const LatencyThreadStats& t = s.live->threads.front();
                 row.summary = summarizeRun(t, c.settings[i].label());
-                row.note = tr("running · %1 left").arg(dur(c.eachNs - (nowNs() - s.live->startNs)));
+                row.note = tr("running · %1 left").arg(dur(c.eachNs - liveElapsedNs(*s.live)));
                 histogram = &t.histogram;
                 curveName = tr("%1 (running)").arg(label);
             }
         } else {
-            row.note = s.running ? tr("pending") : (m_userStopped ? tr("not run: stopped") : tr("not run yet"));
+            row.note = s.running          ? tr("pending")
+                       : m_userStopped    ? tr("not run: stopped")
+                       : !s.error.empty() ? tr("not run: the sweep ended")
+                                          : tr("not run yet");
         }
         rows.push_back(row);
         points.push_back(point);
@@ -269,7 +288,7 @@ void SweepPage::drawFacts(const SweepSnapshot* s, const SweepConfig& c)
     const bool running = s && s->running;
     int64_t settingLeft = c.eachNs;
     if (running && s->live && s->current == done)
-        settingLeft = std::clamp<int64_t>(c.eachNs - (nowNs() - s->live->startNs), 0, c.eachNs);
+        settingLeft = std::clamp<int64_t>(c.eachNs - liveElapsedNs(*s->live), 0, c.eachNs);
     if (running) {
         const QString label = done < total ? QString::fromStdString(c.settings[done].label()) : QString();
         m_setting->setValue(tr("%1 of %2").arg(std::min(done + 1, total)).arg(total),
@@ -278,7 +297,9 @@ void SweepPage::drawFacts(const SweepSnapshot* s, const SweepConfig& c)
         m_left->setValue(dur(settingLeft), tr("of this setting · %1 for the whole sweep").arg(dur(sweepLeft)));
     } else if (done > 0) {
         m_setting->setValue(tr("%1 of %2 done").arg(done).arg(total),
-                            m_userStopped ? tr("stopped by you") : tr("sweep finished"));
+                            m_userStopped       ? tr("stopped by you")
+                            : !s->error.empty() ? tr("ended: %1").arg(QString::fromStdString(s->error))
+                                                : tr("sweep finished"));
         m_left->setValue(dur(0), tr("%1 each · %2 in all").arg(dur(c.eachNs)).arg(dur(c.eachNs * int64_t(total))));
     } else {
         m_setting->setValue(tr("%1 settings").arg(total), tr("%1 each · press Start").arg(dur(c.eachNs)));

@@ -3,7 +3,8 @@
 // FIFO 1, 10, 50, 80, 98 …) for a fixed time each, under built-in hogs or your own command as background load, which is
 // stopped and reaped afterwards whatever happens. The result is p50/p99/p99.9/max against the setting as a chart and
 // a table, with each setting's histogram kept for an overlay. Progress says which setting runs and how long is left;
-// Stop cancels within 100 ms; a setting that could not run (EPERM) is shown as failed, never as zeros.
+// Stop cancels within 100 ms; a setting that could not run (EPERM) is shown as failed, never as zeros. With a
+// target connected the sweep, its load included, runs there through the agent (docs/remote.md).
 #include "engine/experiments/sweep/sweep_experiment.h"
 #include "ui/polled_page.h"
 #include "ui/workbench/sweep/sweep_controls.h"
@@ -65,6 +66,8 @@ private:
     /// Stops the sweep (@p userStopped: by Stop, before every setting ran) and shows its result.
     void endSweep(bool userStopped);
     void drawFacts(const SweepSnapshot* snapshot, const SweepConfig& config);
+    /// How long the running setting of @p live has run: to now here, to its last publish on a target.
+    int64_t liveElapsedNs(const LatencySnapshot& live) const;
 
     SweepConfig m_running; ///< the config of the sweep shown
     QLabel* m_lossWarning;
