@@ -4,6 +4,7 @@
 // --json has the same "anatomy" object; when tracing cannot start on the target, the agent's reason reaches stderr
 // in the local run's words, once; --trace-dat, whose raw trace stays on the target, is refused with a target.
 #include "tests/common/cli_process.h"
+#include "tests/common/traced_run.h"
 
 #include "engine/rt/cpu_topology.h"
 #include "engine/trace/trace_session.h"
@@ -33,15 +34,7 @@ private slots:
     {
         QVERIFY2(QFile::exists(binary()), "RTSCOPE_BINARY must point at the built rtscope");
         QVERIFY(m_dir.isValid());
-        const CpuTopology topo = CpuTopology::current();
-        m_cpu = topo.allowed.empty() ? -1 : topo.allowed.back();
-        const TraceProbe p = TraceSession::probe();
-        if (!p.kernelHasTracefs)
-            m_noTrace = "the kernel has no tracefs: " + QString::fromStdString(p.reason);
-        else if (geteuid() != 0)
-            m_noTrace = "a traced run needs root here (tracefs): " + QString::fromStdString(p.reason);
-        if (m_cpu < 0)
-            m_noTrace = "no usable CPU";
+        m_noTrace = test::tracedRunUnavailable(m_cpu);
     }
 
     void remoteTracedRunPrintsTheAnatomy()

@@ -4,6 +4,7 @@
 // as the culprit and explains the worst wake-ups, with the cyclictest outputs where they were; and a run where
 // tracing cannot work (an unprivileged user) that still measures, exits 0 and says why.
 #include "tests/common/cli_process.h"
+#include "tests/common/traced_run.h"
 
 // The CLI's code is in the rtscope binary, which the tests do not link: the one file under test is compiled here.
 // It needs only the engine and the standard library.
@@ -151,15 +152,7 @@ private slots:
     void initTestCase()
     {
         QVERIFY2(QFile::exists(binary()), "RTSCOPE_BINARY must point at the built rtscope");
-        const CpuTopology topo = CpuTopology::current();
-        m_cpu = topo.allowed.empty() ? -1 : topo.allowed.back();
-        const TraceProbe p = TraceSession::probe();
-        if (!p.kernelHasTracefs)
-            m_noTrace = "the kernel has no tracefs: " + QString::fromStdString(p.reason);
-        else if (geteuid() != 0)
-            m_noTrace = "a traced run needs root here (tracefs): " + QString::fromStdString(p.reason);
-        if (m_cpu < 0)
-            m_noTrace = "no usable CPU";
+        m_noTrace = test::tracedRunUnavailable(m_cpu);
     }
 
     void helpListsTheFlags()

@@ -2,6 +2,7 @@
 // `rtscope latency --trace --record` prints the anatomy section the run printed, and its --json "anatomy" is the
 // run's own, field by field.
 #include "tests/common/cli_process.h"
+#include "tests/common/traced_run.h"
 
 #include "engine/rt/cpu_topology.h"
 #include "engine/trace/trace_session.h"
@@ -38,15 +39,7 @@ private slots:
     {
         QVERIFY2(QFile::exists(binary()), "RTSCOPE_BINARY must point at the built rtscope");
         QVERIFY(m_dir.isValid());
-        const CpuTopology topo = CpuTopology::current();
-        m_cpu = topo.allowed.empty() ? -1 : topo.allowed.back();
-        const TraceProbe p = TraceSession::probe();
-        if (!p.kernelHasTracefs)
-            m_noTrace = "the kernel has no tracefs: " + QString::fromStdString(p.reason);
-        else if (geteuid() != 0)
-            m_noTrace = "a traced run needs root here (tracefs): " + QString::fromStdString(p.reason);
-        if (m_cpu < 0)
-            m_noTrace = "no usable CPU";
+        m_noTrace = test::tracedRunUnavailable(m_cpu);
     }
 
     void replayShowsTheRunsAnatomy()

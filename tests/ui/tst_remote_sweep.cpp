@@ -67,18 +67,27 @@ class TestRemoteSweep : public QObject {
     Q_OBJECT
     SystemProbe m_probe = probeSystem();
 
+    /// A window of every page connected to this build's agent, and its Sweep page; null (and @p error) when the link
+    /// could not be made.
+    SweepPage* sweepOnTarget(std::unique_ptr<MainWindow>& window, QString& error)
+    {
+        window.reset(new MainWindow(createExperimentPages(m_probe), m_probe, nullptr));
+        if (!remoteSweepConnect(*window, error))
+            return nullptr;
+        return qobject_cast<SweepPage*>(window->page(window->pageIndex("sweep")));
+    }
+
 private slots:
     void initTestCase() { QVERIFY2(QFile::exists(remoteSweepBinary()), "RTSCOPE_BINARY must point at rtscope"); }
 
     void aShortSweepRunsOnTheTarget()
     {
         const int before = test::threadsAlive();
-        std::unique_ptr<MainWindow> window(new MainWindow(createExperimentPages(m_probe), m_probe, nullptr));
+        std::unique_ptr<MainWindow> window;
         QString error;
-        QVERIFY2(remoteSweepConnect(*window, error), qPrintable(error));
+        SweepPage* page = sweepOnTarget(window, error);
+        QVERIFY2(page, qPrintable(error));
         const QString machine = window->target()->machine();
-        auto* page = qobject_cast<SweepPage*>(window->page(window->pageIndex("sweep")));
-        QVERIFY(page);
         QCOMPARE(page->measuredMachine(), machine);
         window->setCurrentPage(window->pageIndex("sweep"));
         QVERIFY2(window->targetBanner()->text().startsWith("Measuring on " + machine),
@@ -126,11 +135,10 @@ private slots:
     void stopMidSweepEndsTheRunOnTheTarget()
     {
         const int before = test::threadsAlive();
-        std::unique_ptr<MainWindow> window(new MainWindow(createExperimentPages(m_probe), m_probe, nullptr));
+        std::unique_ptr<MainWindow> window;
         QString error;
-        QVERIFY2(remoteSweepConnect(*window, error), qPrintable(error));
-        auto* page = qobject_cast<SweepPage*>(window->page(window->pageIndex("sweep")));
-        QVERIFY(page);
+        SweepPage* page = sweepOnTarget(window, error);
+        QVERIFY2(page, qPrintable(error));
         SweepConfig c = test::shortSweepConfig();
         c.eachNs = 30'000'000'000; // only the Stop ends it
         c.loadCmd = "exec sleep 60";
@@ -164,11 +172,10 @@ private slots:
     void aDroppedLinkEndsTheSweepAndKeepsItsRows()
     {
         const int before = test::threadsAlive();
-        std::unique_ptr<MainWindow> window(new MainWindow(createExperimentPages(m_probe), m_probe, nullptr));
+        std::unique_ptr<MainWindow> window;
         QString error;
-        QVERIFY2(remoteSweepConnect(*window, error), qPrintable(error));
-        auto* page = qobject_cast<SweepPage*>(window->page(window->pageIndex("sweep")));
-        QVERIFY(page);
+        SweepPage* page = sweepOnTarget(window, error);
+        QVERIFY2(page, qPrintable(error));
         SweepConfig c = test::shortSweepConfig();
         c.settings.push_back(SweepSetting{Policy::Batch, 0});
         c.eachNs = 2'000'000'000; // the link drops during the second setting
