@@ -180,6 +180,9 @@ private slots:
         QVERIFY2(window->targetBanner()->text().startsWith("Measuring on " + host),
                  qPrintable(window->targetBanner()->text()));
         QVERIFY(window->targetBanner()->text().contains("agent --stdio"));
+        // Tracing is the target's to check: offered, with a note that says so.
+        QVERIFY2(latency->latencyControls()->traceNote().startsWith("On the target:"),
+                 qPrintable(latency->latencyControls()->traceNote()));
         auto* dock = window->findChild<QDockWidget*>("systemDock");
         QVERIFY(dock);
         QCOMPARE(dock->windowTitle(), "System: " + window->target()->machine());
@@ -230,6 +233,7 @@ private slots:
         QVERIFY(!window->targetConnected());
         QVERIFY(window->targetBanner()->isHidden());
         QCOMPARE(window->windowTitle(), QString("rtscope — scheduling latency, live"));
+        QVERIFY(!latency->latencyControls()->traceNote().startsWith("On the target:"));
         QVERIFY(latency->hasReference());
         QVERIFY(dynamic_cast<LiveLatencySource*>(&latency->source()));
         QCOMPARE(latency->applyConfig(shortOtherConfig(*latency, 300'000'000)), QStringList());

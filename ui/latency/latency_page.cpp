@@ -174,6 +174,7 @@ std::unique_ptr<LatencySource> LatencyPage::replaceSource(std::unique_ptr<Latenc
     m_measuresElsewhere = elsewhere;
     // The CPU choices are the measured machine's (after m_cpus: a choice that fell back is checked against them).
     m_controls->setCpus(cpus.online);
+    m_controls->setTraceTarget(elsewhere);
     return source;
 }
 

@@ -832,7 +832,8 @@ void AnatomyPanel::setRun(const LatencySnapshot& s)
     if (!m_tracing) {
         const QString text =
             s.config.trace
-                ? tr("Kernel tracing was asked for, but this run says nothing about it yet.")
+                ? tr("Kernel tracing was asked for, but this run says nothing about it yet (a run on a remote "
+                     "target sends its explanation when it ends).")
                 : tr("This run is not traced: turn on \"Explain spikes (kernel tracing)\" to see why wake-ups are "
                      "late.");
         m_worst->setTracing(nullptr, 0, 0);

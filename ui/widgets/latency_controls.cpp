@@ -139,6 +139,18 @@ void LatencyControls::setTraceProbe(const TraceProbe& probe)
     m_traceNote->setVisible(!note.isEmpty());
 }
 
+void LatencyControls::setTraceTarget(bool onTarget)
+{
+    if (!onTarget)
+        return setTraceProbe(TraceSession::probe());
+    TraceProbe target;
+    target.usable = true; // the agent checks; a refusal there reaches the page as the run's "tracing unavailable"
+    target.reason = tr("On the target: its tracefs is checked when the run starts there, and the explanation arrives "
+                       "when the run ends")
+                        .toStdString();
+    setTraceProbe(target);
+}
+
 QString LatencyControls::traceNote() const
 {
     return m_traceNote->text();

@@ -38,6 +38,10 @@ public:
     /// constructor asks): where tracing cannot work the box is disabled, and its tooltip and the line under it give
     /// the reason and the fix; where tracefs needs mounting, that a run will mount it. Tests inject a probe.
     void setTraceProbe(const TraceProbe& probe);
+    /// The tracing choice for the measured machine: this computer's tracefs (TraceSession::probe()), or, on a remote
+    /// target (@p onTarget), offered with a note: the target's tracefs is checked when the run starts there, and the
+    /// anatomy arrives with the run's end (docs/remote.md, Tracing on the target).
+    void setTraceTarget(bool onTarget);
     const TraceProbe& traceProbe() const { return m_traceProbe; }
     /// The line under the box (empty: hidden).
     QString traceNote() const;

@@ -159,6 +159,7 @@ bool CpusPage::setTarget(TargetConnection* target)
     // the config then shown, once.
     const bool list = m_cpuList->setAllowed(m_topo.allowed, measuredMachine().isEmpty() ? m_probe : target->probe());
     const bool combos = m_controls->mapper().setCpus(m_topo.online);
+    m_controls->setTraceTarget(!measuredMachine().isEmpty());
     if (list || combos)
         controlsEdited();
     return true;
