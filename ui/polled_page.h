@@ -76,6 +76,9 @@ public:
     int refreshIntervalMs() const;
     /// The problems shown next to the controls.
     virtual QStringList problems() const = 0;
+    /// The probe of the machine the page measures: this computer's, or a connected target's (its hello) on a page
+    /// that runs there. What the page says of "this machine" (the explanation, kernel defaults) comes from it.
+    virtual const SystemProbe& measuredProbe() const { return m_probe; }
 
 protected:
     PolledPage(const SystemProbe& probe, int refreshMs, QWidget* parent);
@@ -251,6 +254,7 @@ public:
         }
     }
     QString measuredMachine() const override { return onTarget() ? m_target->machine() : QString(); }
+    const SystemProbe& measuredProbe() const override { return onTarget() ? m_target->probe() : m_probe; }
     bool supportsReset() const override { return kResets; }
     QStringList applyConfigJson(const nlohmann::json& config) override
     {

@@ -261,6 +261,8 @@ private slots:
             auto* page = qobject_cast<PolledPage*>(window->page(window->pageIndex(name)));
             QVERIFY2(page, name);
             QCOMPARE(page->measuredMachine(), machine);
+            // What the page says of "this machine" is the target's probe (its hello), not this computer's.
+            QVERIFY2(&page->measuredProbe() == &window->target()->probe(), name);
             window->setCurrentPage(window->pageIndex(name));
             QVERIFY2(window->targetBanner()->text().startsWith("Measuring on " + machine),
                      qPrintable(window->targetBanner()->text()));

@@ -618,7 +618,7 @@ QString DeadlinePage::explanation() const
                    "is in the table's last column.");
         break;
     }
-    e.thisMachine << kernelSentence(m_probe) << vmSentence(m_probe) << rtSentence(m_probe);
+    e.thisMachine << kernelSentence(measuredProbe()) << vmSentence(measuredProbe()) << rtSentence(measuredProbe());
     return explanationHtml(e);
 }
 

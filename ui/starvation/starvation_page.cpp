@@ -378,7 +378,7 @@ void StarvationPage::drawKernelLine(const StarvationSnapshot& s)
     m_kernelLine->setText(
         tr("<b>Kernel safety net</b> (Linux %1) — RT throttling: <b>%2</b> · fair server: <b>%3</b><br>"
            "<b>Measured windows</b> in which a starved counter ran anyway: <b>%4</b>")
-            .arg(QString::fromStdString(k.kernelRelease.empty() ? m_probe.kernelRelease : k.kernelRelease)
+            .arg(QString::fromStdString(k.kernelRelease.empty() ? measuredProbe().kernelRelease : k.kernelRelease)
                      .toHtmlEscaped(),
                  QString::fromStdString(k.rtThrottlingText()).toHtmlEscaped(),
                  QString::fromStdString(k.fairServerKernel ? k.fairServerText() : "not in this kernel (< 6.12)")
@@ -401,7 +401,7 @@ QString StarvationPage::explanation() const
                "its own deadline; a watchdog (priority %1, another CPU) demotes it %2 past it.")
                 .arg(StarvationConfig::kWatchdogPriority)
                 .arg(durationQt(StarvationConfig::kWatchdogMarginNs));
-    e.thisMachine << kernelSentence(m_probe);
+    e.thisMachine << kernelSentence(measuredProbe());
     if (k.rtRuntimeUs && k.rtPeriodUs && *k.rtRuntimeUs >= 0)
         e.thisMachine << tr("<b>RT throttling</b>: real-time threads may use %1 of every %2 on a CPU "
                             "(<code>sched_rt_runtime_us</code> %3), leaving %4 to the others: in a burst longer than "
@@ -419,7 +419,7 @@ QString StarvationPage::explanation() const
                              .arg(QString::fromStdString(k.fairServerText()).toHtmlEscaped());
     else
         e.thisMachine << tr("No fair server (it came with 6.12): RT throttling is the only safety net.");
-    e.thisMachine << vmSentence(m_probe) << rtSentence(m_probe);
+    e.thisMachine << vmSentence(measuredProbe()) << rtSentence(measuredProbe());
     return explanationHtml(e);
 }
 

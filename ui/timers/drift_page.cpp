@@ -167,12 +167,14 @@ void DriftPage::drawFacts(const DriftConfig& c, const DriftSnapshot* s)
     } else if (isRealtime(c.policy)) {
         m_slack->setValue(durationQt(0), tr("real-time threads get no slack"));
     } else if (c.timerSlackNs == 0) {
-        m_slack->setValue(durationQt(m_probe.timerSlackNs), tr("this kernel's default (prctl PR_GET_TIMERSLACK)"));
+        m_slack->setValue(durationQt(measuredProbe().timerSlackNs),
+                          tr("this kernel's default (prctl PR_GET_TIMERSLACK)"));
     } else {
         m_slack->setValue(durationQt(c.timerSlackNs), tr("set with prctl(PR_SET_TIMERSLACK)"));
     }
     const int64_t slack =
-        s ? s->effectiveSlackNs : (isRealtime(c.policy) ? 0 : (c.timerSlackNs ? c.timerSlackNs : m_probe.timerSlackNs));
+        s ? s->effectiveSlackNs
+          : (isRealtime(c.policy) ? 0 : (c.timerSlackNs ? c.timerSlackNs : measuredProbe().timerSlackNs));
     m_slack->setAccent(colors::css(slack >= 10'000 ? (dark ? colors::kOrange300 : colors::kOrange900)
                                                    : (dark ? colors::kGreen300 : colors::kGreen800)));
     m_policy->setValue(QString::fromStdString(policyLabel(c.policy, c.priority)),
@@ -215,10 +217,11 @@ QString DriftPage::explanation() const
     e.why = tr("<code>work(); nanosleep(P)</code> sleeps P <i>from now</i>: every late wake-up and the work are "
                "added and never paid back. An absolute timer aims tick k at t0 + k·P.");
     e.thisMachine
-        << kernelSentence(m_probe) << slackSentence(m_probe)
-        << tr("So a naive tick can wake up to %1 late on top of its work.").arg(durationQt(m_probe.timerSlackNs))
-        << tr("Clock source <b>%1</b>.").arg(QString::fromStdString(m_probe.clocksource).toHtmlEscaped())
-        << vmSentence(m_probe);
+        << kernelSentence(measuredProbe()) << slackSentence(measuredProbe())
+        << tr("So a naive tick can wake up to %1 late on top of its work.")
+               .arg(durationQt(measuredProbe().timerSlackNs))
+        << tr("Clock source <b>%1</b>.").arg(QString::fromStdString(measuredProbe().clocksource).toHtmlEscaped())
+        << vmSentence(measuredProbe());
     return explanationHtml(e);
 }
 

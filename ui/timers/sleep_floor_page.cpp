@@ -81,7 +81,7 @@ SleepFloorPage::SleepFloorPage(const SystemProbe& probe, QWidget* parent)
     layout->addLayout(facts);
     layout->addWidget(splitter, 1);
 
-    m_chart->setData({}, m_base.requestsNs, m_probe.clockResolutionNs);
+    m_chart->setData({}, m_base.requestsNs, measuredProbe().clockResolutionNs);
     drawFacts(m_base, nullptr);
 }
 
@@ -116,7 +116,7 @@ void SleepFloorPage::runStarting(const SleepFloorConfig&)
 void SleepFloorPage::configChanged(const SleepFloorConfig& c)
 {
     if (!m_lastDrawn) {
-        m_chart->setData({}, c.requestsNs, m_probe.clockResolutionNs);
+        m_chart->setData({}, c.requestsNs, measuredProbe().clockResolutionNs);
         drawFacts(c, nullptr);
     }
 }
@@ -148,7 +148,7 @@ void SleepFloorPage::draw(const SleepFloorSnapshot& s)
 void SleepFloorPage::drawFacts(const SleepFloorConfig& c, const SleepFloorSnapshot* s)
 {
     const bool dark = plot::isDarkPalette(palette());
-    const int64_t res = s && s->clockResolutionNs ? s->clockResolutionNs : m_probe.clockResolutionNs;
+    const int64_t res = s && s->clockResolutionNs ? s->clockResolutionNs : measuredProbe().clockResolutionNs;
     m_resolution->setValue(durationQt(res), tr("how finely the clock can be <i>read</i>"));
     m_resolution->setAccent(colors::css(dark ? colors::kGreen300 : colors::kGreen800));
 
@@ -191,13 +191,14 @@ void SleepFloorPage::drawFacts(const SleepFloorConfig& c, const SleepFloorSnapsh
     } else if (isRealtime(c.policy)) {
         m_slack->setValue(durationQt(0), tr("real-time threads get no slack"));
     } else if (c.timerSlackNs == 0) {
-        m_slack->setValue(durationQt(m_probe.timerSlackNs), tr("this kernel's default"));
+        m_slack->setValue(durationQt(measuredProbe().timerSlackNs), tr("this kernel's default"));
     } else {
         m_slack->setValue(durationQt(c.timerSlackNs), tr("set with prctl(PR_SET_TIMERSLACK)"));
     }
-    const int64_t slack = s && s->timerSlackNs >= 0
-                              ? s->effectiveSlackNs
-                              : (isRealtime(c.policy) ? 0 : (c.timerSlackNs ? c.timerSlackNs : m_probe.timerSlackNs));
+    const int64_t slack =
+        s && s->timerSlackNs >= 0
+            ? s->effectiveSlackNs
+            : (isRealtime(c.policy) ? 0 : (c.timerSlackNs ? c.timerSlackNs : measuredProbe().timerSlackNs));
     m_slack->setAccent(colors::css(slack >= 10'000 ? (dark ? colors::kOrange300 : colors::kOrange900)
                                                    : (dark ? colors::kGreen300 : colors::kGreen800)));
 
@@ -265,8 +266,8 @@ QString SleepFloorPage::policyText() const
 QString SleepFloorPage::explanation() const
 {
     Explanation e;
-    e.title =
-        tr("The sleep floor: the clock reads to %1, a sleep costs far more").arg(durationQt(m_probe.clockResolutionNs));
+    e.title = tr("The sleep floor: the clock reads to %1, a sleep costs far more")
+                  .arg(durationQt(measuredProbe().clockResolutionNs));
     e.looking = tr("One thread sleeps for each requested length with each method and measures what it got: "
                    "requested against actual, log-log. The dashed diagonal is a perfect sleep, the dotted line "
                    "<b>clock_getres</b>; lines are medians, triangles p99.");
@@ -275,14 +276,14 @@ QString SleepFloorPage::explanation() const
     e.why = tr("clock_getres says how finely the clock can be <i>read</i>, not how precisely a thread can be "
                "<i>woken</i>: a sleep pays the timer slack, the system call, the interrupt, the wake-up and, on an "
                "idle CPU, leaving the idle state.");
-    e.thisMachine << kernelSentence(m_probe)
+    e.thisMachine << kernelSentence(measuredProbe())
                   << tr("clock_getres = <b>%1</b>, clock source <b>%2</b>.")
-                         .arg(durationQt(m_probe.clockResolutionNs),
-                              QString::fromStdString(m_probe.clocksource).toHtmlEscaped())
-                  << slackSentence(m_probe)
+                         .arg(durationQt(measuredProbe().clockResolutionNs),
+                              QString::fromStdString(measuredProbe().clocksource).toHtmlEscaped())
+                  << slackSentence(measuredProbe())
                   << tr("So a SCHED_OTHER sleep may end up to %1 late, on top of the cost of waking up.")
-                         .arg(durationQt(m_probe.timerSlackNs))
-                  << vmSentence(m_probe);
+                         .arg(durationQt(measuredProbe().timerSlackNs))
+                  << vmSentence(measuredProbe());
     return explanationHtml(e);
 }
 

@@ -255,9 +255,9 @@ QString ContentionPage::explanation() const
         tr("<p><b>On this machine</b> (Linux %1, %2 scheduler, preemption %3) this process may use <b>%n CPU(s)</b> "
            "(%4). ",
            "", int(usable.size()))
-            .arg(QString::fromStdString(m_probe.kernelRelease).toHtmlEscaped(),
-                 QString::fromStdString(m_probe.scheduler).toHtmlEscaped(),
-                 QString::fromStdString(m_probe.preemptModel).toHtmlEscaped(),
+            .arg(QString::fromStdString(measuredProbe().kernelRelease).toHtmlEscaped(),
+                 QString::fromStdString(measuredProbe().scheduler).toHtmlEscaped(),
+                 QString::fromStdString(measuredProbe().preemptModel).toHtmlEscaped(),
                  QString::fromStdString(topo.usableText()).toHtmlEscaped());
     if (c.placement == Placement::Spread && perCpu > 1)
         machine += tr("With %1 workers spread over them, up to %2 share each CPU, so a lock holder is often "
@@ -269,13 +269,14 @@ QString ContentionPage::explanation() const
                       "never pay off there; the adaptive lock sees the owner on its own CPU and sleeps at once.");
     else
         machine += tr("With one worker per CPU, a spinning waiter really runs alongside the holder.");
-    if (m_probe.virtualMachine)
-        machine += tr(" This is a virtual machine%1: the hypervisor can also take a CPU away while its thread "
-                      "holds the lock (lock-holder preemption), and spinning waiters pay for that in full.")
-                       .arg(m_probe.hypervisor.empty()
-                                ? QString()
-                                : QString(" (%1)").arg(QString::fromStdString(m_probe.hypervisor).toHtmlEscaped()));
-    if (m_probe.preemptRt)
+    if (measuredProbe().virtualMachine)
+        machine +=
+            tr(" This is a virtual machine%1: the hypervisor can also take a CPU away while its thread "
+               "holds the lock (lock-holder preemption), and spinning waiters pay for that in full.")
+                .arg(measuredProbe().hypervisor.empty()
+                         ? QString()
+                         : QString(" (%1)").arg(QString::fromStdString(measuredProbe().hypervisor).toHtmlEscaped()));
+    if (measuredProbe().preemptRt)
         machine += tr(" This kernel is PREEMPT_RT: its own spinlocks are sleeping rt_mutexes with adaptive "
                       "spinning — the design rtscope's adaptive lock copies in user space.");
     machine += tr(" Here glibc's adaptive mutex tries up to %1 trylocks before it sleeps.</p>").arg(glibcSpinCount());

@@ -381,37 +381,37 @@ QString InversionPage::explanation() const
 
     QString kernel = tr("<p><b>On this machine</b> (Linux %1, preemption %2): the three threads run on CPU %3, the "
                         "watchdog (FIFO 99), the collector and this window on CPU %4. ")
-                         .arg(QString::fromStdString(m_probe.kernelRelease).toHtmlEscaped(),
-                              QString::fromStdString(m_probe.preemptModel).toHtmlEscaped())
+                         .arg(QString::fromStdString(measuredProbe().kernelRelease).toHtmlEscaped(),
+                              QString::fromStdString(measuredProbe().preemptModel).toHtmlEscaped())
                          .arg(cpu)
                          .arg(reserved);
-    if (m_probe.rtRuntimeUs >= 0 && m_probe.rtPeriodUs > 0) {
-        const double limit = 100.0 * double(m_probe.rtRuntimeUs) / double(m_probe.rtPeriodUs);
+    if (measuredProbe().rtRuntimeUs >= 0 && measuredProbe().rtPeriodUs > 0) {
+        const double limit = 100.0 * double(measuredProbe().rtRuntimeUs) / double(measuredProbe().rtPeriodUs);
         kernel += tr("RT throttling: <code>sched_rt_runtime_us</code> = %1 of <code>sched_rt_period_us</code> = %2, "
                      "so real-time threads may use %3 % of a CPU. These settings keep the three busy for about "
                      "%4 % of CPU %5, %6. ")
-                      .arg(m_probe.rtRuntimeUs)
-                      .arg(m_probe.rtPeriodUs)
+                      .arg(measuredProbe().rtRuntimeUs)
+                      .arg(measuredProbe().rtPeriodUs)
                       .arg(limit, 0, 'f', 0)
                       .arg(share, 0, 'f', 0)
                       .arg(cpu)
                       .arg(share < limit ? tr("below that limit")
                                          : tr("above that limit: expect the kernel to idle them for the rest of "
                                               "each throttling period, visible as gaps in all three lanes"));
-    } else if (m_probe.rtRuntimeUs < 0) {
+    } else if (measuredProbe().rtRuntimeUs < 0) {
         kernel += tr("RT throttling is disabled on this kernel (<code>sched_rt_runtime_us</code> = -1): only the "
                      "bounded burst and the watchdog protect the CPU. ");
     }
-    if (m_probe.fairServer)
+    if (measuredProbe().fairServer)
         kernel += tr("This kernel has the fair server (6.12 and later): SCHED_OTHER tasks starved on CPU %1 get a "
                      "short turn now and then, a gap in which none of the three runs. ")
                       .arg(cpu);
-    if (m_probe.virtualMachine)
+    if (measuredProbe().virtualMachine)
         kernel += tr("This is a virtual machine: the hypervisor can also stop the CPU for a while, which shows as a "
                      "gap in every lane rather than as a longer wait of one thread. ");
-    if (!m_probe.rtAvailable)
+    if (!measuredProbe().rtAvailable)
         kernel += tr("<b>This process may not use SCHED_FIFO</b>: %1 Without it there is no inversion to show.")
-                      .arg(QString::fromStdString(m_probe.rtUnavailableReason).toHtmlEscaped());
+                      .arg(QString::fromStdString(measuredProbe().rtUnavailableReason).toHtmlEscaped());
     kernel += "</p>";
 
     return tr("<h3>Priority inversion: the Mars Pathfinder bug</h3>"

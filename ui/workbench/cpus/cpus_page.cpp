@@ -157,12 +157,17 @@ bool CpusPage::setTarget(TargetConnection* target)
     m_topo = topology();
     // The choices are the measured machine's CPUs; a chosen one it lacks falls back (auto, "all"), and the page takes
     // the config then shown, once.
-    const bool list = m_cpuList->setAllowed(m_topo.allowed, measuredMachine().isEmpty() ? m_probe : target->probe());
+    const bool list = m_cpuList->setAllowed(m_topo.allowed, measuredProbe());
     const bool combos = m_controls->mapper().setCpus(m_topo.online);
     m_controls->setTraceTarget(!measuredMachine().isEmpty());
     if (list || combos)
         controlsEdited();
     return true;
+}
+
+const SystemProbe& CpusPage::measuredProbe() const
+{
+    return m_target && m_localSource ? m_target->probe() : m_probe;
 }
 
 QString CpusPage::measuredMachine() const
@@ -235,7 +240,7 @@ QString CpusPage::cpuRowNote(const LatencyConfig& c, int cpu) const
             notes << (c.hogs == 1 ? tr("1 hog") : tr("%1 hogs").arg(c.hogs)) +
                          (c.hogNice != 0 ? tr(" at nice %1").arg(c.hogNice) : QString());
     }
-    if (const QString kernel = workbench::cpuNote(m_probe, cpu); !kernel.isEmpty())
+    if (const QString kernel = workbench::cpuNote(measuredProbe(), cpu); !kernel.isEmpty())
         notes << kernel;
     return notes.join(QStringLiteral(" · "));
 }
@@ -343,19 +348,20 @@ QString CpusPage::explanation() const
     e.why = tr("Every CPU has its own run queue: what runs next to a measuring thread — hogs, interrupt threads, "
                "the window itself when every CPU is measured — delays that CPU's wake-ups only. Isolated CPUs get "
                "no ordinary tasks and nohz_full CPUs skip the tick, so their rows should be the calmest.");
+    const SystemProbe& probe = measuredProbe(); // the target's while one is connected
     e.thisMachine << tr("CPUs %1 online; isolated (<code>isolcpus=</code>): %2; tickless (<code>nohz_full=</code>): "
                         "%3.")
-                         .arg(list(m_probe.onlineCpus), list(m_probe.isolatedCpus), list(m_probe.nohzFullCpus));
-    if (m_probe.isolatedCpus.empty() && m_probe.nohzFullCpus.empty())
+                         .arg(list(probe.onlineCpus), list(probe.isolatedCpus), list(probe.nohzFullCpus));
+    if (probe.isolatedCpus.empty() && probe.nohzFullCpus.empty())
         e.thisMachine << tr("No CPU is kept apart: every one takes the tick, interrupts and ordinary work.");
-    e.thisMachine << kernelSentence(m_probe);
-    if (m_probe.scheduler == "EEVDF")
+    e.thisMachine << kernelSentence(probe);
+    if (probe.scheduler == "EEVDF")
         e.thisMachine << tr("EEVDF lets a waking SCHED_OTHER thread past a few hogs quickly: with few hogs the "
                             "difference is in the tail, narrow clusters at the hogs' time slices.");
     else
         e.thisMachine << tr("CFS makes a waking SCHED_OTHER thread wait behind the hogs' slices: even a few hogs "
                             "show.");
-    e.thisMachine << vmSentence(m_probe) << rtSentence(m_probe);
+    e.thisMachine << vmSentence(probe) << rtSentence(probe);
     return explanationHtml(e);
 }
 

@@ -58,6 +58,9 @@ public:
     /// computer's again. A run in progress is stopped first.
     bool setTarget(TargetConnection* target) override;
     QString measuredMachine() const override;
+    /// The probe of the machine measured: the target's (its hello) or this computer's; the rows' kernel notes
+    /// (isolated, nohz_full) and "What am I seeing?" describe it.
+    const SystemProbe& measuredProbe() const override;
 
     /// The red banner's text: dropped samples and sequence gaps per CPU; empty when nothing was lost.
     QString dataLossWarning() const;
