@@ -214,6 +214,11 @@ bool LatencyPage::start()
     return LatencyPageBase::start();
 }
 
+QString LatencyPage::measuredMachine() const
+{
+    return m_measuresElsewhere ? QString::fromStdString(m_experiment->measuredOn()) : QString();
+}
+
 QString LatencyPage::startedMessage(const LatencyConfig& c) const
 {
     // Other measurements are looked for on this machine: a remote target's CPUs are not ours.

@@ -101,6 +101,9 @@ public:
     std::unique_ptr<LatencySource> replaceSource(std::unique_ptr<LatencySource> source, const CpuTopology& cpus,
                                                  bool elsewhere);
     LatencyControls* latencyControls() const { return m_controls; }
+    /// The machine of the run started on a remote target (its source's measuredOn()), empty for this computer; the
+    /// main window's banner names the target before any run.
+    QString measuredMachine() const override;
     LatencyStatsModel* statsModel() const { return m_model; }
     HistogramChart* histogramChart() const { return m_histogram; }
     TimelineChart* timelineChart() const { return m_timeline; }
@@ -115,6 +118,7 @@ protected:
 
     CpuTopology topology() const override { return m_cpus; }
     QString startedMessage(const LatencyConfig& config) const override;
+
     /// A worker that ended on its own (a failed wait): every thread joined, and its error is the last word.
     void runFinished() override
     {
