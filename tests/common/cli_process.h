@@ -115,18 +115,11 @@ inline Run runAndInterrupt(const QStringList& args, int afterMs, int signal, int
     return r;
 }
 
-/// Runs rtscope with @p args as a user without real-time privilege: nobody, RLIMIT_RTPRIO 0, no capabilities
-/// (setpriv and prlimit). When that cannot be done here (not root, no setpriv(1), or nobody may not run the
-/// binary) @p skip says why, for the caller's QSKIP.
-inline Run runWithoutRtPrivilege(const QStringList& args, QString& skip)
+/// A copy of the binary in a directory nobody (uid 65534) may enter, made once per test process: the build tree may
+/// be under a home directory nobody cannot enter (a clone in /root, as on a fresh machine, is mode 700). Empty, and
+/// @p skip saying why, when it cannot be made.
+inline QString binaryNobodyMayRun(QString& skip)
 {
-    const QString setpriv = QStandardPaths::findExecutable("setpriv");
-    if (geteuid() != 0 || setpriv.isEmpty()) {
-        skip = "needs root and setpriv(1) to drop to an unprivileged user for this check";
-        return {};
-    }
-    // nobody runs a copy in a directory it may enter: the build tree may be under a home directory nobody cannot
-    // (a clone in /root, as on a fresh machine, is mode 700).
     static QTemporaryDir copyDir;
     const QString copy = copyDir.filePath("rtscope");
     if (!QFile::exists(copy)) {
@@ -138,6 +131,22 @@ inline Run runWithoutRtPrivilege(const QStringList& args, QString& skip)
             return {};
         }
     }
+    return copy;
+}
+
+/// Runs rtscope with @p args as a user without real-time privilege: nobody, RLIMIT_RTPRIO 0, no capabilities
+/// (setpriv and prlimit). When that cannot be done here (not root, no setpriv(1), or nobody may not run the
+/// binary) @p skip says why, for the caller's QSKIP.
+inline Run runWithoutRtPrivilege(const QStringList& args, QString& skip)
+{
+    const QString setpriv = QStandardPaths::findExecutable("setpriv");
+    if (geteuid() != 0 || setpriv.isEmpty()) {
+        skip = "needs root and setpriv(1) to drop to an unprivileged user for this check";
+        return {};
+    }
+    const QString copy = binaryNobodyMayRun(skip);
+    if (copy.isEmpty())
+        return {};
     const QStringList asNobody{"--reuid=65534",       "--regid=65534", "--clear-groups", "--inh-caps=-all",
                                "--bounding-set=-all", "prlimit",       "--rtprio=0",     copy};
     const Run r = run(asNobody + args, 30000, setpriv);
