@@ -42,24 +42,12 @@ std::string agentCliCommand()
     return "exec '" + binary().toStdString() + "' agent --stdio";
 }
 
-// Tasks of process @p pid that are alive and not exiting (thread_census.h's rule for another process); 0 when the
-// process is gone or a zombie.
-int agentCliLiveTasks(pid_t pid)
-{
-    const QString dir = QString("/proc/%1/task").arg(pid);
-    int n = 0;
-    for (const QString& tid : QDir(dir).entryList(QDir::Dirs | QDir::NoDotAndDotDot))
-        if (!exiting(dir + "/" + tid))
-            ++n;
-    return n;
-}
-
 // Waits until @p pid has no thread but its main one left running, or is gone; returns the milliseconds since @p t0
 // (nowNs()) or -1 after @p timeoutMs.
 double agentCliMsUntilThreadsGone(pid_t pid, int64_t t0, int timeoutMs)
 {
     while (nowNs() - t0 < int64_t(timeoutMs) * kNsPerMs) {
-        if (agentCliLiveTasks(pid) <= 1)
+        if (liveTasksOf(pid) <= 1)
             return double(nowNs() - t0) / 1e6;
         usleep(1000);
     }
@@ -206,7 +194,7 @@ private slots:
                                                      nlohmann::json{{"experiment", "latency"}, {"config", cfg}}));
         QVERIFY(agentCliRead(p.fromAgent, d, AgentFrameType::Started, 10'000));
         usleep(200'000);
-        QVERIFY2(agentCliLiveTasks(p.pid) >= 4, "the run's threads (measuring, hog, collector, recorder)");
+        QVERIFY2(liveTasksOf(p.pid) >= 4, "the run's threads (measuring, hog, collector, recorder)");
         const int64_t closedNs = nowNs();
         ::close(p.toAgent);
         const double ms = agentCliMsUntilThreadsGone(p.pid, closedNs, 2000);
@@ -237,11 +225,11 @@ private slots:
                 if (!text.isEmpty())
                     agent = pid_t(text.split(' ').first().toInt());
             }
-            if (agent > 0 && agentCliLiveTasks(agent) >= 4)
+            if (agent > 0 && liveTasksOf(agent) >= 4)
                 break;
             usleep(10'000);
         }
-        QVERIFY2(agent > 0 && agentCliLiveTasks(agent) >= 4, "the agent's run did not start");
+        QVERIFY2(agent > 0 && liveTasksOf(agent) >= 4, "the agent's run did not start");
         const int64_t killedNs = nowNs();
         kill(pid_t(client.processId()), SIGKILL);
         client.waitForFinished();

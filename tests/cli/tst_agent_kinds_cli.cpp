@@ -42,21 +42,11 @@ std::string agentKindsCommand()
     return "exec '" + binary().toStdString() + "' agent --stdio"; // exec: the agent's pid is the child's
 }
 
-int agentKindsLiveTasks(pid_t pid)
-{
-    const QString dir = QString("/proc/%1/task").arg(pid);
-    int n = 0;
-    for (const QString& tid : QDir(dir).entryList(QDir::Dirs | QDir::NoDotAndDotDot))
-        if (!exiting(dir + "/" + tid))
-            ++n;
-    return n;
-}
-
 // Milliseconds from @p t0 until @p pid has at most @p tasks tasks left, or -1 after @p timeoutMs.
 double agentKindsMsUntil(pid_t pid, int tasks, int64_t t0, int timeoutMs)
 {
     while (nowNs() - t0 < int64_t(timeoutMs) * kNsPerMs) {
-        if (agentKindsLiveTasks(pid) <= tasks)
+        if (liveTasksOf(pid) <= tasks)
             return double(nowNs() - t0) / 1e6;
         usleep(1000);
     }
@@ -76,7 +66,7 @@ struct AgentKindsSession {
         client = std::make_unique<AgentClient>(process.fromAgent, process.toAgent);
         if (Error e = client->connect(10'000))
             return e;
-        baseline = agentKindsLiveTasks(process.pid);
+        baseline = liveTasksOf(process.pid);
         return {};
     }
     ~AgentKindsSession()
@@ -201,7 +191,7 @@ private slots:
         QCOMPARE(int(e.kind), int(ErrorKind::InvalidConfig));
         QVERIFY2(QString::fromStdString(e.message) == sentence,
                  (e.message + " | local: " + sentence.toStdString()).c_str());
-        QCOMPARE(agentKindsLiveTasks(session.process.pid), session.baseline);
+        QCOMPARE(liveTasksOf(session.process.pid), session.baseline);
 
         DriftConfig longer = shortDriftConfig();
         longer.ticks = 20'000; // 20 s: it runs until the reconfigure
@@ -310,7 +300,7 @@ private slots:
         QCOMPARE(int(e.kind), int(ErrorKind::InvalidConfig));
         QVERIFY2(QString::fromStdString(e.message) == sentence,
                  (e.message + " | local: " + sentence.toStdString()).c_str());
-        QCOMPARE(agentKindsLiveTasks(pid), session.baseline);
+        QCOMPARE(liveTasksOf(pid), session.baseline);
 
         // A stop: the load command is stopped and reaped (gone from the process table, not a zombie) with the
         // sweep's threads.
@@ -376,7 +366,7 @@ private slots:
                  QString("start: view.timeline_window_ns must be an integer from 1000000 to 600000000000 ns (got 0)"));
         e = client.start("inversion", config, 10'000, nullptr, nlohmann::json("wide"));
         QCOMPARE(QString::fromStdString(e.message), QString("start: view must be an object"));
-        QCOMPARE(agentKindsLiveTasks(session.process.pid), session.baseline);
+        QCOMPARE(liveTasksOf(session.process.pid), session.baseline);
 
         // The periods the final snapshot keeps: one window of 60 ms against the default two seconds.
         const auto periodsKept = [&](const nlohmann::json& view) -> int {
@@ -410,7 +400,7 @@ private slots:
         QVERIFY(!client.start("contention", toJson(contention), 10'000, nullptr));
         uint64_t count = 0;
         QTRY_VERIFY_WITH_TIMEOUT(client.snapshot(0, count), 3000);
-        QVERIFY2(agentKindsLiveTasks(pid) > session.baseline, "the run's threads");
+        QVERIFY2(liveTasksOf(pid) > session.baseline, "the run's threads");
         int64_t t0 = nowNs();
         QVERIFY(!client.stop());
         double ms = agentKindsMsUntil(pid, session.baseline, t0, 3000);

@@ -36,16 +36,6 @@ namespace {
 // The stop budget (kJoinBudgetMs) plus as much again for noticing the EOF on a loaded 2-CPU machine.
 constexpr double kTransportStopBoundMs = 2 * kJoinBudgetMs;
 
-int transportLiveTasks(pid_t pid)
-{
-    const QString dir = QString("/proc/%1/task").arg(pid);
-    int n = 0;
-    for (const QString& tid : QDir(dir).entryList(QDir::Dirs | QDir::NoDotAndDotDot))
-        if (!exiting(dir + "/" + tid))
-            ++n;
-    return n;
-}
-
 bool transportPortAccepts(int port)
 {
     int fd = -1;
@@ -152,13 +142,13 @@ private slots:
         QVERIFY2(first->connectionError().empty(), first->connectionError().c_str());
         const std::vector<std::string> firstErrors = first->errors();
         QVERIFY2(firstErrors.empty(), firstErrors.empty() ? "" : firstErrors.front().c_str());
-        QVERIFY2(transportLiveTasks(pid) >= 4, "the run's threads (measuring, hog, collector, recorder)");
+        QVERIFY2(liveTasksOf(pid) >= 4, "the run's threads (measuring, hog, collector, recorder)");
         // The controller goes mid-run: closing the socket is its EOF.
         const int64_t leftNs = nowNs();
         first.reset();
         double ms = -1;
         while (nowNs() - leftNs < 2 * kNsPerSec) {
-            if (transportLiveTasks(pid) <= 1) {
+            if (liveTasksOf(pid) <= 1) {
                 ms = double(nowNs() - leftNs) / 1e6;
                 break;
             }

@@ -9,6 +9,8 @@
 #include <QFile>
 #include <QString>
 
+#include <sys/types.h>
+
 namespace rtscope::test {
 
 /// True when the task at @p taskDir (/proc/self/task/TID) is gone or has PF_EXITING in its flags.
@@ -40,6 +42,18 @@ inline int threadsAlive(const char* prefix = "rtscope-", bool exact = false)
         if (!exiting(tasks.filePath(tid)))
             ++n;
     }
+    return n;
+}
+
+/// Tasks of another process @p pid that are alive and not exiting (the rule above); 0 when the process is gone or a
+/// zombie. The agent tests' thread census of the agent child.
+inline int liveTasksOf(pid_t pid)
+{
+    const QString dir = QString("/proc/%1/task").arg(pid);
+    int n = 0;
+    for (const QString& tid : QDir(dir).entryList(QDir::Dirs | QDir::NoDotAndDotDot))
+        if (!exiting(dir + "/" + tid))
+            ++n;
     return n;
 }
 

@@ -4,6 +4,7 @@
 #include "engine/rt/cpu_topology.h"
 #include "engine/trace/trace_session.h"
 
+#include <QRegularExpression>
 #include <QString>
 
 #include <unistd.h>
@@ -24,6 +25,18 @@ inline QString tracedRunUnavailable(int& cpu)
     if (geteuid() != 0)
         return "a traced run needs root here (tracefs): " + QString::fromStdString(p.reason);
     return {};
+}
+
+/// Where the anatomy stands in a traced run's output @p out (a local run's, or a remote one's, which must print it
+/// the same way): after the summary, its status line for CPU @p cpu. Empty when it does, else what is wrong.
+inline QString tracingLineProblem(const QString& out, const QString& cpu)
+{
+    const qsizetype summary = out.indexOf("\nSummary: "), tracing = out.indexOf("\nTracing: ");
+    if (summary <= 0 || tracing <= summary)
+        return "no Tracing line after the Summary";
+    const QRegularExpression line("Tracing: private tracefs instance on CPU " + cpu +
+                                  ": \\d+ events in \\d+\\.\\d\\d s \\(\\d+ events/s\\), lost events \\d+");
+    return out.contains(line) ? QString() : "the Tracing line is not as a local run prints it";
 }
 
 } // namespace rtscope::test

@@ -137,10 +137,11 @@ private:
             std::vector<std::string> errors;
             if (std::shared_ptr<Snapshot> s =
                     snapshotFromJson(std::type_identity<Config>{}, message->snapshot, errors)) {
+                s->generation = ++m_generation; // across runs, as a local experiment numbers its snapshots
                 m_received = std::move(s);
                 changed = true;
             } else if (m_decodeError.empty()) {
-                m_decodeError = "the target's snapshot could not be read: " + joinLines(errors);
+                m_decodeError = "the target's snapshot could not be read: " + joinErrors(errors);
                 changed = true;
             }
         }
@@ -153,27 +154,22 @@ private:
         }
         if (!changed)
             return;
-        // The snapshot drawn: the last one received, or the config sent while none has come; a failure ends it.
+        if (m_shownFailure.empty()) {
+            m_latest = m_received; // drawn as decoded: no copy of a large snapshot per message
+            return;
+        }
+        // A failure ends the run: the last snapshot received (or the config sent, while none came) with its sentence.
         auto s = m_received ? std::make_shared<Snapshot>(*m_received) : std::make_shared<Snapshot>();
         if (!m_received)
             s->config = m_config;
-        s->generation = ++m_generation; // across runs, as a local experiment numbers its snapshots
-        if (!m_shownFailure.empty()) {
-            s->running = false;
-            s->finished = true;
-            if constexpr (requires { s->error; })
-                s->error = m_shownFailure;
-            else
-                s->note = m_shownFailure;
-        }
+        s->generation = ++m_generation;
+        s->running = false;
+        s->finished = true;
+        if constexpr (requires { s->error; })
+            s->error = m_shownFailure;
+        else
+            s->note = m_shownFailure;
         m_latest = std::move(s);
-    }
-    static std::string joinLines(const std::vector<std::string>& lines)
-    {
-        std::string out;
-        for (const std::string& l : lines)
-            out += (out.empty() ? "" : "; ") + l;
-        return out;
     }
 
     mutable RemoteRun m_run;
