@@ -17,8 +17,8 @@
 // under qemu-user (scripts/bench agent-qemu, docs/remote.md "Cross-built agent"): qemu hands every system call to
 // this kernel, so the wake-ups are still on this machine's CLOCK_MONOTONIC and the delay is measured the same way.
 #include "engine/experiments/latency/latency_config.h"
-#include "engine/io/agent_client.h"
-#include "engine/io/recording.h"
+#include "engine/recording/recording_reader.h"
+#include "engine/remote/agent_client.h"
 #include "engine/util/clock.h"
 
 #include <algorithm>

@@ -3,7 +3,7 @@
 // percentiles are computed the same way from those 1 µs bins (interpolated inside a bin), so the only
 // difference left is the instrument. The CPU hogs are this program's own threads, identical for both.
 #include "bench/histfile_runs.h"
-#include "engine/io/cyclictest_format.h"
+#include "engine/formats/cyclictest_format.h"
 #include "engine/util/clock.h"
 
 #include <algorithm>

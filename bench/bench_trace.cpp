@@ -6,7 +6,7 @@
 // 10 kHz. Targets (issue 16): traced/untraced p50 and p99 ≤ 1.05; 0 lost events. Printed with PASS/MISS, not
 // asserted: on a shared 2-vCPU VM a single run's tail is noise (docs/BENCHMARKS.md says how to read them).
 #include "bench/histfile_runs.h"
-#include "engine/io/cyclictest_format.h"
+#include "engine/formats/cyclictest_format.h"
 
 #include <algorithm>
 #include <cstdio>

@@ -2,7 +2,7 @@
 // What the benchmarks that run rtscope and cyclictest as programs share (bench_fidelity, bench_trace): starting a
 // run, reading its cyclictest `-h` file, and the percentiles both tools are compared by, computed identically from
 // the 1 µs bins (docs/BENCHMARKS.md).
-#include "engine/io/cyclictest_format.h"
+#include "engine/formats/cyclictest_format.h"
 
 #include <algorithm>
 #include <cstdio>

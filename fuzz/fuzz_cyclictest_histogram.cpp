@@ -1,6 +1,6 @@
 // cyclictest's -h histogram text, as File > Open cyclictest results… reads it. Whatever parses must also survive
 // the writer and parse back: the round trip the CLI's --histfile and the tests rely on.
-#include "engine/io/cyclictest_format.h"
+#include "engine/formats/cyclictest_format.h"
 
 #include <cstddef>
 #include <cstdint>

@@ -1,5 +1,5 @@
 // cyclictest's --json output, as File > Open cyclictest results… reads it (a board's result, or a hostile file).
-#include "engine/io/cyclictest_format.h"
+#include "engine/formats/cyclictest_format.h"
 
 #include <cstddef>
 #include <cstdint>

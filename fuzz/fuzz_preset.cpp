@@ -1,6 +1,6 @@
 // A preset file (Presets menu, rtscope run --preset FILE): parsed and validated against a fixed 4-CPU topology
 // so that every execution sees the same machine.
-#include "engine/io/preset.h"
+#include "engine/presets/preset.h"
 #include "engine/rt/cpu_topology.h"
 
 #include <cstddef>

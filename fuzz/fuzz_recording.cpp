@@ -1,6 +1,7 @@
 // A recording (File > Open recording…, rtscope replay): the reader and the replay through LatencyReplay, the
 // whole path a file takes before its figures reach the views, its anatomy blocks (a traced run) included.
-#include "engine/io/recording.h"
+#include "engine/export/latency_export.h"
+#include "engine/recording/recording_replay.h"
 
 #include <cstddef>
 #include <cstdint>

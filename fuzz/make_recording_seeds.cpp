@@ -1,7 +1,7 @@
 // Writes seed recordings for fuzz_recording into the directory given: one with every block type (header,
 // samples, markers, reset, drops, hog work, restart, anatomy, traced wake-up, end) and one whose writer lost samples
 // (lost blocks).
-#include "engine/io/recording.h"
+#include "engine/recording/recording_writer.h"
 #include "engine/util/clock.h"
 
 #include <cstdio>

@@ -1,6 +1,6 @@
 #include "ui/gui_main.h"
 
-#include "engine/io/preset.h"
+#include "engine/presets/preset.h"
 #include "engine/rt/rt_thread.h"
 #include "engine/rt/system_probe.h"
 #include "engine/rt/waiter.h"

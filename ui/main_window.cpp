@@ -16,7 +16,7 @@
 #include "ui/start/start_page.h"
 #include "ui/system_panel.h"
 
-#include "engine/io/preset.h"
+#include "engine/presets/preset.h"
 #include "engine/rt/cpu_topology.h"
 #include "engine/trace/trace_session.h"
 

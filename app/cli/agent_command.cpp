@@ -6,11 +6,12 @@
 
 #include "engine/experiments/latency/latency_experiment.h"
 #include "engine/experiments/registry.h"
-#include "engine/io/agent_protocol.h"
-#include "engine/io/preset.h"
-#include "engine/io/recording.h"
-#include "engine/io/report_json.h"
-#include "engine/io/snapshot_json.h"
+#include "engine/export/report_json.h"
+#include "engine/formats/probe_json.h"
+#include "engine/presets/preset.h"
+#include "engine/recording/recording_writer.h"
+#include "engine/remote/agent_protocol.h"
+#include "engine/remote/snapshot_json.h"
 #include "engine/rt/caller_affinity.h"
 #include "engine/rt/system_probe.h"
 #include "engine/rt/system_threads.h"
@@ -150,7 +151,7 @@ public:
     virtual std::vector<int> busyCpus() const = 0;
     /// @brief Stops and joins every thread of the run (the host's stop: within kJoinBudgetMs).
     virtual void stop() = 0;
-    /// @brief The newest snapshot as JSON (engine/io/snapshot_json.h) when its generation is past
+    /// @brief The newest snapshot as JSON (engine/remote/snapshot_json.h) when its generation is past
     /// @p afterGeneration, with that generation in @p generation; null otherwise.
     virtual nlohmann::json snapshotJson(uint64_t afterGeneration, uint64_t& generation) const = 0;
     /// @brief The config as run (CPUs resolved) and its label.

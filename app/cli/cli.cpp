@@ -1,7 +1,7 @@
 #include "app/cli/cli.h"
 #include "app/cli/command_util.h"
 
-#include "engine/io/output_file.h"
+#include "engine/formats/output_file.h"
 
 #include <algorithm>
 #include <cerrno>

@@ -1,7 +1,8 @@
 #include "app/cli/command_util.h"
 
-#include "engine/io/output_file.h"
-#include "engine/io/report_json.h"
+#include "engine/export/report_json.h"
+#include "engine/formats/output_file.h"
+#include "engine/formats/probe_json.h"
 #include "engine/rt/caller_affinity.h"
 #include "engine/rt/system_probe.h"
 #include "engine/rt/system_threads.h"

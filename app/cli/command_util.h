@@ -6,7 +6,7 @@
 #include "app/cli/cli.h"
 #include "app/cli/experiment_runs.h"
 
-#include "engine/io/recording.h"
+#include "engine/export/latency_export.h"
 #include "engine/rt/cpu_topology.h"
 #include "engine/rt/sched_policy.h"
 #include "engine/util/error.h"

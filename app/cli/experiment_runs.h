@@ -2,7 +2,7 @@
 // The body of each experiment subcommand as a function of a validated config, so `rtscope run --preset` runs a
 // preset's phases through exactly the code `rtscope latency`, `starve`, `drift`, … use: same header, progress,
 // table, summary, exports and exit codes.
-#include "engine/io/latency_limit.h"
+#include "engine/export/latency_limit.h"
 
 #include <cstdint>
 #include <nlohmann/json.hpp>

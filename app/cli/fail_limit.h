@@ -1,7 +1,7 @@
 #pragma once
 // `--fail-above` and `--fail-percentile` of `rtscope latency` (docs/ci.md): the flags, their reading, and the end of a
 // run with a limit: the verdict line, the JSON's "limit" object and return_code, and exit code 4.
-#include "engine/io/latency_limit.h"
+#include "engine/export/latency_limit.h"
 
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>

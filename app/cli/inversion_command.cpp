@@ -3,7 +3,7 @@
 #include "app/cli/command_util.h"
 
 #include "engine/experiments/locks/inversion_experiment.h"
-#include "engine/io/lock_lab_report.h"
+#include "engine/export/lock_lab_report.h"
 #include "engine/util/clock.h"
 #include "engine/util/units.h"
 

@@ -3,7 +3,7 @@
 #include "app/cli/command_util.h"
 
 #include "engine/experiments/latency/latency_experiment.h"
-#include "engine/io/openmetrics.h"
+#include "engine/export/openmetrics.h"
 #include "engine/rt/caller_affinity.h"
 #include "engine/rt/system_probe.h"
 #include "engine/util/clock.h"

@@ -1,6 +1,7 @@
 #include "app/cli/cli.h"
 
-#include "engine/io/report_json.h"
+#include "engine/export/report_json.h"
+#include "engine/formats/probe_json.h"
 #include "engine/rt/system_probe.h"
 
 #include <cstdio>

@@ -8,11 +8,13 @@
 #include "app/cli/fail_limit.h"
 #include "app/cli/remote_target.h"
 
-#include "engine/io/agent_child_exit.h"
-#include "engine/io/agent_client.h"
-#include "engine/io/cyclictest_format.h"
-#include "engine/io/recording.h"
-#include "engine/io/report_json.h"
+#include "engine/export/latency_export.h"
+#include "engine/export/report_json.h"
+#include "engine/formats/cyclictest_format.h"
+#include "engine/formats/probe_json.h"
+#include "engine/recording/recording_replay.h"
+#include "engine/remote/agent_child_exit.h"
+#include "engine/remote/agent_client.h"
 #include "engine/util/printable.h"
 #include "engine/util/units.h"
 

@@ -3,7 +3,8 @@
 #include "app/cli/anatomy_output.h"
 #include "app/cli/command_util.h"
 
-#include "engine/io/recording.h"
+#include "engine/export/latency_export.h"
+#include "engine/recording/recording_replay.h"
 #include "engine/util/clock.h"
 #include "engine/util/printable.h"
 

@@ -4,7 +4,7 @@
 #include "app/cli/command_util.h"
 
 #include "engine/experiments/registry.h"
-#include "engine/io/preset.h"
+#include "engine/presets/preset.h"
 #include "engine/rt/rt_thread.h"
 #include "engine/rt/system_threads.h"
 #include "engine/util/clock.h"

@@ -4,7 +4,7 @@
 #include "app/cli/timer_cli.h"
 
 #include "engine/experiments/timers/sleep_floor_experiment.h"
-#include "engine/io/timer_reports.h"
+#include "engine/export/timer_reports.h"
 #include "engine/util/units.h"
 
 #include <algorithm>

@@ -4,7 +4,7 @@
 #include "app/cli/command_util.h"
 
 #include "engine/experiments/starvation/starvation_experiment.h"
-#include "engine/io/starvation_report.h"
+#include "engine/export/starvation_report.h"
 #include "engine/rt/caller_affinity.h"
 #include "engine/util/clock.h"
 #include "engine/util/units.h"

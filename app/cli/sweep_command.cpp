@@ -2,7 +2,8 @@
 #include "app/cli/command_util.h"
 
 #include "engine/experiments/sweep/sweep_experiment.h"
-#include "engine/io/report_json.h"
+#include "engine/export/report_json.h"
+#include "engine/formats/probe_json.h"
 #include "engine/rt/system_probe.h"
 #include "engine/util/clock.h"
 #include "engine/util/units.h"

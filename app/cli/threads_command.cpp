@@ -2,7 +2,7 @@
 #include "app/cli/cli.h"
 
 #include "engine/experiments/timers/timer_config_util.h"
-#include "engine/io/system_threads_json.h"
+#include "engine/formats/system_threads_json.h"
 #include "engine/rt/system_threads.h"
 
 #include <cstdio>

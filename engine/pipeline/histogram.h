@@ -62,7 +62,7 @@ public:
     size_t bucketCount() const { return m_buckets.size(); }
 
     /// @brief Every figure at once, as the accessors give them (a histogram read back from JSON,
-    /// engine/io/snapshot_json.cpp). False, and nothing changed, when @p buckets is not bucketCount() long or the
+    /// engine/remote/snapshot_json.cpp). False, and nothing changed, when @p buckets is not bucketCount() long or the
     /// bucket counts and @p overflow do not add up to @p count.
     bool restore(std::vector<uint64_t> buckets, std::vector<uint64_t> exactUs, uint64_t exactUsOverflow, uint64_t count,
                  uint64_t overflow, int64_t min, int64_t max, long double sum);

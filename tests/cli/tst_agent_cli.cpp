@@ -5,10 +5,10 @@
 #include "tests/common/agent_test_config.h"
 #include "tests/common/cli_process.h"
 
-#include "engine/io/agent_client.h"
-#include "engine/io/agent_protocol.h"
-#include "engine/io/recording.h"
-#include "engine/io/system_threads_json.h"
+#include "engine/formats/system_threads_json.h"
+#include "engine/recording/recording_replay.h"
+#include "engine/remote/agent_client.h"
+#include "engine/remote/agent_protocol.h"
 #include "engine/rt/rt_thread.h"
 #include "engine/util/clock.h"
 

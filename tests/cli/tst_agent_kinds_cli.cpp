@@ -1,17 +1,17 @@
 // `rtscope agent --stdio` runs every experiment of the registry, and the sweep (docs/remote.md, "Snapshot"): each one
 // started once over a pipe with a short config, latency streaming its recording and the others their snapshots, each
-// decoded with engine/io/snapshot_json.h and checked for its experiment's shape; a reconfigure of a running experiment
-// other than latency (a new run), a bad config refused with the local CLI's sentence while the agent goes on, and every
-// thread of the agent joined after a stop and after its controller leaves, whatever the experiment.
+// decoded with engine/remote/snapshot_json.h and checked for its experiment's shape; a reconfigure of a running
+// experiment other than latency (a new run), a bad config refused with the local CLI's sentence while the agent goes
+// on, and every thread of the agent joined after a stop and after its controller leaves, whatever the experiment.
 #include "tests/common/cli_process.h"
 #include "tests/common/short_experiment_configs.h"
 
 #include "engine/experiments/registry.h"
-#include "engine/io/agent_client.h"
-#include "engine/io/agent_protocol.h"
-#include "engine/io/preset.h"
-#include "engine/io/recording.h"
-#include "engine/io/snapshot_json.h"
+#include "engine/presets/preset.h"
+#include "engine/recording/recording_replay.h"
+#include "engine/remote/agent_client.h"
+#include "engine/remote/agent_protocol.h"
+#include "engine/remote/snapshot_json.h"
 #include "engine/rt/rt_thread.h"
 #include "engine/util/clock.h"
 

@@ -6,8 +6,8 @@
 #include "engine/experiments/latency/latency_config.h"
 #include "tests/common/cli_process.h"
 
-#include "engine/io/agent_client.h"
-#include "engine/io/recording.h"
+#include "engine/recording/recording_reader.h"
+#include "engine/remote/agent_client.h"
 #include "engine/rt/sched_policy.h"
 
 #include "tests/common/test_main.h"

@@ -6,9 +6,9 @@
 #include "tests/common/cli_process.h"
 #include "tests/common/loopback_port.h"
 
-#include "engine/io/agent_client.h"
-#include "engine/io/agent_protocol.h"
-#include "engine/io/recording.h"
+#include "engine/recording/recording_replay.h"
+#include "engine/remote/agent_client.h"
+#include "engine/remote/agent_protocol.h"
 #include "engine/rt/rt_thread.h"
 #include "engine/util/clock.h"
 

@@ -11,8 +11,8 @@
 #include "app/cli/anatomy_output.cpp"
 
 #include "engine/experiments/latency/latency_run.h"
-#include "engine/io/cyclictest_format.h"
-#include "engine/io/report_json.h"
+#include "engine/export/report_json.h"
+#include "engine/formats/cyclictest_format.h"
 #include "engine/rt/cpu_topology.h"
 #include "engine/trace/trace_session.h"
 #include "engine/util/units.h"

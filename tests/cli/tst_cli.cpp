@@ -2,7 +2,7 @@
 // and JSON keys, and Ctrl-C writing partial results. Runs the real binary (RTSCOPE_BINARY from ctest).
 #include "tests/common/cli_process.h"
 
-#include "engine/io/cyclictest_format.h"
+#include "engine/formats/cyclictest_format.h"
 
 #include "tests/common/test_main.h"
 #include <QFile>

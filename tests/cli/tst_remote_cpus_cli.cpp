@@ -4,8 +4,8 @@
 // reads it, and the run is checked against that.
 #include "tests/common/cli_process.h"
 
-#include "engine/io/agent_client.h"
-#include "engine/io/recording.h"
+#include "engine/formats/probe_json.h"
+#include "engine/remote/agent_client.h"
 
 #include "tests/common/test_main.h"
 

@@ -3,7 +3,7 @@
 // or is cut short, gets a sentence and its exit code.
 #include "tests/common/cli_process.h"
 
-#include "engine/io/cyclictest_format.h"
+#include "engine/formats/cyclictest_format.h"
 
 #include "tests/common/test_main.h"
 #include <QDir>

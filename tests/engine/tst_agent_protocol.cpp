@@ -2,8 +2,9 @@
 // and garbage input is named and leaves the decoder usable; a version mismatch names both versions; and a
 // RecordingWriter given a byte sink streams exactly the recording it would have written to a file.
 #include "engine/experiments/latency/latency_experiment.h"
-#include "engine/io/agent_protocol.h"
-#include "engine/io/recording.h"
+#include "engine/recording/recording_replay.h"
+#include "engine/recording/recording_writer.h"
+#include "engine/remote/agent_protocol.h"
 #include "engine/rt/system_probe.h"
 #include "engine/util/clock.h"
 

@@ -2,7 +2,7 @@
 // counted once, paths add up, fairness within its bounds, no sample lost, threads joined) and shapes that survive
 // a busy 2-CPU VM (a spinlock never sleeps, a futex mutex does; the adaptive lock wins by spinning), never times.
 #include "engine/experiments/locks/contention_experiment.h"
-#include "engine/io/lock_lab_report.h"
+#include "engine/export/lock_lab_report.h"
 #include "engine/rt/cpu_topology.h"
 #include "engine/rt/rt_thread.h"
 #include "engine/rt/system_probe.h"

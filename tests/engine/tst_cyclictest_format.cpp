@@ -1,4 +1,4 @@
-#include "engine/io/cyclictest_format.h"
+#include "engine/formats/cyclictest_format.h"
 #include "engine/pipeline/histogram.h"
 
 #include "tests/common/test_main.h"

@@ -2,7 +2,7 @@
 // name to none, and every experiment's default config survives its own JSON and validation, the path every preset
 // phase takes.
 #include "engine/experiments/registry.h"
-#include "engine/io/preset.h"
+#include "engine/presets/preset.h"
 
 #include "tests/common/test_main.h"
 #include <QtTest>

@@ -4,7 +4,7 @@
 // thread does not run while high waits. Shapes only: another test's real-time threads may share the CPU and can
 // only lengthen waits, so the mutex assertions are lower bounds and the pi/ceiling ones are medians.
 #include "engine/experiments/locks/inversion_experiment.h"
-#include "engine/io/lock_lab_report.h"
+#include "engine/export/lock_lab_report.h"
 #include "engine/rt/cpu_topology.h"
 #include "engine/rt/rt_thread.h"
 #include "engine/rt/system_probe.h"

@@ -1,8 +1,8 @@
-// The pass/fail limit of `rtscope latency --fail-above` (engine/io/latency_limit.*): the percentile is the summary's,
-// the line names the worst CPU, and an unknown percentile (no samples, lost samples, a rank among the values beyond
-// the histogram's range) fails with its reason instead of a number.
+// The pass/fail limit of `rtscope latency --fail-above` (engine/export/latency_limit.*): the percentile is the
+// summary's, the line names the worst CPU, and an unknown percentile (no samples, lost samples, a rank among the values
+// beyond the histogram's range) fails with its reason instead of a number.
 #include "engine/experiments/latency/latency_run.h"
-#include "engine/io/latency_limit.h"
+#include "engine/export/latency_limit.h"
 #include "engine/pipeline/histogram.h"
 
 #include "tests/common/test_main.h"

@@ -1,7 +1,7 @@
-// The OpenMetrics exposition of `rtscope monitor` (engine/io/openmetrics.*): the bucket bounds, the rule for bins
+// The OpenMetrics exposition of `rtscope monitor` (engine/export/openmetrics.*): the bucket bounds, the rule for bins
 // that straddle a bound (never a sample counted below a bound it exceeds), the text's families and their
 // self-consistency, label escaping, and the per-scrape maximum.
-#include "engine/io/openmetrics.h"
+#include "engine/export/openmetrics.h"
 
 #include "tests/common/test_main.h"
 

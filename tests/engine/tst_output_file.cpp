@@ -1,4 +1,4 @@
-#include "engine/io/output_file.h"
+#include "engine/formats/output_file.h"
 
 #include "tests/common/test_main.h"
 #include "tests/common/test_util.h"

@@ -1,7 +1,7 @@
 // Presets: every built-in preset passes the experiments' own validation, and a malformed, out-of-range or
 // hostile preset is refused with sentences naming the file, the field and the allowed range — never a crash,
 // never a half-read preset. No threads are started.
-#include "engine/io/preset.h"
+#include "engine/presets/preset.h"
 #include "engine/rt/cpu_topology.h"
 
 #include "tests/common/test_main.h"

@@ -2,8 +2,9 @@
 // table and kept wake-ups with their windows of kernel events are written at the run's end and come back from a
 // replay field by field; hostile anatomy blocks (counts above their limits or beyond the payload, a wake-up without
 // its anatomy block, a missing wake-up, an unknown string) are refused with a sentence naming the block and field.
-#include "engine/io/recording.h"
-#include "engine/io/report_json.h"
+#include "engine/export/report_json.h"
+#include "engine/recording/recording_replay.h"
+#include "engine/recording/recording_writer.h"
 #include "engine/util/clock.h"
 #include "tests/common/recording_bytes.h"
 

@@ -1,7 +1,7 @@
 // What a recording can make a replay cost is bounded by the file: a few kilobytes that ask for 128 threads with
 // the largest histogram are refused with a sentence before anything is allocated for them; thousands of restart
 // blocks cost about what their samples cost; a reading can be followed and stopped from a progress callback.
-#include "engine/io/recording.h"
+#include "engine/recording/recording_replay.h"
 #include "engine/util/clock.h"
 #include "tests/common/recording_bytes.h"
 

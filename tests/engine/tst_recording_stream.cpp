@@ -1,8 +1,9 @@
 // A recording fed piece by piece (the agent's results stream, docs/remote.md) replays to the same figures as the
 // whole file, whatever the pieces' sizes, across a thread restart; a cut stream keeps what arrived, a broken one
 // says where and why.
-#include "engine/io/recording.h"
-#include "engine/io/recording_stream.h"
+#include "engine/recording/recording_replay.h"
+#include "engine/recording/recording_stream.h"
+#include "engine/recording/recording_writer.h"
 #include "engine/util/clock.h"
 
 #include "tests/common/test_main.h"

@@ -1,9 +1,9 @@
-// The machine identity of a run (engine/io/run_identity.*) as comment lines after cyclictest's footer: rtscope's own
-// importer reads the histogram unchanged (and keeps the lines), a grep-style reader of cyclictest's text finds its
+// The machine identity of a run (engine/export/run_identity.*) as comment lines after cyclictest's footer: rtscope's
+// own importer reads the histogram unchanged (and keeps the lines), a grep-style reader of cyclictest's text finds its
 // lines and the identity's, and a hostile value stays on one line.
 #include "engine/experiments/latency/latency_run.h"
-#include "engine/io/cyclictest_format.h"
-#include "engine/io/run_identity.h"
+#include "engine/export/run_identity.h"
+#include "engine/formats/cyclictest_format.h"
 #include "engine/pipeline/histogram.h"
 #include "engine/rt/system_probe.h"
 

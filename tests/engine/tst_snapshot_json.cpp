@@ -1,9 +1,9 @@
-// The snapshots of the six experiments other than latency, and of the sweep, as JSON (engine/io/snapshot_json.h): the
-// snapshots of real short runs, mid-run and final, survive toJson → fromJson → toJson unchanged, with their logs and
-// histograms; hostile JSON (wrong types, long lists, parts that do not fit together) is refused with a sentence naming
-// the field, never read past.
+// The snapshots of the six experiments other than latency, and of the sweep, as JSON (engine/remote/snapshot_json.h):
+// the snapshots of real short runs, mid-run and final, survive toJson → fromJson → toJson unchanged, with their logs
+// and histograms; hostile JSON (wrong types, long lists, parts that do not fit together) is refused with a sentence
+// naming the field, never read past.
 #include "engine/experiments/registry.h"
-#include "engine/io/snapshot_json.h"
+#include "engine/remote/snapshot_json.h"
 #include "engine/util/clock.h"
 
 #include "tests/common/short_experiment_configs.h"

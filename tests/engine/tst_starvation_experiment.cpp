@@ -4,7 +4,7 @@
 // could hang the machine (refusals, the watchdog catching a spinner that ignores its deadline, stop and exceptions
 // joining within 100 ms, CPU 0 responsive throughout), never absolute rates.
 #include "engine/experiments/starvation/starvation_experiment.h"
-#include "engine/io/starvation_report.h"
+#include "engine/export/starvation_report.h"
 #include "engine/rt/cpu_topology.h"
 #include "engine/rt/rt_thread.h"
 #include "engine/rt/system_probe.h"

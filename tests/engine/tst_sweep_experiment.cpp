@@ -1,8 +1,8 @@
 // The priority sweep: settings applied in order, results kept, the user's load command reaped even when
 // the sweep is cancelled midway; the per-CPU latency run yields one histogram per CPU.
 #include "engine/experiments/sweep/sweep_experiment.h"
-#include "engine/io/cyclictest_format.h"
-#include "engine/io/report_json.h"
+#include "engine/export/report_json.h"
+#include "engine/formats/cyclictest_format.h"
 #include "engine/rt/cpu_topology.h"
 #include "engine/rt/rt_thread.h"
 #include "engine/rt/system_probe.h"

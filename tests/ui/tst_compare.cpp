@@ -2,7 +2,7 @@
 // different maxima written with the engine's own writer, one JSON — give three rows sorted by the worst maximum, with
 // the figures worked out by hand from the bins below, one curve each; a file that is no result gets its sentence and
 // the others still show. And the --compare option's parsing.
-#include "engine/io/cyclictest_format.h"
+#include "engine/formats/cyclictest_format.h"
 #include "engine/util/clock.h"
 #include "tests/common/recording_bytes.h"
 #include "tests/common/test_main.h"

@@ -2,10 +2,11 @@
 // counts; a live run exported as cyclictest text, JSON and CSV equals what the engine's writers make of the same
 // samples; a recording replays in the views with the recorded machine; PNG and SVG exports are valid files; and
 // malformed or hostile files give a sentence naming the file, never a crash.
-#include "engine/io/cyclictest_format.h"
-#include "engine/io/recording.h"
-#include "engine/io/report_json.h"
+#include "engine/export/report_json.h"
+#include "engine/formats/cyclictest_format.h"
 #include "engine/pipeline/histogram.h"
+#include "engine/recording/recording_replay.h"
+#include "engine/recording/recording_writer.h"
 #include "engine/rt/rt_thread.h"
 #include "engine/rt/system_probe.h"
 #include "engine/util/clock.h"

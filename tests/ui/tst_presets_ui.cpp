@@ -6,7 +6,7 @@
 #include "engine/experiments/starvation/starvation_config.h"
 #include "engine/experiments/timers/drift_config.h"
 #include "engine/experiments/timers/sleep_floor_config.h"
-#include "engine/io/preset.h"
+#include "engine/presets/preset.h"
 #include "engine/rt/cpu_topology.h"
 #include "engine/rt/rt_thread.h"
 #include "engine/rt/system_probe.h"

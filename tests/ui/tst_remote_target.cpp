@@ -6,7 +6,7 @@
 // as it was; a run held as reference keeps its machine's name. Every page that runs on a target (the six snapshot
 // labs and the per-CPU page) runs a short config there to its end; a page without remote support says that it
 // measures this computer.
-#include "engine/io/recording.h"
+#include "engine/recording/recording_replay.h"
 #include "engine/rt/system_probe.h"
 #include "tests/common/loopback_port.h"
 #include "tests/common/short_experiment_configs.h"

@@ -2,7 +2,7 @@
 // found it (with and without real-time priority, with and without tracefs), the one-line verdict, a click on a card
 // plays its lesson, Escape and a page tab go to the scope with the docks back, and "Show at start" is remembered
 // (unticked, the window opens on the page it showed last).
-#include "engine/io/preset.h"
+#include "engine/presets/preset.h"
 #include "engine/rt/rt_thread.h"
 #include "engine/rt/system_probe.h"
 #include "engine/trace/trace_session.h"

@@ -1,7 +1,9 @@
 #include "ui/app/file_menu.h"
 
-#include "engine/io/output_file.h"
-#include "engine/io/recording.h"
+#include "engine/export/latency_export.h"
+#include "engine/formats/output_file.h"
+#include "engine/recording/recording_replay.h"
+#include "engine/recording/recording_writer.h"
 #include "engine/util/clock.h"
 #include "ui/app/page_snapshot.h"
 #include "ui/common/background_progress.h"

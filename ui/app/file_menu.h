@@ -3,7 +3,7 @@
 // the latency page's reference), save the run as a recording, export the view as PNG or SVG, and export the run
 // as cyclictest histogram text, cyclictest JSON or a CSV of every raw sample. Every verb is also a method, for
 // `--open` and the tests; the actions only add the file dialogs.
-#include "engine/io/recording.h"
+#include "engine/recording/recording_replay.h"
 #include "engine/rt/system_probe.h"
 #include "engine/util/error.h"
 #include "ui/latency/recording_timeline.h"

@@ -1,7 +1,7 @@
 #include "ui/app/gui_options.h"
 
-#include "engine/io/agent_client.h"
-#include "engine/io/output_file.h"
+#include "engine/formats/output_file.h"
+#include "engine/remote/agent_client.h"
 #include "engine/util/units.h"
 
 #include <QCommandLineParser>

@@ -1,6 +1,6 @@
 #include "ui/app/page_snapshot.h"
 
-#include "engine/io/output_file.h"
+#include "engine/formats/output_file.h"
 #include "ui/experiment_page.h"
 
 #include <QBuffer>

@@ -2,7 +2,7 @@
 // Plays a preset in the window: switches to its experiment's page, sets every control from phase 1 and starts;
 // for a comparison it lets phase 1 run, holds it as reference, applies phase 2 and keeps running. It talks to
 // pages only through ExperimentPage, so any page with applyConfigJson() can be driven by a preset.
-#include "engine/io/preset.h"
+#include "engine/presets/preset.h"
 #include "ui/experiment_page.h"
 
 #include <QObject>
@@ -25,7 +25,7 @@ public:
     /// Starts @p preset. Returns the problems as "file: …" sentences naming the field and range; with problems
     /// nothing changes (a page that was running is given its configuration back and restarted).
     QStringList start(const Preset& preset);
-    /// A built-in id or a preset file, loaded and validated (engine/io/preset.h), then start()ed.
+    /// A built-in id or a preset file, loaded and validated (engine/presets/preset.h), then start()ed.
     QStringList start(const QString& nameOrFile);
     /// Stops the script, not the experiment: the page keeps running as it is. The window calls it when the user
     /// starts or stops by hand, and before it closes.

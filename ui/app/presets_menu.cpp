@@ -1,6 +1,6 @@
 #include "ui/app/presets_menu.h"
 
-#include "engine/io/preset.h"
+#include "engine/presets/preset.h"
 #include "ui/app/preset_runner.h"
 #include "ui/main_window.h"
 

@@ -1,6 +1,6 @@
 #include "ui/compare/compare_data.h"
 
-#include "engine/io/report_json.h"
+#include "engine/export/report_json.h"
 
 #include <QFile>
 #include <QFileInfo>
@@ -26,7 +26,7 @@ QString cpuList(const std::vector<CyclictestThread>& threads)
     return cpus.join(", ");
 }
 
-// A "# Key: value" comment of a histfile (rtscope's identity lines after the footer, engine/io/run_identity.h, or a
+// A "# Key: value" comment of a histfile (rtscope's identity lines after the footer, engine/export/run_identity.h, or a
 // vendor's own "# Kernel:" / "# Device:" lines before or after it); empty when absent or written "unknown".
 QString commentValue(const CyclictestData& data, std::initializer_list<const char*> keys)
 {

@@ -1,9 +1,9 @@
 #pragma once
 // Several latency results side by side (File › Compare results…, `rtscope --compare`): each file is read through
 // the one importer of its format — cyclictest's -h text or --json (ui/latency/latency_import.*), an rtscope
-// recording (replayRecordingFile, engine/io/recording.*) — and turned into whole-µs cyclictest figures, the ones a
+// recording (replayRecordingFile, engine/recording/) — and turned into whole-µs cyclictest figures, the ones a
 // cyclictest export of the recording would hold, so that every row of the comparison is computed the same way.
-#include "engine/io/recording.h"
+#include "engine/recording/recording_replay.h"
 #include "ui/latency/latency_import.h"
 #include "ui/plot/plot_data.h"
 

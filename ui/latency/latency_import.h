@@ -2,7 +2,7 @@
 // cyclictest results made elsewhere (`-h` histogram text or `--json`, measured on a target board, say) turned
 // into what the latency page holds as its reference: the histogram curve, the table row and the label, so a
 // live run here is drawn over them.
-#include "engine/io/cyclictest_format.h"
+#include "engine/formats/cyclictest_format.h"
 #include "ui/common/latency_view_data.h"
 #include "ui/plot/plot_data.h"
 

@@ -3,7 +3,7 @@
 #include "ui/common/latency_source.h"
 #include "ui/latency/latency_page.h"
 
-#include "engine/io/output_file.h"
+#include "engine/formats/output_file.h"
 
 #include <QDir>
 #include <QDirIterator>

@@ -2,7 +2,7 @@
 // Every live run of the latency page is recorded to a spool file while it runs (engine RecordingWriter on the run
 // sink), so that "Save run as recording…" and the exports — cyclictest histogram, JSON, CSV of raw samples — hold
 // every sample of the run, however long, without keeping the samples in memory.
-#include "engine/io/recording.h"
+#include "engine/recording/recording_writer.h"
 
 #include <QObject>
 #include <QString>

@@ -1,6 +1,6 @@
 #include "ui/latency/recording_timeline.h"
 
-#include "engine/io/recording.h"
+#include "engine/recording/recording_reader.h"
 
 #include <algorithm>
 #include <map>

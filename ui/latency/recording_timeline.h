@@ -2,7 +2,7 @@
 // The timeline of a whole recording, per measured CPU: the replayed snapshot carries only the last 120 s (the
 // live aggregator's ring), so the recording is read once more into min/max columns whose width doubles whenever
 // the run outgrows them. However long the run, it costs at most kMaxColumns columns per CPU.
-#include "engine/io/recording.h"
+#include "engine/recording/recording_reader.h"
 #include "ui/plot/plot_data.h"
 
 #include <QString>

@@ -1,7 +1,7 @@
 #pragma once
 // The run of an experiment other than latency on the connected target (docs/remote.md, Desktop app): what a
 // PolledExperimentPage drives instead of its own experiment while a target is connected. Start sends the page's
-// config to the agent; the agent streams the run's snapshots as JSON (engine/io/snapshot_json.h), which are read
+// config to the agent; the agent streams the run's snapshots as JSON (engine/remote/snapshot_json.h), which are read
 // back into the engine's own snapshot type, so the page draws a remote run exactly as a local one.
 //
 // As RemoteLatencySource, nothing waits on the GUI thread at Start: the config is sent and the answer is looked
@@ -9,8 +9,8 @@
 // answer within kStartMs: said so). Stop waits at most kStopWaitMs for the run's final snapshot. A dropped link
 // keeps the last snapshot received and says when the link was lost.
 #include "engine/experiments/registry.h"
-#include "engine/io/agent_client.h"
-#include "engine/io/snapshot_json.h"
+#include "engine/remote/agent_client.h"
+#include "engine/remote/snapshot_json.h"
 #include "engine/rt/cpu_topology.h"
 #include "engine/util/error.h"
 

@@ -1,7 +1,7 @@
 #include "ui/remote/remote_latency_source.h"
 
-#include "engine/io/agent_client.h"
-#include "engine/io/agent_protocol.h"
+#include "engine/remote/agent_client.h"
+#include "engine/remote/agent_protocol.h"
 #include "engine/util/clock.h"
 #include "ui/remote/target_connection.h"
 

@@ -12,7 +12,7 @@
 // Explain spikes (config.trace) runs on the target; the run's anatomy arrives at its end, in the recording's anatomy
 // blocks, and the replay puts it in the snapshot as a local run's is (docs/remote.md). While it runs, only a refusal
 // of tracing there is known: the Status frames carry its reason, which the snapshot's tracing shows at once.
-#include "engine/io/recording_stream.h"
+#include "engine/recording/recording_stream.h"
 #include "ui/common/latency_source.h"
 
 #include <QString>

@@ -1,6 +1,7 @@
 #include "ui/remote/target_connection.h"
 
-#include "engine/io/agent_child_exit.h"
+#include "engine/formats/probe_json.h"
+#include "engine/remote/agent_child_exit.h"
 #include "engine/util/clock.h"
 #include "engine/util/helper_thread.h"
 
@@ -277,7 +278,7 @@ bool TargetConnection::isOpen() const
 
 CpuTopology TargetConnection::topology() const
 {
-    return targetTopology(m_probe); // the CLI's conversion (engine/io/agent_client.h)
+    return targetTopology(m_probe); // the CLI's conversion (engine/remote/agent_client.h)
 }
 
 QString TargetConnection::machine() const

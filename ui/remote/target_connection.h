@@ -6,7 +6,7 @@
 // Nothing here waits on the GUI thread: begin() starts the agent (or, for tcp://, a helper thread that connects)
 // and returns; a timer looks for the hello every kPollMs and emits opened() or failed(). The link in use stays as
 // it is until a new one said hello, so a cancelled or failed attempt leaves the app as it was.
-#include "engine/io/agent_client.h"
+#include "engine/remote/agent_client.h"
 #include "engine/rt/cpu_topology.h"
 #include "engine/rt/system_probe.h"
 

@@ -4,7 +4,7 @@
 // its view, how long its script runs, and what it needs from this machine, from the real system probe), "Open a
 // result…", the machine's verdict in one line, and "Show at start". A click on a card asks for its lesson; Escape
 // asks to leave for the scope. The window decides what those do (MainWindow).
-#include "engine/io/preset.h"
+#include "engine/presets/preset.h"
 #include "engine/rt/system_probe.h"
 #include "engine/trace/trace_session.h"
 

@@ -4,6 +4,8 @@
 /// the host's collector. LatencyExperiment (latency_experiment.h) hosts it.
 #include "engine/experiments/experiment_host.h"
 #include "engine/experiments/latency/latency_config.h"
+#include "engine/experiments/latency/latency_run_sink.h"
+#include "engine/experiments/latency/latency_snapshot.h"
 #include "engine/pipeline/anatomy_aggregator.h"
 #include "engine/pipeline/anatomy_figures.h"
 #include "engine/pipeline/latency_aggregator.h"
@@ -26,98 +28,6 @@
 #include <vector>
 
 namespace rtscope {
-
-/// @brief How many markers a run keeps (live or replayed): a change a second for almost three hours.
-inline constexpr size_t kMaxMarkers = 10'000;
-
-/// @brief A labelled point on the timeline: a configuration change, a start, a reset.
-struct Marker {
-    int64_t tNs = 0;
-    uint64_t seq = 0;
-    std::string label;
-};
-
-/// @brief The state of a run's kernel tracing and what it found (docs/experiments/anatomy.md).
-struct LatencyTracing {
-    bool active = false;                    ///< the trace session runs (or ran, in a final snapshot)
-    std::string unavailable;                ///< why it does not run: the exact reason and the fix; empty when active
-    std::vector<std::string> missingEvents; ///< trace events this kernel lacks (their parts may be unknown)
-    TraceStats stats;                       ///< the reader's counts: events, lost events, the kernel's overruns
-    int64_t thresholdNs = 0;                ///< as configured (0 = none)
-    int top = 0;                            ///< as configured
-    AnatomyFigures figures;
-    /// Events the reader handed on that the queue to the collector had no room for (LatencyRun::kTraceQueueEvents):
-    /// lost to the analysis like the kernel's lost events, and marked in the window the same way (a Lost event per
-    /// CPU over the span they covered), so an anatomy across that span says its events were lost and leaves the parts
-    /// there unknown.
-    uint64_t queueDroppedEvents = 0;
-    uint64_t queueDroppedBatches = 0;
-    std::string stopError; ///< the session's instance could not be removed (with the command that removes it)
-    /// CLOCK_MONOTONIC when these figures were taken: while the run goes on they are refreshed every
-    /// LatencyRun::kTracingRefreshNs (copying the kept windows at every frame would cost the collector more than
-    /// they change); the final snapshot's are the final ones.
-    int64_t updatedNs = 0;
-};
-
-struct LatencySnapshot {
-    LatencyConfig config;    ///< in force now (cpu resolved)
-    uint64_t generation = 0; ///< increases with every publish, across the runs of one experiment
-    bool running = false;
-    bool finished = false; ///< reached its duration or sample count
-    int64_t startNs = 0;   ///< CLOCK_MONOTONIC at start
-    int64_t resetNs = 0;   ///< CLOCK_MONOTONIC of the last statistics reset (== startNs if none)
-    int64_t publishedNs = 0;
-    /// CLOCK_MONOTONIC when the run was asked to stop (0 while it runs): no counted wake-up is at or after it.
-    int64_t stopRequestedNs = 0;
-    std::vector<LatencyThreadStats> threads;
-    /// Policy deadline: per measuring thread (index as threads), its overruns (SCHED_FLAG_DL_OVERRUN) or why they
-    /// are not counted; empty for the other policies.
-    std::vector<DeadlineOverrunFigure> overruns;
-    std::vector<Marker> markers;
-    uint64_t hogIterations = 0; ///< work done by all hogs since start (RT changes when, not how much)
-    double hogIterationsPerSec = 0;
-    std::string memoryLock; ///< what was locked, in words
-    bool dmaLatencyHeld = false;
-    std::string dmaLatencyNote;
-    std::string error; ///< a worker's failure (e.g. a wait returned an error), empty if none
-    /// The latency anatomy (config.trace): null when tracing was not asked for.
-    std::shared_ptr<const LatencyTracing> tracing;
-};
-
-/// @brief What a run sink learns when a run starts.
-struct LatencyRunInfo {
-    LatencyConfig config;  ///< as started (cpu resolved)
-    int64_t startNs = 0;   ///< CLOCK_MONOTONIC, the snapshots' startNs
-    std::vector<int> cpus; ///< measuring thread i runs on cpus[i]
-    int quietCpu = -1;     ///< a CPU without measuring threads or hogs (the collector's), -1 if none
-};
-
-/// @brief Receives everything the aggregators see, in the order they see it: the raw-sample tap for recordings
-/// and exports. onRunStart and onRunEnd run on the thread that calls start() and stop(); every other call runs
-/// on the collector thread (or on the control thread while it keeps the collector out: a restart of the measuring
-/// threads, the final drain of a stop), never concurrently and never on a measuring thread, so a sink may allocate
-/// and block briefly, at the price of a fuller ring.
-class LatencyRunSink {
-public:
-    virtual ~LatencyRunSink() = default;
-    virtual void onRunStart(const LatencyRunInfo& info) = 0;
-    /// A drained batch of measuring thread @p thread, in sequence order.
-    virtual void onSamples(size_t thread, std::span<const LatencySample> batch) = 0;
-    /// A marker (the start, a live change) and the config in force from it on.
-    virtual void onMarker(const Marker& marker, const LatencyConfig& config) = 0;
-    /// Statistics were cleared here: samples after this call count from zero.
-    virtual void onReset(int64_t tNs) = 0;
-    /// The ring of @p thread has refused @p total samples since the thread started (sent when it changes).
-    virtual void onDrops(size_t thread, uint64_t total) = 0;
-    /// The hogs' work counter (sent when the rate is resampled, every 250 ms, and once more at the end).
-    virtual void onHogWork(int64_t tNs, uint64_t iterations, double perSecond) = 0;
-    /// The measuring threads were replaced (a CPU change): new aggregates, thread i now on @p cpus[i].
-    virtual void onRestart(int64_t tNs, const std::vector<int>& cpus) = 0;
-    /// The run's tracing as its last snapshot carried it (LatencySnapshot::tracing), just before onRunEnd; only when
-    /// that snapshot had one. Recordings keep it so that a replay shows the anatomy (docs/recording-format.md).
-    virtual void onTracing(const LatencyTracing& tracing) { (void)tracing; }
-    virtual void onRunEnd(int64_t stopNs) = 0;
-};
 
 /// @brief One run of the latency experiment, created by ExperimentHost::start() and destroyed by its stop()
 /// (experiment_host.h: the ExperimentRun contract, PacedRun and EndingRun). It owns the measuring threads and

@@ -1,6 +1,6 @@
 #include "ui/locks/contention/contention_view_data.h"
 
-#include "engine/io/lock_lab_report.h"
+#include "engine/export/lock_lab_report.h"
 #include "ui/common/histogram_data.h"
 
 #include <algorithm>

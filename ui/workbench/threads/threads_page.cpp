@@ -1,7 +1,7 @@
 #include "ui/workbench/threads/threads_page.h"
 
 #include "engine/experiments/latency/latency_config.h"
-#include "engine/io/agent_client.h"
+#include "engine/remote/agent_client.h"
 #include "engine/rt/system_threads.h"
 #include "ui/common/colors.h"
 #include "ui/common/config_json.h"

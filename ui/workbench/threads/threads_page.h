@@ -8,7 +8,7 @@
 // With a remote target (docs/remote.md) the list is the target's: each refresh asks its `rtscope agent` (a
 // ThreadsRequest frame) and a timer picks up the answer, so nothing waits on the GUI thread; the chrt and taskset
 // lines are then for a shell on the target. A lost link keeps the last list received and says so.
-#include "engine/io/agent_protocol.h"
+#include "engine/remote/agent_protocol.h"
 #include "engine/rt/system_probe.h"
 #include "ui/polled_page.h"
 

@@ -1,4 +1,4 @@
-#include "engine/io/agent_child_exit.h"
+#include "engine/remote/agent_child_exit.h"
 
 #include <sys/wait.h>
 

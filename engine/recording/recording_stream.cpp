@@ -1,4 +1,4 @@
-#include "engine/io/recording_stream.h"
+#include "engine/recording/recording_stream.h"
 
 #include <algorithm>
 #include <cstring>

@@ -1,4 +1,4 @@
-#include "engine/io/openmetrics.h"
+#include "engine/export/openmetrics.h"
 
 #include "engine/rt/cpu_topology.h"
 #include "engine/rt/sched_policy.h"

@@ -1,5 +1,5 @@
 #pragma once
-/// @file JSON forms of the probe and of a latency run, for --json output, recordings and exports.
+/// @file JSON forms of a latency run, for --json output, recordings and exports.
 #include <cstdint>
 #include <nlohmann/json_fwd.hpp>
 #include <string>
@@ -13,7 +13,6 @@ struct TracedWakeup;
 struct CyclictestData;
 class Histogram;
 
-nlohmann::json toJson(const SystemProbe& probe);
 /// @brief count, min, avg, max and the standard percentiles of a histogram, in nanoseconds.
 nlohmann::json histogramSummaryJson(const Histogram& h);
 /// @brief The "rtscope" object: config, per-thread figures, counters, markers, memory lock and dma state, and with

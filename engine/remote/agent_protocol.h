@@ -44,13 +44,13 @@ enum class AgentFrameType : uint8_t {
     Status = 8,      ///< agent: {"threads": [{cpu, tid, samples, min_ns, last_ns, mean_ns, max_ns}], …} while running
     Started = 9,     ///< agent: {"experiment", "config" (as run, CPUs resolved), "label", "run"}
     Ended = 10,      ///< agent: {"finished", "error", "memory_lock", "dma_latency_note", "dma_latency_held"}
-    /// agent, every experiment but latency: {"experiment", "run", "final", "snapshot": engine/io/snapshot_json.h},
+    /// agent, every experiment but latency: {"experiment", "run", "final", "snapshot": engine/remote/snapshot_json.h},
     /// at most every kAgentSnapshotMs while it changes, and a final one after the stop
     Snapshot = 11,
     SnapshotPart = 12, ///< agent: the leading bytes of a Snapshot payload above kMaxAgentPayload; its Snapshot ends it
     /// controller, at any time after the hello (running or not): {} — "which threads run on your machine?"
     ThreadsRequest = 13,
-    /// agent, the answer: {"host", "threads": [engine/io/system_threads_json.h], "total", "read_ms"}
+    /// agent, the answer: {"host", "threads": [engine/formats/system_threads_json.h], "total", "read_ms"}
     Threads = 14,
 };
 

@@ -1,7 +1,7 @@
-#include "engine/io/report_json.h"
+#include "engine/export/report_json.h"
 
 #include "engine/experiments/latency/latency_experiment.h"
-#include "engine/io/cyclictest_format.h"
+#include "engine/formats/cyclictest_format.h"
 #include "engine/pipeline/anatomy_figures.h"
 #include "engine/rt/system_probe.h"
 #include "engine/util/printable.h"
@@ -11,35 +11,6 @@
 #include <optional>
 
 namespace rtscope {
-
-nlohmann::json toJson(const SystemProbe& p)
-{
-    return nlohmann::json{{"kernel_release", p.kernelRelease},
-                          {"kernel_version", p.kernelVersion},
-                          {"machine", p.machine},
-                          {"preempt_model", p.preemptModel},
-                          {"preempt_rt", p.preemptRt},
-                          {"scheduler", p.scheduler},
-                          {"fair_server", p.fairServer},
-                          {"clocksource", p.clocksource},
-                          {"clock_resolution_ns", p.clockResolutionNs},
-                          {"timer_slack_ns", p.timerSlackNs},
-                          {"sched_rt_runtime_us", p.rtRuntimeUs},
-                          {"sched_rt_period_us", p.rtPeriodUs},
-                          {"rlimit_rtprio", p.rlimitRtprioSoft},
-                          {"cap_sys_nice", p.capSysNice},
-                          {"root", p.isRoot},
-                          {"rt_available", p.rtAvailable},
-                          {"rt_unavailable_reason", p.rtUnavailableReason},
-                          {"online_cpus", p.onlineCpus},
-                          {"allowed_cpus", p.allowedCpus},
-                          {"isolated_cpus", p.isolatedCpus},
-                          {"nohz_full_cpus", p.nohzFullCpus},
-                          {"virtual_machine", p.virtualMachine},
-                          {"hypervisor", p.hypervisor},
-                          {"cpu_dma_latency_available", p.dmaLatencyAvailable},
-                          {"cpu_model", p.cpuModel}};
-}
 
 nlohmann::json histogramSummaryJson(const Histogram& h)
 {

@@ -1,9 +1,9 @@
-#include "engine/io/lock_lab_report.h"
+#include "engine/export/lock_lab_report.h"
 
 #include "engine/experiments/locks/contention_experiment.h"
 #include "engine/experiments/locks/inversion_experiment.h"
-#include "engine/io/csv_writer.h"
-#include "engine/io/report_json.h"
+#include "engine/export/report_json.h"
+#include "engine/formats/csv_writer.h"
 #include "engine/util/units.h"
 
 #include <cstdio>

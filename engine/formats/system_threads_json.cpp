@@ -1,4 +1,4 @@
-#include "engine/io/system_threads_json.h"
+#include "engine/formats/system_threads_json.h"
 
 #include "engine/util/json_fields.h"
 

@@ -1,4 +1,4 @@
-#include "engine/io/preset.h"
+#include "engine/presets/preset.h"
 
 #include "engine/experiments/registry.h"
 #include "engine/rt/cpu_topology.h"

@@ -1,4 +1,4 @@
-#include "engine/io/run_identity.h"
+#include "engine/export/run_identity.h"
 
 #include "engine/experiments/latency/latency_run.h"
 #include "engine/rt/cpu_topology.h"

@@ -3,7 +3,7 @@
 /// they come, every complete block is decoded by the recording reader and replayed by the same replayer as a file
 /// (replayRecording), and a snapshot of what arrived so far can be taken at any time, at the cost of the new bytes
 /// only.
-#include "engine/io/recording.h"
+#include "engine/recording/recording_replay.h"
 
 #include <cstdint>
 #include <memory>

@@ -1,4 +1,4 @@
-#include "engine/io/latency_limit.h"
+#include "engine/export/latency_limit.h"
 
 #include "engine/experiments/latency/latency_run.h"
 #include "engine/pipeline/histogram.h"

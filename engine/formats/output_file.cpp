@@ -1,4 +1,4 @@
-#include "engine/io/output_file.h"
+#include "engine/formats/output_file.h"
 
 #include <array>
 #include <cerrno>

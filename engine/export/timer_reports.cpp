@@ -1,8 +1,8 @@
-#include "engine/io/timer_reports.h"
+#include "engine/export/timer_reports.h"
 
 #include "engine/experiments/timers/drift_experiment.h"
 #include "engine/experiments/timers/sleep_floor_experiment.h"
-#include "engine/io/csv_writer.h"
+#include "engine/formats/csv_writer.h"
 
 #include <nlohmann/json.hpp>
 

@@ -1,6 +1,6 @@
-#include "engine/io/agent_protocol.h"
+#include "engine/remote/agent_protocol.h"
 
-#include "engine/io/system_threads_json.h"
+#include "engine/formats/system_threads_json.h"
 #include "engine/util/clock.h"
 #include "engine/util/json_fields.h"
 

@@ -1,4 +1,4 @@
-#include "engine/io/snapshot_json.h"
+#include "engine/remote/snapshot_json.h"
 
 #include "engine/experiments/registry.h"
 

@@ -1,4 +1,4 @@
-#include "engine/io/agent_client.h"
+#include "engine/remote/agent_client.h"
 
 #include "engine/util/clock.h"
 #include "engine/util/helper_thread.h"

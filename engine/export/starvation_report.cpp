@@ -1,7 +1,7 @@
-#include "engine/io/starvation_report.h"
+#include "engine/export/starvation_report.h"
 
 #include "engine/experiments/starvation/starvation_experiment.h"
-#include "engine/io/csv_writer.h"
+#include "engine/formats/csv_writer.h"
 #include "engine/util/clock.h"
 #include "engine/util/units.h"
 

@@ -3,7 +3,7 @@
 /// file descriptors, whatever carries them (a child's pipes here; an ssh session or a TCP socket are other ways to
 /// get the same two descriptors). Used by `rtscope latency --target-cmd`; made for the desktop app as well: every
 /// call is thread-safe and none blocks longer than its timeout.
-#include "engine/io/agent_protocol.h"
+#include "engine/remote/agent_protocol.h"
 #include "engine/rt/cpu_topology.h"
 #include "engine/rt/system_probe.h"
 #include "engine/util/error.h"
@@ -69,7 +69,7 @@ std::vector<std::string> sshAgentArgv(const AgentTarget& target, const std::stri
 CpuTopology targetTopology(const SystemProbe& probe);
 
 /// @brief A Snapshot message of an experiment other than latency (docs/remote.md): which experiment and run, whether
-/// it is the last of its run, and the snapshot as JSON (read it with engine/io/snapshot_json.h).
+/// it is the last of its run, and the snapshot as JSON (read it with engine/remote/snapshot_json.h).
 struct AgentSnapshotMessage {
     std::string experiment;
     uint64_t run = 0; ///< the Started frame's "run": a reconfigure of these experiments starts a new run

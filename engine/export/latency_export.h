@@ -1,0 +1,37 @@
+#pragma once
+/// @file The exports of a latency run, live or replayed: cyclictest's histogram text and JSON with rtscope's
+/// figures, and a recording's samples as CSV.
+#include "engine/recording/recording_replay.h"
+
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <ostream>
+#include <string>
+
+namespace rtscope {
+
+struct LatencySnapshot;
+
+/// @brief cyclictest's -h text of a replayed run (figures since its last reset, as its histogram showed them). When
+/// the recorder did not keep every sample, or the file was cut short, a "# rtscope:" line before "# Histogram"
+/// says so.
+std::string replayedHistogramText(const ReplayedRun& run);
+/// @brief latencyExportJson() of a replayed run with the recorded probe and command, plus a "recording" object in
+/// "rtscope": the file name, samples not kept, and the read error of a file cut short.
+nlohmann::json replayedRunJson(const ReplayedRun& run, const std::string& fileName);
+
+/// @brief Every sample of a recording as CSV, streamed (a recording may hold more than memory):
+/// cpu,seq,deadline_ns,wake_ns,latency_ns,skipped_periods,epoch with times relative to the run's start. When the
+/// recorder did not keep every sample, or the file is cut short, the first line is a "# " comment that says how
+/// many are missing. Returns the read result (samples = rows written).
+RecordingReadResult writeRecordingCsv(const std::string& recordingPath, std::ostream& out);
+
+/// @brief cyclictest's --json layout of a run plus the "rtscope" object (config, figures, markers, probe):
+/// the one composition the CLI, the replay command and the desktop app's export share.
+nlohmann::json latencyExportJson(const LatencySnapshot& snapshot, const nlohmann::json& probe,
+                                 const std::string& commandLine, int64_t startUnixSec, int64_t endUnixSec);
+/// @brief Sets cyclictest's "sysinfo" block of @p report (uname() of the machine that wrote it) to the machine that
+/// was measured, from its probe (toJson(SystemProbe)) and host name: for a replayed recording and a remote target.
+void describeMeasuredMachine(nlohmann::json& report, const nlohmann::json& probe, const std::string& host);
+
+} // namespace rtscope
