@@ -92,13 +92,14 @@ bool parseProcStat(const std::string& line, SystemThread& out)
     std::string tok;
     while (rest >> tok)
         f.push_back(tok);
-    // Fields (1-based, proc(5)): 3 state, 9 flags, 19 nice, 39 processor, 40 rt_priority, 41 policy.
+    // Fields (1-based, proc(5)): 3 state, 9 flags, 19 nice, 22 starttime, 39 processor, 40 rt_priority, 41 policy.
     if (f.size() < 39)
         return false;
     try {
         out.state = f[0].empty() ? '?' : f[0][0];
         out.kernelThread = (std::stoul(f[9 - 3]) & kPfKthread) != 0;
         out.nice = std::stoi(f[19 - 3]);
+        out.startTime = std::stoull(f[22 - 3]);
         out.lastCpu = std::stoi(f[39 - 3]);
         out.rtPriority = std::stoi(f[40 - 3]);
         out.kernelPolicy = std::stoi(f[41 - 3]);

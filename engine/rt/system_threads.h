@@ -19,7 +19,10 @@ struct SystemThread {
     int nice = 0;
     std::string allowedCpus; ///< Cpus_allowed_list, e.g. "0-1"
     int lastCpu = -1;        ///< the CPU it last ran on (stat field 39)
-    char state = '?';        ///< R, S, D, I, …
+    /// When it started, in clock ticks since boot (stat field 22): a TID is reused once its thread has gone, and the
+    /// start time tells the two apart.
+    unsigned long long startTime = 0;
+    char state = '?'; ///< R, S, D, I, …
     bool kernelThread = false;
     bool interruptRelated = false; ///< irq/…, ksoftirqd/…, rcu…, migration/…, watchdog/…
 

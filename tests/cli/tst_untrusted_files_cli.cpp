@@ -16,6 +16,7 @@
 #include <csignal>
 
 using namespace rtscope::test;
+using rtscope::kNsPerMs;
 
 namespace {
 

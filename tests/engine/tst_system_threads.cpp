@@ -24,22 +24,23 @@ private slots:
         QTest::addColumn<int>("policy");
         QTest::addColumn<int>("prio");
         QTest::addColumn<bool>("kthread");
+        QTest::addColumn<qulonglong>("startTime");
         // Real line shapes (fields from proc(5)); the comm of the second has spaces and parentheses.
         const QString tail = " 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0";
         QTest::newRow("migration")
             << "18 (migration/0) S 2 0 0 0 -1 2129984 0 0 0 0 0 0 0 0 -100 0 1 0 3 0 0 18446744073709551615 0 0 0 0 "
                "0 0 0 2147483647 0 0 0 0 17 0 99 1 0 0 0 0 0 0 0 0 0 0 0"
-            << true << "migration/0" << 1 << 99 << true;
+            << true << "migration/0" << 1 << 99 << true << qulonglong(3);
         QTest::newRow("comm with ) (")
-            << "4242 (a) (b c) R 1 4242 4242 0 -1 4194304 0 0 0 0 0 0 0 0 20 5 1 0 3 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 "
-               "17 1 0 0 0 0 0 0 0 0 0 0 0 0 0"
-            << true << "a) (b c" << 0 << 0 << false;
-        QTest::newRow("truncated") << "12 (x) S 1 2 3" << false << "" << 0 << 0 << false;
-        QTest::newRow("no parens") << "12 x S" + tail << false << "" << 0 << 0 << false;
-        QTest::newRow("empty") << "" << false << "" << 0 << 0 << false;
+            << "4242 (a) (b c) R 1 4242 4242 0 -1 4194304 0 0 0 0 0 0 0 0 20 5 1 0 987654321 0 0 0 0 0 0 0 0 0 0 0 0 "
+               "0 0 0 17 1 0 0 0 0 0 0 0 0 0 0 0 0 0"
+            << true << "a) (b c" << 0 << 0 << false << qulonglong(987654321);
+        QTest::newRow("truncated") << "12 (x) S 1 2 3" << false << "" << 0 << 0 << false << qulonglong(0);
+        QTest::newRow("no parens") << "12 x S" + tail << false << "" << 0 << 0 << false << qulonglong(0);
+        QTest::newRow("empty") << "" << false << "" << 0 << 0 << false << qulonglong(0);
         QTest::newRow("garbage numbers")
             << "1 (x) S a b c d e f g h i j k l m n o p q r s t u v w x y z a b c d e f g h i j k l m" << false << ""
-            << 0 << 0 << false;
+            << 0 << 0 << false << qulonglong(0);
     }
     void parseProcStat()
     {
@@ -57,6 +58,8 @@ private slots:
         QCOMPARE(t.kernelPolicy, policy);
         QCOMPARE(t.rtPriority, prio);
         QCOMPARE(t.kernelThread, kthread);
+        QFETCH(qulonglong, startTime);
+        QCOMPARE(qulonglong(t.startTime), startTime); // the identity of a thread for the doctor (ThreadIdentity)
     }
 
     void findsAFifoThreadStartedHere()
