@@ -450,9 +450,8 @@ protected:
     /// Shows the latest snapshot's error, if it has one, last: next to the controls and in the status bar.
     void showLatestError()
     {
-        if constexpr (requires(const Snapshot& s) { s.error; })
-            if (const std::shared_ptr<const Snapshot> s = latestSnapshot(); s && !s->error.empty())
-                showError(QString::fromStdString(s->error));
+        if (const std::shared_ptr<const Snapshot> s = latestSnapshot(); s && !s->error.empty())
+            showError(QString::fromStdString(s->error));
     }
     /// Takes @p snapshot as the one drawn (a page that draws one of its own, e.g. a replay).
     void setDrawn(std::shared_ptr<const Snapshot> snapshot)
@@ -532,19 +531,8 @@ private:
             return s.finished;
     }
     /// Whether the run that stopped had ended by itself, as the last snapshot drawn (or the experiment) says.
-    bool ranToEnd() const
-    {
-        if constexpr (requires(const Snapshot& s) { s.finished; })
-            return m_lastDrawn && m_lastDrawn->finished;
-        else
-            return m_experiment->finished();
-    }
-    QString runError() const
-    {
-        if constexpr (requires(const Snapshot& s) { s.error; })
-            return m_lastDrawn ? QString::fromStdString(m_lastDrawn->error) : QString();
-        return {};
-    }
+    bool ranToEnd() const { return m_lastDrawn && m_lastDrawn->finished; }
+    QString runError() const { return m_lastDrawn ? QString::fromStdString(m_lastDrawn->error) : QString(); }
 
     uint64_t m_lastGeneration = 0;
     QPointer<TargetConnection> m_target;

@@ -207,8 +207,7 @@ private:
         void publish() override
         {
             std::shared_ptr<Snapshot> s = m_run.makeSnapshot(m_running.load());
-            if constexpr (requires { s->generation; })
-                s->generation = ++m_generation;
+            s->generation = ++m_generation;
             m_publisher.publish(std::move(s));
         }
 

@@ -23,6 +23,18 @@ namespace {
 // v(key, member) is a plain field; v(key, member, maxItems) a list with its own bound; v.log(key, log, count) an
 // AppendLog prefix (the tick and sample logs, shared with the aggregator in the live snapshot).
 
+// The common header of every snapshot (engine/experiments/run_status.h), after its config.
+template <class V> void fields(V& v, RunStatus& s)
+{
+    v("generation", s.generation);
+    v("running", s.running);
+    v("finished", s.finished);
+    v("start_ns", s.startNs);
+    v("published_ns", s.publishedNs);
+    v("memory_lock", s.memoryLock);
+    v("error", s.error);
+}
+
 template <class V> void fields(V& v, SeriesPoint& s)
 {
     v("t_ns", s.tNs);
@@ -100,14 +112,10 @@ template <class V> void fields(V& v, WatchdogTrip& s)
 template <class V> void fields(V& v, StarvationSnapshot& s)
 {
     v("config", s.config);
+    fields(v, static_cast<RunStatus&>(s));
     v("controller_cpu", s.controllerCpu);
     v("spinner_tid", s.spinnerTid);
-    v("generation", s.generation);
-    v("running", s.running);
-    v("finished", s.finished);
     v("interrupted", s.interrupted);
-    v("start_ns", s.startNs);
-    v("published_ns", s.publishedNs);
     v("end_ns", s.endNs);
     v("lead_in_ns", s.leadInNs);
     v("lead_in", s.leadIn);
@@ -121,7 +129,6 @@ template <class V> void fields(V& v, StarvationSnapshot& s)
     v("dropped_samples", s.droppedSamples);
     v("dropped_segments", s.droppedSegments);
     v("dropped_events", s.droppedEvents);
-    v("memory_lock", s.memoryLock);
     v("note", s.note);
 }
 
@@ -159,17 +166,12 @@ template <class V> void fields(V& v, DriftMethodStats& s)
 template <class V> void fields(V& v, DriftSnapshot& s)
 {
     v("config", s.config);
-    v("generation", s.generation);
-    v("running", s.running);
-    v("finished", s.finished);
+    fields(v, static_cast<RunStatus&>(s));
     v("t0_ns", s.t0Ns);
-    v("published_ns", s.publishedNs);
     v("nominal_hz", s.nominalHz);
     v("effective_slack_ns", s.effectiveSlackNs);
     v("slack_note", s.slackNote);
     v("methods", s.methods);
-    v("memory_lock", s.memoryLock);
-    v("error", s.error);
 }
 
 template <class V> void fields(V& v, SleepSample& s)
@@ -200,11 +202,7 @@ template <class V> void fields(V& v, SleepFloorCell& s)
 template <class V> void fields(V& v, SleepFloorSnapshot& s)
 {
     v("config", s.config);
-    v("generation", s.generation);
-    v("running", s.running);
-    v("finished", s.finished);
-    v("start_ns", s.startNs);
-    v("published_ns", s.publishedNs);
+    fields(v, static_cast<RunStatus&>(s));
     v("clock_resolution_ns", s.clockResolutionNs);
     v("timer_slack_ns", s.timerSlackNs);
     v("effective_slack_ns", s.effectiveSlackNs);
@@ -219,8 +217,6 @@ template <class V> void fields(V& v, SleepFloorSnapshot& s)
     v("load_threads", s.loadThreads);
     v("load_iterations", s.loadIterations);
     v("drops", s.drops);
-    v("memory_lock", s.memoryLock);
-    v("error", s.error);
     v.log("samples", s.log, s.logCount);
 }
 
@@ -258,20 +254,14 @@ template <class V> void fields(V& v, InversionSnapshot& s)
     v("timeline_from_ns", s.timelineFromNs);
     v("timeline_truncated", s.timelineTruncated);
     v("config", s.config);
+    fields(v, static_cast<RunStatus&>(s));
     v("watchdog_cpu", s.watchdogCpu);
-    v("generation", s.generation);
-    v("running", s.running);
-    v("finished", s.finished);
-    v("start_ns", s.startNs);
     v("t0_ns", s.t0Ns);
-    v("published_ns", s.publishedNs);
     v("low_sections", s.lowSections);
     v("medium_bursts", s.mediumBursts);
     v("ring_drops", s.ringDrops);
     v("watchdog_trips", s.watchdogTrips);
     v("tids", s.tids);
-    v("memory_lock", s.memoryLock);
-    v("error", s.error);
 }
 
 template <class V> void fields(V& v, AcquisitionCounts& s)
@@ -322,16 +312,10 @@ template <class V> void fields(V& v, ContentionKindResult& s)
 template <class V> void fields(V& v, ContentionSnapshot& s)
 {
     v("config", s.config);
+    fields(v, static_cast<RunStatus&>(s));
     v("worker_cpus", s.workerCpus, size_t(ContentionConfig::kMaxThreads));
-    v("generation", s.generation);
-    v("running", s.running);
-    v("finished", s.finished);
-    v("start_ns", s.startNs);
-    v("published_ns", s.publishedNs);
     v("current_kind", s.currentKind);
     v("kinds", s.kinds);
-    v("memory_lock", s.memoryLock);
-    v("error", s.error);
 }
 
 template <class V> void fields(V& v, DeadlineParams& s)
@@ -413,11 +397,7 @@ template <class V> void fields(V& v, DeadlineJob& s)
 template <class V> void fields(V& v, DeadlineSnapshot& s)
 {
     v("config", s.config);
-    v("generation", s.generation);
-    v("running", s.running);
-    v("finished", s.finished);
-    v("start_ns", s.startNs);
-    v("published_ns", s.publishedNs);
+    fields(v, static_cast<RunStatus&>(s));
     v("tick_ns", s.tickNs);
     v("slot_names", s.slotNames, size_t(DeadlineAggregator::kMaxSlots));
     v("slot_declared", s.slotDeclared, size_t(DeadlineAggregator::kMaxSlots));
@@ -437,8 +417,6 @@ template <class V> void fields(V& v, DeadlineSnapshot& s)
     v("watchdog", s.watchdog);
     v("watchdog_trips", s.watchdogTrips);
     v("dropped_jobs", s.droppedJobs);
-    v("memory_lock", s.memoryLock);
-    v("error", s.error);
 }
 
 // The sweep (docs/remote.md, "Snapshot"): its results and the running setting's latency snapshot. That snapshot's
@@ -477,22 +455,16 @@ constexpr size_t kSnapshotMaxLatencyThreads = CPU_SETSIZE;
 template <class V> void fields(V& v, LatencySnapshot& s)
 {
     v("config", s.config);
-    v("generation", s.generation);
-    v("running", s.running);
-    v("finished", s.finished);
-    v("start_ns", s.startNs);
+    fields(v, static_cast<RunStatus&>(s));
     v("reset_ns", s.resetNs);
-    v("published_ns", s.publishedNs);
     v("stop_requested_ns", s.stopRequestedNs);
     v("threads", s.threads, kSnapshotMaxLatencyThreads);
     v("overruns", s.overruns, kSnapshotMaxLatencyThreads);
     v("markers", s.markers);
     v("hog_iterations", s.hogIterations);
     v("hog_iterations_per_sec", s.hogIterationsPerSec);
-    v("memory_lock", s.memoryLock);
     v("dma_latency_held", s.dmaLatencyHeld);
     v("dma_latency_note", s.dmaLatencyNote);
-    v("error", s.error);
 }
 
 template <class V> void fields(V& v, SweepSetting& s)
@@ -514,16 +486,13 @@ template <class V> void fields(V& v, SweepResult& s)
 template <class V> void fields(V& v, SweepSnapshot& s)
 {
     v("config", s.config);
-    v("generation", s.generation);
+    fields(v, static_cast<RunStatus&>(s));
     v("results", s.results, SweepConfig::kMaxSettings);
     v("current", s.current);
     v("total", s.total);
     v("live", s.live);
-    v("running", s.running);
-    v("finished", s.finished);
     v("cancelled", s.cancelled);
     v("load_status", s.loadStatus);
-    v("error", s.error);
 }
 
 // The enums travel as their engine order (an integer), bounded by their last value on read.

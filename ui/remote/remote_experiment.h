@@ -165,10 +165,7 @@ private:
         s->generation = ++m_generation;
         s->running = false;
         s->finished = true;
-        if constexpr (requires { s->error; })
-            s->error = m_shownFailure;
-        else
-            s->note = m_shownFailure;
+        s->error = m_shownFailure;
         m_latest = std::move(s);
     }
 

@@ -16,6 +16,7 @@
 /// Every deadline thread counts its overruns (SCHED_FLAG_DL_OVERRUN, engine/rt/sched_deadline.h).
 #include "engine/experiments/deadline/deadline_config.h"
 #include "engine/experiments/experiment_host.h"
+#include "engine/experiments/run_status.h"
 #include "engine/pipeline/deadline_aggregator.h"
 #include "engine/pipeline/spsc_ring.h"
 #include "engine/rt/rt_thread.h"
@@ -41,13 +42,8 @@ enum DeadlineSlot : int {
     kDeadlineDlLong = 3,
 };
 
-struct DeadlineSnapshot {
-    DeadlineConfig config; ///< as run: CPUs resolved
-    uint64_t generation = 0;
-    bool running = false;
-    bool finished = false;
-    int64_t startNs = 0;
-    int64_t publishedNs = 0;
+/// error: a failure of rtscope (not an admission refusal, which is the lesson).
+struct DeadlineSnapshot : SnapshotOf<DeadlineConfig> {
     int64_t tickNs = 0;                       ///< the scheduler tick (CLOCK_MONOTONIC_COARSE's resolution)
     std::vector<std::string> slotNames;       ///< per aggregator slot
     std::vector<DeadlineParams> slotDeclared; ///< per slot: its reservation ({} for a FIFO task)
@@ -70,8 +66,6 @@ struct DeadlineSnapshot {
     WatchdogConfig watchdog;
     std::vector<WatchdogTrip> watchdogTrips;
     uint64_t droppedJobs = 0;
-    std::string memoryLock;
-    std::string error; ///< a failure of rtscope (not an admission refusal, which is the lesson)
 };
 
 class DeadlineRun {

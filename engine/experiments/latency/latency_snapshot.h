@@ -2,6 +2,7 @@
 /// @file What a latency run publishes (LatencySnapshot) and its parts: the data a view, a report, a recording and
 /// a replay share, without the run that makes it (latency_run.h).
 #include "engine/experiments/latency/latency_config.h"
+#include "engine/experiments/run_status.h"
 #include "engine/pipeline/anatomy_figures.h"
 #include "engine/pipeline/latency_aggregator.h"
 #include "engine/rt/sched_deadline.h"
@@ -46,14 +47,9 @@ struct LatencyTracing {
     int64_t updatedNs = 0;
 };
 
-struct LatencySnapshot {
-    LatencyConfig config;    ///< in force now (cpu resolved)
-    uint64_t generation = 0; ///< increases with every publish, across the runs of one experiment
-    bool running = false;
-    bool finished = false; ///< reached its duration or sample count
-    int64_t startNs = 0;   ///< CLOCK_MONOTONIC at start
-    int64_t resetNs = 0;   ///< CLOCK_MONOTONIC of the last statistics reset (== startNs if none)
-    int64_t publishedNs = 0;
+/// finished: reached its duration or sample count. error: a worker's failure (e.g. a wait returned an error).
+struct LatencySnapshot : SnapshotOf<LatencyConfig> {
+    int64_t resetNs = 0; ///< CLOCK_MONOTONIC of the last statistics reset (== startNs if none)
     /// CLOCK_MONOTONIC when the run was asked to stop (0 while it runs): no counted wake-up is at or after it.
     int64_t stopRequestedNs = 0;
     std::vector<LatencyThreadStats> threads;
@@ -63,10 +59,8 @@ struct LatencySnapshot {
     std::vector<Marker> markers;
     uint64_t hogIterations = 0; ///< work done by all hogs since start (RT changes when, not how much)
     double hogIterationsPerSec = 0;
-    std::string memoryLock; ///< what was locked, in words
     bool dmaLatencyHeld = false;
     std::string dmaLatencyNote;
-    std::string error; ///< a worker's failure (e.g. a wait returned an error), empty if none
     /// The latency anatomy (config.trace): null when tracing was not asked for.
     std::shared_ptr<const LatencyTracing> tracing;
 };

@@ -7,6 +7,7 @@
 /// the experiment runs, like LatencyExperiment's.
 #include "engine/experiments/experiment_host.h"
 #include "engine/experiments/locks/contention_config.h"
+#include "engine/experiments/run_status.h"
 #include "engine/locks/lock.h"
 #include "engine/pipeline/contention_aggregator.h"
 #include "engine/rt/memory_lock.h"
@@ -30,19 +31,12 @@ struct ContentionKindResult : ContentionKindFigures {
     LockKind kind = LockKind::Mutex;
 };
 
-struct ContentionSnapshot {
-    ContentionConfig config;     ///< as running (cpu resolved)
+/// finished: every kind ran (or the run failed).
+struct ContentionSnapshot : SnapshotOf<ContentionConfig> {
     std::vector<int> workerCpus; ///< one per worker
-    uint64_t generation = 0;
-    bool running = false;
-    bool finished = false; ///< every kind ran (or the run failed)
-    int64_t startNs = 0;
-    int64_t publishedNs = 0;
-    int currentKind = -1; ///< index into kinds of the kind running now; -1 when none is
+    int currentKind = -1;        ///< index into kinds of the kind running now; -1 when none is
     /// @brief One per config.kinds entry, same order; pending kinds have state Pending and no figures.
     std::vector<std::shared_ptr<const ContentionKindResult>> kinds;
-    std::string memoryLock;
-    std::string error; ///< why the run failed, empty if it did not
 
     /// @brief The result of @p kind, or null when it is not part of the run.
     const ContentionKindResult* result(LockKind kind) const;

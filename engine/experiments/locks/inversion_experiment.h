@@ -13,6 +13,7 @@
 /// the threads never run on that CPU, and stop() demotes and joins them all.
 #include "engine/experiments/experiment_host.h"
 #include "engine/experiments/locks/inversion_config.h"
+#include "engine/experiments/run_status.h"
 #include "engine/locks/lock.h"
 #include "engine/pipeline/inversion_aggregator.h"
 #include "engine/pipeline/spsc_ring.h"
@@ -33,15 +34,10 @@ namespace rtscope {
 
 /// @brief The aggregator's figures (InversionFigures: the high thread's waits, the overlaps, the timeline and the
 /// periods within the window) and the run's own details.
-struct InversionSnapshot : InversionFigures {
-    InversionConfig config; ///< as running (cpu resolved)
+/// finished: all three threads reached the duration.
+struct InversionSnapshot : SnapshotOf<InversionConfig>, InversionFigures {
     int watchdogCpu = -1;
-    uint64_t generation = 0;
-    bool running = false;
-    bool finished = false; ///< all three threads reached the duration
-    int64_t startNs = 0;   ///< CLOCK_MONOTONIC of start()
-    int64_t t0Ns = 0;      ///< release of period 0
-    int64_t publishedNs = 0;
+    int64_t t0Ns = 0; ///< release of period 0
 
     uint64_t lowSections = 0;
     uint64_t mediumBursts = 0;
@@ -49,8 +45,6 @@ struct InversionSnapshot : InversionFigures {
 
     std::vector<WatchdogTrip> watchdogTrips;
     std::array<int, 3> tids{}; ///< low, medium, high
-    std::string memoryLock;
-    std::string error;
 };
 
 /// @brief One run of the inversion experiment (an ExperimentRun, and a PacedRun: its publish interval is a setting):

@@ -11,6 +11,7 @@
 /// goes on a reserved or the only CPU (StarvationConfig::validate), and stop(), the destructor and every
 /// failed start() demote it and join every thread within 100 ms (StarvationRun::stop).
 #include "engine/experiments/experiment_host.h"
+#include "engine/experiments/run_status.h"
 #include "engine/experiments/starvation/starvation_config.h"
 #include "engine/pipeline/spsc_ring.h"
 #include "engine/pipeline/starvation_aggregator.h"
@@ -35,16 +36,12 @@ namespace rtscope {
 // aggregator's plain data (engine/pipeline/starvation_aggregator.h), reachable from here as before.
 static_assert(kStarvationMaxThreads == StarvationConfig::kMaxCounters + 1, "counters + control");
 
-struct StarvationSnapshot {
-    StarvationConfig config; ///< as run: cpu and controlCpu resolved
-    int controllerCpu = -1;  ///< where the watchdog, sampler and collector run
+/// finished: the spinner ran its bursts (or the watchdog ended the run). error: a failure of the run (a remote link
+/// lost); why bursts were cancelled is the note, part of the lesson.
+struct StarvationSnapshot : SnapshotOf<StarvationConfig> {
+    int controllerCpu = -1; ///< where the watchdog, sampler and collector run
     pid_t spinnerTid = 0;
-    uint64_t generation = 0; ///< increases with every publish
-    bool running = false;
-    bool finished = false;    ///< the spinner ran its bursts (or the watchdog ended the run)
-    bool interrupted = false; ///< stopped before the planned end
-    int64_t startNs = 0;      ///< CLOCK_MONOTONIC at start
-    int64_t publishedNs = 0;
+    bool interrupted = false;                             ///< stopped before the planned end
     int64_t endNs = 0;                                    ///< when the spinner finished; 0 while running
     int64_t leadInNs = 0;                                 ///< the gap before the first burst (so far)
     std::array<uint64_t, kStarvationMaxThreads> leadIn{}; ///< per counter, during the lead-in: the normal rate
@@ -58,8 +55,7 @@ struct StarvationSnapshot {
     uint64_t droppedSamples = 0;  ///< sampler ring full (the rate lines have a gap)
     uint64_t droppedSegments = 0; ///< counters' run-segment rings full (windows may be incomplete)
     uint64_t droppedEvents = 0;   ///< spinner event ring full (a burst record is missing)
-    std::string memoryLock;
-    std::string note; ///< e.g. why the remaining bursts were cancelled
+    std::string note;             ///< e.g. why the remaining bursts were cancelled
 
     /// @brief The burst that is spinning now, or null.
     const BurstRecord* spinningBurst() const;

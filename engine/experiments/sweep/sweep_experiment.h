@@ -3,6 +3,7 @@
 /// for a fixed time each, under built-in hogs or the user's own load command (docs/science.md, Priority sweeps).
 #include "engine/experiments/experiment_host.h"
 #include "engine/experiments/latency/latency_experiment.h"
+#include "engine/experiments/run_status.h"
 #include "engine/experiments/sweep/sweep_config.h"
 
 #include <atomic>
@@ -24,22 +25,19 @@ struct SweepResult {
     std::string error; ///< e.g. the permission error of a FIFO setting; the sweep goes on
 };
 
-struct SweepSnapshot {
-    SweepConfig config;               ///< the sweep's, as started
-    uint64_t generation = 0;          ///< increases with every publish
+/// running: the sweep still goes on (false once every setting ran). finished: every setting ran (a refused one as a
+/// failed row); false when a stop cut it short. memoryLock: empty (each setting locks its own, in `live`).
+struct SweepSnapshot : SnapshotOf<SweepConfig> {
     std::vector<SweepResult> results; ///< settings finished so far, in order
     size_t current = 0;               ///< index of the running setting
     size_t total = 0;
     /// The running setting's latest snapshot. Its timeline (series) covers the last second only: the sweep draws
     /// none, and keeps only each setting's figures and histogram (results[i].stats has no series).
     std::shared_ptr<const LatencySnapshot> live;
-    bool running = false;   ///< the sweep still goes on (false once every setting ran)
-    bool finished = false;  ///< every setting ran (a refused one as a failed row); false when a stop cut it short
     bool cancelled = false; ///< stop() was asked
     std::string loadStatus; ///< the load command's state ("running", "exited with 1", …)
     /// Why the sweep could not go on, other than one setting's refusal (which is that row's error); empty if none.
     /// A sweep on this computer always goes on; a sweep on a remote target ends here when the link is lost.
-    std::string error;
 };
 
 /// @brief One sweep (the ExperimentRun of SweepExperiment). It has no real-time thread and no ring of its own: its

@@ -3,6 +3,7 @@
 /// each, same period, policy and CPU, every tick streamed through a ring to the collector, which turns it into
 /// cumulative drift, lateness and missed-tick figures per method (DriftAggregator).
 #include "engine/experiments/experiment_host.h"
+#include "engine/experiments/run_status.h"
 #include "engine/experiments/timers/drift_config.h"
 #include "engine/pipeline/drift_aggregator.h"
 #include "engine/pipeline/spsc_ring.h"
@@ -30,19 +31,13 @@ struct DriftMethodStats : DriftMethodFigures {
     std::string error;         ///< why the method stopped early, empty if it did not
 };
 
-struct DriftSnapshot {
-    DriftConfig config;      ///< in force (cpu and tick count resolved)
-    uint64_t generation = 0; ///< increases with every publish
-    bool running = false;
-    bool finished = false; ///< every method reached the tick count (or failed)
-    int64_t t0Ns = 0;      ///< CLOCK_MONOTONIC origin: tick k is due at t0 + k·P
-    int64_t publishedNs = 0;
+/// finished: every method reached the tick count (or failed). error: the first method failure or a timeout.
+struct DriftSnapshot : SnapshotOf<DriftConfig> {
+    int64_t t0Ns = 0; ///< CLOCK_MONOTONIC origin: tick k is due at t0 + k·P
     double nominalHz = 0;
     int64_t effectiveSlackNs = 0;          ///< what the sleeping methods actually get: 0 under fifo/rr
     std::string slackNote;                 ///< the slack in force, in words ("50.0 us (the default)", ...)
     std::vector<DriftMethodStats> methods; ///< in the config's order
-    std::string memoryLock;
-    std::string error; ///< first method failure or a timeout, empty if none
 };
 
 /// @brief One run of the drift experiment (the ExperimentRun of experiment_host.h): one thread per method on the

@@ -4,6 +4,7 @@
 /// on the wall clock and in CPU time; optional background load keeps the other CPUs awake. The collector turns the
 /// samples into exact figures per request and method (SleepFloorAggregator).
 #include "engine/experiments/experiment_host.h"
+#include "engine/experiments/run_status.h"
 #include "engine/experiments/timers/sleep_floor_config.h"
 #include "engine/pipeline/append_log.h"
 #include "engine/pipeline/sleep_floor_aggregator.h"
@@ -28,13 +29,8 @@ struct SleepFloorCell : SleepCellFigures {
     SleepMethod method = SleepMethod::Nanosleep;
 };
 
-struct SleepFloorSnapshot {
-    SleepFloorConfig config; ///< in force (cpu resolved)
-    uint64_t generation = 0;
-    bool running = false;
-    bool finished = false; ///< every sample taken; false after a stop or a failure
-    int64_t startNs = 0;
-    int64_t publishedNs = 0;
+/// finished: every sample taken; false after a stop or a failure.
+struct SleepFloorSnapshot : SnapshotOf<SleepFloorConfig> {
     int64_t clockResolutionNs = 0;  ///< clock_getres(CLOCK_MONOTONIC): how finely the clock is read
     int64_t timerSlackNs = -1;      ///< prctl(PR_GET_TIMERSLACK) in the measuring thread; -1 before it ran
     int64_t effectiveSlackNs = 0;   ///< what its sleeps actually get: 0 under fifo/rr
@@ -50,8 +46,6 @@ struct SleepFloorSnapshot {
     int loadThreads = 0; ///< background spinners started (0 when load is off)
     uint64_t loadIterations = 0;
     uint64_t drops = 0; ///< samples the ring refused (must stay 0)
-    std::string memoryLock;
-    std::string error;
 
     std::shared_ptr<const AppendLog<SleepSample>> log;
     size_t logCount = 0;
