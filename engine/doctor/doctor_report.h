@@ -29,6 +29,7 @@ struct DoctorReport {
     std::vector<std::string> combinedIds;
     TrialResult combined;
     bool trialsRun = false;           ///< a session was begun
+    int trialsWanted = 0;             ///< the fixes chosen for a trial (run or not)
     std::string trialsNotRun;         ///< why no trial ran (no privilege, a journal active, --no-trials)
     std::vector<std::string> kept;    ///< what --keep left applied
     std::string keepNote;             ///< what --keep could not keep, and why

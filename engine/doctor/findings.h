@@ -23,6 +23,10 @@ struct LatencyFigures {
 };
 /// @brief The figures of @p histogram (all zero when it is empty).
 LatencyFigures figuresOf(const Histogram& histogram);
+/// @brief "12.3": microseconds with one decimal, as every doctor text writes a latency.
+std::string usText(double us);
+/// @brief "38 %": a share 0…1 as a person reads it.
+std::string shareText(double share);
 
 /// @brief What a fix changes. Each run-time kind maps to knobs (knob.h); boot-only ones are recipe lines.
 enum class FixKind {

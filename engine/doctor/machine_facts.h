@@ -23,6 +23,7 @@ struct IrqFact {
     std::string affinity;         ///< smp_affinity_list ("0-1"); empty for a vector row
     std::string effective;        ///< effective_affinity_list: where it is delivered now
     std::vector<uint64_t> counts; ///< by CPU index as /proc/interrupts columns them
+    uint64_t runCount = 0;        ///< on the measured CPU during the baseline (the doctor's loop fills it)
 };
 
 /// @brief An idle state of the measured CPU.
@@ -64,8 +65,7 @@ MachineFacts readMachineFacts(const RootFs& fs, int cpu);
 /// @brief /proc/interrupts parsed (every row, vectors included).
 std::vector<IrqFact> parseInterrupts(const std::string& text);
 
-/// @brief For each IRQ row of @p after, the interrupts counted on @p cpu since @p before (0 for a new row).
-std::vector<std::pair<const IrqFact*, uint64_t>> interruptsSince(const std::vector<IrqFact>& before,
-                                                                 const std::vector<IrqFact>& after, int cpu);
+/// @brief For each row of @p after (same index), the interrupts counted on @p cpu since @p before.
+std::vector<uint64_t> interruptsSince(const std::vector<IrqFact>& before, const std::vector<IrqFact>& after, int cpu);
 
 } // namespace rtscope::doctor

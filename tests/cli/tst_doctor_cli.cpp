@@ -1,0 +1,194 @@
+// `rtscope doctor` end to end on this machine (docs/doctor.md): the planted culprit (a SCHED_FIFO thread of this test
+// process with a random name, bursting on the measured CPU above the measuring thread) found, moved, proven and put
+// back by the CLI, with its --json, --report and --recipe; a second doctor refused while the first has a change
+// applied; SIGKILL of the doctor in the middle of a trial, the guardian putting everything back within 2 s; the same
+// with the guardian killed too, then --undo; the run without privilege (diagnosis, exit 3); and bad flags (exit 2).
+#include "engine/doctor/journal.h"
+
+#include "tests/common/cli_process.h"
+#include "tests/common/doctor_test_util.h"
+#include "tests/common/planted_culprit.h"
+#include "tests/common/test_main.h"
+
+#include <QElapsedTimer>
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QtTest>
+#include <csignal>
+#include <nlohmann/json.hpp>
+
+using namespace rtscope;
+
+namespace {
+
+// The shortened phases the hidden flags allow: a whole doctor in seconds.
+const QStringList kShort{"--baseline-length", "2s", "--phase-length", "1s", "--pairs", "2"};
+
+std::string timerMigration()
+{
+    return test::realValue("/proc/sys/kernel/timer_migration");
+}
+
+// Waits up to @p ms for @p done; false when it did not come.
+template <class F> bool waitFor(F&& done, int ms)
+{
+    QElapsedTimer t;
+    t.start();
+    while (!done()) {
+        if (t.elapsed() > ms)
+            return false;
+        QThread::msleep(5);
+    }
+    return true;
+}
+
+// A doctor trying timer migration (a knob that outlives the process), started in the background; returns once the fix
+// is applied (a B phase).
+bool startTimerTrial(QProcess& doctor)
+{
+    doctor.start(test::binary(), QStringList{"doctor", "--only", "timer-migration", "-q", "--baseline-length", "1s",
+                                             "--phase-length", "5s", "--pairs", "2"});
+    return doctor.waitForStarted() && waitFor([] { return timerMigration() == "0"; }, 30000);
+}
+
+} // namespace
+
+class TestDoctorCli : public QObject {
+    Q_OBJECT
+private slots:
+    void badFlagsAreRefusedWithASentence()
+    {
+        const QString a = test::refusalProblem({"doctor", "--cpu", "99"}, "rtscope doctor: cpu must be one of the "
+                                                                          "usable CPUs");
+        QVERIFY2(a.isEmpty(), qPrintable(a));
+        const QString b =
+            test::refusalProblem({"doctor", "--keep", "--no-trials"}, "rtscope doctor: keep needs the trials");
+        QVERIFY2(b.isEmpty(), qPrintable(b));
+        const QString c = test::refusalProblem({"doctor", "-p", "99"}, "rtscope doctor: priority must be 1..98");
+        QVERIFY2(c.isEmpty(), qPrintable(c));
+        const QString d = test::refusalProblem({"doctor", "--recipe", "/nonexistent-rtscope/recipe"},
+                                               "rtscope doctor: recipe: the directory '/nonexistent-rtscope' for");
+        QVERIFY2(d.isEmpty(), qPrintable(d));
+        const test::Run e = test::run({"doctor", "--quick", "--thorough"});
+        QCOMPARE(e.exitCode, 2);
+    }
+
+    void plantedCulpritByTheCli()
+    {
+        if (geteuid() != 0)
+            QSKIP("the doctor's trials need root (this machine's test runs have it)");
+        {
+            auto lock = test::RealMachineRecord::waitForLock();
+            QVERIFY(lock);
+        }
+        test::RealMachineRecord machine;
+        machine.capture();
+        const int cpu = CpuTopology::current().lastUsable();
+        test::PlantedCulprit culprit(cpu, 90);
+        QVERIFY2(culprit.problem().empty(), culprit.problem().c_str());
+        const std::vector<int> cpusBefore = test::threadCpus(culprit.tid());
+        QTemporaryDir dir;
+        const QString id = QString("thread-%1").arg(culprit.tid());
+        const test::Run r =
+            test::run({"doctor", "--only", id, "--baseline-length", "4s", "--phase-length", "700ms", "--json",
+                       dir.filePath("d.json"), "--report", dir.filePath("d.html"), "--recipe", dir.filePath("recipe")},
+                      120000);
+        qInfo("%s", qPrintable(r.out));
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err + r.out));
+        QVERIFY2(r.out.contains(QString::fromStdString(culprit.name())), qPrintable(r.out));
+        const nlohmann::json j = nlohmann::json::parse(test::readAll(dir.filePath("d.json")).toStdString());
+        const nlohmann::json& top = j.at("findings").at(0);
+        QCOMPARE(QString::fromStdString(top.at("id").get<std::string>()), id);
+        QCOMPARE(top.at("fix").at("kind").get<std::string>(), std::string("thread-affinity"));
+        QCOMPARE(top.at("trial").at("verdict").get<std::string>(), std::string("helped"));
+        QVERIFY(top.at("trial").at("after").at("p99_us").get<double>() <
+                top.at("trial").at("before").at("p99_us").get<double>());
+        QVERIFY(test::readAll(dir.filePath("d.html")).contains(QByteArray::fromStdString(culprit.name())));
+        QVERIFY(QFile::exists(dir.filePath("recipe/README.txt")));
+        QCOMPARE(test::threadCpus(culprit.tid()), cpusBefore);
+        const QStringList changed = machine.changedWhenNoDoctor();
+        QVERIFY2(changed.isEmpty(), qPrintable(changed.join("; ")));
+    }
+
+    void secondDoctorRefusedThenSigkillRestoredByTheGuardian()
+    {
+        if (geteuid() != 0)
+            QSKIP("the doctor's trials need root (this machine's test runs have it)");
+        {
+            auto lock = test::RealMachineRecord::waitForLock();
+            QVERIFY(lock);
+        }
+        if (timerMigration() != "1")
+            QSKIP("timer migration is off here: the finding these trials try does not arise");
+        test::RealMachineRecord machine;
+        machine.capture();
+        QProcess first;
+        QVERIFY2(startTimerTrial(first), "the first doctor never applied its fix");
+        // A second doctor: refused at once, nothing measured, nothing changed.
+        QElapsedTimer t;
+        t.start();
+        const test::Run second = test::run(QStringList{"doctor", "--quick"});
+        QCOMPARE(second.exitCode, 1);
+        QVERIFY2(second.err.contains(QString("a doctor (PID %1").arg(first.processId())), qPrintable(second.err));
+        QVERIFY2(second.err.contains("change(s) applied"), qPrintable(second.err));
+        QVERIFY(t.elapsed() < 5000);
+        QCOMPARE(timerMigration(), std::string("0"));
+        // SIGKILL in the trial: the guardian restores and removes the journal within 2 s.
+        t.restart();
+        first.kill();
+        first.waitForFinished();
+        QVERIFY(waitFor(
+            [&] {
+                return machine.changed().isEmpty() &&
+                       !QFile::exists(QString::fromStdString(doctor::JournalPaths{}.journal()));
+            },
+            2000));
+        qInfo("restored by the guardian %lld ms after SIGKILL", t.elapsed());
+    }
+
+    void guardianKilledTooThenUndo()
+    {
+        if (geteuid() != 0)
+            QSKIP("the doctor's trials need root (this machine's test runs have it)");
+        {
+            auto lock = test::RealMachineRecord::waitForLock();
+            QVERIFY(lock);
+        }
+        if (timerMigration() != "1")
+            QSKIP("timer migration is off here: the finding these trials try does not arise");
+        test::RealMachineRecord machine;
+        machine.capture();
+        QProcess first;
+        QVERIFY2(startTimerTrial(first), "the doctor never applied its fix");
+        const nlohmann::json journal = nlohmann::json::parse(
+            test::readAll(QString::fromStdString(doctor::JournalPaths{}.journal())).toStdString());
+        const pid_t guardian = journal.at("guardian").at("pid").get<pid_t>();
+        QVERIFY(guardian > 0);
+        QCOMPARE(::kill(guardian, SIGKILL), 0);
+        first.kill();
+        first.waitForFinished();
+        QVERIFY(waitFor([&] { return ::kill(guardian, 0) != 0; }, 2000));
+        QThread::msleep(300);
+        QCOMPARE(timerMigration(), std::string("0")); // nobody left to put it back
+        const test::Run undo = test::run({"doctor", "--undo"});
+        QVERIFY2(undo.exitCode == 0, qPrintable(undo.err + undo.out));
+        QVERIFY2(undo.out.contains("kernel.timer_migration: 0 -> 1"), qPrintable(undo.out));
+        QCOMPARE(timerMigration(), std::string("1"));
+        QVERIFY(machine.changed().isEmpty());
+    }
+
+    void withoutPrivilegeItDiagnosesAndExits3()
+    {
+        QString skip;
+        const test::Run r = test::runWithoutRtPrivilege(QStringList{"doctor", "--quick"} + kShort, skip);
+        if (!skip.isEmpty())
+            QSKIP(qPrintable(skip));
+        QVERIFY2(r.exitCode == 3, qPrintable(QString("exit %1: %2 %3").arg(r.exitCode).arg(r.err, r.out)));
+        QVERIFY2(r.out.contains("Trials not run: the trials change /proc, /sys"), qPrintable(r.out));
+        QVERIFY2(r.out.contains("not tried: the trials change"), qPrintable(r.out));
+        QVERIFY2(r.out.contains("Baseline: p50"), qPrintable(r.out));
+    }
+};
+
+RTSCOPE_TEST_GUILESS_MAIN(TestDoctorCli)
+#include "tst_doctor_cli.moc"
