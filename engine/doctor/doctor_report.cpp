@@ -146,8 +146,9 @@ std::string svgHistogram(const std::vector<HistogramCurve>& curves)
     }
     if (hi <= lo)
         return "<p>(no samples)</p>";
-    const double lx0 = std::floor(std::log10(lo)), lx1 = std::ceil(std::log10(hi));
-    const double ly0 = std::floor(std::log10(minShare)), ly1 = 0;
+    // Whole decades on both axes, at least one each (a single bucket would make an axis of no width).
+    const double lx0 = std::floor(std::log10(lo)), lx1 = std::max(std::ceil(std::log10(hi)), lx0 + 1);
+    const double ly1 = 0, ly0 = std::min(std::floor(std::log10(minShare)), ly1 - 1);
     const auto x = [&](double v) {
         return kLeft + (std::log10(std::max(v, lo)) - lx0) / (lx1 - lx0) * (kW - kLeft - kRight);
     };

@@ -320,10 +320,15 @@ bool DoctorRun::Loop::trial(const std::vector<const Fix*>& fixes, TrialResult& r
                 for (const Fix* f : fixes)
                     if (!e)
                         e = knobsOf(*f, knobs);
+                // Fixes tried together may share a knob (a softirq's IRQs and one of them on its own): once is enough.
+                std::vector<std::unique_ptr<Knob>> unique;
+                for (auto& k : knobs)
+                    if (std::none_of(unique.begin(), unique.end(), [&](const auto& u) { return u->id() == k->id(); }))
+                        unique.push_back(std::move(k));
                 if (!e)
-                    e = m_session->applyAll(std::move(knobs));
+                    e = m_session->applyAll(std::move(unique));
                 if (e) {
-                    result.verdict = Verdict::NotTried;
+                    result = TrialResult{}; // an A phase alone is no trial: no figures
                     result.why = "could not apply: " + e.message;
                     return !stopping();
                 }

@@ -52,7 +52,7 @@ std::vector<RecipeFile> recipeFiles(const DoctorReport& r)
 {
     const std::string header = "Written by rtscope doctor for CPU " + std::to_string(r.cpu) + " (" + r.measuring +
                                ", load " + r.load + "). Nothing of it is installed: review it first.";
-    std::string sysctl, unit, cmdline, tunedSysctl, tunedExtra, readme;
+    std::string sysctl, unit, cmdline, tunedSysctl, tunedSysfs, tunedCpu, readme;
     std::set<std::string> cmdWords;
     for (const Finding& f : r.findings) {
         const bool boot = !f.fix.runtime;
@@ -77,19 +77,21 @@ std::vector<RecipeFile> recipeFiles(const DoctorReport& r)
                         unitExecLine("echo " + c.to + " > /proc/irq/" + c.target + "/smp_affinity_list");
             break;
         case FixKind::Thp:
-            for (const KnobChange& c : f.fix.changes)
+            for (const KnobChange& c : f.fix.changes) {
                 unit += recipeComment(why) +
                         unitExecLine("echo " + c.to + " > /sys/kernel/mm/transparent_hugepage/" + c.target);
-            if (!f.fix.changes.empty())
-                tunedExtra += "[vm]\ntransparent_hugepages = " + f.fix.changes.front().to + "\n";
+                tunedSysfs += "/sys/kernel/mm/transparent_hugepage/" + c.target + " = " + c.to + "\n";
+            }
             break;
         case FixKind::WorkqueueCpumask:
             unit += recipeComment(why) + recipeComment("the CPU list " + f.fix.to + " as the kernel's hex mask") +
                     unitExecLine("echo " + detail::maskFromCpuList(f.fix.changes.front().to) +
                                  " > /sys/devices/virtual/workqueue/cpumask");
+            tunedSysfs +=
+                "/sys/devices/virtual/workqueue/cpumask = " + detail::maskFromCpuList(f.fix.changes.front().to) + "\n";
             break;
         case FixKind::CpuDmaLatency:
-            tunedExtra += recipeComment(why) + "[cpu]\nforce_latency = 0\n";
+            tunedCpu += recipeComment(why) + "force_latency = 0\n";
             break;
         case FixKind::PreemptMode:
         case FixKind::KernelCmdline:
@@ -115,7 +117,7 @@ std::vector<RecipeFile> recipeFiles(const DoctorReport& r)
                  recipeComment("Install: cp rtscope-doctor-irq.service /etc/systemd/system/ && systemctl "
                                "enable --now rtscope-doctor-irq.service. Undo: systemctl disable it, reboot.") +
                  "[Unit]\nDescription=rtscope doctor: interrupt affinities and memory settings that "
-                 "helped\nAfter=systemd-udev-settle.service\n\n[Service]\nType=oneshot\n"
+                 "helped\n\n[Service]\nType=oneshot\n"
                  "RemainAfterExit=yes\n" +
                  unit + "\n[Install]\nWantedBy=multi-user.target\n"});
     }
@@ -133,7 +135,10 @@ std::vector<RecipeFile> recipeFiles(const DoctorReport& r)
     std::string tuned;
     if (!tunedSysctl.empty())
         tuned += "[sysctl]\n" + tunedSysctl;
-    tuned += tunedExtra;
+    if (!tunedSysfs.empty())
+        tuned += "[sysfs]\n" + tunedSysfs;
+    if (!tunedCpu.empty())
+        tuned += "[cpu]\n" + tunedCpu;
     if (!cmdWords.empty()) {
         std::string words;
         for (const std::string& w : cmdWords)

@@ -222,10 +222,13 @@ private slots:
         // tuned: INI sections and key = value lines; force_latency for the idle exits that cpu_dma_latency fixed.
         const RecipeFile* tuned = file(files, "tuned/rtscope-doctor/tuned.conf");
         QVERIFY(tuned);
-        const QRegularExpression ini("^(#.*|\\[[a-z]+\\]|[a-z_0-9.]+ ?= ?.+|)$");
+        const QRegularExpression ini("^(#.*|\\[[a-z]+\\]|[a-z_0-9./]+ ?= ?.+|)$");
         for (const QString& l : QString::fromStdString(tuned->text).split('\n'))
             QVERIFY2(ini.match(l).hasMatch(), qPrintable(l));
-        QVERIFY(tuned->text.find("[cpu]\nforce_latency = 0") != std::string::npos);
+        QVERIFY(tuned->text.find("[cpu]\n") != std::string::npos);
+        QVERIFY(tuned->text.find("\nforce_latency = 0\n") != std::string::npos);
+        QVERIFY(tuned->text.find("[sysfs]\n/sys/kernel/mm/transparent_hugepage/defrag = never\n") != std::string::npos);
+        QVERIFY(tuned->text.find("/sys/devices/virtual/workqueue/cpumask = 00000001\n") != std::string::npos);
         QVERIFY(tuned->text.find("include=network-latency") != std::string::npos);
         QVERIFY(file(files, "README.txt"));
     }
