@@ -284,7 +284,7 @@ std::string reportTable(const DoctorReport& r)
         s += "   fix:      " + printable(fixText(f.fix)) + "\n";
         s += "   trial:    " + printable(trialSummary(f.trial)) + "\n";
     }
-    if (!r.combinedIds.empty()) {
+    if (r.combinedIds.size() >= 2) {
         s += "\nTogether (";
         for (size_t i = 0; i < r.combinedIds.size(); ++i)
             s += (i ? ", " : "") + r.combinedIds[i];
@@ -350,7 +350,7 @@ std::string reportHtml(const DoctorReport& r)
         s += "<p>Fix: <code>" + htmlText(fixText(f.fix)) + "</code></p>";
         s += trialHtml(f.trial) + "\n";
     }
-    if (!r.combinedIds.empty()) {
+    if (r.combinedIds.size() >= 2) {
         std::string ids;
         for (const std::string& id : r.combinedIds)
             ids += (ids.empty() ? "" : ", ") + id;

@@ -145,7 +145,7 @@ private slots:
         QCOMPARE(QString::fromStdString(irq.id), QString("irq-36"));
         QCOMPARE(int(irq.fix.kind), int(FixKind::IrqAffinity));
         QCOMPARE(QString::fromStdString(irq.fix.changes[0].target), QString("36"));
-        QVERIFY2(irq.evidence.find("412 times on CPU 1") != std::string::npos, irq.evidence.c_str());
+        QVERIFY2(irq.evidence.find("412 time(s) on CPU 1") != std::string::npos, irq.evidence.c_str());
         QVERIFY2(irq.evidence.find("managed") != std::string::npos, irq.evidence.c_str());
         // Ranked by the tail share, every one of them.
         for (size_t i = 1; i < findings.size(); ++i)
@@ -160,6 +160,24 @@ private slots:
                                        context());
         QVERIFY(!byId(findings, "thread-777"));
         QVERIFY(!byId(findings, "thread-0"));
+    }
+
+    void minorTasksAreFoldedIntoIsolation()
+    {
+        // A compiler that held the CPU once for 3 us of 200 ms of lateness, in none of the worst wake-ups: no finding
+        // of its own; its share goes to the isolation finding, which says it counted it.
+        CulpritShare tiny = culprit(CulpritKind::Task, 5000, "cc1plus", 130, 0, 3'000);
+        tiny.tailWakeups = 0;
+        CulpritShare small = culprit(CulpritKind::Task, 5001, "make", 120, 0, 2'000'000); // 1 % of all: kept
+        small.tailWakeups = 0;
+        const auto findings = diagnose(facts(), lateness({tiny, small}), context());
+        QVERIFY(!byId(findings, "thread-5000"));
+        QVERIFY(byId(findings, "thread-5001"));
+        const Finding* iso = byId(findings, "cpuset-isolation");
+        QVERIFY(iso);
+        QVERIFY2(iso->evidence.find("1 task(s) too small") != std::string::npos, iso->evidence.c_str());
+        QCOMPARE(iso->share, (3'000 + 2'000'000) / 200'000'000.0);
+        QCOMPARE(int(iso->fix.kind), int(FixKind::CpusetPartition));
     }
 
     void perCpuKthreadsAndTimersGoToTheirSettings()

@@ -34,14 +34,6 @@ DoctorPlan shortPlan(int cpu)
     return p;
 }
 
-const Finding* byId(const DoctorReport& r, const std::string& id)
-{
-    for (const Finding& f : r.findings)
-        if (f.id == id)
-            return &f;
-    return nullptr;
-}
-
 QString findingsText(const DoctorReport& r)
 {
     return QString::fromStdString(reportTable(r));
