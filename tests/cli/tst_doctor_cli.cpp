@@ -4,6 +4,7 @@
 // applied; SIGKILL of the doctor in the middle of a trial, the guardian putting everything back within 2 s; the same
 // with the guardian killed too, then --undo; the run without privilege (diagnosis, exit 3); and bad flags (exit 2).
 #include "engine/doctor/journal.h"
+#include "engine/rt/cpu_topology.h"
 
 #include "tests/common/cli_process.h"
 #include "tests/common/doctor_test_util.h"
@@ -77,28 +78,35 @@ private slots:
     {
         if (geteuid() != 0)
             QSKIP("the doctor's trials need root (this machine's test runs have it)");
-        {
-            auto lock = test::RealMachineRecord::waitForLock();
-            QVERIFY(lock);
-        }
         test::RealMachineRecord machine;
-        machine.capture();
+        if (const QString why = test::captureCleanMachine(machine); !why.isEmpty())
+            QFAIL(qPrintable(why));
         const int cpu = CpuTopology::current().lastUsable();
         test::PlantedCulprit culprit(cpu, 90);
         QVERIFY2(culprit.problem().empty(), culprit.problem().c_str());
         const std::vector<int> cpusBefore = test::threadCpus(culprit.tid());
         QTemporaryDir dir;
         const QString id = QString("thread-%1").arg(culprit.tid());
-        const test::Run r =
-            test::run({"doctor", "--only", id, "--baseline-length", "4s", "--phase-length", "700ms", "--json",
-                       dir.filePath("d.json"), "--report", dir.filePath("d.html"), "--recipe", dir.filePath("recipe")},
-                      120000);
+        const test::Run r = test::run({"doctor", "--only", id, "--baseline-length", "4s", "--phase-length", "700ms",
+                                       "--pairs", "5", "--json", dir.filePath("d.json"), "--report",
+                                       dir.filePath("d.html"), "--recipe", dir.filePath("recipe")},
+                                      120000);
         qInfo("%s", qPrintable(r.out));
         QVERIFY2(r.exitCode == 0, qPrintable(r.err + r.out));
         QVERIFY2(r.out.contains(QString::fromStdString(culprit.name())), qPrintable(r.out));
         const nlohmann::json j = nlohmann::json::parse(test::readAll(dir.filePath("d.json")).toStdString());
-        const nlohmann::json& top = j.at("findings").at(0);
-        QCOMPARE(QString::fromStdString(top.at("id").get<std::string>()), id);
+        // First, unless another real-time thread (another program's, on this shared machine) outranks it.
+        const nlohmann::json* found = nullptr;
+        for (const nlohmann::json& f : j.at("findings")) {
+            if (f.at("id").get<std::string>() == id.toStdString()) {
+                found = &f;
+                break;
+            }
+            const std::string title = f.at("title").get<std::string>();
+            QVERIFY2(title.find("a real-time thread above the measuring thread") == 0, title.c_str());
+        }
+        QVERIFY2(found, qPrintable(r.out));
+        const nlohmann::json& top = *found;
         QCOMPARE(top.at("fix").at("kind").get<std::string>(), std::string("thread-affinity"));
         QCOMPARE(top.at("trial").at("verdict").get<std::string>(), std::string("helped"));
         QVERIFY(top.at("trial").at("after").at("p99_us").get<double>() <
@@ -114,14 +122,11 @@ private slots:
     {
         if (geteuid() != 0)
             QSKIP("the doctor's trials need root (this machine's test runs have it)");
-        {
-            auto lock = test::RealMachineRecord::waitForLock();
-            QVERIFY(lock);
-        }
-        if (timerMigration() != "1")
-            QSKIP("timer migration is off here: the finding these trials try does not arise");
         test::RealMachineRecord machine;
-        machine.capture();
+        if (const QString why = test::captureCleanMachine(machine); !why.isEmpty())
+            QFAIL(qPrintable(why));
+        if (machine.before("/proc/sys/kernel/timer_migration") != "1")
+            QSKIP("timer migration is off here: the finding these trials try does not arise");
         QProcess first;
         QVERIFY2(startTimerTrial(first), "the first doctor never applied its fix");
         // A second doctor: refused at once, nothing measured, nothing changed.
@@ -150,14 +155,11 @@ private slots:
     {
         if (geteuid() != 0)
             QSKIP("the doctor's trials need root (this machine's test runs have it)");
-        {
-            auto lock = test::RealMachineRecord::waitForLock();
-            QVERIFY(lock);
-        }
-        if (timerMigration() != "1")
-            QSKIP("timer migration is off here: the finding these trials try does not arise");
         test::RealMachineRecord machine;
-        machine.capture();
+        if (const QString why = test::captureCleanMachine(machine); !why.isEmpty())
+            QFAIL(qPrintable(why));
+        if (machine.before("/proc/sys/kernel/timer_migration") != "1")
+            QSKIP("timer migration is off here: the finding these trials try does not arise");
         QProcess first;
         QVERIFY2(startTimerTrial(first), "the doctor never applied its fix");
         const nlohmann::json journal = nlohmann::json::parse(

@@ -414,6 +414,21 @@ private:
     std::map<std::string, std::string> m_values;
 };
 
+/// Captures @p record under the doctor's lock, when no journal is left behind: with one, the machine is not itself
+/// (another test or doctor died with changes applied), and a record of it would make restore() put those changes back
+/// after `--undo` removed them. Empty when captured; else why not, for the caller's QFAIL.
+inline QString captureCleanMachine(RealMachineRecord& record)
+{
+    auto lock = RealMachineRecord::waitForLock();
+    if (!lock)
+        return "the doctor's lock was not free within 2 minutes: " + QString::fromStdString(lock.error().message);
+    if (QFile::exists(QString::fromStdString(doctor::JournalPaths{}.journal())))
+        return "a doctor's journal is left behind in /run/rtscope: the machine is not in its own state "
+               "(rtscope doctor --undo puts it back)";
+    record.capture();
+    return {};
+}
+
 /// Begins a session on the real machine with the default journal (/run/rtscope), waiting up to @p timeoutMs while
 /// another doctor (or another test) holds it: tests that change the real machine take turns through the same lock.
 inline doctor::Expected<std::unique_ptr<doctor::DoctorSession>> beginRealSession(doctor::RootFs& fs,

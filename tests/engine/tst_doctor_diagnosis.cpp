@@ -368,6 +368,23 @@ private slots:
         empty.figures.samples = 0;
         QCOMPARE(int(judgeTrial({phase(false, 300), empty, phase(false, 300), phase(true, 1)}, why)),
                  int(Verdict::NotTried));
+        // 5 pairs, one B phase above one A phase (a noisy phase): still helped (U = 24 of 25, p = 2/252).
+        QCOMPARE(
+            int(judgeTrial({phase(false, 300), phase(true, 40), phase(false, 280), phase(true, 45), phase(false, 310),
+                            phase(true, 290), phase(false, 285), phase(true, 41), phase(false, 295), phase(true, 43)},
+                           why)),
+            int(Verdict::Helped));
+        QVERIFY2(why.find("U = 24.0 of 25") != std::string::npos, why.c_str());
+        // 3 pairs with that one crossing: no effect (p = 2/20 > 0.05).
+        QCOMPARE(int(judgeTrial({phase(false, 300), phase(true, 40), phase(false, 280), phase(true, 290),
+                                 phase(false, 310), phase(true, 42)},
+                                why)),
+                 int(Verdict::NoEffect));
+        // The exact null distribution of U.
+        QVERIFY(qAbs(mannWhitneyTail(3, 3, 9) - 1.0 / 20) < 1e-12);
+        QVERIFY(qAbs(mannWhitneyTail(4, 4, 15) - 2.0 / 70) < 1e-12);
+        QVERIFY(qAbs(mannWhitneyTail(5, 5, 21) - 12.0 / 252) < 1e-12);
+        QVERIFY(qAbs(mannWhitneyTail(5, 5, 0) - 1.0) < 1e-12);
         QCOMPARE(mannWhitneyBelow({3, 4}, {1, 2}), 4.0);
         QCOMPARE(mannWhitneyBelow({1, 2}, {3, 4}), 0.0);
         QCOMPARE(mannWhitneyBelow({1}, {1}), 0.5);

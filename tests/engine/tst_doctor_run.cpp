@@ -1,6 +1,6 @@
 // The doctor's whole loop on this machine (engine/doctor/doctor_run.h), with a planted culprit: a SCHED_FIFO thread
 // with a random name bursting on the measured CPU above the measuring thread. The doctor names it first, tries moving
-// it, the alternated trial says it helped (every phase with the move has a lower p99 than every phase without), and
+// it, the alternated trial says it helped (the phases with the move rank below those without), and
 // afterwards the thread's CPUs and priority and every knob of the machine read back as before; the journal is gone.
 // Also: a stop in the middle of a trial is seen within the stop budget and puts everything back.
 #include "engine/doctor/doctor_run.h"
@@ -25,7 +25,7 @@ DoctorPlan shortPlan(int cpu)
     p.cpu = cpu;
     p.phases.baselineNs = 4'000'000'000;
     p.phases.phaseNs = 700'000'000;
-    p.phases.pairs = 3;
+    p.phases.pairs = 5;
     p.phases.settleNs = 50'000'000;
     p.journal.dir = kDefaultJournalDir; // the tests that change the real machine take turns through its lock
     p.guardian.executable = qEnvironmentVariable("RTSCOPE_BINARY").toStdString();
@@ -64,12 +64,9 @@ private slots:
     {
         const int cpu = CpuTopology::current().lastUsable();
         // Wait for any other doctor (another test) to end before reading what the machine is without one.
-        {
-            auto lock = test::RealMachineRecord::waitForLock();
-            QVERIFY(lock);
-        }
         test::RealMachineRecord machine;
-        machine.capture();
+        if (const QString why = test::captureCleanMachine(machine); !why.isEmpty())
+            QFAIL(qPrintable(why));
         test::PlantedCulprit culprit(cpu, 90);
         QVERIFY2(culprit.problem().empty(), culprit.problem().c_str());
         const std::vector<int> cpusBefore = test::threadCpus(culprit.tid());
@@ -90,15 +87,19 @@ private slots:
 
         // Named, first, with its random name and a share of the worst wake-ups.
         QVERIFY(!report->findings.empty());
-        const Finding& top = report->findings.front();
-        QCOMPARE(QString::fromStdString(top.id), QString::fromStdString(id));
+        // First, unless another real-time thread (another program's, on this shared machine) outranks it.
+        auto it = report->findings.begin();
+        for (; it != report->findings.end() && it->id != id; ++it)
+            QVERIFY2(it->title.find("a real-time thread above the measuring thread") == 0, it->title.c_str());
+        QVERIFY(it != report->findings.end());
+        const Finding& top = *it;
         QVERIFY2(top.title.find(culprit.name()) != std::string::npos, top.title.c_str());
         QVERIFY2(top.title.find("above the measuring thread") != std::string::npos, top.title.c_str());
         QVERIFY(top.tailShare > 0.3);
         QCOMPARE(int(top.fix.kind), int(FixKind::ThreadAffinity));
         // Tried: moving it helped, p99 fell in every phase pair.
         QCOMPARE(QString(verdictName(top.trial.verdict)), QString("helped"));
-        QCOMPARE(top.trial.phases.size(), size_t(6));
+        QCOMPARE(top.trial.phases.size(), size_t(10));
         QVERIFY(top.trial.after.p99Us < top.trial.before.p99Us);
         QVERIFY(top.trial.restored);
         QVERIFY2(report->restore.empty(), report->restore.empty() ? "" : report->restore.front().c_str());
@@ -119,17 +120,14 @@ private slots:
     void stopInATrialPutsEverythingBack()
     {
         const int cpu = CpuTopology::current().lastUsable();
-        {
-            auto lock = test::RealMachineRecord::waitForLock();
-            QVERIFY(lock);
-        }
         test::RealMachineRecord machine;
-        machine.capture();
+        if (const QString why = test::captureCleanMachine(machine); !why.isEmpty())
+            QFAIL(qPrintable(why));
         DoctorPlan plan = shortPlan(cpu);
         plan.phases.baselineNs = 1'000'000'000;
         plan.phases.phaseNs = 2'000'000'000;
         plan.only = {"timer-migration"};
-        if (test::realValue("/proc/sys/kernel/timer_migration") != "1")
+        if (machine.before("/proc/sys/kernel/timer_migration") != "1")
             QSKIP("timer migration is off here: the finding this stop test tries does not arise");
         DoctorRun run;
         QVERIFY(!run.start(plan));
