@@ -113,6 +113,30 @@ private:
         if (m_owner.m_log)
             m_owner.m_log(line);
     }
+    void emit(const DoctorEvent& event)
+    {
+        if (m_owner.m_events)
+            m_owner.m_events(event);
+    }
+    void judged(const std::string& id, const TrialResult& result)
+    {
+        DoctorEvent e;
+        e.kind = DoctorEvent::Kind::TrialJudged;
+        e.finding = id;
+        e.verdict = result.verdict;
+        e.why = result.why;
+        emit(e);
+    }
+    DoctorEvent phaseEvent(DoctorEvent::Kind kind, const std::string& finding, int phase, bool withFix) const
+    {
+        DoctorEvent e;
+        e.kind = kind;
+        e.finding = finding;
+        e.phase = phase;
+        e.phases = 2 * m_plan.phases.pairs;
+        e.figures.withFix = withFix;
+        return e;
+    }
     void publish(const std::string& message)
     {
         m_progress.message = message;
@@ -152,7 +176,8 @@ private:
     bool baseline();
     void chooseTrials();
     [[nodiscard]] Error knobsOf(const Fix& fix, std::vector<std::unique_ptr<Knob>>& out);
-    bool trial(const std::vector<const Fix*>& fixes, TrialResult& result, const std::string& label);
+    bool trial(const std::vector<const Fix*>& fixes, TrialResult& result, const std::string& id,
+               const std::string& label);
     void keepHelpful();
     void finish(DoctorStage stage);
 
@@ -244,6 +269,9 @@ bool DoctorRun::Loop::baseline()
     ctx.loadHogs = m_plan.load == DoctorLoadKind::Hogs;
     m_report.findings = diagnose(m_report.facts, summarizeLateness(figures, t.histogram.mean()), ctx);
     publish(std::to_string(m_report.findings.size()) + " finding(s)");
+    DoctorEvent done;
+    done.kind = DoctorEvent::Kind::BaselineDone;
+    emit(done);
     return true;
 }
 
@@ -303,7 +331,8 @@ Error DoctorRun::Loop::knobsOf(const Fix& fix, std::vector<std::unique_ptr<Knob>
     return Error::none();
 }
 
-bool DoctorRun::Loop::trial(const std::vector<const Fix*>& fixes, TrialResult& result, const std::string& label)
+bool DoctorRun::Loop::trial(const std::vector<const Fix*>& fixes, TrialResult& result, const std::string& id,
+                            const std::string& label)
 {
     result = TrialResult{};
     m_progress.phases.clear();
@@ -314,6 +343,8 @@ bool DoctorRun::Loop::trial(const std::vector<const Fix*>& fixes, TrialResult& r
             const std::string what = label + " · phase " + (withFix ? "B" : "A") + " " + std::to_string(pair + 1) +
                                      " of " + std::to_string(m_plan.phases.pairs);
             publish(what);
+            const int phase = 2 * pair + (withFix ? 1 : 0);
+            emit(phaseEvent(DoctorEvent::Kind::PhaseStarted, id, phase, withFix));
             if (withFix) {
                 std::vector<std::unique_ptr<Knob>> knobs;
                 Error e;
@@ -330,6 +361,7 @@ bool DoctorRun::Loop::trial(const std::vector<const Fix*>& fixes, TrialResult& r
                 if (e) {
                     result = TrialResult{}; // an A phase alone is no trial: no figures
                     result.why = "could not apply: " + e.message;
+                    judged(id, result);
                     return !stopping();
                 }
             }
@@ -353,6 +385,9 @@ bool DoctorRun::Loop::trial(const std::vector<const Fix*>& fixes, TrialResult& r
             (withFix ? after : before).merge(h);
             result.phases.push_back({withFix, figuresOf(h)});
             m_progress.phases = result.phases;
+            DoctorEvent finished = phaseEvent(DoctorEvent::Kind::PhaseFinished, id, phase, withFix);
+            finished.figures = result.phases.back();
+            emit(finished);
         }
     }
     result.before = figuresOf(before);
@@ -360,6 +395,7 @@ bool DoctorRun::Loop::trial(const std::vector<const Fix*>& fixes, TrialResult& r
     result.beforeHistogram = before;
     result.afterHistogram = after;
     result.verdict = judgeTrial(result.phases, result.why);
+    judged(id, result);
     return true;
 }
 
@@ -406,6 +442,11 @@ void DoctorRun::Loop::finish(DoctorStage stage)
     m_report.stopped = stage == DoctorStage::Stopped;
     m_progress.stage = stage;
     publish(stageName(stage));
+    DoctorEvent e;
+    e.kind = DoctorEvent::Kind::Finished;
+    e.stage = stage;
+    e.why = m_report.error;
+    emit(e);
 }
 
 void DoctorRun::Loop::run()
@@ -481,7 +522,7 @@ void DoctorRun::Loop::run()
         m_progress.finding = f.id;
         const std::string label =
             "trial " + std::to_string(n + 1) + " of " + std::to_string(m_trials.size()) + ": " + f.fix.target;
-        if (!trial({&f.fix}, f.trial, label))
+        if (!trial({&f.fix}, f.trial, f.id, label))
             return finish(stopping() ? DoctorStage::Stopped : DoctorStage::Failed);
         log(f.id + ": " + verdictName(f.trial.verdict) + " — " + f.trial.why);
     }
@@ -494,7 +535,7 @@ void DoctorRun::Loop::run()
     if (helpful.size() >= 2) {
         m_progress.stage = DoctorStage::Combined;
         m_progress.finding = "combined";
-        if (!trial(helpful, m_report.combined, "the helpful fixes together"))
+        if (!trial(helpful, m_report.combined, "combined", "the helpful fixes together"))
             return finish(stopping() ? DoctorStage::Stopped : DoctorStage::Failed);
         log("combined: " + std::string(verdictName(m_report.combined.verdict)) + " — " + m_report.combined.why);
     } else {
@@ -555,13 +596,18 @@ Error DoctorRun::start(const DoctorPlan& plan, const CpuTopology& topology)
     return Error::none();
 }
 
-void DoctorRun::stop()
+void DoctorRun::requestStop()
 {
     {
         std::lock_guard lock(m_mutex); // under the lock: a sleepFor() between its check and its wait must see it
         m_stop.store(true);
     }
     m_cv.notify_all();
+}
+
+void DoctorRun::stop()
+{
+    requestStop();
     if (m_thread.joinable())
         m_thread.join();
 }

@@ -6,14 +6,17 @@
 /// ones (--keep).
 ///
 ///     DoctorRun run;
+///     run.setEvents([](const DoctorEvent& e) { … });                 // optional: on the loop's thread, as it happens
 ///     if (Error e = run.start(plan)) …one sentence…
 ///     while (run.running()) { DoctorProgress p = run.progress(); … }   // a snapshot, any thread
 ///     std::shared_ptr<const DoctorReport> r = run.report();
 ///
-/// The loop runs in a thread of its own (not real-time); the measuring threads are the latency experiment's. stop()
-/// is seen within 100 ms at any point (every wait is a bounded wait on the stop flag): the experiment stops (its
-/// threads joined within 100 ms, engine/rt/rt_thread.h), the session reverts whatever is applied, and the report says
-/// what was done up to then.
+/// The loop runs in a thread of its own (not real-time): a caller with an event loop (the desktop app's Doctor page)
+/// needs no thread of its own; it forwards the events to its own thread (a queued call) and polls progress() and
+/// report(). The measuring threads are the latency experiment's. A stop — requestStop(), which returns at once, or
+/// stop(), which also waits — is seen within 100 ms at any point (every wait is a bounded wait on the stop flag): the
+/// experiment stops (its threads joined within 100 ms, engine/rt/rt_thread.h), the session reverts whatever is
+/// applied, the Finished event says "stopped", and the report says what was done up to then.
 #include "engine/doctor/doctor_report.h"
 #include "engine/doctor/guardian.h"
 #include "engine/doctor/journal.h"
@@ -77,6 +80,21 @@ struct DoctorProgress {
     std::vector<PhaseFigures> phases; ///< the current trial's phases so far
 };
 
+/// @brief What the loop tells as it happens (DoctorRun::setEvents), in this order: BaselineDone once (the findings
+/// are in report()); for each trial, PhaseStarted and PhaseFinished for each of its phases (A B A B …) then
+/// TrialJudged; the same for the combined trial (finding "combined"); Finished last, whatever the end.
+struct DoctorEvent {
+    enum class Kind { BaselineDone, PhaseStarted, PhaseFinished, TrialJudged, Finished };
+    Kind kind = Kind::BaselineDone;
+    std::string finding;  ///< the id of the finding tried, "combined" for the helpful ones together; empty otherwise
+    int phase = -1;       ///< PhaseStarted/Finished: the phase's index in its trial, from 0
+    int phases = 0;       ///< PhaseStarted/Finished: the trial's number of phases (2 × pairs)
+    PhaseFigures figures; ///< PhaseFinished: the phase's figures (withFix also set by PhaseStarted)
+    Verdict verdict = Verdict::NotTried;   ///< TrialJudged
+    std::string why;                       ///< TrialJudged: the verdict's reason; Finished: the error, if any
+    DoctorStage stage = DoctorStage::Idle; ///< Finished: Done, Stopped or Failed
+};
+
 class DoctorRun {
 public:
     DoctorRun();
@@ -90,6 +108,9 @@ public:
     [[nodiscard]] Error start(const DoctorPlan& plan, const CpuTopology& topology = CpuTopology::current());
     /// @brief Asks the loop to end (seen within 100 ms), waits for it: measurement stopped, every change reverted.
     void stop();
+    /// @brief Asks the loop to end and returns at once (a GUI's Cancel): the loop stops and reverts by itself, then
+    /// sends Finished (stage Stopped) and running() turns false; wait() or stop() join it.
+    void requestStop();
     /// @brief Waits for the loop to end by itself, at most @p timeoutMs (-1: for ever); true when it has.
     bool wait(int timeoutMs = -1);
     bool running() const { return m_running.load(); }
@@ -100,12 +121,16 @@ public:
     /// @brief Called on the loop's thread for every line worth showing as it happens ("baseline: p99 48.0 us"),
     /// and by the guardian's sentences. Set before start().
     void setLog(std::function<void(const std::string&)> log) { m_log = std::move(log); }
+    /// @brief Called on the loop's thread for every DoctorEvent; it must return quickly (a queued call, a copy). Set
+    /// before start().
+    void setEvents(std::function<void(const DoctorEvent&)> events) { m_events = std::move(events); }
 
 private:
     class Loop;
     void publish(const DoctorProgress& progress, std::shared_ptr<const DoctorReport> report);
 
     std::function<void(const std::string&)> m_log;
+    std::function<void(const DoctorEvent&)> m_events;
     mutable std::mutex m_mutex;
     std::condition_variable m_cv;
     DoctorProgress m_progress;

@@ -2,7 +2,8 @@
 // process with a random name, bursting on the measured CPU above the measuring thread) found, moved, proven and put
 // back by the CLI, with its --json, --report and --recipe; a second doctor refused while the first has a change
 // applied; SIGKILL of the doctor in the middle of a trial, the guardian putting everything back within 2 s; the same
-// with the guardian killed too, then --undo; the run without privilege (diagnosis, exit 3); and bad flags (exit 2).
+// with the guardian killed too, then --undo; --keep leaving the move that helped until --undo; --load CMD running
+// during the measurement and stopped at the end; the run without privilege (diagnosis, exit 3); and bad flags (exit 2).
 #include "engine/doctor/journal.h"
 #include "engine/rt/cpu_topology.h"
 
@@ -13,8 +14,10 @@
 
 #include <QElapsedTimer>
 #include <QProcess>
+#include <QScopeGuard>
 #include <QTemporaryDir>
 #include <QtTest>
+#include <algorithm>
 #include <csignal>
 #include <nlohmann/json.hpp>
 
@@ -177,6 +180,72 @@ private slots:
         QVERIFY2(undo.out.contains("kernel.timer_migration: 0 -> 1"), qPrintable(undo.out));
         QCOMPARE(timerMigration(), std::string("1"));
         QVERIFY(machine.changed().isEmpty());
+    }
+
+    void keepLeavesWhatHelpedUntilUndo()
+    {
+        if (geteuid() != 0)
+            QSKIP("the doctor's trials need root (this machine's test runs have it)");
+        test::RealMachineRecord machine;
+        if (const QString why = test::captureCleanMachine(machine); !why.isEmpty())
+            QFAIL(qPrintable(why));
+        const QString journal = QString::fromStdString(doctor::JournalPaths{}.journal());
+        // Whatever fails below, nothing kept outlives the test.
+        auto undoLeftovers = qScopeGuard([&] {
+            if (QFile::exists(journal))
+                (void)test::run({"doctor", "--undo"});
+        });
+        const int cpu = CpuTopology::current().lastUsable();
+        test::PlantedCulprit culprit(cpu, 90);
+        QVERIFY2(culprit.problem().empty(), culprit.problem().c_str());
+        const std::vector<int> cpusBefore = test::threadCpus(culprit.tid());
+        QVERIFY(std::find(cpusBefore.begin(), cpusBefore.end(), cpu) != cpusBefore.end());
+        const QString id = QString("thread-%1").arg(culprit.tid());
+        const test::Run r = test::run({"doctor", "--only", id, "--keep", "-q", "--baseline-length", "3s",
+                                       "--phase-length", "700ms", "--pairs", "5"},
+                                      120000);
+        qInfo("%s", qPrintable(r.out));
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err + r.out));
+        QVERIFY2(r.out.contains("Kept until reboot (rtscope doctor --undo puts them back):"), qPrintable(r.out));
+        // Kept: the culprit stays off the measured CPU after the doctor is gone, and the journal says so.
+        const std::vector<int> cpusKept = test::threadCpus(culprit.tid());
+        QVERIFY(!cpusKept.empty());
+        QVERIFY(std::find(cpusKept.begin(), cpusKept.end(), cpu) == cpusKept.end());
+        QVERIFY(QFile::exists(journal));
+        // A second doctor refuses while it is kept; --undo puts it back.
+        const test::Run second = test::run(QStringList{"doctor", "--quick"} + kShort);
+        QCOMPARE(second.exitCode, 1);
+        QCOMPARE(test::threadCpus(culprit.tid()), cpusKept);
+        const test::Run undo = test::run({"doctor", "--undo"});
+        QVERIFY2(undo.exitCode == 0, qPrintable(undo.err + undo.out));
+        QCOMPARE(test::threadCpus(culprit.tid()), cpusBefore);
+        QVERIFY(!QFile::exists(journal));
+        const QStringList changed = machine.changedWhenNoDoctor();
+        QVERIFY2(changed.isEmpty(), qPrintable(changed.join("; ")));
+    }
+
+    void loadCommandRunsAndIsStopped()
+    {
+        QTemporaryDir dir;
+        const QString pidFile = dir.filePath("load.pid");
+        const test::Run r =
+            test::run({"doctor", "--no-trials", "-q", "--baseline-length", "2s", "--json", dir.filePath("d.json"),
+                       "--load", QString("echo $$ > %1; exec sleep 600").arg(pidFile)},
+                      60000);
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err + r.out));
+        // It ran during the measurement, and it is gone with the doctor.
+        const pid_t load = test::readAll(pidFile).trimmed().toInt();
+        QVERIFY2(load > 0, qPrintable(test::readAll(pidFile)));
+        QVERIFY(waitFor([&] { return ::kill(load, 0) != 0; }, 2000));
+        const nlohmann::json j = nlohmann::json::parse(test::readAll(dir.filePath("d.json")).toStdString());
+        QVERIFY2(j.at("load").get<std::string>().find("command: echo") == 0, j.dump().c_str());
+        // A named load, recorded as such.
+        const test::Run hogs = test::run({"doctor", "--no-trials", "-q", "--baseline-length", "1s", "--json",
+                                          dir.filePath("h.json"), "--load", "hogs"},
+                                         60000);
+        QVERIFY2(hogs.exitCode == 0, qPrintable(hogs.err + hogs.out));
+        const nlohmann::json h = nlohmann::json::parse(test::readAll(dir.filePath("h.json")).toStdString());
+        QVERIFY2(h.at("load").get<std::string>().find("hogs") == 0, h.dump().c_str());
     }
 
     void withoutPrivilegeItDiagnosesAndExits3()

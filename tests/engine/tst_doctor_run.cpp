@@ -2,7 +2,9 @@
 // with a random name bursting on the measured CPU above the measuring thread. The doctor names it first, tries moving
 // it, the alternated trial says it helped (the phases with the move rank below those without), and
 // afterwards the thread's CPUs and priority and every knob of the machine read back as before; the journal is gone.
-// Also: a stop in the middle of a trial is seen within the stop budget and puts everything back.
+// The events a GUI page follows arrive in order: the baseline, each phase started and finished (A B A B …), the
+// verdict, the end. Also: a stop in the middle of a trial (requestStop(), returning at once) is seen within the stop
+// budget and puts everything back.
 #include "engine/doctor/doctor_run.h"
 
 #include "tests/common/doctor_test_util.h"
@@ -12,6 +14,9 @@
 #include <QElapsedTimer>
 #include <QTemporaryDir>
 #include <QtTest>
+#include <algorithm>
+#include <functional>
+#include <mutex>
 #include <sched.h>
 
 using namespace rtscope;
@@ -38,6 +43,27 @@ QString findingsText(const DoctorReport& r)
 {
     return QString::fromStdString(reportTable(r));
 }
+
+// The events of a run, gathered on the loop's thread.
+class EventLog {
+public:
+    std::function<void(const DoctorEvent&)> sink()
+    {
+        return [this](const DoctorEvent& e) {
+            std::lock_guard lock(m_mutex);
+            m_events.push_back(e);
+        };
+    }
+    std::vector<DoctorEvent> events() const
+    {
+        std::lock_guard lock(m_mutex);
+        return m_events;
+    }
+
+private:
+    mutable std::mutex m_mutex;
+    std::vector<DoctorEvent> m_events;
+};
 
 int policyOf(pid_t tid, int& priority)
 {
@@ -78,6 +104,8 @@ private slots:
         const std::string id = "thread-" + std::to_string(culprit.tid());
         plan.only = {id};
         DoctorRun run;
+        EventLog events;
+        run.setEvents(events.sink());
         QVERIFY(!run.start(plan));
         QVERIFY(run.wait(120000));
         const auto report = run.report();
@@ -111,6 +139,29 @@ private slots:
         const QStringList changed = machine.changedWhenNoDoctor();
         QVERIFY2(changed.isEmpty(), qPrintable(changed.join("; ")));
         QVERIFY(!QFile::exists(QString::fromStdString(JournalPaths{}.journal())));
+        // The events: the baseline, then 10 phases started and finished in turn (A B A B …) with the figures the
+        // report has, the verdict, the end.
+        const std::vector<DoctorEvent> seen = events.events();
+        QCOMPARE(seen.size(), size_t(1 + 2 * 10 + 2));
+        QCOMPARE(int(seen.front().kind), int(DoctorEvent::Kind::BaselineDone));
+        for (int i = 0; i < 10; ++i) {
+            const DoctorEvent& started = seen[size_t(1 + 2 * i)];
+            const DoctorEvent& finished = seen[size_t(2 + 2 * i)];
+            QCOMPARE(int(started.kind), int(DoctorEvent::Kind::PhaseStarted));
+            QCOMPARE(int(finished.kind), int(DoctorEvent::Kind::PhaseFinished));
+            QCOMPARE(started.finding, id);
+            QCOMPARE(started.phase, i);
+            QCOMPARE(finished.phase, i);
+            QCOMPARE(finished.phases, 10);
+            QCOMPARE(finished.figures.withFix, i % 2 == 1);
+            QCOMPARE(finished.figures.figures.p99Us, top.trial.phases[size_t(i)].figures.p99Us);
+        }
+        QCOMPARE(int(seen[21].kind), int(DoctorEvent::Kind::TrialJudged));
+        QCOMPARE(seen[21].finding, id);
+        QCOMPARE(int(seen[21].verdict), int(top.trial.verdict));
+        QCOMPARE(seen[21].why, top.trial.why);
+        QCOMPARE(int(seen.back().kind), int(DoctorEvent::Kind::Finished));
+        QCOMPARE(int(seen.back().stage), int(DoctorStage::Done));
         // Only what was asked for was tried.
         for (const Finding& f : report->findings)
             if (f.id != id)
@@ -130,6 +181,8 @@ private slots:
         if (machine.before("/proc/sys/kernel/timer_migration") != "1")
             QSKIP("timer migration is off here: the finding this stop test tries does not arise");
         DoctorRun run;
+        EventLog events;
+        run.setEvents(events.sink());
         QVERIFY(!run.start(plan));
         // Until the fix is applied (a B phase): the journal says so and the machine has it.
         QElapsedTimer t;
@@ -139,10 +192,20 @@ private slots:
         QCOMPARE(test::realValue("/proc/sys/kernel/timer_migration"), std::string("0"));
         QElapsedTimer stopping;
         stopping.start();
-        run.stop();
+        // A GUI's Cancel: returns at once, the loop ends by itself.
+        run.requestStop();
+        QVERIFY2(stopping.elapsed() < 50, qPrintable(QString::number(stopping.elapsed())));
         // The measurement is joined within 100 ms; the revert and the guardian's release come on top.
+        QVERIFY(run.wait(1000));
         QVERIFY2(stopping.elapsed() < 1000, qPrintable(QString::number(stopping.elapsed())));
         QVERIFY(!run.running());
+        run.stop();
+        const std::vector<DoctorEvent> seen = events.events();
+        QVERIFY(!seen.empty());
+        QCOMPARE(int(seen.back().kind), int(DoctorEvent::Kind::Finished));
+        QCOMPARE(int(seen.back().stage), int(DoctorStage::Stopped));
+        QVERIFY(std::none_of(seen.begin(), seen.end(),
+                             [](const DoctorEvent& e) { return e.kind == DoctorEvent::Kind::TrialJudged; }));
         QCOMPARE(test::realValue("/proc/sys/kernel/timer_migration"), std::string("1"));
         const auto report = run.report();
         QVERIFY(report->stopped);
