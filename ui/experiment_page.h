@@ -81,6 +81,13 @@ public:
     }
     /// The machine the page's next Start measures: the target's name, or empty for this computer.
     virtual QString measuredMachine() const { return {}; }
+    /// What this page changed on the machine and still holds (the doctor's fixes), a line each as a person reads it
+    /// ("IRQ 36 (virtio1-req.0) CPUs: 0-1 → 0"): the window's banner lists them on every page.
+    virtual QStringList machineChanges() const { return {}; }
+    /// Puts them back (the banner's "Revert all", the window's close); true when nothing is left changed.
+    virtual bool revertMachineChanges() { return true; }
+    /// Leaves them until reboot (`rtscope doctor --undo` restores them); true when done.
+    virtual bool keepMachineChanges() { return true; }
     /// Persist and restore the page's configuration and view choices (inside the page's settings group).
     virtual void saveSettings(QSettings& settings) const = 0;
     virtual void restoreSettings(QSettings& settings) = 0;
@@ -91,6 +98,8 @@ signals:
     void busyCpusChanged();
     void referenceChanged(bool held);
     void statusMessage(const QString& text);
+    /// machineChanges() changed.
+    void machineChangesChanged();
 };
 
 } // namespace rtscope

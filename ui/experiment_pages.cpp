@@ -2,6 +2,7 @@
 
 #include "ui/common/latency_source.h"
 #include "ui/deadline/deadline_page.h"
+#include "ui/doctor/doctor_page.h"
 #include "ui/latency/latency_page.h"
 #include "ui/locks/contention/contention_page.h"
 #include "ui/locks/inversion/inversion_page.h"
@@ -16,7 +17,8 @@ namespace rtscope {
 
 std::vector<ExperimentPage*> createExperimentPages(const SystemProbe& probe)
 {
-    // The order is the page order and the 1–9, 0 keys: the experiments of docs/science.md, then the tuning workbench.
+    // The order is the page order and the 1–9, 0 keys: the experiments of docs/science.md, then the tuning workbench
+    // and the doctor.
     std::vector<ExperimentPage*> pages;
     pages.push_back(new LatencyPage(std::make_unique<LiveLatencySource>(), probe));
     pages.push_back(new StarvationPage(probe));
@@ -28,6 +30,9 @@ std::vector<ExperimentPage*> createExperimentPages(const SystemProbe& probe)
     pages.push_back(new CpusPage(std::make_unique<LiveLatencySource>(), probe));
     pages.push_back(new ThreadsPage(probe));
     pages.push_back(new SweepPage(probe));
+    // The doctor's session starts its guardian from this very binary (`rtscope doctor guardian`), even if the file
+    // on disk is replaced while the app runs.
+    pages.push_back(new DoctorPage(probe, doctor::GuardianLaunch{"/proc/self/exe", {"doctor", "guardian"}}));
     return pages;
 }
 

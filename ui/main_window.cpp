@@ -1,6 +1,7 @@
 #include "ui/main_window.h"
 
 #include "ui/app/app_style.h"
+#include "ui/app/changes_banner.h"
 #include "ui/app/file_menu.h"
 #include "ui/app/presentation_mode.h"
 #include "ui/app/preset_runner.h"
@@ -103,6 +104,15 @@ MainWindow::MainWindow(std::vector<ExperimentPage*> pages, const SystemProbe& pr
             save->trigger();
     });
     connect(m_targetBanner, &TargetBanner::disconnectRequested, this, &MainWindow::disconnectTarget);
+    m_changesBanner = new ChangesBanner(central);
+    layout->addWidget(m_changesBanner);
+    connect(m_changesBanner, &ChangesBanner::revertRequested, this, &MainWindow::revertMachineChanges);
+    connect(m_changesBanner, &ChangesBanner::keepRequested, this, [this] {
+        for (ExperimentPage* p : m_pages)
+            if (!p->machineChanges().isEmpty() && !p->keepMachineChanges())
+                setCurrentPage(pageIndex(p->name())); // the page says why next to its controls
+        updateChangesBanner();
+    });
     layout->addWidget(m_stack, 1);
     setCentralWidget(central);
 
@@ -136,6 +146,7 @@ MainWindow::MainWindow(std::vector<ExperimentPage*> pages, const SystemProbe& pr
         });
         connect(p, &ExperimentPage::busyCpusChanged, this, &MainWindow::updateGuiPlacement);
         connect(p, &ExperimentPage::referenceChanged, this, &MainWindow::updateActions);
+        connect(p, &ExperimentPage::machineChangesChanged, this, &MainWindow::updateChangesBanner);
         connect(p, &ExperimentPage::statusMessage, this,
                 [this](const QString& text) { statusBar()->showMessage(text, 8000); });
     }
@@ -665,9 +676,28 @@ void MainWindow::leaveStartPage()
     statusBar()->clearMessage();
 }
 
+bool MainWindow::revertMachineChanges()
+{
+    bool all = true;
+    for (ExperimentPage* p : m_pages)
+        all = p->revertMachineChanges() && all;
+    updateChangesBanner();
+    return all;
+}
+
+void MainWindow::updateChangesBanner()
+{
+    QStringList changes;
+    for (ExperimentPage* p : m_pages)
+        changes << p->machineChanges();
+    m_changesBanner->setChanges(changes);
+}
+
 void MainWindow::closeEvent(QCloseEvent* event)
 {
     stopAll();
+    // A change a page still holds is put back before the window goes (SIGINT and SIGTERM close it too).
+    revertMachineChanges();
     m_presentation->setActive(false); // the saved state is the window's own, not presentation mode's
     saveSettings();
     event->accept();

@@ -21,6 +21,7 @@ namespace rtscope {
 class ExperimentPage;
 class LatencySource;
 class TargetBanner;
+class ChangesBanner;
 class TargetConnection;
 class ExplanationPane;
 class FileMenu;
@@ -95,6 +96,10 @@ public:
     /// A connection attempt is in progress.
     bool targetConnecting() const;
     TargetBanner* targetBanner() const { return m_targetBanner; }
+    ChangesBanner* changesBanner() const { return m_changesBanner; }
+
+    /// Puts back every change a page holds on the machine (the changes banner's Revert all; the window's close).
+    bool revertMachineChanges();
 
     /// Stops every page (joining all worker threads) and gives the GUI thread its CPUs back.
     void stopAll();
@@ -119,6 +124,8 @@ private:
     /// The banner and title for the current page: the target's machine on the Latency page, "this page measures
     /// this computer" on the others, the lost link on both.
     void updateTargetBanner();
+    /// The changes banner lists what every page holds changed on the machine.
+    void updateChangesBanner();
     void targetOpened();
     void targetFailed(const QString& error);
     void closeConnectingDialog();
@@ -143,6 +150,7 @@ private:
     QList<QWidget*> m_hiddenForStart; ///< docks and toolbar hidden by showStartPage(), shown again on leaving
     TargetConnection* m_target = nullptr;
     TargetBanner* m_targetBanner = nullptr;
+    ChangesBanner* m_changesBanner = nullptr;
     /// The Latency page's own source while it measures a remote target (null: it measures this machine).
     std::unique_ptr<LatencySource> m_localLatencySource;
     QString m_remoteTarget;                  ///< the target the remote source was made for

@@ -82,8 +82,10 @@ std::vector<std::string> DoctorPlan::validate(const CpuTopology& topology) const
         problems.push_back("phase length must be 100ms..60s");
     if (phases.baselineNs < 1'000'000'000 || phases.baselineNs > 600'000'000'000)
         problems.push_back("baseline length must be 1s..600s");
-    if (keep && !tryFixes)
-        problems.push_back("keep needs the trials: only a fix that helped is kept");
+    if ((keep || hold) && !tryFixes)
+        problems.push_back(std::string(keep ? "keep" : "hold") + " needs the trials: only a fix that helped is kept");
+    if (keep && hold)
+        problems.push_back("keep and hold exclude each other: keep leaves the fixes to the journal, hold to the caller");
     return problems;
 }
 
@@ -93,7 +95,8 @@ public:
         : m_owner(owner)
         , m_plan(std::move(plan))
         , m_topology(std::move(topology))
-        , m_fs(m_plan.root)
+        , m_fsOwned(std::make_unique<RootFs>(m_plan.root))
+        , m_fs(*m_fsOwned)
         , m_startNs(nowNs())
     {}
 
@@ -158,10 +161,28 @@ private:
         c.traceTop = LatencyConfig::kMaxTraceTop;
         return c;
     }
-    // A snapshot published after @p sinceNs + @p lengthNs whose statistics were reset at or after @p sinceNs.
-    std::shared_ptr<const LatencySnapshot> phaseSnapshot(LatencyExperiment& exp, int64_t sinceNs, int64_t lengthNs)
+    // The histogram the running measurement has published (empty before its first publication).
+    static Histogram histogramOf(const LatencyExperiment& exp)
     {
-        if (!sleepFor(sinceNs + lengthNs - nowNs()))
+        auto s = exp.snapshot();
+        return s && !s->threads.empty() ? s->threads.front().histogram : Histogram();
+    }
+    // Waits until @p untilNs unless stopped, publishing @p partial's view of the measurement every 250 ms.
+    bool sleepPublishing(int64_t untilNs, const std::function<void()>& partial)
+    {
+        while (nowNs() < untilNs) {
+            if (!sleepFor(std::min<int64_t>(250'000'000, untilNs - nowNs())))
+                return false;
+            partial();
+            publish(m_progress.message);
+        }
+        return true;
+    }
+    // A snapshot published after @p sinceNs + @p lengthNs whose statistics were reset at or after @p sinceNs.
+    std::shared_ptr<const LatencySnapshot> phaseSnapshot(LatencyExperiment& exp, int64_t sinceNs, int64_t lengthNs,
+                                                         const std::function<void()>& partial)
+    {
+        if (!sleepPublishing(sinceNs + lengthNs, partial))
             return nullptr;
         for (int i = 0; i < 40; ++i) { // the collector publishes every 50 ms: 2 s is plenty
             auto s = exp.snapshot();
@@ -184,7 +205,8 @@ private:
     DoctorRun& m_owner;
     DoctorPlan m_plan;
     CpuTopology m_topology;
-    RootFs m_fs;
+    std::unique_ptr<RootFs> m_fsOwned; ///< on the heap: a held session (HeldFixes) outlives the loop with it
+    RootFs& m_fs;
     int64_t m_startNs = 0;
     int64_t m_budgetNs = 0;
     int m_cpu = -1;
@@ -219,12 +241,7 @@ bool DoctorRun::Loop::baseline()
         m_report.error = "the baseline could not start: " + e.message;
         return false;
     }
-    const int64_t t0 = nowNs();
-    while (nowNs() - t0 < m_plan.phases.baselineNs) {
-        if (!sleepFor(std::min<int64_t>(250'000'000, m_plan.phases.baselineNs - (nowNs() - t0))))
-            break;
-        publish(m_progress.message);
-    }
+    sleepPublishing(nowNs() + m_plan.phases.baselineNs, [&] { m_progress.live = histogramOf(exp); });
     exp.stop();
     if (stopping())
         return false;
@@ -336,6 +353,8 @@ bool DoctorRun::Loop::trial(const std::vector<const Fix*>& fixes, TrialResult& r
 {
     result = TrialResult{};
     m_progress.phases.clear();
+    m_progress.live = Histogram();
+    m_progress.liveWithout = Histogram();
     Histogram before(0);
     Histogram after(0);
     for (int pair = 0; pair < m_plan.phases.pairs; ++pair) {
@@ -369,7 +388,11 @@ bool DoctorRun::Loop::trial(const std::vector<const Fix*>& fixes, TrialResult& r
                 return false;
             const int64_t since = nowNs();
             m_trialExp->resetStatistics();
-            auto snap = phaseSnapshot(*m_trialExp, since, m_plan.phases.phaseNs);
+            auto snap = phaseSnapshot(*m_trialExp, since, m_plan.phases.phaseNs, [&] {
+                Histogram partial = histogramOf(*m_trialExp);
+                partial.merge(withFix ? after : before);
+                (withFix ? m_progress.live : m_progress.liveWithout) = std::move(partial);
+            });
             if (withFix)
                 if (Error e = m_session->revertAll()) {
                     m_report.restore.push_back(e.message);
@@ -405,7 +428,7 @@ void DoctorRun::Loop::keepHelpful()
     for (const Finding& f : m_report.findings) {
         if (f.trial.verdict != Verdict::Helped)
             continue;
-        if (f.fix.kind == FixKind::CpuDmaLatency) {
+        if (f.fix.kind == FixKind::CpuDmaLatency && !m_plan.hold) {
             m_report.keepNote = "/dev/cpu_dma_latency is a request that ends with the process holding it: not kept "
                                 "(the recipe's tuned profile holds it, force_latency)";
             continue;
@@ -423,6 +446,13 @@ void DoctorRun::Loop::keepHelpful()
     if (Error e = m_session->applyAll(std::move(knobs))) {
         m_report.keepNote += (m_report.keepNote.empty() ? "" : "; ") + std::string("not kept: ") + e.message;
         m_report.kept.clear();
+        return;
+    }
+    if (m_plan.hold) {
+        // The caller takes the session with the fixes applied; its guardian goes on watching this process.
+        auto held = std::make_unique<HeldFixes>(std::move(m_fsOwned), std::move(m_session), m_report.kept);
+        std::lock_guard lock(m_owner.m_mutex);
+        m_owner.m_held = std::move(held);
         return;
     }
     if (Error e = m_session->keep()) {
@@ -491,8 +521,10 @@ void DoctorRun::Loop::run()
         o.paths = m_plan.journal;
         o.guardian = m_plan.guardian;
         o.command = m_plan.command;
-        o.report = [this](const std::string& line) {
-            log(line);
+        // A copy of the log, not the loop: a held session (HeldFixes) outlives the loop and may still report.
+        o.report = [log = m_owner.m_log](const std::string& line) {
+            if (log)
+                log(line);
         };
         auto s = DoctorSession::begin(m_fs, std::move(o));
         if (!s)
@@ -542,7 +574,7 @@ void DoctorRun::Loop::run()
         m_report.combined.why = helpful.empty() ? "no fix helped" : "one fix helped: its own trial is the combined one";
     }
     m_trialExp.reset();
-    if (m_plan.keep) {
+    if ((m_plan.keep || m_plan.hold) && !stopping()) {
         m_progress.stage = DoctorStage::Keeping;
         publish("keeping what helped");
         keepHelpful();
@@ -629,6 +661,52 @@ DoctorProgress DoctorRun::progress() const
 {
     std::lock_guard lock(m_mutex);
     return m_progress;
+}
+
+std::unique_ptr<HeldFixes> DoctorRun::takeHeld()
+{
+    std::lock_guard lock(m_mutex);
+    return std::move(m_held);
+}
+
+HeldFixes::HeldFixes(std::unique_ptr<RootFs> fs, std::unique_ptr<DoctorSession> session,
+                     std::vector<std::string> findings)
+    : m_fs(std::move(fs))
+    , m_session(std::move(session))
+    , m_findings(std::move(findings))
+{}
+
+HeldFixes::~HeldFixes()
+{
+    m_session.reset(); // finish(): every change put back, before the file system it acts on goes
+}
+
+std::vector<std::string> HeldFixes::changes() const
+{
+    std::vector<std::string> out;
+    if (active())
+        for (const Knob* k : m_session->applied())
+            out.push_back(k->label() + ": " + k->change().from + " \u2192 " + k->change().to);
+    return out;
+}
+
+bool HeldFixes::active() const
+{
+    return m_session && !m_session->finished();
+}
+
+Error HeldFixes::revertAll()
+{
+    if (!active())
+        return Error::none();
+    return m_session->finish();
+}
+
+Error HeldFixes::keepUntilReboot()
+{
+    if (!active())
+        return Error::none();
+    return m_session->keep();
 }
 
 std::shared_ptr<const DoctorReport> DoctorRun::report() const

@@ -20,6 +20,7 @@
 #include "engine/doctor/doctor_report.h"
 #include "engine/doctor/guardian.h"
 #include "engine/doctor/journal.h"
+#include "engine/doctor/knob.h"
 #include "engine/doctor/trial.h"
 #include "engine/rt/cpu_topology.h"
 #include "engine/rt/sched_policy.h"
@@ -57,6 +58,9 @@ struct DoctorPlan {
     /// Only the findings with these ids are tried (empty: the plan's choice). The GUI's "Try" of one finding.
     std::vector<std::string> only;
     bool keep = false; ///< leave the helpful fixes applied (journal kept, `rtscope doctor --undo`)
+    /// Leave the helpful fixes applied in a session the caller takes (DoctorRun::takeHeld()): its guardian goes on
+    /// watching this process, so they are put back when the caller reverts, ends, or dies. The GUI's "Try".
+    bool hold = false;
     std::string root = "/";
     JournalPaths journal;
     GuardianLaunch guardian; ///< how to start the guardian (the CLI: /proc/self/exe doctor guardian)
@@ -78,6 +82,40 @@ struct DoctorProgress {
     int64_t elapsedNs = 0;            ///< since start()
     std::string finding;              ///< the id of the finding being tried
     std::vector<PhaseFigures> phases; ///< the current trial's phases so far
+    /// What the measurement recorded so far, for a live view: the baseline as it grows, then in a trial its phases
+    /// with the fix (B) and without it (A), the running phase included.
+    Histogram live;
+    Histogram liveWithout;
+};
+
+class DoctorSession;
+
+/// @brief The helpful fixes of a DoctorPlan::hold run, still applied, with the session (journal, guardian) that
+/// applied them. Destroying it puts them back, as revertAll() does; keepUntilReboot() hands them to the journal.
+class HeldFixes {
+public:
+    HeldFixes(std::unique_ptr<RootFs> fs, std::unique_ptr<DoctorSession> session, std::vector<std::string> findings);
+    ~HeldFixes();
+    HeldFixes(const HeldFixes&) = delete;
+    HeldFixes& operator=(const HeldFixes&) = delete;
+
+    /// @brief The ids of the findings whose fixes these are.
+    const std::vector<std::string>& findings() const { return m_findings; }
+    /// @brief Each change as a person reads it: "IRQ 36 (virtio1-req.0) CPUs: 0-1 → 0".
+    std::vector<std::string> changes() const;
+    /// @brief Whether anything is still applied and held here (false after revertAll() or keepUntilReboot()).
+    bool active() const;
+    /// @brief Puts every change back and ends the session (journal removed, guardian released); the Error names
+    /// what could not be put back (the journal then stays for `rtscope doctor --undo`).
+    [[nodiscard]] Error revertAll();
+    /// @brief Leaves the changes applied until reboot: the journal is marked kept (`rtscope doctor --undo` restores),
+    /// the guardian released. Refused for a /dev/cpu_dma_latency request (it ends with this process).
+    [[nodiscard]] Error keepUntilReboot();
+
+private:
+    std::unique_ptr<RootFs> m_fs;
+    std::unique_ptr<DoctorSession> m_session;
+    std::vector<std::string> m_findings;
 };
 
 /// @brief What the loop tells as it happens (DoctorRun::setEvents), in this order: BaselineDone once (the findings
@@ -118,6 +156,10 @@ public:
     /// @brief The report so far (facts, baseline, findings and the trials done); complete once the loop ended.
     std::shared_ptr<const DoctorReport> report() const;
 
+    /// @brief After a DoctorPlan::hold run that ended with helpful fixes: them, still applied (null otherwise, and
+    /// after the first call). Whoever takes them decides: revert or keep.
+    std::unique_ptr<HeldFixes> takeHeld();
+
     /// @brief Called on the loop's thread for every line worth showing as it happens ("baseline: p99 48.0 us"),
     /// and by the guardian's sentences. Set before start().
     void setLog(std::function<void(const std::string&)> log) { m_log = std::move(log); }
@@ -135,6 +177,7 @@ private:
     std::condition_variable m_cv;
     DoctorProgress m_progress;
     std::shared_ptr<const DoctorReport> m_report;
+    std::unique_ptr<HeldFixes> m_held;
     std::atomic<bool> m_running{false};
     std::atomic<bool> m_stop{false};
     std::thread m_thread;

@@ -1,0 +1,152 @@
+#include "ui/doctor/findings_model.h"
+
+#include "engine/util/printable.h"
+#include "ui/common/colors.h"
+#include "ui/common/text_format.h"
+
+#include <QColor>
+
+namespace rtscope {
+
+using doctor::Finding;
+using doctor::TrialResult;
+
+namespace {
+
+QString shown(const std::string& machineText)
+{
+    return screenText(printable(machineText));
+}
+
+} // namespace
+
+void FindingsModel::setFindings(const std::vector<Finding>& findings)
+{
+    const bool sameRows = findings.size() == m_findings.size() &&
+                          std::equal(findings.begin(), findings.end(), m_findings.begin(),
+                                     [](const Finding& a, const Finding& b) { return a.id == b.id; });
+    if (!sameRows)
+        beginResetModel();
+    m_findings = findings;
+    if (!sameRows)
+        endResetModel();
+    else if (!m_findings.empty())
+        emit dataChanged(index(0, 0), index(rowCount() - 1, ColumnCount - 1));
+}
+
+const Finding* FindingsModel::finding(int row) const
+{
+    return row >= 0 && row < rowCount() ? &m_findings[size_t(row)] : nullptr;
+}
+
+int FindingsModel::rowOf(const std::string& id) const
+{
+    for (size_t i = 0; i < m_findings.size(); ++i)
+        if (m_findings[i].id == id)
+            return int(i);
+    return -1;
+}
+
+int FindingsModel::rowCount(const QModelIndex& parent) const
+{
+    return parent.isValid() ? 0 : int(m_findings.size());
+}
+
+int FindingsModel::columnCount(const QModelIndex& parent) const
+{
+    return parent.isValid() ? 0 : ColumnCount;
+}
+
+QString FindingsModel::verdictText(const Finding& f)
+{
+    switch (f.trial.verdict) {
+    case doctor::Verdict::Helped:
+        return tr("helped");
+    case doctor::Verdict::NoEffect:
+        return tr("no effect");
+    case doctor::Verdict::Hurt:
+        return tr("hurt");
+    case doctor::Verdict::NotTried:
+        break;
+    }
+    return f.trial.why.empty() ? tr("not tried") : tr("not tried: %1").arg(shown(f.trial.why));
+}
+
+QString FindingsModel::p99Text(const TrialResult& trial)
+{
+    if (trial.verdict == doctor::Verdict::NotTried || trial.before.samples == 0)
+        return QStringLiteral("—");
+    return QStringLiteral("%1 → %2 µs")
+        .arg(QString::fromStdString(doctor::usText(trial.before.p99Us)),
+             QString::fromStdString(doctor::usText(trial.after.p99Us)));
+}
+
+QVariant FindingsModel::data(const QModelIndex& index, int role) const
+{
+    const Finding* f = finding(index.row());
+    if (!f)
+        return {};
+    if (role == Qt::DisplayRole) {
+        switch (Column(index.column())) {
+        case Rank:
+            return index.row() + 1;
+        case Share:
+            return f->tailShare > 0 || f->share > 0 ? QString::fromStdString(doctor::shareText(f->tailShare))
+                                                    : QStringLiteral("—");
+        case Culprit:
+            return shown(f->title);
+        case Fix:
+            return shown(f->fix.target) + QStringLiteral(": ") + shown(f->fix.from) + QStringLiteral(" → ") +
+                   shown(f->fix.to);
+        case When:
+            return f->fix.runtime ? tr("now") : tr("reboot");
+        case Verdict:
+            return verdictText(*f);
+        case P99:
+            return p99Text(f->trial);
+        case ColumnCount:
+            break;
+        }
+    } else if (role == Qt::ToolTipRole) {
+        return shown(f->evidence);
+    } else if (role == Qt::ForegroundRole && index.column() == Verdict) {
+        switch (f->trial.verdict) {
+        case doctor::Verdict::Helped:
+            return QColor(colors::kGreen800);
+        case doctor::Verdict::Hurt:
+            return QColor(colors::kWarningRed);
+        default:
+            return {};
+        }
+    } else if (role == Qt::TextAlignmentRole && (index.column() == Rank || index.column() == Share)) {
+        return int(Qt::AlignRight | Qt::AlignVCenter);
+    }
+    return {};
+}
+
+QVariant FindingsModel::headerData(int section, Qt::Orientation orientation, int role) const
+{
+    if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
+        return QAbstractTableModel::headerData(section, orientation, role);
+    switch (Column(section)) {
+    case Rank:
+        return tr("#");
+    case Share:
+        return tr("Of the tail");
+    case Culprit:
+        return tr("Culprit");
+    case Fix:
+        return tr("Fix");
+    case When:
+        return tr("Applies");
+    case Verdict:
+        return tr("Trial");
+    case P99:
+        return tr("p99 without → with");
+    case ColumnCount:
+        break;
+    }
+    return {};
+}
+
+} // namespace rtscope
