@@ -637,6 +637,8 @@ void MainWindow::showStartPage()
         m_startPage->setOpenActions(open);
         m_startPage->setConnectAction(findChild<QAction*>("connectTarget"));
         connect(m_startPage, &StartPage::leaveRequested, this, [this] { setCurrentPage(currentIndex()); });
+        m_startPage->setDoctorAvailable(pageIndex("doctor") >= 0);
+        connect(m_startPage, &StartPage::doctorRequested, this, [this] { setCurrentPage(pageIndex("doctor")); });
         connect(m_startPage, &StartPage::showAtStartToggled, this, [this](bool show) {
             if (m_settings) {
                 m_settings->setValue("start/show", show);

@@ -168,6 +168,71 @@ private slots:
                 QCOMPARE(int(f.trial.verdict), int(Verdict::NotTried));
     }
 
+    // hold: the fix that helped stays applied in a session the caller takes; a second doctor is refused meanwhile;
+    // revertAll() puts it back and ends the journal. Plans that cannot hold are refused with the field named.
+    void holdLeavesWhatHelpedToTheCallerUntilReverted()
+    {
+        DoctorPlan bad = shortPlan(0);
+        bad.hold = true;
+        bad.tryFixes = false;
+        std::vector<std::string> problems = bad.validate(CpuTopology::current());
+        QVERIFY(!problems.empty() && problems.front().find("hold needs the trials") != std::string::npos);
+        bad.tryFixes = true;
+        bad.keep = true;
+        problems = bad.validate(CpuTopology::current());
+        QVERIFY(!problems.empty() && problems.front().find("keep and hold exclude each other") != std::string::npos);
+
+        const int cpu = CpuTopology::current().lastUsable();
+        test::RealMachineRecord machine;
+        if (const QString why = test::captureCleanMachine(machine); !why.isEmpty())
+            QFAIL(qPrintable(why));
+        // A heavy culprit (400 us of every 1100 us): its move shows in every phase pair.
+        test::PlantedCulprit culprit(cpu, 90, 400, 1100);
+        QVERIFY2(culprit.problem().empty(), culprit.problem().c_str());
+        const std::vector<int> cpusBefore = test::threadCpus(culprit.tid());
+        DoctorPlan plan = shortPlan(cpu);
+        plan.phases.baselineNs = 2'500'000'000;
+        plan.phases.phaseNs = 500'000'000;
+        plan.phases.pairs = 4;
+        const std::string id = "thread-" + std::to_string(culprit.tid());
+        plan.only = {id};
+        plan.hold = true;
+        DoctorRun run;
+        QVERIFY(!run.start(plan));
+        QVERIFY(run.wait(120000));
+        const auto report = run.report();
+        QVERIFY(report && report->error.empty());
+        const auto it = std::find_if(report->findings.begin(), report->findings.end(),
+                                     [&](const Finding& f) { return f.id == id; });
+        QVERIFY(it != report->findings.end());
+        qInfo("%s", it->trial.why.c_str());
+        QCOMPARE(QString(verdictName(it->trial.verdict)), QString("helped"));
+        std::unique_ptr<HeldFixes> held = run.takeHeld();
+        QVERIFY(held);
+        QVERIFY(!run.takeHeld()); // taken once
+        QVERIFY(held->active());
+        QCOMPARE(held->findings(), std::vector<std::string>{id});
+        const std::vector<std::string> changes = held->changes();
+        QCOMPARE(changes.size(), size_t(1));
+        QVERIFY2(changes.front().find(culprit.name()) != std::string::npos, changes.front().c_str());
+        const std::vector<int> cpusHeld = test::threadCpus(culprit.tid());
+        QVERIFY(std::find(cpusHeld.begin(), cpusHeld.end(), cpu) == cpusHeld.end());
+        QVERIFY(QFile::exists(QString::fromStdString(JournalPaths{}.journal())));
+        // Held, the machine is not as it was: another doctor refuses before it measures.
+        DoctorRun second;
+        const Error refused = second.start(shortPlan(cpu));
+        QVERIFY(refused);
+        QVERIFY2(!refused.message.empty(), "the refusal says why");
+        QVERIFY(!held->revertAll());
+        QVERIFY(!held->active());
+        QVERIFY(held->changes().empty());
+        QCOMPARE(test::threadCpus(culprit.tid()), cpusBefore);
+        QVERIFY(!QFile::exists(QString::fromStdString(JournalPaths{}.journal())));
+        culprit.stop();
+        const QStringList changed = machine.changedWhenNoDoctor();
+        QVERIFY2(changed.isEmpty(), qPrintable(changed.join("; ")));
+    }
+
     void stopInATrialPutsEverythingBack()
     {
         const int cpu = CpuTopology::current().lastUsable();

@@ -207,6 +207,7 @@ StartPage::StartPage(const std::vector<Preset>& lessons, const SystemProbe& prob
     , m_verdict(new QLabel(this))
     , m_open(new QPushButton(tr("Open a result…"), this))
     , m_connect(new QPushButton(tr("Connect to a target…"), this))
+    , m_doctor(new QPushButton(tr("Tune this machine…"), this))
     , m_showAtStart(new QCheckBox(tr("Show at start"), this))
 {
     setObjectName("startPage");
@@ -270,6 +271,12 @@ StartPage::StartPage(const std::vector<Preset>& lessons, const SystemProbe& prob
                              "here (File menu)"));
     m_connect->setEnabled(false); // until the window gives it its verb
     bottom->addWidget(m_connect);
+    m_doctor->setObjectName("startDoctor");
+    m_doctor->setToolTip(tr("The doctor: measure one CPU, name what makes its wake-ups late, try each fix and put "
+                            "everything back (the Doctor page)"));
+    m_doctor->hide(); // until the window has a Doctor page
+    connect(m_doctor, &QPushButton::clicked, this, &StartPage::doctorRequested);
+    bottom->addWidget(m_doctor);
     bottom->addSpacing(em);
     m_showAtStart->setObjectName("showAtStart");
     m_showAtStart->setChecked(true);
@@ -288,6 +295,11 @@ StartPage::StartPage(const std::vector<Preset>& lessons, const SystemProbe& prob
     auto* escape = new QShortcut(QKeySequence(Qt::Key_Escape), this);
     escape->setContext(Qt::WindowShortcut);
     connect(escape, &QShortcut::activated, this, &StartPage::leaveRequested);
+}
+
+void StartPage::setDoctorAvailable(bool available)
+{
+    m_doctor->setVisible(available);
 }
 
 QAbstractButton* StartPage::makeCard(const Preset& lesson, const std::vector<LessonNeed>& needs)

@@ -2,7 +2,7 @@
 // The start page (docs/gui.md, "Start page"): what the window shows when the app opens without a page or a file.
 // One large card per built-in lesson (resources/presets: its title, the question it answers, a drawn sketch of
 // its view, how long its script runs, and what it needs from this machine, from the real system probe), "Open a
-// result…", the machine's verdict in one line, and "Show at start". A click on a card asks for its lesson; Escape
+// result…", "Tune this machine…" (the Doctor page), the machine's verdict in one line, and "Show at start". A click on a card asks for its lesson; Escape
 // asks to leave for the scope. The window decides what those do (MainWindow).
 #include "engine/presets/preset.h"
 #include "engine/rt/system_probe.h"
@@ -45,6 +45,9 @@ public:
     QCheckBox* showAtStartBox() const { return m_showAtStart; }
     QPushButton* openButton() const { return m_open; }
     QPushButton* connectButton() const { return m_connect; }
+    /// "Tune this machine…": emits doctorRequested(); hidden until setDoctorAvailable(true).
+    QPushButton* doctorButton() const { return m_doctor; }
+    void setDoctorAvailable(bool available);
     QLabel* verdictLabel() const { return m_verdict; }
     /// The verbs behind "Open a result…" (File › Open recording…, Open cyclictest results…): a menu when several.
     void setOpenActions(const QList<QAction*>& actions);
@@ -67,6 +70,8 @@ signals:
     /// Escape on the page: go to the scope.
     void leaveRequested();
     void showAtStartToggled(bool show);
+    /// "Tune this machine…": go to the Doctor page.
+    void doctorRequested();
 
 private:
     QAbstractButton* makeCard(const Preset& lesson, const std::vector<LessonNeed>& needs);
@@ -76,6 +81,7 @@ private:
     QLabel* m_verdict;
     QPushButton* m_open;
     QPushButton* m_connect;
+    QPushButton* m_doctor;
     QCheckBox* m_showAtStart;
 };
 
