@@ -40,6 +40,8 @@ inline constexpr QRgb kCyan300 = 0x4dd0e1;
 inline constexpr QRgb kCyan800 = 0x00838f;
 inline constexpr QRgb kCyanDeep = 0x00697a;
 // Greens.
+inline constexpr QRgb kGreen50 = 0xe8f5e9;
+inline constexpr QRgb kGreenNight = 0x1f3b22; ///< a green panel's background on the dark theme
 inline constexpr QRgb kGreen300 = 0x81c784;
 inline constexpr QRgb kGreen800 = 0x2e7d32;
 inline constexpr QRgb kLightGreen300 = 0xaed581;

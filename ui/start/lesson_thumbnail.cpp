@@ -52,6 +52,16 @@ void drawLatency(const ThumbCanvas& t)
         t.c.live, 60, [](double x) { return 0.92 * std::exp(-std::pow((x - 0.1) / 0.035, 2)) + 0.02; }, 2.5);
 }
 
+// The doctor's trial: alternated phases without (A) and with (B, shaded) a fix; each phase's p99 as a step, high in
+// the A phases and low in the B ones.
+void drawDoctor(const ThumbCanvas& t)
+{
+    const QColor shaded = t.shade(colors::kGreen50, colors::kGreenNight);
+    for (int i = 1; i < 6; i += 2)
+        t.p.fillRect(t.box(i / 6.0, 0, (i + 1) / 6.0, 1), shaded);
+    t.curve(t.c.reference, 120, [](double x) { return int(x * 6) % 2 ? 0.18 : 0.78 - 0.05 * std::sin(x * 19); });
+}
+
 // The starvation page: the counter's progress goes flat while the FIFO spinner holds the CPU (shaded bursts).
 void drawStarvation(const ThumbCanvas& t)
 {
@@ -181,6 +191,8 @@ QPixmap lessonThumbnail(const QString& experiment, QSize size, const QPalette& p
         drawContention(canvas);
     else if (experiment == "deadline")
         drawDeadline(canvas);
+    else if (experiment == "doctor")
+        drawDoctor(canvas);
     else {
         p.setPen(c.text);
         p.drawText(area, Qt::AlignCenter, experiment);

@@ -207,7 +207,6 @@ StartPage::StartPage(const std::vector<Preset>& lessons, const SystemProbe& prob
     , m_verdict(new QLabel(this))
     , m_open(new QPushButton(tr("Open a result…"), this))
     , m_connect(new QPushButton(tr("Connect to a target…"), this))
-    , m_doctor(new QPushButton(tr("Tune this machine…"), this))
     , m_showAtStart(new QCheckBox(tr("Show at start"), this))
 {
     setObjectName("startPage");
@@ -260,6 +259,8 @@ StartPage::StartPage(const std::vector<Preset>& lessons, const SystemProbe& prob
     grid->setColumnStretch(0, 1);
     grid->setColumnStretch(1, 1);
     layout->addLayout(grid);
+    m_doctor = makeDoctorCard(probe);
+    layout->addWidget(m_doctor);
 
     auto* bottom = new QHBoxLayout;
     m_open->setObjectName("startOpenResult");
@@ -271,12 +272,6 @@ StartPage::StartPage(const std::vector<Preset>& lessons, const SystemProbe& prob
                              "here (File menu)"));
     m_connect->setEnabled(false); // until the window gives it its verb
     bottom->addWidget(m_connect);
-    m_doctor->setObjectName("startDoctor");
-    m_doctor->setToolTip(tr("The doctor: measure one CPU, name what makes its wake-ups late, try each fix and put "
-                            "everything back (the Doctor page)"));
-    m_doctor->hide(); // until the window has a Doctor page
-    connect(m_doctor, &QPushButton::clicked, this, &StartPage::doctorRequested);
-    bottom->addWidget(m_doctor);
     bottom->addSpacing(em);
     m_showAtStart->setObjectName("showAtStart");
     m_showAtStart->setChecked(true);
@@ -302,6 +297,42 @@ void StartPage::setDoctorAvailable(bool available)
     m_doctor->setVisible(available);
 }
 
+namespace {
+
+// A card's face: the sketch, the title, the question and the details line (rich text). The labels are the card's
+// face: a click on them is a click on the card.
+void fillCard(QAbstractButton* card, const QString& sketch, const QString& titleText, const QString& questionText,
+              const QString& detailsHtml)
+{
+    const int em = card->fontMetrics().height();
+    card->setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Preferred);
+    auto* row = new QHBoxLayout(card);
+    row->setContentsMargins(em / 2, em / 2, em / 2, em / 2);
+    row->setSpacing(em / 2);
+    auto* thumb = new QLabel(card);
+    thumb->setObjectName("thumbnail");
+    thumb->setPixmap(lessonThumbnail(sketch, QSize(em * 8, em * 5), card->palette(), card->devicePixelRatioF()));
+    row->addWidget(thumb, 0, Qt::AlignTop);
+    auto* text = new QVBoxLayout;
+    text->setSpacing(em / 4);
+    auto* title = startPageLabel(titleText, card, 1.15, true);
+    title->setObjectName("title");
+    text->addWidget(title);
+    auto* question = startPageLabel(questionText, card);
+    question->setObjectName("question");
+    text->addWidget(question);
+    auto* meta = startPageLabel(detailsHtml, card, 0.9);
+    meta->setObjectName("details");
+    meta->setTextFormat(Qt::RichText);
+    text->addWidget(meta);
+    text->addStretch(1);
+    row->addLayout(text, 1);
+    for (QLabel* label : card->findChildren<QLabel*>())
+        label->setAttribute(Qt::WA_TransparentForMouseEvents);
+}
+
+} // namespace
+
 QAbstractButton* StartPage::makeCard(const Preset& lesson, const std::vector<LessonNeed>& needs)
 {
     const QString id = QString::fromStdString(lesson.id);
@@ -309,24 +340,6 @@ QAbstractButton* StartPage::makeCard(const Preset& lesson, const std::vector<Les
     card->setObjectName("lesson-" + id);
     card->setAccessibleName(QString::fromStdString(lesson.title));
     card->setToolTip(QString::fromStdString(lesson.description));
-    card->setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Preferred);
-    const int em = fontMetrics().height();
-    auto* row = new QHBoxLayout(card);
-    row->setContentsMargins(em / 2, em / 2, em / 2, em / 2);
-    row->setSpacing(em / 2);
-    auto* thumb = new QLabel(card);
-    thumb->setObjectName("thumbnail");
-    thumb->setPixmap(lessonThumbnail(QString::fromStdString(lesson.experiment), QSize(em * 8, em * 5), palette(),
-                                     devicePixelRatioF()));
-    row->addWidget(thumb, 0, Qt::AlignTop);
-    auto* text = new QVBoxLayout;
-    text->setSpacing(em / 4);
-    auto* title = startPageLabel(QString::fromStdString(lesson.title), card, 1.15, true);
-    title->setObjectName("title");
-    text->addWidget(title);
-    auto* question = startPageLabel(lessonQuestion(lesson), card);
-    question->setObjectName("question");
-    text->addWidget(question);
 
     // How long, and what it needs: a missing need in the warning red, with the probe's reason and fix as tooltip.
     QStringList details{lessonDuration(lesson)};
@@ -345,18 +358,32 @@ QAbstractButton* StartPage::makeCard(const Preset& lesson, const std::vector<Les
             why << need.why;
     }
     m_details << details.join(QStringLiteral(" · "));
-    auto* meta = startPageLabel(html.join(QStringLiteral(" · ")), card, 0.9);
-    meta->setObjectName("details");
-    meta->setTextFormat(Qt::RichText);
+    fillCard(card, QString::fromStdString(lesson.experiment), QString::fromStdString(lesson.title),
+             lessonQuestion(lesson), html.join(QStringLiteral(" · ")));
     if (!why.isEmpty())
         card->setToolTip(card->toolTip() + "\n\n" + why.join("\n"));
-    text->addWidget(meta);
-    text->addStretch(1);
-    row->addLayout(text, 1);
-    // The labels are the card's face: a click on them is a click on the card.
-    for (QLabel* label : card->findChildren<QLabel*>())
-        label->setAttribute(Qt::WA_TransparentForMouseEvents);
     connect(card, &QAbstractButton::clicked, this, [this, id] { emit lessonChosen(id); });
+    return card;
+}
+
+QAbstractButton* StartPage::makeDoctorCard(const SystemProbe& probe)
+{
+    auto* card = new StartPageCard(this);
+    card->setObjectName("startDoctor");
+    card->setAccessibleName(tr("Tune this machine"));
+    card->setToolTip(tr("The Doctor page: measure one CPU with the anatomy on, name what makes its wake-ups late, try "
+                        "each run-time fix alternated with the machine as it was, and put everything back"));
+    const bool root = probe.isRoot;
+    const QString need = root ? tr("needs root to try the fixes: available")
+                              : tr("needs root to try the fixes: not available here (it still diagnoses)");
+    fillCard(card, QStringLiteral("doctor"), tr("Tune this machine"),
+             tr("What makes this CPU's wake-ups late, and which fix really helps?"),
+             tr("about 30 s to 2 min") + QStringLiteral(" · ") +
+                 (root ? need.toHtmlEscaped()
+                       : QString("<span style=\"color:%1\"><b>%2</b></span>")
+                             .arg(colors::css(colors::kWarningRed), need.toHtmlEscaped())));
+    connect(card, &QAbstractButton::clicked, this, &StartPage::doctorRequested);
+    card->hide(); // until the window has a Doctor page
     return card;
 }
 

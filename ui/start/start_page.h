@@ -2,7 +2,7 @@
 // The start page (docs/gui.md, "Start page"): what the window shows when the app opens without a page or a file.
 // One large card per built-in lesson (resources/presets: its title, the question it answers, a drawn sketch of
 // its view, how long its script runs, and what it needs from this machine, from the real system probe), "Open a
-// result…", "Tune this machine…" (the Doctor page), the machine's verdict in one line, and "Show at start". A click on a card asks for its lesson; Escape
+// result…", a "Tune this machine" card (the Doctor page), the machine's verdict in one line, and "Show at start". A click on a card asks for its lesson; Escape
 // asks to leave for the scope. The window decides what those do (MainWindow).
 #include "engine/presets/preset.h"
 #include "engine/rt/system_probe.h"
@@ -45,8 +45,8 @@ public:
     QCheckBox* showAtStartBox() const { return m_showAtStart; }
     QPushButton* openButton() const { return m_open; }
     QPushButton* connectButton() const { return m_connect; }
-    /// "Tune this machine…": emits doctorRequested(); hidden until setDoctorAvailable(true).
-    QPushButton* doctorButton() const { return m_doctor; }
+    /// The "Tune this machine" card under the lessons: emits doctorRequested(); hidden until setDoctorAvailable(true).
+    QAbstractButton* doctorCard() const { return m_doctor; }
     void setDoctorAvailable(bool available);
     QLabel* verdictLabel() const { return m_verdict; }
     /// The verbs behind "Open a result…" (File › Open recording…, Open cyclictest results…): a menu when several.
@@ -75,13 +75,14 @@ signals:
 
 private:
     QAbstractButton* makeCard(const Preset& lesson, const std::vector<LessonNeed>& needs);
+    QAbstractButton* makeDoctorCard(const SystemProbe& probe);
 
     QList<QAbstractButton*> m_cards;
     QStringList m_details;
     QLabel* m_verdict;
     QPushButton* m_open;
     QPushButton* m_connect;
-    QPushButton* m_doctor;
+    QAbstractButton* m_doctor = nullptr;
     QCheckBox* m_showAtStart;
 };
 
