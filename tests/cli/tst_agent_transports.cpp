@@ -217,7 +217,7 @@ private slots:
         const QString sshd = "/usr/sbin/sshd";
         if (!QFileInfo::exists(sshd) || QStandardPaths::findExecutable("ssh-keygen").isEmpty() ||
             QStandardPaths::findExecutable("ssh").isEmpty())
-            QSKIP("openssh-server / openssh-client is not installed (scripts/deps test installs it)");
+            RTSCOPE_SKIP(Tool, "openssh-server / openssh-client is not installed (scripts/deps test installs it)");
         // sshd's privilege separation directory (Debian creates it at boot through tmpfiles, not at install).
         if (!QFileInfo::exists("/run/sshd") && geteuid() == 0)
             QDir().mkpath("/run/sshd");
@@ -247,7 +247,7 @@ private slots:
             const QString why = QString::fromUtf8(server.readAll()).trimmed();
             server.kill();
             server.waitForFinished();
-            QSKIP(qPrintable("sshd could not start here: " + why));
+            RTSCOPE_SKIP(Other, "sshd could not start here: " + why);
         }
         const QString agentPath = QFileInfo(binary()).absoluteFilePath();
         const Run r = run({"latency", "--target", QString("ssh://root@127.0.0.1:%1").arg(port), "--target-agent",

@@ -177,7 +177,7 @@ private slots:
         // And those of the real cyclictest, where rt-tests is installed: every one of its keys is in ours.
         const QString cyclictest = QStandardPaths::findExecutable("cyclictest");
         if (cyclictest.isEmpty())
-            QSKIP("cyclictest (rt-tests) is not installed: compared with the documented keys only");
+            RTSCOPE_SKIP(Tool, "cyclictest (rt-tests) is not installed: compared with the documented keys only");
         const QString theirs = m_dir.filePath("cyclictest.json");
         const Run c = run({"-q", "-l", "100", "-i", "1000", "-t1", "-m", "--json=" + theirs}, 20000, cyclictest);
         QVERIFY2(c.exitCode == 0, qPrintable(c.err));

@@ -135,10 +135,9 @@ private slots:
     void missingRtPrivilegeExitsThreeWithTheFix()
     {
         // An unprivileged user (nobody) with RLIMIT_RTPRIO 0 and no CAP_SYS_NICE cannot use SCHED_FIFO.
-        QString skip;
+        MaybeSkip skip;
         const Run r = runWithoutRtPrivilege({"latency", "--policy", "fifo", "-p", "80", "-l", "10"}, skip);
-        if (!skip.isEmpty())
-            QSKIP(qPrintable(skip));
+        RTSCOPE_SKIP_IF(skip);
         QCOMPARE(r.exitCode, 3);
         QVERIFY2(r.err.contains("RLIMIT_RTPRIO") || r.err.contains("rtprio"), qPrintable(r.err));
         QVERIFY2(r.err.contains("limits.d"), qPrintable(r.err));

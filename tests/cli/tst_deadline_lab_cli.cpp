@@ -19,7 +19,7 @@ private slots:
         const Run r = run({"deadline", "--lesson", "admission", "--task", "4ms/5ms", "--task", "4ms/5ms", "--task",
                            "4ms/5ms", "--task", "4ms/5ms", "-q"});
         if (r.exitCode == 3)
-            QSKIP(qPrintable("no SCHED_DEADLINE here: " + r.err));
+            RTSCOPE_SKIP(Deadline, "no SCHED_DEADLINE here: " + r.err);
         QVERIFY2(r.exitCode == 0, qPrintable(r.err + r.out));
         QVERIFY2(r.out.contains("REFUSED: ") && r.out.contains("EBUSY"), qPrintable(r.out));
         QVERIFY(r.out.contains("ADMITTED"));
@@ -32,7 +32,7 @@ private slots:
         const QString json = dir.filePath("edf.json");
         const Run r = run({"deadline", "--lesson", "edf", "-D", "300ms", "--json", json, "-q"});
         if (r.exitCode == 3)
-            QSKIP(qPrintable("no SCHED_DEADLINE here: " + r.err));
+            RTSCOPE_SKIP(Deadline, "no SCHED_DEADLINE here: " + r.err);
         QVERIFY2(r.exitCode == 0, qPrintable(r.err + r.out));
         QVERIFY(r.out.contains("Phase 1: SCHED_FIFO"));
         const auto j = nlohmann::json::parse(readAll(json).toStdString());

@@ -351,7 +351,7 @@ private slots:
                 exec = line.mid(int(qstrlen("ExecStart=/usr/bin/rtscope ")));
         QVERIFY2(exec.contains("monitor") && exec.contains("--metrics-listen 127.0.0.1:9464"), qPrintable(exec));
         if (!m_probe.rtAvailable && exec.contains("-p "))
-            QSKIP("the unit asks for SCHED_FIFO, which is not permitted here");
+            RTSCOPE_SKIP(RtPrivilege, "the unit asks for SCHED_FIFO, which is not permitted here");
         const int port = rtscope::test::freeLoopbackPort();
         exec.replace("127.0.0.1:9464", QString("127.0.0.1:%1").arg(port));
         MonitorTestChild m(binary(), exec.split(' ', Qt::SkipEmptyParts));
@@ -468,7 +468,7 @@ private slots:
     {
         const QString prometheus = "/usr/bin/prometheus";
         if (!QFile::exists(prometheus))
-            QSKIP("no /usr/bin/prometheus here (scripts/deps test installs Debian's prometheus)");
+            RTSCOPE_SKIP(Tool, "no /usr/bin/prometheus here (scripts/deps test installs Debian's prometheus)");
         const int port = rtscope::test::freeLoopbackPort();
         const int promPort = rtscope::test::freeLoopbackPort();
         QVERIFY(port > 0 && promPort > 0 && port != promPort);

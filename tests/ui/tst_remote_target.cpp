@@ -172,7 +172,7 @@ private slots:
     void initTestCase()
     {
         if (remoteTargetBinary().isEmpty())
-            QSKIP("RTSCOPE_BINARY is not set (run through ctest)");
+            RTSCOPE_SKIP(Tool, "RTSCOPE_BINARY is not set (run through ctest)");
         QVERIFY(m_dir.isValid());
     }
 
