@@ -530,7 +530,8 @@ private slots:
         ev.insert(ev.end(), c.events.begin(), c.events.end());
         aggFeed(agg, ev);
         aggWakeup(agg, c.sample);
-        const TracedWakeup& t = agg.figures().worst.at(0);
+        const AnatomyFigures f = agg.figures(); // by value: a reference into figures().worst would dangle
+        const TracedWakeup& t = f.worst.at(0);
         QCOMPARE(t.events.size(), size_t(5));
         QCOMPARE(t.eventsOmitted, ev.size() - 5);
         QCOMPARE(t.events.back().ts, ev.back().ts);

@@ -124,7 +124,7 @@ private slots:
         QFETCH(bool, pin);
         QFETCH(QString, name);
         if (nice < 0 && !m_probe.capSysNice)
-            RTSCOPE_SKIP(Root, "a negative nice needs CAP_SYS_NICE");
+            RTSCOPE_SKIP(RtPrivilege, "a negative nice needs CAP_SYS_NICE");
 
         std::atomic<int> cpuSeen{-2};
         std::atomic<bool> affinityExact{false};

@@ -174,12 +174,8 @@ private slots:
     {
         QTest::addColumn<QString>("platform");
         QTest::newRow("800x800") << "offscreen";
-        const QString config = m_dir.filePath("screen-1920x1080.json");
-        QFile f(config);
-        QVERIFY(f.open(QIODevice::WriteOnly | QIODevice::Truncate));
-        f.write(R"({"synchronousWindowSystemEvents": false, "windowFrameMargins": true, "screens": [{"name": "big",
-                    "x": 0, "y": 0, "width": 1920, "height": 1080, "logicalDpi": 96, "logicalBaseDpi": 96,
-                    "dpr": 1}]})");
+        const QString config = qEnvironmentVariable("RTSCOPE_SOURCE_DIR") + "/tests/common/offscreen_1920x1080.json";
+        QVERIFY2(QFileInfo::exists(config), qPrintable(config));
         QTest::newRow("1920x1080") << "offscreen:configfile=" + config;
     }
     void compareStartsAgainWithItsSettings()
