@@ -217,13 +217,7 @@ SwimlaneSource swimlaneSource(const TracedWakeup& w)
 // holds the CPU (it read its clock there).
 std::vector<SwimSegment> cpuHolderLane(const SwimlaneSource& src)
 {
-    const std::vector<TraceEvent>& ev = src.events;
-    const int32_t tid = src.tid;
-    const int cpu = src.cpu;
-    const int64_t wake = src.wakeNs;
-    const int64_t knownFrom = src.knownFromNs;
-    const int64_t knownTo = src.knownToNs;
-    const QString& noEvents = src.noEvents;
+    const auto& [a, ev, names, tid, cpu, wake, knownFrom, knownTo, noEvents] = src;
     std::vector<SwimSegment> out;
     AnatomyLaneBuilder lane(&out);
     AnatomyHolder holder;
@@ -314,13 +308,7 @@ std::vector<SwimSegment> cpuHolderLane(const SwimlaneSource& src)
 // The measuring thread: asleep, woken and waiting, running.
 std::vector<SwimSegment> measuringThreadLane(const SwimlaneSource& src)
 {
-    const std::vector<TraceEvent>& ev = src.events;
-    const int32_t tid = src.tid;
-    const int cpu = src.cpu;
-    const int64_t wake = src.wakeNs;
-    const int64_t knownFrom = src.knownFromNs;
-    const int64_t knownTo = src.knownToNs;
-    const QString& noEvents = src.noEvents;
+    const auto& [a, ev, names, tid, cpu, wake, knownFrom, knownTo, noEvents] = src;
     std::vector<SwimSegment> out;
     AnatomyLaneBuilder lane(&out);
     SwimKind state = SwimKind::Unknown;
@@ -392,12 +380,7 @@ std::vector<SwimSegment> measuringThreadLane(const SwimlaneSource& src)
 // Interrupt context on the CPU: hard IRQs, vectors, softirqs, hrtimer callbacks, nested.
 std::vector<SwimSegment> interruptLane(const SwimlaneSource& src, int64_t windowFromNs, int64_t windowToNs)
 {
-    const WakeupAnatomy& a = src.anatomy;
-    const std::vector<TraceEvent>& ev = src.events;
-    const int cpu = src.cpu;
-    const int64_t knownFrom = src.knownFromNs;
-    const int64_t knownTo = src.knownToNs;
-    const QString& noEvents = src.noEvents;
+    const auto& [a, ev, names, tid, cpu, wake, knownFrom, knownTo, noEvents] = src;
     std::vector<SwimSegment> lane;
     struct Open {
         TraceEvent entry;
