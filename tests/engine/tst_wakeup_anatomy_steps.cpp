@@ -5,6 +5,7 @@
 #include "engine/pipeline/wakeup_anatomy_steps.h"
 
 #include "tests/common/test_main.h"
+#include "tests/common/trace_event_util.h"
 
 #include <QtTest>
 
@@ -22,26 +23,14 @@ constexpr int64_t kStUs = 1000;
 
 TraceEvent stEvent(TraceEventType type, int64_t us, int32_t current, int cpu = kStCpu)
 {
-    TraceEvent e{};
-    e.type = type;
-    e.ts = us * kStUs;
-    e.cpu = uint16_t(cpu);
-    e.pid = current;
-    return e;
+    return test::traceEvent(type, us * kStUs, current, cpu);
 }
 
 TraceEvent stSwitch(int64_t us, int32_t prev, const char* prevComm, int64_t prevState, int32_t next,
                     const char* nextComm, int cpu = kStCpu)
 {
-    TraceEvent e = stEvent(TraceEventType::SchedSwitch, us, prev, cpu);
-    e.sw.prev.pid = prev;
-    setTraceText(e.sw.prev.comm, prevComm);
-    e.sw.prev.prio = prev == kStTid ? 49 : 120;
-    e.sw.prevState = prevState;
-    e.sw.next.pid = next;
-    setTraceText(e.sw.next.comm, nextComm);
-    e.sw.next.prio = next == kStTid ? 49 : 120;
-    return e;
+    return test::traceSwitch(us * kStUs, cpu, {prev, prevComm, prev == kStTid ? 49 : 120}, prevState,
+                             {next, nextComm, next == kStTid ? 49 : 120});
 }
 
 TraceEvent stWake(TraceEventType type, int64_t us, int32_t current, int32_t pid = kStTid, int cpu = kStCpu)
