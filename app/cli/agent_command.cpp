@@ -242,8 +242,8 @@ std::string agentCommandRefusal(const std::string& name, const nlohmann::json& c
     if (allowCommands || name != ExperimentTraits<SweepConfig>::kName || !config.is_object())
         return {};
     const auto it = config.find("load_cmd");
-    if (it == config.end() || (it->is_string() && it->get_ref<const std::string&>().empty()))
-        return {};
+    if (it == config.end() || !it->is_string() || it->get_ref<const std::string&>().empty())
+        return {}; // none, or not a string: the config's reader says what is wrong with it
     return "start: this agent runs no command sent by a controller (the sweep's load_cmd); start it with "
            "--allow-commands to let its controllers run one with its privileges";
 }

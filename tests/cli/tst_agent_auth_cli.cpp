@@ -65,8 +65,10 @@ NobodyExchange talkAsNobody(const sockaddr_storage& address, socklen_t length, c
         ::close(report[0]);
         char status = 'u';
         if (setgroups(0, nullptr) != 0 || setgid(kNobody) != 0 || setuid(kNobody) != 0 || getuid() != kNobody ||
-            geteuid() != kNobody)
-            _exit((void(!::write(report[1], &status, 1)), 3));
+            geteuid() != kNobody) {
+            (void)!::write(report[1], &status, 1);
+            _exit(3);
+        }
         const int s = ::socket(address.ss_family, SOCK_STREAM, 0);
         if (s < 0 || ::connect(s, reinterpret_cast<const sockaddr*>(&address), length) != 0) {
             status = 'c';
