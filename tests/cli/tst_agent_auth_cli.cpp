@@ -255,16 +255,8 @@ private slots:
         QByteArray err;
         QVERIFY2(startAgent(agent, {"--listen", "127.0.0.1:0"}, err), err.constData());
         const int port = portOf(err);
-        const QString tokenPath = tokenPathOf(err);
-        QVERIFY2(port > 0 && !tokenPath.isEmpty(), err.constData());
+        QVERIFY2(port > 0, err.constData());
         const pid_t pid = pid_t(agent.processId());
-        struct stat st {};
-        QCOMPARE(::lstat(QFile::encodeName(tokenPath).constData(), &st), 0);
-        QVERIFY(S_ISREG(st.st_mode));
-        QCOMPARE(st.st_mode & 07777, mode_t(0600));
-        QCOMPARE(st.st_uid, uid_t(0));
-        QCOMPARE(::stat(QFile::encodeName(QFileInfo(tokenPath).path()).constData(), &st), 0);
-        QCOMPARE(st.st_mode & 07777, mode_t(0700));
 
         socklen_t length = 0;
         const sockaddr_storage address = loopbackAddress(port, length);
@@ -273,13 +265,24 @@ private slots:
         for (const std::string& token : {std::string(), wrong}) {
             const QString proof = m_dir.filePath(QString("tcp-proof-%1").arg(n++));
             const NobodyExchange x = talkAsNobody(address, length, hostileController(token, proof));
-            const QByteArray problem = refusalProblem(x, "authentication failed");
-            QVERIFY2(problem.isEmpty(), problem.constData());
             usleep(300'000);
             QVERIFY2(!QFile::exists(proof), "the load command ran for nobody");
+            const QByteArray problem = refusalProblem(x, "authentication failed");
+            QVERIFY2(problem.isEmpty(), problem.constData());
             QCOMPARE(liveTasksOf(pid), 1); // no measuring thread, no hog
         }
         QCOMPARE(agent.state(), QProcess::Running);
+
+        // The token file: a regular file of root's, 0600, in a 0700 directory.
+        const QString tokenPath = tokenPathOf(err);
+        QVERIFY2(!tokenPath.isEmpty(), err.constData());
+        struct stat st {};
+        QCOMPARE(::lstat(QFile::encodeName(tokenPath).constData(), &st), 0);
+        QVERIFY(S_ISREG(st.st_mode));
+        QCOMPARE(st.st_mode & 07777, mode_t(0600));
+        QCOMPARE(st.st_uid, uid_t(0));
+        QCOMPARE(::stat(QFile::encodeName(QFileInfo(tokenPath).path()).constData(), &st), 0);
+        QCOMPARE(st.st_mode & 07777, mode_t(0700));
 
         // The agent's own user (root) with the token in the file: served, as before.
         const Run served = run({"latency", "--target", QString("tcp://127.0.0.1:%1").arg(port), "--target-token",
@@ -377,9 +380,10 @@ private slots:
         }
     }
 
-    // A connection that has not authenticated holds nothing: one dribbling its hello a byte at a time (as a slow
-    // client could forever, each byte within the old per-byte timeout) is closed once its 5 s are up, and a
-    // controller that connects meanwhile is served at once.
+    // A connection that has not authenticated holds nothing: one dribbling its hello a byte every 0.5 s (as a slow
+    // client could forever, each byte within the old per-byte timeout) is closed once its 5 s are up, before its
+    // hello is whole; and while one dribbles, a controller that connects is served at once (the dribbler is then
+    // told another controller is connected).
     void slowHelloDoesNotHoldTheSlot()
     {
         QProcess agent;
@@ -389,47 +393,59 @@ private slots:
         const QString tokenPath = tokenPathOf(err);
         QVERIFY2(port > 0, err.constData());
         std::string token;
-        (void)tryReadAgentTokenFile(tokenPath.toStdString(), token); // empty for an agent without tokens
-        int slow = -1;
-        QVERIFY(!connectAgentTcp("127.0.0.1", port, 2000, slow));
+        (void)tryReadAgentTokenFile(tokenPath.toStdString(), token); // stays empty for an agent without tokens
         const std::string hello = encodeAgentJsonFrame(AgentFrameType::Hello, agentHello(nullptr, {}, token));
-        const int64_t t0 = nowNs();
-        size_t sent = 0;
-        bool served = false;
-        bool closed = false;
-        double closedMs = -1;
-        while (sent < hello.size() && !closed && nowNs() - t0 < 20 * kNsPerSec) {
-            (void)!::write(slow, hello.data() + sent++, 1);
-            if (!served && nowNs() - t0 > kNsPerSec) {
-                int fd = -1;
-                QVERIFY(!connectAgentTcp("127.0.0.1", port, 2000, fd));
-                AgentClient other(fd, fd);
-                other.setToken(token);
-                const Error e = other.connect(5000);
-                QVERIFY2(!e, e.message.c_str());
-                QVERIFY(!other.start("latency", agentLatencyConfig(500'000, 20), 5000, nullptr));
-                QVERIFY(other.waitEnded(5000));
-                served = true;
-            }
-            pollfd p{slow, POLLIN, 0};
-            if (::poll(&p, 1, 500) > 0) {
+        struct Dribble {
+            size_t sent = 0;
+            double closedMs = -1; ///< when the agent closed it; -1: it did not
+            QByteArray servedProblem = "not tried";
+        };
+        // @p otherAfterMs >= 0: another controller connects that long after the dribbler, and runs 20 samples.
+        const auto dribble = [&](int otherAfterMs) {
+            Dribble d;
+            int slow = -1;
+            if (connectAgentTcp("127.0.0.1", port, 2000, slow))
+                return d;
+            const int64_t t0 = nowNs();
+            while (d.sent < hello.size() && d.closedMs < 0 && nowNs() - t0 < 20 * kNsPerSec) {
+                (void)!::write(slow, hello.data() + d.sent++, 1);
+                if (otherAfterMs >= 0 && d.servedProblem == "not tried" && nowNs() - t0 > otherAfterMs * kNsPerMs) {
+                    int fd = -1;
+                    Error e = connectAgentTcp("127.0.0.1", port, 2000, fd);
+                    if (!e) {
+                        AgentClient other(fd, fd);
+                        other.setToken(token);
+                        e = other.connect(5000);
+                        if (!e)
+                            e = other.start("latency", agentLatencyConfig(500'000, 20), 5000, nullptr);
+                        if (!e && !other.waitEnded(5000))
+                            e = {ErrorKind::System, "the run did not end"};
+                    }
+                    d.servedProblem = QByteArray::fromStdString(e.message);
+                }
+                pollfd p{slow, POLLIN, 0};
                 char buffer[4096];
-                while (::read(slow, buffer, sizeof buffer) > 0) {
-                }
-                if (::recv(slow, buffer, 1, MSG_PEEK | MSG_DONTWAIT) == 0) {
-                    closed = true;
-                    closedMs = double(nowNs() - t0) / 1e6;
+                if (::poll(&p, 1, 500) > 0) {
+                    while (::read(slow, buffer, sizeof buffer) > 0) {
+                    }
+                    if (::recv(slow, buffer, 1, MSG_PEEK | MSG_DONTWAIT) == 0)
+                        d.closedMs = double(nowNs() - t0) / 1e6;
                 }
             }
-        }
-        ::close(slow);
-        qInfo("a hello sent a byte every 0.5 s: %zu of its %zu bytes sent, closed by the agent after %.0f ms", sent,
-              hello.size(), closedMs);
-        QVERIFY2(served, "the controller that connected meanwhile was not served");
-        QVERIFY2(closed && sent < hello.size(), "the agent waited for the slow hello");
+            ::close(slow);
+            return d;
+        };
+        const Dribble alone = dribble(-1);
+        qInfo("a hello sent a byte every 0.5 s: %zu of its %zu bytes sent, closed by the agent after %.0f ms",
+              alone.sent, hello.size(), alone.closedMs);
+        QVERIFY2(alone.closedMs >= 0 && alone.sent < hello.size(), "the agent waited for the slow hello");
+        const Dribble beside = dribble(1000);
+        QVERIFY2(beside.servedProblem.isEmpty(), beside.servedProblem.constData());
+        QVERIFY2(beside.closedMs >= 0 && beside.sent < hello.size(), "the agent waited for the slow hello");
         stopAgent(agent);
         err += agent.readAllStandardError();
-        QVERIFY2(err.contains("no whole hello within 5 s"), err.constData());
+        QVERIFY2(err.contains("no whole hello within 5 s") && err.contains("another controller is connected"),
+                 err.constData());
     }
 
     // In a session, a whole frame must come within 5 s of the one before: a controller dribbling one byte a second

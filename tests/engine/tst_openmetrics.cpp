@@ -143,7 +143,7 @@ private slots:
         QVERIFY(text.find("# UNIT rtscope_wakeup_latency_seconds seconds\n") != std::string::npos);
         QVERIFY(text.find("# TYPE rtscope_samples counter\n") != std::string::npos);
         QVERIFY(text.find("no scrape resets it") != std::string::npos);
-        QVERIFY(text.find("# TYPE rtscope_wakeup_latency_recent_max gauge\n") != std::string::npos);
+        QVERIFY(text.find("# TYPE rtscope_wakeup_latency_recent_max_seconds gauge\n") != std::string::npos);
         QVERIFY(text.find("rtscope_monitor_info{kernel=\"6.18.0 \\\"test\\\"\\\\x\\ny\",preempt=\"PREEMPT_RT\"} 1\n") !=
                 std::string::npos);
 
