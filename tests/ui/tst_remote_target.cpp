@@ -498,12 +498,14 @@ private slots:
         std::unique_ptr<MainWindow> window(makeWindow(&latency));
         QString error;
         QVERIFY(!window->connectTarget("  ", &error));
-        QVERIFY2(error.startsWith("target is empty; give tcp://HOST:PORT or ssh://[USER@]HOST[:PORT], or a command"),
+        QVERIFY2(error.startsWith(
+                     "target is empty; give tcp://HOST:PORT, unix:PATH or ssh://[USER@]HOST[:PORT], or a command"),
                  qPrintable(error));
         QVERIFY(!window->connectTarget("http://board", &error));
-        QVERIFY2(error.startsWith("target 'http://board' is not a target: the scheme is neither tcp:// nor ssh://; "
-                                  "give tcp://HOST:PORT"),
-                 qPrintable(error));
+        QVERIFY2(
+            error.startsWith("target 'http://board' is not a target: the scheme is none of tcp://, unix: and ssh://; "
+                             "give tcp://HOST:PORT"),
+            qPrintable(error));
         QVERIFY(!window->connectTarget("tcp://127.0.0.1", &error));
         QVERIFY2(error.startsWith("target 'tcp://127.0.0.1' is not a target: "), qPrintable(error));
         QVERIFY(!window->connectTarget("ssh://@board", &error));
