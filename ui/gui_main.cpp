@@ -17,6 +17,7 @@
 #include "ui/experiment_pages.h"
 #include "ui/latency/latency_page.h"
 #include "ui/main_window.h"
+#include "ui/remote/target_connection.h"
 
 #include <QApplication>
 #include <QEventLoop>
@@ -138,6 +139,7 @@ int runGui(int argc, char** argv)
             error = why;
             waiting.quit();
         });
+        window.target()->setTokenFile(options.targetToken);
         if (!window.connectTarget(target, &error)) {
             printProblems({QString("%1: %2").arg(flag, error)});
             return 1;

@@ -12,6 +12,7 @@
 #include "engine/formats/output_file.h"
 #include "engine/formats/probe_json.h"
 #include "engine/recording/recording_writer.h"
+#include "engine/remote/agent_auth.h"
 #include "engine/rt/system_probe.h"
 #include "engine/util/clock.h"
 #include "engine/util/units.h"
@@ -481,8 +482,12 @@ Command addLatencyCommand(CLI::App& app)
             ->capture_default_str();
     addFailLimitOptions(sub, o->limit);
     sub->add_option("--target", o->target.url,
-                    "measure on another machine: tcp://HOST:PORT (an 'rtscope agent --listen') or "
+                    "measure on another machine: tcp://HOST:PORT (an 'rtscope agent --listen'; give its token with "
+                    "--target-token), unix:PATH (an 'rtscope agent --listen unix:PATH' here) or "
                     "ssh://[USER@]HOST[:PORT] (ssh runs 'rtscope agent --stdio' there; keys only) (docs/remote.md)");
+    sub->add_option("--target-token", o->target.tokenFile,
+                    "with --target tcp://, the token file the agent printed at start (default: $" +
+                        std::string(kAgentTokenFileEnv) + ")");
     sub->add_option("--target-cmd", o->target.cmd,
                     "measure on another machine: run this command (through /bin/sh) to start 'rtscope agent --stdio' "
                     "there, e.g. \"ssh board rtscope agent --stdio\" (docs/remote.md)");

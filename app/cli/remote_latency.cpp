@@ -104,6 +104,7 @@ struct RemoteLink {
     AgentProcess process; ///< pid -1 for TCP
     int readFd = -1;
     int writeFd = -1;
+    std::string token; ///< a tcp:// agent's token, shown in the hello
 };
 
 bool openRemoteLink(const RemoteTarget& target, RemoteLink& link)
@@ -120,9 +121,15 @@ bool openRemoteLink(const RemoteTarget& target, RemoteLink& link)
         const std::optional<AgentTarget> t = parseAgentTarget(target.url, why); // checked before: see the problems
         if (!t)
             return false;
-        if (t->kind == AgentTarget::Kind::Tcp) {
+        if (t->kind != AgentTarget::Kind::Ssh) {
+            // Only a TCP agent asks for the token: on a Unix socket the kernel tells it who connects.
+            if (t->kind == AgentTarget::Kind::Tcp)
+                if (Error e = tryControllerToken(target.tokenFile, link.token)) {
+                    std::fprintf(stderr, "rtscope latency: target-token: %s\n", e.message.c_str());
+                    return false;
+                }
             int fd = -1;
-            if (Error e = connectAgentTcp(t->host, t->port, kRemoteTcpConnectMs, fd)) {
+            if (Error e = connectAgentSocket(*t, kRemoteTcpConnectMs, fd)) {
                 std::fprintf(stderr, "rtscope latency: %s: %s\n", link.name.c_str(), e.message.c_str());
                 return false;
             }
@@ -154,6 +161,7 @@ std::vector<std::string> remoteTargetProblems(const RemoteTarget& target, bool a
     if (!target.url.empty() && !target.cmd.empty())
         problems.push_back("target and --target-cmd name the target twice; give one of them");
     bool ssh = false;
+    bool tcp = false;
     if (!target.url.empty()) {
         std::string why;
         const std::optional<AgentTarget> t = parseAgentTarget(target.url, why);
@@ -161,6 +169,14 @@ std::vector<std::string> remoteTargetProblems(const RemoteTarget& target, bool a
             problems.push_back("target '" + printable(target.url) + "' is not a target: " + why + "; give " +
                                kAgentTargetForms);
         ssh = t && t->kind == AgentTarget::Kind::Ssh;
+        tcp = t && t->kind == AgentTarget::Kind::Tcp;
+    }
+    if (!target.tokenFile.empty()) {
+        std::string token;
+        if (!tcp)
+            problems.push_back("target-token is the token of an agent listening on TCP; give --target tcp://…");
+        else if (Error e = tryControllerToken(target.tokenFile, token))
+            problems.push_back("target-" + e.message);
     }
     if (!ssh && agentPathGiven)
         problems.push_back("target-agent names the agent binary of an ssh:// target; give --target ssh://…");
@@ -182,6 +198,7 @@ RunResult runRemoteLatency(const LatencyConfig& config, const RunOutput& out, co
     if (!openRemoteLink(target, link))
         return result;
     AgentClient client(link.readFd, link.writeFd);
+    client.setToken(link.token);
     int childStatus = -1;
     const auto endAgent = [&] {
         client.closeSending(); // the agent sees EOF, stops anything still running and leaves (or, over TCP, waits)

@@ -1,11 +1,13 @@
 #include "engine/remote/agent_client.h"
 
+#include "engine/remote/agent_auth.h"
 #include "engine/util/clock.h"
 #include "engine/util/helper_thread.h"
 
 #include <algorithm>
 #include <cerrno>
 #include <csignal>
+#include <cstdlib>
 #include <cstring>
 #include <fcntl.h>
 #include <netdb.h>
@@ -14,6 +16,7 @@
 #include <poll.h>
 #include <spawn.h>
 #include <sys/socket.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -99,12 +102,23 @@ Error spawnAgentArgv(const std::vector<std::string>& argv, AgentProcess& out)
     return spawnAgentWithPipes(argv, argv.front(), out);
 }
 
-const char* const kAgentTargetForms = "tcp://HOST:PORT or ssh://[USER@]HOST[:PORT]";
+const char* const kAgentTargetForms = "tcp://HOST:PORT, unix:PATH or ssh://[USER@]HOST[:PORT]";
 
 std::optional<AgentTarget> parseAgentTarget(std::string_view url, std::string& why)
 {
     AgentTarget t;
     std::string_view rest;
+    if (url.starts_with("unix:")) {
+        t.kind = AgentTarget::Kind::Unix;
+        t.host = std::string(url.substr(5));
+        if (t.host.empty() || t.host.size() >= sizeof(sockaddr_un::sun_path) ||
+            t.host.find('\0') != std::string::npos) {
+            why = "the socket's path is empty or longer than " + std::to_string(sizeof(sockaddr_un::sun_path) - 1) +
+                  " bytes";
+            return std::nullopt;
+        }
+        return t;
+    }
     if (url.starts_with("tcp://")) {
         t.kind = AgentTarget::Kind::Tcp;
         rest = url.substr(6);
@@ -112,7 +126,7 @@ std::optional<AgentTarget> parseAgentTarget(std::string_view url, std::string& w
         t.kind = AgentTarget::Kind::Ssh;
         rest = url.substr(6);
     } else {
-        why = "the scheme is neither tcp:// nor ssh://";
+        why = "the scheme is none of tcp://, unix: and ssh://";
         return std::nullopt;
     }
     if (!rest.empty() && rest.back() == '/')
@@ -208,6 +222,47 @@ Error connectAgentTcp(const std::string& host, int port, int timeoutMs, int& fd)
     return {};
 }
 
+Error connectAgentUnix(const std::string& path, int& fd)
+{
+    fd = -1;
+    sockaddr_un a{};
+    a.sun_family = AF_UNIX;
+    if (path.empty() || path.size() >= sizeof a.sun_path)
+        return {ErrorKind::InvalidConfig, "unix:" + path + ": the socket's path is empty or too long"};
+    std::memcpy(a.sun_path, path.data(), path.size());
+    const int s = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (s < 0)
+        return agentClientSystemError("cannot create a socket");
+    // A Unix socket's connect does not wait for the agent to accept (the backlog takes it), so no timeout here.
+    if (::connect(s, reinterpret_cast<const sockaddr*>(&a), sizeof a) != 0) {
+        const Error e = agentClientSystemError("cannot connect to unix:" + path);
+        ::close(s);
+        return e;
+    }
+    fcntl(s, F_SETFL, fcntl(s, F_GETFL) | O_NONBLOCK);
+    fd = s;
+    return {};
+}
+
+Error connectAgentSocket(const AgentTarget& target, int timeoutMs, int& fd)
+{
+    if (target.kind == AgentTarget::Kind::Unix)
+        return connectAgentUnix(target.host, fd);
+    return connectAgentTcp(target.host, target.port, timeoutMs, fd);
+}
+
+Error tryControllerToken(const std::string& tokenFile, std::string& token)
+{
+    token.clear();
+    std::string path = tokenFile;
+    if (path.empty())
+        if (const char* env = std::getenv(kAgentTokenFileEnv); env && *env)
+            path = env;
+    if (path.empty())
+        return {};
+    return tryReadAgentTokenFile(path, token);
+}
+
 CpuTopology targetTopology(const SystemProbe& probe)
 {
     CpuTopology t;
@@ -287,12 +342,30 @@ AgentClient::~AgentClient()
             ::close(fd);
 }
 
+void AgentClient::setToken(std::string token)
+{
+    std::lock_guard lock(m_mutex);
+    m_token = std::move(token);
+}
+
 Error AgentClient::connect(int timeoutMs)
 {
     if (!m_reader.joinable()) {
         m_reader = std::thread([this] { readerLoop(); });
         nameAndPlaceHelper(m_reader, "rtscope-agentc", -1);
     }
+    // The controller speaks first: an agent on a socket checks who it is (its token) before it sends anything,
+    // its hello and probe included. An agent on stdio sends its hello at once and reads this one whenever it comes.
+    std::string token;
+    bool sendHello = false;
+    {
+        std::lock_guard lock(m_mutex);
+        sendHello = !std::exchange(m_helloSent, true);
+        token = m_token;
+    }
+    if (sendHello)
+        if (Error e = m_writer.sendJson(AgentFrameType::Hello, rtscope::agentHello(nullptr, {}, token)))
+            return e;
     std::unique_lock lock(m_mutex);
     m_changed.wait_for(lock, std::chrono::milliseconds(timeoutMs), [&] { return m_haveHello || !m_lost.empty(); });
     if (!m_haveHello) {
@@ -304,8 +377,7 @@ Error AgentClient::connect(int timeoutMs)
     }
     if (std::string mismatch = agentProtocolMismatch(m_hello, "agent"); !mismatch.empty())
         return {ErrorKind::System, mismatch};
-    lock.unlock();
-    return m_writer.sendJson(AgentFrameType::Hello, rtscope::agentHello(nullptr));
+    return {};
 }
 
 nlohmann::json AgentClient::agentHello() const

@@ -254,9 +254,11 @@ int64_t agentSnapshotIntervalNs(size_t bytes)
     return ms * kNsPerMs;
 }
 
-nlohmann::json agentHello(const nlohmann::json& probe, const std::string& host)
+nlohmann::json agentHello(const nlohmann::json& probe, const std::string& host, const std::string& token)
 {
     nlohmann::json j{{"protocol", kAgentProtocolVersion}, {"version", RTSCOPE_VERSION}};
+    if (!token.empty())
+        j["token"] = token;
     if (!probe.is_null())
         j["probe"] = probe;
     if (!host.empty())

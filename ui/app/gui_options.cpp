@@ -87,8 +87,11 @@ QStringList parseGuiOptions(const QStringList& arguments, GuiOptions& o, QString
                   "tracing)\"): why each late wake-up was late, under \"Why late?\"."},
         {"target",
          "Measure another machine: ssh://[USER@]HOST[:PORT] (ssh runs 'rtscope agent --stdio' there) or "
-         "tcp://HOST:PORT (an agent started with --listen), as File > Connect to target… does (docs/remote.md).",
+         "tcp://HOST:PORT (an agent started with --listen; its token with --target-token) or unix:PATH (an agent "
+         "listening on that socket here), as File > Connect to target… does (docs/remote.md).",
          "url"},
+        {"target-token",
+         "The token file of a tcp:// agent (it prints the path at start); default: $RTSCOPE_AGENT_TOKEN_FILE.", "file"},
         {"target-cmd",
          "Measure another machine: this command runs 'rtscope agent --stdio' there (ssh user@board …), as File > "
          "Connect to target… does (docs/remote.md).",
@@ -126,6 +129,9 @@ QStringList parseGuiOptions(const QStringList& arguments, GuiOptions& o, QString
             problems << QString("target '%1' is not a target: %2; give %3")
                             .arg(o.target, QString::fromStdString(why), kAgentTargetForms);
     }
+    o.targetToken = p.value("target-token");
+    if (p.isSet("target-token") && !o.target.startsWith("tcp://"))
+        problems << "target-token is the token of an agent listening on TCP; give --target tcp://…";
     if (p.isSet("target") && p.isSet("target-cmd"))
         problems << "target and --target-cmd name the target twice; give one of them";
     o.targetCmd = p.value("target-cmd").trimmed();
