@@ -2,14 +2,17 @@
 
 #include "engine/formats/probe_json.h"
 #include "engine/recording/recording_blocks.h"
+#include "engine/util/input_file.h"
 #include "engine/util/json_fields.h"
+#include "engine/util/json_text.h"
 
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
-#include <fstream>
 #include <limits>
+#include <sys/stat.h>
 
 namespace rtscope {
 
@@ -135,29 +138,42 @@ private:
     std::string_view m_bytes;
 };
 
+// A regular file only (openRegularFile): a FIFO given as a recording would block open() where no signal reaches.
 class FileInput final : public Input {
 public:
-    explicit FileInput(const std::string& path)
-        : m_in(path, std::ios::binary)
+    FileInput(const std::string& path, std::string& why)
     {
-        if (!m_in)
+        UniqueFd fd = openRegularFile(path, why);
+        struct stat st {};
+        if (!fd || ::fstat(fd.get(), &st) != 0)
             return;
-        m_in.seekg(0, std::ios::end);
-        const std::streamoff end = m_in.tellg();
-        m_in.seekg(0, std::ios::beg);
-        m_size = end > 0 ? uint64_t(end) : 0;
+        m_file = ::fdopen(fd.get(), "rb");
+        if (!m_file) {
+            why = "cannot read '" + path + "': " + std::strerror(errno);
+            return;
+        }
+        (void)fd.release(); // the FILE owns it now
+        m_size = uint64_t(st.st_size);
     }
-    bool good() const { return bool(m_in); }
+    ~FileInput() override
+    {
+        if (m_file)
+            std::fclose(m_file);
+    }
+    FileInput(const FileInput&) = delete;
+    FileInput& operator=(const FileInput&) = delete;
+
+    bool good() const { return m_file != nullptr; }
     bool read(char* dst, size_t n) override
     {
-        if (n > remaining() || !m_in.read(dst, std::streamsize(n)))
+        if (n > remaining() || std::fread(dst, 1, n, m_file) != n)
             return false;
         m_offset += n;
         return true;
     }
 
 private:
-    std::ifstream m_in;
+    std::FILE* m_file = nullptr;
 };
 
 bool validTime(int64_t t)
@@ -273,9 +289,10 @@ bool Parser::header(Payload& p)
 {
     std::string_view text;
     p.bytes(p.left(), text);
-    const nlohmann::json j = nlohmann::json::parse(text.begin(), text.end(), nullptr, false);
-    if (j.is_discarded() || !j.is_object())
-        return fail("not a JSON object");
+    const ParsedJson parsed = parseJsonText(text, "the header");
+    if (!parsed.ok() || !parsed.value.is_object())
+        return fail(parsed.error("not a JSON object"));
+    const nlohmann::json& j = parsed.value;
     RecordingHeader h;
     // A header is refused for its first problem, in the order below: one sentence, as for every other block.
     std::vector<std::string> problems;
@@ -377,11 +394,11 @@ bool Parser::marker(Payload& p)
         return fail("config length " + std::to_string(configBytes) + " does not fit");
     if (p.left())
         return fail(std::to_string(p.left()) + " bytes left over");
-    const nlohmann::json j = nlohmann::json::parse(config.begin(), config.end(), nullptr, false);
+    const ParsedJson parsed = parseJsonText(config, "the config");
     std::string error;
-    if (j.is_discarded())
-        return fail("config is not valid JSON");
-    if (!configFromJson(j, m.config, error))
+    if (!parsed.ok())
+        return fail(parsed.error("config is not valid JSON"));
+    if (!configFromJson(parsed.value, m.config, error))
         return fail("config: " + error);
     m.label = std::string(label);
     m_visitor.marker(m);
@@ -916,10 +933,11 @@ RecordingReadResult readRecording(std::string_view bytes, RecordingVisitor& visi
 RecordingReadResult readRecordingFile(const std::string& path, RecordingVisitor& visitor,
                                       const RecordingProgress& progress)
 {
-    FileInput in(path);
+    std::string why;
+    FileInput in(path, why);
     if (!in.good()) {
         RecordingReadResult r;
-        r.error = "cannot open '" + path + "': " + std::strerror(errno);
+        r.error = why;
         return r;
     }
     return Parser(in, visitor, progress).run();
