@@ -75,10 +75,11 @@ private slots:
     {
         RecordingBytes b({0});
         b.samples(0, 0, RecordingBytes::kStartNs, 10);
-        b.markerWithText(RecordingBytes::kStartNs + 10'000'000, 10, "deep", "{\"a\":" + nested(kHostileDepth) + "}");
+        // A marker block is at most 64 KiB long: 10 000 levels fit, and are as far past the limit as the probe's.
+        b.markerWithText(RecordingBytes::kStartNs + 10'000'000, 10, "deep", "{\"a\":" + nested(10'000) + "}");
         const ReplayedRun r = replayRecording(b.end(RecordingBytes::kStartNs + 20'000'000));
         QVERIFY(!r.read.ok);
-        QVERIFY2(has(r.read.error, "the config nests lists and objects 100001 levels deep"), r.read.error.c_str());
+        QVERIFY2(has(r.read.error, "the config nests lists and objects 10001 levels deep"), r.read.error.c_str());
         QCOMPARE(r.read.samples, uint64_t(10)); // what came before is kept
     }
 
