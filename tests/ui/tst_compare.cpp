@@ -186,7 +186,7 @@ private slots:
         QVERIFY(w.load({gone}));
         QVERIFY(loaded.wait(10000));
         QCOMPARE(loaded.last().at(0).toInt(), 0);
-        QVERIFY2(w.problems().first().startsWith("gone.json: cannot read it"), qPrintable(w.problems().first()));
+        QVERIFY2(w.problems().first().startsWith("gone.json: cannot open"), qPrintable(w.problems().first()));
         QCOMPARE(w.table()->model()->rowCount(), 0);
     }
 
