@@ -11,6 +11,7 @@
 #include "engine/formats/cyclictest_format.h"
 #include "engine/formats/output_file.h"
 #include "engine/formats/probe_json.h"
+#include "engine/formats/scratch_dir.h"
 #include "engine/recording/recording_writer.h"
 #include "engine/remote/agent_auth.h"
 #include "engine/rt/system_probe.h"
@@ -250,15 +251,11 @@ int run(const LatencyOptions& o)
     });
 }
 
-// --csv without --record still goes through a recording (a temporary one): one path from samples to CSV.
-std::string temporaryRecording()
+// --csv without --record still goes through a recording (a temporary one): one path from samples to CSV. It lives in
+// a scratch directory that names this process, so that what a run killed with -9 leaves is removed by the next.
+std::string scratchPattern()
 {
-    std::string path = (std::filesystem::temp_directory_path() / "rtscope-latency-XXXXXX").string();
-    const int fd = mkstemp(path.data());
-    if (fd < 0)
-        return {};
-    close(fd);
-    return path;
+    return (std::filesystem::temp_directory_path() / "rtscope-latency-XXXXXX").string();
 }
 
 // --trace-dat: the run's raw kernel trace as a trace-cmd .dat, put in place as every output is (AtomicOutputFile).
@@ -280,7 +277,7 @@ bool writeTraceDat(const TraceDatCapture& capture, const std::string& path, bool
     return true;
 }
 
-bool finishRecording(const RecordingWriter& recorder, const RunOutput& out, const std::string& temporary)
+bool finishRecording(const RecordingWriter& recorder, const RunOutput& out)
 {
     const RecordingWriter::Status st = recorder.status();
     bool ok = st.complete;
@@ -302,8 +299,6 @@ bool finishRecording(const RecordingWriter& recorder, const RunOutput& out, cons
             ok = false;
         }
     }
-    if (!temporary.empty())
-        std::filesystem::remove(temporary);
     return ok;
 }
 
@@ -330,8 +325,16 @@ RunResult runLatency(const LatencyConfig& config, const RunOutput& out, const st
     RunResult result;
     // --record/--csv: every raw sample goes to a recording, written by the recorder's own thread off the measuring
     // CPUs; declared before the experiment, which must stop before its sink goes.
+    ScratchDir scratch;
+    std::string temporary;
+    if (out.record.empty() && !out.csv.empty()) {
+        // Those of runs killed before they could remove theirs first; a live run's own is left alone.
+        (void)removeStaleScratchDirs(scratchPattern());
+        if (Error e = scratch.create(scratchPattern()))
+            return notStarted("latency", e);
+        temporary = scratch.path() + "/run" + kRecordingSuffix;
+    }
     std::unique_ptr<RecordingWriter> recorder;
-    const std::string temporary = out.record.empty() && !out.csv.empty() ? temporaryRecording() : std::string();
     if (!out.record.empty() || !out.csv.empty()) {
         recorder = std::make_unique<RecordingWriter>(probeSystem(), out.record.empty() ? temporary : out.record);
         recorder->setCommand(commandLine());
@@ -401,7 +404,7 @@ RunResult runLatency(const LatencyConfig& config, const RunOutput& out, const st
     if (!out.histfile.empty())
         written = writeFile(out.histfile, writeCyclictestHistogram(data)) && written;
     if (recorder)
-        written = finishRecording(*recorder, out, temporary) && written;
+        written = finishRecording(*recorder, out) && written;
     if (traceCapture)
         written = writeTraceDat(*traceCapture, out.traceDat, out.quiet) && written;
     // The JSON last, so that its return_code is the exit code (but for the JSON's own write), and the verdict line

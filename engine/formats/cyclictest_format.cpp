@@ -1,6 +1,7 @@
 #include "engine/formats/cyclictest_format.h"
 
 #include "engine/pipeline/histogram.h"
+#include "engine/util/json_text.h"
 
 #include <algorithm>
 #include <charconv>
@@ -408,13 +409,12 @@ bool readI64(const json& obj, const char* key, const std::string& path, int64_t&
 
 bool parseJsonImpl(std::string_view text, CyclictestData& out, std::string& error)
 {
-    json doc;
-    try {
-        doc = json::parse(text.begin(), text.end());
-    } catch (const json::exception& e) {
-        error = std::string("not valid JSON: ") + e.what();
+    ParsedJson parsed = parseJsonText(text, "the file");
+    if (!parsed.ok()) {
+        error = parsed.error("not valid JSON: " + parsed.notJson);
         return false;
     }
+    const json doc = std::move(parsed.value);
     if (!doc.is_object())
         return fieldError(error, "(top level)", "expected an object");
 

@@ -2,12 +2,16 @@
 // The reading side of a recording's blocks (recording_blocks.h): bounds-checked reads of one block's payload in the
 // encoder's forms (little-endian integers, varints, zigzag), and where the bytes come from (memory for tests and
 // fuzzing, a file read block by block). Internal to engine/recording: used by recording_reader.cpp.
+#include <cerrno>
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
-#include <fstream>
 #include <string>
 #include <string_view>
+#include <sys/stat.h>
+
+#include "engine/util/input_file.h"
 
 namespace rtscope::recording_blocks {
 
@@ -129,29 +133,42 @@ private:
     std::string_view m_bytes;
 };
 
+// A regular file only (openRegularFile): a FIFO given as a recording would block open() where no signal reaches.
 class FileInput final : public Input {
 public:
-    explicit FileInput(const std::string& path)
-        : m_in(path, std::ios::binary)
+    FileInput(const std::string& path, std::string& why)
     {
-        if (!m_in)
+        UniqueFd fd = openRegularFile(path, why);
+        struct stat st {};
+        if (!fd || ::fstat(fd.get(), &st) != 0)
             return;
-        m_in.seekg(0, std::ios::end);
-        const std::streamoff end = m_in.tellg();
-        m_in.seekg(0, std::ios::beg);
-        m_size = end > 0 ? uint64_t(end) : 0;
+        m_file = ::fdopen(fd.get(), "rb");
+        if (!m_file) {
+            why = "cannot read '" + path + "': " + std::strerror(errno);
+            return;
+        }
+        (void)fd.release(); // the FILE owns it now
+        m_size = uint64_t(st.st_size);
     }
-    bool good() const { return bool(m_in); }
+    ~FileInput() override
+    {
+        if (m_file)
+            std::fclose(m_file);
+    }
+    FileInput(const FileInput&) = delete;
+    FileInput& operator=(const FileInput&) = delete;
+
+    bool good() const { return m_file != nullptr; }
     bool read(char* dst, size_t n) override
     {
-        if (n > remaining() || !m_in.read(dst, std::streamsize(n)))
+        if (n > remaining() || std::fread(dst, 1, n, m_file) != n)
             return false;
         m_offset += n;
         return true;
     }
 
 private:
-    std::ifstream m_in;
+    std::FILE* m_file = nullptr;
 };
 
 } // namespace rtscope::recording_blocks

@@ -3,13 +3,17 @@
 #include "engine/formats/probe_json.h"
 #include "engine/recording/recording_blocks.h"
 #include "engine/recording/recording_payload.h"
+#include "engine/util/input_file.h"
 #include "engine/util/json_fields.h"
+#include "engine/util/json_text.h"
 
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <limits>
+#include <sys/stat.h>
 
 namespace rtscope {
 
@@ -130,9 +134,10 @@ bool Parser::header(Payload& p)
 {
     std::string_view text;
     p.bytes(p.left(), text);
-    const nlohmann::json j = nlohmann::json::parse(text.begin(), text.end(), nullptr, false);
-    if (j.is_discarded() || !j.is_object())
-        return fail("not a JSON object");
+    const ParsedJson parsed = parseJsonText(text, "the header");
+    if (!parsed.ok() || !parsed.value.is_object())
+        return fail(parsed.error("not a JSON object"));
+    const nlohmann::json& j = parsed.value;
     RecordingHeader h;
     // A header is refused for its first problem, in the order below: one sentence, as for every other block.
     std::vector<std::string> problems;
@@ -234,11 +239,11 @@ bool Parser::marker(Payload& p)
         return fail("config length " + std::to_string(configBytes) + " does not fit");
     if (p.left())
         return fail(std::to_string(p.left()) + " bytes left over");
-    const nlohmann::json j = nlohmann::json::parse(config.begin(), config.end(), nullptr, false);
+    const ParsedJson parsed = parseJsonText(config, "the config");
     std::string error;
-    if (j.is_discarded())
-        return fail("config is not valid JSON");
-    if (!configFromJson(j, m.config, error))
+    if (!parsed.ok())
+        return fail(parsed.error("config is not valid JSON"));
+    if (!configFromJson(parsed.value, m.config, error))
         return fail("config: " + error);
     m.label = std::string(label);
     m_visitor.marker(m);
@@ -773,10 +778,11 @@ RecordingReadResult readRecording(std::string_view bytes, RecordingVisitor& visi
 RecordingReadResult readRecordingFile(const std::string& path, RecordingVisitor& visitor,
                                       const RecordingProgress& progress)
 {
-    FileInput in(path);
+    std::string why;
+    FileInput in(path, why);
     if (!in.good()) {
         RecordingReadResult r;
-        r.error = "cannot open '" + path + "': " + std::strerror(errno);
+        r.error = why;
         return r;
     }
     return Parser(in, visitor, progress).run();

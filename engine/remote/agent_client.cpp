@@ -3,6 +3,7 @@
 #include "engine/remote/agent_auth.h"
 #include "engine/util/clock.h"
 #include "engine/util/helper_thread.h"
+#include "engine/util/json_text.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -582,11 +583,12 @@ void AgentClient::receiveSnapshot(const AgentFrame& frame)
         m_snapshotPartsTooLong = false;
         return bad("it is longer than the " + std::to_string(kMaxAgentSnapshotBytes) + "-byte limit");
     }
-    const nlohmann::json j = nlohmann::json::parse(
-        m_snapshotParts.empty() ? frame.payload : m_snapshotParts + frame.payload, nullptr, false);
+    const ParsedJson parsed =
+        parseJsonText(m_snapshotParts.empty() ? frame.payload : m_snapshotParts + frame.payload, "the payload");
     m_snapshotParts.clear();
-    if (j.is_discarded() || !j.is_object())
-        return bad("the payload is not a JSON object");
+    if (!parsed.ok() || !parsed.value.is_object())
+        return bad(parsed.error("the payload is not a JSON object"));
+    const nlohmann::json& j = parsed.value;
     const auto experiment = j.find("experiment");
     const auto run = j.find("run");
     const auto final = j.find("final");

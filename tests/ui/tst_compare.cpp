@@ -4,6 +4,7 @@
 // the others still show. And the --compare option's parsing.
 #include "engine/formats/cyclictest_format.h"
 #include "engine/util/clock.h"
+#include "tests/common/fifo_guard.h"
 #include "tests/common/recording_bytes.h"
 #include "tests/common/test_main.h"
 #include "ui/app/gui_options.h"
@@ -185,7 +186,7 @@ private slots:
         QVERIFY(w.load({gone}));
         QVERIFY(loaded.wait(10000));
         QCOMPARE(loaded.last().at(0).toInt(), 0);
-        QVERIFY2(w.problems().first().startsWith("gone.json: cannot read it"), qPrintable(w.problems().first()));
+        QVERIFY2(w.problems().first().startsWith("gone.json: cannot open"), qPrintable(w.problems().first()));
         QCOMPARE(w.table()->model()->rowCount(), 0);
     }
 
@@ -208,6 +209,19 @@ private slots:
         QCOMPARE(r.p99.us, int64_t(11)); // rank 693: the last hundred
         QVERIFY(!r.p9999.lowerBound);
         QVERIFY2(r.note.isEmpty(), qPrintable(r.note));
+    }
+
+    // --compare FIFO: a sentence, never a wait in open().
+    void aFifoIsRefusedNotWaitedFor()
+    {
+        QTemporaryDir dir;
+        test::FifoGuard guard(dir.filePath("fifo.hist"));
+        QVERIFY(guard.made());
+        ComparedResult r;
+        QString error;
+        QVERIFY(!readComparedResult(dir.filePath("fifo.hist"), r, error));
+        QVERIFY2(!guard.finish(), "readComparedResult blocked in open() until a writer came");
+        QVERIFY2(error.contains("is a FIFO (named pipe), not a regular file"), qPrintable(error));
     }
 
     void compareOption()

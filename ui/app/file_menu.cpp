@@ -315,10 +315,10 @@ QString FileMenu::askSavePath(const QString& title, const QString& filter, const
 
 bool FileMenu::open(const QString& path, QString* error, int thread)
 {
-    QFile file(path);
-    if (!file.open(QIODevice::ReadOnly))
-        return fail(error, QString("%1: cannot read it: %2").arg(QFileInfo(path).fileName(), file.errorString()));
-    const QByteArray head = file.read(16);
+    QByteArray head;
+    QString why;
+    if (!readFileHead(path, head, why))
+        return fail(error, why);
     if (looksLikeRecording(std::string_view(head.constData(), size_t(head.size()))))
         return openRecording(path, error);
     return importCyclictest(path, thread, error);

@@ -2,6 +2,8 @@
 
 #include "engine/formats/output_file.h"
 #include "engine/remote/agent_client.h"
+#include "engine/util/input_file.h"
+#include "engine/util/json_text.h"
 #include "engine/util/units.h"
 
 #include <QCommandLineParser>
@@ -18,6 +20,10 @@ bool GuiOptions::hasLatencyConfig() const
 }
 
 namespace {
+// A --config-json is a preset or a --json report; the largest report (every bin of a wide histogram) is a few MiB,
+// the same bound as an imported cyclictest file.
+constexpr size_t kMaxConfigJsonBytes = size_t(64) << 20;
+
 std::optional<int> intOption(const QCommandLineParser& p, const QString& name, QStringList& problems)
 {
     if (!p.isSet(name))
@@ -230,14 +236,16 @@ LatencyConfig latencyConfigFromOptions(const GuiOptions& o, const LatencyConfig&
 {
     LatencyConfig c = base;
     if (!o.configJson.isEmpty()) {
-        QFile file(o.configJson);
-        if (!file.open(QIODevice::ReadOnly)) {
-            problems << QString("config-json: cannot read '%1': %2").arg(o.configJson, file.errorString());
+        std::string text, why;
+        if (!readRegularFile(o.configJson.toStdString(), kMaxConfigJsonBytes, text, why)) {
+            problems << QString("config-json: %1").arg(QString::fromStdString(why));
         } else {
-            const nlohmann::json j = nlohmann::json::parse(file.readAll().toStdString(), nullptr, false);
-            if (j.is_discarded()) {
-                problems << QString("config-json: '%1' is not valid JSON").arg(o.configJson);
+            const ParsedJson parsed = parseJsonText(text, "config-json: '" + o.configJson.toStdString() + "'");
+            if (!parsed.ok()) {
+                problems << QString::fromStdString(
+                    parsed.error("config-json: '" + o.configJson.toStdString() + "' is not valid JSON"));
             } else {
+                const nlohmann::json& j = parsed.value;
                 std::vector<std::string> errors;
                 // A preset or a --json report: the config is the whole object or its "rtscope" member.
                 const nlohmann::json& obj = (j.is_object() && j.contains("rtscope")) ? j.at("rtscope") : j;
