@@ -562,7 +562,7 @@ void appendCyclictestComment(std::string& out, const std::string& line)
 
 } // namespace
 
-std::string writeCyclictestHistogram(const CyclictestData& data)
+std::string writeCyclictestHistogram(const CyclictestData& data, const std::function<bool()>& keepGoing)
 {
     std::string out;
     for (const std::string& line : data.preamble)
@@ -574,6 +574,8 @@ std::string writeCyclictestHistogram(const CyclictestData& data)
         rows = std::max(rows, t.bins.size());
     std::vector<unsigned long long> totals(data.threads.size(), 0);
     for (size_t i = 0; i < rows; ++i) {
+        if (keepGoing && i % 1024 == 0 && !keepGoing())
+            return {};
         appendf(out, "%06llu ", i);
         for (size_t j = 0; j < data.threads.size(); ++j) {
             const auto& bins = data.threads[j].bins;
