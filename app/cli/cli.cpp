@@ -2,6 +2,7 @@
 #include "app/cli/command_util.h"
 
 #include "engine/formats/output_file.h"
+#include "engine/rt/rt_thread.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -149,11 +150,7 @@ int reportInvalid(const std::string& command, const std::vector<std::string>& pr
 
 int waitForStopSignal(int timeoutMs)
 {
-    sigset_t set;
-    sigemptyset(&set);
-    sigaddset(&set, SIGINT);
-    sigaddset(&set, SIGTERM);
-    sigaddset(&set, SIGHUP);
+    const sigset_t set = stopSignalSet();
     timespec ts{timeoutMs / 1000, long(timeoutMs % 1000) * 1'000'000};
     const int sig = sigtimedwait(&set, nullptr, &ts);
     return sig > 0 ? sig : 0;

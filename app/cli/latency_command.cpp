@@ -261,14 +261,7 @@ std::string scratchPattern()
 // --trace-dat: the run's raw kernel trace as a trace-cmd .dat, put in place as every output is (AtomicOutputFile).
 bool writeTraceDat(const TraceDatCapture& capture, const std::string& path, bool quiet)
 {
-    AtomicOutputFile file;
-    Error e = file.open(path);
-    if (!e)
-        e = capture.writeDat([&](std::string_view bytes) { return file.write(bytes); });
-    if (!e)
-        e = file.commit();
-    if (e) {
-        file.discard();
+    if (const Error e = writeStreamed(path, [&](const ByteSink& sink) { return capture.writeDat(sink); })) {
         std::fprintf(stderr, "rtscope latency: cannot write %s: %s\n", path.c_str(), e.message.c_str());
         return false;
     }
@@ -277,27 +270,61 @@ bool writeTraceDat(const TraceDatCapture& capture, const std::string& path, bool
     return true;
 }
 
+// What a recording whose writing failed (a full disk) kept: the run up to its last whole block written, a valid
+// recording that `rtscope replay` reads (docs/recording-format.md). @p named: the file as the user named it.
+void sayWhatWasKept(const RecordingWriter::Status& st, const std::string& named)
+{
+    if (!st.cutShort) {
+        std::fprintf(stderr, "rtscope latency: nothing of the run could be kept in %s\n", named.c_str());
+        return;
+    }
+    std::fprintf(stderr,
+                 "rtscope latency: %s keeps the run's first %.3f s: %llu samples, cut at the last whole block written "
+                 "before the failure and %s; the %llu samples after it are counted as not kept\n",
+                 named.c_str(), double(st.keptUntilNs) / 1e9, (unsigned long long)st.samples,
+                 st.endBlock ? "ended there (rtscope replay reads it)"
+                             : "without its end block (rtscope replay reads it as truncated)",
+                 (unsigned long long)st.lost);
+}
+
 bool finishRecording(const RecordingWriter& recorder, const RunOutput& out)
 {
     const RecordingWriter::Status st = recorder.status();
     bool ok = st.complete;
-    if (!st.error.empty())
+    const std::string named = !out.record.empty() ? st.path : "the recording behind --csv";
+    if (!st.error.empty()) {
         std::fprintf(stderr, "rtscope latency: recording: %s\n", st.error.c_str());
-    if (st.lost) {
-        std::fprintf(stderr,
-                     "rtscope latency: the recorder could not keep %llu samples (its writer fell behind); "
-                     "the recording and the CSV say so\n",
-                     (unsigned long long)st.lost);
+        sayWhatWasKept(st, named);
+    }
+    const bool haveFile = st.complete || st.cutShort;
+    if (st.lostBehind) {
+        std::fprintf(stderr, "rtscope latency: the recorder could not keep %llu samples (its writer fell behind)%s\n",
+                     (unsigned long long)st.lostBehind,
+                     !haveFile         ? ""
+                     : out.csv.empty() ? "; the recording says so"
+                                       : "; the recording and the CSV say so");
         ok = false;
     }
-    if (!out.csv.empty() && st.complete) {
+    if (!out.csv.empty() && haveFile) {
         bool fileOk = false;
         const RecordingReadResult r = writeRecordingCsvFile(st.path, out.csv, fileOk);
-        if (!fileOk || !r.ok) {
+        if (!fileOk || !r.headerRead) {
             std::fprintf(stderr, "rtscope latency: cannot write %s%s%s\n", out.csv.c_str(), r.error.empty() ? "" : ": ",
                          r.error.c_str());
             ok = false;
+        } else if (st.cutShort) {
+            std::fprintf(stderr,
+                         "rtscope latency: %s holds the %llu samples the recording kept, not the %llu after the "
+                         "write failed (its first line says so)\n",
+                         out.csv.c_str(), (unsigned long long)r.samples, (unsigned long long)st.lost);
+        } else if (!r.ok) {
+            ok = false;
         }
+    } else if (!out.csv.empty()) {
+        std::fprintf(stderr, "rtscope latency: %s was not written: it is made from the run's recording, and %s\n",
+                     out.csv.c_str(),
+                     st.error.empty() ? "the recording did not end" : "nothing of the recording could be kept");
+        ok = false;
     }
     return ok;
 }

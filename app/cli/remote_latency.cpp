@@ -11,6 +11,7 @@
 #include "engine/export/latency_export.h"
 #include "engine/export/report_json.h"
 #include "engine/formats/cyclictest_format.h"
+#include "engine/formats/output_file.h"
 #include "engine/formats/probe_json.h"
 #include "engine/recording/recording_replay.h"
 #include "engine/remote/agent_child_exit.h"
@@ -20,7 +21,6 @@
 
 #include <cstdio>
 #include <ctime>
-#include <filesystem>
 #include <sstream>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -71,27 +71,14 @@ std::string targetLine(const nlohmann::json& hello)
                      hello.value("version", std::string("?")) + " agent");
 }
 
-// --csv: the received recording, through a temporary file, as a local run converts its own.
-bool writeRemoteCsv(const std::string& recording, const std::string& csvPath)
+// --record: the received recording, copied from the client's spool file piece by piece (never whole in memory).
+bool writeRemoteRecording(const AgentClient& client, const std::string& path)
 {
-    std::string path = (std::filesystem::temp_directory_path() / "rtscope-remote-XXXXXX").string();
-    const int fd = mkstemp(path.data());
-    if (fd < 0) {
-        std::fprintf(stderr, "rtscope latency: cannot create a temporary file for --csv\n");
+    if (const Error e = writeStreamed(path, [&](const ByteSink& sink) { return client.copyRecording(sink); })) {
+        std::fprintf(stderr, "rtscope: %s\n", e.message.c_str());
         return false;
     }
-    close(fd);
-    bool ok = writeFile(path, recording);
-    if (ok) {
-        bool fileOk = false;
-        const RecordingReadResult r = writeRecordingCsvFile(path, csvPath, fileOk);
-        ok = fileOk && r.headerRead;
-        if (!ok)
-            std::fprintf(stderr, "rtscope latency: cannot write %s%s%s\n", csvPath.c_str(), r.error.empty() ? "" : ": ",
-                         r.error.c_str());
-    }
-    std::filesystem::remove(path);
-    return ok;
+    return true;
 }
 
 // How long a TCP connection may take to be accepted.
@@ -285,10 +272,16 @@ RunResult runRemoteLatency(const LatencyConfig& config, const RunOutput& out, co
         printRemoteError("agent: " + e);
     endAgent();
 
-    const std::string recording = client.recording();
+    // The client spooled the recording to disk as it came (AgentClient::recordingPath): read from there, a block at a
+    // time, as a local run's recording is.
+    const std::string recording = client.recordingPath();
     RecordingReplayOptions replayOptions;
     replayOptions.histogramUs = 0; // as recorded: the bins the run kept, as a local run's summary has them
-    const ReplayedRun replayed = replayRecording(recording, replayOptions);
+    ReplayedRun replayed;
+    if (recording.empty())
+        replayed.read.error = "no recording arrived";
+    else
+        replayed = replayRecordingFile(recording, replayOptions);
     if (!replayed.snapshot) {
         std::fprintf(stderr, "rtscope latency: the agent's recording stream cannot be read: %s%s%s\n",
                      printable(replayed.read.error).c_str(), lost.empty() ? "" : "; ", lost.c_str());
@@ -338,9 +331,16 @@ RunResult runRemoteLatency(const LatencyConfig& config, const RunOutput& out, co
     if (!out.histfile.empty())
         written = writeFile(out.histfile, writeCyclictestHistogram(cyclictestDataFrom(snap))) && written;
     if (!out.record.empty())
-        written = writeFile(out.record, recording) && written;
-    if (!out.csv.empty())
-        written = writeRemoteCsv(recording, out.csv) && written;
+        written = writeRemoteRecording(client, out.record) && written;
+    if (!out.csv.empty()) {
+        bool fileOk = false;
+        const RecordingReadResult r = writeRecordingCsvFile(recording, out.csv, fileOk);
+        if (!fileOk || !r.headerRead) {
+            std::fprintf(stderr, "rtscope latency: cannot write %s%s%s\n", out.csv.c_str(), r.error.empty() ? "" : ": ",
+                         r.error.c_str());
+            written = false;
+        }
+    }
     result.report = latencyExportJson(snap, hello.value("probe", nlohmann::json::object()), commandLine(), startUnix,
                                       int64_t(std::time(nullptr)));
     describeMeasuredMachine(result.report, hello.value("probe", nlohmann::json::object()),

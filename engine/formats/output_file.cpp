@@ -337,6 +337,7 @@ Error AtomicOutputFile::open(const std::string& path)
             m_fd = fd;
             m_temporaryName = temporary;
             m_temporary = (fs::path(directoryOf(path)) / temporary).string();
+            m_size = 0;
             // The mode given to open() was cut by the umask; a replaced file's own mode is kept as it was.
             if (st.st_mode)
                 ::fchmod(m_fd, mode);
@@ -360,6 +361,7 @@ Error AtomicOutputFile::write(std::string_view bytes)
             continue;
         if (n <= 0)
             return fail("cannot write", n < 0 ? errno : EIO);
+        m_size += uint64_t(n);
         bytes.remove_prefix(size_t(n));
     }
     return Error::none();
@@ -372,6 +374,32 @@ std::ostream& AtomicOutputFile::stream()
         m_stream = std::make_unique<std::ostream>(m_buffer.get());
     }
     return *m_stream;
+}
+
+Error AtomicOutputFile::rewind(uint64_t size)
+{
+    if (m_fd < 0)
+        return fail("cannot write", EBADF);
+    if (size > m_size)
+        return fail("cannot cut", EINVAL);
+    if (::ftruncate(m_fd, off_t(size)) != 0 || ::lseek(m_fd, off_t(size), SEEK_SET) < 0)
+        return {ErrorKind::System, "cannot cut " + inQuotes(m_path) + ": " + std::strerror(errno)};
+    m_size = size;
+    m_error = Error::none();
+    return Error::none();
+}
+
+Error AtomicOutputFile::sync()
+{
+    if (m_stream)
+        m_stream->flush();
+    if (m_error)
+        return m_error;
+    if (m_fd < 0)
+        return fail("cannot write", EBADF);
+    if (::fsync(m_fd) != 0)
+        return fail("cannot write", errno);
+    return Error::none();
 }
 
 Error AtomicOutputFile::commit()

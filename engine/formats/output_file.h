@@ -5,6 +5,7 @@
 /// symbolic link is never written through, and no output lands on a file the same command reads.
 #include "engine/util/error.h"
 
+#include <cstdint>
 #include <memory>
 #include <ostream>
 #include <string>
@@ -82,10 +83,19 @@ public:
 
     /// @brief Appends @p bytes. After a failure every later write and commit() fail with the first error.
     [[nodiscard]] Error write(std::string_view bytes);
+    /// @brief Bytes written to the temporary so far (by write(); a failed write counts what reached the file).
+    uint64_t size() const { return m_size; }
+    /// @brief Cuts the temporary back to its first @p size bytes (at most size()) and forgets a write error, so
+    /// that a writer whose write failed half-way (a full disk) can keep what came before a boundary of its own
+    /// and end the file properly there.
+    [[nodiscard]] Error rewind(uint64_t size);
     /// @brief A buffered stream onto the temporary, for writers that take a std::ostream. Its failures surface
     /// in commit().
     std::ostream& stream();
 
+    /// @brief Flushes and fsyncs the temporary, so that a commit() after it only renames: a command that puts several
+    /// outputs in place at once syncs them all first, and the moment they appear is short. Errors as write()'s.
+    [[nodiscard]] Error sync();
     /// @brief Flushes, fsyncs and renames the temporary onto the final path (then syncs the directory). On any
     /// failure the temporary is removed, the final path is left as it was, and the error says why.
     [[nodiscard]] Error commit();
@@ -102,6 +112,7 @@ private:
     std::string m_temporaryName; ///< the temporary's
     int m_dirFd = -1;
     int m_fd = -1;
+    uint64_t m_size = 0;
     Error m_error;
     std::unique_ptr<Buffer> m_buffer;
     std::unique_ptr<std::ostream> m_stream;

@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fcntl.h>
+#include <filesystem>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -341,6 +342,51 @@ AgentClient::~AgentClient()
     for (int fd : m_wakePipe)
         if (fd >= 0)
             ::close(fd);
+    if (m_spoolFd >= 0)
+        ::close(m_spoolFd);
+}
+
+Error AgentClient::resetSpoolLocked()
+{
+    m_spoolBytes = 0;
+    if (m_spoolFd >= 0) {
+        if (::ftruncate(m_spoolFd, 0) != 0)
+            return {ErrorKind::System, std::string("cannot empty the recording spool: ") + std::strerror(errno)};
+        return {};
+    }
+    std::error_code ec;
+    const std::filesystem::path dir = std::filesystem::temp_directory_path(ec);
+    const std::string where = ec ? std::string("/tmp") : dir.string();
+    // No name: nothing to remove, even after kill -9. A file system without O_TMPFILE gets a named file, removed at
+    // once.
+    m_spoolFd = ::open(where.c_str(), O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+    if (m_spoolFd < 0) {
+        std::string name = where + "/rtscope-remote-XXXXXX";
+        m_spoolFd = ::mkostemp(name.data(), O_CLOEXEC);
+        if (m_spoolFd >= 0)
+            ::unlink(name.c_str());
+    }
+    if (m_spoolFd < 0)
+        return {ErrorKind::System,
+                "cannot make a spool file for the recording in " + where + ": " + std::strerror(errno)};
+    return {};
+}
+
+Error AgentClient::appendSpoolLocked(std::string_view bytes)
+{
+    if (m_spoolFd < 0)
+        return {ErrorKind::System, "the recording arrived before a start (no spool file)"};
+    while (!bytes.empty()) {
+        const ssize_t n = ::pwrite(m_spoolFd, bytes.data(), bytes.size(), off_t(m_spoolBytes));
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return {ErrorKind::System,
+                    std::string("cannot keep the received recording: ") + std::strerror(n < 0 ? errno : EIO)};
+        m_spoolBytes += uint64_t(n);
+        bytes.remove_prefix(size_t(n));
+    }
+    return {};
 }
 
 void AgentClient::setToken(std::string token)
@@ -397,7 +443,8 @@ Error AgentClient::start(std::string_view experiment, const nlohmann::json& conf
         m_errors.clear();
         m_haveEnded = false;
         m_ended = nullptr;
-        m_recording.clear();
+        if (Error e = resetSpoolLocked())
+            return e;
         m_awaitingStart = true;
     }
     nlohmann::json request{{"experiment", experiment}, {"config", config}};
@@ -474,20 +521,57 @@ std::vector<std::string> AgentClient::errors() const
 
 std::string AgentClient::recording() const
 {
-    std::lock_guard lock(m_mutex);
-    return m_recording;
+    std::string all;
+    (void)copyRecording([&](std::string_view piece) {
+        all += piece;
+        return Error{};
+    });
+    return all;
 }
 
-std::string AgentClient::recordingFrom(uint64_t offset) const
+std::string AgentClient::recordingFrom(uint64_t offset, size_t maxBytes) const
 {
     std::lock_guard lock(m_mutex);
-    return offset < m_recording.size() ? m_recording.substr(size_t(offset)) : std::string();
+    if (m_spoolFd < 0 || offset >= m_spoolBytes)
+        return {};
+    std::string piece(size_t(std::min<uint64_t>(maxBytes, m_spoolBytes - offset)), '\0');
+    size_t got = 0;
+    while (got < piece.size()) {
+        const ssize_t n = ::pread(m_spoolFd, piece.data() + got, piece.size() - got, off_t(offset + got));
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            break;
+        got += size_t(n);
+    }
+    piece.resize(got);
+    return piece;
 }
 
 uint64_t AgentClient::recordingBytes() const
 {
     std::lock_guard lock(m_mutex);
-    return m_recording.size();
+    return m_spoolBytes;
+}
+
+std::string AgentClient::recordingPath() const
+{
+    std::lock_guard lock(m_mutex);
+    return m_spoolFd < 0 ? std::string() : "/proc/self/fd/" + std::to_string(m_spoolFd);
+}
+
+Error AgentClient::copyRecording(const std::function<Error(std::string_view)>& sink) const
+{
+    const uint64_t total = recordingBytes();
+    for (uint64_t at = 0; at < total;) {
+        const std::string piece = recordingFrom(at, size_t(1) << 20);
+        if (piece.empty())
+            return {ErrorKind::System, "cannot read the received recording back at byte " + std::to_string(at)};
+        if (Error e = sink(piece))
+            return e;
+        at += piece.size();
+    }
+    return {};
 }
 
 std::optional<nlohmann::json> AgentClient::status(uint64_t afterGeneration, uint64_t& generation) const
@@ -633,10 +717,17 @@ void AgentClient::handle(const AgentFrame& frame)
     switch (frame.type) {
     case AgentFrameType::Recording: {
         uint64_t total = 0;
+        Error kept;
         {
             std::lock_guard lock(m_mutex);
-            m_recording += frame.payload;
-            total = m_recording.size();
+            if (!m_lost.empty()) // the spool failed before: a gap would make the rest unreadable
+                return;
+            kept = appendSpoolLocked(frame.payload);
+            total = m_spoolBytes;
+        }
+        if (kept) {
+            lose(kept.message); // the run's samples would go missing unseen: the link is given up, what came is kept
+            return;
         }
         if (m_recordingObserver)
             m_recordingObserver(total, m_lastReadNs);

@@ -132,12 +132,23 @@ public:
     /// @brief Error frames received since the last start() (their sentences).
     std::vector<std::string> errors() const;
 
-    /// @brief The run's .rtrec bytes received so far (Recording frames, concatenated).
+    /// @brief The run's .rtrec bytes received so far (Recording frames, concatenated), read back whole from the
+    /// spool: for tests and short runs; a long run's are read with recordingFrom() or recordingPath().
+    ///
+    /// Received recording bytes are not kept in memory: each Recording frame is appended to a spool file as it
+    /// arrives (a file without a name, O_TMPFILE in the temporary directory, so it goes with the process however it
+    /// ends), as a local run's recorder writes its own; a run of hours costs disk, not memory.
     std::string recording() const;
-    /// @brief The recording's bytes from @p offset on (empty when none are newer): a live view feeds only what
-    /// arrived since its last refresh instead of copying the whole run every frame.
-    std::string recordingFrom(uint64_t offset) const;
+    /// @brief The recording's bytes from @p offset on, at most @p maxBytes (empty when none are newer): a live view
+    /// feeds only what arrived since its last refresh, a bounded piece at a time.
+    std::string recordingFrom(uint64_t offset, size_t maxBytes = kRecordingPieceBytes) const;
+    static constexpr size_t kRecordingPieceBytes = size_t(16) << 20;
     uint64_t recordingBytes() const;
+    /// @brief A path this process can open to read the spool ("/proc/self/fd/N"), empty before the first start or
+    /// when the spool could not be made. Its size is recordingBytes() once the run has ended.
+    std::string recordingPath() const;
+    /// @brief Hands the recording to @p sink in pieces of at most 1 MiB, in order; stops at the first error.
+    [[nodiscard]] Error copyRecording(const std::function<Error(std::string_view)>& sink) const;
     /// @brief The latest Status frame with a number that increases with each; nullopt if none newer than
     /// @p afterGeneration.
     std::optional<nlohmann::json> status(uint64_t afterGeneration, uint64_t& generation) const;
@@ -190,7 +201,12 @@ private:
     bool m_haveEnded = false;
     std::string m_lost;
     std::vector<std::string> m_errors;
-    std::string m_recording;
+    int m_spoolFd = -1;        ///< the run's recording bytes (guarded by m_mutex, like its size)
+    uint64_t m_spoolBytes = 0; ///< bytes in the spool
+    /// Makes the spool, or empties it for a new run (m_mutex held).
+    Error resetSpoolLocked();
+    /// Appends a Recording frame's payload to the spool (m_mutex held).
+    Error appendSpoolLocked(std::string_view bytes);
     nlohmann::json m_status;
     uint64_t m_statusGeneration = 0;
     std::vector<AgentSnapshotMessage> m_snapshots; ///< the latest per run, the most recently received last

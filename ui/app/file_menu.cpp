@@ -536,9 +536,15 @@ QString FileMenu::runRecording() const
             if (!m_remoteCopy->open())
                 return {};
         }
-        const std::string bytes = remote->recording();
-        if (!m_remoteCopy->resize(0) || !m_remoteCopy->seek(0) ||
-            m_remoteCopy->write(bytes.data(), qint64(bytes.size())) != qint64(bytes.size()) || !m_remoteCopy->flush())
+        if (!m_remoteCopy->resize(0) || !m_remoteCopy->seek(0))
+            return {};
+        // Piece by piece from the link's spool file: a long run's recording is never whole in memory.
+        const Error copied = remote->copyRecording([&](std::string_view piece) {
+            if (m_remoteCopy->write(piece.data(), qint64(piece.size())) != qint64(piece.size()))
+                return Error{ErrorKind::System, m_remoteCopy->errorString().toStdString()};
+            return Error{};
+        });
+        if (copied || !m_remoteCopy->flush())
             return {};
         return m_remoteCopy->fileName();
     }
