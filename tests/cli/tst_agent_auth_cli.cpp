@@ -240,7 +240,7 @@ private slots:
     void initTestCase()
     {
         if (geteuid() != 0)
-            QSKIP("the agent must run as root and the controller as nobody: run the suite as root");
+            RTSCOPE_SKIP(Root, "the agent must run as root and the controller as nobody: run the suite as root");
         // A controller the agent cuts off must not kill the test on its next write.
         std::signal(SIGPIPE, SIG_IGN);
         QVERIFY2(QFile::exists(binary()) && m_dir.isValid(), "RTSCOPE_BINARY must point at the built rtscope");

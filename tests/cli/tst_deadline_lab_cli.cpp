@@ -52,7 +52,7 @@ private slots:
         const QString json = dir.filePath("edf.json");
         const Run r = runAndInterrupt({"deadline", "--lesson", "edf", "-D", "5s", "--json", json}, 1000, SIGINT);
         if (r.exitCode == 3)
-            QSKIP(qPrintable("no SCHED_DEADLINE here: " + r.err));
+            RTSCOPE_SKIP(Deadline, "no SCHED_DEADLINE here: " + r.err);
         QVERIFY2(r.exitCode == 0, qPrintable(QString("exit %1: %2").arg(r.exitCode).arg(r.err + r.out)));
         const QString phase2 = r.out.mid(r.out.indexOf("Phase 2:"));
         QVERIFY2(phase2.contains("the deadline phase did not run: the run was stopped"), qPrintable(r.out));

@@ -54,7 +54,7 @@ private slots:
     {
         QVERIFY2(QFile::exists(binary()), "RTSCOPE_BINARY must point at the built rtscope");
         if (::geteuid() != 0)
-            QSKIP("mounting a tmpfs needs root");
+            RTSCOPE_SKIP(Root, "mounting a tmpfs needs root");
         QVERIFY(m_dir.isValid());
     }
 
