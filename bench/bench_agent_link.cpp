@@ -18,6 +18,7 @@
 // this kernel, so the wake-ups are still on this machine's CLOCK_MONOTONIC and the delay is measured the same way.
 #include "engine/experiments/latency/latency_config.h"
 #include "engine/recording/recording_reader.h"
+#include "engine/remote/agent_auth.h"
 #include "engine/remote/agent_client.h"
 #include "engine/util/clock.h"
 
@@ -203,8 +204,8 @@ pid_t spawnRtscope(const LinkOptions& o, const std::string& args, const char* in
 }
 
 // Starts `rtscope agent --listen 127.0.0.1:0` with its stderr in @p errPath and reads the port it picked from its
-// "listening on 127.0.0.1:PORT" line; 0 when it did not say within 5 s.
-int startTcpAgent(const LinkOptions& o, const std::string& errPath, pid_t& pid)
+// "listening on 127.0.0.1:PORT" line, and its token from the file it names; 0 when it did not say within 5 s.
+int startTcpAgent(const LinkOptions& o, const std::string& errPath, pid_t& pid, std::string& token)
 {
     pid = spawnRtscope(o, "agent --listen 127.0.0.1:0", "/dev/null", nullptr, errPath.c_str());
     if (pid <= 0)
@@ -212,9 +213,18 @@ int startTcpAgent(const LinkOptions& o, const std::string& errPath, pid_t& pid)
     const std::string key = "listening on 127.0.0.1:";
     for (int i = 0; i < 500; ++i) {
         const std::string err = readText(errPath);
-        if (const size_t at = err.find(key); at != std::string::npos)
-            return std::atoi(err.c_str() + at + key.size());
-        usleep(10'000);
+        const std::string tokenKey = "shows the token in ";
+        const size_t at = err.find(key);
+        const size_t tokenAt = err.find(tokenKey);
+        if (at == std::string::npos || tokenAt == std::string::npos) {
+            usleep(10'000);
+            continue;
+        }
+        const size_t pathAt = tokenAt + tokenKey.size();
+        const std::string tokenPath = err.substr(pathAt, err.find(" (", pathAt) - pathAt);
+        if (Error e = tryReadAgentTokenFile(tokenPath, token))
+            return 0; // the caller prints the agent's stderr
+        return std::atoi(err.c_str() + at + key.size());
     }
     return 0;
 }
@@ -246,6 +256,7 @@ LinkRun runOverLink(const LinkOptions& o, Transport transport, int periodUs)
     pid_t tcpAgent = -1;
     int readFd = -1;
     int writeFd = -1;
+    std::string token;
     const std::string errPath = "/tmp/bench_agent_link.agent.err";
     if (transport == Transport::Stdio) {
         AgentProcess p;
@@ -257,7 +268,7 @@ LinkRun runOverLink(const LinkOptions& o, Transport transport, int periodUs)
         readFd = p.fromAgent;
         writeFd = p.toAgent;
     } else {
-        const int port = startTcpAgent(o, errPath, tcpAgent);
+        const int port = startTcpAgent(o, errPath, tcpAgent, token);
         if (port <= 0) {
             run.problem = "the agent did not say which port it listens on: " + readText(errPath);
             stopTcpAgent(tcpAgent);
@@ -276,6 +287,7 @@ LinkRun runOverLink(const LinkOptions& o, Transport transport, int periodUs)
     nlohmann::json ended;
     {
         AgentClient client(readFd, writeFd);
+        client.setToken(token);
         client.setRecordingObserver([&](uint64_t bytes, int64_t at) {
             arrivals.push_back({bytes, at, client.bytesReceived()});
         });

@@ -24,7 +24,7 @@ set(CMAKE_FIND_ROOT_PATH_MODE_LIBRARY ONLY)
 set(CMAKE_FIND_ROOT_PATH_MODE_INCLUDE ONLY)
 set(CMAKE_FIND_ROOT_PATH_MODE_PACKAGE ONLY)
 
-# pkg-config (libtracefs, libtraceevent, libtracecmd, cpp-httplib): the arm64 .pc files and the arch-independent
+# pkg-config (libtracefs, libtraceevent, libtracecmd): the arm64 .pc files and the arch-independent
 # ones, never /usr/lib/x86_64-linux-gnu/pkgconfig. PKG_CONFIG_LIBDIR replaces the default path (PKG_CONFIG_PATH would
 # only add to it, and the host's files would still be found). RTSCOPE_CROSS_PKG_CONFIG_DIR, when given, is searched
 # first: scripts/build-agent-arm64 unpacks there the arm64 libtracecmd that Debian 12 cannot install beside the

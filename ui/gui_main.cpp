@@ -17,6 +17,7 @@
 #include "ui/experiment_pages.h"
 #include "ui/latency/latency_page.h"
 #include "ui/main_window.h"
+#include "ui/remote/target_connection.h"
 
 #include <QApplication>
 #include <QEventLoop>
@@ -28,6 +29,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <iterator>
 #include <memory>
 #include <optional>
 #include <pthread.h>
@@ -38,14 +40,13 @@ namespace {
 
 constexpr double kDefaultFontPoints = 12;
 
-// Stop requests (SIGINT/SIGTERM/SIGHUP) are read from a signalfd, which only works if no thread takes them the
-// default way; SIGALRM and the POSIX timer's signal belong to the waiting thread (engine/rt/waiter.cpp). Every
-// thread created later — Qt's and the engine's — inherits this mask.
+// Stop requests (kStopSignals: SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2) are read from a signalfd, which
+// only works if no thread takes them the default way; SIGALRM and the POSIX timer's signal belong to the waiting
+// thread (engine/rt/waiter.cpp). Every thread created later — Qt's and the engine's — inherits this mask.
 void blockGuiSignals()
 {
-    sigset_t set;
-    sigemptyset(&set);
-    for (int s : {SIGINT, SIGTERM, SIGHUP, SIGALRM, waiterTimerSignal()})
+    sigset_t set = stopSignalSet();
+    for (int s : {SIGALRM, waiterTimerSignal()})
         sigaddset(&set, s);
     pthread_sigmask(SIG_BLOCK, &set, nullptr);
 }
@@ -138,6 +139,7 @@ int runGui(int argc, char** argv)
             error = why;
             waiting.quit();
         });
+        window.target()->setTokenFile(options.targetToken);
         if (!window.connectTarget(target, &error)) {
             printProblems({QString("%1: %2").arg(flag, error)});
             return 1;
@@ -221,7 +223,7 @@ int runGui(int argc, char** argv)
         }
     }
 
-    SignalWatcher stopSignals({SIGINT, SIGTERM, SIGHUP});
+    SignalWatcher stopSignals(QList<int>(std::begin(kStopSignals), std::end(kStopSignals)));
     QObject::connect(&stopSignals, &SignalWatcher::received, &window, [&window](int sig) {
         std::fprintf(stderr, "rtscope: %s, stopping\n", strsignal(sig));
         window.close();

@@ -199,6 +199,13 @@ MainWindow::MainWindow(std::vector<ExperimentPage*> pages, const SystemProbe& pr
     m_explain->setShortcut(Qt::Key_F1);
     m_explain->setCheckable(true);
     m_explain->setToolTip(tr("Show or hide the explanation of the current page (F1)"));
+    // Text beside the icons where the screen is wide enough for it, else icons only (each names itself in its
+    // tooltip). A toolbar wider than its window gets an extension button, and Qt 6.4 showing or hiding that button
+    // in the middle of laying out the window crashed (QLayoutPrivate::doResize): a saved layout restored on the
+    // offscreen platform's 800×800 screen at 12 pt did it on every start after the first. The window's minimum width
+    // (below) holds the toolbar, so only a screen narrower than that can make it overflow.
+    if (const QScreen* s = screen(); s && toolbar->sizeHint().width() > s->availableGeometry().width())
+        toolbar->setToolButtonStyle(Qt::ToolButtonIconOnly);
 
     // The page tabs get a row of their own across the whole window, above the docks: beside the controls dock
     // nine tabs needed scroll arrows at 1366 pixels (docs/gui.md).

@@ -1,5 +1,7 @@
 #include "ui/polled_page.h"
 
+#include "engine/util/json_text.h"
+
 #include <QHeaderView>
 #include <QSettings>
 #include <QSplitter>
@@ -113,8 +115,13 @@ void PolledPage::restoreSettings(QSettings& settings)
             s.restore(settings.value(s.key).toByteArray());
     QStringList problems = restoreViewSettings(settings);
     const QString text = savesConfig() ? settings.value("config").toString() : QString();
-    if (!text.isEmpty())
-        problems << applyConfigJson(nlohmann::json::parse(text.toStdString(), nullptr, false));
+    if (!text.isEmpty()) {
+        const ParsedJson parsed = parseJsonText(text.toStdString(), "the saved config");
+        if (parsed.ok())
+            problems << applyConfigJson(parsed.value);
+        else
+            problems << QString::fromStdString(parsed.error("the saved config is not valid JSON"));
+    }
     if (!problems.isEmpty())
         showProblems(QStringList(tr("The saved %1 settings were not applied:").arg(settingsName())) + problems);
 }

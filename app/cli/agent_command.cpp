@@ -1,7 +1,9 @@
-// `rtscope agent --stdio` / `--listen HOST:PORT`: runs experiments for a controller on the other end of
-// stdin/stdout or of a TCP connection (docs/remote.md). Both transports share one session loop (Agent below); with
-// --stdio the frames are the only thing on stdout, and every message for a person goes to stderr, which ssh and
-// `--target-cmd` pass through to the controller's terminal.
+// `rtscope agent --stdio` / `--listen HOST:PORT | unix:PATH`: runs experiments for a controller on the other end
+// of stdin/stdout or of a socket (docs/remote.md). Every transport shares one session loop (Agent below); the
+// listener, which authenticates each controller before its session, is agent_listen.cpp. With --stdio the frames
+// are the only thing on stdout, and every message for a person goes to stderr, which ssh and `--target-cmd` pass
+// through to the controller's terminal.
+#include "app/cli/agent_listen.h"
 #include "app/cli/command_util.h"
 
 #include "engine/experiments/latency/latency_experiment.h"
@@ -17,16 +19,12 @@
 #include "engine/rt/system_threads.h"
 #include "engine/util/clock.h"
 
-#include <arpa/inet.h>
 #include <cerrno>
 #include <csignal>
 #include <cstdio>
 #include <cstring>
 #include <fcntl.h>
 #include <memory>
-#include <netdb.h>
-#include <netinet/in.h>
-#include <netinet/tcp.h>
 #include <optional>
 #include <poll.h>
 #include <sys/socket.h>
@@ -57,12 +55,6 @@ RecordingWriter::Limits agentStreamLimits()
     l.writeEachBlock = true;
     return l;
 }
-
-struct AgentOptions {
-    bool stdio = false;
-    std::string listen;     ///< --listen HOST:PORT
-    bool listenAny = false; ///< --listen-any: a non-loopback address is allowed
-};
 
 // The descriptor the frames go to. stdout itself is pointed at stderr, so that a stray printf anywhere in the
 // engine lands on the controller's terminal instead of corrupting the frame stream.
@@ -233,14 +225,37 @@ std::unique_ptr<AgentRun> startAgentRun(const std::string& name, const nlohmann:
     return run;
 }
 
+// How a session was reached. @p listenFd, when given, is the listener: a second controller connecting meanwhile
+// is refused with an error frame and closed, and this session goes on. @p helloChecked: the listener has read and
+// checked the controller's hello (its token, its peer's uid), which a socket's controller sends before the agent
+// says anything. @p allowCommands: --allow-commands.
+struct AgentSessionSettings {
+    int listenFd = -1;
+    bool helloChecked = false;
+    bool allowCommands = false;
+};
+
+// A command string from the wire would run with the agent's privileges (root, often) for whoever drives it; only
+// an agent started with --allow-commands runs one. Empty when @p config (of @p name) holds none or it is allowed.
+std::string agentCommandRefusal(const std::string& name, const nlohmann::json& config, bool allowCommands)
+{
+    if (allowCommands || name != ExperimentTraits<SweepConfig>::kName || !config.is_object())
+        return {};
+    const auto it = config.find("load_cmd");
+    if (it == config.end() || !it->is_string() || it->get_ref<const std::string&>().empty())
+        return {}; // none, or not a string: the config's reader says what is wrong with it
+    return "start: this agent runs no command sent by a controller (the sweep's load_cmd); start it with "
+           "--allow-commands to let its controllers run one with its privileges";
+}
+
 // One controller's session, whatever carries it: frames are read from @p inFd and written to @p frameFd (the same
-// socket for TCP). @p listenFd, when given, is the TCP listener: a second controller connecting meanwhile is
-// refused with an error frame and closed, and this session goes on.
+// socket for TCP or a Unix socket).
 class Agent {
 public:
-    Agent(int inFd, int frameFd, int listenFd = -1)
+    Agent(int inFd, int frameFd, const AgentSessionSettings& settings = {})
         : m_in(inFd)
-        , m_listen(listenFd)
+        , m_listen(settings.listenFd)
+        , m_allowCommands(settings.allowCommands)
         , m_out(frameFd)
         , m_probe(probeSystem())
         , m_recorder(
@@ -251,6 +266,7 @@ public:
         m_latency.setLockAllMemory(true);
         m_latency.setRunSink(&m_recorder);
         m_latency.setCollectorPace(10 * kNsPerMs, kAgentPublishNs);
+        m_helloDone = settings.helloChecked;
     }
     ~Agent() { stopRun("the agent is leaving"); }
 
@@ -265,7 +281,11 @@ public:
             return ExitFailure;
         }
         std::string buffer(64 << 10, '\0');
-        int64_t lastReceivedNs = nowNs();
+        // A whole frame, not a byte, resets the clock: a client dribbling a byte every few seconds would otherwise
+        // hold the session (the one-controller slot) as long as it liked. Frames come one after another, so this
+        // also bounds each frame: it must be whole within the budget of the one before it.
+        const int64_t frameBudgetNs = int64_t(kAgentHeartbeatTimeoutMs) * kNsPerMs;
+        int64_t lastFrameNs = nowNs();
         for (;;) {
             pollfd fds[2] = {{m_in, POLLIN, 0}, {m_listen, POLLIN, 0}};
             const int r = ::poll(fds, m_listen >= 0 ? 2 : 1, kAgentLoopMs);
@@ -284,14 +304,18 @@ public:
                     return leave(why, ExitOk);
                 }
                 if (n > 0) {
-                    lastReceivedNs = now;
                     m_decoder.feed(std::string_view(buffer.data(), size_t(n)));
-                    readFrames();
+                    if (readFrames() > 0)
+                        lastFrameNs = now;
                 }
             }
-            if (now - lastReceivedNs > int64_t(kAgentHeartbeatTimeoutMs) * kNsPerMs)
-                return leave("no frame from the controller for " + std::to_string(kAgentHeartbeatTimeoutMs / 1000) +
-                                 " s (it sends a heartbeat every " + std::to_string(kAgentHeartbeatMs / 1000) + " s)",
+            if (now - lastFrameNs > frameBudgetNs)
+                return leave("no whole frame from the controller for " +
+                                 std::to_string(kAgentHeartbeatTimeoutMs / 1000) + " s (" +
+                                 (m_decoder.pending() > 0
+                                      ? std::to_string(m_decoder.pending()) + " bytes of an unfinished one came; "
+                                      : std::string()) +
+                                 "it sends a heartbeat every " + std::to_string(kAgentHeartbeatMs / 1000) + " s)",
                              ExitFailure);
             if (const int sig = waitForStopSignal(0)) {
                 m_stoppedBySignal = true;
@@ -345,16 +369,20 @@ private:
         (void)m_out.sendJson(AgentFrameType::Error, agentError(kind, message)); // a dead controller is seen by the loop
     }
 
-    void readFrames()
+    // Handles every whole frame buffered; returns how many there were (a bad one counts: it ended).
+    size_t readFrames()
     {
         AgentFrame frame;
         std::string error;
-        for (AgentFrameDecoder::Result r; (r = m_decoder.next(frame, error)) != AgentFrameDecoder::Result::NeedMore;) {
+        size_t frames = 0;
+        for (AgentFrameDecoder::Result r; (r = m_decoder.next(frame, error)) != AgentFrameDecoder::Result::NeedMore;
+             ++frames) {
             if (r == AgentFrameDecoder::Result::Bad)
                 refuse("protocol", error);
             else
                 handle(frame);
         }
+        return frames;
     }
 
     void handle(const AgentFrame& frame)
@@ -424,6 +452,8 @@ private:
         const auto config = j->find("config");
         if (config == j->end())
             return refuse("invalid-config", "start: config is missing");
+        if (std::string e = agentCommandRefusal(name, *config, m_allowCommands); !e.empty())
+            return refuse("permission", e);
         const auto view = j->find("view");
         if (std::string e = readAgentView(view == j->end() ? nullptr : &*view, m_view); !e.empty())
             return refuse("invalid-config", e);
@@ -499,6 +529,8 @@ private:
     void restartOther(const nlohmann::json& config)
     {
         const std::string name(m_run->name());
+        if (std::string e = agentCommandRefusal(name, config, m_allowCommands); !e.empty())
+            return refuse("permission", e);
         m_offBusyCpus.reset();
         if (std::vector<std::string> problems = validateAgentConfig(name, config); !problems.empty()) {
             m_offBusyCpus.emplace(m_run->busyCpus());
@@ -616,6 +648,7 @@ private:
     int m_in;
     AgentView m_view; ///< the latest Start's view, kept by a reconfigure's restart
     int m_listen;
+    bool m_allowCommands;
     bool m_stoppedBySignal = false;
     AgentFrameWriter m_out;
     SystemProbe m_probe;
@@ -639,7 +672,7 @@ private:
     int64_t m_threadsReadNs = 0;
 };
 
-int runAgentStdio()
+int runAgentStdio(const AgentOptions& o)
 {
     // A controller that has gone makes a write fail with EPIPE; the agent then stops its run and leaves.
     std::signal(SIGPIPE, SIG_IGN);
@@ -648,104 +681,20 @@ int runAgentStdio()
         std::fprintf(stderr, "rtscope agent: cannot use stdout: %s\n", std::strerror(errno));
         return ExitFailure;
     }
-    Agent agent(STDIN_FILENO, frameFd);
+    Agent agent(STDIN_FILENO, frameFd, {.allowCommands = o.allowCommands});
     return agent.run();
 }
 
-bool agentIsLoopback(const sockaddr* a)
+} // namespace
+
+bool runAgentSocketSession(int fd, int listenFd, const AgentOptions& o)
 {
-    if (a->sa_family == AF_INET)
-        return (ntohl(reinterpret_cast<const sockaddr_in*>(a)->sin_addr.s_addr) >> 24) == 127;
-    if (a->sa_family == AF_INET6) {
-        const in6_addr& v6 = reinterpret_cast<const sockaddr_in6*>(a)->sin6_addr;
-        return IN6_IS_ADDR_LOOPBACK(&v6) || (IN6_IS_ADDR_V4MAPPED(&v6) && v6.s6_addr[12] == 127); // ::ffff:127.x.y.z
-    }
-    return false;
+    Agent agent(fd, fd, {.listenFd = listenFd, .helloChecked = true, .allowCommands = o.allowCommands});
+    (void)agent.run(); // the session said why it ended on stderr
+    return agent.stoppedBySignal();
 }
 
-std::string agentAddressText(const sockaddr* a, socklen_t len)
-{
-    char host[NI_MAXHOST] = "?";
-    char port[NI_MAXSERV] = "?";
-    getnameinfo(a, len, host, sizeof host, port, sizeof port, NI_NUMERICHOST | NI_NUMERICSERV);
-    return (a->sa_family == AF_INET6 ? "[" + std::string(host) + "]" : std::string(host)) + ":" + port;
-}
-
-// --listen: one controller at a time over TCP; when it leaves (EOF, a missed heartbeat), its run is stopped and
-// joined and the agent waits for the next. A stop signal ends the agent.
-int runAgentListen(const AgentOptions& o)
-{
-    std::string host;
-    int port = 0;
-    std::string why;
-    if (!splitAgentHostPort(o.listen, host, port, why))
-        return reportInvalid("agent", {"listen '" + o.listen + "': " + why + "; give HOST:PORT, e.g. 127.0.0.1:4700"});
-    addrinfo hints{};
-    hints.ai_family = AF_UNSPEC;
-    hints.ai_socktype = SOCK_STREAM;
-    hints.ai_flags = AI_PASSIVE | AI_NUMERICSERV;
-    addrinfo* found = nullptr;
-    if (const int rc = getaddrinfo(host.c_str(), std::to_string(port).c_str(), &hints, &found); rc != 0)
-        return reportInvalid("agent", {"listen '" + o.listen + "': cannot resolve " + host + ": " + gai_strerror(rc)});
-    const std::unique_ptr<addrinfo, decltype(&freeaddrinfo)> addresses(found, &freeaddrinfo);
-    // The agent has no authentication of its own (docs/remote.md): reachable from other machines only when asked.
-    if (!agentIsLoopback(found->ai_addr) && !o.listenAny)
-        return reportInvalid("agent", {"listen '" + o.listen +
-                                       "' is not a loopback address (127.0.0.0/8 or ::1); "
-                                       "the agent has no authentication of its own, so another address needs "
-                                       "--listen-any (or keep loopback and reach it with ssh -L)"});
-    const int listenFd = ::socket(found->ai_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-    const int one = 1;
-    if (listenFd >= 0)
-        setsockopt(listenFd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-    if (listenFd < 0 || ::bind(listenFd, found->ai_addr, found->ai_addrlen) != 0 || ::listen(listenFd, 4) != 0) {
-        std::fprintf(stderr, "rtscope agent: cannot listen on %s: %s\n", o.listen.c_str(), std::strerror(errno));
-        if (listenFd >= 0)
-            ::close(listenFd);
-        return ExitFailure;
-    }
-    sockaddr_storage bound{};
-    socklen_t boundLen = sizeof bound;
-    getsockname(listenFd, reinterpret_cast<sockaddr*>(&bound), &boundLen);
-    const std::string where = agentAddressText(reinterpret_cast<sockaddr*>(&bound), boundLen);
-    if (!agentIsLoopback(found->ai_addr))
-        std::fprintf(stderr,
-                     "rtscope agent: warning: listening on %s, which other machines can reach; the agent has "
-                     "no authentication: whoever connects can run real-time threads here (docs/remote.md)\n",
-                     where.c_str());
-    std::fprintf(stderr, "rtscope agent: listening on %s (one controller at a time)\n", where.c_str());
-    // A controller that has gone makes a write fail with EPIPE; the session then ends.
-    std::signal(SIGPIPE, SIG_IGN);
-    for (;;) {
-        if (const int sig = waitForStopSignal(0)) {
-            std::fprintf(stderr, "rtscope agent: stopped by %s\n", strsignal(sig));
-            break;
-        }
-        pollfd p{listenFd, POLLIN, 0};
-        if (::poll(&p, 1, 100) <= 0)
-            continue;
-        sockaddr_storage peer{};
-        socklen_t peerLen = sizeof peer;
-        const int fd = ::accept4(listenFd, reinterpret_cast<sockaddr*>(&peer), &peerLen, SOCK_CLOEXEC | SOCK_NONBLOCK);
-        if (fd < 0)
-            continue;
-        setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one); // a sample's bytes go when they are ready
-        std::fprintf(stderr, "rtscope agent: controller connected from %s\n",
-                     agentAddressText(reinterpret_cast<sockaddr*>(&peer), peerLen).c_str());
-        bool signalled = false;
-        {
-            Agent agent(fd, fd, listenFd);
-            (void)agent.run(); // the session said why it ended on stderr
-            signalled = agent.stoppedBySignal();
-        }
-        ::close(fd);
-        if (signalled)
-            break;
-        std::fprintf(stderr, "rtscope agent: the controller left; waiting for the next on %s\n", where.c_str());
-    }
-    ::close(listenFd);
-    return ExitOk;
-}
+namespace {
 
 Command addAgentCommand(CLI::App& app)
 {
@@ -755,21 +704,30 @@ Command addAgentCommand(CLI::App& app)
     sub->add_flag("--stdio", o->stdio,
                   "speak the agent protocol on stdin/stdout (run it through ssh or any command that carries both)");
     sub->add_option("--listen", o->listen,
-                    "speak it on TCP instead, HOST:PORT, loopback only unless --listen-any (e.g. 127.0.0.1:4700; "
-                    "port 0: any free port, printed); one controller at a time");
+                    "speak it on a socket instead: HOST:PORT (TCP, loopback only unless --listen-any; port 0: any "
+                    "free port, printed; controllers show the token the agent writes at start) or unix:PATH (a Unix "
+                    "socket for this user and root); one controller at a time");
     sub->add_flag("--listen-any", o->listenAny,
-                  "allow --listen on an address other machines can reach (the agent has no authentication)");
+                  "allow --listen on an address other machines can reach (the token and the frames are not encrypted)");
+    sub->add_option("--token-file", o->tokenFile,
+                    "with --listen HOST:PORT, where the token is written (a new file, mode 0600; default: a new "
+                    "private directory under $TMPDIR or /tmp, printed)");
+    sub->add_flag("--allow-commands", o->allowCommands,
+                  "let a controller run a command string here with the agent's privileges (the sweep's load_cmd); "
+                  "refused without it");
     return {sub, [o] {
                 if (o->stdio && !o->listen.empty())
-                    return reportInvalid("agent", {"agent takes --stdio or --listen HOST:PORT, not both"});
+                    return reportInvalid("agent", {"agent takes --stdio or --listen, not both"});
                 if (o->listenAny && o->listen.empty())
                     return reportInvalid("agent", {"listen-any is only meaningful with --listen HOST:PORT"});
+                if (!o->tokenFile.empty() && o->listen.empty())
+                    return reportInvalid("agent", {"token-file is only meaningful with --listen HOST:PORT"});
                 if (!o->listen.empty())
                     return runAgentListen(*o);
                 if (!o->stdio)
-                    return reportInvalid("agent", {"agent needs a transport: --stdio (through ssh or any command) or "
-                                                   "--listen HOST:PORT (docs/remote.md)"});
-                return runAgentStdio();
+                    return reportInvalid("agent", {"agent needs a transport: --stdio (through ssh or any command), "
+                                                   "--listen HOST:PORT or --listen unix:PATH (docs/remote.md)"});
+                return runAgentStdio(*o);
             }};
 }
 

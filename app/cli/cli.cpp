@@ -2,6 +2,7 @@
 #include "app/cli/command_util.h"
 
 #include "engine/formats/output_file.h"
+#include "engine/rt/rt_thread.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -14,6 +15,31 @@ namespace rtscope::cli {
 
 namespace {
 std::string g_commandLine;
+std::vector<std::string> g_arguments;
+
+// Input a sentence echoes is cut to this many characters and an ellipsis: a flag value of 100 KB printed whole buries
+// the sentence it is in, and the terminal with it.
+constexpr size_t kEchoedChars = 80;
+
+// @p sentence with every run of more than kEchoedChars characters that came from the command line (a value, or part
+// of one) cut. Runs end at a space or a quote, so "'VALUE' is not a duration" keeps its quotes around the cut value.
+std::string withEchoesCut(const std::string& sentence)
+{
+    std::string out;
+    size_t from = 0;
+    while (from <= sentence.size()) {
+        const size_t end = std::min(sentence.find_first_of(" '\"", from), sentence.size());
+        const std::string_view run(sentence.data() + from, end - from);
+        const bool echoed = run.size() > kEchoedChars &&
+                            std::any_of(g_arguments.begin(), g_arguments.end(),
+                                        [&](const std::string& a) { return a.find(run) != std::string::npos; });
+        out += echoed ? std::string(run.substr(0, kEchoedChars)) + "\u2026" : std::string(run);
+        if (end < sentence.size())
+            out += sentence[end];
+        from = end + 1;
+    }
+    return out;
+}
 
 struct Registered {
     std::string name;
@@ -100,7 +126,8 @@ int reportInvalid(const std::string& command, const std::vector<std::string>& pr
     // first problems stay on the screen.
     constexpr size_t kShown = 8;
     std::vector<std::pair<std::string, size_t>> distinct;
-    for (const std::string& p : problems) {
+    for (const std::string& problem : problems) {
+        const std::string p = withEchoesCut(problem);
         const auto seen = std::find_if(distinct.begin(), distinct.end(), [&](const auto& d) { return d.first == p; });
         if (seen != distinct.end())
             ++seen->second;
@@ -123,11 +150,7 @@ int reportInvalid(const std::string& command, const std::vector<std::string>& pr
 
 int waitForStopSignal(int timeoutMs)
 {
-    sigset_t set;
-    sigemptyset(&set);
-    sigaddset(&set, SIGINT);
-    sigaddset(&set, SIGTERM);
-    sigaddset(&set, SIGHUP);
+    const sigset_t set = stopSignalSet();
     timespec ts{timeoutMs / 1000, long(timeoutMs % 1000) * 1'000'000};
     const int sig = sigtimedwait(&set, nullptr, &ts);
     return sig > 0 ? sig : 0;
@@ -158,8 +181,10 @@ bool writeFile(const std::string& path, const std::string& text)
 
 int runCli(int argc, char** argv)
 {
-    for (int i = 0; i < argc; ++i)
+    for (int i = 0; i < argc; ++i) {
         g_commandLine += (i ? " " : "") + std::string(argv[i]);
+        g_arguments.emplace_back(argv[i]);
+    }
 
     CLI::App app{"rtscope: see Linux scheduling latency. Without a subcommand it opens the desktop app.", "rtscope"};
     app.set_version_flag("-V,--version", std::string("rtscope ") + RTSCOPE_VERSION);
@@ -180,8 +205,8 @@ int runCli(int argc, char** argv)
         std::string names;
         for (const Registered& r : regs)
             names += (names.empty() ? "" : ", ") + r.name;
-        std::fprintf(stderr, "rtscope: unknown command '%s'; the commands are %s (see 'rtscope --help')\n", argv[1],
-                     names.c_str());
+        std::fprintf(stderr, "rtscope: unknown command '%s'; the commands are %s (see 'rtscope --help')\n",
+                     withEchoesCut(argv[1]).c_str(), names.c_str());
         return ExitBadInput;
     }
     try {
@@ -193,7 +218,8 @@ int runCli(int argc, char** argv)
     } catch (const CLI::CallForVersion& e) {
         return app.exit(e);
     } catch (const CLI::ParseError& e) {
-        std::fprintf(stderr, "rtscope: %s\nRun 'rtscope --help' or 'rtscope <command> --help'.\n", e.what());
+        std::fprintf(stderr, "rtscope: %s\nRun 'rtscope --help' or 'rtscope <command> --help'.\n",
+                     withEchoesCut(e.what()).c_str());
         return ExitBadInput;
     }
     for (const Command& c : commands) {

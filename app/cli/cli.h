@@ -35,7 +35,8 @@ struct CommandRegistration {
 // Helpers shared by the subcommands.
 /// Prints the validation sentences to stderr, one per line, prefixed "rtscope <cmd>: ".
 int reportInvalid(const std::string& command, const std::vector<std::string>& problems);
-/// Blocks until SIGINT/SIGTERM/SIGHUP arrives or @p timeoutMs passes; returns the signal or 0.
+/// Blocks until a stop signal (kStopSignals, engine/rt/rt_thread.h) arrives or @p timeoutMs passes; returns the
+/// signal or 0.
 int waitForStopSignal(int timeoutMs);
 /// Maps an engine error to the exit code: InvalidConfig 2, Permission 3, anything else 1.
 int exitCodeFor(ErrorKind kind);

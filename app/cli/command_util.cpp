@@ -255,6 +255,19 @@ RecordingReadResult writeRecordingCsvFile(const std::string& recording, const st
     return r;
 }
 
+Error writeStreamed(const std::string& path, const std::function<Error(const ByteSink&)>& produce)
+{
+    AtomicOutputFile file;
+    Error e = file.open(path);
+    if (!e)
+        e = produce([&](std::string_view bytes) { return file.write(bytes); });
+    if (!e)
+        e = file.commit();
+    if (e)
+        file.discard();
+    return e;
+}
+
 int runExitCode(const std::string& runError, bool written)
 {
     return runError.empty() && written ? ExitOk : ExitFailure;

@@ -16,6 +16,7 @@
 #include <functional>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <string_view>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -92,7 +93,8 @@ void printRunHeader(const std::string& command, const std::string& label);
 
 /// How often the wait loop of a run looks at the experiment and for a stop signal.
 inline constexpr int kPollMs = 100;
-/// Waits until @p done() or a stop signal (SIGINT, SIGTERM, SIGHUP), calling @p poll every kPollMs meanwhile;
+/// Waits until @p done() or a stop signal (kStopSignals: SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2), calling
+/// @p poll every kPollMs meanwhile;
 /// @p poll returning false ends the wait as well. All the while the calling thread is kept off @p busyCpus
 /// (ScopedCallerAffinity, which says why: a thread that wakes on a loaded CPU changes what is measured there);
 /// its own affinity is back when this returns. Returns the signal, or 0.
@@ -151,6 +153,11 @@ bool writeJsonFile(const std::string& path, const nlohmann::json& report);
 /// Converts @p recording to CSV in @p csvPath (writeRecordingCsv). @p fileOk is false when the file could not be
 /// opened or written; the result says what the reading of the recording gave.
 RecordingReadResult writeRecordingCsvFile(const std::string& recording, const std::string& csvPath, bool& fileOk);
+/// A sink for the pieces of an output written as it is made.
+using ByteSink = std::function<Error(std::string_view bytes)>;
+/// Writes what @p produce hands its sink to @p path through an AtomicOutputFile (all of it, or nothing changed): for
+/// outputs too large to hold whole (a kernel trace, a received recording). Returns the first error.
+[[nodiscard]] Error writeStreamed(const std::string& path, const std::function<Error(const ByteSink&)>& produce);
 /// A run's exit code: 1 when it reported @p runError or a file was not @p written, else 0.
 int runExitCode(const std::string& runError, bool written);
 /// The end of a run with table outputs: writes @p out.json (@p report) and @p out.csv (@p csv(), only built when

@@ -53,9 +53,12 @@ DeadlineConfig toConfig(const DeadlineOptions& o, std::vector<std::string>& prob
     const std::string rp = "RUNTIME/PERIOD, e.g. 300us/1ms (bare numbers are microseconds)";
     for (const std::string& t : o.tasks) {
         DeadlineParams p;
+        const size_t before = problems.size();
         readPair("task", t, rp, p.runtimeNs, p.periodNs, problems);
         p.deadlineNs = p.periodNs;
-        c.tasks.push_back(p);
+        // A task that did not read is said once, above: kept with its zeros, validate() would add "(got 0 ns)".
+        if (problems.size() == before)
+            c.tasks.push_back(p);
     }
     readDuration("duration", o.duration, kNsPerSec, "e.g. 5s (bare numbers are seconds)", c.durationNs, problems);
     readPair("runaway", o.runaway, rp, c.runaway.runtimeNs, c.runaway.periodNs, problems);

@@ -11,7 +11,9 @@
 #include "engine/formats/cyclictest_format.h"
 #include "engine/formats/output_file.h"
 #include "engine/formats/probe_json.h"
+#include "engine/formats/scratch_dir.h"
 #include "engine/recording/recording_writer.h"
+#include "engine/remote/agent_auth.h"
 #include "engine/rt/system_probe.h"
 #include "engine/util/clock.h"
 #include "engine/util/units.h"
@@ -249,28 +251,17 @@ int run(const LatencyOptions& o)
     });
 }
 
-// --csv without --record still goes through a recording (a temporary one): one path from samples to CSV.
-std::string temporaryRecording()
+// --csv without --record still goes through a recording (a temporary one): one path from samples to CSV. It lives in
+// a scratch directory that names this process, so that what a run killed with -9 leaves is removed by the next.
+std::string scratchPattern()
 {
-    std::string path = (std::filesystem::temp_directory_path() / "rtscope-latency-XXXXXX").string();
-    const int fd = mkstemp(path.data());
-    if (fd < 0)
-        return {};
-    close(fd);
-    return path;
+    return (std::filesystem::temp_directory_path() / "rtscope-latency-XXXXXX").string();
 }
 
 // --trace-dat: the run's raw kernel trace as a trace-cmd .dat, put in place as every output is (AtomicOutputFile).
 bool writeTraceDat(const TraceDatCapture& capture, const std::string& path, bool quiet)
 {
-    AtomicOutputFile file;
-    Error e = file.open(path);
-    if (!e)
-        e = capture.writeDat([&](std::string_view bytes) { return file.write(bytes); });
-    if (!e)
-        e = file.commit();
-    if (e) {
-        file.discard();
+    if (const Error e = writeStreamed(path, [&](const ByteSink& sink) { return capture.writeDat(sink); })) {
         std::fprintf(stderr, "rtscope latency: cannot write %s: %s\n", path.c_str(), e.message.c_str());
         return false;
     }
@@ -279,30 +270,62 @@ bool writeTraceDat(const TraceDatCapture& capture, const std::string& path, bool
     return true;
 }
 
-bool finishRecording(const RecordingWriter& recorder, const RunOutput& out, const std::string& temporary)
+// What a recording whose writing failed (a full disk) kept: the run up to its last whole block written, a valid
+// recording that `rtscope replay` reads (docs/recording-format.md). @p named: the file as the user named it.
+void sayWhatWasKept(const RecordingWriter::Status& st, const std::string& named)
+{
+    if (!st.cutShort) {
+        std::fprintf(stderr, "rtscope latency: nothing of the run could be kept in %s\n", named.c_str());
+        return;
+    }
+    std::fprintf(stderr,
+                 "rtscope latency: %s keeps the run's first %.3f s: %llu samples, cut at the last whole block written "
+                 "before the failure and %s; the %llu samples after it are counted as not kept\n",
+                 named.c_str(), double(st.keptUntilNs) / 1e9, (unsigned long long)st.samples,
+                 st.endBlock ? "ended there (rtscope replay reads it)"
+                             : "without its end block (rtscope replay reads it as truncated)",
+                 (unsigned long long)st.lost);
+}
+
+bool finishRecording(const RecordingWriter& recorder, const RunOutput& out)
 {
     const RecordingWriter::Status st = recorder.status();
     bool ok = st.complete;
-    if (!st.error.empty())
+    const std::string named = !out.record.empty() ? st.path : "the recording behind --csv";
+    if (!st.error.empty()) {
         std::fprintf(stderr, "rtscope latency: recording: %s\n", st.error.c_str());
-    if (st.lost) {
-        std::fprintf(stderr,
-                     "rtscope latency: the recorder could not keep %llu samples (its writer fell behind); "
-                     "the recording and the CSV say so\n",
-                     (unsigned long long)st.lost);
+        sayWhatWasKept(st, named);
+    }
+    const bool haveFile = st.complete || st.cutShort;
+    if (st.lostBehind) {
+        std::fprintf(stderr, "rtscope latency: the recorder could not keep %llu samples (its writer fell behind)%s\n",
+                     (unsigned long long)st.lostBehind,
+                     !haveFile         ? ""
+                     : out.csv.empty() ? "; the recording says so"
+                                       : "; the recording and the CSV say so");
         ok = false;
     }
-    if (!out.csv.empty() && st.complete) {
+    if (!out.csv.empty() && haveFile) {
         bool fileOk = false;
         const RecordingReadResult r = writeRecordingCsvFile(st.path, out.csv, fileOk);
-        if (!fileOk || !r.ok) {
+        if (!fileOk || !r.headerRead) {
             std::fprintf(stderr, "rtscope latency: cannot write %s%s%s\n", out.csv.c_str(), r.error.empty() ? "" : ": ",
                          r.error.c_str());
             ok = false;
+        } else if (st.cutShort) {
+            std::fprintf(stderr,
+                         "rtscope latency: %s holds the %llu samples the recording kept, not the %llu after the "
+                         "write failed (its first line says so)\n",
+                         out.csv.c_str(), (unsigned long long)r.samples, (unsigned long long)st.lost);
+        } else if (!r.ok) {
+            ok = false;
         }
+    } else if (!out.csv.empty()) {
+        std::fprintf(stderr, "rtscope latency: %s was not written: it is made from the run's recording, and %s\n",
+                     out.csv.c_str(),
+                     st.error.empty() ? "the recording did not end" : "nothing of the recording could be kept");
+        ok = false;
     }
-    if (!temporary.empty())
-        std::filesystem::remove(temporary);
     return ok;
 }
 
@@ -329,8 +352,16 @@ RunResult runLatency(const LatencyConfig& config, const RunOutput& out, const st
     RunResult result;
     // --record/--csv: every raw sample goes to a recording, written by the recorder's own thread off the measuring
     // CPUs; declared before the experiment, which must stop before its sink goes.
+    ScratchDir scratch;
+    std::string temporary;
+    if (out.record.empty() && !out.csv.empty()) {
+        // Those of runs killed before they could remove theirs first; a live run's own is left alone.
+        (void)removeStaleScratchDirs(scratchPattern());
+        if (Error e = scratch.create(scratchPattern()))
+            return notStarted("latency", e);
+        temporary = scratch.path() + "/run" + kRecordingSuffix;
+    }
     std::unique_ptr<RecordingWriter> recorder;
-    const std::string temporary = out.record.empty() && !out.csv.empty() ? temporaryRecording() : std::string();
     if (!out.record.empty() || !out.csv.empty()) {
         recorder = std::make_unique<RecordingWriter>(probeSystem(), out.record.empty() ? temporary : out.record);
         recorder->setCommand(commandLine());
@@ -400,7 +431,7 @@ RunResult runLatency(const LatencyConfig& config, const RunOutput& out, const st
     if (!out.histfile.empty())
         written = writeFile(out.histfile, writeCyclictestHistogram(data)) && written;
     if (recorder)
-        written = finishRecording(*recorder, out, temporary) && written;
+        written = finishRecording(*recorder, out) && written;
     if (traceCapture)
         written = writeTraceDat(*traceCapture, out.traceDat, out.quiet) && written;
     // The JSON last, so that its return_code is the exit code (but for the JSON's own write), and the verdict line
@@ -481,8 +512,12 @@ Command addLatencyCommand(CLI::App& app)
             ->capture_default_str();
     addFailLimitOptions(sub, o->limit);
     sub->add_option("--target", o->target.url,
-                    "measure on another machine: tcp://HOST:PORT (an 'rtscope agent --listen') or "
+                    "measure on another machine: tcp://HOST:PORT (an 'rtscope agent --listen'; give its token with "
+                    "--target-token), unix:PATH (an 'rtscope agent --listen unix:PATH' here) or "
                     "ssh://[USER@]HOST[:PORT] (ssh runs 'rtscope agent --stdio' there; keys only) (docs/remote.md)");
+    sub->add_option("--target-token", o->target.tokenFile,
+                    "with --target tcp://, the token file the agent printed at start (default: $" +
+                        std::string(kAgentTokenFileEnv) + ")");
     sub->add_option("--target-cmd", o->target.cmd,
                     "measure on another machine: run this command (through /bin/sh) to start 'rtscope agent --stdio' "
                     "there, e.g. \"ssh board rtscope agent --stdio\" (docs/remote.md)");

@@ -1,6 +1,7 @@
 // `rtscope monitor`: the latency measurement left running for hours to months, its figures served as OpenMetrics on
 // /metrics for Prometheus (docs/monitor.md).
 #include "app/cli/command_util.h"
+#include "app/cli/metrics_server.h"
 
 #include "engine/experiments/latency/latency_experiment.h"
 #include "engine/export/openmetrics.h"
@@ -14,12 +15,9 @@
 #include <csignal>
 #include <cstdio>
 #include <cstring>
-#include <httplib.h>
 #include <memory>
 #include <optional>
-#include <pthread.h>
 #include <sys/socket.h>
-#include <thread>
 
 namespace rtscope::cli {
 
@@ -98,106 +96,29 @@ LatencyConfig toMonitorConfig(const MonitorOptions& o, std::vector<std::string>&
     return c; // durationNs 0 and maxSamples 0: until stopped; no exact µs bins: memory stays the histogram's
 }
 
-/// The HTTP side: cpp-httplib's server on its own thread (and its worker pool), serving /metrics only. Stopped and
-/// joined by its destructor, so every exit path of the run takes it down.
-class MonitorServer {
-public:
-    MonitorServer(LatencyExperiment& exp, ScrapeIntervalMax& intervalMax)
-        : m_exp(exp)
-        , m_intervalMax(intervalMax)
-    {
-        // A scraper that misbehaves costs a worker at most these few seconds; the measurement never waits for it
-        // (the handler only copies the latest published snapshot). Two workers: a stuck connection leaves the other
-        // for Prometheus.
-        m_server.set_read_timeout(2, 0);
-        m_server.set_write_timeout(2, 0);
-        m_server.set_keep_alive_timeout(2);
-        m_server.set_keep_alive_max_count(100);
-        m_server.set_payload_max_length(4096);
-        m_server.new_task_queue = [] {
-            return new httplib::ThreadPool(2);
-        };
-        // httplib's default also sets SO_REUSEPORT, with which a second monitor on the same port would bind too
-        // and share the connections with the first instead of being refused. SO_REUSEADDR alone lets a restart bind
-        // while the old connections linger in TIME_WAIT.
-        m_server.set_socket_options([](socket_t sock) {
-            int yes = 1;
-            setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
-        });
-        m_server.Get("/metrics", [this](const httplib::Request&, httplib::Response& res) {
-            res.set_content(exposition(), kOpenMetricsContentType);
-        });
-        // Read-only: any other method on /metrics is refused with 405 and what is allowed; other paths get 404.
-        const auto refuse = [](const httplib::Request&, httplib::Response& res) {
-            res.status = 405;
-            res.set_header("Allow", "GET, HEAD");
-        };
-        m_server.Post("/metrics", refuse);
-        m_server.Put("/metrics", refuse);
-        m_server.Patch("/metrics", refuse);
-        m_server.Delete("/metrics", refuse);
-        m_server.Options("/metrics", refuse);
-    }
-    ~MonitorServer()
-    {
-        m_server.stop();
-        if (m_thread.joinable())
-            m_thread.join();
-    }
-    MonitorServer(const MonitorServer&) = delete;
-    MonitorServer& operator=(const MonitorServer&) = delete;
-
-    /// Binds the listening socket; on failure the reason (errno of the refused bind or listen).
-    std::optional<std::string> bind(const MonitorListen& l)
-    {
-        errno = 0;
-        if (m_server.bind_to_port(l.host.c_str(), l.port))
-            return std::nullopt;
-        const int err = errno;
-        return err == EADDRINUSE ? std::string("the port is in use")
-               : err             ? std::string(std::strerror(err))
-                                 : std::string("the address cannot be bound here");
-    }
-
-    /// Serves on a thread created by the caller, so it starts with the caller's affinity (the CLI keeps it off the
-    /// measured and hog CPUs while it starts this); the workers httplib creates inherit it and the name.
-    /// @p info: the labels of the info metric, served with every scrape.
-    void start(std::vector<std::pair<std::string, std::string>> info)
-    {
-        m_info = std::move(info);
-        m_thread = std::thread([this] {
-            pthread_setname_np(pthread_self(), "rtscope-metrics");
-            m_server.listen_after_bind();
-        });
-    }
-
-private:
-    std::string exposition()
-    {
-        OpenMetricsInput in;
-        in.info = m_info;
-        const std::shared_ptr<const LatencySnapshot> snap = m_exp.snapshot();
-        const std::map<int, int64_t> maxima = m_intervalMax.take();
-        if (snap)
-            for (const LatencyThreadStats& t : snap->threads) {
-                OpenMetricsCpu c{t.cpu, &t.histogram, t.samples, t.skipped, t.drops, std::nullopt};
-                if (const auto it = maxima.find(t.cpu); it != maxima.end())
-                    c.intervalMaxNs = it->second;
-                in.cpus.push_back(c);
+// The exposition of one scrape: the latest published snapshot and the maxima, copied; the measurement never waits.
+std::string monitorExposition(const LatencyExperiment& exp, const LatencyMaxima& maxima,
+                              const std::vector<std::pair<std::string, std::string>>& info)
+{
+    OpenMetricsInput in;
+    in.info = info;
+    const std::shared_ptr<const LatencySnapshot> snap = exp.snapshot();
+    const std::map<int, LatencyCpuMaxima> most = maxima.read(nowNs());
+    if (snap)
+        for (const LatencyThreadStats& t : snap->threads) {
+            OpenMetricsCpu c{t.cpu, &t.histogram, t.samples, t.skipped, t.drops, std::nullopt, std::nullopt};
+            if (const auto it = most.find(t.cpu); it != most.end()) {
+                c.maxNs = it->second.sinceStartNs;
+                c.recentMaxNs = it->second.recentNs;
             }
-        return openMetricsText(in); // before snap goes: the histograms are its
-    }
-
-    LatencyExperiment& m_exp;
-    ScrapeIntervalMax& m_intervalMax;
-    std::vector<std::pair<std::string, std::string>> m_info; ///< set before the server thread starts
-    httplib::Server m_server;
-    std::thread m_thread;
-};
+            in.cpus.push_back(c);
+        }
+    return openMetricsText(in); // before snap goes: the histograms are its
+}
 
 int runMonitor(const LatencyConfig& config, const MonitorListen& listen, const MonitorOptions& o)
 {
-    // A scraper that closes its end while we write must give the writing worker an error, not end the process.
+    // A scraper that closes its end while we write must give the server an error, not end the process.
     std::signal(SIGPIPE, SIG_IGN);
     const std::string where = (listen.host.find(':') != std::string::npos ? "[" + listen.host + "]" : listen.host) +
                               ":" + std::to_string(listen.port);
@@ -208,17 +129,18 @@ int runMonitor(const LatencyConfig& config, const MonitorListen& listen, const M
                      where.c_str());
     const CpuTopology topology = CpuTopology::current(); // before this thread narrows its affinity
     const SystemProbe probe = probeSystem();
-    ScrapeIntervalMax intervalMax; // a run sink outlives the experiment
+    LatencyMaxima maxima; // a run sink outlives the experiment
     LatencyExperiment exp;
     exp.setLockAllMemory(true);
-    exp.setRunSink(&intervalMax);
+    exp.setRunSink(&maxima);
     // The measurement runs for months: drain every 10 ms (the ring holds over a second at 1 kHz) and publish ten
     // times a second, so a scrape sees figures at most 0.1 s old; the timeline is not served, so keep the shortest.
     exp.setCollectorPace(10 * kNsPerMs, 100 * kNsPerMs);
     exp.setSeriesWindow(kNsPerSec);
-    MonitorServer server(exp, intervalMax);
+    std::vector<std::pair<std::string, std::string>> info; // set before the server thread starts
+    MetricsServer server([&] { return monitorExposition(exp, maxima, info); }, kOpenMetricsContentType);
     // Bound before anything is measured: a busy port is refused at once.
-    if (auto why = server.bind(listen)) {
+    if (auto why = server.bind(listen.host, listen.port)) {
         std::fprintf(stderr, "rtscope monitor: metrics-listen: cannot listen on %s: %s\n", where.c_str(), why->c_str());
         return ExitFailure;
     }
@@ -228,7 +150,8 @@ int runMonitor(const LatencyConfig& config, const MonitorListen& listen, const M
     {
         ScopedCallerAffinity offBusy(exp.busyCpus());
         // The config as started: its CPU resolved, so the labels say where it measures.
-        server.start(monitorInfoLabels(probe, exp.config(), exp.config().resolvedCpus(topology)));
+        info = monitorInfoLabels(probe, exp.config(), exp.config().resolvedCpus(topology));
+        server.start(); // its thread starts with this affinity: off the measured and hog CPUs
     }
     if (!o.quiet) {
         printRunHeader("monitor", exp.config().label());

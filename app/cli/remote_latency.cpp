@@ -11,6 +11,7 @@
 #include "engine/export/latency_export.h"
 #include "engine/export/report_json.h"
 #include "engine/formats/cyclictest_format.h"
+#include "engine/formats/output_file.h"
 #include "engine/formats/probe_json.h"
 #include "engine/recording/recording_replay.h"
 #include "engine/remote/agent_child_exit.h"
@@ -20,7 +21,6 @@
 
 #include <cstdio>
 #include <ctime>
-#include <filesystem>
 #include <sstream>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -71,27 +71,14 @@ std::string targetLine(const nlohmann::json& hello)
                      hello.value("version", std::string("?")) + " agent");
 }
 
-// --csv: the received recording, through a temporary file, as a local run converts its own.
-bool writeRemoteCsv(const std::string& recording, const std::string& csvPath)
+// --record: the received recording, copied from the client's spool file piece by piece (never whole in memory).
+bool writeRemoteRecording(const AgentClient& client, const std::string& path)
 {
-    std::string path = (std::filesystem::temp_directory_path() / "rtscope-remote-XXXXXX").string();
-    const int fd = mkstemp(path.data());
-    if (fd < 0) {
-        std::fprintf(stderr, "rtscope latency: cannot create a temporary file for --csv\n");
+    if (const Error e = writeStreamed(path, [&](const ByteSink& sink) { return client.copyRecording(sink); })) {
+        std::fprintf(stderr, "rtscope: %s\n", e.message.c_str());
         return false;
     }
-    close(fd);
-    bool ok = writeFile(path, recording);
-    if (ok) {
-        bool fileOk = false;
-        const RecordingReadResult r = writeRecordingCsvFile(path, csvPath, fileOk);
-        ok = fileOk && r.headerRead;
-        if (!ok)
-            std::fprintf(stderr, "rtscope latency: cannot write %s%s%s\n", csvPath.c_str(), r.error.empty() ? "" : ": ",
-                         r.error.c_str());
-    }
-    std::filesystem::remove(path);
-    return ok;
+    return true;
 }
 
 // How long a TCP connection may take to be accepted.
@@ -104,6 +91,7 @@ struct RemoteLink {
     AgentProcess process; ///< pid -1 for TCP
     int readFd = -1;
     int writeFd = -1;
+    std::string token; ///< a tcp:// agent's token, shown in the hello
 };
 
 bool openRemoteLink(const RemoteTarget& target, RemoteLink& link)
@@ -120,9 +108,15 @@ bool openRemoteLink(const RemoteTarget& target, RemoteLink& link)
         const std::optional<AgentTarget> t = parseAgentTarget(target.url, why); // checked before: see the problems
         if (!t)
             return false;
-        if (t->kind == AgentTarget::Kind::Tcp) {
+        if (t->kind != AgentTarget::Kind::Ssh) {
+            // Only a TCP agent asks for the token: on a Unix socket the kernel tells it who connects.
+            if (t->kind == AgentTarget::Kind::Tcp)
+                if (Error e = tryControllerToken(target.tokenFile, link.token)) {
+                    std::fprintf(stderr, "rtscope latency: target-token: %s\n", e.message.c_str());
+                    return false;
+                }
             int fd = -1;
-            if (Error e = connectAgentTcp(t->host, t->port, kRemoteTcpConnectMs, fd)) {
+            if (Error e = connectAgentSocket(*t, kRemoteTcpConnectMs, fd)) {
                 std::fprintf(stderr, "rtscope latency: %s: %s\n", link.name.c_str(), e.message.c_str());
                 return false;
             }
@@ -154,6 +148,7 @@ std::vector<std::string> remoteTargetProblems(const RemoteTarget& target, bool a
     if (!target.url.empty() && !target.cmd.empty())
         problems.push_back("target and --target-cmd name the target twice; give one of them");
     bool ssh = false;
+    bool tcp = false;
     if (!target.url.empty()) {
         std::string why;
         const std::optional<AgentTarget> t = parseAgentTarget(target.url, why);
@@ -161,6 +156,14 @@ std::vector<std::string> remoteTargetProblems(const RemoteTarget& target, bool a
             problems.push_back("target '" + printable(target.url) + "' is not a target: " + why + "; give " +
                                kAgentTargetForms);
         ssh = t && t->kind == AgentTarget::Kind::Ssh;
+        tcp = t && t->kind == AgentTarget::Kind::Tcp;
+    }
+    if (!target.tokenFile.empty()) {
+        std::string token;
+        if (!tcp)
+            problems.push_back("target-token is the token of an agent listening on TCP; give --target tcp://…");
+        else if (Error e = tryControllerToken(target.tokenFile, token))
+            problems.push_back("target-" + e.message);
     }
     if (!ssh && agentPathGiven)
         problems.push_back("target-agent names the agent binary of an ssh:// target; give --target ssh://…");
@@ -182,6 +185,7 @@ RunResult runRemoteLatency(const LatencyConfig& config, const RunOutput& out, co
     if (!openRemoteLink(target, link))
         return result;
     AgentClient client(link.readFd, link.writeFd);
+    client.setToken(link.token);
     int childStatus = -1;
     const auto endAgent = [&] {
         client.closeSending(); // the agent sees EOF, stops anything still running and leaves (or, over TCP, waits)
@@ -268,10 +272,16 @@ RunResult runRemoteLatency(const LatencyConfig& config, const RunOutput& out, co
         printRemoteError("agent: " + e);
     endAgent();
 
-    const std::string recording = client.recording();
+    // The client spooled the recording to disk as it came (AgentClient::recordingPath): read from there, a block at a
+    // time, as a local run's recording is.
+    const std::string recording = client.recordingPath();
     RecordingReplayOptions replayOptions;
     replayOptions.histogramUs = 0; // as recorded: the bins the run kept, as a local run's summary has them
-    const ReplayedRun replayed = replayRecording(recording, replayOptions);
+    ReplayedRun replayed;
+    if (recording.empty())
+        replayed.read.error = "no recording arrived";
+    else
+        replayed = replayRecordingFile(recording, replayOptions);
     if (!replayed.snapshot) {
         std::fprintf(stderr, "rtscope latency: the agent's recording stream cannot be read: %s%s%s\n",
                      printable(replayed.read.error).c_str(), lost.empty() ? "" : "; ", lost.c_str());
@@ -321,9 +331,16 @@ RunResult runRemoteLatency(const LatencyConfig& config, const RunOutput& out, co
     if (!out.histfile.empty())
         written = writeFile(out.histfile, writeCyclictestHistogram(cyclictestDataFrom(snap))) && written;
     if (!out.record.empty())
-        written = writeFile(out.record, recording) && written;
-    if (!out.csv.empty())
-        written = writeRemoteCsv(recording, out.csv) && written;
+        written = writeRemoteRecording(client, out.record) && written;
+    if (!out.csv.empty()) {
+        bool fileOk = false;
+        const RecordingReadResult r = writeRecordingCsvFile(recording, out.csv, fileOk);
+        if (!fileOk || !r.headerRead) {
+            std::fprintf(stderr, "rtscope latency: cannot write %s%s%s\n", out.csv.c_str(), r.error.empty() ? "" : ": ",
+                         r.error.c_str());
+            written = false;
+        }
+    }
     result.report = latencyExportJson(snap, hello.value("probe", nlohmann::json::object()), commandLine(), startUnix,
                                       int64_t(std::time(nullptr)));
     describeMeasuredMachine(result.report, hello.value("probe", nlohmann::json::object()),

@@ -13,10 +13,11 @@
 namespace rtscope::cli {
 
 struct RemoteTarget {
-    std::string url;                     ///< --target tcp://HOST:PORT or ssh://[USER@]HOST[:PORT]
+    std::string url;                     ///< --target tcp://HOST:PORT, unix:PATH or ssh://[USER@]HOST[:PORT]
     std::string cmd;                     ///< --target-cmd: a command that runs `rtscope agent --stdio`
     std::string agentPath = "rtscope";   ///< --target-agent: the agent binary on an ssh:// target
     std::vector<std::string> sshOptions; ///< --target-ssh-option KEY=VALUE: passed to ssh as -o KEY=VALUE
+    std::string tokenFile; ///< --target-token: the token file of a tcp:// agent (else $RTSCOPE_AGENT_TOKEN_FILE)
     bool given() const { return !url.empty() || !cmd.empty(); }
 };
 

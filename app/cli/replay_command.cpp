@@ -4,6 +4,7 @@
 #include "app/cli/command_util.h"
 
 #include "engine/export/latency_export.h"
+#include "engine/formats/output_file.h"
 #include "engine/recording/recording_replay.h"
 #include "engine/util/clock.h"
 #include "engine/util/printable.h"
@@ -11,6 +12,8 @@
 #include <cstdio>
 #include <cstring>
 #include <memory>
+#include <string_view>
+#include <vector>
 
 namespace rtscope::cli {
 
@@ -43,6 +46,88 @@ std::string systemLine(const RecordingHeader& h)
     return printable(line + ")");
 }
 
+// Looks for a stop signal (kStopSignals) at most every 10 ms: cheap enough to be asked after every block of the file,
+// every thread's figures and every 1024 rows of a histogram, so that each phase of a replay — the header (a thread's
+// histogram set up at a time), the blocks, the threads' figures merged, the outputs — ends within ~10 ms of it.
+class StopLook {
+public:
+    bool keepGoing()
+    {
+        if (m_signal)
+            return false;
+        const int64_t now = nowNs();
+        if (now < m_nextLookNs)
+            return true;
+        m_nextLookNs = now + 10 * kNsPerMs;
+        m_signal = waitForStopSignal(0);
+        return m_signal == 0;
+    }
+    int signal() const { return m_signal; }
+
+private:
+    int m_signal = 0;
+    int64_t m_nextLookNs = 0;
+};
+
+// The outputs of a replay, each in its temporary until all are done: a stop signal while any is written leaves none.
+class Outputs {
+public:
+    /// A temporary for @p path (the flag @p flag), or null when it cannot be made (said on stderr).
+    AtomicOutputFile* open(const std::string& path)
+    {
+        auto file = std::make_unique<AtomicOutputFile>();
+        if (const Error e = file->open(path)) {
+            std::fprintf(stderr, "rtscope replay: %s\n", e.message.c_str());
+            return nullptr;
+        }
+        m_files.push_back(std::move(file));
+        return m_files.back().get();
+    }
+    /// Writes @p text to a new output at @p path; false when it could not (said on stderr).
+    bool add(const std::string& path, std::string_view text)
+    {
+        AtomicOutputFile* file = open(path);
+        return file && check(*file, file->write(text));
+    }
+    /// Says @p e about @p file and drops it; true when there is no error.
+    bool check(AtomicOutputFile& file, const Error& e)
+    {
+        if (!e)
+            return true;
+        std::fprintf(stderr, "rtscope replay: %s\n", e.message.c_str());
+        file.discard();
+        return false;
+    }
+    /// Syncs every output; then, unless @p stop says stop, puts them all in place. False when one failed; @p stopped
+    /// when a stop signal came first (nothing is put in place then).
+    bool commit(StopLook& stop, bool& stopped)
+    {
+        bool ok = true;
+        for (auto& f : m_files)
+            if (f->isOpen())
+                ok = check(*f, f->sync()) && ok;
+        stopped = !stop.keepGoing();
+        if (stopped)
+            return false;
+        for (auto& f : m_files)
+            if (f->isOpen())
+                ok = check(*f, f->commit()) && ok;
+        return ok;
+    }
+
+private:
+    std::vector<std::unique_ptr<AtomicOutputFile>> m_files;
+};
+
+// "FILE: stopped after N samples (X of Y bytes read) by Terminated; nothing was written", and the same after the
+// reading: "FILE: stopped while writing --csv by Terminated; …".
+int stoppedWhile(const std::string& file, const std::string& what, int signal)
+{
+    std::fprintf(stderr, "rtscope replay: %s: %s by %s; nothing was written\n", file.c_str(), what.c_str(),
+                 strsignal(signal));
+    return ExitFailure;
+}
+
 int run(const ReplayOptions& o)
 {
     if (o.histogram < 0 || o.histogram > LatencyConfig::kMaxHistogramUs)
@@ -52,27 +137,18 @@ int run(const ReplayOptions& o)
     RecordingReplayOptions options;
     if (o.histogram > 0)
         options.histogramUs = o.histogram;
-    // Stop signals are blocked (they are taken with sigtimedwait): the reader looks for one every 10 ms, so that
+    // Stop signals are blocked (they are taken with sigtimedwait): every phase looks for one every 10 ms, so that
     // Ctrl-C ends a replay of a long recording at once instead of when it is done.
-    int stopSignal = 0;
-    int64_t nextLookNs = 0;
+    StopLook stop;
     options.progress = [&](uint64_t, uint64_t) {
-        const int64_t now = nowNs();
-        if (now < nextLookNs)
-            return true;
-        nextLookNs = now + 10 * kNsPerMs;
-        stopSignal = waitForStopSignal(0);
-        return stopSignal == 0;
+        return stop.keepGoing();
     };
     const ReplayedRun r = replayRecordingFile(o.file, options);
-    if (r.read.cancelled) {
-        std::fprintf(stderr, "rtscope replay: %s: %s by %s; nothing was written\n", printable(o.file).c_str(),
-                     r.read.error.c_str(), strsignal(stopSignal));
-        return ExitFailure;
-    }
     // The file name, the header's texts, the marker labels and a read error (which may quote the file) all go
     // through printable(): a recording is not trusted to hold no terminal escapes.
     const std::string file = printable(o.file);
+    if (r.read.cancelled)
+        return stoppedWhile(file, r.read.error, stop.signal());
     if (!r.snapshot || (!r.read.ok && !r.read.truncated)) {
         std::fprintf(stderr, "rtscope replay: %s: %s\n", file.c_str(), printable(r.read.error).c_str());
         return ExitBadInput;
@@ -87,7 +163,8 @@ int run(const ReplayOptions& o)
     }
     printLatencySummary(*r.snapshot);
     if (r.read.lost)
-        std::printf("  recorder      %llu samples not kept (the recording's writer fell behind or hit its cap)\n",
+        std::printf("  recorder      %llu samples not kept (the recording's writer fell behind, hit its cap or could "
+                    "not write)\n",
                     (unsigned long long)r.read.lost);
     // The anatomy the run ended with, from the recording's anatomy blocks, printed as `rtscope latency --trace` did;
     // a run whose tracing could not start says why, as its own status line did.
@@ -100,20 +177,42 @@ int run(const ReplayOptions& o)
     if (!r.read.ok)
         std::fprintf(stderr, "rtscope replay: %s: %s; the figures cover what was read\n", file.c_str(),
                      printable(r.read.error).c_str());
+    std::fflush(stdout);
 
+    Outputs outputs;
     bool written = true;
-    if (!o.histfile.empty())
-        written = writeFile(o.histfile, replayedHistogramText(r)) && written;
-    if (!o.json.empty())
-        written = writeJsonFile(o.json, replayedRunJson(r, o.file)) && written;
+    const auto keepGoing = [&] {
+        return stop.keepGoing();
+    };
+    if (!o.histfile.empty()) {
+        const std::string text = replayedHistogramText(r, keepGoing);
+        if (stop.signal())
+            return stoppedWhile(file, "stopped while writing --histfile", stop.signal());
+        written = outputs.add(o.histfile, text) && written;
+    }
+    if (!o.json.empty()) {
+        const std::string text = replayedRunJson(r, o.file).dump(2) + "\n";
+        if (!stop.keepGoing())
+            return stoppedWhile(file, "stopped while writing --json", stop.signal());
+        written = outputs.add(o.json, text) && written;
+    }
     if (!o.csv.empty()) {
-        bool fileOk = false;
-        const RecordingReadResult csv = writeRecordingCsvFile(o.file, o.csv, fileOk);
-        if (!fileOk || !csv.headerRead) {
+        AtomicOutputFile* csv = outputs.open(o.csv);
+        const RecordingReadResult rows =
+            csv ? writeRecordingCsv(o.file, csv->stream(), options.progress) : RecordingReadResult{};
+        if (rows.cancelled)
+            return stoppedWhile(file, "stopped while writing --csv", stop.signal());
+        if (!csv || !rows.headerRead) {
             std::fprintf(stderr, "rtscope replay: cannot write %s\n", o.csv.c_str());
+            if (csv)
+                csv->discard();
             written = false;
         }
     }
+    bool stopped = false;
+    written = outputs.commit(stop, stopped) && written;
+    if (stopped)
+        return stoppedWhile(file, "stopped before its outputs were put in place", stop.signal());
     return written && r.read.ok && !r.read.lost ? ExitOk : ExitFailure;
 }
 

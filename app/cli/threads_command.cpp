@@ -4,7 +4,10 @@
 #include "engine/experiments/timers/timer_config_util.h"
 #include "engine/formats/system_threads_json.h"
 #include "engine/rt/system_threads.h"
+#include "engine/util/printable.h"
 
+#include <cctype>
+#include <cstdint>
 #include <cstdio>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -12,6 +15,21 @@
 namespace rtscope::cli {
 
 namespace {
+
+// The NAME column: a task's name is whatever its owner (any user) set with prctl(PR_SET_NAME) or by writing
+// /proc/PID/task/TID/comm, escape sequences and bidirectional overrides included, so it goes through printable()
+// as text from a file does; then cut to @p columns bytes without splitting a UTF-8 character.
+std::string threadsNameColumn(const std::string& name, size_t columns)
+{
+    std::string shown = printable(name);
+    if (shown.size() > columns) {
+        size_t cut = columns;
+        while (cut > 0 && (uint8_t(shown[cut]) & 0xc0) == 0x80)
+            --cut;
+        shown.resize(cut);
+    }
+    return shown;
+}
 
 struct ThreadsOptions {
     bool json = false;
@@ -45,9 +63,11 @@ int run(const ThreadsOptions& o)
     std::printf("%7s %7s  %-18s %-8s %4s %4s  %-8s %s\n", "PID", "TID", "NAME", "POLICY", "PRIO", "NICE", "CPUS",
                 "STATE");
     for (const auto& t : threads)
-        std::printf("%7d %7d  %-18.18s %-8s %4d %4d  %-8s %c\n", t.pid, t.tid, t.name.c_str(), t.policy.c_str(),
-                    t.rtPriority, t.nice, t.allowedCpus.c_str(), t.state);
-    std::printf("\n%zu threads. %s\n", threads.size(), describePlacement(threads, *policy, prio).c_str());
+        std::printf("%7d %7d  %-18s %-8s %4d %4d  %-8s %c\n", t.pid, t.tid, threadsNameColumn(t.name, 18).c_str(),
+                    printable(t.policy).c_str(), t.rtPriority, t.nice, printable(t.allowedCpus).c_str(),
+                    std::isprint(uint8_t(t.state)) ? t.state : '?');
+    // The placement names the nearest threads, by their names.
+    std::printf("\n%zu threads. %s\n", threads.size(), printable(describePlacement(threads, *policy, prio)).c_str());
     std::printf("Reproduce or change a row with chrt/taskset, e.g. %s\n",
                 threads.empty() ? "chrt -f -p 50 <tid>" : threads.front().chrtCommand().c_str());
     return ExitOk;

@@ -3,6 +3,7 @@
 #include "engine/formats/output_file.h"
 #include "engine/rt/system_threads.h"
 #include "engine/util/json_fields.h"
+#include "engine/util/json_text.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -128,9 +129,10 @@ std::string currentBootId()
 
 Expected<Journal> parseJournal(RootFs& fs, std::string_view text)
 {
-    const nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
-    if (j.is_discarded())
-        return refusedJournal("it is not JSON");
+    const ParsedJson parsed = parseJsonText(text, "it");
+    if (!parsed.ok())
+        return refusedJournal(parsed.error("it is not JSON"));
+    const nlohmann::json& j = parsed.value;
     std::vector<std::string> problems;
     JsonFields f(j, problems, "the journal");
     std::string format;

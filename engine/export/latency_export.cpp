@@ -46,12 +46,13 @@ private:
 
 } // namespace
 
-RecordingReadResult writeRecordingCsv(const std::string& recordingPath, std::ostream& out)
+RecordingReadResult writeRecordingCsv(const std::string& recordingPath, std::ostream& out,
+                                      const RecordingProgress& progress)
 {
     // A first pass learns whether anything is missing, so that the warning can be the first line.
     RecordingVisitor nothing;
-    const RecordingReadResult check = readRecordingFile(recordingPath, nothing);
-    if (!check.headerRead)
+    const RecordingReadResult check = readRecordingFile(recordingPath, nothing, progress);
+    if (!check.headerRead || check.cancelled)
         return check;
     if (check.lost || !check.ok)
         out << "# rtscope: this CSV does not hold every sample of the run: "
@@ -59,7 +60,7 @@ RecordingReadResult writeRecordingCsv(const std::string& recordingPath, std::ost
             << (check.lost && !check.ok ? "; " : "") << (check.ok ? "" : check.error) << "\n";
     out << "cpu,seq,deadline_ns,wake_ns,latency_ns,skipped_periods,epoch\n";
     CsvRows rows(out);
-    RecordingReadResult r = readRecordingFile(recordingPath, rows);
+    RecordingReadResult r = readRecordingFile(recordingPath, rows, progress);
     if (!out && r.error.empty()) {
         r.ok = false;
         r.error = "writing the CSV failed";
@@ -79,14 +80,14 @@ std::string incompleteNote(const ReplayedRun& run)
 }
 } // namespace
 
-std::string replayedHistogramText(const ReplayedRun& run)
+std::string replayedHistogramText(const ReplayedRun& run, const std::function<bool()>& keepGoing)
 {
     if (!run.snapshot)
         return {};
     CyclictestData data = cyclictestDataFrom(*run.snapshot);
     if (const std::string note = incompleteNote(run); !note.empty())
         data.preamble.push_back("# rtscope: incomplete: " + note);
-    return writeCyclictestHistogram(data);
+    return writeCyclictestHistogram(data, keepGoing);
 }
 
 nlohmann::json replayedRunJson(const ReplayedRun& run, const std::string& fileName)

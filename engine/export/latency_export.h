@@ -4,6 +4,7 @@
 #include "engine/recording/recording_replay.h"
 
 #include <cstdint>
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <ostream>
 #include <string>
@@ -14,8 +15,8 @@ struct LatencySnapshot;
 
 /// @brief cyclictest's -h text of a replayed run (figures since its last reset, as its histogram showed them). When
 /// the recorder did not keep every sample, or the file was cut short, a "# rtscope:" line before "# Histogram"
-/// says so.
-std::string replayedHistogramText(const ReplayedRun& run);
+/// says so. @p keepGoing: as writeCyclictestHistogram's (false: stopped, the text is empty).
+std::string replayedHistogramText(const ReplayedRun& run, const std::function<bool()>& keepGoing = {});
 /// @brief latencyExportJson() of a replayed run with the recorded probe and command, plus a "recording" object in
 /// "rtscope": the file name, samples not kept, and the read error of a file cut short.
 nlohmann::json replayedRunJson(const ReplayedRun& run, const std::string& fileName);
@@ -23,8 +24,10 @@ nlohmann::json replayedRunJson(const ReplayedRun& run, const std::string& fileNa
 /// @brief Every sample of a recording as CSV, streamed (a recording may hold more than memory):
 /// cpu,seq,deadline_ns,wake_ns,latency_ns,skipped_periods,epoch with times relative to the run's start. When the
 /// recorder did not keep every sample, or the file is cut short, the first line is a "# " comment that says how
-/// many are missing. Returns the read result (samples = rows written).
-RecordingReadResult writeRecordingCsv(const std::string& recordingPath, std::ostream& out);
+/// many are missing. Returns the read result (samples = rows written). @p progress is called after each block of
+/// both passes over the file (the first only counts); returning false stops the writing there (cancelled).
+RecordingReadResult writeRecordingCsv(const std::string& recordingPath, std::ostream& out,
+                                      const RecordingProgress& progress = {});
 
 /// @brief cyclictest's --json layout of a run plus the "rtscope" object (config, figures, markers, probe):
 /// the one composition the CLI, the replay command and the desktop app's export share.

@@ -16,7 +16,7 @@ std::vector<std::string> LatencyLimit::validate() const
     std::vector<std::string> out;
     if (limitNs <= 0 || limitNs > kMaxLimitNs)
         out.push_back("fail-above must be more than 0 and at most " + formatDuration(kMaxLimitNs) + " (got " +
-                      formatDuration(limitNs) + ")");
+                      formatDurationExact(limitNs) + ")");
     if (!(percentile > 0 && percentile <= 100))
         out.push_back("fail-percentile must be more than 0 and at most 100, or max (got " +
                       limitPercentileName(percentile) + ")");

@@ -4,6 +4,7 @@
 #include "engine/rt/sched_policy.h"
 #include "engine/rt/system_probe.h"
 #include "engine/rt/waiter.h"
+#include "engine/util/clock.h"
 #include "engine/util/units.h"
 
 #include <algorithm>
@@ -177,12 +178,19 @@ std::string openMetricsText(const OpenMetricsInput& in)
     }
 
     openMetricsHeader(out, "rtscope_wakeup_latency_max_seconds", "gauge",
-                      "Largest wake-up latency collected since the previous scrape of this endpoint (reset by each "
-                      "scrape, so two scrapers split the intervals between them); NaN when no sample came in",
+                      "Largest wake-up latency since the monitor started (no scrape resets it); NaN before the first "
+                      "sample",
                       "seconds");
     for (const OpenMetricsCpu& c : in.cpus)
         openMetricsSample(out, "rtscope_wakeup_latency_max_seconds", openMetricsCpuLabel(c.cpu),
-                          c.intervalMaxNs ? openMetricsSeconds(*c.intervalMaxNs) : "NaN");
+                          c.maxNs ? openMetricsSeconds(*c.maxNs) : "NaN");
+    const std::string recentHelp = "Largest wake-up latency of the last " + std::to_string(kRecentMaxSeconds) +
+                                   " s (whole seconds of the monotonic clock; no scrape resets it); NaN when no "
+                                   "sample came in";
+    openMetricsHeader(out, "rtscope_wakeup_latency_recent_max_seconds", "gauge", recentHelp.c_str(), "seconds");
+    for (const OpenMetricsCpu& c : in.cpus)
+        openMetricsSample(out, "rtscope_wakeup_latency_recent_max_seconds", openMetricsCpuLabel(c.cpu),
+                          c.recentMaxNs ? openMetricsSeconds(*c.recentMaxNs) : "NaN");
 
     openMetricsCounter(out, in, "rtscope_samples", "Wake-ups measured since the monitor started",
                        [](const OpenMetricsCpu& c) { return c.samples; });
@@ -213,37 +221,53 @@ monitorInfoLabels(const SystemProbe& probe, const LatencyConfig& config, const s
             {"cpus", formatCpuList(cpus)}};
 }
 
-std::map<int, int64_t> ScrapeIntervalMax::take()
+std::map<int, LatencyCpuMaxima> LatencyMaxima::read(int64_t atNs) const
 {
+    const int64_t now = atNs / kNsPerSec;
+    std::map<int, LatencyCpuMaxima> out;
     std::lock_guard lock(m_mutex);
-    return std::exchange(m_max, {});
+    for (const auto& [cpu, c] : m_max) {
+        LatencyCpuMaxima& m = out[cpu];
+        m.sinceStartNs = c.sinceStartNs;
+        for (const Second& s : c.seconds)
+            if (s.second >= 0 && s.second > now - kRecentMaxSeconds && s.second <= now)
+                m.recentNs = std::max(m.recentNs.value_or(s.maxNs), s.maxNs);
+    }
+    return out;
 }
 
-void ScrapeIntervalMax::onRunStart(const LatencyRunInfo& info)
+void LatencyMaxima::onRunStart(const LatencyRunInfo& info)
 {
     std::lock_guard lock(m_mutex);
     m_cpus = info.cpus;
 }
 
-void ScrapeIntervalMax::onRestart(int64_t, const std::vector<int>& cpus)
+void LatencyMaxima::onRestart(int64_t, const std::vector<int>& cpus)
 {
     std::lock_guard lock(m_mutex);
     m_cpus = cpus;
 }
 
-void ScrapeIntervalMax::onSamples(size_t thread, std::span<const LatencySample> batch)
+void LatencyMaxima::onSamples(size_t thread, std::span<const LatencySample> batch)
 {
     if (batch.empty())
         return;
-    int64_t most = batch.front().latencyNs;
-    for (const LatencySample& s : batch)
-        most = std::max(most, s.latencyNs);
     std::lock_guard lock(m_mutex);
     if (thread >= m_cpus.size())
         return; // cannot happen: every thread was announced by onRunStart/onRestart
-    const auto [it, inserted] = m_max.try_emplace(m_cpus[thread], most);
-    if (!inserted)
-        it->second = std::max(it->second, most);
+    const auto [it, inserted] = m_max.try_emplace(m_cpus[thread]);
+    Cpu& c = it->second;
+    if (inserted)
+        c.sinceStartNs = batch.front().latencyNs;
+    for (const LatencySample& sample : batch) {
+        c.sinceStartNs = std::max(c.sinceStartNs, sample.latencyNs);
+        const int64_t second = std::max<int64_t>(0, sample.wakeNs) / kNsPerSec;
+        Second& slot = c.seconds[size_t(second % kRecentMaxSeconds)];
+        if (slot.second != second)
+            slot = {second, sample.latencyNs};
+        else
+            slot.maxNs = std::max(slot.maxNs, sample.latencyNs);
+    }
 }
 
 } // namespace rtscope

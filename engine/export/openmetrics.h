@@ -1,10 +1,11 @@
 #pragma once
 /// @file The OpenMetrics text exposition of a latency run, as `rtscope monitor` serves it on /metrics
-/// (docs/monitor.md): a pure function from a run's figures to the text, and the run sink that keeps the maximum of
-/// each scrape interval.
+/// (docs/monitor.md): a pure function from a run's figures to the text, and the run sink that keeps the maxima
+/// (since the start, and over the last kRecentMaxSeconds), which no scrape resets.
 #include "engine/experiments/latency/latency_run.h"
 #include "engine/pipeline/histogram.h"
 
+#include <array>
 #include <cstdint>
 #include <map>
 #include <mutex>
@@ -41,8 +42,10 @@ struct OpenMetricsCpu {
     uint64_t samples = 0;
     uint64_t skipped = 0; ///< periods missed entirely (overruns)
     uint64_t drops = 0;   ///< samples the ring refused
-    /// The largest latency collected since the previous scrape; none (NaN in the text) when no sample came in.
-    std::optional<int64_t> intervalMaxNs;
+    /// The largest latency since the monitor started; none (NaN in the text) before the first sample.
+    std::optional<int64_t> maxNs;
+    /// The largest latency of the last kRecentMaxSeconds; none (NaN) when no sample came in meanwhile.
+    std::optional<int64_t> recentMaxNs;
 };
 
 struct OpenMetricsInput {
@@ -66,14 +69,24 @@ std::string openMetricsNumber(double value);
 std::vector<std::pair<std::string, std::string>>
 monitorInfoLabels(const SystemProbe& probe, const LatencyConfig& config, const std::vector<int>& cpus);
 
-/// @brief A run sink that keeps, per measured CPU, the largest latency collected since the last take(): the
-/// "max over the last scrape interval" gauge, exact (every sample passes here), with no per-sample memory. The
-/// collector thread feeds it; take() may be called from any thread.
-class ScrapeIntervalMax : public LatencyRunSink {
+/// @brief The window of the recent-max gauge: whole seconds of CLOCK_MONOTONIC, so it spans 59 to 60 s. A minute
+/// covers Prometheus's usual scrape intervals (15 s to 1 min), so max_over_time() of it over any range misses nothing.
+inline constexpr int kRecentMaxSeconds = 60;
+
+/// @brief One CPU's maxima, as LatencyMaxima::read() gives them.
+struct LatencyCpuMaxima {
+    int64_t sinceStartNs = 0;        ///< the largest latency since the run started
+    std::optional<int64_t> recentNs; ///< the largest of the last kRecentMaxSeconds, if any sample came in
+};
+
+/// @brief A run sink that keeps, per measured CPU, the largest latency since the start and the largest of each of
+/// the last kRecentMaxSeconds seconds (by the samples' wake-up time): exact (every sample passes here), constant
+/// memory, and read without changing anything, so any number of scrapers see the same figures. The collector thread
+/// feeds it; read() may be called from any thread.
+class LatencyMaxima : public LatencyRunSink {
 public:
-    /// The maximum per CPU since the previous call, and starts the next interval. A CPU without a sample since is
-    /// absent.
-    std::map<int, int64_t> take();
+    /// @brief Every CPU that has had a sample, with its maxima as of @p atNs (CLOCK_MONOTONIC, nowNs()).
+    std::map<int, LatencyCpuMaxima> read(int64_t atNs) const;
 
     void onRunStart(const LatencyRunInfo& info) override;
     void onSamples(size_t thread, std::span<const LatencySample> batch) override;
@@ -85,9 +98,17 @@ public:
     void onRunEnd(int64_t) override {}
 
 private:
-    std::mutex m_mutex;
+    struct Second {
+        int64_t second = -1; ///< which second of CLOCK_MONOTONIC this slot holds; -1: none
+        int64_t maxNs = 0;
+    };
+    struct Cpu {
+        int64_t sinceStartNs = 0;
+        std::array<Second, kRecentMaxSeconds> seconds{}; ///< slot s % kRecentMaxSeconds holds second s
+    };
+    mutable std::mutex m_mutex;
     std::vector<int> m_cpus; ///< measuring thread i runs on m_cpus[i]
-    std::map<int, int64_t> m_max;
+    std::map<int, Cpu> m_max;
 };
 
 } // namespace rtscope

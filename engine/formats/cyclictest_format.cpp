@@ -1,6 +1,7 @@
 #include "engine/formats/cyclictest_format.h"
 
 #include "engine/pipeline/histogram.h"
+#include "engine/util/json_text.h"
 
 #include <algorithm>
 #include <charconv>
@@ -24,6 +25,8 @@ constexpr size_t kMaxInputBytes = size_t(64) << 20;
 constexpr uint64_t kMaxJsonBinUs = uint64_t(1) << 22; // ~4.2 s, far beyond any -h a user passes
 constexpr uint64_t kMaxJsonBinsTotal = uint64_t(1) << 24;
 constexpr uint64_t kMaxJsonThreads = 4096;
+// The text's columns: one per thread (the JSON's limit), and -H's summary column.
+constexpr size_t kMaxTextColumns = kMaxJsonThreads + 1;
 
 std::string tooLarge(size_t size)
 {
@@ -90,21 +93,36 @@ private:
     int m_number = 0;
 };
 
-std::vector<std::string_view> tokens(std::string_view s)
-{
-    std::vector<std::string_view> out;
-    size_t i = 0;
-    while (i < s.size()) {
-        while (i < s.size() && (s[i] == ' ' || s[i] == '\t'))
-            ++i;
-        const size_t start = i;
-        while (i < s.size() && s[i] != ' ' && s[i] != '\t')
-            ++i;
-        if (i > start)
-            out.push_back(s.substr(start, i - start));
+// The tokens of a line one at a time: a hostile line may hold millions, and a list of them (16 bytes a token of two)
+// made a 62 MB one-row file cost gigabytes.
+class Tokens {
+public:
+    explicit Tokens(std::string_view s)
+        : m_s(s)
+    {}
+    bool next(std::string_view& token)
+    {
+        while (m_i < m_s.size() && (m_s[m_i] == ' ' || m_s[m_i] == '\t'))
+            ++m_i;
+        const size_t start = m_i;
+        while (m_i < m_s.size() && m_s[m_i] != ' ' && m_s[m_i] != '\t')
+            ++m_i;
+        token = m_s.substr(start, m_i - start);
+        return m_i > start;
     }
-    return out;
-}
+    /// The tokens left, counted without keeping them.
+    size_t countRest()
+    {
+        size_t n = 0;
+        for (std::string_view t; next(t);)
+            ++n;
+        return n;
+    }
+
+private:
+    std::string_view m_s;
+    size_t m_i = 0;
+};
 
 bool parseU64(std::string_view s, uint64_t& value)
 {
@@ -158,10 +176,13 @@ private:
         if (!line.starts_with(label))
             return fail("expected '" + std::string(label) + "', found " + quoted(line));
         values.clear();
-        for (std::string_view tok : tokens(line.substr(label.size()))) {
+        Tokens toks(line.substr(label.size()));
+        for (std::string_view tok; toks.next(tok);) {
             uint64_t v = 0;
             if (!parseU64(tok, v))
                 return fail("expected a non-negative number after '" + std::string(label) + "', found " + quoted(tok));
+            if (values.size() == kMaxTextColumns)
+                return tooManyColumns(values.size() + 1 + toks.countRest());
             values.push_back(v);
         }
         return true;
@@ -170,6 +191,11 @@ private:
     {
         std::string_view line;
         return nextLine(line, label) && valuesAfter(line, label, values);
+    }
+    bool tooManyColumns(size_t found)
+    {
+        return fail(std::to_string(found) + " columns; cyclictest writes one per measuring thread, at most " +
+                    std::to_string(kMaxJsonThreads) + " (and -H's summary column)");
     }
     bool expectSize(const std::vector<uint64_t>& values, size_t n, const char* what)
     {
@@ -211,26 +237,34 @@ bool TextParser::parse(CyclictestData& out)
             return false;
         if (line.starts_with('#'))
             break;
-        const auto toks = tokens(line);
+        // Token by token into the columns: a row costs its counts (8 bytes each, at least 2 of file), nothing more.
+        Tokens toks(line);
+        std::string_view tok;
         uint64_t bin = 0;
-        if (toks.empty() || !parseU64(toks[0], bin))
+        if (!toks.next(tok) || !parseU64(tok, bin))
             return fail("expected a histogram row or '# Total:', found " + quoted(line));
         if (bin != rows)
-            return fail("expected bin " + std::to_string(rows) + ", found " + quoted(toks[0]));
-        const size_t counts = toks.size() - 1;
+            return fail("expected bin " + std::to_string(rows) + ", found " + quoted(tok));
+        size_t counts = 0;
+        for (; toks.next(tok); ++counts) {
+            if (counts == kMaxTextColumns)
+                return tooManyColumns(counts + 1 + toks.countRest());
+            if (haveColumns && counts == columns.size())
+                return fail("expected " + std::to_string(columns.size()) + " counts, found " +
+                            std::to_string(counts + 1 + toks.countRest()));
+            uint64_t v = 0;
+            if (!parseU64(tok, v))
+                return fail("expected a count, found " + quoted(tok));
+            if (!haveColumns)
+                columns.emplace_back();
+            columns[counts].push_back(v);
+        }
         if (!haveColumns) {
             if (counts == 0)
                 return fail("histogram row without counts");
-            columns.resize(counts);
             haveColumns = true;
         } else if (counts != columns.size()) {
             return fail("expected " + std::to_string(columns.size()) + " counts, found " + std::to_string(counts));
-        }
-        for (size_t j = 0; j < counts; ++j) {
-            uint64_t v = 0;
-            if (!parseU64(toks[j + 1], v))
-                return fail("expected a count, found " + quoted(toks[j + 1]));
-            columns[j].push_back(v);
         }
         ++rows;
     }
@@ -284,27 +318,33 @@ bool TextParser::parse(CyclictestData& out)
         if (!line.starts_with(label))
             return fail("expected '" + label + "', found " + quoted(line));
         CyclictestThread& t = data.threads[i];
-        const auto toks = tokens(line.substr(label.size()));
+        Tokens toks(line.substr(label.size()));
         uint64_t others = 0;
+        uint64_t cycles = 0; ///< listed on the line
         bool haveOthers = false;
-        for (size_t k = 0; k < toks.size(); ++k) {
-            if (toks[k] == "#") {
+        for (std::string_view tok; toks.next(tok);) {
+            if (tok == "#") {
                 // " # %05lu others" closes the line when more overflows happened than cyclictest stored.
-                if (k + 3 != toks.size() || !parseU64(toks[k + 1], others) || toks[k + 2] != "others")
+                std::string_view count, word;
+                if (!toks.next(count) || !parseU64(count, others) || !toks.next(word) || word != "others" ||
+                    toks.countRest() != 0)
                     return fail("expected '# N others' at the end of the line");
                 haveOthers = true;
                 break;
             }
             uint64_t cycle = 0;
-            if (!parseU64(toks[k], cycle))
-                return fail("expected a cycle number, found " + quoted(toks[k]));
-            t.overflowCycles.push_back(cycle);
+            if (!parseU64(tok, cycle))
+                return fail("expected a cycle number, found " + quoted(tok));
+            // cyclictest lists at most as many as it counted: more are counted (the check below names them), not
+            // kept, so that a hostile line costs no memory.
+            if (cycles < overflows[i])
+                t.overflowCycles.push_back(cycle);
+            ++cycles;
         }
-        uint64_t listed = t.overflowCycles.size();
+        uint64_t listed = cycles;
         if (!checkedAdd(listed, others) || listed != overflows[i] || (haveOthers && others == 0))
-            return fail("thread " + std::to_string(i) + " lists " + std::to_string(t.overflowCycles.size()) +
-                        " overflow cycles and " + std::to_string(others) + " others, but reports " +
-                        std::to_string(overflows[i]) + " overflows");
+            return fail("thread " + std::to_string(i) + " lists " + std::to_string(cycles) + " overflow cycles and " +
+                        std::to_string(others) + " others, but reports " + std::to_string(overflows[i]) + " overflows");
 
         t.bins = std::move(columns[i]);
         t.overflows = overflows[i];
@@ -408,13 +448,12 @@ bool readI64(const json& obj, const char* key, const std::string& path, int64_t&
 
 bool parseJsonImpl(std::string_view text, CyclictestData& out, std::string& error)
 {
-    json doc;
-    try {
-        doc = json::parse(text.begin(), text.end());
-    } catch (const json::exception& e) {
-        error = std::string("not valid JSON: ") + e.what();
+    ParsedJson parsed = parseJsonText(text, "the file");
+    if (!parsed.ok()) {
+        error = parsed.error("not valid JSON: " + parsed.notJson);
         return false;
     }
+    const json doc = std::move(parsed.value);
     if (!doc.is_object())
         return fieldError(error, "(top level)", "expected an object");
 
@@ -562,7 +601,7 @@ void appendCyclictestComment(std::string& out, const std::string& line)
 
 } // namespace
 
-std::string writeCyclictestHistogram(const CyclictestData& data)
+std::string writeCyclictestHistogram(const CyclictestData& data, const std::function<bool()>& keepGoing)
 {
     std::string out;
     for (const std::string& line : data.preamble)
@@ -574,6 +613,8 @@ std::string writeCyclictestHistogram(const CyclictestData& data)
         rows = std::max(rows, t.bins.size());
     std::vector<unsigned long long> totals(data.threads.size(), 0);
     for (size_t i = 0; i < rows; ++i) {
+        if (keepGoing && i % 1024 == 0 && !keepGoing())
+            return {};
         appendf(out, "%06llu ", i);
         for (size_t j = 0; j < data.threads.size(); ++j) {
             const auto& bins = data.threads[j].bins;

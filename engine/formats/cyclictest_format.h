@@ -3,6 +3,7 @@
 /// Checked against cyclictest 2.4 (rt-tests); each layout is spelled out on its function below, and
 /// docs/import-export.md describes what the exports and imports do with them.
 #include <cstdint>
+#include <functional>
 #include <nlohmann/json_fwd.hpp>
 #include <string>
 #include <string_view>
@@ -43,8 +44,9 @@ CyclictestThread cyclictestThreadFrom(const Histogram& h, size_t binsUs);
 /// @brief The `-h` text exactly as cyclictest writes it: "# Histogram", one "%06d" row per bin with the
 /// threads' "%06lu" counts separated by tabs, then # Total / Min / Avg / Max / Histogram Overflows /
 /// Overflow at cycle number / "# Thread N:" lines, the trailer's comment lines (none in cyclictest's files), and a
-/// blank line.
-std::string writeCyclictestHistogram(const CyclictestData& data);
+/// blank line. @p keepGoing, when given, is asked every 1024 rows (a replay's 128 threads × 131 072 bins are 100 MB
+/// of text): false stops the writing there and the text returned is empty.
+std::string writeCyclictestHistogram(const CyclictestData& data, const std::function<bool()>& keepGoing = {});
 
 /// @brief Reads that text (also cyclictest's own files, with or without preamble; comment lines after the thread
 /// lines go to the trailer, anything else there is skipped). Never throws; on a

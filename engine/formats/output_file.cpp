@@ -5,9 +5,13 @@
 #include <cstring>
 #include <fcntl.h>
 #include <filesystem>
+#include <linux/magic.h>
+#include <linux/openat2.h>
 #include <random>
 #include <streambuf>
 #include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 namespace rtscope {
@@ -68,6 +72,81 @@ struct FileIdentity {
     }
 };
 
+// The filesystems of the kernel's: proc and sysfs refuse new files only when the run is over and the output is
+// written; on the others a file, where it can be made at all, is kernel state rather than a result.
+struct KernelFilesystem {
+    unsigned long magic;
+    const char* name;
+};
+constexpr unsigned long kConfigfsMagic = 0x62656570; // not in <linux/magic.h>
+constexpr KernelFilesystem kKernelFilesystems[] = {
+    {PROC_SUPER_MAGIC, "proc"},       {SYSFS_MAGIC, "sysfs"},         {DEBUGFS_MAGIC, "debugfs"},
+    {TRACEFS_MAGIC, "tracefs"},       {CGROUP_SUPER_MAGIC, "cgroup"}, {CGROUP2_SUPER_MAGIC, "cgroup2"},
+    {SECURITYFS_MAGIC, "securityfs"}, {SELINUX_MAGIC, "selinuxfs"},   {BPF_FS_MAGIC, "bpf"},
+    {PSTOREFS_MAGIC, "pstore"},       {EFIVARFS_MAGIC, "efivarfs"},   {DEVPTS_SUPER_MAGIC, "devpts"},
+    {BINFMTFS_MAGIC, "binfmt_misc"},  {NSFS_MAGIC, "nsfs"},           {kConfigfsMagic, "configfs"},
+};
+
+// The sentence for @p error met at @p at, a prefix of the directory @p dir (at == dir: the directory itself).
+std::string directoryProblem(const std::string& dir, const std::string& at, int error)
+{
+    switch (error) {
+    case ELOOP:
+        return at == dir ? "the directory " + inQuotes(dir) +
+                               " is a symbolic link; rtscope does not write through links, give the directory's "
+                               "real path"
+                         : "the directory " + inQuotes(dir) + " is reached through the symbolic link " + inQuotes(at) +
+                               "; rtscope does not write through links, give the directory's real path";
+    case ENOENT:
+        return "the directory " + inQuotes(dir) + " does not exist; create it first";
+    case ENOTDIR:
+        return inQuotes(at) + " is not a directory";
+    default:
+        return "cannot use the directory " + inQuotes(dir) + ": " + std::strerror(error);
+    }
+}
+
+// DirectoryResolve::Walk: each component opened relative to the one before with O_NOFOLLOW, so a link is met as a
+// link (and named) wherever it is on the path.
+int walkToDirectory(const std::string& dir, std::string& why)
+{
+    const bool absolute = !dir.empty() && dir.front() == '/';
+    int fd = ::open(absolute ? "/" : ".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+    std::string walked = absolute ? "/" : "";
+    const auto failed = [&](int error) {
+        if (fd >= 0)
+            ::close(fd);
+        why = directoryProblem(dir, walked.empty() ? std::string(".") : walked, error);
+        errno = error;
+        return -1;
+    };
+    if (fd < 0)
+        return failed(errno);
+    for (const fs::path& part : fs::path(dir).relative_path()) {
+        const std::string name = part.string();
+        if (name.empty() || name == ".")
+            continue;
+        walked += (walked.empty() || walked.back() == '/' ? "" : "/") + name;
+        // O_PATH|O_NOFOLLOW|O_DIRECTORY: a link as the component fails (ENOTDIR), which fstatat() then tells apart.
+        const int next = ::openat(fd, name.c_str(), O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        if (next < 0) {
+            int error = errno;
+            struct stat st {};
+            if (::fstatat(fd, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode))
+                error = ELOOP;
+            return failed(error);
+        }
+        ::close(fd);
+        fd = next;
+    }
+    // An O_PATH descriptor cannot be fsynced after a rename: the directory itself, through the one held.
+    const int real = ::openat(fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (real < 0)
+        return failed(errno);
+    ::close(fd);
+    return real;
+}
+
 // Why @p out cannot be written, or empty.
 std::string outputProblem(const NamedPath& out)
 {
@@ -91,20 +170,48 @@ std::string outputProblem(const NamedPath& out)
         return out.name + ": cannot use " + inQuotes(p) + ": " + std::strerror(errno);
     }
     const std::string dir = directoryOf(p);
-    if (::stat(dir.c_str(), &st) != 0) {
-        if (errno == ENOENT)
-            return out.name + ": the directory " + inQuotes(dir) + " does not exist; create it first";
-        return out.name + ": cannot use the directory " + inQuotes(dir) + ": " + std::strerror(errno);
-    }
-    if (!S_ISDIR(st.st_mode))
-        return out.name + ": " + inQuotes(dir) + " is not a directory";
+    std::string why;
+    const int dirFd = openOutputDirectory(dir, why);
+    if (dirFd < 0)
+        return out.name + ": " + why;
+    std::string problem;
+    if (const char* kernel = kernelFilesystemOf(dirFd))
+        problem = head + " is on " + kernel + ", a filesystem of the kernel's, not a disk; give a path on a disk";
     // The file is written under a temporary name in its directory and renamed: the directory must take new files.
-    if (::access(dir.c_str(), W_OK | X_OK) != 0)
-        return out.name + ": cannot create files in the directory " + inQuotes(dir) + " (" + std::strerror(errno) + ")";
-    return {};
+    else if (::faccessat(dirFd, ".", W_OK | X_OK, 0) != 0)
+        problem =
+            out.name + ": cannot create files in the directory " + inQuotes(dir) + " (" + std::strerror(errno) + ")";
+    ::close(dirFd);
+    return problem;
 }
 
 } // namespace
+
+int openOutputDirectory(const std::string& dir, std::string& why, DirectoryResolve how)
+{
+    if (how == DirectoryResolve::Kernel) {
+        open_how request{};
+        request.flags = O_RDONLY | O_DIRECTORY | O_CLOEXEC;
+        request.resolve = RESOLVE_NO_SYMLINKS;
+        const int fd = int(::syscall(SYS_openat2, AT_FDCWD, dir.c_str(), &request, sizeof request));
+        if (fd >= 0)
+            return fd;
+    }
+    // Without openat2 (ENOSYS: before Linux 5.6, or a seccomp filter that does not know it), and for the sentence
+    // when it refused: the walk finds the same answer and names the component that is wrong.
+    return walkToDirectory(dir, why);
+}
+
+const char* kernelFilesystemOf(int dirFd)
+{
+    struct statfs st {};
+    if (::fstatfs(dirFd, &st) != 0)
+        return nullptr;
+    for (const KernelFilesystem& k : kKernelFilesystems)
+        if (static_cast<unsigned long>(st.f_type) == k.magic)
+            return k.name;
+    return nullptr;
+}
 
 std::vector<std::string> checkOutputs(const OutputPlan& plan)
 {
@@ -196,9 +303,18 @@ Error AtomicOutputFile::open(const std::string& path)
     discard();
     m_path = path;
     m_error = Error::none();
+    const std::string name = fs::path(path).filename().string();
+    if (name.empty() || name == "." || name == "..")
+        return m_error = {ErrorKind::InvalidConfig, inQuotes(path) + " names a directory; give a file name"};
+    std::string why;
+    m_dirFd = openOutputDirectory(directoryOf(path), why);
+    if (m_dirFd < 0)
+        return m_error = {errno == ELOOP ? ErrorKind::InvalidConfig : ErrorKind::System,
+                          "cannot write " + inQuotes(path) + ": " + why};
+    m_name = name;
     struct stat st {};
     mode_t mode = 0644;
-    if (::lstat(path.c_str(), &st) == 0) {
+    if (::fstatat(m_dirFd, m_name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0) {
         if (S_ISLNK(st.st_mode))
             return m_error = {ErrorKind::InvalidConfig,
                               inQuotes(path) + " is a symbolic link; rtscope does not write through links"};
@@ -207,20 +323,21 @@ Error AtomicOutputFile::open(const std::string& path)
         // A file that was private stays private when it is replaced.
         mode = st.st_mode & 0777;
     }
-    const std::string stem = (fs::path(directoryOf(path)) / fs::path(path).filename()).string() + ".partial-";
     static constexpr char kLetters[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
     std::random_device seed;
     std::mt19937 random(seed());
     std::uniform_int_distribution<size_t> pick(0, sizeof kLetters - 2);
     for (int attempt = 0; attempt < 100; ++attempt) {
-        std::string name = stem;
+        std::string temporary = m_name + ".partial-";
         for (int i = 0; i < 6; ++i)
-            name += kLetters[pick(random)];
+            temporary += kLetters[pick(random)];
         // O_EXCL|O_NOFOLLOW: a new file of ours, never one planted under the name (or a link's target).
-        const int fd = ::open(name.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
+        const int fd = ::openat(m_dirFd, temporary.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
         if (fd >= 0) {
             m_fd = fd;
-            m_temporary = std::move(name);
+            m_temporaryName = temporary;
+            m_temporary = (fs::path(directoryOf(path)) / temporary).string();
+            m_size = 0;
             // The mode given to open() was cut by the umask; a replaced file's own mode is kept as it was.
             if (st.st_mode)
                 ::fchmod(m_fd, mode);
@@ -244,6 +361,7 @@ Error AtomicOutputFile::write(std::string_view bytes)
             continue;
         if (n <= 0)
             return fail("cannot write", n < 0 ? errno : EIO);
+        m_size += uint64_t(n);
         bytes.remove_prefix(size_t(n));
     }
     return Error::none();
@@ -256,6 +374,32 @@ std::ostream& AtomicOutputFile::stream()
         m_stream = std::make_unique<std::ostream>(m_buffer.get());
     }
     return *m_stream;
+}
+
+Error AtomicOutputFile::rewind(uint64_t size)
+{
+    if (m_fd < 0)
+        return fail("cannot write", EBADF);
+    if (size > m_size)
+        return fail("cannot cut", EINVAL);
+    if (::ftruncate(m_fd, off_t(size)) != 0 || ::lseek(m_fd, off_t(size), SEEK_SET) < 0)
+        return {ErrorKind::System, "cannot cut " + inQuotes(m_path) + ": " + std::strerror(errno)};
+    m_size = size;
+    m_error = Error::none();
+    return Error::none();
+}
+
+Error AtomicOutputFile::sync()
+{
+    if (m_stream)
+        m_stream->flush();
+    if (m_error)
+        return m_error;
+    if (m_fd < 0)
+        return fail("cannot write", EBADF);
+    if (::fsync(m_fd) != 0)
+        return fail("cannot write", errno);
+    return Error::none();
 }
 
 Error AtomicOutputFile::commit()
@@ -271,23 +415,22 @@ Error AtomicOutputFile::commit()
         e = fail("cannot write", errno);
     m_fd = -1;
     struct stat st {};
-    if (!e && ::lstat(m_path.c_str(), &st) == 0 && (S_ISLNK(st.st_mode) || S_ISDIR(st.st_mode)))
+    if (!e && ::fstatat(m_dirFd, m_name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+        (S_ISLNK(st.st_mode) || S_ISDIR(st.st_mode)))
         e = m_error = {ErrorKind::System, inQuotes(m_path) + " became a " +
                                               (S_ISLNK(st.st_mode) ? "symbolic link" : "directory") +
                                               " while it was written; it was left alone"};
-    if (!e && ::rename(m_temporary.c_str(), m_path.c_str()) != 0)
+    if (!e && ::renameat(m_dirFd, m_temporaryName.c_str(), m_dirFd, m_name.c_str()) != 0)
         e = fail("cannot write", errno);
     if (e) {
         discard();
         return e;
     }
     m_temporary.clear();
+    m_temporaryName.clear();
     // The rename is only durable once the directory is.
-    const int dir = ::open(directoryOf(m_path).c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (dir >= 0) {
-        ::fsync(dir);
-        ::close(dir);
-    }
+    ::fsync(m_dirFd);
+    discard();
     return Error::none();
 }
 
@@ -298,9 +441,13 @@ void AtomicOutputFile::discard()
     if (m_fd >= 0)
         ::close(m_fd);
     m_fd = -1;
-    if (!m_temporary.empty())
-        ::unlink(m_temporary.c_str());
+    if (!m_temporaryName.empty() && m_dirFd >= 0)
+        ::unlinkat(m_dirFd, m_temporaryName.c_str(), 0);
     m_temporary.clear();
+    m_temporaryName.clear();
+    if (m_dirFd >= 0)
+        ::close(m_dirFd);
+    m_dirFd = -1;
 }
 
 Error writeFileAtomically(const std::string& path, std::string_view bytes)

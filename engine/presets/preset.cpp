@@ -2,13 +2,12 @@
 
 #include "engine/experiments/registry.h"
 #include "engine/rt/cpu_topology.h"
+#include "engine/util/input_file.h"
+#include "engine/util/json_text.h"
 
 #include <algorithm>
-#include <cerrno>
 #include <cmath>
 #include <cstring>
-#include <filesystem>
-#include <fstream>
 #include <map>
 #include <sstream>
 
@@ -75,29 +74,6 @@ std::string stemOf(const std::string& sourceName)
 
 // The deepest nesting of arrays and objects in @p text, strings skipped. nlohmann::json copies and destroys
 // values recursively, so a hostile file of 100 000 brackets would overflow the stack after parsing.
-size_t nestingDepth(std::string_view text)
-{
-    size_t depth = 0, deepest = 0;
-    bool inString = false, escaped = false;
-    for (const char c : text) {
-        if (inString) {
-            if (escaped)
-                escaped = false;
-            else if (c == '\\')
-                escaped = true;
-            else if (c == '"')
-                inString = false;
-        } else if (c == '"') {
-            inString = true;
-        } else if (c == '[' || c == '{') {
-            deepest = std::max(deepest, ++depth);
-        } else if ((c == ']' || c == '}') && depth > 0) {
-            --depth;
-        }
-    }
-    return deepest;
-}
-
 std::string numberText(double v)
 {
     std::ostringstream s;
@@ -168,22 +144,12 @@ PresetParseResult parsePreset(std::string_view text, const std::string& sourceNa
                          std::to_string(Preset::kMaxFileBytes) + " bytes");
         return finish();
     }
-    if (const size_t depth = nestingDepth(text); depth > Preset::kMaxNesting) {
-        errors.push_back("the file nests lists and objects " + std::to_string(depth) + " levels deep; a preset needs " +
-                         "at most " + std::to_string(Preset::kMaxNesting));
+    const ParsedJson parsed = parseJsonText(text, "the file", Preset::kMaxNesting);
+    if (!parsed.ok()) {
+        errors.push_back(parsed.error("not valid JSON (" + parsed.notJson + ")"));
         return finish();
     }
-    nlohmann::json j;
-    try {
-        j = nlohmann::json::parse(text.begin(), text.end());
-    } catch (const nlohmann::json::exception& e) {
-        // "[json.exception.parse_error.101] parse error at line 3, column 5: …": the part after the tag.
-        std::string why = e.what();
-        if (const size_t tag = why.find("] "); tag != std::string::npos)
-            why = why.substr(tag + 2);
-        errors.push_back("not valid JSON (" + why + ")");
-        return finish();
-    }
+    const nlohmann::json& j = parsed.value;
     if (!j.is_object()) {
         errors.push_back(std::string("a preset must be a JSON object with ") + "title, experiment and phases (got " +
                          j.type_name() + ")");
@@ -315,16 +281,9 @@ PresetParseResult loadPreset(const std::string& nameOrFile, const CpuTopology* c
                 {"preset '" + nameOrFile + "' is not a built-in preset; the built-in presets are " + joined(ids) +
                  " (or give a file: a path ending in .json)"}};
     }
-    std::error_code ec;
-    if (std::filesystem::exists(nameOrFile, ec) && !std::filesystem::is_regular_file(nameOrFile, ec))
-        return {std::nullopt, {nameOrFile + ": not a file; give a preset file (.json) or a built-in name"}};
-    std::ifstream in(nameOrFile, std::ios::binary);
-    if (!in)
-        return {std::nullopt, {nameOrFile + ": cannot read the file: " + std::strerror(errno)}};
-    // Read one byte more than allowed, so an oversized file is refused without reading all of it.
-    std::string text(Preset::kMaxFileBytes + 1, '\0');
-    in.read(text.data(), std::streamsize(text.size()));
-    text.resize(size_t(in.gcount()));
+    std::string text, why;
+    if (!readRegularFile(nameOrFile, Preset::kMaxFileBytes, text, why))
+        return {std::nullopt, {why}};
     return parsePreset(text, nameOrFile, cpus);
 }
 

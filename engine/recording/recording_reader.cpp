@@ -2,163 +2,24 @@
 
 #include "engine/formats/probe_json.h"
 #include "engine/recording/recording_blocks.h"
+#include "engine/recording/recording_payload.h"
+#include "engine/util/input_file.h"
 #include "engine/util/json_fields.h"
+#include "engine/util/json_text.h"
 
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
-#include <fstream>
 #include <limits>
+#include <sys/stat.h>
 
 namespace rtscope {
 
 using namespace recording_blocks;
 
 namespace {
-
-// Bounds-checked reads from one block's payload.
-class Payload {
-public:
-    explicit Payload(std::string_view bytes)
-        : m_bytes(bytes)
-    {}
-    bool u8(uint8_t& v) { return le(v, 1); }
-    bool u16(uint16_t& v) { return le(v, 2); }
-    bool u32(uint32_t& v) { return le(v, 4); }
-    bool u64(uint64_t& v) { return le(v, 8); }
-    bool i64(int64_t& v)
-    {
-        uint64_t u = 0;
-        if (!le(u, 8))
-            return false;
-        v = int64_t(u);
-        return true;
-    }
-    bool i32(int32_t& v)
-    {
-        uint32_t u = 0;
-        if (!le(u, 4))
-            return false;
-        v = int32_t(u);
-        return true;
-    }
-    bool f64(double& v)
-    {
-        uint64_t bits = 0;
-        if (!le(bits, 8))
-            return false;
-        std::memcpy(&v, &bits, sizeof v);
-        return true;
-    }
-    // Exactly the encoder's form: at most 10 bytes, and the 10th may only carry the top bit of 64.
-    bool varint(uint64_t& v)
-    {
-        v = 0;
-        for (int i = 0; i < 10; ++i) {
-            if (m_pos >= m_bytes.size())
-                return false;
-            const auto b = uint8_t(m_bytes[m_pos++]);
-            if (i == 9 && b > 1)
-                return false;
-            v |= uint64_t(b & 0x7f) << (7 * i);
-            if (!(b & 0x80))
-                return true;
-        }
-        return false;
-    }
-    bool zigzag(int64_t& v)
-    {
-        uint64_t u = 0;
-        if (!varint(u))
-            return false;
-        v = int64_t((u >> 1) ^ (~(u & 1) + 1));
-        return true;
-    }
-    bool bytes(size_t n, std::string_view& out)
-    {
-        if (n > m_bytes.size() - m_pos)
-            return false;
-        out = m_bytes.substr(m_pos, n);
-        m_pos += n;
-        return true;
-    }
-    size_t left() const { return m_bytes.size() - m_pos; }
-
-private:
-    template <class T> bool le(T& v, int n)
-    {
-        if (size_t(n) > m_bytes.size() - m_pos)
-            return false;
-        uint64_t x = 0;
-        for (int i = 0; i < n; ++i)
-            x |= uint64_t(uint8_t(m_bytes[m_pos + size_t(i)])) << (8 * i);
-        m_pos += size_t(n);
-        v = T(x);
-        return true;
-    }
-    std::string_view m_bytes;
-    size_t m_pos = 0;
-};
-
-// Where the bytes come from: memory (tests, fuzzing) or a file read block by block.
-class Input {
-public:
-    virtual ~Input() = default;
-    virtual bool read(char* dst, size_t n) = 0;
-    uint64_t size() const { return m_size; }
-    uint64_t offset() const { return m_offset; }
-    uint64_t remaining() const { return m_size - m_offset; }
-
-protected:
-    uint64_t m_size = 0;
-    uint64_t m_offset = 0;
-};
-
-class MemoryInput final : public Input {
-public:
-    explicit MemoryInput(std::string_view bytes)
-        : m_bytes(bytes)
-    {
-        m_size = bytes.size();
-    }
-    bool read(char* dst, size_t n) override
-    {
-        if (n > remaining())
-            return false;
-        std::memcpy(dst, m_bytes.data() + m_offset, n);
-        m_offset += n;
-        return true;
-    }
-
-private:
-    std::string_view m_bytes;
-};
-
-class FileInput final : public Input {
-public:
-    explicit FileInput(const std::string& path)
-        : m_in(path, std::ios::binary)
-    {
-        if (!m_in)
-            return;
-        m_in.seekg(0, std::ios::end);
-        const std::streamoff end = m_in.tellg();
-        m_in.seekg(0, std::ios::beg);
-        m_size = end > 0 ? uint64_t(end) : 0;
-    }
-    bool good() const { return bool(m_in); }
-    bool read(char* dst, size_t n) override
-    {
-        if (n > remaining() || !m_in.read(dst, std::streamsize(n)))
-            return false;
-        m_offset += n;
-        return true;
-    }
-
-private:
-    std::ifstream m_in;
-};
 
 bool validTime(int64_t t)
 {
@@ -273,9 +134,10 @@ bool Parser::header(Payload& p)
 {
     std::string_view text;
     p.bytes(p.left(), text);
-    const nlohmann::json j = nlohmann::json::parse(text.begin(), text.end(), nullptr, false);
-    if (j.is_discarded() || !j.is_object())
-        return fail("not a JSON object");
+    const ParsedJson parsed = parseJsonText(text, "the header");
+    if (!parsed.ok() || !parsed.value.is_object())
+        return fail(parsed.error("not a JSON object"));
+    const nlohmann::json& j = parsed.value;
     RecordingHeader h;
     // A header is refused for its first problem, in the order below: one sentence, as for every other block.
     std::vector<std::string> problems;
@@ -377,11 +239,11 @@ bool Parser::marker(Payload& p)
         return fail("config length " + std::to_string(configBytes) + " does not fit");
     if (p.left())
         return fail(std::to_string(p.left()) + " bytes left over");
-    const nlohmann::json j = nlohmann::json::parse(config.begin(), config.end(), nullptr, false);
+    const ParsedJson parsed = parseJsonText(config, "the config");
     std::string error;
-    if (j.is_discarded())
-        return fail("config is not valid JSON");
-    if (!configFromJson(j, m.config, error))
+    if (!parsed.ok())
+        return fail(parsed.error("config is not valid JSON"));
+    if (!configFromJson(parsed.value, m.config, error))
         return fail("config: " + error);
     m.label = std::string(label);
     m_visitor.marker(m);
@@ -916,10 +778,11 @@ RecordingReadResult readRecording(std::string_view bytes, RecordingVisitor& visi
 RecordingReadResult readRecordingFile(const std::string& path, RecordingVisitor& visitor,
                                       const RecordingProgress& progress)
 {
-    FileInput in(path);
+    std::string why;
+    FileInput in(path, why);
     if (!in.good()) {
         RecordingReadResult r;
-        r.error = "cannot open '" + path + "': " + std::strerror(errno);
+        r.error = why;
         return r;
     }
     return Parser(in, visitor, progress).run();

@@ -3,6 +3,7 @@
 #include "engine/experiments/latency/latency_replay.h"
 
 #include <algorithm>
+#include <filesystem>
 #include <map>
 
 namespace rtscope {
@@ -11,10 +12,22 @@ namespace {
 
 class Replayer final : public RecordingReplayer {
 public:
-    explicit Replayer(const RecordingReplayOptions& options, ReplayedRun& out)
+    /// @p totalBytes: the recording's size, for the progress calls made before the reader's first (the header's).
+    Replayer(const RecordingReplayOptions& options, ReplayedRun& out, uint64_t totalBytes = 0)
         : m_options(options)
         , m_out(out)
+        , m_totalBytes(totalBytes)
     {}
+
+    /// The reader's progress callback: remembers where the reading is, and stops it once a step of the replay's own
+    /// (a thread's figures set up or merged, which with 128 threads of large histograms takes seconds) was stopped.
+    bool progress(uint64_t bytesRead, uint64_t totalBytes)
+    {
+        m_bytesRead = bytesRead;
+        m_totalBytes = totalBytes;
+        return !m_stopped && (!m_options.progress || m_options.progress(bytesRead, totalBytes));
+    }
+    bool stopped() const { return m_stopped; }
 
     void header(const RecordingHeader& h) override
     {
@@ -99,7 +112,7 @@ public:
     std::shared_ptr<const LatencySnapshot> finish(int64_t endNs)
     {
         auto merged = merge(endNs, true);
-        if (!merged)
+        if (!merged || m_stopped)
             return nullptr;
         m_active = 0;
         m_threads.clear();
@@ -117,6 +130,8 @@ private:
             return nullptr;
         auto merged = std::make_shared<LatencySnapshot>();
         for (size_t i = 0; i < m_active; ++i) {
+            if (final && !keepGoing())
+                return nullptr;
             catchUp(i);
             if (final)
                 m_threads[i].replay->stop();
@@ -148,6 +163,10 @@ private:
     void activate(size_t n, int64_t tNs)
     {
         for (size_t i = m_active; i < n; ++i) {
+            // Stopped: the reader is told at its next progress call, right after this block, before any block
+            // could name a thread that was not set up.
+            if (!keepGoing())
+                break;
             if (i == m_threads.size()) {
                 Thread t;
                 t.replay = std::make_unique<LatencyReplay>();
@@ -159,8 +178,17 @@ private:
             t.replay->start(m_config, tNs);
             t.drops = t.dropsAtReset = 0;
             t.resets = m_resets;
+            m_active = i + 1;
         }
-        m_active = n;
+    }
+
+    // Between the steps of one block (a thread's histogram set up or merged): the caller's progress callback at the
+    // reading's last position.
+    bool keepGoing()
+    {
+        if (!m_stopped && m_options.progress && !m_options.progress(m_bytesRead, m_totalBytes))
+            m_stopped = true;
+        return !m_stopped;
     }
 
     void catchUp(size_t i)
@@ -202,16 +230,27 @@ private:
     uint64_t m_resets = 0;                     ///< reset blocks so far (restarts included)
     int64_t m_resetNs = 0;                     ///< the last one's time
     std::shared_ptr<LatencyTracing> m_tracing; ///< the anatomy blocks, when the file holds them
+    uint64_t m_bytesRead = 0;                  ///< the reader's last progress call
+    uint64_t m_totalBytes = 0;
+    bool m_stopped = false; ///< the progress callback said stop between two steps of a block
 };
 
-template <class Read> ReplayedRun replayWith(const RecordingReplayOptions& options, Read&& read)
+template <class Read> ReplayedRun replayWith(const RecordingReplayOptions& options, uint64_t totalBytes, Read&& read)
 {
     ReplayedRun run;
-    Replayer replayer(options, run);
-    run.read = read(replayer);
+    Replayer replayer(options, run, totalBytes);
+    const RecordingProgress progress = [&](uint64_t bytesRead, uint64_t totalBytes) {
+        return replayer.progress(bytesRead, totalBytes);
+    };
+    run.read = read(replayer, progress);
     // A cancelled replay is not shown, and a refused one may not be: no figures are computed for either.
-    if (run.read.headerRead && !run.read.cancelled && replayer.refusal().empty())
+    if (run.read.headerRead && !run.read.cancelled && replayer.refusal().empty()) {
         run.snapshot = replayer.finish(run.read.endNs);
+        if (replayer.stopped()) { // while the threads' figures were merged, after the last block
+            run.read.cancelled = true;
+            run.read.error = "stopped after " + std::to_string(run.read.samples) + " samples (the whole file read)";
+        }
+    }
     return run;
 }
 
@@ -224,12 +263,18 @@ std::unique_ptr<RecordingReplayer> makeRecordingReplayer(const RecordingReplayOp
 
 ReplayedRun replayRecordingFile(const std::string& path, const RecordingReplayOptions& options)
 {
-    return replayWith(options, [&](RecordingVisitor& v) { return readRecordingFile(path, v, options.progress); });
+    std::error_code ec;
+    const uint64_t size = std::filesystem::file_size(path, ec);
+    return replayWith(options, ec ? 0 : size, [&](RecordingVisitor& v, const RecordingProgress& progress) {
+        return readRecordingFile(path, v, options.progress ? progress : RecordingProgress());
+    });
 }
 
 ReplayedRun replayRecording(std::string_view bytes, const RecordingReplayOptions& options)
 {
-    return replayWith(options, [&](RecordingVisitor& v) { return readRecording(bytes, v, options.progress); });
+    return replayWith(options, bytes.size(), [&](RecordingVisitor& v, const RecordingProgress& progress) {
+        return readRecording(bytes, v, options.progress ? progress : RecordingProgress());
+    });
 }
 
 } // namespace rtscope

@@ -57,17 +57,23 @@ void RecordingWriter::setCommand(std::string command)
 RecordingWriter::Status RecordingWriter::status() const
 {
     std::lock_guard lock(m_mutex);
-    return {m_path, m_recording, m_complete, m_samples, m_lost, m_bytes, m_error};
+    return {m_path,  m_recording, m_complete, m_samples,  m_lost,       m_lostBehind,
+            m_bytes, m_error,     m_cutShort, m_endBlock, m_keptUntilNs};
 }
 
 void RecordingWriter::onRunStart(const LatencyRunInfo& info)
 {
     finish();
     std::lock_guard lock(m_mutex);
-    m_samples = m_lost = m_lostUnwritten = m_bytes = 0;
+    m_samples = m_lost = m_lostUnwritten = m_bytes = m_lostBehind = m_lostInBlocks = 0;
     m_batch.clear();
     m_complete = false;
     m_ended = false;
+    m_cutShort = m_endBlock = false;
+    m_keptUntilNs = m_stopNs = m_lastWakeNs = 0;
+    m_startNs = info.startNs;
+    m_unwritten.clear();
+    m_written.clear();
     m_error.clear();
     m_pending.clear();
     if (info.cpus.empty() || info.cpus.size() > kMaxThreads) {
@@ -93,6 +99,7 @@ void RecordingWriter::onRunStart(const LatencyRunInfo& info)
     Encoder(m_pending).u32(kRecordingVersion);
     m_pending += block(BlockType::Header, header.dump());
     m_bytes = m_pending.size();
+    m_unwritten.push_back({m_bytes, 0, 0, 0});
     m_recording = true;
     m_stop = false;
     m_writer = std::thread([this] { writerLoop(); });
@@ -108,25 +115,36 @@ void RecordingWriter::flushLostLocked()
     const std::string b = block(BlockType::Lost, payload);
     m_pending += b;
     m_bytes += b.size();
+    m_lostInBlocks += m_lostUnwritten;
+    if (m_error.empty())
+        m_unwritten.push_back({m_bytes, m_samples, m_lostInBlocks, m_lastWakeNs});
     m_lostUnwritten = 0;
 }
 
-bool RecordingWriter::append(const std::string& b, bool droppable)
+RecordingWriter::Append RecordingWriter::append(const std::string& b, bool droppable, uint64_t samples,
+                                                int64_t lastWakeNs)
 {
     std::lock_guard lock(m_mutex);
     if (!m_recording)
-        return false;
-    if (droppable && (!m_error.empty() || m_pending.size() + b.size() > m_limits.bufferBytes ||
+        return Append::Idle;
+    if (droppable && !m_error.empty())
+        return Append::Failed;
+    if (droppable && (m_pending.size() + b.size() > m_limits.bufferBytes ||
                       (m_limits.maxFileBytes && m_bytes + b.size() > m_limits.maxFileBytes)))
-        return false;
+        return Append::Behind;
     flushLostLocked();
     m_pending += b;
     m_bytes += b.size();
+    m_samples += samples;
+    if (samples)
+        m_lastWakeNs = lastWakeNs;
+    if (m_error.empty()) // after a write error nothing more reaches the file
+        m_unwritten.push_back({m_bytes, m_samples, m_lostInBlocks, m_lastWakeNs});
     if (m_limits.writeEachBlock)
         m_writeNow = true;
     if (m_pending.size() >= kWriteChunk || m_writeNow)
         m_wake.notify_one();
-    return true;
+    return Append::Kept;
 }
 
 void RecordingWriter::onSamples(size_t thread, std::span<const LatencySample> batch)
@@ -151,13 +169,14 @@ void RecordingWriter::flushSamples()
 {
     if (m_batch.empty())
         return;
-    const bool kept = append(block(BlockType::Samples, encodeSamples(m_batchThread, m_batch)), true);
+    const Append kept = append(block(BlockType::Samples, encodeSamples(m_batchThread, m_batch)), true, m_batch.size(),
+                               m_batch.back().wakeNs);
     std::lock_guard lock(m_mutex);
-    if (kept) {
-        m_samples += m_batch.size();
-    } else if (m_recording) {
+    if (kept == Append::Behind || kept == Append::Failed) {
         m_lost += m_batch.size();
         m_lostUnwritten += m_batch.size();
+        if (kept == Append::Behind)
+            m_lostBehind += m_batch.size();
     }
     m_batch.clear();
 }
@@ -256,7 +275,9 @@ void RecordingWriter::onRunEnd(int64_t stopNs)
         const std::string b = block(BlockType::End, payload);
         m_pending += b;
         m_bytes += b.size();
+        m_unwritten.push_back({m_bytes, m_samples, m_lostInBlocks, m_lastWakeNs});
         m_ended = true;
+        m_stopNs = stopNs;
     }
     finish();
 }
@@ -277,13 +298,97 @@ void RecordingWriter::writerLoop()
         if (!batch.empty() && !failed)
             if (const Error e = m_sink ? m_sink(batch) : m_file->write(batch))
                 error = e.message;
+        const uint64_t written = m_file ? m_file->size() : 0;
         batch.clear();
         lock.lock();
-        if (!error.empty() && m_error.empty())
+        if (!failed) {
+            // The blocks now in the file; a sink's are all out when it did not fail.
+            while (!m_unwritten.empty() && (m_sink ? error.empty() : m_unwritten.front().bytes <= written)) {
+                m_written.push_back(m_unwritten.front());
+                m_unwritten.pop_front();
+                if (m_written.size() > kKeptBoundaries)
+                    m_written.pop_front();
+            }
+        }
+        if (!error.empty() && m_error.empty()) {
             m_error = error;
+            m_unwritten.clear(); // none of them will be written
+            if (m_file) {
+                lock.unlock();
+                cutAtLastBlock();
+                lock.lock();
+            }
+        }
         if (stop && m_pending.empty())
             return;
     }
+}
+
+void RecordingWriter::cutAtLastBlock()
+{
+    uint64_t keep = 0;
+    {
+        std::lock_guard lock(m_mutex);
+        keep = m_written.empty() ? 0 : m_written.back().bytes;
+    }
+    // Half a block would make the file invalid rather than short; should this fail, endCutFile() tries again.
+    (void)m_file->rewind(keep);
+}
+
+bool RecordingWriter::endCutFile(AtomicOutputFile& file)
+{
+    std::deque<Boundary> written;
+    bool ended = false;
+    int64_t stopNs = 0;
+    uint64_t total = 0;
+    {
+        std::lock_guard lock(m_mutex);
+        written = m_written;
+        ended = m_ended;
+        stopNs = m_stopNs;
+        total = m_samples + m_lost; // every sample the run gave the writer
+    }
+    if (written.empty()) // not even the header reached the file
+        return false;
+    Boundary keep = written.back();
+    bool endBlock = false;
+    // The newest boundary first; on a disk still full, each older one frees a block's bytes for the 42 of the lost
+    // and end blocks. A few tries: past them, the file ends after its last whole block and reads as truncated.
+    for (int tries = 0; tries < 4 && !written.empty(); ++tries) {
+        const Boundary b = written.back();
+        written.pop_back();
+        if (file.rewind(b.bytes))
+            return false;
+        keep = b;
+        if (!ended) // the run did not end (its experiment went without stop()): no stop time to write
+            break;
+        const uint64_t lost = total - b.samples;
+        std::string tail;
+        if (lost > b.lost) {
+            std::string payload;
+            Encoder(payload).u64(lost - b.lost);
+            tail += block(BlockType::Lost, payload);
+        }
+        std::string payload;
+        Encoder e(payload);
+        e.i64(stopNs);
+        e.u64(b.samples);
+        e.u64(lost);
+        tail += block(BlockType::End, payload);
+        if (!file.write(tail)) {
+            endBlock = true;
+            break;
+        }
+    }
+    if (!endBlock && file.rewind(keep.bytes))
+        return false;
+    std::lock_guard lock(m_mutex);
+    m_lost = total - keep.samples;
+    m_samples = keep.samples;
+    m_cutShort = true;
+    m_endBlock = endBlock;
+    m_keptUntilNs = keep.samples ? keep.lastWakeNs - m_startNs : 0;
+    return true;
 }
 
 void RecordingWriter::finish()
@@ -310,10 +415,13 @@ void RecordingWriter::finish()
             std::lock_guard lock(m_mutex);
             failed = !m_error.empty();
         }
-        if (failed)
-            file->discard();
-        else
+        // One that failed to write keeps what it wrote before the failure, cut at a block boundary and ended there.
+        if (!failed)
             committed = file->commit();
+        else if (endCutFile(*file))
+            committed = file->commit();
+        else
+            file->discard();
     }
     std::lock_guard lock(m_mutex);
     if (file || (m_sink && m_recording)) {

@@ -6,6 +6,7 @@
 
 #include <condition_variable>
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -26,7 +27,9 @@ class AtomicOutputFile;
 /// SCHED_OTHER, on the run's quiet CPU) moves the buffer to disk. When the buffer is full (the disk cannot keep
 /// up) or the file reached its size cap, sample batches are not kept: they are counted, written as a "lost"
 /// block, and reported by status(), so no reader mistakes the file for the whole run. Memory stays bounded by
-/// the buffer size however long the run.
+/// the buffer size however long the run. When a write fails (a full disk), the file is cut back to the last whole
+/// block written, ended there with a lost and an end block when they fit (else it ends after that block, which a
+/// reader calls truncated), and put in place: what was written before the failure stays a valid recording.
 class RecordingWriter final : public LatencyRunSink {
 public:
     struct Limits {
@@ -41,12 +44,18 @@ public:
     };
     struct Status {
         std::string path;
-        bool recording = false; ///< a run is being written
-        bool complete = false;  ///< the last run was written and closed without error
-        uint64_t samples = 0;   ///< samples written (this or the last run)
-        uint64_t lost = 0;      ///< samples not kept
+        bool recording = false;  ///< a run is being written
+        bool complete = false;   ///< the last run was written and closed without error
+        uint64_t samples = 0;    ///< samples written (this or the last run); after cutShort, those the file holds
+        uint64_t lost = 0;       ///< samples not kept
+        uint64_t lostBehind = 0; ///< of lost: refused while the writing went on (buffer full, the size cap)
         uint64_t bytes = 0;
         std::string error; ///< why the file could not be written, empty if none
+        /// A write failed (error says why) and the file at path holds the run up to the last whole block written
+        /// before it: samples samples, up to keptUntilNs of run time. False when nothing could be kept.
+        bool cutShort = false;
+        bool endBlock = false;   ///< cutShort: the kept file ends with its end block (else it reads as truncated)
+        int64_t keptUntilNs = 0; ///< cutShort: the last kept sample's wake-up, from the run's start
     };
 
     /// @brief Where a run's bytes go instead of a file (the agent's frame stream, docs/remote.md): called on the
@@ -83,8 +92,15 @@ public:
     void onRunEnd(int64_t stopNs) override;
 
 private:
-    /// Appends one block to the pending buffer; sample blocks may be refused (then counted as lost).
-    bool append(const std::string& block, bool droppable);
+    enum class Append { Kept, Behind, Failed, Idle };
+    /// Appends one block to the pending buffer; sample blocks may be refused (then counted as lost): Behind when the
+    /// buffer or the cap refused it, Failed after a write error. @p samples and @p lastWakeNs: a samples block's.
+    Append append(const std::string& block, bool droppable, uint64_t samples = 0, int64_t lastWakeNs = 0);
+    /// After a failed write (writer thread): cuts the file back to the last whole block it holds.
+    void cutAtLastBlock();
+    /// At the end of a run whose writing failed: ends the cut file (lost and end blocks) and says what it holds.
+    /// False when nothing of the run could be kept.
+    bool endCutFile(AtomicOutputFile& file);
     /// Encodes the samples gathered so far as one block (every other event calls it first, to keep the order).
     void flushSamples();
     void flushLostLocked();
@@ -111,6 +127,25 @@ private:
     uint64_t m_lost = 0;
     uint64_t m_lostUnwritten = 0; ///< lost since the last "lost" block
     uint64_t m_bytes = 0;         ///< accepted into the file (written or pending)
+    uint64_t m_lostBehind = 0;    ///< of m_lost: refused by the buffer or the cap, not by a write error
+    uint64_t m_lostInBlocks = 0;  ///< the counts of the lost blocks accepted
+    int64_t m_startNs = 0;
+    int64_t m_lastWakeNs = 0; ///< of the latest sample accepted
+    int64_t m_stopNs = 0;     ///< onRunEnd's
+    bool m_cutShort = false;
+    bool m_endBlock = false;
+    int64_t m_keptUntilNs = 0;
+    /// Where each accepted block ends (bytes from the file's start) and what the file holds up to there: the blocks
+    /// not known written yet, and the last kKeptBoundaries written ones, which a write error cuts the file back to.
+    struct Boundary {
+        uint64_t bytes = 0;
+        uint64_t samples = 0;
+        uint64_t lost = 0;
+        int64_t lastWakeNs = 0;
+    };
+    static constexpr size_t kKeptBoundaries = 16;
+    std::deque<Boundary> m_unwritten;
+    std::deque<Boundary> m_written;
     std::string m_error;
     std::thread m_writer;
 

@@ -1,19 +1,24 @@
 #include "engine/remote/agent_client.h"
 
+#include "engine/remote/agent_auth.h"
 #include "engine/util/clock.h"
 #include "engine/util/helper_thread.h"
+#include "engine/util/json_text.h"
 
 #include <algorithm>
 #include <cerrno>
 #include <csignal>
+#include <cstdlib>
 #include <cstring>
 #include <fcntl.h>
+#include <filesystem>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
 #include <spawn.h>
 #include <sys/socket.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -99,12 +104,23 @@ Error spawnAgentArgv(const std::vector<std::string>& argv, AgentProcess& out)
     return spawnAgentWithPipes(argv, argv.front(), out);
 }
 
-const char* const kAgentTargetForms = "tcp://HOST:PORT or ssh://[USER@]HOST[:PORT]";
+const char* const kAgentTargetForms = "tcp://HOST:PORT, unix:PATH or ssh://[USER@]HOST[:PORT]";
 
 std::optional<AgentTarget> parseAgentTarget(std::string_view url, std::string& why)
 {
     AgentTarget t;
     std::string_view rest;
+    if (url.starts_with("unix:")) {
+        t.kind = AgentTarget::Kind::Unix;
+        t.host = std::string(url.substr(5));
+        if (t.host.empty() || t.host.size() >= sizeof(sockaddr_un::sun_path) ||
+            t.host.find('\0') != std::string::npos) {
+            why = "the socket's path is empty or longer than " + std::to_string(sizeof(sockaddr_un::sun_path) - 1) +
+                  " bytes";
+            return std::nullopt;
+        }
+        return t;
+    }
     if (url.starts_with("tcp://")) {
         t.kind = AgentTarget::Kind::Tcp;
         rest = url.substr(6);
@@ -112,7 +128,7 @@ std::optional<AgentTarget> parseAgentTarget(std::string_view url, std::string& w
         t.kind = AgentTarget::Kind::Ssh;
         rest = url.substr(6);
     } else {
-        why = "the scheme is neither tcp:// nor ssh://";
+        why = "the scheme is none of tcp://, unix: and ssh://";
         return std::nullopt;
     }
     if (!rest.empty() && rest.back() == '/')
@@ -208,6 +224,47 @@ Error connectAgentTcp(const std::string& host, int port, int timeoutMs, int& fd)
     return {};
 }
 
+Error connectAgentUnix(const std::string& path, int& fd)
+{
+    fd = -1;
+    sockaddr_un a{};
+    a.sun_family = AF_UNIX;
+    if (path.empty() || path.size() >= sizeof a.sun_path)
+        return {ErrorKind::InvalidConfig, "unix:" + path + ": the socket's path is empty or too long"};
+    std::memcpy(a.sun_path, path.data(), path.size());
+    const int s = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (s < 0)
+        return agentClientSystemError("cannot create a socket");
+    // A Unix socket's connect does not wait for the agent to accept (the backlog takes it), so no timeout here.
+    if (::connect(s, reinterpret_cast<const sockaddr*>(&a), sizeof a) != 0) {
+        const Error e = agentClientSystemError("cannot connect to unix:" + path);
+        ::close(s);
+        return e;
+    }
+    fcntl(s, F_SETFL, fcntl(s, F_GETFL) | O_NONBLOCK);
+    fd = s;
+    return {};
+}
+
+Error connectAgentSocket(const AgentTarget& target, int timeoutMs, int& fd)
+{
+    if (target.kind == AgentTarget::Kind::Unix)
+        return connectAgentUnix(target.host, fd);
+    return connectAgentTcp(target.host, target.port, timeoutMs, fd);
+}
+
+Error tryControllerToken(const std::string& tokenFile, std::string& token)
+{
+    token.clear();
+    std::string path = tokenFile;
+    if (path.empty())
+        if (const char* env = std::getenv(kAgentTokenFileEnv); env && *env)
+            path = env;
+    if (path.empty())
+        return {};
+    return tryReadAgentTokenFile(path, token);
+}
+
 CpuTopology targetTopology(const SystemProbe& probe)
 {
     CpuTopology t;
@@ -285,6 +342,57 @@ AgentClient::~AgentClient()
     for (int fd : m_wakePipe)
         if (fd >= 0)
             ::close(fd);
+    if (m_spoolFd >= 0)
+        ::close(m_spoolFd);
+}
+
+Error AgentClient::resetSpoolLocked()
+{
+    m_spoolBytes = 0;
+    if (m_spoolFd >= 0) {
+        if (::ftruncate(m_spoolFd, 0) != 0)
+            return {ErrorKind::System, std::string("cannot empty the recording spool: ") + std::strerror(errno)};
+        return {};
+    }
+    std::error_code ec;
+    const std::filesystem::path dir = std::filesystem::temp_directory_path(ec);
+    const std::string where = ec ? std::string("/tmp") : dir.string();
+    // No name: nothing to remove, even after kill -9. A file system without O_TMPFILE gets a named file, removed at
+    // once.
+    m_spoolFd = ::open(where.c_str(), O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+    if (m_spoolFd < 0) {
+        std::string name = where + "/rtscope-remote-XXXXXX";
+        m_spoolFd = ::mkostemp(name.data(), O_CLOEXEC);
+        if (m_spoolFd >= 0)
+            ::unlink(name.c_str());
+    }
+    if (m_spoolFd < 0)
+        return {ErrorKind::System,
+                "cannot make a spool file for the recording in " + where + ": " + std::strerror(errno)};
+    return {};
+}
+
+Error AgentClient::appendSpoolLocked(std::string_view bytes)
+{
+    if (m_spoolFd < 0)
+        return {ErrorKind::System, "the recording arrived before a start (no spool file)"};
+    while (!bytes.empty()) {
+        const ssize_t n = ::pwrite(m_spoolFd, bytes.data(), bytes.size(), off_t(m_spoolBytes));
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return {ErrorKind::System,
+                    std::string("cannot keep the received recording: ") + std::strerror(n < 0 ? errno : EIO)};
+        m_spoolBytes += uint64_t(n);
+        bytes.remove_prefix(size_t(n));
+    }
+    return {};
+}
+
+void AgentClient::setToken(std::string token)
+{
+    std::lock_guard lock(m_mutex);
+    m_token = std::move(token);
 }
 
 Error AgentClient::connect(int timeoutMs)
@@ -293,6 +401,18 @@ Error AgentClient::connect(int timeoutMs)
         m_reader = std::thread([this] { readerLoop(); });
         nameAndPlaceHelper(m_reader, "rtscope-agentc", -1);
     }
+    // The controller speaks first: an agent on a socket checks who it is (its token) before it sends anything,
+    // its hello and probe included. An agent on stdio sends its hello at once and reads this one whenever it comes.
+    std::string token;
+    bool sendHello = false;
+    {
+        std::lock_guard lock(m_mutex);
+        sendHello = !std::exchange(m_helloSent, true);
+        token = m_token;
+    }
+    if (sendHello)
+        if (Error e = m_writer.sendJson(AgentFrameType::Hello, rtscope::agentHello(nullptr, {}, token)))
+            return e;
     std::unique_lock lock(m_mutex);
     m_changed.wait_for(lock, std::chrono::milliseconds(timeoutMs), [&] { return m_haveHello || !m_lost.empty(); });
     if (!m_haveHello) {
@@ -304,8 +424,7 @@ Error AgentClient::connect(int timeoutMs)
     }
     if (std::string mismatch = agentProtocolMismatch(m_hello, "agent"); !mismatch.empty())
         return {ErrorKind::System, mismatch};
-    lock.unlock();
-    return m_writer.sendJson(AgentFrameType::Hello, rtscope::agentHello(nullptr));
+    return {};
 }
 
 nlohmann::json AgentClient::agentHello() const
@@ -324,7 +443,8 @@ Error AgentClient::start(std::string_view experiment, const nlohmann::json& conf
         m_errors.clear();
         m_haveEnded = false;
         m_ended = nullptr;
-        m_recording.clear();
+        if (Error e = resetSpoolLocked())
+            return e;
         m_awaitingStart = true;
     }
     nlohmann::json request{{"experiment", experiment}, {"config", config}};
@@ -401,20 +521,57 @@ std::vector<std::string> AgentClient::errors() const
 
 std::string AgentClient::recording() const
 {
-    std::lock_guard lock(m_mutex);
-    return m_recording;
+    std::string all;
+    (void)copyRecording([&](std::string_view piece) {
+        all += piece;
+        return Error{};
+    });
+    return all;
 }
 
-std::string AgentClient::recordingFrom(uint64_t offset) const
+std::string AgentClient::recordingFrom(uint64_t offset, size_t maxBytes) const
 {
     std::lock_guard lock(m_mutex);
-    return offset < m_recording.size() ? m_recording.substr(size_t(offset)) : std::string();
+    if (m_spoolFd < 0 || offset >= m_spoolBytes)
+        return {};
+    std::string piece(size_t(std::min<uint64_t>(maxBytes, m_spoolBytes - offset)), '\0');
+    size_t got = 0;
+    while (got < piece.size()) {
+        const ssize_t n = ::pread(m_spoolFd, piece.data() + got, piece.size() - got, off_t(offset + got));
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            break;
+        got += size_t(n);
+    }
+    piece.resize(got);
+    return piece;
 }
 
 uint64_t AgentClient::recordingBytes() const
 {
     std::lock_guard lock(m_mutex);
-    return m_recording.size();
+    return m_spoolBytes;
+}
+
+std::string AgentClient::recordingPath() const
+{
+    std::lock_guard lock(m_mutex);
+    return m_spoolFd < 0 ? std::string() : "/proc/self/fd/" + std::to_string(m_spoolFd);
+}
+
+Error AgentClient::copyRecording(const std::function<Error(std::string_view)>& sink) const
+{
+    const uint64_t total = recordingBytes();
+    for (uint64_t at = 0; at < total;) {
+        const std::string piece = recordingFrom(at, size_t(1) << 20);
+        if (piece.empty())
+            return {ErrorKind::System, "cannot read the received recording back at byte " + std::to_string(at)};
+        if (Error e = sink(piece))
+            return e;
+        at += piece.size();
+    }
+    return {};
 }
 
 std::optional<nlohmann::json> AgentClient::status(uint64_t afterGeneration, uint64_t& generation) const
@@ -510,11 +667,12 @@ void AgentClient::receiveSnapshot(const AgentFrame& frame)
         m_snapshotPartsTooLong = false;
         return bad("it is longer than the " + std::to_string(kMaxAgentSnapshotBytes) + "-byte limit");
     }
-    const nlohmann::json j = nlohmann::json::parse(
-        m_snapshotParts.empty() ? frame.payload : m_snapshotParts + frame.payload, nullptr, false);
+    const ParsedJson parsed =
+        parseJsonText(m_snapshotParts.empty() ? frame.payload : m_snapshotParts + frame.payload, "the payload");
     m_snapshotParts.clear();
-    if (j.is_discarded() || !j.is_object())
-        return bad("the payload is not a JSON object");
+    if (!parsed.ok() || !parsed.value.is_object())
+        return bad(parsed.error("the payload is not a JSON object"));
+    const nlohmann::json& j = parsed.value;
     const auto experiment = j.find("experiment");
     const auto run = j.find("run");
     const auto final = j.find("final");
@@ -559,10 +717,17 @@ void AgentClient::handle(const AgentFrame& frame)
     switch (frame.type) {
     case AgentFrameType::Recording: {
         uint64_t total = 0;
+        Error kept;
         {
             std::lock_guard lock(m_mutex);
-            m_recording += frame.payload;
-            total = m_recording.size();
+            if (!m_lost.empty()) // the spool failed before: a gap would make the rest unreadable
+                return;
+            kept = appendSpoolLocked(frame.payload);
+            total = m_spoolBytes;
+        }
+        if (kept) {
+            lose(kept.message); // the run's samples would go missing unseen: the link is given up, what came is kept
+            return;
         }
         if (m_recordingObserver)
             m_recordingObserver(total, m_lastReadNs);

@@ -42,22 +42,32 @@ int reapAgentProcess(pid_t pid, int timeoutMs);
 Error spawnAgentArgv(const std::vector<std::string>& argv, AgentProcess& out);
 
 /// @brief A target named by URL (`rtscope latency --target`, docs/remote.md): `tcp://HOST:PORT` (an agent started
-/// with --listen, reached directly or through `ssh -L`) or `ssh://[USER@]HOST[:PORT]` (ssh runs the agent with
-/// --stdio there).
+/// with --listen HOST:PORT, reached directly or through `ssh -L`; it asks for its token), `unix:PATH` (an agent
+/// started with --listen unix:PATH on this machine; the kernel tells it who connects) or `ssh://[USER@]HOST[:PORT]`
+/// (ssh runs the agent with --stdio there).
 struct AgentTarget {
-    enum class Kind { Tcp, Ssh };
+    enum class Kind { Tcp, Ssh, Unix };
     Kind kind = Kind::Tcp;
     std::string user; ///< ssh only; empty: ssh's default
-    std::string host;
-    int port = 0; ///< tcp: required; ssh: 0 = ssh's default
+    std::string host; ///< unix: the socket's path
+    int port = 0;     ///< tcp: required; ssh: 0 = ssh's default
 };
-/// @brief The accepted forms, for sentences: "tcp://HOST:PORT or ssh://[USER@]HOST[:PORT]".
+/// @brief The accepted forms, for sentences: "tcp://HOST:PORT, unix:PATH or ssh://[USER@]HOST[:PORT]".
 extern const char* const kAgentTargetForms;
 /// @brief Parses @p url; nullopt and @p why (what is wrong with it, without the forms) when it is not a target.
 std::optional<AgentTarget> parseAgentTarget(std::string_view url, std::string& why);
 /// @brief A connected TCP socket to @p host:@p port, in @p fd; else the reason ("cannot connect to
 /// 127.0.0.1:5000: Connection refused"). Gives up after @p timeoutMs.
 Error connectAgentTcp(const std::string& host, int port, int timeoutMs, int& fd);
+/// @brief A connected Unix stream socket to @p path, in @p fd; else the reason ("cannot connect to unix:/run/x:
+/// No such file or directory").
+Error connectAgentUnix(const std::string& path, int& fd);
+/// @brief connectAgentTcp or connectAgentUnix, as @p target says (not for ssh://, which runs a command).
+Error connectAgentSocket(const AgentTarget& target, int timeoutMs, int& fd);
+/// @brief The token a controller shows a TCP agent: read from @p tokenFile, or when that is empty from the file
+/// that kAgentTokenFileEnv names; empty (and no error) when neither is given, which an agent on a Unix socket or
+/// behind ssh does not need.
+Error tryControllerToken(const std::string& tokenFile, std::string& token);
 /// @brief The ssh command line that runs the agent on @p target: `ssh -o BatchMode=yes [-p PORT] [-o OPT]…
 /// -- [USER@]HOST AGENT agent --stdio` (@p agentPath shell-quoted: the remote side runs it through its shell).
 std::vector<std::string> sshAgentArgv(const AgentTarget& target, const std::string& agentPath,
@@ -93,7 +103,10 @@ public:
     AgentClient(const AgentClient&) = delete;
     AgentClient& operator=(const AgentClient&) = delete;
 
-    /// @brief Starts the reading thread, waits for the agent's hello, checks the protocol version and answers it.
+    /// @brief The token this controller shows in its hello (engine/remote/agent_auth.h); set it before connect().
+    void setToken(std::string token);
+    /// @brief Starts the reading thread and sends this controller's hello (with the token, if any: an agent on TCP
+    /// says nothing before it), then waits for the agent's hello and checks its protocol version.
     Error connect(int timeoutMs);
     /// @brief The agent's hello (protocol, version, probe); null before connect().
     nlohmann::json agentHello() const;
@@ -119,12 +132,23 @@ public:
     /// @brief Error frames received since the last start() (their sentences).
     std::vector<std::string> errors() const;
 
-    /// @brief The run's .rtrec bytes received so far (Recording frames, concatenated).
+    /// @brief The run's .rtrec bytes received so far (Recording frames, concatenated), read back whole from the
+    /// spool: for tests and short runs; a long run's are read with recordingFrom() or recordingPath().
+    ///
+    /// Received recording bytes are not kept in memory: each Recording frame is appended to a spool file as it
+    /// arrives (a file without a name, O_TMPFILE in the temporary directory, so it goes with the process however it
+    /// ends), as a local run's recorder writes its own; a run of hours costs disk, not memory.
     std::string recording() const;
-    /// @brief The recording's bytes from @p offset on (empty when none are newer): a live view feeds only what
-    /// arrived since its last refresh instead of copying the whole run every frame.
-    std::string recordingFrom(uint64_t offset) const;
+    /// @brief The recording's bytes from @p offset on, at most @p maxBytes (empty when none are newer): a live view
+    /// feeds only what arrived since its last refresh, a bounded piece at a time.
+    std::string recordingFrom(uint64_t offset, size_t maxBytes = kRecordingPieceBytes) const;
+    static constexpr size_t kRecordingPieceBytes = size_t(16) << 20;
     uint64_t recordingBytes() const;
+    /// @brief A path this process can open to read the spool ("/proc/self/fd/N"), empty before the first start or
+    /// when the spool could not be made. Its size is recordingBytes() once the run has ended.
+    std::string recordingPath() const;
+    /// @brief Hands the recording to @p sink in pieces of at most 1 MiB, in order; stops at the first error.
+    [[nodiscard]] Error copyRecording(const std::function<Error(std::string_view)>& sink) const;
     /// @brief The latest Status frame with a number that increases with each; nullopt if none newer than
     /// @p afterGeneration.
     std::optional<nlohmann::json> status(uint64_t afterGeneration, uint64_t& generation) const;
@@ -177,7 +201,12 @@ private:
     bool m_haveEnded = false;
     std::string m_lost;
     std::vector<std::string> m_errors;
-    std::string m_recording;
+    int m_spoolFd = -1;        ///< the run's recording bytes (guarded by m_mutex, like its size)
+    uint64_t m_spoolBytes = 0; ///< bytes in the spool
+    /// Makes the spool, or empties it for a new run (m_mutex held).
+    Error resetSpoolLocked();
+    /// Appends a Recording frame's payload to the spool (m_mutex held).
+    Error appendSpoolLocked(std::string_view bytes);
     nlohmann::json m_status;
     uint64_t m_statusGeneration = 0;
     std::vector<AgentSnapshotMessage> m_snapshots; ///< the latest per run, the most recently received last
@@ -189,6 +218,8 @@ private:
     nlohmann::json m_lastStarted;
     uint64_t m_startedCount = 0;
     bool m_sendingClosed = false;
+    std::string m_token;
+    bool m_helloSent = false;
     std::thread m_reader;
     std::atomic<uint64_t> m_bytesReceived{0};
     int64_t m_lastReadNs = 0; ///< the reading thread's own

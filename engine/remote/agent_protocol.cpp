@@ -3,6 +3,7 @@
 #include "engine/formats/system_threads_json.h"
 #include "engine/util/clock.h"
 #include "engine/util/json_fields.h"
+#include "engine/util/json_text.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -44,12 +45,13 @@ std::string agentFrameName(uint8_t type)
 
 std::optional<nlohmann::json> AgentFrame::json(std::string& error) const
 {
-    nlohmann::json j = nlohmann::json::parse(payload, nullptr, false);
-    if (j.is_discarded() || !j.is_object()) {
-        error = agentFrameName(uint8_t(type)) + ": the payload is not a JSON object";
+    const std::string name = agentFrameName(uint8_t(type));
+    ParsedJson parsed = parseJsonText(payload, name + ": the payload");
+    if (!parsed.ok() || !parsed.value.is_object()) {
+        error = parsed.error(name + ": the payload is not a JSON object");
         return std::nullopt;
     }
-    return j;
+    return std::move(parsed.value);
 }
 
 bool splitAgentHostPort(std::string_view text, std::string& host, int& port, std::string& why)
@@ -254,9 +256,11 @@ int64_t agentSnapshotIntervalNs(size_t bytes)
     return ms * kNsPerMs;
 }
 
-nlohmann::json agentHello(const nlohmann::json& probe, const std::string& host)
+nlohmann::json agentHello(const nlohmann::json& probe, const std::string& host, const std::string& token)
 {
     nlohmann::json j{{"protocol", kAgentProtocolVersion}, {"version", RTSCOPE_VERSION}};
+    if (!token.empty())
+        j["token"] = token;
     if (!probe.is_null())
         j["probe"] = probe;
     if (!host.empty())

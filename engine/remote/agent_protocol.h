@@ -140,8 +140,9 @@ private:
 };
 
 /// @brief The hello frame's payload for this build; @p probe is the system probe's JSON and @p host the machine's
-/// name (the agent's), or null and empty (the controller's).
-nlohmann::json agentHello(const nlohmann::json& probe, const std::string& host = {});
+/// name (the agent's), or null and empty (the controller's). @p token: the controller's proof for an agent that
+/// listens on TCP (engine/remote/agent_auth.h), sent as "token" when not empty.
+nlohmann::json agentHello(const nlohmann::json& probe, const std::string& host = {}, const std::string& token = {});
 /// @brief Empty when @p hello speaks kAgentProtocolVersion, else the refusal naming both versions ("the agent
 /// speaks protocol 2, this rtscope 1").
 std::string agentProtocolMismatch(const nlohmann::json& hello, const std::string& peer);

@@ -1,5 +1,6 @@
 #include "engine/rt/load_process.h"
 
+#include "engine/rt/rt_thread.h"
 #include "engine/util/clock.h"
 
 #include <cerrno>
@@ -35,7 +36,9 @@ Error LoadProcess::start(const std::string& command)
         sigset_t none;
         sigemptyset(&none);
         sigprocmask(SIG_SETMASK, &none, nullptr);
-        for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGALRM, SIGPIPE})
+        for (int sig : kStopSignals)
+            signal(sig, SIG_DFL);
+        for (int sig : {SIGALRM, SIGPIPE})
             signal(sig, SIG_DFL);
         execl("/bin/sh", "sh", "-c", command.c_str(), static_cast<char*>(nullptr));
         _exit(127);

@@ -234,6 +234,15 @@ unsigned wakeSignalCount()
     return unsigned(t_wakeSignals);
 }
 
+sigset_t stopSignalSet()
+{
+    sigset_t set;
+    sigemptyset(&set);
+    for (int sig : kStopSignals)
+        sigaddset(&set, sig);
+    return set;
+}
+
 void blockProcessSignals(bool alsoBlockWake)
 {
     installWakeSignalHandler();

@@ -6,6 +6,7 @@
 #include "engine/util/error.h"
 
 #include <atomic>
+#include <csignal>
 #include <cstddef>
 #include <functional>
 #include <memory>
@@ -70,6 +71,15 @@ unsigned wakeSignalCount();
 /// Call it in main() before starting any thread, so signals aimed at the process land on a thread
 /// that waits for them (sigwait) instead of on a measuring thread.
 void blockProcessSignals(bool alsoBlockWake);
+
+/// @brief The signals that ask rtscope to stop, in every command and in the desktop app alike: SIGINT (Ctrl-C),
+/// SIGTERM, SIGHUP, SIGQUIT (Ctrl-\), SIGUSR1 and SIGUSR2 — every signal whose default action ends a process and
+/// that a person or a supervisor sends to end one. Each is blocked and taken by the thread that waits for it, so a
+/// run stops the clean way (threads joined, partial results) instead of dying mid-write. SIGALRM, SIGXCPU and the
+/// real-time signals are rtscope's own; SIGPIPE makes a write fail with EPIPE instead. docs/cli.md, Exit codes.
+inline constexpr int kStopSignals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2};
+/// @brief kStopSignals as a set (sigtimedwait, signalfd).
+sigset_t stopSignalSet();
 
 /// @brief The join budget: a stop request reaches every thread an experiment started, and each is joined, within
 /// this many milliseconds; one that overstays is demoted to SCHED_OTHER and still joined (docs/architecture.md §3).

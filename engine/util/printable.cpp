@@ -50,6 +50,24 @@ size_t wellFormedUtf8Length(std::string_view s, size_t i)
     return n;
 }
 
+// The code points that reorder or break the text around them on a terminal without being C0/C1 controls: the
+// bidirectional formatting characters (Unicode UAX #9: U+061C ALM, U+200E LRM, U+200F RLM, U+202A–U+202E
+// embeddings and overrides, U+2066–U+2069 isolates) make "exe.txt" of "txt.exe", a name in a list swallow the
+// columns after it; U+2028 and U+2029 are line and paragraph separators, a newline to some terminals.
+bool reordersText(std::string_view s, size_t i, size_t n)
+{
+    const auto b = [&](size_t k) {
+        return uint8_t(s[i + k]);
+    };
+    if (n == 2)
+        return b(0) == 0xd8 && b(1) == 0x9c; // U+061C
+    if (n != 3 || b(0) != 0xe2)
+        return false;
+    if (b(1) == 0x80)
+        return b(2) == 0x8e || b(2) == 0x8f || (b(2) >= 0xa8 && b(2) <= 0xae); // U+200E/F, U+2028–U+202E
+    return b(1) == 0x81 && b(2) >= 0xa6 && b(2) <= 0xa9;                       // U+2066–U+2069
+}
+
 } // namespace
 
 std::string printable(std::string_view text)
@@ -66,8 +84,9 @@ std::string printable(std::string_view text)
         const size_t n = b >= 0x80 ? wellFormedUtf8Length(text, i) : 0;
         // U+0080–U+009F (C2 80 … C2 9F) are the C1 controls: a terminal in UTF-8 mode may take U+009B as CSI.
         const bool c1 = n == 2 && b == 0xc2 && uint8_t(text[i + 1]) <= 0x9f;
-        if (n == 0 || c1) {
-            const size_t bytes = c1 ? 2 : 1;
+        const bool escaped = c1 || (n > 0 && reordersText(text, i, n));
+        if (n == 0 || escaped) {
+            const size_t bytes = escaped ? n : 1;
             for (size_t k = 0; k < bytes; ++k)
                 appendHexEscape(out, uint8_t(text[i + k]));
             i += bytes;

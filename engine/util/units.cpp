@@ -222,6 +222,30 @@ std::vector<std::string> splitList(std::string_view text, char sep)
     return items;
 }
 
+std::string formatDurationExact(int64_t ns)
+{
+    const bool negative = ns < 0;
+    const uint64_t mag = negative ? uint64_t(0) - uint64_t(ns) : uint64_t(ns);
+    static constexpr struct {
+        uint64_t ns;
+        int digits;
+        const char* name;
+    } kUnits[] = {{1'000'000'000, 9, "s"}, {1'000'000, 6, "ms"}, {1'000, 3, "us"}};
+    for (const auto& u : kUnits) {
+        if (mag < u.ns)
+            continue;
+        std::string out = (negative ? "-" : "") + std::to_string(mag / u.ns);
+        if (const uint64_t rest = mag % u.ns) {
+            std::string fraction = std::to_string(rest);
+            fraction.insert(0, size_t(u.digits) - fraction.size(), '0');
+            fraction.erase(fraction.find_last_not_of('0') + 1);
+            out += "." + fraction;
+        }
+        return out + " " + u.name;
+    }
+    return (negative ? "-" : "") + std::to_string(mag) + " ns";
+}
+
 std::string formatDurationRange(int64_t lo, int64_t hi)
 {
     return formatDuration(lo) + " and " + formatDuration(hi);

@@ -17,6 +17,10 @@ std::optional<int64_t> parseDuration(std::string_view text, int64_t bareUnitNs);
 
 /// @brief Human form with a unit chosen for readability: "850 ns", "12.3 us", "1.50 ms", "2.000 s".
 std::string formatDuration(int64_t ns);
+/// @brief @p ns to the nanosecond, in the largest unit that has it as a whole number or a decimal fraction: "10 s",
+/// "10.000000001 s", "1.5 ms", "850 ns". For the value a refusal quotes: formatDuration() rounds 10.000000001 s,
+/// just above a 10 s limit, to "10.000 s".
+std::string formatDurationExact(int64_t ns);
 /// @brief @p text with every "us" that follows a number ("4.0 us") written as "µs"; the rest unchanged. The engine and
 /// the CLI write ASCII "us" like cyclictest; the desktop app writes "µs" (ui/common/text_format.h applies this).
 std::string withMicroSign(std::string_view text);

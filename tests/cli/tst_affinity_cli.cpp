@@ -79,9 +79,9 @@ private slots:
         QFETCH(QStringList, args);
         QFETCH(bool, needsFifo);
         if (m_cpus.size() < 2)
-            QSKIP("needs two CPUs: one loaded, one for the main thread");
+            RTSCOPE_SKIP(Cpus, "needs two CPUs: one loaded, one for the main thread");
         if (needsFifo && !m_fifo)
-            QSKIP("needs SCHED_FIFO");
+            RTSCOPE_SKIP(RtPrivilege, "needs SCHED_FIFO");
         const int loaded = m_cpus.back();
         std::vector<int> expected = m_cpus;
         expected.erase(std::remove(expected.begin(), expected.end(), loaded), expected.end());

@@ -55,9 +55,10 @@ private slots:
     void latencyRunThroughQemu()
     {
         if (!QFileInfo(m_agent).isExecutable())
-            QSKIP(qPrintable(m_agent + " is missing: scripts/build-agent-arm64 cross-builds it (the suite does not)"));
+            RTSCOPE_SKIP(Tool, m_agent + " is missing: scripts/build-agent-arm64 cross-builds it (the suite does not)");
         if (m_qemu.isEmpty())
-            QSKIP("qemu-aarch64-static is not installed: scripts/build-agent-arm64 installs it (qemu-user-static)");
+            RTSCOPE_SKIP(
+                Tool, "qemu-aarch64-static is not installed: scripts/build-agent-arm64 installs it (qemu-user-static)");
         const QString json = m_dir.filePath("arm64.json");
         const QString targetCmd =
             agentArm64ShellQuoted(m_qemu) + " " + agentArm64ShellQuoted(m_agent) + " agent --stdio";

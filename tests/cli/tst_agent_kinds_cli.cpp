@@ -39,7 +39,8 @@ constexpr double kAgentKindsStopBoundMs = 2 * kJoinBudgetMs;
 
 std::string agentKindsCommand()
 {
-    return "exec '" + binary().toStdString() + "' agent --stdio"; // exec: the agent's pid is the child's
+    // exec: the agent's pid is the child's; --allow-commands: the sweep's load command is one of the things tried.
+    return "exec '" + binary().toStdString() + "' agent --stdio --allow-commands";
 }
 
 // Milliseconds from @p t0 until @p pid has at most @p tasks tasks left, or -1 after @p timeoutMs.

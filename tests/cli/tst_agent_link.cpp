@@ -70,7 +70,7 @@ private slots:
             QVERIFY2(!connected, connected.message.c_str());
             const Error e = client.start("latency", agentLinkConfig(), 10'000, nullptr);
             if (e.kind == ErrorKind::Permission)
-                QSKIP(qPrintable("SCHED_FIFO is not permitted here: " + QString::fromStdString(e.message)));
+                RTSCOPE_SKIP(RtPrivilege, "SCHED_FIFO is not permitted here: " + e.message);
             QVERIFY2(!e, e.message.c_str());
             QVERIFY(client.waitEnded(30'000));
             QVERIFY2(client.connectionError().empty(), client.connectionError().c_str());

@@ -25,7 +25,7 @@ class TestAgentTraceCli : public QObject {
     Q_OBJECT
     QTemporaryDir m_dir;
     int m_cpu = -1;
-    QString m_noTrace; ///< why a traced run cannot happen here (the test is skipped), empty when it can
+    rtscope::test::MaybeSkip m_noTrace; ///< why a traced run cannot happen here
 
     static QString agentTraceCommand() { return "exec '" + binary() + "' agent --stdio"; }
 
@@ -39,8 +39,7 @@ private slots:
 
     void remoteTracedRunPrintsTheAnatomy()
     {
-        if (!m_noTrace.isEmpty())
-            QSKIP(qPrintable(m_noTrace));
+        RTSCOPE_SKIP_IF(m_noTrace);
         const QString cpu = QString::number(m_cpu), json = m_dir.filePath("remote-traced.json");
         const Run r = run({"latency", "--target-cmd", agentTraceCommand(), "--policy", "other", "--hogs", "4", "-a",
                            cpu, "-D", "1s", "--trace", "--trace-top", "3", "--json", json},
@@ -79,8 +78,7 @@ private slots:
     // -q keeps the summary only, as locally.
     void quietRemoteTracedRunPrintsNoAnatomy()
     {
-        if (!m_noTrace.isEmpty())
-            QSKIP(qPrintable(m_noTrace));
+        RTSCOPE_SKIP_IF(m_noTrace);
         const Run r = run({"latency", "--target-cmd", agentTraceCommand(), "--policy", "other", "-a",
                            QString::number(m_cpu), "-D", "300ms", "--trace", "-q"});
         QCOMPARE(r.exitCode, 0);
@@ -95,14 +93,12 @@ private slots:
         // The controller runs as nobody from a copy of the binary; its target command starts that same copy (the
         // shell's parent is the controller), so the agent is nobody's too.
         const QStringList common{"--policy", "other", "-D", "300ms", "--trace"};
-        QString skip;
+        MaybeSkip skip;
         const Run local = runWithoutRtPrivilege(QStringList{"latency"} + common, skip);
-        if (!skip.isEmpty())
-            QSKIP(qPrintable(skip));
+        RTSCOPE_SKIP_IF(skip);
         const Run remote = runWithoutRtPrivilege(
             QStringList{"latency", "--target-cmd", "exec /proc/$PPID/exe agent --stdio"} + common, skip);
-        if (!skip.isEmpty())
-            QSKIP(qPrintable(skip));
+        RTSCOPE_SKIP_IF(skip);
         QVERIFY2(local.exitCode == 0, qPrintable(local.err));
         QVERIFY2(remote.exitCode == 0, qPrintable(QString("exit %1: %2").arg(remote.exitCode).arg(remote.err)));
         const QRegularExpression said("rtscope latency: tracing is not available: \\S.*\\n");

@@ -7,6 +7,7 @@
 #include "tests/common/loopback_port.h"
 
 #include "engine/recording/recording_replay.h"
+#include "engine/remote/agent_auth.h"
 #include "engine/remote/agent_client.h"
 #include "engine/remote/agent_protocol.h"
 #include "engine/rt/rt_thread.h"
@@ -45,8 +46,10 @@ bool transportPortAccepts(int port)
     return true;
 }
 
-// `rtscope agent --listen 127.0.0.1:0`: waits for its "listening on 127.0.0.1:PORT" line and returns the port.
-int transportStartAgent(QProcess& agent, QByteArray& err, const QStringList& listen = {"--listen", "127.0.0.1:0"})
+// `rtscope agent --listen 127.0.0.1:0`: waits for its "listening on 127.0.0.1:PORT" line and returns the port;
+// @p token, when given, gets the token from the file the agent named (engine/remote/agent_auth.h).
+int transportStartAgent(QProcess& agent, QByteArray& err, const QStringList& listen = {"--listen", "127.0.0.1:0"},
+                        std::string* token = nullptr)
 {
     agent.start(binary(), QStringList{"agent"} + listen);
     if (!agent.waitForStarted())
@@ -57,8 +60,13 @@ int transportStartAgent(QProcess& agent, QByteArray& err, const QStringList& lis
         agent.waitForReadyRead(100);
         err += agent.readAllStandardError();
         const QRegularExpressionMatch m = re.match(QString::fromUtf8(err));
-        if (m.hasMatch())
+        if (m.hasMatch()) {
+            const QRegularExpressionMatch file =
+                QRegularExpression("shows the token in (\\S+) \\(").match(QString::fromUtf8(err));
+            if (token && (!file.hasMatch() || tryReadAgentTokenFile(file.captured(1).toStdString(), *token)))
+                return -1;
             return m.captured(1).toInt();
+        }
         if (agent.state() == QProcess::NotRunning)
             return -1;
     }
@@ -97,9 +105,18 @@ private slots:
         const int port = transportStartAgent(agent, err);
         QVERIFY2(port > 0, err.constData());
         const QString url = QString("tcp://127.0.0.1:%1").arg(port);
+        const QRegularExpressionMatch tokenFile = QRegularExpression("shows the token in (\\S+) \\(").match(err);
+        QVERIFY2(tokenFile.hasMatch(), err.constData());
         for (int i = 0; i < 2; ++i) {
-            const Run r =
-                run({"latency", "--target", url, "--period", "500us", "-l", "300", "--record", path("tcp.rtrec")});
+            // The token's file by flag, then by the environment variable.
+            QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+            QStringList args{"latency", "--target", url,        "--period",       "500us",
+                             "-l",      "300",      "--record", path("tcp.rtrec")};
+            if (i == 0)
+                args << "--target-token" << tokenFile.captured(1);
+            else
+                env.insert(kAgentTokenFileEnv, tokenFile.captured(1));
+            const Run r = run(args, 40000, binary(), env);
             QVERIFY2(r.exitCode == 0, qPrintable(r.err + r.out));
             QVERIFY2(r.out.contains("# target: "), qPrintable(r.out));
             const ReplayedRun replayed = replayRecordingFile(path("tcp.rtrec").toStdString());
@@ -118,12 +135,14 @@ private slots:
     {
         QProcess agent;
         QByteArray err;
-        const int port = transportStartAgent(agent, err);
+        std::string token;
+        const int port = transportStartAgent(agent, err, {"--listen", "127.0.0.1:0"}, &token);
         QVERIFY2(port > 0, err.constData());
         const pid_t pid = pid_t(agent.processId());
         int fd = -1;
         QVERIFY(!connectAgentTcp("127.0.0.1", port, 2000, fd));
         auto first = std::make_unique<AgentClient>(fd, fd);
+        first->setToken(token);
         QVERIFY(!first->connect(10'000));
         nlohmann::json cfg = test::agentLatencyConfig(500'000, 0);
         cfg["hogs"] = 1;
@@ -133,6 +152,7 @@ private slots:
             int fd2 = -1;
             QVERIFY(!connectAgentTcp("127.0.0.1", port, 2000, fd2));
             AgentClient second(fd2, fd2);
+            second.setToken(token);
             const Error refused = second.connect(5000);
             QVERIFY(refused);
             QVERIFY2(refused.message.find("another controller is connected") != std::string::npos,
@@ -159,6 +179,7 @@ private slots:
         // The next controller is served.
         QVERIFY(!connectAgentTcp("127.0.0.1", port, 2000, fd));
         AgentClient next(fd, fd);
+        next.setToken(token);
         QVERIFY(!next.connect(10'000));
         QVERIFY(!next.start("latency", test::agentLatencyConfig(500'000, 40), 10'000, nullptr));
         QVERIFY(next.waitEnded(5000));
@@ -169,7 +190,7 @@ private slots:
         QVERIFY2(err.contains("refused a second controller"), err.constData());
     }
 
-    // The agent has no authentication: another address than loopback needs --listen-any, which warns.
+    // The token and the frames are not encrypted: another address than loopback needs --listen-any, which warns.
     void nonLoopbackNeedsListenAny()
     {
         const Run refused = run({"agent", "--listen", "0.0.0.0:0"});
@@ -182,7 +203,7 @@ private slots:
         QProcess agent;
         QByteArray err;
         QVERIFY2(transportStartAgent(agent, err, {"--listen", "0.0.0.0:0", "--listen-any"}) > 0, err.constData());
-        QVERIFY2(err.contains("warning: listening on 0.0.0.0:") && err.contains("no authentication"), err.constData());
+        QVERIFY2(err.contains("warning: listening on 0.0.0.0:") && err.contains("unencrypted"), err.constData());
         transportStopAgent(agent);
     }
 
@@ -192,7 +213,7 @@ private slots:
         for (const QString url : {"foo://x", "tcp://127.0.0.1", "tcp://127.0.0.1:99999", "ssh://", "ssh://-oProxy"}) {
             const Run r = run({"latency", "--target", url, "-l", "10"});
             QCOMPARE(r.exitCode, 2);
-            QVERIFY2(r.err.contains("target '" + url + "'") && r.err.contains("tcp://HOST:PORT or ssh://"),
+            QVERIFY2(r.err.contains("target '" + url + "'") && r.err.contains("tcp://HOST:PORT, unix:PATH or ssh://"),
                      qPrintable(r.err));
         }
         const Run agentPathWithoutSsh = run({"latency", "--target-cmd", "true", "--target-agent", "/x", "-l", "10"});
@@ -217,7 +238,7 @@ private slots:
         const QString sshd = "/usr/sbin/sshd";
         if (!QFileInfo::exists(sshd) || QStandardPaths::findExecutable("ssh-keygen").isEmpty() ||
             QStandardPaths::findExecutable("ssh").isEmpty())
-            QSKIP("openssh-server / openssh-client is not installed (scripts/deps test installs it)");
+            RTSCOPE_SKIP(Tool, "openssh-server / openssh-client is not installed (scripts/deps test installs it)");
         // sshd's privilege separation directory (Debian creates it at boot through tmpfiles, not at install).
         if (!QFileInfo::exists("/run/sshd") && geteuid() == 0)
             QDir().mkpath("/run/sshd");
@@ -247,7 +268,7 @@ private slots:
             const QString why = QString::fromUtf8(server.readAll()).trimmed();
             server.kill();
             server.waitForFinished();
-            QSKIP(qPrintable("sshd could not start here: " + why));
+            RTSCOPE_SKIP(Other, "sshd could not start here: " + why);
         }
         const QString agentPath = QFileInfo(binary()).absoluteFilePath();
         const Run r = run({"latency", "--target", QString("ssh://root@127.0.0.1:%1").arg(port), "--target-agent",

@@ -130,8 +130,8 @@ LatencySnapshot anatomyCliSnapshot(bool active)
 class TestAnatomyCli : public QObject {
     Q_OBJECT
     QTemporaryDir m_dir;
-    int m_cpu = -1;    ///< the measured CPU of the real runs
-    QString m_noTrace; ///< why a real traced run cannot work here, empty when it can
+    int m_cpu = -1;                     ///< the measured CPU of the real runs
+    rtscope::test::MaybeSkip m_noTrace; ///< why a traced run cannot happen here
 
     static QString anatomyProblemOf(const nlohmann::json& anatomy)
     {
@@ -328,8 +328,7 @@ private slots:
 
     void tracedRunNamesTheHogs()
     {
-        if (!m_noTrace.isEmpty())
-            QSKIP(qPrintable(m_noTrace));
+        RTSCOPE_SKIP_IF(m_noTrace);
         const QString cpu = QString::number(m_cpu);
         const QString hist = m_dir.filePath("traced.hist"), json = m_dir.filePath("traced.json");
         const Run r = run({"latency", "--policy", "other", "--hogs", "4", "-a", cpu, "-D", "2s", "--trace",
@@ -409,8 +408,7 @@ private slots:
 
     void quietTracedRunKeepsOnlyTheSummary()
     {
-        if (!m_noTrace.isEmpty())
-            QSKIP(qPrintable(m_noTrace));
+        RTSCOPE_SKIP_IF(m_noTrace);
         const Run r =
             run({"latency", "--policy", "other", "-a", QString::number(m_cpu), "-D", "300ms", "--trace", "-q"});
         QCOMPARE(r.exitCode, 0);
@@ -436,10 +434,9 @@ private slots:
         QStringList args{"latency", "--policy", "other", "-D", "300ms", "--trace", "--json", json};
         if (quiet)
             args << "-q";
-        QString skip;
+        MaybeSkip skip;
         const Run r = runWithoutRtPrivilege(args, skip);
-        if (!skip.isEmpty())
-            QSKIP(qPrintable(skip));
+        RTSCOPE_SKIP_IF(skip);
         QVERIFY2(r.exitCode == 0, qPrintable(QString("exit %1: %2").arg(r.exitCode).arg(r.err)));
         QVERIFY2(r.err.contains(QRegularExpression("rtscope latency: tracing is not available: \\S.*\\n")),
                  qPrintable(r.err));

@@ -100,6 +100,9 @@ private slots:
         QTest::newRow("zero") << QStringList{"latency", "--fail-above", "0"} << "fail-above must be more than 0";
         QTest::newRow("too long") << QStringList{"latency", "--fail-above", "11s"}
                                   << "fail-above must be more than 0 and at most 10.000 s";
+        // Just above the limit: the value as given, not rounded back to the limit ("got 10.000 s").
+        QTest::newRow("a nanosecond too long")
+            << QStringList{"latency", "--fail-above", "10.000000001s"} << "(got 10.000000001 s)";
         QTest::newRow("percentile alone")
             << QStringList{"latency", "--fail-percentile", "99.9"} << "fail-percentile needs --fail-above";
         QTest::newRow("percentile text") << QStringList{"latency", "--fail-above", "1ms", "--fail-percentile", "most"}
@@ -177,7 +180,7 @@ private slots:
         // And those of the real cyclictest, where rt-tests is installed: every one of its keys is in ours.
         const QString cyclictest = QStandardPaths::findExecutable("cyclictest");
         if (cyclictest.isEmpty())
-            QSKIP("cyclictest (rt-tests) is not installed: compared with the documented keys only");
+            RTSCOPE_SKIP(Tool, "cyclictest (rt-tests) is not installed: compared with the documented keys only");
         const QString theirs = m_dir.filePath("cyclictest.json");
         const Run c = run({"-q", "-l", "100", "-i", "1000", "-t1", "-m", "--json=" + theirs}, 20000, cyclictest);
         QVERIFY2(c.exitCode == 0, qPrintable(c.err));

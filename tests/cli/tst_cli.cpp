@@ -8,6 +8,7 @@
 #include <QFile>
 #include <QTemporaryDir>
 
+#include <QDir>
 #include <QtTest>
 #include <csignal>
 #include <nlohmann/json.hpp>
@@ -117,28 +118,34 @@ private slots:
     void interruptWritesPartialResults_data()
     {
         QTest::addColumn<int>("signal");
-        QTest::newRow("SIGINT") << SIGINT;
-        QTest::newRow("SIGTERM") << SIGTERM;
+        // Every stop signal (kStopSignals, docs/cli.md): SIGQUIT and SIGUSR1/2 were blocked and never taken, so the run
+        // went on to the end of -D.
+        for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2})
+            QTest::newRow(sigabbrev_np(sig)) << sig;
     }
     void interruptWritesPartialResults()
     {
         QFETCH(int, signal);
         QTemporaryDir dir;
         const QString json = dir.filePath("partial.json");
-        const Run r = runAndInterrupt({"latency", "-i", "1ms", "--hogs", "2", "--json", json}, 700, signal);
+        qint64 afterMs = -1;
+        const Run r = runAndInterrupt({"latency", "-i", "1ms", "--hogs", "2", "-D", "60s", "--json", json}, 700, signal,
+                                      5000, &afterMs);
         QCOMPARE(r.exitCode, 0);
-        QVERIFY2(r.out.contains("partial results"), qPrintable(r.out));
+        QVERIFY2(afterMs < 2000, qPrintable(QString("exited %1 ms after the signal").arg(afterMs)));
+        QVERIFY2(r.out.contains(QString("stopped by %1: partial results").arg(strsignal(signal))), qPrintable(r.out));
         const auto j = nlohmann::json::parse(readAll(json).toStdString());
         QVERIFY(j["thread"]["0"]["cycles"].get<uint64_t>() > 50);
+        // The JSON is in place, and no temporary of it is left beside it.
+        QCOMPARE(QDir(dir.path()).entryList(QDir::Files | QDir::Hidden), QStringList{"partial.json"});
     }
 
     void missingRtPrivilegeExitsThreeWithTheFix()
     {
         // An unprivileged user (nobody) with RLIMIT_RTPRIO 0 and no CAP_SYS_NICE cannot use SCHED_FIFO.
-        QString skip;
+        MaybeSkip skip;
         const Run r = runWithoutRtPrivilege({"latency", "--policy", "fifo", "-p", "80", "-l", "10"}, skip);
-        if (!skip.isEmpty())
-            QSKIP(qPrintable(skip));
+        RTSCOPE_SKIP_IF(skip);
         QCOMPARE(r.exitCode, 3);
         QVERIFY2(r.err.contains("RLIMIT_RTPRIO") || r.err.contains("rtprio"), qPrintable(r.err));
         QVERIFY2(r.err.contains("limits.d"), qPrintable(r.err));

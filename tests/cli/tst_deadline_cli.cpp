@@ -7,31 +7,22 @@
 #include "engine/rt/sched_deadline.h"
 
 #include "tests/common/test_main.h"
+#include "tests/common/test_util.h"
 
 #include <QtTest>
-#include <cerrno>
-#include <thread>
 
 using namespace rtscope;
 using namespace rtscope::test;
 
 class TestDeadlineCli : public QObject {
     Q_OBJECT
-    QString m_missing; ///< why SCHED_DEADLINE cannot run here, empty when it can
+    MaybeSkip m_missing; ///< why SCHED_DEADLINE cannot run here
 
 private slots:
     void initTestCase()
     {
         QVERIFY2(QFile::exists(binary()), "RTSCOPE_BINARY must point at the built rtscope");
-        int err = 0;
-        std::thread t([&err] {
-            err = setDeadlineScheduling(0, {100'000, 1'000'000, 1'000'000});
-            if (err == 0)
-                (void)setOtherScheduling(0);
-        });
-        t.join();
-        if (err != 0 && err != EBUSY)
-            m_missing = "the kernel refuses SCHED_DEADLINE to this process (errno " + QString::number(err) + ")";
+        m_missing = withoutDeadline();
     }
 
     void helpListsTheFlags()
@@ -64,8 +55,7 @@ private slots:
 
     void shortRunGivesSamples()
     {
-        if (!m_missing.isEmpty())
-            QSKIP(qPrintable(m_missing));
+        RTSCOPE_SKIP_IF(m_missing);
         const Run r = run({"latency", "--policy", "deadline", "--runtime", "100us", "--deadline", "1ms", "--period",
                            "1ms", "-D", "300ms", "-q"});
         QVERIFY2(r.exitCode == 0, qPrintable(r.err));

@@ -6,6 +6,7 @@
 
 #include <QTemporaryDir>
 #include <QtTest>
+#include <csignal>
 #include <nlohmann/json.hpp>
 
 using namespace rtscope::test;
@@ -19,7 +20,7 @@ private slots:
         const Run r = run({"deadline", "--lesson", "admission", "--task", "4ms/5ms", "--task", "4ms/5ms", "--task",
                            "4ms/5ms", "--task", "4ms/5ms", "-q"});
         if (r.exitCode == 3)
-            QSKIP(qPrintable("no SCHED_DEADLINE here: " + r.err));
+            RTSCOPE_SKIP(Deadline, "no SCHED_DEADLINE here: " + r.err);
         QVERIFY2(r.exitCode == 0, qPrintable(r.err + r.out));
         QVERIFY2(r.out.contains("REFUSED: ") && r.out.contains("EBUSY"), qPrintable(r.out));
         QVERIFY(r.out.contains("ADMITTED"));
@@ -32,7 +33,7 @@ private slots:
         const QString json = dir.filePath("edf.json");
         const Run r = run({"deadline", "--lesson", "edf", "-D", "300ms", "--json", json, "-q"});
         if (r.exitCode == 3)
-            QSKIP(qPrintable("no SCHED_DEADLINE here: " + r.err));
+            RTSCOPE_SKIP(Deadline, "no SCHED_DEADLINE here: " + r.err);
         QVERIFY2(r.exitCode == 0, qPrintable(r.err + r.out));
         QVERIFY(r.out.contains("Phase 1: SCHED_FIFO"));
         const auto j = nlohmann::json::parse(readAll(json).toStdString());
@@ -44,6 +45,22 @@ private slots:
         QVERIFY(j["tasks"][2]["jobs"].get<int>() > 0 && j["tasks"][2].contains("misses"));
     }
 
+    // Ctrl-C in phase 1: phase 2 never ran, and the summary says so instead of "0 jobs, deadline misses 0".
+    void anInterruptedEdfSaysPhaseTwoDidNotRun()
+    {
+        QTemporaryDir dir;
+        const QString json = dir.filePath("edf.json");
+        const Run r = runAndInterrupt({"deadline", "--lesson", "edf", "-D", "5s", "--json", json}, 1000, SIGINT);
+        if (r.exitCode == 3)
+            RTSCOPE_SKIP(Deadline, "no SCHED_DEADLINE here: " + r.err);
+        QVERIFY2(r.exitCode == 0, qPrintable(QString("exit %1: %2").arg(r.exitCode).arg(r.err + r.out)));
+        const QString phase2 = r.out.mid(r.out.indexOf("Phase 2:"));
+        QVERIFY2(phase2.contains("the deadline phase did not run: the run was stopped"), qPrintable(r.out));
+        QVERIFY2(!phase2.contains("jobs") && !phase2.contains("contract kept"), qPrintable(phase2));
+        const auto j = nlohmann::json::parse(readAll(json).toStdString());
+        QVERIFY(!j["deadline_phase_ran"].get<bool>());
+    }
+
     void badFlagsAreOneSentenceEach()
     {
         Run r = run({"deadline", "--lesson", "fifo"});
@@ -52,6 +69,12 @@ private slots:
         r = run({"deadline", "--task", "2ms/1ms"});
         QCOMPARE(r.exitCode, 2);
         QVERIFY2(r.err.contains("task 1 runtime must not exceed task 1 deadline"), qPrintable(r.err));
+        // One sentence for a task that does not read, not three more about the zeros it left.
+        r = run({"deadline", "--task", "xyz"});
+        QCOMPARE(r.exitCode, 2);
+        QCOMPARE(r.err.trimmed().split('\n').size(), 1);
+        QVERIFY2(r.err.contains("task: 'xyz' is not RUNTIME/PERIOD"), qPrintable(r.err));
+        QVERIFY2(!r.err.contains("got 0 ns"), qPrintable(r.err));
         r = run({"deadline", "--lesson", "isolation", "--runaway", "10ms"});
         QCOMPARE(r.exitCode, 2);
         QVERIFY2(r.err.contains("runaway: '10ms' is not RUNTIME/PERIOD"), qPrintable(r.err));

@@ -148,6 +148,32 @@ private slots:
         QTest::newRow("replay --histfile empty")
             << QStringList{"replay", binary(), "--histfile", ""} << QStringList{"--histfile", "empty"} << kFewLines;
     }
+    // A value of 100 KB is echoed cut to 80 characters and an ellipsis, wherever the sentence is made: a flag's own
+    // rule, CLI11's integer check, a duration, the unknown command.
+    void aLongValueIsEchoedCut_data()
+    {
+        QTest::addColumn<QStringList>("args");
+        QTest::addColumn<QString>("expected");
+        const QString big(100'000, 'x');
+        const QString digits(100'000, '7');
+        QTest::newRow("--policy") << QStringList{"latency", "--policy", big} << "policy must be one of";
+        QTest::newRow("-D") << QStringList{"latency", "-D", big} << "is not a duration";
+        QTest::newRow("--cpu") << QStringList{"latency", "--cpu", digits} << "is out of range";
+        QTest::newRow("--lesson") << QStringList{"deadline", "--lesson", big} << "lesson must be admission";
+        QTest::newRow("command") << QStringList{big} << "unknown command";
+    }
+    void aLongValueIsEchoedCut()
+    {
+        QFETCH(QStringList, args);
+        QFETCH(QString, expected);
+        const Run r = run(args);
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.err.contains(expected), qPrintable(r.err.left(300)));
+        QVERIFY2(r.err.size() < 1000, qPrintable(QString("%1 characters: %2").arg(r.err.size()).arg(r.err.left(300))));
+        const QString value = args.last();
+        QVERIFY2(r.err.contains(value.left(80) + QString::fromUtf8("\u2026")), qPrintable(r.err));
+    }
+
     // Every integer flag of every subcommand (issue #20: `latency --cpu -1` once ran on the default CPU): a value
     // below its range (for a CPU, the -1 that means "automatic" inside), one above it and one that is no number are
     // each exit 2 with a sentence naming the flag and the allowed range. A row per flag: the subcommand and the

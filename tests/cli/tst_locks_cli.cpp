@@ -3,6 +3,7 @@
 #include "tests/common/cli_process.h"
 
 #include "tests/common/test_main.h"
+#include "tests/common/test_util.h"
 #include <QFile>
 #include <QTemporaryDir>
 
@@ -12,16 +13,6 @@
 #include <unistd.h>
 
 using namespace rtscope::test;
-
-namespace {
-
-// FIFO threads for the inversion lab: root here, or RLIMIT_RTPRIO; the engine tests check the rest.
-bool fifoLikely()
-{
-    return geteuid() == 0;
-}
-
-} // namespace
 
 class TestLocksCli : public QObject {
     Q_OBJECT
@@ -140,8 +131,7 @@ private slots:
 
     void inversionWritesJsonAndTimeline()
     {
-        if (!fifoLikely())
-            QSKIP("needs SCHED_FIFO (root here); the engine tests explain what is missing");
+        RTSCOPE_SKIP_IF(withoutFifo(rtscope::probeSystem())); // the inversion lab's three threads are FIFO
         QTemporaryDir dir;
         const QString json = dir.filePath("inv.json"), csv = dir.filePath("timeline.csv");
         Run r = run({"inversion", "--lock", "mutex", "--medium-burst", "20ms", "--hold", "1ms", "--period", "40ms",
@@ -164,8 +154,7 @@ private slots:
 
     void inversionInterruptWritesPartialResults()
     {
-        if (!fifoLikely())
-            QSKIP("needs SCHED_FIFO (root here); the engine tests explain what is missing");
+        RTSCOPE_SKIP_IF(withoutFifo(rtscope::probeSystem())); // the inversion lab's three threads are FIFO
         QTemporaryDir dir;
         const QString json = dir.filePath("partial.json");
         const Run r = runAndInterrupt({"inversion", "--lock", "pi", "-D", "30s", "--period", "50ms", "--json", json},
@@ -186,10 +175,9 @@ private slots:
     void missingRtPrivilegeExitsThree()
     {
         QFETCH(QStringList, args);
-        QString skip;
+        MaybeSkip skip;
         const Run r = runWithoutRtPrivilege(args, skip);
-        if (!skip.isEmpty())
-            QSKIP(qPrintable(skip));
+        RTSCOPE_SKIP_IF(skip);
         QCOMPARE(r.exitCode, 3);
         QVERIFY2(r.err.contains("RLIMIT_RTPRIO") || r.err.contains("rtprio"), qPrintable(r.err));
     }

@@ -23,7 +23,7 @@ using namespace rtscope::test;
 class TestRecordingAnatomyCli : public QObject {
     Q_OBJECT
     QTemporaryDir m_dir;
-    QString m_noTrace;
+    rtscope::test::MaybeSkip m_noTrace; ///< why a traced run cannot happen here
     int m_cpu = -1;
 
     static nlohmann::json readJson(const QString& path)
@@ -44,8 +44,7 @@ private slots:
 
     void replayShowsTheRunsAnatomy()
     {
-        if (!m_noTrace.isEmpty())
-            QSKIP(qPrintable(m_noTrace));
+        RTSCOPE_SKIP_IF(m_noTrace);
         const QString rec = m_dir.filePath("traced.rtrec"), live = m_dir.filePath("live.json"),
                       replayed = m_dir.filePath("replay.json");
         const Run r = run({"latency", "--policy", "other", "--hogs", "4", "-a", QString::number(m_cpu), "-D", "1s",
@@ -53,7 +52,7 @@ private slots:
                           60000);
         QVERIFY2(r.exitCode == 0, qPrintable(QString("exit %1: %2").arg(r.exitCode).arg(r.err)));
         if (r.err.contains("tracing is not available"))
-            QSKIP(qPrintable("tracing could not start here: " + r.err));
+            RTSCOPE_SKIP(Tracefs, "tracing could not start here: " + r.err);
         const Run p = run({"replay", rec, "--json", replayed}, 60000);
         QVERIFY2(p.exitCode == 0, qPrintable(QString("exit %1: %2").arg(p.exitCode).arg(p.err)));
 

@@ -75,7 +75,7 @@ private slots:
     void allIsNotTheControllersCpus()
     {
         if (m_targetCpus.size() < 2)
-            QSKIP("needs a target with two CPUs or more");
+            RTSCOPE_SKIP(Cpus, "needs a target with two CPUs or more");
         QStringList every;
         for (int cpu : m_targetCpus)
             every << QString::number(cpu);

@@ -119,7 +119,7 @@ private slots:
         const QString json = m_dir.filePath("compare-out.json");
         const Run r = run({"run", "--preset", path, "--json", json, "-q"});
         if (r.exitCode == 3)
-            QSKIP("SCHED_FIFO is not permitted here; the second phase needs it");
+            RTSCOPE_SKIP(RtPrivilege, "SCHED_FIFO is not permitted here; the second phase needs it");
         QVERIFY2(r.exitCode == 0, qPrintable(r.out + r.err));
         // Each phase prints what it is, then exactly what `rtscope latency` prints.
         const int p1 = r.out.indexOf("== phase 1 of 2: OTHER, 2 hogs (reference) ==");
@@ -167,7 +167,7 @@ private slots:
         const QString json = m_dir.filePath("dl-out.json");
         const Run r = run({"run", "--preset", writePreset(m_dir, "dl.json", preset), "--json", json, "-q"});
         if (r.exitCode == 3)
-            QSKIP(qPrintable("SCHED_FIFO or SCHED_DEADLINE is not permitted here: " + r.err));
+            RTSCOPE_SKIP(Deadline, "SCHED_FIFO or SCHED_DEADLINE is not permitted here: " + r.err);
         QVERIFY2(r.exitCode == 0, qPrintable(r.out + r.err));
         QVERIFY2(r.out.contains("Comparison, FIFO runaway → DEADLINE runaway: "), qPrintable(r.out));
         QVERIFY2(r.out.contains("counter CPU share "), qPrintable(r.out));

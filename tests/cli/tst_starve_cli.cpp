@@ -8,6 +8,7 @@
 #include "engine/util/clock.h"
 
 #include "tests/common/test_main.h"
+#include "tests/common/test_util.h"
 #include <QFile>
 #include <QTemporaryDir>
 
@@ -27,10 +28,7 @@ class TestStarveCli : public QObject {
     Q_OBJECT
     SystemProbe m_probe;
 
-    QString m_missing; ///< why the real-time tests cannot run here, empty when they can
-
-    // QSKIP returns from the function it is written in, so each test skips itself with this reason.
-    QString missingFifoOrCpus() const { return m_missing; }
+    rtscope::test::MaybeSkip m_missing; ///< why the real-time tests cannot run here
 
 private slots:
     void initTestCase()
@@ -39,10 +37,10 @@ private slots:
         m_probe = probeSystem();
         // Before this thread pins itself below, while its affinity still shows every CPU the process may use.
         const CpuTopology cpus = CpuTopology::current();
-        if (!m_probe.rtAvailable)
-            m_missing = "SCHED_FIFO is not permitted here: " + QString::fromStdString(m_probe.rtUnavailableReason);
-        else if (!cpus.usable(0) || !cpus.usable(1))
-            m_missing = "needs CPUs 0 and 1: the spinner on 1, the controller on 0";
+        m_missing = rtscope::test::withoutFifo(m_probe);
+        if (!m_missing && (!cpus.usable(0) || !cpus.usable(1)))
+            m_missing = rtscope::test::Skip{rtscope::test::SkipKind::Cpus,
+                                            "needs CPUs 0 and 1: the spinner on 1, the controller on 0"};
         // This process sends the signals and reads the pipes while CPU 1 is starved.
         cpu_set_t set;
         CPU_ZERO(&set);
@@ -89,7 +87,7 @@ private slots:
         QFETCH(QStringList, args);
         QFETCH(QString, expected);
         if (CpuTopology::current().online.size() < 2)
-            QSKIP("a one-CPU machine refuses every placement first");
+            RTSCOPE_SKIP(Cpus, "a one-CPU machine refuses every placement first");
         Run r;
         const QString problem = refusalProblem(args, expected, &r);
         QVERIFY2(problem.isEmpty(), qPrintable(problem));
@@ -98,8 +96,7 @@ private slots:
 
     void tableJsonAndCsv()
     {
-        if (!missingFifoOrCpus().isEmpty())
-            QSKIP(qPrintable(missingFifoOrCpus()));
+        RTSCOPE_SKIP_IF(m_missing);
         QTemporaryDir dir;
         const QString json = dir.filePath("run.json"), csv = dir.filePath("run.csv");
         Run r = run({"starve", "--burst", "300ms", "--gap", "200ms", "--bursts", "1", "--control", "--json", json,
@@ -142,8 +139,7 @@ private slots:
     }
     void interruptDuringABurstWritesPartialResults()
     {
-        if (!missingFifoOrCpus().isEmpty())
-            QSKIP(qPrintable(missingFifoOrCpus()));
+        RTSCOPE_SKIP_IF(m_missing);
         QFETCH(int, signal);
         QTemporaryDir dir;
         const QString json = dir.filePath("partial.json");
@@ -167,10 +163,9 @@ private slots:
 
     void missingRtPrivilegeExitsThree()
     {
-        QString skip;
+        MaybeSkip skip;
         const Run r = runWithoutRtPrivilege({"starve", "--burst", "50ms", "--gap", "50ms", "--bursts", "1"}, skip);
-        if (!skip.isEmpty())
-            QSKIP(qPrintable(skip));
+        RTSCOPE_SKIP_IF(skip);
         QCOMPARE(r.exitCode, 3);
         QVERIFY2(r.err.contains("RLIMIT_RTPRIO"), qPrintable(r.err));
     }

@@ -65,7 +65,7 @@ private slots:
     {
         const TraceProbe probe = TraceSession::probe();
         if (!probe.usable)
-            QSKIP(qPrintable("tracing is not available: " + QString::fromStdString(probe.reason)));
+            RTSCOPE_SKIP(Tracefs, "tracing is not available: " + probe.reason);
         const int cpu = CpuTopology::current().lastUsable();
         QTemporaryDir out;
         QVERIFY(out.isValid());

@@ -92,7 +92,7 @@ private slots:
         RecordingBytes b({1}, nlohmann::json::object(), "board" + kHostile, "rtscope latency" + kHostile);
         b.marker(kT0, 0, "start: OTHER" + kHostile);
         b.samples(0, 0, kT0, 100);
-        writeFile(path("escapes.rtrec"), b.end(kT0 + 200 * kNsPerMs));
+        writeFile(path("escapes.rtrec"), b.end(kT0 + 200 * rtscope::kNsPerMs));
         const RawRun r = runRaw({"replay", path("escapes.rtrec")});
         QVERIFY2(r.exitCode == 0, r.err.constData());
         QVERIFY2(firstControl(r.out) < 0, r.out.toPercentEncoding(" #:()/.,-_\n").constData());
@@ -140,7 +140,7 @@ private slots:
             cpus.push_back(i);
         RecordingBytes b(cpus, {{"histogram_us", 1'000'000}});
         b.samples(3, 0, kT0, 20);
-        const std::string bytes = b.end(kT0 + 30 * kNsPerMs);
+        const std::string bytes = b.end(kT0 + 30 * rtscope::kNsPerMs);
         QVERIFY(bytes.size() < 8 * 1024);
         writeFile(path("huge.rtrec"), bytes);
         QElapsedTimer t;

@@ -49,10 +49,9 @@ class TestUpfrontCli : public QObject {
 private slots:
     void sweepWithFifoExitsThreeWithoutPrivilege()
     {
-        QString skip;
+        MaybeSkip skip;
         const Run r = runWithoutRtPrivilege({"sweep", "--settings", "fifo:80", "--each", "100ms"}, skip);
-        if (!skip.isEmpty())
-            QSKIP(qPrintable(skip));
+        RTSCOPE_SKIP_IF(skip);
         QVERIFY2(r.exitCode == 3,
                  qPrintable(QString("exit %1; stdout %2; stderr %3").arg(r.exitCode).arg(r.out, r.err)));
         const Run latency = runWithoutRtPrivilege({"latency", "--policy", "fifo", "-p", "80", "-l", "10"}, skip);
@@ -63,13 +62,12 @@ private slots:
 
     void presetRefusesBeforeTheFirstPhaseWithoutPrivilege()
     {
-        QString skip;
+        MaybeSkip skip;
         QElapsedTimer timer;
         timer.start();
         const Run r = runWithoutRtPrivilege({"run", "--preset", "fifo-vs-other", "-q"}, skip);
         const qint64 ms = timer.elapsed();
-        if (!skip.isEmpty())
-            QSKIP(qPrintable(skip));
+        RTSCOPE_SKIP_IF(skip);
         QVERIFY2(r.exitCode == 3, qPrintable(QString("exit %1; stderr %2").arg(r.exitCode).arg(r.err)));
         // The first phase (SCHED_OTHER) would take 8 s; nothing of it may run.
         QVERIFY2(ms < 2000, qPrintable(QString("took %1 ms").arg(ms)));
@@ -107,7 +105,7 @@ private slots:
     void dmaLatencyHeldIsReported()
     {
         if (!canHoldDmaLatency())
-            QSKIP("/dev/cpu_dma_latency cannot be opened for writing here (needs root)");
+            RTSCOPE_SKIP(Root, "/dev/cpu_dma_latency cannot be opened for writing here (needs root)");
         QTemporaryDir dir;
         const QString hist = dir.filePath("run.hist"), json = dir.filePath("run.json");
         const Run r =
@@ -125,12 +123,11 @@ private slots:
         QFile::setPermissions(dir.path(), QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner | QFile::ReadOther |
                                               QFile::WriteOther | QFile::ExeOther);
         const QString hist = dir.filePath("run.hist"), json = dir.filePath("run.json");
-        QString skip;
+        MaybeSkip skip;
         // nobody may not open /dev/cpu_dma_latency (root only): the run goes on, as cyclictest's does, and says so.
         const Run r = runWithoutRtPrivilege(
             {"latency", "--dma-latency", "-l", "50", "-i", "1ms", "-q", "--histfile", hist, "--json", json}, skip);
-        if (!skip.isEmpty())
-            QSKIP(qPrintable(skip));
+        RTSCOPE_SKIP_IF(skip);
         QVERIFY2(r.exitCode == 0, qPrintable(r.err));
         QVERIFY2(r.out.contains("cpu_dma_latency NOT held: /dev/cpu_dma_latency: EACCES"), qPrintable(r.out));
         QVERIFY2(r.err.contains("/dev/cpu_dma_latency was NOT held"), qPrintable(r.err));

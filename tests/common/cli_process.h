@@ -2,6 +2,8 @@
 // Runs the real rtscope binary (RTSCOPE_BINARY, set by ctest) as a child process for the CLI tests: exit code,
 // standard output and standard error, with a timeout that kills a hung run instead of hanging the suite; and the
 // checks every subcommand's test makes the same way (a refusal, the help, Ctrl-C, no real-time privilege).
+#include "tests/common/test_skip.h"
+
 #include <QByteArray>
 #include <QElapsedTimer>
 #include <QFile>
@@ -118,7 +120,7 @@ inline Run runAndInterrupt(const QStringList& args, int afterMs, int signal, int
 /// A copy of the binary in a directory nobody (uid 65534) may enter, made once per test process: the build tree may
 /// be under a home directory nobody cannot enter (a clone in /root, as on a fresh machine, is mode 700). Empty, and
 /// @p skip saying why, when it cannot be made.
-inline QString binaryNobodyMayRun(QString& skip)
+inline QString binaryNobodyMayRun(MaybeSkip& skip)
 {
     static QTemporaryDir copyDir;
     const QString copy = copyDir.filePath("rtscope");
@@ -127,7 +129,7 @@ inline QString binaryNobodyMayRun(QString& skip)
                         QFileDevice::ReadGroup | QFileDevice::ExeGroup | QFileDevice::ReadOther | QFileDevice::ExeOther;
         if (!copyDir.isValid() || !QFile::copy(binary(), copy) || !QFile::setPermissions(copyDir.path(), rx) ||
             !QFile::setPermissions(copy, rx)) {
-            skip = "cannot copy the binary to a directory nobody may enter";
+            skip = Skip{SkipKind::Other, "cannot copy the binary to a directory nobody may enter"};
             return {};
         }
     }
@@ -136,12 +138,16 @@ inline QString binaryNobodyMayRun(QString& skip)
 
 /// Runs rtscope with @p args as a user without real-time privilege: nobody, RLIMIT_RTPRIO 0, no capabilities
 /// (setpriv and prlimit). When that cannot be done here (not root, no setpriv(1), or nobody may not run the
-/// binary) @p skip says why, for the caller's QSKIP.
-inline Run runWithoutRtPrivilege(const QStringList& args, QString& skip)
+/// binary) @p skip says why, for the caller's RTSCOPE_SKIP_IF.
+inline Run runWithoutRtPrivilege(const QStringList& args, MaybeSkip& skip)
 {
+    if (geteuid() != 0) {
+        skip = Skip{SkipKind::Root, "only root may drop to an unprivileged user (nobody) for this check"};
+        return {};
+    }
     const QString setpriv = QStandardPaths::findExecutable("setpriv");
-    if (geteuid() != 0 || setpriv.isEmpty()) {
-        skip = "needs root and setpriv(1) to drop to an unprivileged user for this check";
+    if (setpriv.isEmpty()) {
+        skip = Skip{SkipKind::Tool, "setpriv(1) (util-linux) is not installed: it drops to nobody for this check"};
         return {};
     }
     const QString copy = binaryNobodyMayRun(skip);
@@ -151,7 +157,7 @@ inline Run runWithoutRtPrivilege(const QStringList& args, QString& skip)
                                "--bounding-set=-all", "prlimit",       "--rtprio=0",     copy};
     const Run r = run(asNobody + args, 30000, setpriv);
     if (r.exitCode == -1 || (r.err.contains("Permission denied") && !r.err.contains("rtscope")))
-        skip = "cannot run the binary as nobody here: " + r.err;
+        skip = Skip{SkipKind::Other, "cannot run the binary as nobody here: " + r.err};
     return r;
 }
 

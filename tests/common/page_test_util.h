@@ -4,6 +4,7 @@
 #include "engine/rt/cpu_topology.h"
 #include "engine/rt/rt_thread.h"
 #include "engine/rt/system_probe.h"
+#include "tests/common/test_util.h"
 #include "tests/common/thread_census.h"
 #include "ui/common/gui_thread_affinity.h"
 #include "ui/experiment_page.h"
@@ -23,15 +24,6 @@
 
 #include <memory>
 #include <vector>
-
-/// Skips the calling test function when this process may not use SCHED_FIFO (a QSKIP in a helper would only
-/// leave the helper).
-#define RTSCOPE_SKIP_WITHOUT_FIFO(probe)                                                                               \
-    do {                                                                                                               \
-        if (!(probe).rtAvailable)                                                                                      \
-            QSKIP(qPrintable("SCHED_FIFO is not permitted here: " +                                                    \
-                             QString::fromStdString((probe).rtUnavailableReason)));                                    \
-    } while (false)
 
 namespace rtscope::test {
 

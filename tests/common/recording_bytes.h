@@ -14,7 +14,8 @@ class RecordingBytes {
 public:
     /// The header block of a recording whose threads run on @p cpus; @p config and @p probe go in as given.
     explicit RecordingBytes(const std::vector<int>& cpus, nlohmann::json config = nlohmann::json::object(),
-                            const std::string& host = "board", const std::string& command = "rtscope latency")
+                            const std::string& host = "board", const std::string& command = "rtscope latency",
+                            const std::string& probeText = R"({"kernel_release":"6.1.0"})")
     {
         m_bytes.assign("RTSCREC\n");
         u32(m_bytes, 1);
@@ -27,8 +28,11 @@ public:
                                     {"command", command},
                                     {"cpus", cpus},
                                     {"config", std::move(config)},
-                                    {"probe", {{"kernel_release", "6.1.0"}}}};
-        block(1, header.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+                                    {"probe", "PROBE"}};
+        // The probe goes in as text: it may be JSON no value can hold without recursing (nested 100 000 deep).
+        std::string text = header.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+        text.replace(text.find("\"PROBE\""), 7, probeText);
+        block(1, text);
     }
 
     static constexpr int64_t kStartNs = 1'000'000'000'000;
@@ -55,12 +59,16 @@ public:
     RecordingBytes& marker(int64_t tNs, uint64_t seq, const std::string& label,
                            const nlohmann::json& config = nlohmann::json::object())
     {
+        return markerWithText(tNs, seq, label, config.dump());
+    }
+    /// A marker whose config is @p json as it stands.
+    RecordingBytes& markerWithText(int64_t tNs, uint64_t seq, const std::string& label, const std::string& json)
+    {
         std::string p;
         le(p, uint64_t(tNs), 8);
         le(p, seq, 8);
         le(p, label.size(), 2);
         p += label;
-        const std::string json = config.dump();
         u32(p, uint32_t(json.size()));
         p += json;
         block(3, p);

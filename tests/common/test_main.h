@@ -6,7 +6,11 @@
 // (tests/common/test_group_main.cpp) instead of defining main(), under the name of its file (tst_<unit>.cpp ->
 // "<unit>", taken from __FILE__, which names the unit's own source even inside a unity file). A group links every
 // unit of an area into one executable, so the suite links three executables instead of fifty; ctest still runs
-// each unit on its own, in its own process, as `tst_<area> <unit>` (tests/CMakeLists.txt).
+// each unit on its own, in its own process, as `tst_<area> <unit>` (tests/CMakeLists.txt). The other difference:
+// the unit ends through finishUnit() (tests/common/test_skip.h), which lists its skips and exits 77 when it skipped
+// anything and failed nothing, so that ctest reports it as skipped.
+#include "tests/common/test_skip.h"
+
 #include <QtTest/QtTest>
 
 namespace rtscope::test {
@@ -17,14 +21,14 @@ bool registerUnit(const char* sourceFile, UnitMain main);
 } // namespace rtscope::test
 
 // The body of Qt's QTEST_MAIN_WRAPPER (qtest.h, Qt 6.4) minus the self-coverage hook, which is empty outside Qt's
-// own coverage builds.
+// own coverage builds, and with qExec's result (the number of failures) passed through finishUnit().
 #define RTSCOPE_TEST_BODY(TestObject, ...)                                                                             \
     {                                                                                                                  \
         QT_PREPEND_NAMESPACE(QTest::Internal::callInitMain)<TestObject>();                                             \
         __VA_ARGS__                                                                                                    \
         TestObject tc;                                                                                                 \
         QTEST_SET_MAIN_SOURCE_PATH                                                                                     \
-        return QTest::qExec(&tc, argc, argv);                                                                          \
+        return rtscope::test::finishUnit(__FILE__, QTest::qExec(&tc, argc, argv));                                     \
     }
 
 #ifdef RTSCOPE_TEST_GROUPED

@@ -3,6 +3,7 @@
 // environment, for the CLI tests that run one: the CPU they measure on and, when they must skip, why.
 #include "engine/rt/cpu_topology.h"
 #include "engine/trace/trace_session.h"
+#include "tests/common/test_skip.h"
 
 #include <QRegularExpression>
 #include <QString>
@@ -11,20 +12,17 @@
 
 namespace rtscope::test {
 
-/// Sets @p cpu to the CPU a traced test run measures on (the last allowed one, -1 if none) and returns why a traced
-/// run cannot happen here (the test is skipped with it), empty when it can.
-inline QString tracedRunUnavailable(int& cpu)
+/// Sets @p cpu to the CPU a traced test run measures on (the last allowed one) and returns why a traced run cannot
+/// happen here (the test is skipped with it), none when it can.
+inline MaybeSkip tracedRunUnavailable(int& cpu)
 {
-    const CpuTopology topo = CpuTopology::current();
-    cpu = topo.allowed.empty() ? -1 : topo.allowed.back();
-    if (cpu < 0)
-        return "no usable CPU";
+    cpu = CpuTopology::current().allowed.back(); // sched_getaffinity(2) never gives an empty set
     const TraceProbe p = TraceSession::probe();
     if (!p.kernelHasTracefs)
-        return "the kernel has no tracefs: " + QString::fromStdString(p.reason);
+        return Skip{SkipKind::Tracefs, "the kernel has no tracefs: " + p.reason};
     if (geteuid() != 0)
-        return "a traced run needs root here (tracefs): " + QString::fromStdString(p.reason);
-    return {};
+        return Skip{SkipKind::Tracefs, "a traced run needs root here (tracefs): " + p.reason};
+    return std::nullopt;
 }
 
 /// Where the anatomy stands in a traced run's output @p out (a local run's, or a remote one's, which must print it

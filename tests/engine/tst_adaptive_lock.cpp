@@ -128,7 +128,7 @@ private slots:
     void sleepsAtOnceWhenTheOwnerIsBlocked()
     {
         if (m_cpus.size() < 2)
-            QSKIP("needs two CPUs: owner and waiter on different ones");
+            RTSCOPE_SKIP(Cpus, "needs two CPUs: owner and waiter on different ones");
         AdaptiveLock lock;
         constexpr int64_t kHoldNs = 40 * kNsPerMs;
         const WaiterView v = contend(lock, m_cpus.front(), m_cpus.back(), [&](auto ready) {
@@ -154,7 +154,7 @@ private slots:
     void spinsToTheLimitWhenTheOwnerSleepsUnannounced()
     {
         if (m_cpus.size() < 2)
-            QSKIP("needs two CPUs: owner and waiter on different ones");
+            RTSCOPE_SKIP(Cpus, "needs two CPUs: owner and waiter on different ones");
         AdaptiveLock lock(2'000);
         const WaiterView v = contend(lock, m_cpus.front(), m_cpus.back(), [&](auto ready) {
             lock.lock();
@@ -193,7 +193,7 @@ private slots:
     void spinsAndWinsWhileTheOwnerRunsElsewhere()
     {
         if (m_cpus.size() < 2)
-            QSKIP("needs two CPUs: owner and waiter on different ones");
+            RTSCOPE_SKIP(Cpus, "needs two CPUs: owner and waiter on different ones");
         int won = 0;
         for (int trial = 0; trial < 10 && won == 0; ++trial) {
             AdaptiveLock lock(5'000'000);
@@ -216,7 +216,7 @@ private slots:
     void spinLimitZeroNeverSpins()
     {
         if (m_cpus.size() < 2)
-            QSKIP("needs two CPUs: owner and waiter on different ones");
+            RTSCOPE_SKIP(Cpus, "needs two CPUs: owner and waiter on different ones");
         AdaptiveLock lock(0);
         const WaiterView v = contend(lock, m_cpus.front(), m_cpus.back(), [&](auto ready) {
             lock.lock();
@@ -240,7 +240,7 @@ private slots:
     {
         QFETCH(bool, stealing);
         if (m_cpus.size() < 2)
-            QSKIP("needs two CPUs: owner and waiter on different ones");
+            RTSCOPE_SKIP(Cpus, "needs two CPUs: owner and waiter on different ones");
         constexpr int kSections = 5;
         AdaptiveLock lock(LockOptions::kDefaultSpinLimit, stealing);
         std::atomic<bool> held{false}, waiterReady{false};
@@ -294,7 +294,7 @@ private slots:
     void anOwnerSleepingOnAnotherAdaptiveLockCountsAsBlocked()
     {
         if (m_cpus.size() < 2)
-            QSKIP("needs two CPUs: owner and waiter on different ones");
+            RTSCOPE_SKIP(Cpus, "needs two CPUs: owner and waiter on different ones");
         AdaptiveLock a, b;
         std::atomic<bool> bHeld{false};
         RtThread bHolder;

@@ -13,6 +13,7 @@
 #include "engine/pipeline/anatomy_aggregator.h"
 
 #include "tests/common/test_main.h"
+#include "tests/common/trace_event_util.h"
 
 #include <QtTest>
 
@@ -38,26 +39,14 @@ int64_t aggDeadline(int k)
 
 TraceEvent aggEvent(TraceEventType type, int64_t ts, int32_t current, int cpu)
 {
-    TraceEvent e{};
-    e.type = type;
-    e.ts = ts;
-    e.cpu = uint16_t(cpu);
-    e.pid = current;
-    return e;
+    return test::traceEvent(type, ts, current, cpu);
 }
 
 TraceEvent aggSwitch(int64_t ts, int32_t prev, const char* prevComm, int64_t prevState, int32_t next,
                      const char* nextComm, int cpu)
 {
-    TraceEvent e = aggEvent(TraceEventType::SchedSwitch, ts, prev, cpu);
-    e.sw.prev.pid = prev;
-    setTraceText(e.sw.prev.comm, prevComm);
-    e.sw.prev.prio = prev == kAggHog ? 120 : 49;
-    e.sw.prevState = prevState;
-    e.sw.next.pid = next;
-    setTraceText(e.sw.next.comm, nextComm);
-    e.sw.next.prio = next == kAggHog ? 120 : 49;
-    return e;
+    return test::traceSwitch(ts, cpu, {prev, prevComm, prev == kAggHog ? 120 : 49}, prevState,
+                             {next, nextComm, next == kAggHog ? 120 : 49});
 }
 
 TraceEvent aggWake(TraceEventType type, int64_t ts, int32_t current, int32_t tid, int cpu)
@@ -530,7 +519,8 @@ private slots:
         ev.insert(ev.end(), c.events.begin(), c.events.end());
         aggFeed(agg, ev);
         aggWakeup(agg, c.sample);
-        const TracedWakeup& t = agg.figures().worst.at(0);
+        const AnatomyFigures f = agg.figures(); // by value: a reference into figures().worst would dangle
+        const TracedWakeup& t = f.worst.at(0);
         QCOMPARE(t.events.size(), size_t(5));
         QCOMPARE(t.eventsOmitted, ev.size() - 5);
         QCOMPARE(t.events.back().ts, ev.back().ts);

@@ -131,7 +131,7 @@ private slots:
             c.placement = Placement::OneCpu;
         } else if (field == "fifo-cpu0") {
             if (usableCpus().size() < 2)
-                QSKIP("needs two usable CPUs");
+                RTSCOPE_SKIP(Cpus, "needs two usable CPUs");
             c.policy = Policy::Fifo;
             c.priority = 10;
             c.placement = Placement::OneCpu;
@@ -353,11 +353,9 @@ private slots:
 
     void fifoWorkersRunAsFifoOnTheirCpu()
     {
-        if (!m_probe.rtAvailable)
-            QSKIP(
-                qPrintable("SCHED_FIFO is not permitted here: " + QString::fromStdString(m_probe.rtUnavailableReason)));
+        RTSCOPE_SKIP_IF(rtscope::test::withoutFifo(m_probe));
         if (usableCpus().size() < 2)
-            QSKIP("real-time workers need a CPU of their own");
+            RTSCOPE_SKIP(Cpus, "real-time workers need a CPU of their own");
         ContentionExperiment exp;
         ContentionConfig c = quick();
         c.kinds = {LockKind::Mutex, LockKind::Pi};

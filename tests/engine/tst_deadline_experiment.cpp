@@ -36,12 +36,12 @@ std::shared_ptr<const DeadlineSnapshot> deadlineRunToEnd(DeadlineExperiment& exp
 } // namespace
 
 // Runs @p config to its end into a new `s`: skips the test where the kernel refuses SCHED_DEADLINE here, fails it on
-// any other error. A macro because QSKIP and QVERIFY return from the test function itself.
+// any other error. A macro because RTSCOPE_SKIP and QVERIFY return from the test function itself.
 #define DEADLINE_RUN_OR_SKIP(s, exp, config)                                                                           \
     Error deadlineRunError;                                                                                            \
     auto s = deadlineRunToEnd(exp, config, deadlineRunError);                                                          \
     if (deadlineRunError.kind == ErrorKind::Permission)                                                                \
-        QSKIP(deadlineRunError.message.c_str());                                                                       \
+        RTSCOPE_SKIP(Deadline, deadlineRunError.message);                                                              \
     QVERIFY2(!deadlineRunError, deadlineRunError.message.c_str());                                                     \
     QVERIFY(s)
 
@@ -177,7 +177,7 @@ private slots:
         DeadlineExperiment exp;
         Error e = exp.start(c, CpuTopology::current());
         if (e.kind == ErrorKind::Permission)
-            QSKIP(e.message.c_str());
+            RTSCOPE_SKIP(Deadline, e.message);
         QVERIFY2(!e, e.message.c_str());
         std::this_thread::sleep_for(std::chrono::milliseconds(200));
         const int64_t t0 = nowNs();

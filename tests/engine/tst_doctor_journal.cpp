@@ -97,6 +97,11 @@ private slots:
         QTest::newRow("not JSON") << ""
                                   << "{\"format\": "
                                   << "it is not JSON";
+        // Nested too deep for any reader to copy or dump it (json_text.h): refused before it is parsed.
+        QTest::newRow("nested 100 000 deep")
+            << ""
+            << "{\"format\":\"rtscope-doctor-journal\",\"note\":" + QString(100000, '[') + QString(100000, ']') + "}"
+            << "it nests lists and objects 100001 levels deep; rtscope reads at most 64";
         QTest::newRow("other format") << "/format"
                                       << "\"something-else\""
                                       << "its format is 'something-else'";

@@ -8,6 +8,7 @@
 #include "engine/util/clock.h"
 
 #include "tests/common/test_main.h"
+#include "tests/common/test_util.h"
 #include "tests/common/thread_census.h"
 #include <QDir>
 #include <QFile>
@@ -268,9 +269,7 @@ private slots:
 
     void fifoRunsAsFifoWithZeroSlack()
     {
-        if (!m_probe.rtAvailable)
-            QSKIP(
-                qPrintable("SCHED_FIFO is not permitted here: " + QString::fromStdString(m_probe.rtUnavailableReason)));
+        RTSCOPE_SKIP_IF(rtscope::test::withoutFifo(m_probe));
         DriftConfig c;
         c.ticks = 300;
         c.methods = {WaiterKind::Absolute};

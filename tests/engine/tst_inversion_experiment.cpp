@@ -11,6 +11,7 @@
 #include "engine/util/clock.h"
 
 #include "tests/common/test_main.h"
+#include "tests/common/test_util.h"
 #include "tests/common/thread_census.h"
 #include <QDir>
 #include <QFile>
@@ -54,14 +55,16 @@ class TestInversionExperiment : public QObject {
     int64_t m_mutexMedianNs = 0;
     int64_t m_mutexOverlapNs = 0;
 
-    void requireFifo()
+    // Why the FIFO tests cannot run here, for RTSCOPE_SKIP_IF in the test itself (a skip in a helper would return
+    // from the helper only, and the test would go on).
+    rtscope::test::MaybeSkip missingFifoOrCpus() const
     {
-        if (!m_probe.rtAvailable)
-            QSKIP(
-                qPrintable("SCHED_FIFO is not permitted here: " + QString::fromStdString(m_probe.rtUnavailableReason)));
-        const CpuTopology t = CpuTopology::current();
-        if (InversionConfig().resolvedCpu(t) < 0)
-            QSKIP("needs two usable CPUs: the three FIFO threads never go on the first one");
+        if (rtscope::test::MaybeSkip noFifo = rtscope::test::withoutFifo(m_probe))
+            return noFifo;
+        if (InversionConfig().resolvedCpu(CpuTopology::current()) < 0)
+            return rtscope::test::Skip{rtscope::test::SkipKind::Cpus,
+                                       "needs two usable CPUs: the three FIFO threads never go on the first one"};
+        return std::nullopt;
     }
 
 private slots:
@@ -123,7 +126,7 @@ private slots:
             c.highPriority = 10;
         } else if (field == "cpu0") {
             if (InversionConfig::reservedCpu(cpus) < 0 || cpus.allowed.size() < 2)
-                QSKIP("needs two usable CPUs");
+                RTSCOPE_SKIP(Cpus, "needs two usable CPUs");
             c.cpu = InversionConfig::reservedCpu(cpus);
         } else if (field == "cpu4096")
             c.cpu = 4096;
@@ -165,7 +168,7 @@ private slots:
     // Runs first: the pi and ceiling cases compare against its figures.
     void mutexLetsTheMediumThreadDelayTheHighOne()
     {
-        requireFifo();
+        RTSCOPE_SKIP_IF(missingFifoOrCpus());
         InversionExperiment exp;
         const InversionConfig c = quick(LockKind::Mutex);
         QVERIFY(!exp.start(c, CpuTopology::current()));
@@ -225,7 +228,7 @@ private slots:
     void inheritanceAndCeilingBoundTheWait()
     {
         QFETCH(int, kind);
-        requireFifo();
+        RTSCOPE_SKIP_IF(missingFifoOrCpus());
         InversionExperiment exp;
         QVERIFY(!exp.start(quick(LockKind(kind)), CpuTopology::current()));
         auto snap = runToEnd(exp);
@@ -253,7 +256,7 @@ private slots:
 
     void stopIsPromptAndLeavesNothingRunning()
     {
-        requireFifo();
+        RTSCOPE_SKIP_IF(missingFifoOrCpus());
         InversionExperiment exp;
         InversionConfig c = quick(LockKind::Mutex);
         c.durationNs = 20'000'000'000;
@@ -278,7 +281,7 @@ private slots:
 
     void reportsCarryTheFigures()
     {
-        requireFifo();
+        RTSCOPE_SKIP_IF(missingFifoOrCpus());
         InversionExperiment exp;
         exp.setTimelineWindow(0);
         InversionConfig c = quick(LockKind::Pi);

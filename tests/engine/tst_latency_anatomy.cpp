@@ -228,7 +228,7 @@ private slots:
         blockProcessSignals(false);
         const TraceProbe p = TraceSession::probe();
         if (!p.kernelHasTracefs)
-            QSKIP(qPrintable("the kernel has no tracefs: " + QString::fromStdString(p.reason)));
+            RTSCOPE_SKIP(Tracefs, "the kernel has no tracefs: " + p.reason);
         QVERIFY2(p.usable, p.reason.c_str()); // the suite runs as root: tracing must work
         m_topology = CpuTopology::current();
         m_cpu = test::usableCpus().back();

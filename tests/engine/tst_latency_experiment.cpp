@@ -9,6 +9,7 @@
 #include "tests/common/thread_census.h"
 
 #include "tests/common/test_main.h"
+#include "tests/common/test_util.h"
 #include <QDir>
 #include <QFile>
 
@@ -211,9 +212,8 @@ private slots:
         QFETCH(int, waiter);
         QFETCH(int, hogs);
         QFETCH(bool, fifo);
-        if (fifo && !m_probe.rtAvailable)
-            QSKIP(
-                qPrintable("SCHED_FIFO is not permitted here: " + QString::fromStdString(m_probe.rtUnavailableReason)));
+        if (fifo)
+            RTSCOPE_SKIP_IF(rtscope::test::withoutFifo(m_probe));
         LatencyExperiment exp;
         LatencyConfig c;
         c.periodNs = WaiterKind(waiter) == WaiterKind::Busy && fifo ? 1'000'000 : 5'000'000'000; // a 5 s sleep must
@@ -255,12 +255,11 @@ private slots:
     void stopCountsNothingAfterTheRequest()
     {
         QFETCH(bool, reconfigure);
-        if (!m_probe.rtAvailable)
-            QSKIP(
-                qPrintable("SCHED_FIFO is not permitted here: " + QString::fromStdString(m_probe.rtUnavailableReason)));
+        RTSCOPE_SKIP_IF(rtscope::test::withoutFifo(m_probe));
         const CpuTopology topo = CpuTopology::current();
         if (topo.allowed.size() < 2)
-            QSKIP("needs two CPUs: the measured one with its hogs, and one for the test and the collector");
+            RTSCOPE_SKIP(Cpus,
+                         "needs two CPUs: the measured one with its hogs, and one for the test and the collector");
         for (int round = 0; round < 3; ++round) {
             SampleTap tap;
             LatencyExperiment exp;
@@ -315,12 +314,10 @@ private slots:
     // and say why in the returned error and in its last snapshot.
     void failedRestoreEndsTheRunAndSaysSo()
     {
-        if (!m_probe.rtAvailable)
-            QSKIP(
-                qPrintable("SCHED_FIFO is not permitted here: " + QString::fromStdString(m_probe.rtUnavailableReason)));
+        RTSCOPE_SKIP_IF(rtscope::test::withoutFifo(m_probe));
         const CpuTopology topo = CpuTopology::current();
         if (topo.allowed.size() < 2)
-            QSKIP("needs two CPUs: the change moves the measuring thread to another CPU");
+            RTSCOPE_SKIP(Cpus, "needs two CPUs: the change moves the measuring thread to another CPU");
         LatencyExperiment exp;
         LatencyConfig c;
         c.policy = Policy::Fifo;
@@ -353,9 +350,7 @@ private slots:
 
     void fifoRunsAsFifo()
     {
-        if (!m_probe.rtAvailable)
-            QSKIP(
-                qPrintable("SCHED_FIFO is not permitted here: " + QString::fromStdString(m_probe.rtUnavailableReason)));
+        RTSCOPE_SKIP_IF(rtscope::test::withoutFifo(m_probe));
         LatencyExperiment exp;
         LatencyConfig c = quickConfig();
         c.policy = Policy::Fifo;
@@ -379,11 +374,9 @@ private slots:
     // SCHED_FIFO's do not.
     void fifoBeatsOtherUnderSixteenHogs()
     {
-        if (!m_probe.rtAvailable)
-            QSKIP(
-                qPrintable("SCHED_FIFO is not permitted here: " + QString::fromStdString(m_probe.rtUnavailableReason)));
+        RTSCOPE_SKIP_IF(rtscope::test::withoutFifo(m_probe));
         if (CpuTopology::current().allowed.size() < 2)
-            QSKIP("needs two CPUs: hogs on one, the test and the collector on another");
+            RTSCOPE_SKIP(Cpus, "needs two CPUs: hogs on one, the test and the collector on another");
         auto measure = [](Policy p, int prio) {
             LatencyExperiment exp;
             LatencyConfig c;

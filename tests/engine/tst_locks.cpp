@@ -263,12 +263,10 @@ private slots:
     // different priorities; they sleep now and then so that higher ones wake while a lower one holds the lock.
     void ceilingExcludesAndRaisesThePriority()
     {
-        if (!m_probe.rtAvailable)
-            QSKIP(
-                qPrintable("SCHED_FIFO is not permitted here: " + QString::fromStdString(m_probe.rtUnavailableReason)));
+        RTSCOPE_SKIP_IF(rtscope::test::withoutFifo(m_probe));
         const std::vector<int> cpus = rtscope::test::usableCpus();
         if (cpus.size() < 2)
-            QSKIP("real-time test threads must not take the only CPU");
+            RTSCOPE_SKIP(Cpus, "real-time test threads must not take the only CPU");
         LockOptions o;
         o.ceilingPriority = 30;
         auto lock = makeLock(LockKind::Ceiling, o);
@@ -295,15 +293,15 @@ private slots:
     void ceilingRefusesAThreadAboveIt()
     {
 #ifdef __SANITIZE_THREAD__
-        QSKIP("TSan's pthread_mutex_lock interceptor reports a lock that glibc refuses (EINVAL) as the use of an "
-              "invalid mutex; the refusal itself is checked in the plain build");
+        RTSCOPE_SKIP(
+            Sanitizer,
+            "TSan's pthread_mutex_lock interceptor reports a lock that glibc refuses (EINVAL) as the use of an "
+            "invalid mutex; the refusal itself is checked in the plain build");
 #endif
-        if (!m_probe.rtAvailable)
-            QSKIP(
-                qPrintable("SCHED_FIFO is not permitted here: " + QString::fromStdString(m_probe.rtUnavailableReason)));
+        RTSCOPE_SKIP_IF(rtscope::test::withoutFifo(m_probe));
         const std::vector<int> cpus = rtscope::test::usableCpus();
         if (cpus.size() < 2)
-            QSKIP("real-time test threads must not take the only CPU");
+            RTSCOPE_SKIP(Cpus, "real-time test threads must not take the only CPU");
         LockOptions o;
         o.ceilingPriority = 20;
         auto lock = makeLock(LockKind::Ceiling, o);
@@ -329,7 +327,7 @@ private slots:
     {
         const std::vector<int> cpus = rtscope::test::usableCpus();
         if (cpus.size() < 2)
-            QSKIP("two threads overlap for sure only on two CPUs");
+            RTSCOPE_SKIP(Cpus, "two threads overlap for sure only on two CPUs");
         NoLock none;
         HammerSpec spec;
         spec.threads = 2;

@@ -2,6 +2,7 @@
 // that straddle a bound (never a sample counted below a bound it exceeds), the text's families and their
 // self-consistency, label escaping, and the per-scrape maximum.
 #include "engine/export/openmetrics.h"
+#include "engine/util/clock.h"
 
 #include "tests/common/test_main.h"
 
@@ -133,14 +134,16 @@ private slots:
         h3.record(7'000);
         OpenMetricsInput in;
         in.info = {{"kernel", "6.18.0 \"test\"\\x\ny"}, {"preempt", "PREEMPT_RT"}};
-        in.cpus = {{1, &h1, 5, 2, 0, int64_t(80'000)}, {3, &h3, 1, 0, 4, std::nullopt}};
+        in.cpus = {{1, &h1, 5, 2, 0, int64_t(150'000'000), int64_t(80'000)},
+                   {3, &h3, 1, 0, 4, int64_t(7'000), std::nullopt}};
         const std::string text = openMetricsText(in);
 
         QVERIFY(text.rfind("# TYPE rtscope_monitor info\n", 0) == 0);
         QVERIFY(text.size() > 6 && text.substr(text.size() - 6) == "# EOF\n");
         QVERIFY(text.find("# UNIT rtscope_wakeup_latency_seconds seconds\n") != std::string::npos);
         QVERIFY(text.find("# TYPE rtscope_samples counter\n") != std::string::npos);
-        QVERIFY(text.find("reset by each scrape") != std::string::npos);
+        QVERIFY(text.find("no scrape resets it") != std::string::npos);
+        QVERIFY(text.find("# TYPE rtscope_wakeup_latency_recent_max_seconds gauge\n") != std::string::npos);
         QVERIFY(text.find("rtscope_monitor_info{kernel=\"6.18.0 \\\"test\\\"\\\\x\\ny\",preempt=\"PREEMPT_RT\"} 1\n") !=
                 std::string::npos);
 
@@ -160,8 +163,11 @@ private slots:
         QCOMPARE(openMetricsTestSamples(text, "rtscope_skipped_periods_total").at("cpu=\"1\""), std::string("2"));
         QCOMPARE(openMetricsTestSamples(text, "rtscope_dropped_samples_total").at("cpu=\"3\""), std::string("4"));
         const auto max = openMetricsTestSamples(text, "rtscope_wakeup_latency_max_seconds");
-        QCOMPARE(max.at("cpu=\"1\""), std::string("8e-05"));
-        QCOMPARE(max.at("cpu=\"3\""), std::string("NaN")); // no sample since the last scrape: unknown, not 0
+        QCOMPARE(max.at("cpu=\"1\""), std::string("0.15"));
+        QCOMPARE(max.at("cpu=\"3\""), std::string("7e-06"));
+        const auto recent = openMetricsTestSamples(text, "rtscope_wakeup_latency_recent_max_seconds");
+        QCOMPARE(recent.at("cpu=\"1\""), std::string("8e-05"));
+        QCOMPARE(recent.at("cpu=\"3\""), std::string("NaN")); // no sample in the window: unknown, not 0
 
         // The buckets of one CPU come in increasing le, cumulative, +Inf last.
         std::istringstream lines(text);
@@ -191,26 +197,40 @@ private slots:
         QVERIFY(text.substr(text.size() - 6) == "# EOF\n");
     }
 
-    void intervalMaxIsPerCpuAndResetByTake()
+    // The maxima are per CPU; reading them changes nothing (two scrapers see the same figures); the recent one
+    // forgets a second once it is kRecentMaxSeconds old, the one since the start never.
+    void maximaArePerCpuAndNotResetByReading()
     {
-        ScrapeIntervalMax m;
+        LatencyMaxima m;
         LatencyRunInfo info;
         info.cpus = {1, 3};
         m.onRunStart(info);
-        QVERIFY(m.take().empty());
-        const std::vector<LatencySample> a{{0, 0, 0, 5'000, 0, 0}, {1, 0, 0, 9'000, 0, 0}, {2, 0, 0, 2'000, 0, 0}};
-        const std::vector<LatencySample> b{{0, 0, 0, 7'000, 0, 0}};
-        m.onSamples(0, a);
-        m.onSamples(1, b);
-        m.onSamples(0, std::vector<LatencySample>{{3, 0, 0, 4'000, 0, 0}});
-        const std::map<int, int64_t> first = m.take();
-        QCOMPARE(first.size(), size_t(2));
-        QCOMPARE(first.at(1), int64_t(9'000));
-        QCOMPARE(first.at(3), int64_t(7'000));
-        QVERIFY(m.take().empty()); // the next interval starts empty
+        QVERIFY(m.read(0).empty());
+        const int64_t t0 = 1000 * kNsPerSec;
+        // {seq, deadline, wake, latency, skipped, epoch}
+        m.onSamples(0, std::vector<LatencySample>{{0, 0, t0, 5'000, 0, 0}, {1, 0, t0 + 1, 90'000, 0, 0}});
+        m.onSamples(1, std::vector<LatencySample>{{0, 0, t0, 7'000, 0, 0}});
+        m.onSamples(0, std::vector<LatencySample>{{2, 0, t0 + 30 * kNsPerSec, 4'000, 0, 0}});
+        for (int i = 0; i < 2; ++i) { // a read is not a reset
+            const auto now = m.read(t0 + 30 * kNsPerSec);
+            QCOMPARE(now.size(), size_t(2));
+            QCOMPARE(now.at(1).sinceStartNs, int64_t(90'000));
+            QCOMPARE(now.at(1).recentNs.value_or(-1), int64_t(90'000));
+            QCOMPARE(now.at(3).recentNs.value_or(-1), int64_t(7'000));
+        }
+        // 60 s after t0's second: the 90 µs has left the window, the 4 µs (30 s later) has not.
+        const auto later = m.read(t0 + int64_t(kRecentMaxSeconds) * kNsPerSec);
+        QCOMPARE(later.at(1).sinceStartNs, int64_t(90'000));
+        QCOMPARE(later.at(1).recentNs.value_or(-1), int64_t(4'000));
+        QVERIFY(!later.at(3).recentNs); // nothing on CPU 3 for a minute: unknown, not 0
+        QCOMPARE(later.at(3).sinceStartNs, int64_t(7'000));
+        // A slot reused by a later second starts again from that second's samples.
+        m.onSamples(0, std::vector<LatencySample>{{3, 0, t0 + int64_t(kRecentMaxSeconds) * kNsPerSec, 1'000, 0, 0}});
+        QCOMPARE(m.read(t0 + int64_t(kRecentMaxSeconds + 31) * kNsPerSec).at(1).recentNs.value_or(-1), int64_t(1'000));
+        // A restart moves thread 0 to CPU 2.
         m.onRestart(0, {2});
-        m.onSamples(0, b);
-        QCOMPARE(m.take().at(2), int64_t(7'000));
+        m.onSamples(0, std::vector<LatencySample>{{0, 0, t0, 6'000, 0, 0}});
+        QCOMPARE(m.read(t0).at(2).sinceStartNs, int64_t(6'000));
     }
 };
 

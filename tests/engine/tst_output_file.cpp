@@ -9,7 +9,9 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <cerrno>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 using namespace rtscope;
@@ -184,14 +186,128 @@ private slots:
         QVERIFY(checkOutput("--csv", str(dir.filePath("new.csv")), {{"--preset", "fifo-vs-other"}}).empty());
     }
 
+    // A directory reached through a link (sharedlink -> elsewhere) is refused, by openat2 and by the walk alike:
+    // the file in the other directory is not replaced.
+    void aLinkedDirectoryIsNotFollowed_data()
+    {
+        QTest::addColumn<int>("how");
+        QTest::newRow("openat2") << int(DirectoryResolve::Kernel);
+        QTest::newRow("walk") << int(DirectoryResolve::Walk);
+    }
+    void aLinkedDirectoryIsNotFollowed()
+    {
+        QFETCH(int, how);
+        QTemporaryDir dir;
+        QVERIFY(QDir(dir.path()).mkpath("elsewhere/sub"));
+        QVERIFY(writeBytes(dir.filePath("elsewhere/target.csv"), kOld));
+        QVERIFY(QFile::link(dir.filePath("elsewhere"), dir.filePath("sharedlink")));
+        std::string why;
+        int fd = openOutputDirectory(str(dir.filePath("elsewhere/sub")), why, DirectoryResolve(how));
+        QVERIFY2(fd >= 0, why.c_str());
+        ::close(fd);
+        fd = openOutputDirectory(str(dir.filePath("sharedlink")), why, DirectoryResolve(how));
+        QCOMPARE(fd, -1);
+        QCOMPARE(errno, ELOOP);
+        QVERIFY2(QString::fromStdString(why).contains("'" + dir.filePath("sharedlink") + "' is a symbolic link"),
+                 why.c_str());
+        fd = openOutputDirectory(str(dir.filePath("sharedlink/sub")), why, DirectoryResolve(how));
+        QCOMPARE(fd, -1);
+        QVERIFY2(QString::fromStdString(why).contains("is reached through the symbolic link '" +
+                                                      dir.filePath("sharedlink") + "'"),
+                 why.c_str());
+        // A relative path is walked from the working directory, which is taken as it is.
+        const QString cwd = QDir::currentPath();
+        QVERIFY(QDir::setCurrent(dir.path()));
+        fd = openOutputDirectory("sharedlink/sub", why, DirectoryResolve(how));
+        const int relativeErrno = errno;
+        const int fine = openOutputDirectory("elsewhere/./sub/..", why, DirectoryResolve(how));
+        QVERIFY(QDir::setCurrent(cwd));
+        QCOMPARE(fd, -1);
+        QCOMPARE(relativeErrno, ELOOP);
+        QVERIFY2(fine >= 0, why.c_str());
+        ::close(fine);
+
+        const Error e = writeFileAtomically(str(dir.filePath("sharedlink/target.csv")), "new");
+        QVERIFY(e);
+        QCOMPARE(int(e.kind), int(ErrorKind::InvalidConfig));
+        QCOMPARE(readAll(dir.filePath("elsewhere/target.csv")), kOld);
+        QCOMPARE(QDir(dir.filePath("elsewhere")).entryList(QDir::Files | QDir::Hidden), QStringList{"target.csv"});
+        const QString all = joined(checkOutput("--csv", str(dir.filePath("sharedlink/target.csv"))));
+        QVERIFY2(all.contains("--csv: the directory '" + dir.filePath("sharedlink") + "' is a symbolic link"),
+                 qPrintable(all));
+    }
+
+    void kernelFilesystemsAreRefused_data()
+    {
+        QTest::addColumn<QString>("path");
+        QTest::addColumn<QString>("filesystem");
+        QTest::newRow("proc") << "/proc/x.json"
+                              << "proc";
+        QTest::newRow("sysfs") << "/sys/x.rtrec"
+                               << "sysfs";
+        QTest::newRow("tracefs") << "/sys/kernel/tracing/t.dat"
+                                 << "tracefs";
+        QTest::newRow("cgroup2") << "/sys/fs/cgroup/unified/x.csv"
+                                 << "cgroup2";
+    }
+    void kernelFilesystemsAreRefused()
+    {
+        QFETCH(QString, path);
+        QFETCH(QString, filesystem);
+        const QString all = joined(checkOutput("--json", str(path)));
+        QVERIFY2(all.contains("--json: '" + path + "' is on " + filesystem + ", a filesystem of the kernel's"),
+                 qPrintable(all));
+    }
+    void aDiskOrTmpfsIsNoKernelFilesystem()
+    {
+        QTemporaryDir dir;
+        std::string why;
+        const int fd = openOutputDirectory(str(dir.path()), why);
+        QVERIFY2(fd >= 0, why.c_str());
+        QCOMPARE(kernelFilesystemOf(fd), nullptr);
+        ::close(fd);
+        const int shm = openOutputDirectory("/dev/shm", why);
+        QVERIFY2(shm >= 0, why.c_str());
+        QCOMPARE(kernelFilesystemOf(shm), nullptr);
+        ::close(shm);
+    }
+
+    // Root may write in any directory (access(2) answers for root with every capability it may have), so as root
+    // the check runs in a child that became nobody, in a directory nobody may enter and not write.
     void checkOutputsRefusesAnUnwritableDirectory()
     {
-        if (::geteuid() == 0)
-            QSKIP("root may write in any directory");
         QTemporaryDir dir;
         QVERIFY(QDir(dir.path()).mkdir("ro"));
+        QVERIFY(::chmod(dir.path().toLocal8Bit().constData(), 0755) == 0);
         QVERIFY(::chmod(dir.filePath("ro").toLocal8Bit().constData(), 0555) == 0);
-        const QString all = joined(checkOutput("--json", str(dir.filePath("ro/x.json"))));
+        const std::string path = str(dir.filePath("ro/x.json"));
+        QString all;
+        if (::geteuid() != 0) {
+            all = joined(checkOutput("--json", path));
+        } else {
+            int fds[2];
+            QVERIFY(::pipe(fds) == 0);
+            const pid_t child = ::fork();
+            QVERIFY(child >= 0);
+            if (child == 0) {
+                ::close(fds[0]);
+                const bool nobody = ::setresgid(65534, 65534, 65534) == 0 && ::setresuid(65534, 65534, 65534) == 0;
+                const QByteArray out =
+                    nobody ? joined(checkOutput("--json", path)).toUtf8() : "could not become nobody";
+                (void)!::write(fds[1], out.constData(), size_t(out.size()));
+                ::_exit(0);
+            }
+            ::close(fds[1]);
+            QByteArray out;
+            char buf[512];
+            for (ssize_t n; (n = ::read(fds[0], buf, sizeof buf)) > 0;)
+                out.append(buf, qsizetype(n));
+            ::close(fds[0]);
+            int status = 0;
+            QCOMPARE(::waitpid(child, &status, 0), child);
+            QVERIFY(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+            all = QString::fromUtf8(out);
+        }
         QVERIFY2(all.contains("--json: cannot create files in the directory"), qPrintable(all));
     }
 };

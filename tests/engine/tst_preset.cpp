@@ -216,8 +216,8 @@ private slots:
                                    << "p.json: the file is 262145 bytes; a preset must be at most 262144 bytes";
         // Deep nesting within the size limit: refused before parsing (copying such a value would recurse).
         QTest::newRow("deep nesting") << QByteArray(100000, '[') + QByteArray(100000, ']')
-                                      << "p.json: the file nests lists and objects 100000 levels deep; a preset "
-                                         "needs at most 16";
+                                      << "p.json: the file nests lists and objects 100000 levels deep; rtscope "
+                                         "reads at most 16";
         QTest::newRow("brackets in a string are text")
             << QByteArray("{\"title\":\"") + QByteArray(1000, '[') + "\",\"experiment\":\"drift\",\"phases\":[7]}"
             << "p.json: phases[0] must be a JSON object";
@@ -301,9 +301,11 @@ private slots:
         QCOMPARE(good.preset->id, std::string("mine"));
 
         const PresetParseResult missing = loadPreset(dir.filePath("absent.json").toStdString());
-        QVERIFY(joined(missing.errors).contains("absent.json: cannot read the file: No such file or directory"));
+        QVERIFY2(joined(missing.errors).contains("absent.json': No such file or directory"),
+                 qPrintable(joined(missing.errors)));
         const PresetParseResult directory = loadPreset(dir.path().toStdString() + "/");
-        QVERIFY2(joined(directory.errors).contains(": not a file"), qPrintable(joined(directory.errors)));
+        QVERIFY2(joined(directory.errors).contains("is a directory, not a regular file"),
+                 qPrintable(joined(directory.errors)));
     }
 };
 

@@ -1,5 +1,5 @@
-// printable(): text from a file reaches a terminal with every control byte and every byte of malformed UTF-8
-// written as \xNN, and everything else, valid UTF-8 such as "µ" included, as it was.
+// printable(): text from a file reaches a terminal with every control byte, every byte of malformed UTF-8 and the
+// bidirectional controls written as \xNN, and everything else, valid UTF-8 such as "µ" included, as it was.
 #include "engine/util/printable.h"
 
 #include "tests/common/test_main.h"
@@ -42,6 +42,18 @@ private slots:
         QTest::newRow("surrogate") << QByteArray("\xED\xA0\x80") << QByteArray("\\xed\\xa0\\x80");
         QTest::newRow("above U+10FFFF") << QByteArray("\xF4\x90\x80\x80") << QByteArray("\\xf4\\x90\\x80\\x80");
         QTest::newRow("cut short at the end") << QByteArray("ok\xE2\x86") << QByteArray("ok\\xe2\\x86");
+        QTest::newRow("right-to-left override")
+            << QByteArray("evil\xE2\x80\xAEtxt.exe") << QByteArray("evil\\xe2\\x80\\xaetxt.exe");
+        QTest::newRow("bidi embeddings, marks and isolates")
+            << QByteArray("\xE2\x80\xAA\xE2\x80\x8E\xE2\x80\x8F\xE2\x81\xA6\xE2\x81\xA9\xD8\x9C")
+            << QByteArray("\\xe2\\x80\\xaa\\xe2\\x80\\x8e\\xe2\\x80\\x8f\\xe2\\x81\\xa6\\xe2\\x81\\xa9\\xd8\\x9c");
+        QTest::newRow("line and paragraph separators") << QByteArray("a\xE2\x80\xA8"
+                                                                     "b\xE2\x80\xA9")
+                                                       << QByteArray("a\\xe2\\x80\\xa8"
+                                                                     "b\\xe2\\x80\\xa9");
+        QTest::newRow("neighbours kept (U+2027, U+202F, U+2065, U+206A)")
+            << QByteArray("\xE2\x80\xA7\xE2\x80\xAF\xE2\x81\xA5\xE2\x81\xAA")
+            << QByteArray("\xE2\x80\xA7\xE2\x80\xAF\xE2\x81\xA5\xE2\x81\xAA");
         QTest::newRow("cut short by ASCII") << QByteArray("\xE2"
                                                           "a")
                                             << QByteArray("\\xe2a");

@@ -348,7 +348,7 @@ private slots:
             if (topo.usable(cpu))
                 usable.push_back(cpu);
         if (usable.size() < 2)
-            QSKIP("needs two usable CPUs to move the measuring thread");
+            RTSCOPE_SKIP(Cpus, "needs two usable CPUs to move the measuring thread");
         LatencyExperiment exp;
         RecordingWriter writer(probeSystem(), path("move.rtrec").toStdString());
         exp.setRunSink(&writer);

@@ -6,12 +6,14 @@
 #include "engine/util/clock.h"
 
 #include "tests/common/test_main.h"
+#include "tests/common/test_util.h"
 
 #include <QtTest>
 
 #include <atomic>
 #include <cerrno>
 #include <csignal>
+#include <cstring>
 #include <fstream>
 #include <linux/capability.h>
 #include <pthread.h>
@@ -122,7 +124,7 @@ private slots:
         QFETCH(bool, pin);
         QFETCH(QString, name);
         if (nice < 0 && !m_probe.capSysNice)
-            QSKIP("a negative nice needs CAP_SYS_NICE");
+            RTSCOPE_SKIP(RtPrivilege, "a negative nice needs CAP_SYS_NICE");
 
         std::atomic<int> cpuSeen{-2};
         std::atomic<bool> affinityExact{false};
@@ -169,8 +171,7 @@ private slots:
     {
         QFETCH(Policy, policy);
         QFETCH(int, priority);
-        if (!m_probe.rtAvailable)
-            QSKIP(m_probe.rtUnavailableReason.c_str());
+        RTSCOPE_SKIP_IF(rtscope::test::withoutFifo(m_probe));
         std::atomic<int> kernelPolicy{-1};
         RtThread t;
         const Error e = t.start(spec(policy, priority, 0, m_cpu), [&](const std::atomic<bool>& stop) {
@@ -251,8 +252,8 @@ private slots:
     void stopInterruptsALongSleepQuickly()
     {
         QFETCH(Policy, policy);
-        if (isRealtime(policy) && !m_probe.rtAvailable)
-            QSKIP(m_probe.rtUnavailableReason.c_str());
+        if (isRealtime(policy))
+            RTSCOPE_SKIP_IF(rtscope::test::withoutFifo(m_probe));
         RtThread t;
         std::atomic<bool> returned{false};
         const Error e =
@@ -362,8 +363,7 @@ private slots:
 
     void demoteDropsToOther()
     {
-        if (!m_probe.rtAvailable)
-            QSKIP(m_probe.rtUnavailableReason.c_str());
+        RTSCOPE_SKIP_IF(rtscope::test::withoutFifo(m_probe));
         RtThread t;
         QVERIFY(!t.start(spec(Policy::Fifo, 30, 0, m_cpu), sleepUntilStopped));
         QCOMPARE(schedulingOf(t.tid()).policy, Policy::Fifo);
@@ -378,8 +378,7 @@ private slots:
     // A body that ignores its flag: stop() reports the timeout, demotes the thread and still joins it.
     void stopTimeoutDemotesAndStillJoins()
     {
-        if (!m_probe.rtAvailable)
-            QSKIP(m_probe.rtUnavailableReason.c_str());
+        RTSCOPE_SKIP_IF(rtscope::test::withoutFifo(m_probe));
         std::atomic<int> policyAtEnd{-1};
         RtThread t;
         QVERIFY(!t.start(spec(Policy::Fifo, 10, 0, m_cpu), [&](const std::atomic<bool>&) {
@@ -409,7 +408,7 @@ private slots:
     void withoutPrivilegeTheErrorNamesLimitAndFix()
     {
 #if defined(__SANITIZE_THREAD__)
-        QSKIP("TSan cannot start threads in a child forked from a multithreaded process");
+        RTSCOPE_SKIP(Sanitizer, "TSan cannot start threads in a child forked from a multithreaded process");
 #endif
         int fds[2];
         QVERIFY(pipe(fds) == 0);
@@ -457,14 +456,17 @@ private slots:
     void rtGroupWithoutBudgetIsNamed()
     {
 #if defined(__SANITIZE_THREAD__)
-        QSKIP("TSan cannot start threads in a child forked from a multithreaded process");
+        RTSCOPE_SKIP(Sanitizer, "TSan cannot start threads in a child forked from a multithreaded process");
 #endif
         const std::string root = "/sys/fs/cgroup/cpu";
-        if (geteuid() != 0 || access((root + "/cpu.rt_runtime_us").c_str(), W_OK) != 0)
-            QSKIP("needs root and a cgroup v1 cpu hierarchy with RT group scheduling");
+        if (geteuid() != 0)
+            RTSCOPE_SKIP(Root, "only root may make a cpu cgroup and move a process into it");
+        if (access((root + "/cpu.rt_runtime_us").c_str(), W_OK) != 0)
+            RTSCOPE_SKIP(Kernel,
+                         "no cgroup v1 cpu hierarchy with RT group scheduling (" + root + "/cpu.rt_runtime_us)");
         const std::string group = root + "/rtscope-test-" + std::to_string(getpid());
         if (mkdir(group.c_str(), 0755) != 0)
-            QSKIP("cannot create a cpu cgroup here");
+            RTSCOPE_SKIP(Other, "cannot create a cpu cgroup here: " + group + ": " + std::strerror(errno));
         int fds[2];
         QVERIFY(pipe(fds) == 0);
         const pid_t child = fork();
@@ -507,10 +509,10 @@ private slots:
     void stackIsLockedWhileRunning()
     {
 #ifdef RTSCOPE_SANITIZED
-        QSKIP("sanitizer runtimes make mlock a no-op");
+        RTSCOPE_SKIP(Sanitizer, "sanitizer runtimes make mlock a no-op");
 #endif
         if (memoryLockStatus().mode == MemoryLockMode::All)
-            QSKIP("mlockall is in force: stacks are not locked one by one");
+            RTSCOPE_SKIP(Other, "mlockall is in force: stacks are not locked one by one");
         const int64_t before = lockedKiB();
         std::atomic<int64_t> during{-1};
         RtThread t;
@@ -522,7 +524,7 @@ private slots:
         }));
         QTRY_VERIFY(during.load() >= 0);
         if (during.load() == before)
-            QSKIP("mlock refused here (RLIMIT_MEMLOCK)");
+            RTSCOPE_SKIP(RtPrivilege, "mlock refused here (RLIMIT_MEMLOCK)");
         QVERIFY2(during.load() - before >= 128,
                  qPrintable(QString("VmLck %1 -> %2 kB").arg(before).arg(during.load())));
         QCOMPARE(memoryLockStatus().mode, MemoryLockMode::Ranges);
@@ -552,11 +554,11 @@ private slots:
     void lockRangeOfABuffer()
     {
 #ifdef RTSCOPE_SANITIZED
-        QSKIP("sanitizer runtimes make mlock a no-op");
+        RTSCOPE_SKIP(Sanitizer, "sanitizer runtimes make mlock a no-op");
 #endif
         std::vector<char> buffer(256 * 1024);
         if (!lockRange(buffer.data(), buffer.size()))
-            QSKIP("mlock refused here (RLIMIT_MEMLOCK)");
+            RTSCOPE_SKIP(RtPrivilege, "mlock refused here (RLIMIT_MEMLOCK)");
         QVERIFY(lockedKiB() >= 256);
         unlockRange(buffer.data(), buffer.size());
     }
@@ -566,7 +568,7 @@ private slots:
         DmaLatencyHold hold;
         if (!hold.acquire(0)) {
             QVERIFY2(QString::fromStdString(hold.reason()).contains("/dev/cpu_dma_latency"), hold.reason().c_str());
-            QSKIP(hold.reason().c_str());
+            RTSCOPE_SKIP(Root, hold.reason());
         }
         QVERIFY(hold.held());
         hold.release();
@@ -591,7 +593,7 @@ private slots:
             QCOMPARE(callerCpus(), before);
         }
         if (before.size() < 2)
-            QSKIP("needs two usable CPUs to keep the caller off one");
+            RTSCOPE_SKIP(Cpus, "needs two usable CPUs to keep the caller off one");
         {
             const ScopedCallerAffinity off({before.back()});
             QVERIFY(off.applied());

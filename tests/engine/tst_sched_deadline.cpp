@@ -12,6 +12,7 @@
 #include "engine/util/clock.h"
 
 #include "tests/common/test_main.h"
+#include "tests/common/test_util.h"
 #include "tests/common/thread_census.h"
 
 #include <QtTest>
@@ -26,22 +27,6 @@
 using namespace rtscope;
 
 namespace {
-
-// Why SCHED_DEADLINE cannot be tried here (empty when it can): an unpinned thread asks for a small reservation.
-QString schedDeadlineMissing()
-{
-    int err = 0;
-    std::thread t([&err] {
-        err = setDeadlineScheduling(0, {100'000, 1'000'000, 1'000'000});
-        if (err == 0)
-            (void)setOtherScheduling(0);
-    });
-    t.join();
-    if (err == 0 || err == EBUSY) // EBUSY: it exists, the bandwidth is taken by others right now
-        return {};
-    return "the kernel refuses SCHED_DEADLINE to this process: " +
-           QString::fromStdString(explainDeadlineError(err, {100'000, 1'000'000, 1'000'000}, "a probe thread", false));
-}
 
 bool containsProblem(const std::vector<std::string>& problems, const QString& start)
 {
@@ -63,14 +48,14 @@ QString joined(const std::vector<std::string>& problems)
 
 class TestSchedDeadline : public QObject {
     Q_OBJECT
-    QString m_missing;
+    rtscope::test::MaybeSkip m_missing; ///< why SCHED_DEADLINE cannot run here
 
 private slots:
     void initTestCase()
     {
         installWakeSignalHandler();
         blockProcessSignals(false);
-        m_missing = schedDeadlineMissing();
+        m_missing = rtscope::test::withoutDeadline();
     }
 
     void rulesAreSentencesNamingTheField()
@@ -177,8 +162,7 @@ private slots:
 
     void deadlineThreadIsDeclaredDemotedAndJoined()
     {
-        if (!m_missing.isEmpty())
-            QSKIP(qPrintable(m_missing));
+        RTSCOPE_SKIP_IF(m_missing);
         // The calling thread pinned to one CPU, as the GUI and the CLI narrow theirs: the new thread inherits it and
         // must widen it itself, or the kernel refuses the policy (the root-domain rule).
         const CpuTopology topo = CpuTopology::current();
@@ -219,11 +203,10 @@ private slots:
 
     void pinnedThreadIsRefusedWithTheRootDomainRule()
     {
-        if (!m_missing.isEmpty())
-            QSKIP(qPrintable(m_missing));
+        RTSCOPE_SKIP_IF(m_missing);
         const CpuTopology topo = CpuTopology::current();
         if (topo.allowed.size() < 2)
-            QSKIP("needs two CPUs: one CPU is the whole root domain");
+            RTSCOPE_SKIP(Cpus, "needs two CPUs: one CPU is the whole root domain");
         int err = 0;
         std::thread th([&err, cpu = topo.lastUsable()] {
             cpu_set_t one;
@@ -243,11 +226,10 @@ private slots:
 
     void admissionControlRefusesWhatDoesNotFit()
     {
-        if (!m_missing.isEmpty())
-            QSKIP(qPrintable(m_missing));
+        RTSCOPE_SKIP_IF(m_missing);
         const std::optional<double> limit = DeadlineLimits::read().perCpuLimit();
         if (!limit || *limit >= 1.0)
-            QSKIP("admission control is off or allows 100 % per CPU (sched_rt_runtime_us)");
+            RTSCOPE_SKIP(Kernel, "admission control is off or allows 100 % per CPU (sched_rt_runtime_us)");
         // runtime = period on every CPU: 100 % × CPUs, above the limit's 95 % × CPUs whoever else runs.
         const CpuTopology topo = CpuTopology::current();
         std::vector<std::unique_ptr<RtThread>> threads;
@@ -279,8 +261,7 @@ private slots:
 
     void latencyRunUnderDeadlineGivesSamplesAndStopsInTime()
     {
-        if (!m_missing.isEmpty())
-            QSKIP(qPrintable(m_missing));
+        RTSCOPE_SKIP_IF(m_missing);
         LatencyConfig c;
         c.policy = Policy::Deadline;
         c.runtimeNs = 100'000;
@@ -320,8 +301,7 @@ private slots:
 
     void overrunsAreCountedPerThread()
     {
-        if (!m_missing.isEmpty())
-            QSKIP(qPrintable(m_missing));
+        RTSCOPE_SKIP_IF(m_missing);
         // A thread that spins past 1 ms of runtime per 10 ms is throttled every period and, with
         // SCHED_FLAG_DL_OVERRUN, sent SIGXCPU each time: counted into its own counter, and the process lives on.
         DeadlineOverrunCounter overruns;
@@ -350,8 +330,7 @@ private slots:
 
     void liveChangeIntoAndOutOfDeadlineReplacesTheThread()
     {
-        if (!m_missing.isEmpty())
-            QSKIP(qPrintable(m_missing));
+        RTSCOPE_SKIP_IF(m_missing);
         // The GUI's path: a running OTHER measurement switched to deadline and back to FIFO. The threads are
         // replaced (a pinned thread cannot become a deadline one), and the samples keep coming.
         LatencyExperiment exp;

@@ -9,6 +9,7 @@
 #include "engine/util/clock.h"
 
 #include "tests/common/test_main.h"
+#include "tests/common/test_util.h"
 #include "tests/common/thread_census.h"
 #include <QDir>
 #include <QFile>
@@ -143,8 +144,8 @@ private slots:
         auto byDefault = measure(c);
         QVERIFY(byDefault && byDefault->finished);
         if (byDefault->timerSlackNs < 20'000)
-            QSKIP(qPrintable(QString("the default timer slack here is %1 ns, too small to show its effect")
-                                 .arg(byDefault->timerSlackNs)));
+            RTSCOPE_SKIP(Kernel, QString("the default timer slack here is %1 ns, too small to show its effect")
+                                     .arg(byDefault->timerSlackNs));
         c.timerSlackNs = 1;
         auto tight = measure(c);
         QVERIFY(tight && tight->finished);
@@ -244,7 +245,7 @@ private slots:
     {
         const CpuTopology cpus = CpuTopology::current();
         if (cpus.allowed.size() < 2)
-            QSKIP("needs a second CPU for the load");
+            RTSCOPE_SKIP(Cpus, "needs a second CPU for the load");
         SleepFloorConfig c;
         c.requestsNs = {0, 1'000'000};
         c.methods = {SleepMethod::Absolute};
@@ -268,9 +269,7 @@ private slots:
 
     void fifoRunsAsFifoWithZeroSlack()
     {
-        if (!m_probe.rtAvailable)
-            QSKIP(
-                qPrintable("SCHED_FIFO is not permitted here: " + QString::fromStdString(m_probe.rtUnavailableReason)));
+        RTSCOPE_SKIP_IF(rtscope::test::withoutFifo(m_probe));
         SleepFloorConfig c;
         c.requestsNs = {1'000'000};
         c.methods = {SleepMethod::Absolute};

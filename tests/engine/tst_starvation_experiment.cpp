@@ -12,6 +12,7 @@
 #include "tests/common/thread_census.h"
 
 #include "tests/common/test_main.h"
+#include "tests/common/test_util.h"
 #include <QDir>
 #include <QFile>
 
@@ -87,10 +88,7 @@ class TestStarvationExperiment : public QObject {
     Q_OBJECT
     SystemProbe m_probe;
 
-    QString m_missing; ///< why the real-time tests cannot run here, empty when they can
-
-    // QSKIP returns from the function it is written in, so each test skips itself with this reason.
-    QString missingFifoOrCpus() const { return m_missing; }
+    rtscope::test::MaybeSkip m_missing; ///< why the real-time tests cannot run here
 
 private slots:
     void initTestCase()
@@ -100,10 +98,10 @@ private slots:
         m_probe = probeSystem();
         // Before this thread pins itself below, while its affinity still shows every CPU the process may use.
         const CpuTopology cpus = StarvationConfig::placementTopology();
-        if (!m_probe.rtAvailable)
-            m_missing = "SCHED_FIFO is not permitted here: " + QString::fromStdString(m_probe.rtUnavailableReason);
-        else if (!cpus.usable(0) || !cpus.usable(1))
-            m_missing = "needs CPUs 0 and 1: the spinner on 1, the controller on 0";
+        m_missing = rtscope::test::withoutFifo(m_probe);
+        if (!m_missing && (!cpus.usable(0) || !cpus.usable(1)))
+            m_missing = rtscope::test::Skip{rtscope::test::SkipKind::Cpus,
+                                            "needs CPUs 0 and 1: the spinner on 1, the controller on 0"};
         // This thread is the controller: it must keep running while CPU 1 is starved.
         pinCallingThread(kControllerCpu);
     }
@@ -264,7 +262,7 @@ private slots:
     {
         const CpuTopology t = StarvationConfig::placementTopology();
         if (!t.usable(0) || !t.usable(1))
-            QSKIP("needs CPUs 0 and 1");
+            RTSCOPE_SKIP(Cpus, "needs CPUs 0 and 1");
         std::vector<int> unpinned, pinnedTo1;
         std::thread([&] {
             cpu_set_t all;
@@ -320,8 +318,7 @@ private slots:
     // the control counter on the other CPU does not notice, and progress resumes the moment the burst ends.
     void countersStandStillDuringAFifoBurst()
     {
-        if (!missingFifoOrCpus().isEmpty())
-            QSKIP(qPrintable(missingFifoOrCpus()));
+        RTSCOPE_SKIP_IF(m_missing);
         StarvationExperiment exp;
         StarvationConfig c = shortRun();
         c.counters = 2;
@@ -388,8 +385,7 @@ private slots:
     // record that it had to, and the run must end without another burst.
     void watchdogDemotesASpinnerThatIgnoresItsDeadline()
     {
-        if (!missingFifoOrCpus().isEmpty())
-            QSKIP(qPrintable(missingFifoOrCpus()));
+        RTSCOPE_SKIP_IF(m_missing);
         StarvationExperiment exp;
         exp.setTestDeadlineOverrun(300 * kNsPerMs);
         StarvationConfig c = shortRun();
@@ -423,8 +419,7 @@ private slots:
 
     void stopDuringABurstJoinsWithinAHundredMilliseconds()
     {
-        if (!missingFifoOrCpus().isEmpty())
-            QSKIP(qPrintable(missingFifoOrCpus()));
+        RTSCOPE_SKIP_IF(m_missing);
         StarvationExperiment exp;
         StarvationConfig c = shortRun();
         c.gapNs = 50 * kNsPerMs;
@@ -451,8 +446,7 @@ private slots:
 
     void exceptionDuringABurstStopsEverything()
     {
-        if (!missingFifoOrCpus().isEmpty())
-            QSKIP(qPrintable(missingFifoOrCpus()));
+        RTSCOPE_SKIP_IF(m_missing);
         int64_t thrown = 0;
         try {
             StarvationExperiment exp;
@@ -470,8 +464,7 @@ private slots:
     // While CPU 1 is starved, a SCHED_OTHER thread on CPU 0 keeps waking up on time: the machine stays usable.
     void theOtherCpuStaysResponsive()
     {
-        if (!missingFifoOrCpus().isEmpty())
-            QSKIP(qPrintable(missingFifoOrCpus()));
+        RTSCOPE_SKIP_IF(m_missing);
         std::atomic<bool> done{false};
         std::vector<std::pair<int64_t, int64_t>> wakes; // (deadline, latency)
         wakes.reserve(4000);
@@ -512,12 +505,12 @@ private slots:
     // gets one short window (RT throttling / the fair server) and nothing around it.
     void aLongBurstShowsTheThrottlingWindow()
     {
-        if (!missingFifoOrCpus().isEmpty())
-            QSKIP(qPrintable(missingFifoOrCpus()));
+        RTSCOPE_SKIP_IF(m_missing);
         const ThrottleSettings k = readThrottleSettings(kSpinnerCpu);
         if (k.rtRuntimeUs && *k.rtRuntimeUs < 0 && !k.fairServerKernel)
-            QSKIP("RT throttling is disabled (sched_rt_runtime_us = -1) and this kernel has no fair server: no "
-                  "safety net to show");
+            RTSCOPE_SKIP(Kernel,
+                         "RT throttling is disabled (sched_rt_runtime_us = -1) and this kernel has no fair server: no "
+                         "safety net to show");
         StarvationExperiment exp;
         StarvationConfig c = shortRun();
         c.burstNs = 1500 * kNsPerMs;

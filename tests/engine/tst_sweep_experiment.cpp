@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "tests/common/test_main.h"
+#include "tests/common/test_util.h"
 #include <QFile>
 #include <QRegularExpression>
 
@@ -165,9 +166,7 @@ private slots:
 
     void appliesEachSettingInOrder()
     {
-        if (!m_probe.rtAvailable)
-            QSKIP(
-                qPrintable("SCHED_FIFO is not permitted here: " + QString::fromStdString(m_probe.rtUnavailableReason)));
+        RTSCOPE_SKIP_IF(rtscope::test::withoutFifo(m_probe));
         SweepConfig c;
         std::string error;
         QVERIFY(parseSweepSettings("other,fifo:10,fifo:70", c.settings, error));
@@ -224,7 +223,7 @@ private slots:
     {
         const CpuTopology topo = CpuTopology::current();
         if (topo.allowed.size() < 2)
-            QSKIP("needs two usable CPUs");
+            RTSCOPE_SKIP(Cpus, "needs two usable CPUs");
         LatencyExperiment exp;
         LatencyConfig c;
         c.cpus = {topo.allowed[0], topo.allowed[1]};

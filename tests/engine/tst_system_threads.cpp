@@ -5,6 +5,7 @@
 #include "engine/rt/system_threads.h"
 
 #include "tests/common/test_main.h"
+#include "tests/common/test_util.h"
 
 #include <QtTest>
 #include <unistd.h>
@@ -65,8 +66,7 @@ private slots:
     void findsAFifoThreadStartedHere()
     {
         const SystemProbe probe = probeSystem();
-        if (!probe.rtAvailable)
-            QSKIP(qPrintable("SCHED_FIFO is not permitted here: " + QString::fromStdString(probe.rtUnavailableReason)));
+        RTSCOPE_SKIP_IF(rtscope::test::withoutFifo(probe));
         RtThread t;
         ThreadSpec spec;
         spec.policy = Policy::Fifo;

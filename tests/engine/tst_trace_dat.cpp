@@ -62,7 +62,7 @@ private slots:
     {
         const TraceProbe probe = TraceSession::probe();
         if (!probe.usable)
-            QSKIP(qPrintable(QString::fromStdString("tracing is not available: " + probe.reason)));
+            RTSCOPE_SKIP(Tracefs, "tracing is not available: " + probe.reason);
         const CpuTopology topo = CpuTopology::current();
         const int cpu = topo.lastUsable();
         QTemporaryDir dir;

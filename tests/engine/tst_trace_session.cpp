@@ -207,7 +207,7 @@ private slots:
     {
         const TraceProbe p = TraceSession::probe();
         if (!p.kernelHasTracefs)
-            QSKIP(qPrintable("the kernel has no tracefs: " + QString::fromStdString(p.reason)));
+            RTSCOPE_SKIP(Tracefs, "the kernel has no tracefs: " + p.reason);
         QVERIFY2(p.usable, p.reason.c_str()); // the suite runs as root: tracing must work
         m_dir = p.tracingDir;
         m_topology = CpuTopology::current();
@@ -360,8 +360,8 @@ private slots:
         int status = 0;
         waitpid(child, &status, 0);
         QVERIFY(WIFEXITED(status) && WEXITSTATUS(status) == 0);
-        if (out.rfind("SKIP ", 0) == 0)
-            QSKIP(out.c_str()); // unmounting without a private namespace could take the host's tracefs away
+        if (out.rfind("SKIP ", 0) == 0) // unmounting without a private namespace could take the host's tracefs away
+            RTSCOPE_SKIP(Root, out.substr(5));
         QVERIFY2(out == "OK\n", out.c_str());
     }
 

@@ -21,6 +21,7 @@ private slots:
     void formatDuration_data();
     void formatDuration();
     void formatThenParse();
+    void formatDurationExactKeepsEveryDigit();
     void parseCpuList_data();
     void parseCpuList();
     void splitList_data();
@@ -185,6 +186,22 @@ void TestUnits::formatThenParse()
         const int64_t halfDigit = ns < 1000 ? 0 : ns < 1000000 ? 50 : ns < 1000000000 ? 5000 : 500000;
         QVERIFY2(std::abs(*back - ns) <= halfDigit, text.c_str());
     }
+}
+
+void TestUnits::formatDurationExactKeepsEveryDigit()
+{
+    QCOMPARE(rtscope::formatDurationExact(10'000'000'001), std::string("10.000000001 s"));
+    QCOMPARE(rtscope::formatDurationExact(10'000'000'000), std::string("10 s"));
+    QCOMPARE(rtscope::formatDurationExact(1'500'000), std::string("1.5 ms"));
+    QCOMPARE(rtscope::formatDurationExact(1'000'100), std::string("1.0001 ms"));
+    QCOMPARE(rtscope::formatDurationExact(12'345), std::string("12.345 us"));
+    QCOMPARE(rtscope::formatDurationExact(850), std::string("850 ns"));
+    QCOMPARE(rtscope::formatDurationExact(0), std::string("0 ns"));
+    QCOMPARE(rtscope::formatDurationExact(-1'500), std::string("-1.5 us"));
+    QCOMPARE(rtscope::formatDurationExact(std::numeric_limits<int64_t>::min()), std::string("-9223372036.854775808 s"));
+    // Read back, it is the same number of nanoseconds.
+    for (int64_t ns : {7LL, 1234LL, 56789LL, 1234567LL, 98765432LL, 4321098765LL, 10'000'000'001LL})
+        QCOMPARE(parseDuration(rtscope::formatDurationExact(ns)).value_or(-1), ns);
 }
 
 void TestUnits::parseCpuList_data()

@@ -4,6 +4,7 @@
 #include "engine/util/units.h"
 
 #include "tests/common/test_main.h"
+#include "tests/common/trace_event_util.h"
 
 #include <QtTest>
 
@@ -28,26 +29,13 @@ int64_t anatAt(double us)
 
 TraceEvent anatBase(TraceEventType type, int64_t ts, int32_t current, int cpu = kAnatCpu)
 {
-    TraceEvent e{};
-    e.type = type;
-    e.ts = ts;
-    e.cpu = uint16_t(cpu);
-    e.pid = current;
-    return e;
+    return test::traceEvent(type, ts, current, cpu);
 }
 
 TraceEvent anatSwitch(int64_t ts, int32_t prevPid, const char* prevComm, int prevPrio, int64_t prevState,
                       int32_t nextPid, const char* nextComm, int nextPrio, int cpu = kAnatCpu)
 {
-    TraceEvent e = anatBase(TraceEventType::SchedSwitch, ts, prevPid, cpu);
-    e.sw.prev.pid = prevPid;
-    setTraceText(e.sw.prev.comm, prevComm);
-    e.sw.prev.prio = prevPrio;
-    e.sw.prevState = prevState;
-    e.sw.next.pid = nextPid;
-    setTraceText(e.sw.next.comm, nextComm);
-    e.sw.next.prio = nextPrio;
-    return e;
+    return test::traceSwitch(ts, cpu, {prevPid, prevComm, prevPrio}, prevState, {nextPid, nextComm, nextPrio});
 }
 
 TraceEvent anatWake(TraceEventType type, int64_t ts, int32_t current, int32_t pid = kAnatTid, int cpu = kAnatCpu,

@@ -8,6 +8,7 @@
 #include "engine/util/clock.h"
 
 #include "tests/common/test_main.h"
+#include "tests/common/test_util.h"
 
 #include <QtTest>
 
@@ -63,10 +64,7 @@ class TestWatchdog : public QObject {
     Q_OBJECT
     SystemProbe m_probe;
 
-    QString m_missing; ///< why the real-time tests cannot run here, empty when they can
-
-    // QSKIP returns from the function it is written in, so each test skips itself with this reason.
-    QString missingFifoOrCpus() const { return m_missing; }
+    rtscope::test::MaybeSkip m_missing; ///< why the real-time tests cannot run here
 
 private slots:
     void initTestCase()
@@ -76,10 +74,10 @@ private slots:
         m_probe = probeSystem();
         // Before this thread pins itself below, while its affinity still shows every CPU the process may use.
         const CpuTopology cpus = CpuTopology::current();
-        if (!m_probe.rtAvailable)
-            m_missing = "SCHED_FIFO is not permitted here: " + QString::fromStdString(m_probe.rtUnavailableReason);
-        else if (!cpus.usable(0) || !cpus.usable(1))
-            m_missing = "needs CPUs 0 and 1: the watchdog on one, the watched thread on the other";
+        m_missing = rtscope::test::withoutFifo(m_probe);
+        if (!m_missing && (!cpus.usable(0) || !cpus.usable(1)))
+            m_missing = rtscope::test::Skip{rtscope::test::SkipKind::Cpus,
+                                            "needs CPUs 0 and 1: the watchdog on one, the watched thread on the other"};
         // The test thread polls while CPU 1 may be starved: it lives on CPU 0 with the watchdog.
         cpu_set_t set;
         CPU_ZERO(&set);
@@ -141,8 +139,7 @@ private slots:
     // anything.
     void demotesAThreadArmedPastItsMargin()
     {
-        if (!missingFifoOrCpus().isEmpty())
-            QSKIP(qPrintable(missingFifoOrCpus()));
+        RTSCOPE_SKIP_IF(m_missing);
         Watchdog w;
         QVERIFY(!w.start(watchdogConfig()));
         QCOMPARE(int(schedulingOf(w.tid()).policy), int(Policy::Fifo));
@@ -173,8 +170,7 @@ private slots:
 
     void leavesAThreadThatDisarmedInTime()
     {
-        if (!missingFifoOrCpus().isEmpty())
-            QSKIP(qPrintable(missingFifoOrCpus()));
+        RTSCOPE_SKIP_IF(m_missing);
         Watchdog w;
         QVERIFY(!w.start(watchdogConfig()));
         const int slot = w.addSlot();
@@ -207,8 +203,7 @@ private slots:
     void demotesASpinnerThatIgnoresItsDeadline()
     {
         QFETCH(bool, cpuTime);
-        if (!missingFifoOrCpus().isEmpty())
-            QSKIP(qPrintable(missingFifoOrCpus()));
+        RTSCOPE_SKIP_IF(m_missing);
         Watchdog w;
         WatchdogConfig config = watchdogConfig();
         config.cpuTimeOverrun = cpuTime;
@@ -273,8 +268,7 @@ private slots:
     // CPU, as RT throttling or the fair server do for ~50 ms) is not demoted, however late it is.
     void cpuTimeModeSparesAThreadThatDidNotRun()
     {
-        if (!missingFifoOrCpus().isEmpty())
-            QSKIP(qPrintable(missingFifoOrCpus()));
+        RTSCOPE_SKIP_IF(m_missing);
         Watchdog w;
         WatchdogConfig config = watchdogConfig();
         config.cpuTimeOverrun = true;
@@ -293,8 +287,7 @@ private slots:
 
     void stopDemotesWhatIsStillArmed()
     {
-        if (!missingFifoOrCpus().isEmpty())
-            QSKIP(qPrintable(missingFifoOrCpus()));
+        RTSCOPE_SKIP_IF(m_missing);
         Watchdog w;
         QVERIFY(!w.start(watchdogConfig()));
         const int slot = w.addSlot();
@@ -318,8 +311,7 @@ private slots:
     // itself.
     void neverDemotesItself()
     {
-        if (!missingFifoOrCpus().isEmpty())
-            QSKIP(qPrintable(missingFifoOrCpus()));
+        RTSCOPE_SKIP_IF(m_missing);
         Watchdog w;
         QVERIFY(!w.start(watchdogConfig()));
         const int slot = w.addSlot();

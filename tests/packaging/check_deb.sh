@@ -38,7 +38,6 @@ if command -v python3 >/dev/null; then
 fi
 grep -q 'rtscope_wakeup_latency_seconds_bucket' "$root/usr/share/rtscope/grafana/rtscope.json" || \
   { echo "grafana dashboard does not query the histogram"; fail=1; }
-dpkg-deb --field "$deb" Depends | grep -q libcpp-httplib || { echo "Depends lacks libcpp-httplib"; fail=1; }
 file "$root/usr/share/icons/hicolor/48x48/apps/$app_id.png" | grep -q '48 x 48' || { echo "48 px icon is not 48x48"; fail=1; }
 
 desktop-file-validate "$root/usr/share/applications/$app_id.desktop"

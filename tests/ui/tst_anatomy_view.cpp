@@ -11,16 +11,19 @@
 #include "ui/common/colors.h"
 #include "ui/common/latency_source.h"
 #include "ui/latency/latency_page.h"
+#include "ui/plot/anatomy_breakdown_bar.h"
 #include "ui/plot/anatomy_swimlane.h"
 #include "ui/plot/histogram_chart.h"
 #include "ui/plot/timeline_chart.h"
 #include "ui/widgets/anatomy_view.h"
+#include "ui/widgets/anatomy_view_data.h"
 #include "ui/widgets/culprits_model.h"
 #include "ui/widgets/latency_controls.h"
 #include "ui/widgets/worst_wakeups_model.h"
 #include "ui/workbench/cpus/cpus_page.h"
 
 #include "tests/common/test_main.h"
+#include "tests/common/trace_event_util.h"
 #include <QAbstractItemModelTester>
 #include <QAbstractScrollArea>
 #include <QCheckBox>
@@ -52,26 +55,13 @@ int64_t avDeadline(int k)
 
 TraceEvent avBase(TraceEventType type, int64_t ts, int32_t current)
 {
-    TraceEvent e{};
-    e.type = type;
-    e.ts = ts;
-    e.cpu = uint16_t(kAvCpu);
-    e.pid = current;
-    return e;
+    return test::traceEvent(type, ts, current, kAvCpu);
 }
 
 TraceEvent avSwitch(int64_t ts, int32_t prevPid, const char* prevComm, int prevPrio, int64_t prevState, int32_t nextPid,
                     const char* nextComm, int nextPrio)
 {
-    TraceEvent e = avBase(TraceEventType::SchedSwitch, ts, prevPid);
-    e.sw.prev.pid = prevPid;
-    setTraceText(e.sw.prev.comm, prevComm);
-    e.sw.prev.prio = prevPrio;
-    e.sw.prevState = prevState;
-    e.sw.next.pid = nextPid;
-    setTraceText(e.sw.next.comm, nextComm);
-    e.sw.next.prio = nextPrio;
-    return e;
+    return test::traceSwitch(ts, kAvCpu, {prevPid, prevComm, prevPrio}, prevState, {nextPid, nextComm, nextPrio});
 }
 
 TraceEvent avWake(TraceEventType type, int64_t ts, int32_t current)
@@ -770,7 +760,7 @@ private slots:
     {
         const TraceProbe probe = TraceSession::probe();
         if (!probe.usable)
-            QSKIP(qPrintable("kernel tracing is not available here: " + QString::fromStdString(probe.reason)));
+            RTSCOPE_SKIP(Tracefs, "kernel tracing is not available here: " + probe.reason);
         LatencyPage page(std::make_unique<LiveLatencySource>(), m_probe);
         page.resize(1500, 1000);
         page.show();
@@ -790,15 +780,14 @@ private slots:
             QTest::qWait(100);
         const std::shared_ptr<const LatencySnapshot> s = page.shownRun();
         QVERIFY(s);
-        if (!s->tracing) {
+        if (!s->tracing)
             page.stop();
-            QSKIP("the engine does not fill LatencySnapshot::tracing yet");
-        }
+        QVERIFY2(s->tracing, "a traced run's snapshot carries its tracing state");
         if (!s->tracing->active) {
             const QString why = QString::fromStdString(s->tracing->unavailable);
             page.stop();
             QVERIFY(page.anatomyPanel()->statusText().contains(why.toHtmlEscaped()));
-            QSKIP(qPrintable("the run could not trace: " + why));
+            RTSCOPE_SKIP(Tracefs, "the run could not trace: " + why);
         }
         page.stop();
         QCOMPARE(threadsAlive(), 0);

@@ -4,6 +4,7 @@
 // the others still show. And the --compare option's parsing.
 #include "engine/formats/cyclictest_format.h"
 #include "engine/util/clock.h"
+#include "tests/common/fifo_guard.h"
 #include "tests/common/recording_bytes.h"
 #include "tests/common/test_main.h"
 #include "ui/app/gui_options.h"
@@ -13,6 +14,7 @@
 #include "ui/plot/histogram_chart.h"
 
 #include <QFile>
+#include <QFileInfo>
 #include <QSignalSpy>
 #include <QTableView>
 #include <QTemporaryDir>
@@ -20,6 +22,8 @@
 
 #include <nlohmann/json.hpp>
 #include <sys/utsname.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 using namespace rtscope;
 
@@ -46,6 +50,18 @@ std::vector<uint64_t> compareTestBins(size_t size, std::initializer_list<std::pa
     for (const auto& [bin, n] : filled)
         bins[bin] = n;
     return bins;
+}
+
+// VmHWM of /proc/self/status in KiB, -1 when unreadable.
+long long peakResidentKib()
+{
+    QFile status("/proc/self/status");
+    if (!status.open(QIODevice::ReadOnly))
+        return -1;
+    for (const QByteArray& line : status.readAll().split('\n'))
+        if (line.startsWith("VmHWM:"))
+            return line.mid(6).trimmed().split(' ').first().toLongLong();
+    return -1;
 }
 
 QString cell(const QTableView* table, int row, int column)
@@ -185,7 +201,7 @@ private slots:
         QVERIFY(w.load({gone}));
         QVERIFY(loaded.wait(10000));
         QCOMPARE(loaded.last().at(0).toInt(), 0);
-        QVERIFY2(w.problems().first().startsWith("gone.json: cannot read it"), qPrintable(w.problems().first()));
+        QVERIFY2(w.problems().first().startsWith("gone.json: cannot open"), qPrintable(w.problems().first()));
         QCOMPARE(w.table()->model()->rowCount(), 0);
     }
 
@@ -208,6 +224,81 @@ private slots:
         QCOMPARE(r.p99.us, int64_t(11)); // rank 693: the last hundred
         QVERIFY(!r.p9999.lowerBound);
         QVERIFY2(r.note.isEmpty(), qPrintable(r.note));
+    }
+
+    // --compare FIFO: a sentence, never a wait in open().
+    void aFifoIsRefusedNotWaitedFor()
+    {
+        QTemporaryDir dir;
+        test::FifoGuard guard(dir.filePath("fifo.hist"));
+        QVERIFY(guard.made());
+        ComparedResult r;
+        QString error;
+        QVERIFY(!readComparedResult(dir.filePath("fifo.hist"), r, error));
+        QVERIFY2(!guard.finish(), "readComparedResult blocked in open() until a writer came");
+        QVERIFY2(error.contains("is a FIFO (named pipe), not a regular file"), qPrintable(error));
+    }
+
+    // File › Compare reads a histfile whole and parses it: the cost must follow the file, not the number of counts
+    // on one line. A 32 MB file of one row with 16 million counts ("\t0") made the parser keep a token list and a
+    // vector per count: about 37 times the file (a 62 MB one peaked at 2.31 GB). The import runs in a child (fork),
+    // its peak resident size reset before (proc(5), clear_refs 5) and read after (VmHWM): the growth is what the
+    // import cost, whatever this test process holds.
+    void aOneRowHistfileCostsMemoryInProportionToTheFile()
+    {
+        const QString path = m_dir.filePath("one-row.hist");
+        {
+            QFile f(path);
+            QVERIFY(f.open(QIODevice::WriteOnly));
+            f.write("# Histogram\n000000");
+            const QByteArray chunk = QByteArray("\t0").repeated(1 << 20);
+            for (int i = 0; i < 16; ++i)
+                QCOMPARE(f.write(chunk), qint64(chunk.size()));
+            f.write("\n");
+        }
+        const qint64 fileBytes = QFileInfo(path).size();
+        int pipeFds[2];
+        QCOMPARE(::pipe(pipeFds), 0);
+        const pid_t child = ::fork();
+        QVERIFY(child >= 0);
+        if (child == 0) {
+            ::close(pipeFds[0]);
+            QFile clear("/proc/self/clear_refs");
+            const bool reset = clear.open(QIODevice::WriteOnly) && clear.write("5") == 1;
+            clear.close();
+            const long long before = peakResidentKib();
+            ComparedResult r;
+            QString error;
+            const bool read = readComparedResult(path, r, error);
+            const long long grown = reset && before >= 0 ? peakResidentKib() - before : -1;
+            const std::string line = std::to_string(grown) + " " + (read ? "read" : error.toStdString()) + "\n";
+            (void)!::write(pipeFds[1], line.data(), line.size());
+            ::_exit(0);
+        }
+        ::close(pipeFds[1]);
+        QByteArray answer;
+        char buf[4096];
+        for (ssize_t n; (n = ::read(pipeFds[0], buf, sizeof buf)) > 0;)
+            answer.append(buf, qsizetype(n));
+        ::close(pipeFds[0]);
+        int status = 0;
+        QCOMPARE(::waitpid(child, &status, 0), child);
+        QVERIFY2(WIFEXITED(status) && WEXITSTATUS(status) == 0, answer.constData());
+        const qsizetype space = answer.indexOf(' ');
+        QVERIFY2(space > 0, answer.constData());
+        const long long grownKib = answer.left(space).toLongLong();
+        QVERIFY2(grownKib >= 0, "the peak resident size could not be reset or read");
+        // The whole file is read into memory once (1×); the parse must not add more than that again.
+        const double ratio = double(grownKib) * 1024.0 / double(fileBytes);
+        qInfo("a %lld MB one-row histfile: the import grew the peak resident size by %lld MB (%.1f times the file)",
+              fileBytes >> 20, grownKib >> 10, ratio);
+        QVERIFY2(ratio < 3.0, qPrintable(QString("importing a %1 MB one-row histfile grew the peak resident size by "
+                                                 "%2 MB, %3 times the file")
+                                             .arg(fileBytes >> 20)
+                                             .arg(grownKib >> 10)
+                                             .arg(ratio, 0, 'f', 1)));
+        // Not a cyclictest file: refused with the sentence naming the line and the limit.
+        QVERIFY2(answer.contains("columns; cyclictest writes one per measuring thread"), answer.constData());
     }
 
     void compareOption()

@@ -212,7 +212,7 @@ private slots:
         c.placement = Placement::OneCpu;
         c.cpu = lastUsableCpu();
         if (firstUsableCpu() == c.cpu)
-            QSKIP("FIFO workers need a CPU other than the first usable one");
+            RTSCOPE_SKIP(Cpus, "FIFO workers need a CPU other than the first usable one");
         QCOMPARE(page.applyConfig(c), QStringList());
         QVERIFY(w.priority->isEnabled());
         QCOMPARE(w.priority->value(), 42);
@@ -427,11 +427,9 @@ private slots:
 
     void fifoWorkersStopWithinAHundredMilliseconds()
     {
-        if (!m_probe.rtAvailable)
-            QSKIP(
-                qPrintable("SCHED_FIFO is not permitted here: " + QString::fromStdString(m_probe.rtUnavailableReason)));
+        RTSCOPE_SKIP_IF(rtscope::test::withoutFifo(m_probe));
         if (firstUsableCpu() == lastUsableCpu())
-            QSKIP("FIFO workers need a CPU other than the first usable one");
+            RTSCOPE_SKIP(Cpus, "FIFO workers need a CPU other than the first usable one");
         ContentionPage page(m_probe);
         ContentionConfig c = shortConfig();
         c.kinds = {LockKind::Mutex};

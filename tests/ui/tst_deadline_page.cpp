@@ -44,14 +44,14 @@ class TestDeadlinePage : public QObject {
     Q_OBJECT
     SystemProbe m_probe;
 
-    bool deadlineUsable()
-    {
-        // SCHED_DEADLINE needs the same privilege as SCHED_FIFO here (root or CAP_SYS_NICE).
-        return m_probe.rtAvailable;
-    }
+    rtscope::test::MaybeSkip m_noDeadline; ///< why SCHED_DEADLINE cannot run here
 
 private slots:
-    void initTestCase() { m_probe = rtscope::test::setUpPageTest(); }
+    void initTestCase()
+    {
+        m_probe = rtscope::test::setUpPageTest();
+        m_noDeadline = rtscope::test::withoutDeadline();
+    }
     void cleanup() { GuiThreadAffinity::restore(); }
 
     void controlsRoundTripEveryLesson()
@@ -115,8 +115,7 @@ private slots:
 
     void admissionShowsEveryStepAndTheKernelsAnswer()
     {
-        if (!deadlineUsable())
-            QSKIP("SCHED_DEADLINE is not permitted here");
+        RTSCOPE_SKIP_IF(m_noDeadline);
         DeadlinePage page(m_probe);
         DeadlineConfig c; // the default tasks: one more than the CPUs hold
         QVERIFY(rtscope::test::startRun(page, c));
@@ -165,14 +164,13 @@ private slots:
 
     void isolationChartAndTableShowTheSnapshot()
     {
-        if (!deadlineUsable())
-            QSKIP("SCHED_DEADLINE is not permitted here");
+        RTSCOPE_SKIP_IF(m_noDeadline);
         DeadlinePage page(m_probe);
         DeadlineConfig c;
         c.lesson = DeadlineLesson::Isolation;
         c.durationNs = 300'000'000;
         if (const QStringList p = toQt(c.validate(unpinnedTopology())); !p.isEmpty())
-            QSKIP(qPrintable(p.join(' ')));
+            RTSCOPE_SKIP(Cpus, p.join(' ')); // the isolation lesson's two CPUs
         QVERIFY(rtscope::test::startRun(page, c));
         QVERIFY(deadlineRunToEnd(page, 3000));
         const auto s = page.experiment().snapshot();
@@ -208,8 +206,7 @@ private slots:
 
     void edfTilesCountEveryMiss()
     {
-        if (!deadlineUsable())
-            QSKIP("SCHED_DEADLINE is not permitted here");
+        RTSCOPE_SKIP_IF(m_noDeadline);
         DeadlinePage page(m_probe);
         DeadlineConfig c;
         c.lesson = DeadlineLesson::Edf;
@@ -242,14 +239,13 @@ private slots:
 
     void stopJoinsWithinBudget()
     {
-        if (!deadlineUsable())
-            QSKIP("SCHED_DEADLINE is not permitted here");
+        RTSCOPE_SKIP_IF(m_noDeadline);
         DeadlinePage page(m_probe);
         DeadlineConfig c;
         c.lesson = DeadlineLesson::Isolation;
         c.durationNs = 5'000'000'000;
         if (const QStringList p = toQt(c.validate(unpinnedTopology())); !p.isEmpty())
-            QSKIP(qPrintable(p.join(' ')));
+            RTSCOPE_SKIP(Cpus, p.join(' ')); // the isolation lesson's two CPUs
         QVERIFY(rtscope::test::startRun(page, c));
         QTest::qWait(150);
         page.refreshNow();

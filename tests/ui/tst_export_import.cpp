@@ -10,6 +10,7 @@
 #include "engine/rt/rt_thread.h"
 #include "engine/rt/system_probe.h"
 #include "engine/util/clock.h"
+#include "tests/common/fifo_guard.h"
 #include "tests/common/thread_census.h"
 #include "ui/app/file_menu.h"
 #include "ui/common/latency_source.h"
@@ -251,7 +252,42 @@ private slots:
         QVERIFY(!w.files->importCyclictest(dataFile("cyclictest_t2.json"), 5, &error));
         QCOMPARE(error, QString("cyclictest_t2.json: thread 5 does not exist; the file holds threads 0 to 1"));
         QVERIFY(!w.files->open(path("missing.json"), &error));
-        QVERIFY(error.startsWith("missing.json: cannot read it"));
+        QVERIFY2(error.startsWith("missing.json: cannot open"), qPrintable(error));
+    }
+
+    // A JSON file saved with a UTF-8 byte-order mark (as editors on Windows do) is read as JSON, not as a histogram.
+    void aByteOrderMarkIsSkipped()
+    {
+        const QByteArray json = readAll(dataFile("cyclictest_t2.json"));
+        QFile f(path("bom.json"));
+        QVERIFY(f.open(QIODevice::WriteOnly | QIODevice::Truncate));
+        f.write(QByteArray("\xEF\xBB\xBF") + json);
+        f.close();
+        CyclictestFile file;
+        QString error;
+        QVERIFY2(readCyclictestFile(path("bom.json"), file, error), qPrintable(error));
+        QCOMPARE(file.format, QString("JSON"));
+        CyclictestFile plain;
+        QVERIFY(readCyclictestFile(dataFile("cyclictest_t2.json"), plain, error));
+        QCOMPARE(file.data.threads.size(), plain.data.threads.size());
+        QCOMPARE(file.data.threads.front().cycles, plain.data.threads.front().cycles);
+    }
+
+    // --open and File › Open of a FIFO (and the cyclictest import behind them): a sentence, never a wait in open().
+    void aFifoIsRefusedNotWaitedFor()
+    {
+        Window w(std::make_unique<ReplayLatencySource>(), m_probe);
+        test::FifoGuard guard(path("fifo.rtrec"));
+        QVERIFY(guard.made());
+        QString error;
+        QVERIFY(!w.files->open(path("fifo.rtrec"), &error));
+        const QString opened = error;
+        CyclictestFile file;
+        QVERIFY(!readCyclictestFile(path("fifo.rtrec"), file, error));
+        QVERIFY2(!guard.finish(), "a reader blocked in open() until a writer came");
+        QVERIFY2(opened.contains("fifo.rtrec: '" + path("fifo.rtrec") + "' is a FIFO (named pipe), not a regular file"),
+                 qPrintable(opened));
+        QVERIFY2(error.contains("is a FIFO (named pipe)"), qPrintable(error));
     }
 
     void viewExportsAreValidFiles()

@@ -142,10 +142,14 @@ private slots:
         QVERIFY2(ssh.problems.isEmpty(), qPrintable(ssh.problems.join("; ")));
         QCOMPARE(ssh.options.target, QString("ssh://root@board:2222"));
         QVERIFY(parse({"--target", "tcp://127.0.0.1:5000"}).problems.isEmpty());
+        QVERIFY(parse({"--target", "tcp://127.0.0.1:5000", "--target-token", "/run/token"}).problems.isEmpty());
+        QVERIFY(parse({"--target", "unix:/run/rtscope-agent.sock"}).problems.isEmpty());
+        QCOMPARE(parse({"--target", "ssh://board", "--target-token", "/run/token"}).problems,
+                 QStringList("target-token is the token of an agent listening on TCP; give --target tcp://…"));
         const Parsed bad = parse({"--target", "board"});
         QCOMPARE(bad.problems,
-                 QStringList("target 'board' is not a target: the scheme is neither tcp:// nor ssh://; give "
-                             "tcp://HOST:PORT or ssh://[USER@]HOST[:PORT]"));
+                 QStringList("target 'board' is not a target: the scheme is none of tcp://, unix: and ssh://; give "
+                             "tcp://HOST:PORT, unix:PATH or ssh://[USER@]HOST[:PORT]"));
         const Parsed noPort = parse({"--target", "tcp://127.0.0.1"});
         QCOMPARE(noPort.problems.size(), 1);
         QVERIFY2(noPort.problems.first().startsWith("target 'tcp://127.0.0.1' is not a target: "),

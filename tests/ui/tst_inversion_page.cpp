@@ -114,13 +114,17 @@ class TestInversionPage : public QObject {
     Q_OBJECT
     SystemProbe m_probe;
 
-    void requireFifo()
+    // Why the FIFO tests cannot run here, for RTSCOPE_SKIP_IF in the test itself (a skip in a helper would return
+    // from the helper only, and the test would go on).
+    rtscope::test::MaybeSkip missingFifoOrCpus() const
     {
-        if (!m_probe.rtAvailable)
-            QSKIP(
-                qPrintable("SCHED_FIFO is not permitted here: " + QString::fromStdString(m_probe.rtUnavailableReason)));
+        if (rtscope::test::MaybeSkip noFifo = rtscope::test::withoutFifo(m_probe))
+            return noFifo;
         if (InversionConfig{}.resolvedCpu(topology()) < 0)
-            QSKIP("the inversion lab needs two usable CPUs (one stays free for the GUI and the watchdog)");
+            return rtscope::test::Skip{
+                rtscope::test::SkipKind::Cpus,
+                "the inversion lab needs two usable CPUs (one stays free for the GUI and the watchdog)"};
+        return std::nullopt;
     }
 
     InversionConfig shortConfig()
@@ -173,7 +177,7 @@ private slots:
         QFETCH(UserEdit, userEdit);
         QFETCH(Edit, expectedFromUser);
         if (InversionConfig{}.resolvedCpu(topology()) < 0)
-            QSKIP("needs two usable CPUs: validate() refuses every config on one");
+            RTSCOPE_SKIP(Cpus, "needs two usable CPUs: validate() refuses every config on one");
         InversionPage page(m_probe);
         const InversionConfig defaults = page.config();
         QVERIFY(defaults == InversionConfig{});
@@ -228,7 +232,7 @@ private slots:
     {
         const int reserved = InversionConfig::reservedCpu(topology());
         if (InversionConfig{}.resolvedCpu(topology()) < 0)
-            QSKIP("needs two usable CPUs");
+            RTSCOPE_SKIP(Cpus, "needs two usable CPUs");
         InversionPage page(m_probe);
         QComboBox* cpu = page.inversionControls()->widgets().cpu;
         QVERIFY(cpu->findData(reserved) >= 0);
@@ -343,7 +347,7 @@ private slots:
 
     void oneStartRunsTheMutexThenPiUnderIt()
     {
-        requireFifo();
+        RTSCOPE_SKIP_IF(missingFifoOrCpus());
         InversionPage page(m_probe);
         page.resize(1400, 950);
         page.show();
@@ -392,7 +396,7 @@ private slots:
 
     void stopDuringABurstJoinsWithinAHundredMilliseconds()
     {
-        requireFifo();
+        RTSCOPE_SKIP_IF(missingFifoOrCpus());
         InversionPage page(m_probe);
         InversionConfig c = shortConfig();
         c.mediumBurstNs = 500 * kNsPerMs;
@@ -405,7 +409,7 @@ private slots:
 
     void destroyingThePageDuringABurstJoinsEverything()
     {
-        requireFifo();
+        RTSCOPE_SKIP_IF(missingFifoOrCpus());
         auto* page = new InversionPage(m_probe);
         InversionConfig c = shortConfig();
         c.mediumBurstNs = 500 * kNsPerMs;
@@ -419,7 +423,7 @@ private slots:
     void settingsRoundTrip()
     {
         if (InversionConfig{}.resolvedCpu(topology()) < 0)
-            QSKIP("needs two usable CPUs");
+            RTSCOPE_SKIP(Cpus, "needs two usable CPUs");
         InversionConfig c = shortConfig();
         c.lock = LockKind::Ceiling;
         InversionPage saved(m_probe);

@@ -16,6 +16,7 @@
 #include "ui/widgets/period_editor.h"
 
 #include "tests/common/test_main.h"
+#include "tests/common/test_util.h"
 #include <QAbstractItemModelTester>
 #include <QComboBox>
 #include <QDir>
@@ -310,8 +311,7 @@ private slots:
     // FIFO run): the engine ends the run, and the page must show it stopped with the reason, not "Running".
     void refusedChangeAndRefusedUndoShowTheRunStopped()
     {
-        if (!m_probe.rtAvailable)
-            QSKIP("needs SCHED_FIFO to start the run that later loses it");
+        RTSCOPE_SKIP_IF(rtscope::test::withoutFifo(m_probe)); // the run that later loses it is FIFO
         auto owned = std::make_unique<LiveLatencySource>();
         LiveLatencySource& src = *owned;
         LatencyPage page(std::move(owned), m_probe);
@@ -410,7 +410,7 @@ private slots:
         QCOMPARE(snap->threads.front().drops, uint64_t(0));
         QCOMPARE(snap->threads.front().seqGaps, uint64_t(0));
         if (!m_probe.rtAvailable)
-            QSKIP("SCHED_FIFO is not permitted here; the policy change was not exercised live");
+            RTSCOPE_SKIP(RtPrivilege, "SCHED_FIFO is not permitted here; the policy change was not exercised live");
     }
 };
 

@@ -80,7 +80,7 @@ private slots:
         m_probe = probeSystem();
         QVERIFY(m_dir.isValid());
         if (CpuTopology::current().usable(1) == false || otherCpu() < 0)
-            QSKIP("the presets' pages need two usable CPUs");
+            RTSCOPE_SKIP(Cpus, "the presets' pages need two usable CPUs");
     }
 
     // Every field away from its default, through applyConfigJson and back through configJson: each control (and
@@ -230,8 +230,8 @@ private slots:
         QCOMPARE(page->configJson()["policy"], nlohmann::json("other"));
         QVERIFY(!page->hasReference());
         QTRY_COMPARE_WITH_TIMEOUT(runner->phase(), 1, 5000);
-        if (!page->isRunning() && !m_probe.rtAvailable)
-            QSKIP("SCHED_FIFO is not permitted here");
+        if (!page->isRunning())
+            RTSCOPE_SKIP_IF(rtscope::test::withoutFifo(m_probe));
         QVERIFY(page->hasReference());
         QCOMPARE(page->configJson()["policy"], nlohmann::json("fifo"));
         QCOMPARE(page->configJson()["priority"], nlohmann::json(80));
@@ -362,7 +362,7 @@ private slots:
     {
         const QString binary = qEnvironmentVariable("RTSCOPE_BINARY");
         if (!QFile::exists(binary))
-            QSKIP("RTSCOPE_BINARY is not set");
+            RTSCOPE_SKIP(Tool, "RTSCOPE_BINARY is not set");
         const QString settings = m_dir.filePath("gui.ini");
         auto gui = [&](const QStringList& args, QString* err) {
             QProcess p;

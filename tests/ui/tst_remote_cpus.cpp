@@ -105,7 +105,7 @@ private slots:
     void initTestCase()
     {
         if (unpinnedTopology().online != kRemoteCpusTwo)
-            QSKIP("these checks are written for a machine with CPUs 0 and 1 online");
+            RTSCOPE_SKIP(Cpus, "these checks are written for a machine with CPUs 0 and 1 online");
     }
 
     void latencyMeasuringAndHogCpu()
@@ -245,7 +245,7 @@ private slots:
     {
         const std::optional<TargetSpec> spec = ownAgent();
         if (!spec)
-            QSKIP("RTSCOPE_BINARY is not set (run through ctest)");
+            RTSCOPE_SKIP(Tool, "RTSCOPE_BINARY is not set (run through ctest)");
         TargetConnection target;
         QSignalSpy opened(&target, &TargetConnection::opened);
         QVERIFY2(target.begin(*spec).isEmpty(), "the agent could not be started");

@@ -39,7 +39,8 @@ QString remoteSweepBinary()
 bool remoteSweepConnect(MainWindow& window, QString& error)
 {
     QSignalSpy finished(&window, &MainWindow::targetConnectFinished);
-    if (!window.connectTarget("exec '" + remoteSweepBinary() + "' agent --stdio", &error))
+    // --allow-commands: one of the sweeps runs a load command on the target.
+    if (!window.connectTarget("exec '" + remoteSweepBinary() + "' agent --stdio --allow-commands", &error))
         return false;
     if (finished.isEmpty() && !finished.wait(10'000)) {
         error = "no answer within 10 s";

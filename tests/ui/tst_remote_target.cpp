@@ -172,7 +172,7 @@ private slots:
     void initTestCase()
     {
         if (remoteTargetBinary().isEmpty())
-            QSKIP("RTSCOPE_BINARY is not set (run through ctest)");
+            RTSCOPE_SKIP(Tool, "RTSCOPE_BINARY is not set (run through ctest)");
         QVERIFY(m_dir.isValid());
     }
 
@@ -498,12 +498,14 @@ private slots:
         std::unique_ptr<MainWindow> window(makeWindow(&latency));
         QString error;
         QVERIFY(!window->connectTarget("  ", &error));
-        QVERIFY2(error.startsWith("target is empty; give tcp://HOST:PORT or ssh://[USER@]HOST[:PORT], or a command"),
+        QVERIFY2(error.startsWith(
+                     "target is empty; give tcp://HOST:PORT, unix:PATH or ssh://[USER@]HOST[:PORT], or a command"),
                  qPrintable(error));
         QVERIFY(!window->connectTarget("http://board", &error));
-        QVERIFY2(error.startsWith("target 'http://board' is not a target: the scheme is neither tcp:// nor ssh://; "
-                                  "give tcp://HOST:PORT"),
-                 qPrintable(error));
+        QVERIFY2(
+            error.startsWith("target 'http://board' is not a target: the scheme is none of tcp://, unix: and ssh://; "
+                             "give tcp://HOST:PORT"),
+            qPrintable(error));
         QVERIFY(!window->connectTarget("tcp://127.0.0.1", &error));
         QVERIFY2(error.startsWith("target 'tcp://127.0.0.1' is not a target: "), qPrintable(error));
         QVERIFY(!window->connectTarget("ssh://@board", &error));
@@ -521,7 +523,7 @@ private slots:
         QVERIFY(window->targetBanner()->isHidden());
     }
 
-    // tcp://: an agent listening on loopback, reached directly.
+    // tcp://: an agent listening on loopback, reached directly with the token it wrote at start.
     void connectsOverTcp()
     {
         const int before = test::threadsAlive();
@@ -540,10 +542,16 @@ private slots:
                 port = m.captured(1).toInt();
         }
         QVERIFY2(port > 0, err.constData());
+        const QRegularExpressionMatch tokenFile = QRegularExpression("shows the token in (\\S+) \\(").match(err);
+        QVERIFY2(tokenFile.hasMatch(), err.constData());
         {
             LatencyPage* latency = nullptr;
             std::unique_ptr<MainWindow> window(makeWindow(&latency));
             QString error;
+            // Without the agent's token: its one sentence, and no link.
+            QVERIFY(!connectAndWait(*window, QString("tcp://127.0.0.1:%1").arg(port), error));
+            QVERIFY2(error.contains("authentication failed"), qPrintable(error));
+            window->target()->setTokenFile(tokenFile.captured(1));
             QVERIFY2(connectAndWait(*window, QString("tcp://127.0.0.1:%1").arg(port), error), qPrintable(error));
             QVERIFY(window->targetBanner()->text().contains(QString("via tcp://127.0.0.1:%1").arg(port)));
             QVERIFY2(shortRunArrives(latency, error), qPrintable(error));

@@ -36,7 +36,7 @@ private slots:
     {
         const QString binary = qEnvironmentVariable("RTSCOPE_BINARY");
         if (binary.isEmpty())
-            QSKIP("RTSCOPE_BINARY is not set (run through ctest)");
+            RTSCOPE_SKIP(Tool, "RTSCOPE_BINARY is not set (run through ctest)");
         QString problem;
         const auto spec = parseTargetText("exec '" + binary + "' agent --stdio", "target", problem);
         QVERIFY2(spec, qPrintable(problem));

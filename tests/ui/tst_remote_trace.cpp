@@ -73,18 +73,15 @@ private slots:
     void initTestCase()
     {
         if (qEnvironmentVariable("RTSCOPE_BINARY").isEmpty())
-            QSKIP("RTSCOPE_BINARY is not set (run through ctest)");
-        const CpuTopology topo = CpuTopology::current();
-        if (topo.allowed.empty())
-            QSKIP("no usable CPU");
-        m_cpu = topo.allowed.back();
+            RTSCOPE_SKIP(Tool, "RTSCOPE_BINARY is not set (run through ctest)");
+        m_cpu = CpuTopology::current().allowed.back(); // sched_getaffinity(2) never gives an empty set
     }
 
     void explainSpikesShowsTheTargetsAnatomy()
     {
         const TraceProbe p = TraceSession::probe();
         if (!p.kernelHasTracefs || geteuid() != 0)
-            QSKIP(qPrintable("a traced run needs tracefs and root here: " + QString::fromStdString(p.reason)));
+            RTSCOPE_SKIP(Tracefs, "a traced run needs tracefs and root here: " + p.reason);
         TargetConnection target;
         const QString opened =
             remoteTraceOpen(target, "exec '" + qEnvironmentVariable("RTSCOPE_BINARY") + "' agent --stdio");
@@ -121,13 +118,14 @@ private slots:
     // nobody may not use tracefs: the agent's reason reaches the panel while the run goes on, and stays at its end.
     void unavailableTracingOnTheTargetShowsItsReason()
     {
+        if (geteuid() != 0)
+            RTSCOPE_SKIP(Root, "only root may run the agent as an unprivileged user (nobody)");
         const QString setpriv = QStandardPaths::findExecutable("setpriv");
-        if (geteuid() != 0 || setpriv.isEmpty())
-            QSKIP("needs root and setpriv(1) to run the agent as an unprivileged user");
-        QString skip;
+        if (setpriv.isEmpty())
+            RTSCOPE_SKIP(Tool, "setpriv(1) (util-linux) is not installed: it runs the agent as nobody");
+        test::MaybeSkip skip;
         const QString copy = test::binaryNobodyMayRun(skip); // the build tree may be where nobody cannot enter
-        if (copy.isEmpty())
-            QSKIP(qPrintable(skip));
+        RTSCOPE_SKIP_IF(skip);
         TargetConnection target;
         const QString opened = remoteTraceOpen(
             target, "exec '" + setpriv +

@@ -11,6 +11,7 @@
 #include "ui/system_panel.h"
 
 #include "tests/common/test_main.h"
+#include "tests/common/test_util.h"
 #include <QAbstractButton>
 #include <QApplication>
 #include <QDBusConnection>
@@ -59,7 +60,7 @@ class TestRtkit : public QObject {
     QTemporaryDir m_dir;
     QProcess m_bus, m_polkit, m_rtkit;
     QString m_address;
-    QString m_skip; // why the daemons are not there, for every test that needs them
+    test::MaybeSkip m_skip; // why the daemons are not there, for every test that needs them
     rlimit m_rttime{};
     std::shared_ptr<RtkitGrant> m_grant;
 
@@ -76,15 +77,16 @@ class TestRtkit : public QObject {
         return up;
     }
 
-    QString startDaemons()
+    test::MaybeSkip startDaemons()
     {
+        using test::Skip, test::SkipKind;
         if (geteuid() != 0)
-            return "rtkit-daemon and polkitd need root to start on a private bus";
+            return Skip{SkipKind::Root, "rtkit-daemon and polkitd need root to start on a private bus"};
         for (const char* bin : {kRtkitDaemon, kPolkitDaemon})
             if (!QFile::exists(bin))
-                return QString("%1 is not installed (apt-get install rtkit polkitd)").arg(bin);
+                return Skip{SkipKind::Tool, QString("%1 is not installed (apt-get install rtkit polkitd)").arg(bin)};
         if (QStandardPaths::findExecutable("dbus-daemon").isEmpty())
-            return "dbus-daemon is not installed (apt-get install dbus-daemon)";
+            return Skip{SkipKind::Tool, "dbus-daemon is not installed (apt-get install dbus-daemon)"};
         // polkitd drops to its own user before it connects: the bus socket's directory must be searchable by it
         // (a QTemporaryDir is 0700).
         QFile::setPermissions(m_dir.path(), QFileDevice::ReadOwner | QFileDevice::WriteOwner | QFileDevice::ExeOwner |
@@ -92,7 +94,7 @@ class TestRtkit : public QObject {
                                                 QFileDevice::ReadGroup | QFileDevice::ExeGroup);
         QFile conf(m_dir.filePath("bus.conf"));
         if (!conf.open(QIODevice::WriteOnly))
-            return "cannot write the bus config in " + m_dir.path();
+            return Skip{SkipKind::Other, "cannot write the bus config in " + m_dir.path()};
         conf.write(QString("<!DOCTYPE busconfig PUBLIC \"-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN\" "
                            "\"http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd\">\n"
                            "<busconfig><type>system</type><listen>unix:dir=%1</listen><auth>EXTERNAL</auth>"
@@ -103,7 +105,8 @@ class TestRtkit : public QObject {
         conf.close();
         m_bus.start("dbus-daemon", {"--config-file=" + conf.fileName(), "--nofork", "--print-address=1"});
         if (!m_bus.waitForStarted(3000) || !m_bus.waitForReadyRead(5000))
-            return "dbus-daemon did not start: " + m_bus.errorString() + " " + m_bus.readAllStandardError();
+            return Skip{SkipKind::Other, "dbus-daemon did not start: " + m_bus.errorString() + " " +
+                                             QString::fromUtf8(m_bus.readAllStandardError())};
         m_address = QString::fromUtf8(m_bus.readLine()).trimmed();
         QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
         env.insert("DBUS_SYSTEM_BUS_ADDRESS", m_address);
@@ -113,12 +116,14 @@ class TestRtkit : public QObject {
         m_polkit.setStandardInputFile(QProcess::nullDevice());
         m_polkit.start(kPolkitDaemon, {"--no-debug"});
         if (!waitForName(m_address, "org.freedesktop.PolicyKit1"))
-            return QString("polkitd did not take its name on the private bus (%1, exit code %2): %3")
-                .arg(m_polkit.state() == QProcess::Running          ? "running"
-                     : m_polkit.exitStatus() == QProcess::CrashExit ? "killed by a signal"
-                                                                    : "exited")
-                .arg(m_polkit.exitCode())
-                .arg(QString::fromUtf8(m_polkit.readAllStandardError() + m_polkit.readAllStandardOutput()));
+            return Skip{
+                SkipKind::Other,
+                QString("polkitd did not take its name on the private bus (%1, exit code %2): %3")
+                    .arg(m_polkit.state() == QProcess::Running          ? "running"
+                         : m_polkit.exitStatus() == QProcess::CrashExit ? "killed by a signal"
+                                                                        : "exited")
+                    .arg(m_polkit.exitCode())
+                    .arg(QString::fromUtf8(m_polkit.readAllStandardError() + m_polkit.readAllStandardOutput()))};
         // Without a canary, a chroot or dropped privileges (no rtkit user needed), without its resource limits
         // (RLIMIT_FSIZE 0 kills it when it logs to a file); FIFO so the test checks the policy it asked for.
         m_rtkit.setProcessEnvironment(env);
@@ -127,8 +132,9 @@ class TestRtkit : public QObject {
                        "--scheduling-policy=FIFO", QString("--max-realtime-priority=%1").arg(kRtkitMax),
                        QString("--our-realtime-priority=%1").arg(kRtkitMax + 1)});
         if (!waitForName(m_address, "org.freedesktop.RealtimeKit1"))
-            return "rtkit-daemon did not take its name on the private bus: " + m_rtkit.readAllStandardError();
-        return {};
+            return Skip{SkipKind::Other, "rtkit-daemon did not take its name on the private bus: " +
+                                             QString::fromUtf8(m_rtkit.readAllStandardError())};
+        return std::nullopt;
     }
 
 private slots:
@@ -136,14 +142,14 @@ private slots:
     {
         getrlimit(RLIMIT_RTTIME, &m_rttime);
         m_skip = startDaemons();
-        if (!m_skip.isEmpty())
+        if (m_skip)
             return;
         SystemProbe probe;
         probe.rtAvailable = false;
         probe.rtUnavailableReason = "RLIMIT_RTPRIO is 0.";
         m_grant = installRtkitGrant(probe, m_address);
         if (!m_grant)
-            m_skip = "rtkit on the private bus does not answer: " + QString::fromStdString(probe.rtPath);
+            m_skip = test::Skip{test::SkipKind::Other, "rtkit on the private bus does not answer: " + probe.rtPath};
     }
 
     void cleanupTestCase()
@@ -188,8 +194,7 @@ private slots:
 
     void limitsAndPanel()
     {
-        if (!m_skip.isEmpty())
-            QSKIP(qPrintable(m_skip));
+        RTSCOPE_SKIP_IF(m_skip);
         QCOMPARE(m_grant->limits().maxPriority, kRtkitMax);
         QCOMPARE(m_grant->limits().rttimeUsecMax, 200000); // rtkit's default RTTimeUSecMax
         QCOMPARE(realtimeGrant(), std::static_pointer_cast<RealtimeGrant>(m_grant));
@@ -214,8 +219,7 @@ private slots:
 
     void grantsFifoWithoutPrivilege()
     {
-        if (!m_skip.isEmpty())
-            QSKIP(qPrintable(m_skip));
+        RTSCOPE_SKIP_IF(m_skip);
         test::WithoutRealtimePrivilege drop;
         QVERIFY2(drop.ok(), "could not drop CAP_SYS_NICE and RLIMIT_RTPRIO");
 
@@ -247,8 +251,7 @@ private slots:
 
     void aboveTheMaximumOnlyWithConsent()
     {
-        if (!m_skip.isEmpty())
-            QSKIP(qPrintable(m_skip));
+        RTSCOPE_SKIP_IF(m_skip);
         test::WithoutRealtimePrivilege drop;
         QVERIFY(drop.ok());
         RtThread t;
@@ -281,10 +284,8 @@ private slots:
     {
         // With the privilege (root here), the kernel gives the policy: rtkit is installed but not asked, and its
         // maximum does not apply.
-        if (!m_skip.isEmpty())
-            QSKIP(qPrintable(m_skip));
-        if (!probeSystem().rtAvailable)
-            QSKIP("SCHED_FIFO is not permitted to this process");
+        RTSCOPE_SKIP_IF(m_skip);
+        RTSCOPE_SKIP_IF(test::withoutFifo(probeSystem()));
         RtThread t;
         const Error ok = startSleeper(t, 50, true);
         QVERIFY2(!ok, ok.message.c_str());

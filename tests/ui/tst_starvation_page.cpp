@@ -61,13 +61,16 @@ class TestStarvationPage : public QObject {
         return c;
     }
 
-    void requireFifo()
+    // Why the FIFO tests cannot run here, for RTSCOPE_SKIP_IF in the test itself (a skip in a helper would return
+    // from the helper only, and the test would go on).
+    rtscope::test::MaybeSkip missingFifoOrCpus() const
     {
-        if (!m_probe.rtAvailable)
-            QSKIP(
-                qPrintable("SCHED_FIFO is not permitted here: " + QString::fromStdString(m_probe.rtUnavailableReason)));
+        if (rtscope::test::MaybeSkip noFifo = rtscope::test::withoutFifo(m_probe))
+            return noFifo;
         if (!spinnerCpuAvailable())
-            QSKIP("the starvation lab needs CPU 1 free for its spinner (two usable CPUs)");
+            return rtscope::test::Skip{rtscope::test::SkipKind::Cpus,
+                                       "the starvation lab needs CPU 1 free for its spinner (two usable CPUs)"};
+        return std::nullopt;
     }
 
 private slots:
@@ -128,7 +131,7 @@ private slots:
         QFETCH(UserEdit, userEdit);
         QFETCH(Edit, expectedFromUser);
         if (!spinnerCpuAvailable())
-            QSKIP("needs CPU 1 usable: the configs below place the spinner there");
+            RTSCOPE_SKIP(Cpus, "needs CPU 1 usable: the configs below place the spinner there");
         StarvationPage page(m_probe);
         const StarvationConfig defaults = page.config();
 
@@ -223,7 +226,7 @@ private slots:
 
     void shortRunFillsTheTableAndShadesTheBurst()
     {
-        requireFifo();
+        RTSCOPE_SKIP_IF(missingFifoOrCpus());
         StarvationPage page(m_probe);
         page.resize(1200, 800);
         page.show();
@@ -273,7 +276,7 @@ private slots:
 
     void stopDuringABurstJoinsWithinAHundredMilliseconds()
     {
-        requireFifo();
+        RTSCOPE_SKIP_IF(missingFifoOrCpus());
         StarvationPage page(m_probe);
         page.show();
         QVERIFY(rtscope::test::startRun(page, shortConfig(2'000'000'000, 20'000'000)));
@@ -286,19 +289,22 @@ private slots:
 
     void destroyingThePageDuringABurstJoinsEverything()
     {
-        requireFifo();
+        RTSCOPE_SKIP_IF(missingFifoOrCpus());
         auto* page = new StarvationPage(m_probe);
         QVERIFY(rtscope::test::startRun(*page, shortConfig(2'000'000'000, 20'000'000)));
         QTRY_VERIFY_WITH_TIMEOUT(page->experiment().snapshot() && page->experiment().snapshot()->spinningBurst(), 3000);
         rtscope::test::destructionJoinsWithin100ms(std::unique_ptr<ExperimentPage>(page));
     }
 
+    // docs/screenshots/starvation-throttling.png when RTSCOPE_SCREENSHOT_DIR names where to write it; else the same
+    // run and picture, kept in a temporary directory.
     void screenshotOfAThrottlingWindow()
     {
-        const QByteArray dir = qgetenv("RTSCOPE_SCREENSHOT_DIR");
-        if (dir.isEmpty())
-            QSKIP("set RTSCOPE_SCREENSHOT_DIR to write docs/screenshots/starvation-throttling.png");
-        requireFifo();
+        RTSCOPE_SKIP_IF(missingFifoOrCpus());
+        QTemporaryDir temporary;
+        const QString dir = qEnvironmentVariableIsEmpty("RTSCOPE_SCREENSHOT_DIR")
+                                ? temporary.path()
+                                : qEnvironmentVariable("RTSCOPE_SCREENSHOT_DIR");
         StarvationPage page(m_probe);
         page.resize(1400, 850);
         page.show();
@@ -311,7 +317,9 @@ private slots:
         const auto snap = page.experiment().snapshot();
         QVERIFY(snap && snap->bursts.size() == 1);
         qInfo() << "windows:" << page.chart()->windowLabels() << "kernel:" << page.kernelLine();
-        QVERIFY(page.grab().save(QDir(QString::fromLocal8Bit(dir)).filePath("starvation-throttling.png")));
+        const QString png = QDir(dir).filePath("starvation-throttling.png");
+        QVERIFY(page.grab().save(png));
+        QCOMPARE(QImage(png).size(), page.size() * page.devicePixelRatio());
     }
 };
 

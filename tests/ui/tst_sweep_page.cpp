@@ -5,6 +5,7 @@
 #include "engine/rt/system_probe.h"
 #include "engine/util/clock.h"
 #include "tests/common/page_test_util.h"
+#include "tests/common/privilege_drop.h"
 #include "ui/plot/histogram_chart.h"
 #include "ui/plot/sweep_chart.h"
 #include "ui/workbench/run_summary_model.h"
@@ -23,9 +24,6 @@
 
 #include <cerrno>
 #include <csignal>
-#include <linux/capability.h>
-#include <sys/resource.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 using namespace rtscope;
@@ -47,31 +45,6 @@ QVariant cell(const RunSummaryModel& m, int row, int column, int role = RunSumma
 {
     return m.data(m.index(row, column), role);
 }
-
-// Takes CAP_SYS_NICE out of the calling thread's effective set for its lifetime (threads started meanwhile inherit
-// that), so that, with RLIMIT_RTPRIO at 0, SCHED_FIFO is refused with EPERM even for root.
-class WithoutSysNice {
-public:
-    WithoutSysNice()
-    {
-        if (syscall(SYS_capget, &m_header, m_saved) != 0)
-            return;
-        __user_cap_data_struct lowered[2] = {m_saved[0], m_saved[1]};
-        lowered[CAP_SYS_NICE / 32].effective &= ~(1u << (CAP_SYS_NICE % 32));
-        m_ok = syscall(SYS_capset, &m_header, lowered) == 0;
-    }
-    ~WithoutSysNice()
-    {
-        if (m_ok)
-            syscall(SYS_capset, &m_header, m_saved);
-    }
-    bool ok() const { return m_ok; }
-
-private:
-    __user_cap_header_struct m_header{_LINUX_CAPABILITY_VERSION_3, 0};
-    __user_cap_data_struct m_saved[2]{};
-    bool m_ok = false;
-};
 
 // Processes of group @p pgid that still run (a zombie waiting for init to reap it does not).
 int liveMembersOfGroup(pid_t pgid)
@@ -116,7 +89,7 @@ private slots:
 
     void aShortSweepShowsTheSettingsInOrderWithTheirCounts()
     {
-        RTSCOPE_SKIP_WITHOUT_FIFO(m_probe);
+        RTSCOPE_SKIP_IF(rtscope::test::withoutFifo(m_probe));
         SweepPage page(m_probe);
         page.resize(1400, 900);
         page.show();
@@ -201,15 +174,13 @@ private slots:
 
     void aRefusedSettingIsShownAsFailedNotAsZeros()
     {
-        rlimit rtprio{};
-        getrlimit(RLIMIT_RTPRIO, &rtprio);
-        std::optional<WithoutSysNice> lowered;
+        // With the privilege (root here), CAP_SYS_NICE and RLIMIT_RTPRIO are taken away while the sweep starts, so
+        // that the kernel refuses its FIFO setting with EPERM.
+        std::optional<rtscope::test::WithoutRealtimePrivilege> lowered;
         if (m_probe.rtAvailable) {
-            if (rtprio.rlim_cur != 0)
-                QSKIP("RLIMIT_RTPRIO allows SCHED_FIFO here: no way to have it refused");
             lowered.emplace();
             if (!lowered->ok())
-                QSKIP("cannot drop CAP_SYS_NICE to have SCHED_FIFO refused");
+                RTSCOPE_SKIP(Privileged, "cannot take CAP_SYS_NICE and RLIMIT_RTPRIO away to have SCHED_FIFO refused");
         }
         SweepPage page(m_probe);
         QCOMPARE(page.applyConfig(sweepOf("other,fifo:50", 200 * kNsPerMs)), QStringList());

@@ -10,6 +10,7 @@
 #include "ui/workbench/threads/threads_page.h"
 
 #include "tests/common/test_main.h"
+#include "tests/common/test_util.h"
 #include <QAbstractItemModelTester>
 #include <QClipboard>
 #include <QGuiApplication>
@@ -57,9 +58,7 @@ private slots:
 
     void findsAFifoThreadAndGivesItsCommands()
     {
-        if (!m_probe.rtAvailable)
-            QSKIP(
-                qPrintable("SCHED_FIFO is not permitted here: " + QString::fromStdString(m_probe.rtUnavailableReason)));
+        RTSCOPE_SKIP_IF(rtscope::test::withoutFifo(m_probe));
         RtThread t;
         ThreadSpec spec;
         spec.policy = Policy::Fifo;

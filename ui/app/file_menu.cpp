@@ -315,10 +315,10 @@ QString FileMenu::askSavePath(const QString& title, const QString& filter, const
 
 bool FileMenu::open(const QString& path, QString* error, int thread)
 {
-    QFile file(path);
-    if (!file.open(QIODevice::ReadOnly))
-        return fail(error, QString("%1: cannot read it: %2").arg(QFileInfo(path).fileName(), file.errorString()));
-    const QByteArray head = file.read(16);
+    QByteArray head;
+    QString why;
+    if (!readFileHead(path, head, why))
+        return fail(error, why);
     if (looksLikeRecording(std::string_view(head.constData(), size_t(head.size()))))
         return openRecording(path, error);
     return importCyclictest(path, thread, error);
@@ -536,9 +536,15 @@ QString FileMenu::runRecording() const
             if (!m_remoteCopy->open())
                 return {};
         }
-        const std::string bytes = remote->recording();
-        if (!m_remoteCopy->resize(0) || !m_remoteCopy->seek(0) ||
-            m_remoteCopy->write(bytes.data(), qint64(bytes.size())) != qint64(bytes.size()) || !m_remoteCopy->flush())
+        if (!m_remoteCopy->resize(0) || !m_remoteCopy->seek(0))
+            return {};
+        // Piece by piece from the link's spool file: a long run's recording is never whole in memory.
+        const Error copied = remote->copyRecording([&](std::string_view piece) {
+            if (m_remoteCopy->write(piece.data(), qint64(piece.size())) != qint64(piece.size()))
+                return Error{ErrorKind::System, m_remoteCopy->errorString().toStdString()};
+            return Error{};
+        });
+        if (copied || !m_remoteCopy->flush())
             return {};
         return m_remoteCopy->fileName();
     }

@@ -2,6 +2,8 @@
 
 #include "engine/formats/output_file.h"
 #include "engine/remote/agent_client.h"
+#include "engine/util/input_file.h"
+#include "engine/util/json_text.h"
 #include "engine/util/units.h"
 
 #include <QCommandLineParser>
@@ -18,6 +20,10 @@ bool GuiOptions::hasLatencyConfig() const
 }
 
 namespace {
+// A --config-json is a preset or a --json report; the largest report (every bin of a wide histogram) is a few MiB,
+// the same bound as an imported cyclictest file.
+constexpr size_t kMaxConfigJsonBytes = size_t(64) << 20;
+
 std::optional<int> intOption(const QCommandLineParser& p, const QString& name, QStringList& problems)
 {
     if (!p.isSet(name))
@@ -87,8 +93,11 @@ QStringList parseGuiOptions(const QStringList& arguments, GuiOptions& o, QString
                   "tracing)\"): why each late wake-up was late, under \"Why late?\"."},
         {"target",
          "Measure another machine: ssh://[USER@]HOST[:PORT] (ssh runs 'rtscope agent --stdio' there) or "
-         "tcp://HOST:PORT (an agent started with --listen), as File > Connect to target… does (docs/remote.md).",
+         "tcp://HOST:PORT (an agent started with --listen; its token with --target-token) or unix:PATH (an agent "
+         "listening on that socket here), as File > Connect to target… does (docs/remote.md).",
          "url"},
+        {"target-token",
+         "The token file of a tcp:// agent (it prints the path at start); default: $RTSCOPE_AGENT_TOKEN_FILE.", "file"},
         {"target-cmd",
          "Measure another machine: this command runs 'rtscope agent --stdio' there (ssh user@board …), as File > "
          "Connect to target… does (docs/remote.md).",
@@ -126,6 +135,9 @@ QStringList parseGuiOptions(const QStringList& arguments, GuiOptions& o, QString
             problems << QString("target '%1' is not a target: %2; give %3")
                             .arg(o.target, QString::fromStdString(why), kAgentTargetForms);
     }
+    o.targetToken = p.value("target-token");
+    if (p.isSet("target-token") && !o.target.startsWith("tcp://"))
+        problems << "target-token is the token of an agent listening on TCP; give --target tcp://…";
     if (p.isSet("target") && p.isSet("target-cmd"))
         problems << "target and --target-cmd name the target twice; give one of them";
     o.targetCmd = p.value("target-cmd").trimmed();
@@ -224,14 +236,16 @@ LatencyConfig latencyConfigFromOptions(const GuiOptions& o, const LatencyConfig&
 {
     LatencyConfig c = base;
     if (!o.configJson.isEmpty()) {
-        QFile file(o.configJson);
-        if (!file.open(QIODevice::ReadOnly)) {
-            problems << QString("config-json: cannot read '%1': %2").arg(o.configJson, file.errorString());
+        std::string text, why;
+        if (!readRegularFile(o.configJson.toStdString(), kMaxConfigJsonBytes, text, why)) {
+            problems << QString("config-json: %1").arg(QString::fromStdString(why));
         } else {
-            const nlohmann::json j = nlohmann::json::parse(file.readAll().toStdString(), nullptr, false);
-            if (j.is_discarded()) {
-                problems << QString("config-json: '%1' is not valid JSON").arg(o.configJson);
+            const ParsedJson parsed = parseJsonText(text, "config-json: '" + o.configJson.toStdString() + "'");
+            if (!parsed.ok()) {
+                problems << QString::fromStdString(
+                    parsed.error("config-json: '" + o.configJson.toStdString() + "' is not valid JSON"));
             } else {
+                const nlohmann::json& j = parsed.value;
                 std::vector<std::string> errors;
                 // A preset or a --json report: the config is the whole object or its "rtscope" member.
                 const nlohmann::json& obj = (j.is_object() && j.contains("rtscope")) ? j.at("rtscope") : j;

@@ -24,9 +24,10 @@ struct GuiOptions {
     std::optional<int> hogs;
     std::optional<int> cpu;
     std::optional<int> hogCpu;
-    bool trace = false; ///< --trace: "Explain spikes (kernel tracing)" ticked (docs/experiments/anatomy.md)
-    QString target;     ///< --target ssh://… or tcp://…: measure the machine that agent runs on (docs/remote.md)
-    QString targetCmd;  ///< --target-cmd: measure the machine this command's agent runs on (docs/remote.md)
+    bool trace = false;  ///< --trace: "Explain spikes (kernel tracing)" ticked (docs/experiments/anatomy.md)
+    QString target;      ///< --target ssh://… or tcp://…: measure the machine that agent runs on (docs/remote.md)
+    QString targetCmd;   ///< --target-cmd: measure the machine this command's agent runs on (docs/remote.md)
+    QString targetToken; ///< --target-token: a tcp:// agent's token file
 
     QString screenshot;
     double screenshotAfter = 3.0;

@@ -1,6 +1,7 @@
 #pragma once
-// SIGINT/SIGTERM/SIGHUP as Qt signals: read from a signalfd by a QSocketNotifier on the GUI thread, so a stop
-// request runs the same clean close path as the window's close button (stop, join, save settings).
+// The stop signals (kStopSignals, engine/rt/rt_thread.h) as Qt signals: read from a signalfd by a QSocketNotifier on
+// the GUI thread, so a stop request runs the same clean close path as the window's close button (stop, join, save
+// settings).
 #include <QList>
 #include <QObject>
 

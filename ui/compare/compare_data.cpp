@@ -2,7 +2,6 @@
 
 #include "engine/export/report_json.h"
 
-#include <QFile>
 #include <QFileInfo>
 #include <QStringList>
 
@@ -72,13 +71,9 @@ void fillFigures(const CyclictestFile& file, ComparedResult& r)
 bool readComparedResult(const QString& path, ComparedResult& out, QString& error, const RecordingProgress& progress)
 {
     const QString name = QFileInfo(path).fileName();
-    QFile probe(path);
-    if (!probe.open(QIODevice::ReadOnly)) {
-        error = QString("%1: cannot read it: %2").arg(name, probe.errorString());
+    QByteArray head;
+    if (!readFileHead(path, head, error))
         return false;
-    }
-    const QByteArray head = probe.read(16);
-    probe.close();
 
     ComparedResult r;
     r.path = path;

@@ -2,19 +2,24 @@
 
 #include "engine/pipeline/histogram.h"
 #include "engine/util/clock.h"
+#include "engine/util/input_file.h"
 
-#include <QFile>
 #include <QFileInfo>
 
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
+#include <cstring>
+#include <unistd.h>
 
 namespace rtscope {
 
 namespace {
 
-// The parsers refuse more than this too; reading it first would only let a hostile file make us allocate.
-constexpr qint64 kMaxFileBytes = qint64(64) << 20;
+// The parsers refuse more than this too (a cyclictest file cannot plausibly be larger); reading it first would only
+// let a hostile file make us allocate.
+constexpr size_t kMaxFileBytes = size_t(64) << 20;
+constexpr std::string_view kUtf8Bom = "\xEF\xBB\xBF";
 
 } // namespace
 
@@ -69,24 +74,19 @@ QString groupedCount(uint64_t n)
 bool readCyclictestFile(const QString& path, CyclictestFile& out, QString& error)
 {
     const QString name = QFileInfo(path).fileName();
-    QFile file(path);
-    if (!file.open(QIODevice::ReadOnly)) {
-        error = QString("%1: cannot read it: %2").arg(name, file.errorString());
+    std::string bytes, why;
+    if (!readRegularFile(path.toStdString(), kMaxFileBytes, bytes, why)) {
+        error = QString("%1: %2").arg(name, QString::fromStdString(why));
         return false;
     }
-    // Read one byte past the limit rather than trusting size(): /dev/zero has size 0 and never ends.
-    const QByteArray bytes = file.read(kMaxFileBytes + 1);
-    if (bytes.size() > kMaxFileBytes) {
-        error = QString("%1: more than %2 MiB, larger than a cyclictest file can plausibly be")
-                    .arg(name)
-                    .arg(kMaxFileBytes >> 20);
-        return false;
-    }
-    const std::string_view text(bytes.constData(), size_t(bytes.size()));
+    std::string_view text(bytes);
+    // Editors on Windows save UTF-8 with a byte-order mark, which RFC 8259 (section 8.1) lets a reader ignore: taken
+    // for text, it hid the '{' and the JSON was parsed as a histogram.
+    if (text.starts_with(kUtf8Bom))
+        text.remove_prefix(kUtf8Bom.size());
     const size_t first = text.find_first_not_of(" \t\r\n");
     const bool json = first != std::string_view::npos && text[first] == '{';
     CyclictestData data;
-    std::string why;
     const bool ok = json ? parseCyclictestJson(text, data, why) : parseCyclictestHistogram(text, data, why);
     if (!ok) {
         error = QString("%1: %2").arg(name, QString::fromStdString(why));
@@ -97,6 +97,27 @@ bool readCyclictestFile(const QString& path, CyclictestFile& out, QString& error
     out.fileName = name;
     out.format = json ? QString("JSON") : QString("histogram");
     out.data = std::move(data);
+    return true;
+}
+
+bool readFileHead(const QString& path, QByteArray& head, QString& error)
+{
+    std::string why;
+    const UniqueFd fd = openRegularFile(path.toStdString(), why);
+    if (!fd) {
+        error = QString("%1: %2").arg(QFileInfo(path).fileName(), QString::fromStdString(why));
+        return false;
+    }
+    head.resize(16);
+    ssize_t n = -1;
+    do
+        n = ::read(fd.get(), head.data(), size_t(head.size()));
+    while (n < 0 && errno == EINTR);
+    if (n < 0) {
+        error = QString("%1: cannot read it: %2").arg(QFileInfo(path).fileName(), QString::fromUtf8(strerror(errno)));
+        return false;
+    }
+    head.resize(n);
     return true;
 }
 

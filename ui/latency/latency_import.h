@@ -18,9 +18,14 @@ struct CyclictestFile {
     CyclictestData data;
 };
 
-/// Reads and parses @p path: JSON when its first non-blank character is '{', cyclictest's -h text otherwise.
-/// On failure @p error names the file, then the parser's line or key and what it expected.
+/// Reads and parses @p path: JSON when its first non-blank character is '{' (after a UTF-8 byte-order mark, if
+/// any), cyclictest's -h text otherwise. Only a regular file is read (a FIFO would block). On failure @p error
+/// names the file, then the parser's line or key and what it expected.
 bool readCyclictestFile(const QString& path, CyclictestFile& out, QString& error);
+
+/// The first 16 bytes of the regular file @p path, to tell a recording from a cyclictest file; false with
+/// @p error ("name: why") for anything else, a FIFO included, without blocking.
+bool readFileHead(const QString& path, QByteArray& head, QString& error);
 
 /// What a file with several threads offers: "thread 0 (CPU 1): 300 samples", …, then "all 2 threads summed:
 /// 600 samples" (the index returned by importedReference's @p thread = -1).

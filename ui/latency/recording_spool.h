@@ -2,6 +2,7 @@
 // Every live run of the latency page is recorded to a spool file while it runs (engine RecordingWriter on the run
 // sink), so that "Save run as recording…" and the exports — cyclictest histogram, JSON, CSV of raw samples — hold
 // every sample of the run, however long, without keeping the samples in memory.
+#include "engine/formats/scratch_dir.h"
 #include "engine/recording/recording_writer.h"
 
 #include <QObject>
@@ -32,21 +33,17 @@ public:
 
     /// Where spools go: "<cache>/run-XXXXXX", or "<tmp>/rtscope-run-XXXXXX" without a cache directory.
     static QString spoolTemplate();
-    /// The file in each spool directory that names its owner: "PID STARTTIME\n", STARTTIME being field 22 of
-    /// /proc/PID/stat (clock ticks after boot), which tells a process from a later one given the same PID.
-    static constexpr const char* kOwnerFile = "owner";
-    /// Field 22 of /proc/@p pid/stat, or nothing when there is no such process.
+    /// The file in each spool directory that names its owner (kScratchOwnerFile, engine/formats/scratch_dir.h).
+    static constexpr const char* kOwnerFile = kScratchOwnerFile;
+    /// Field 22 of /proc/@p pid/stat, or nothing when there is no such process (rtscope::processStartTime).
     static std::optional<uint64_t> processStartTime(pid_t pid);
 
     struct Cleanup {
         int removed = 0;    ///< spool directories removed
         uint64_t bytes = 0; ///< the size of the files in them
     };
-    /// Removes the spool directories that match @p spoolTemplate (its directory, its name up to the Xs) whose
-    /// owner is gone: its PID names no process, or a process that started at another time (the PID was reused).
-    /// A spool kept by a process alive now, one without an owner file (it is being made, or an older rtscope made
-    /// it) and one of another user are never touched. A spool of a killed app (kill -9, a crash) holds up to
-    /// kMaxSpoolBytes and would otherwise stay for good.
+    /// Removes the spool directories that match @p spoolTemplate whose owner is gone (removeStaleScratchDirs): a
+    /// spool of a killed app (kill -9, a crash) holds up to kMaxSpoolBytes and would otherwise stay for good.
     static Cleanup removeStaleSpools(const QString& spoolTemplate);
 
 private:

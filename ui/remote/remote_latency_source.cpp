@@ -90,9 +90,9 @@ std::shared_ptr<const LatencySnapshot> RemoteLatencySource::snapshot() const
     return m_latest;
 }
 
-std::string RemoteLatencySource::recording() const
+Error RemoteLatencySource::copyRecording(const std::function<Error(std::string_view)>& sink) const
 {
-    return m_client ? m_client->recording() : std::string();
+    return m_client ? m_client->copyRecording(sink) : Error{};
 }
 
 uint64_t RemoteLatencySource::samplesReceived() const

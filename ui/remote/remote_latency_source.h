@@ -17,7 +17,9 @@
 
 #include <QString>
 
+#include <functional>
 #include <memory>
+#include <string_view>
 
 namespace rtscope {
 
@@ -51,9 +53,10 @@ public:
 
     /// Bytes of the current run's recording received so far.
     uint64_t bytesReceived() const { return m_fed; }
-    /// The run's recording as received so far (an .rtrec; without its end block if the link was lost), empty
+    /// Hands the run's recording as received so far (an .rtrec; without its end block if the link was lost) to
+    /// @p sink, a piece of at most 1 MiB at a time, from the link's spool file (AgentClient::copyRecording): nothing
     /// before the first start.
-    std::string recording() const;
+    [[nodiscard]] Error copyRecording(const std::function<Error(std::string_view)>& sink) const;
     /// Samples of the current run received so far.
     uint64_t samplesReceived() const;
     /// The machine the current (or last) run was measured on, as TargetConnection::machine() named it at Start.

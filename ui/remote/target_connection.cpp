@@ -33,7 +33,7 @@ std::optional<TargetSpec> parseTargetText(const QString& text, const QString& fi
         return std::nullopt;
     }
     // A scheme means the user meant a URL: one the CLI would refuse is refused here too, never run as a command.
-    static const QRegularExpression scheme("^[A-Za-z][A-Za-z0-9+.-]*://");
+    static const QRegularExpression scheme("^([A-Za-z][A-Za-z0-9+.-]*://|unix:)");
     if (!scheme.match(spec.text).hasMatch())
         return spec;
     std::string why;
@@ -52,7 +52,8 @@ struct TargetConnection::Attempt {
     AgentProcess process;
     std::shared_ptr<AgentClient> client;
     QElapsedTimer since;
-    std::shared_ptr<TcpThread> tcp; ///< tcp:// only
+    std::shared_ptr<TcpThread> tcp; ///< tcp:// and unix: only
+    std::string token;              ///< tcp:// only: the agent's token, shown in the hello
 };
 
 // tcp://: connectAgentTcp() runs on a thread of its own (it may wait kTcpConnectMs for a silent host); the GUI
@@ -114,14 +115,17 @@ QString TargetConnection::begin(const TargetSpec& target)
                 t->thread.join(); // it has returned already
             return t->done;
         });
+        // Only a TCP agent asks for the token: on a Unix socket the kernel tells it who connects.
+        if (target.url->kind == AgentTarget::Kind::Tcp)
+            if (Error e = tryControllerToken(m_tokenFile.toStdString(), a->token))
+                return QString::fromStdString(where + "target-" + e.message);
         auto tcp = std::make_shared<TcpThread>();
         a->tcp = tcp;
-        const std::string host = target.url->host;
-        const int port = target.url->port;
+        const AgentTarget url = *target.url;
         std::lock_guard lock(tcp->mutex); // the thread reports only once it is named and kept
-        tcp->thread = std::thread([tcp, host, port] {
+        tcp->thread = std::thread([tcp, url] {
             int fd = -1;
-            Error e = connectAgentTcp(host, port, kTcpConnectMs, fd);
+            Error e = connectAgentSocket(url, kTcpConnectMs, fd);
             std::lock_guard lock(tcp->mutex);
             if (tcp->cancelled && fd >= 0)
                 ::close(fd);
@@ -181,6 +185,7 @@ void TargetConnection::pollAttempt()
         if (fd < 0)
             return finishAttempt(QString::fromStdString(why));
         a->client = std::make_shared<AgentClient>(fd, fd);
+        a->client->setToken(a->token);
         (void)a->client->connect(0);
         a->since.restart();
     }

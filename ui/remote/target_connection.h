@@ -22,19 +22,19 @@ class QTimer;
 
 namespace rtscope {
 
-/// What a target text names: an agent URL (tcp://, ssh://, parsed by parseAgentTarget, as the CLI's --target) or a
-/// command that runs `rtscope agent --stdio` (as --target-cmd).
+/// What a target text names: an agent URL (tcp://, unix:, ssh://, parsed by parseAgentTarget, as the CLI's --target) or
+/// a command that runs `rtscope agent --stdio` (as --target-cmd).
 struct TargetSpec {
     QString text;                   ///< as given, trimmed
-    std::optional<AgentTarget> url; ///< set for tcp:// and ssh://
+    std::optional<AgentTarget> url; ///< set for tcp://, unix: and ssh://
     QString agentPath = "rtscope";  ///< the agent binary on an ssh:// target
     bool isCommand() const { return !url; }
 };
 /// The forms a target may take, for sentences.
 QString targetForms();
 /// Reads @p text ("ssh://root@board", "tcp://127.0.0.1:5000", "ssh root@board rtscope agent --stdio"): anything
-/// that starts with a scheme ("word://") is a URL and must be tcp:// or ssh://; anything else is a command. An
-/// empty text or a bad URL gives one sentence naming @p field, what was given and the allowed forms.
+/// that starts with a scheme ("word://" or "unix:") is a URL and must be tcp://, unix: or ssh://; anything else is a
+/// command. An empty text or a bad URL gives one sentence naming @p field, what was given and the allowed forms.
 std::optional<TargetSpec> parseTargetText(const QString& text, const QString& field, QString& problem);
 
 class TargetConnection : public QObject {
@@ -42,6 +42,9 @@ class TargetConnection : public QObject {
 public:
     /// How long the agent has to say hello (an ssh login may ask the network first).
     static constexpr int kHelloMs = 30'000;
+    /// The token file a tcp:// agent's token is read from at each begin() (`rtscope --target-token FILE`); empty:
+    /// the file $RTSCOPE_AGENT_TOKEN_FILE names, if any (engine/remote/agent_auth.h).
+    void setTokenFile(const QString& path) { m_tokenFile = path; }
     /// How long a tcp:// connection may take to be accepted.
     static constexpr int kTcpConnectMs = 10'000;
     /// How long an agent has to leave after its stdin closed before it is killed (reaped by a timer, not waited for).
@@ -105,6 +108,7 @@ private:
 
     QString m_command;
     TargetSpec m_spec;
+    QString m_tokenFile;
     std::shared_ptr<AgentClient> m_client;
     pid_t m_pid = -1;
     nlohmann::json m_hello;

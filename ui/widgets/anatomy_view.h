@@ -1,10 +1,10 @@
 #pragma once
 // The latency anatomy (docs/experiments/anatomy.md): "Why late?", under the charts of the latency and per-CPU pages
-// (both run the latency experiment, so it lives here, shared). The data that turns one traced wake-up (TracedWakeup:
-// its anatomy and the kernel's events around it) into the swimlane and the stacked bar of ui/plot/anatomy_swimlane.h;
-// the view of one wake-up (swimlane, bar, verdict); and the panel with the tracing status, the worst wake-ups, that
-// view and the culprit table of the whole run.
+// (both run the latency experiment, so it lives here, shared): the view of one wake-up (swimlane, bar, verdict) and
+// the panel with the tracing status, the worst wake-ups, that view and the culprit table of the whole run. What they
+// show is made by anatomy_view_data.h.
 #include "engine/experiments/latency/latency_run.h"
+#include "ui/plot/anatomy_breakdown_bar.h"
 #include "ui/plot/anatomy_swimlane.h"
 
 #include <QString>
@@ -21,19 +21,6 @@ namespace rtscope {
 
 class CulpritsModel;
 class WorstWakeupsModel;
-
-/// The swimlane of @p wakeup: its CPU from shortly before the deadline to shortly after the wake-up, in four lanes —
-/// the parts of the latency, the measuring thread's states, the task holding the CPU, the interrupts — read from
-/// its events (the switches the kernel did not record are inferred as wakeup_anatomy.h does, and drawn so); time
-/// in µs from the deadline. What no event tells (before the first, after the last, a span the kernel lost) is
-/// Unknown.
-AnatomySwimlaneData anatomySwimlaneData(const TracedWakeup& wakeup);
-/// The stacked bar of @p anatomy: its four parts in time order (an unknown one without a size), and what the known
-/// ones leave unaccounted (exactly latency − their sum), when anything is.
-AnatomyBreakdownData anatomyBreakdownData(const WakeupAnatomy& anatomy);
-/// One line on the run's tracing, HTML: events per second, lost events (red when any), the wake-ups analysed, the
-/// events this kernel lacks; or why tracing does not run. @p snapshot gives the elapsed time.
-QString tracingStatusHtml(const LatencyTracing& tracing, const LatencySnapshot& snapshot);
 
 /// One wake-up explained: a title, the swimlane with the breakdown bar beside it, the verdict below.
 class AnatomyView : public QWidget {

@@ -282,7 +282,10 @@ QString elidedHeaderText(const QTableView* table, int section)
 void fitColumnsAndTipElided(QTableView* table)
 {
     table->setTextElideMode(Qt::ElideRight);
-    if (auto* fitter = table->findChild<TableFitter*>(kTableFitterName, Qt::FindDirectChildrenOnly)) {
+    // TableFitter has no Q_OBJECT (nothing of it is reflected), so it is found by its name and cast: Qt 6.8 refuses
+    // findChild<T>() for a T without the macro.
+    if (auto* fitter =
+            dynamic_cast<TableFitter*>(table->findChild<QObject*>(kTableFitterName, Qt::FindDirectChildrenOnly))) {
         fitter->refit();
         return;
     }

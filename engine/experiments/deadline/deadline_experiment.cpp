@@ -6,6 +6,7 @@
 #include "engine/util/clock.h"
 #include "engine/util/units.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <ctime>
 #include <sched.h>
@@ -383,6 +384,7 @@ Error DeadlineRun::startEdf()
         m_deadlineThreads.clear();
     }
     m_endNs = m_deadlinePhaseRan ? dlEnd : fifoEnd;
+    m_deadlinePhaseNs = t1;
 
     // Rate-monotonic would give the short period the higher priority; the lesson inverts it.
     const struct {
@@ -441,6 +443,7 @@ void DeadlineRun::stop()
     if (m_stopped)
         return;
     m_stopped = true;
+    m_stoppedNs = nowNs();
     m_leave.store(true, std::memory_order_relaxed);
     // A throttled deadline thread would see the flag only at its next period: demoted, it runs at once.
     for (auto& t : m_deadlineThreads)
@@ -521,6 +524,13 @@ std::shared_ptr<DeadlineSnapshot> DeadlineRun::makeSnapshot(bool running)
     s->fifoCpu = m_config.lesson == DeadlineLesson::Edf ? m_config.cpu : -1;
     s->deadlinePhaseRan = m_deadlinePhaseRan;
     s->deadlinePhaseNote = m_deadlinePhaseNote;
+    // Admitted, but stopped (Ctrl-C) before its first release: its zero jobs and zero misses are no result.
+    if (m_deadlinePhaseRan && m_stopped && m_stoppedNs < m_deadlinePhaseNs) {
+        s->deadlinePhaseRan = false;
+        s->deadlinePhaseNote = "the deadline phase did not run: the run was stopped " +
+                               formatDuration(std::max<int64_t>(0, m_stoppedNs - (m_startNs + kLeadInNs))) +
+                               " into the FIFO phase, before the deadline phase began";
+    }
     s->watchdog = m_watchdog.config();
     s->watchdogTrips = m_watchdog.trips();
     for (auto& r : m_rings)

@@ -118,6 +118,8 @@ private:
     int64_t m_endNs = 0;
     int64_t m_tickNs = 0;
     bool m_stopped = false;
+    int64_t m_stoppedNs = 0;       ///< when stop() was called
+    int64_t m_deadlinePhaseNs = 0; ///< edf: the deadline pair's first release
     bool m_deadlinePhaseRan = false;
     std::string m_deadlinePhaseNote;
     std::string m_error;
