@@ -80,7 +80,7 @@ private slots:
     void plantedCulpritByTheCli()
     {
         if (geteuid() != 0)
-            QSKIP("the doctor's trials need root (this machine's test runs have it)");
+            RTSCOPE_SKIP(Root, "the doctor's trials need root (this machine's test runs have it)");
         test::RealMachineRecord machine;
         if (const QString why = test::captureCleanMachine(machine); !why.isEmpty())
             QFAIL(qPrintable(why));
@@ -124,12 +124,12 @@ private slots:
     void secondDoctorRefusedThenSigkillRestoredByTheGuardian()
     {
         if (geteuid() != 0)
-            QSKIP("the doctor's trials need root (this machine's test runs have it)");
+            RTSCOPE_SKIP(Root, "the doctor's trials need root (this machine's test runs have it)");
         test::RealMachineRecord machine;
         if (const QString why = test::captureCleanMachine(machine); !why.isEmpty())
             QFAIL(qPrintable(why));
         if (machine.before("/proc/sys/kernel/timer_migration") != "1")
-            QSKIP("timer migration is off here: the finding these trials try does not arise");
+            RTSCOPE_SKIP(Kernel, "timer migration is off here: the finding these trials try does not arise");
         QProcess first;
         QVERIFY2(startTimerTrial(first), "the first doctor never applied its fix");
         // A second doctor: refused at once, nothing measured, nothing changed.
@@ -157,12 +157,12 @@ private slots:
     void guardianKilledTooThenUndo()
     {
         if (geteuid() != 0)
-            QSKIP("the doctor's trials need root (this machine's test runs have it)");
+            RTSCOPE_SKIP(Root, "the doctor's trials need root (this machine's test runs have it)");
         test::RealMachineRecord machine;
         if (const QString why = test::captureCleanMachine(machine); !why.isEmpty())
             QFAIL(qPrintable(why));
         if (machine.before("/proc/sys/kernel/timer_migration") != "1")
-            QSKIP("timer migration is off here: the finding these trials try does not arise");
+            RTSCOPE_SKIP(Kernel, "timer migration is off here: the finding these trials try does not arise");
         QProcess first;
         QVERIFY2(startTimerTrial(first), "the doctor never applied its fix");
         const nlohmann::json journal = nlohmann::json::parse(
@@ -185,7 +185,7 @@ private slots:
     void keepLeavesWhatHelpedUntilUndo()
     {
         if (geteuid() != 0)
-            QSKIP("the doctor's trials need root (this machine's test runs have it)");
+            RTSCOPE_SKIP(Root, "the doctor's trials need root (this machine's test runs have it)");
         test::RealMachineRecord machine;
         if (const QString why = test::captureCleanMachine(machine); !why.isEmpty())
             QFAIL(qPrintable(why));
@@ -250,10 +250,9 @@ private slots:
 
     void withoutPrivilegeItDiagnosesAndExits3()
     {
-        QString skip;
+        test::MaybeSkip skip;
         const test::Run r = test::runWithoutRtPrivilege(QStringList{"doctor", "--quick"} + kShort, skip);
-        if (!skip.isEmpty())
-            QSKIP(qPrintable(skip));
+        RTSCOPE_SKIP_IF(skip);
         QVERIFY2(r.exitCode == 3, qPrintable(QString("exit %1: %2 %3").arg(r.exitCode).arg(r.err, r.out)));
         QVERIFY2(r.out.contains("Trials not run: the trials change /proc, /sys"), qPrintable(r.out));
         QVERIFY2(r.out.contains("not tried: the trials change"), qPrintable(r.out));

@@ -81,9 +81,9 @@ private slots:
     void initTestCase()
     {
         if (geteuid() != 0)
-            QSKIP("the doctor's trials need root (this machine's test runs have it)");
+            RTSCOPE_SKIP(Root, "the doctor's trials need root (this machine's test runs have it)");
         if (CpuTopology::current().online.size() < 2)
-            QSKIP("the doctor needs two CPUs");
+            RTSCOPE_SKIP(Cpus, "the doctor needs two CPUs");
     }
 
     void plantedCulpritIsNamedMovedProvenAndPutBack()
@@ -244,7 +244,7 @@ private slots:
         plan.phases.phaseNs = 2'000'000'000;
         plan.only = {"timer-migration"};
         if (machine.before("/proc/sys/kernel/timer_migration") != "1")
-            QSKIP("timer migration is off here: the finding this stop test tries does not arise");
+            RTSCOPE_SKIP(Kernel, "timer migration is off here: the finding this stop test tries does not arise");
         DoctorRun run;
         EventLog events;
         run.setEvents(events.sink());
