@@ -359,8 +359,11 @@ public:
         r.wakeNs = nowNs();
         r.deadlineNs = deadline;
         // SIGALRM is a standard signal: ticks that expire while one is pending merge into it, and the kernel
-        // forwards the timer past them when it is dequeued. The schedule tells how many were lost.
-        r.skipped = m_schedule.advancePast(r.wakeNs);
+        // forwards the timer past them when it dequeues the signal — before r.wakeNs, by as long as this thread
+        // took to get from there to its clock read. The next tick is therefore the kernel's, read back: advancing
+        // past r.wakeNs instead would skip a tick that fell in between and take the next signal, one period early,
+        // for a later deadline (a wake-up reported ~a period before its deadline, seen under load).
+        r.skipped = advanceToKernelTimer(r.wakeNs);
         return r;
     }
 
@@ -399,11 +402,49 @@ private:
         const int64_t periodUs = periodNs / kNsPerUs;
         v.it_interval.tv_sec = time_t(periodUs / 1000000);
         v.it_interval.tv_usec = suseconds_t(periodUs % 1000000);
-        return setitimer(ITIMER_REAL, &v, nullptr) == 0;
+        if (setitimer(ITIMER_REAL, &v, nullptr) != 0)
+            return false;
+        // Where the kernel's ticks fall against ours (t0 + k·P): a few µs later (the rounding up, the time to arm).
+        const int64_t expiry = kernelExpiryNs();
+        m_kernelOffsetNs = expiry > 0 ? expiry - firstNs : 0;
+        return true;
+    }
+
+    // The kernel's next expiry of ITIMER_REAL on our clock, 0 when the timer is not running (it fired and the
+    // signal is pending: the kernel re-arms it only when the signal is dequeued).
+    static int64_t kernelExpiryNs()
+    {
+        itimerval v{};
+        if (getitimer(ITIMER_REAL, &v) != 0)
+            return 0;
+        const int64_t remaining = int64_t(v.it_value.tv_sec) * 1'000'000'000 + int64_t(v.it_value.tv_usec) * kNsPerUs;
+        return remaining > 0 ? nowNs() + remaining : 0;
+    }
+
+    // Moves the schedule to the tick the kernel has armed (or, when it has fired already, the latest tick before
+    // now) and returns how many of our ticks were skipped on the way.
+    uint32_t advanceToKernelTimer(int64_t wakeNs)
+    {
+        const int64_t deadline = m_schedule.next;
+        const int64_t period = m_schedule.period;
+        const int64_t expiry = kernelExpiryNs();
+        int64_t ticks = 0;
+        if (expiry > 0) {
+            // Rounded to the nearest of our ticks: the kernel's are m_kernelOffsetNs (µs) after ours.
+            ticks = (expiry - m_kernelOffsetNs - deadline + period / 2) / period;
+        } else {
+            const int64_t now = nowNs();
+            ticks = (now - m_kernelOffsetNs - deadline) / period;
+        }
+        if (ticks < 1)
+            return m_schedule.advancePast(wakeNs);
+        m_schedule.next = deadline + ticks * period;
+        return uint32_t(std::min<int64_t>(ticks - 1, UINT32_MAX));
     }
 
     const std::atomic<bool>* m_interrupt;
     Schedule m_schedule;
+    int64_t m_kernelOffsetNs = 0;
     bool m_armed = false;
 };
 
