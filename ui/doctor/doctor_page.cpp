@@ -37,7 +37,7 @@ using doctor::Verdict;
 
 namespace {
 
-QString shown(const std::string& machineText)
+QString machineHtml(const std::string& machineText)
 {
     return screenText(printable(machineText)).toHtmlEscaped();
 }
@@ -330,7 +330,7 @@ QString DoctorPage::stageText(DoctorStage stage, const DoctorReport* report) con
 {
     const QString restored = report && !report->restore.empty()
                                  ? tr(" Not everything could be put back: %1 (rtscope doctor --undo).")
-                                       .arg(shown(report->restore.front()))
+                                       .arg(machineHtml(report->restore.front()))
                                  : QString();
     switch (stage) {
     case DoctorStage::Done: {
@@ -354,7 +354,7 @@ QString DoctorPage::stageText(DoctorStage stage, const DoctorReport* report) con
     case DoctorStage::Stopped:
         return tr("Stopped: everything the doctor changed is back as it was.") + restored;
     case DoctorStage::Failed:
-        return tr("The doctor failed: %1").arg(report ? shown(report->error) : QString());
+        return tr("The doctor failed: %1").arg(report ? machineHtml(report->error) : QString());
     default:
         return {};
     }
@@ -366,7 +366,7 @@ void DoctorPage::showProgress(const DoctorProgress& p)
     const QString elapsed = tr("%1 s").arg(double(p.elapsedNs) / 1e9, 0, 'f', 0);
     if (isRunning())
         m_stage->setText(QStringLiteral("%1 <span style='font-weight:normal'>(%2)</span>")
-                             .arg(shown(p.message.empty() ? doctor::stageName(p.stage) : p.message), elapsed));
+                             .arg(machineHtml(p.message.empty() ? doctor::stageName(p.stage) : p.message), elapsed));
     // The live picture: the baseline as it grows; in a trial, the phases with the fix against those without.
     const bool trial = p.stage == DoctorStage::Trials || p.stage == DoctorStage::Combined;
     if (p.stage == DoctorStage::Baseline || (trial && p.live.count() + p.liveWithout.count() > 0)) {
@@ -453,18 +453,18 @@ void DoctorPage::showSelected()
                       : m_held        ? tr("Keep or revert the fix the banner names first")
                                       : tr("Measure again with this fix alone, alternated with the machine as it was; "
                                            "if it helps, it stays applied until you keep or revert it"));
-    QString html = QStringLiteral("<p><b>%1</b></p><p>%2</p>").arg(shown(f->title), shown(f->evidence));
+    QString html = QStringLiteral("<p><b>%1</b></p><p>%2</p>").arg(machineHtml(f->title), machineHtml(f->evidence));
     html += tr("<p><b>Fix</b> (%1): %2: %3 → %4</p>")
                 .arg(f->fix.runtime ? tr("at run time, undone by the doctor") : tr("at the next boot"))
-                .arg(shown(f->fix.target), shown(f->fix.from), shown(f->fix.to));
+                .arg(machineHtml(f->fix.target), machineHtml(f->fix.from), machineHtml(f->fix.to));
     if (f->trial.verdict != Verdict::NotTried) {
         html += tr("<p><b>Trial: %1.</b> %2</p><p>Without the fix: %3<br>With it: %4</p>")
-                    .arg(FindingsModel::verdictText(*f).toHtmlEscaped(), shown(f->trial.why),
+                    .arg(FindingsModel::verdictText(*f).toHtmlEscaped(), machineHtml(f->trial.why),
                          figuresLine(f->trial.before).toHtmlEscaped(), figuresLine(f->trial.after).toHtmlEscaped());
         if (held)
             html += tr("<p><b>Applied now</b>: the banner above the page keeps it or reverts it.</p>");
     } else if (!f->trial.why.empty()) {
-        html += tr("<p>Not tried: %1</p>").arg(shown(f->trial.why));
+        html += tr("<p>Not tried: %1</p>").arg(machineHtml(f->trial.why));
     }
     m_detail->setText(html);
     if (isRunning())
@@ -576,6 +576,7 @@ void DoctorPage::saveViewSettings(QSettings& settings) const
 
 QStringList DoctorPage::restoreViewSettings(QSettings& settings)
 {
+    m_controls->clearProblems(); // what an earlier restore refused is not this one's
     if (!settings.contains("priority"))
         return {};
     DoctorPlan p = m_controls->plan();

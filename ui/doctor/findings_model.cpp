@@ -13,7 +13,7 @@ using doctor::TrialResult;
 
 namespace {
 
-QString shown(const std::string& machineText)
+QString machineText(const std::string& machineText)
 {
     return screenText(printable(machineText));
 }
@@ -69,7 +69,7 @@ QString FindingsModel::verdictText(const Finding& f)
     case doctor::Verdict::NotTried:
         break;
     }
-    return f.trial.why.empty() ? tr("not tried") : tr("not tried: %1").arg(shown(f.trial.why));
+    return f.trial.why.empty() ? tr("not tried") : tr("not tried: %1").arg(machineText(f.trial.why));
 }
 
 QString FindingsModel::p99Text(const TrialResult& trial)
@@ -94,10 +94,10 @@ QVariant FindingsModel::data(const QModelIndex& index, int role) const
             return f->tailShare > 0 || f->share > 0 ? QString::fromStdString(doctor::shareText(f->tailShare))
                                                     : QStringLiteral("—");
         case Culprit:
-            return shown(f->title);
+            return machineText(f->title);
         case Fix:
-            return shown(f->fix.target) + QStringLiteral(": ") + shown(f->fix.from) + QStringLiteral(" → ") +
-                   shown(f->fix.to);
+            return machineText(f->fix.target) + QStringLiteral(": ") + machineText(f->fix.from) + QStringLiteral(" → ") +
+                   machineText(f->fix.to);
         case When:
             return f->fix.runtime ? tr("now") : tr("reboot");
         case Verdict:
@@ -108,7 +108,7 @@ QVariant FindingsModel::data(const QModelIndex& index, int role) const
             break;
         }
     } else if (role == Qt::ToolTipRole) {
-        return shown(f->evidence);
+        return machineText(f->evidence);
     } else if (role == Qt::ForegroundRole && index.column() == Verdict) {
         switch (f->trial.verdict) {
         case doctor::Verdict::Helped:
