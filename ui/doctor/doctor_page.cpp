@@ -203,7 +203,12 @@ bool DoctorPage::tryFinding(const std::string& id)
     p.tryFixes = true;
     p.only = {id};
     p.hold = true;
-    return startRun(p, QString::fromStdString(id));
+    m_tryBase = m_report; // the findings shown stay; the trial of this one comes into them as it runs
+    if (!startRun(p, QString::fromStdString(id))) {
+        m_tryBase.reset();
+        return false;
+    }
+    return true;
 }
 
 bool DoctorPage::startRun(DoctorPlan p, const QString& what)
@@ -239,7 +244,7 @@ bool DoctorPage::startRun(DoctorPlan p, const QString& what)
 
 void DoctorPage::stop()
 {
-    if (!m_run || !m_run->running())
+    if (!m_run)
         return;
     m_run->stop(); // within 100 ms; the trial's change is put back before it returns
     runEnded();
@@ -247,7 +252,8 @@ void DoctorPage::stop()
 
 bool DoctorPage::isRunning() const
 {
-    return m_run && m_run->running();
+    // Until runEnded() has taken the report and what it holds: the loop may have ended a moment before.
+    return m_run != nullptr;
 }
 
 std::vector<int> DoctorPage::busyCpus() const
@@ -280,7 +286,7 @@ void DoctorPage::refreshNow()
     if (!m_run)
         return;
     const DoctorProgress progress = m_run->progress();
-    if (const auto report = m_run->report(); report && report->baselineDone)
+    if (const auto report = shownReport(m_run->report()); report && report->baselineDone)
         showReport(*report);
     showProgress(progress);
     countFrame();
@@ -296,16 +302,8 @@ void DoctorPage::runEnded()
     std::shared_ptr<const DoctorReport> report = m_run->report();
     std::unique_ptr<doctor::HeldFixes> held = m_run->takeHeld();
     const DoctorProgress last = m_run->progress();
-    if (report && !m_trying.empty() && m_report) {
-        // A "Try": its trial goes into the findings shown (the same ids: a thread's TID, an IRQ's number).
-        auto merged = std::make_shared<DoctorReport>(*m_report);
-        for (const Finding& f : report->findings)
-            for (Finding& g : merged->findings)
-                if (g.id == f.id && f.trial.verdict != Verdict::NotTried)
-                    g.trial = f.trial;
-        merged->restore.insert(merged->restore.end(), report->restore.begin(), report->restore.end());
-        report = merged;
-    }
+    m_run.reset(); // isRunning() is false from here: the views show the finished run
+    report = shownReport(report);
     if (report && report->baselineDone)
         showReport(*report);
     endPolling();
@@ -322,7 +320,8 @@ void DoctorPage::runEnded()
     m_stage->setText(stageText(last.stage, report.get()));
     m_progress->setValue(last.stage == DoctorStage::Done ? 1000 : m_progress->value());
     m_trying.clear();
-    m_run.reset();
+    m_tryBase.reset();
+    showSelected();
     announceStopped(message);
 }
 
@@ -418,6 +417,28 @@ void DoctorPage::showReport(const DoctorReport& report)
     if (row >= 0 && m_model->rowOf(selectedId()) != row)
         m_table->selectRow(row);
     showSelected();
+}
+
+std::shared_ptr<const DoctorReport> DoctorPage::shownReport(std::shared_ptr<const DoctorReport> run) const
+{
+    if (!run || m_trying.empty() || !m_tryBase)
+        return run;
+    // A "Try": its trial goes into the findings shown before (the ids are stable: a thread's TID, an IRQ's number).
+    auto merged = std::make_shared<DoctorReport>(*m_tryBase);
+    for (const Finding& f : run->findings) {
+        if (f.id != m_trying)
+            continue;
+        auto it = std::find_if(merged->findings.begin(), merged->findings.end(),
+                               [&](const Finding& g) { return g.id == f.id; });
+        if (it != merged->findings.end())
+            it->trial = f.trial;
+        else
+            merged->findings.push_back(f);
+    }
+    merged->restore.insert(merged->restore.end(), run->restore.begin(), run->restore.end());
+    merged->error = run->error;
+    merged->stopped = run->stopped;
+    return merged;
 }
 
 std::string DoctorPage::selectedId() const

@@ -90,6 +90,8 @@ private:
     void showSelected();
     void setHeld(std::unique_ptr<doctor::HeldFixes> held);
     std::string selectedId() const;
+    /// @p run as the page shows it: during and after a "Try", the findings shown before with that finding's trial.
+    std::shared_ptr<const doctor::DoctorReport> shownReport(std::shared_ptr<const doctor::DoctorReport> run) const;
     QString stageText(doctor::DoctorStage stage, const doctor::DoctorReport* report) const;
 
     doctor::GuardianLaunch m_guardian;
@@ -99,6 +101,7 @@ private:
     std::unique_ptr<doctor::DoctorRun> m_run;
     std::string m_trying; ///< the finding a "Try" run is for; empty for a whole run
     std::shared_ptr<const doctor::DoctorReport> m_report;
+    std::shared_ptr<const doctor::DoctorReport> m_tryBase; ///< what was shown when "Try" began
     std::unique_ptr<doctor::HeldFixes> m_held;
     doctor::DoctorPlan m_runPlan;      ///< the running (or last) run's plan
     HistogramCurve m_referenceCurve; ///< what the chart's reference points at
