@@ -22,7 +22,7 @@ class PlantedCulprit {
 public:
     /// A burst of @p burstUs every @p cycleUs (not a multiple of the measuring period, so the bursts sweep over its
     /// wake-ups), FIFO @p priority on @p cpu.
-    PlantedCulprit(int cpu, int priority, int burstUs = 1000, int cycleUs = 2300)
+    PlantedCulprit(int cpu, int priority, int burstUs = 5000, int cycleUs = 11300)
         : m_name("xq" + randomLetters(8))
     {
         m_thread = std::thread([=, this] { body(cpu, priority, burstUs, cycleUs); });

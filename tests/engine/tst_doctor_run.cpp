@@ -188,7 +188,7 @@ private slots:
         test::RealMachineRecord machine;
         if (const QString why = test::captureCleanMachine(machine); !why.isEmpty())
             QFAIL(qPrintable(why));
-        // The planted culprit (1 ms of every 2.3 ms at FIFO 90): its move shows in every phase pair.
+        // The planted culprit (5 ms of every 11.3 ms at FIFO 90): its move shows in every phase pair.
         test::PlantedCulprit culprit(cpu, 90);
         QVERIFY2(culprit.problem().empty(), culprit.problem().c_str());
         const std::vector<int> cpusBefore = test::threadCpus(culprit.tid());

@@ -168,7 +168,7 @@ private slots:
         if (const QString why = test::captureCleanMachine(machine); !why.isEmpty())
             QFAIL(qPrintable(why));
         const int cpu = CpuTopology::current().lastUsable();
-        // The planted culprit (1 ms of every 2.3 ms at FIFO 90): its move must show in every phase pair.
+        // The planted culprit (5 ms of every 11.3 ms at FIFO 90): its move must show in every phase pair.
         test::PlantedCulprit culprit(cpu, 90);
         QVERIFY2(culprit.problem().empty(), culprit.problem().c_str());
         const std::vector<int> cpusBefore = test::threadCpus(culprit.tid());
