@@ -85,7 +85,8 @@ std::vector<std::string> DoctorPlan::validate(const CpuTopology& topology) const
     if ((keep || hold) && !tryFixes)
         problems.push_back(std::string(keep ? "keep" : "hold") + " needs the trials: only a fix that helped is kept");
     if (keep && hold)
-        problems.push_back("keep and hold exclude each other: keep leaves the fixes to the journal, hold to the caller");
+        problems.push_back(
+            "keep and hold exclude each other: keep leaves the fixes to the journal, hold to the caller");
     return problems;
 }
 

@@ -4,6 +4,7 @@
 // journal left.
 #include "engine/doctor/journal.h"
 #include "engine/rt/cpu_topology.h"
+#include "engine/rt/system_probe.h"
 #include "tests/common/doctor_test_util.h"
 #include "tests/common/planted_culprit.h"
 #include "tests/common/test_main.h"
@@ -174,9 +175,10 @@ private slots:
         const std::vector<int> cpusBefore = test::threadCpus(culprit.tid());
         QVERIFY(onCpu(cpusBefore, cpu));
 
-        auto* page = new DoctorPage(SystemProbe{}, guardian());
+        const SystemProbe probe = probeSystem();
+        auto* page = new DoctorPage(probe, guardian());
         page->setPhasePlan(shortPhases());
-        MainWindow window({page}, SystemProbe{}, nullptr);
+        MainWindow window({page}, probe, nullptr);
         window.resize(1600, 1000);
         window.show();
         const std::string id = "thread-" + std::to_string(culprit.tid());
@@ -197,14 +199,14 @@ private slots:
         QVERIFY(window.changesBanner()->isVisible());
         QCOMPARE(window.changesBanner()->changes(), held);
         QVERIFY(QFile::exists(QString::fromStdString(doctor::JournalPaths{}.journal())));
-        // Another run is refused while a fix is held: it would measure the fix as the machine.
-        QVERIFY(!page->start());
-        QVERIFY2(page->problems().join(" ").contains("still held"), qPrintable(page->problems().join("; ")));
-        // docs/doctor.md's picture of the page, when asked for (scripts/screenshots sets the directory).
+        // docs/doctor.md's picture of the page, when asked for (scripts/doctor-screenshots sets the directory).
         if (const QString shots = qEnvironmentVariable("RTSCOPE_SCREENSHOT_DIR"); !shots.isEmpty() && !byClosing) {
             QTest::qWait(300);
             QVERIFY(window.grab().save(QDir(shots).filePath("doctor-page.png")));
         }
+        // Another run is refused while a fix is held: it would measure the fix as the machine.
+        QVERIFY(!page->start());
+        QVERIFY2(page->problems().join(" ").contains("still held"), qPrintable(page->problems().join("; ")));
         if (byClosing) {
             window.close();
         } else {

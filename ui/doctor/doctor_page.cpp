@@ -103,7 +103,12 @@ DoctorPage::DoctorPage(const SystemProbe& probe, doctor::GuardianLaunch guardian
     m_table->setSelectionMode(QAbstractItemView::SingleSelection);
     m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_table->setWordWrap(false);
+    // The culprit is what a reader looks for: it takes the room; the fix gets a fixed share, elided, with its whole
+    // text in the row's detail below.
+    m_table->horizontalHeader()->setStretchLastSection(false);
     m_table->horizontalHeader()->setSectionResizeMode(FindingsModel::Culprit, QHeaderView::Stretch);
+    m_table->horizontalHeader()->setSectionResizeMode(FindingsModel::Fix, QHeaderView::Interactive);
+    m_table->horizontalHeader()->resizeSection(FindingsModel::Fix, fontMetrics().averageCharWidth() * 36);
     keepHeader("findingsHeader", m_table->horizontalHeader());
 
     m_detail->setObjectName("findingDetail");
@@ -155,10 +160,10 @@ DoctorPage::DoctorPage(const SystemProbe& probe, doctor::GuardianLaunch guardian
     });
     connect(m_controls, &ExperimentControls::edited, this, [this] { m_controls->clearProblems(); });
 
-    m_stage->setText(tr("Press Start: the doctor measures CPU %1 with the anatomy on and names what makes its "
-                        "wake-ups late.")
-                         .arg(m_controls->plan().cpu < 0 ? tr("(the last usable)")
-                                                         : QString::number(m_controls->plan().cpu)));
+    m_stage->setText(
+        tr("Press Start: the doctor measures CPU %1 with the anatomy on and names what makes its "
+           "wake-ups late.")
+            .arg(m_controls->plan().cpu < 0 ? tr("(the last usable)") : QString::number(m_controls->plan().cpu)));
     m_baseline->setValue(QStringLiteral("—"), tr("not measured yet"));
     m_tail->setValue(QStringLiteral("—"));
     m_findings->setValue(QStringLiteral("—"));
@@ -341,14 +346,14 @@ QString DoctorPage::stageText(DoctorStage stage, const DoctorReport* report) con
         if (report->findings.empty())
             return tr("Done: nothing on CPU %1 explains its late wake-ups.").arg(report->cpu) + restored;
         if (helped == 0)
-            return tr("Done: %n finding(s) on CPU %1; select one to see its evidence, or Try its fix.", "",
-                      int(report->findings.size()))
+            return tr("Done: %1 on CPU %2; select one to see its evidence, or try its fix.")
+                       .arg(report->findings.size() == 1 ? tr("one finding")
+                                                         : tr("%1 findings").arg(report->findings.size()))
                        .arg(report->cpu) +
                    restored;
-        return tr("Done: %n fix(es) made the tail shorter; the machine is back as it was unless the banner says "
-                  "otherwise.",
-                  "", helped) +
-               restored;
+        return (helped == 1 ? tr("Done: one fix made the tail shorter")
+                            : tr("Done: %1 fixes made the tail shorter").arg(helped)) +
+               tr("; the machine is back as it was unless the banner above says otherwise.") + restored;
     }
     case DoctorStage::Stopped:
         return tr("Stopped: everything the doctor changed is back as it was.") + restored;
@@ -378,8 +383,8 @@ void DoctorPage::showProgress(const DoctorProgress& p)
         } else {
             m_histogram->setReference(nullptr);
             m_histogram->setLive(histogramCurve(p.live, tr("baseline")), percentileMarkers(p.live));
-            m_histogram->setTitle(tr("Baseline of CPU %1, as it is measured").arg(busyCpus().empty() ? -1
-                                                                                                    : busyCpus()[0]));
+            m_histogram->setTitle(
+                tr("Baseline of CPU %1, as it is measured").arg(busyCpus().empty() ? -1 : busyCpus()[0]));
         }
     }
 }
@@ -404,10 +409,10 @@ void DoctorPage::showReport(const DoctorReport& report)
         tried += f.trial.verdict != Verdict::NotTried;
         helped += f.trial.verdict == Verdict::Helped;
     }
-    m_trials->setValue(tried ? tr("%1 of %2 helped").arg(helped).arg(tried) : QStringLiteral("—"),
-                       tried ? tr("alternated phases, judged on their p99s")
-                             : QString::fromStdString(report.trialsNotRun.empty() ? "no trial yet"
-                                                                                  : printable(report.trialsNotRun)));
+    m_trials->setValue(
+        tried ? tr("%1 of %2 helped").arg(helped).arg(tried) : QStringLiteral("—"),
+        tried ? tr("alternated phases, judged on their p99s")
+              : QString::fromStdString(report.trialsNotRun.empty() ? "no trial yet" : printable(report.trialsNotRun)));
     m_trials->setAccent(helped ? colors::css(colors::kGreen800) : QString());
     int row = m_model->rowOf(keep);
     if (row < 0 && !m_trying.empty())
@@ -467,13 +472,13 @@ void DoctorPage::showSelected()
         }
         return;
     }
-    const bool held = m_held && std::find(m_held->findings().begin(), m_held->findings().end(), f->id) !=
-                                    m_held->findings().end();
+    const bool held =
+        m_held && std::find(m_held->findings().begin(), m_held->findings().end(), f->id) != m_held->findings().end();
     m_try->setEnabled(!isRunning() && f->fix.runtime && !held && !m_held);
     m_try->setToolTip(!f->fix.runtime ? tr("This fix takes effect at the next boot: the doctor does not try it")
                       : m_held        ? tr("Keep or revert the fix the banner names first")
                                       : tr("Measure again with this fix alone, alternated with the machine as it was; "
-                                           "if it helps, it stays applied until you keep or revert it"));
+                                                  "if it helps, it stays applied until you keep or revert it"));
     QString html = QStringLiteral("<p><b>%1</b></p><p>%2</p>").arg(machineHtml(f->title), machineHtml(f->evidence));
     html += tr("<p><b>Fix</b> (%1): %2: %3 → %4</p>")
                 .arg(f->fix.runtime ? tr("at run time, undone by the doctor") : tr("at the next boot"))
@@ -495,7 +500,7 @@ void DoctorPage::showSelected()
         m_histogram->setReference(&m_referenceCurve);
         m_histogram->setLive(histogramCurve(f->trial.afterHistogram, tr("with the fix")),
                              percentileMarkers(f->trial.afterHistogram));
-        m_histogram->setTitle(tr("Trial: the phases with the fix (live colour) against those without (grey)"));
+        m_histogram->setTitle(tr("Trial: the phases with the fix against those without"));
     } else if (m_report) {
         m_histogram->setReference(nullptr);
         m_histogram->setLive(histogramCurve(m_report->baselineHistogram, tr("baseline")),

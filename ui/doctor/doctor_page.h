@@ -103,7 +103,7 @@ private:
     std::shared_ptr<const doctor::DoctorReport> m_report;
     std::shared_ptr<const doctor::DoctorReport> m_tryBase; ///< what was shown when "Try" began
     std::unique_ptr<doctor::HeldFixes> m_held;
-    doctor::DoctorPlan m_runPlan;      ///< the running (or last) run's plan
+    doctor::DoctorPlan m_runPlan;    ///< the running (or last) run's plan
     HistogramCurve m_referenceCurve; ///< what the chart's reference points at
 
     QLabel* m_stage;

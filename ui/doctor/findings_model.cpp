@@ -96,8 +96,8 @@ QVariant FindingsModel::data(const QModelIndex& index, int role) const
         case Culprit:
             return machineText(f->title);
         case Fix:
-            return machineText(f->fix.target) + QStringLiteral(": ") + machineText(f->fix.from) + QStringLiteral(" → ") +
-                   machineText(f->fix.to);
+            return machineText(f->fix.target) + QStringLiteral(": ") + machineText(f->fix.from) +
+                   QStringLiteral(" → ") + machineText(f->fix.to);
         case When:
             return f->fix.runtime ? tr("now") : tr("reboot");
         case Verdict:
@@ -126,13 +126,15 @@ QVariant FindingsModel::data(const QModelIndex& index, int role) const
 
 QVariant FindingsModel::headerData(int section, Qt::Orientation orientation, int role) const
 {
+    if (orientation == Qt::Horizontal && role == Qt::ToolTipRole && section == Share)
+        return tr("The share of the worst wake-ups' lateness this finding explains");
     if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
         return QAbstractTableModel::headerData(section, orientation, role);
     switch (Column(section)) {
     case Rank:
         return tr("#");
     case Share:
-        return tr("Of the tail");
+        return tr("Tail");
     case Culprit:
         return tr("Culprit");
     case Fix:

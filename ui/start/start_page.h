@@ -2,8 +2,9 @@
 // The start page (docs/gui.md, "Start page"): what the window shows when the app opens without a page or a file.
 // One large card per built-in lesson (resources/presets: its title, the question it answers, a drawn sketch of
 // its view, how long its script runs, and what it needs from this machine, from the real system probe), "Open a
-// result…", a "Tune this machine" card (the Doctor page), the machine's verdict in one line, and "Show at start". A click on a card asks for its lesson; Escape
-// asks to leave for the scope. The window decides what those do (MainWindow).
+// result…", a "Tune this machine" card (the Doctor page), the machine's verdict in one line, and "Show at start". A
+// click on a card asks for its lesson; Escape asks to leave for the scope. The window decides what those do
+// (MainWindow).
 #include "engine/presets/preset.h"
 #include "engine/rt/system_probe.h"
 #include "engine/trace/trace_session.h"
