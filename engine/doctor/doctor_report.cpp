@@ -149,8 +149,9 @@ std::string svgHistogram(const std::vector<HistogramCurve>& curves)
     // Whole decades on both axes, at least one each (a single bucket would make an axis of no width).
     const double lx0 = std::floor(std::log10(lo)), lx1 = std::max(std::ceil(std::log10(hi)), lx0 + 1);
     const double ly1 = 0, ly0 = std::min(std::floor(std::log10(minShare)), ly1 - 1);
+    const double xMin = std::pow(10.0, lx0); // the axis starts at its first decade, where its first tick is
     const auto x = [&](double v) {
-        return kLeft + (std::log10(std::max(v, lo)) - lx0) / (lx1 - lx0) * (kW - kLeft - kRight);
+        return kLeft + (std::log10(std::max(v, xMin)) - lx0) / (lx1 - lx0) * (kW - kLeft - kRight);
     };
     const auto y = [&](double share) {
         return kTop + (ly1 - std::log10(share)) / (ly1 - ly0) * (kH - kTop - kBottom);
@@ -163,8 +164,9 @@ std::string svgHistogram(const std::vector<HistogramCurve>& curves)
         const double v = std::pow(10.0, d);
         svg += "<line x1=\"" + usText(x(v)) + "\" x2=\"" + usText(x(v)) + "\" y1=\"" + usText(kTop) + "\" y2=\"" +
                usText(kH - kBottom) + "\" stroke=\"#ddd\"/>";
-        svg += "<text x=\"" + usText(x(v)) + "\" y=\"" + usText(kH - kBottom + 14) + "\" text-anchor=\"middle\">" +
-               (v < 1 ? usText(v) : std::to_string(int64_t(v))) + "</text>";
+        // The last decade's label ends at the axis' end: centred there, "10000" would run off the picture.
+        svg += "<text x=\"" + usText(x(v)) + "\" y=\"" + usText(kH - kBottom + 14) + "\" text-anchor=\"" +
+               (d == lx1 ? "end" : "middle") + "\">" + (v < 1 ? usText(v) : std::to_string(int64_t(v))) + "</text>";
     }
     for (double d = ly0; d <= ly1; ++d) {
         svg += "<line x1=\"" + usText(kLeft) + "\" x2=\"" + usText(kW - kRight) + "\" y1=\"" +

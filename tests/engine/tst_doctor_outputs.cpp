@@ -167,6 +167,11 @@ private slots:
         for (size_t at = page.find("<svg"); at != std::string::npos; at = page.find("<svg", at + 1))
             ++svgs;
         QCOMPARE(svgs, size_t(1 + 7 + 1));
+        // Every histogram's axis starts at its first decade, with that decade's tick and label on the axis' left end
+        // (x = 50), whatever its fastest wake-up; the last label ends at the right end instead of running off it.
+        const std::string svg = page.substr(page.find("<svg"), page.find("</svg>") - page.find("<svg"));
+        QVERIFY2(svg.find("<line x1=\"50.0\" x2=\"50.0\"") != std::string::npos, svg.c_str());
+        QVERIFY2(svg.find("text-anchor=\"end\">") != std::string::npos, svg.c_str());
     }
 
     void tableNamesTheCulprits()

@@ -108,7 +108,7 @@ DoctorPage::DoctorPage(const SystemProbe& probe, doctor::GuardianLaunch guardian
     m_table->horizontalHeader()->setStretchLastSection(false);
     m_table->horizontalHeader()->setSectionResizeMode(FindingsModel::Culprit, QHeaderView::Stretch);
     m_table->horizontalHeader()->setSectionResizeMode(FindingsModel::Fix, QHeaderView::Interactive);
-    m_table->horizontalHeader()->resizeSection(FindingsModel::Fix, fontMetrics().averageCharWidth() * 36);
+    m_table->horizontalHeader()->resizeSection(FindingsModel::Fix, fontMetrics().averageCharWidth() * 30);
     keepHeader("findingsHeader", m_table->horizontalHeader());
 
     m_detail->setObjectName("findingDetail");

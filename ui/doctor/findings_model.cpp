@@ -69,7 +69,7 @@ QString FindingsModel::verdictText(const Finding& f)
     case doctor::Verdict::NotTried:
         break;
     }
-    return f.trial.why.empty() ? tr("not tried") : tr("not tried: %1").arg(machineText(f.trial.why));
+    return tr("not tried"); // why not is in the row's tooltip and the detail below the table
 }
 
 QString FindingsModel::p99Text(const TrialResult& trial)
@@ -108,6 +108,8 @@ QVariant FindingsModel::data(const QModelIndex& index, int role) const
             break;
         }
     } else if (role == Qt::ToolTipRole) {
+        if (index.column() == Verdict && !f->trial.why.empty())
+            return machineText(f->trial.why);
         return machineText(f->evidence);
     } else if (role == Qt::ForegroundRole && index.column() == Verdict) {
         switch (f->trial.verdict) {

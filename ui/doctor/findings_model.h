@@ -27,7 +27,7 @@ public:
     QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
     QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
 
-    /// "helped", "no effect", "hurt" or the reason it was not tried, as the Verdict column says it.
+    /// "helped", "no effect", "hurt" or "not tried" (why not: the cell's tooltip), as the Verdict column says it.
     static QString verdictText(const doctor::Finding& finding);
     /// "48.0 → 12.3 µs" (the trial's A and B phases), or "—" without a trial.
     static QString p99Text(const doctor::TrialResult& trial);
