@@ -10,6 +10,7 @@
 #include "ui/doctor/doctor_controls.h"
 #include "ui/doctor/findings_model.h"
 #include "ui/explanation_pane.h"
+#include "ui/plot/chart_style.h"
 #include "ui/plot/histogram_chart.h"
 #include "ui/widgets/table_style.h"
 
@@ -98,17 +99,20 @@ DoctorPage::DoctorPage(const SystemProbe& probe, doctor::GuardianLaunch guardian
 
     m_table->setObjectName("findingsTable");
     m_table->setModel(m_model);
-    styleFiguresTable(m_table, 1.15, 8);
+    // Not the shared fitter (styleFiguresTable): it shares the width out evenly among long columns, and here the
+    // culprit is what a reader looks for. It takes the room; the fix gets a fixed share, elided, its whole text in
+    // the detail below; the short columns fit their contents.
+    setUpFiguresTable(m_table);
+    m_table->setFont(plot::chartFont(font(), 1.1));
+    m_table->setTextElideMode(Qt::ElideRight);
     m_table->setFocusPolicy(Qt::StrongFocus);
     m_table->setSelectionMode(QAbstractItemView::SingleSelection);
     m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
-    m_table->setWordWrap(false);
-    // The culprit is what a reader looks for: it takes the room; the fix gets a fixed share, elided, with its whole
-    // text in the row's detail below.
-    m_table->horizontalHeader()->setStretchLastSection(false);
-    m_table->horizontalHeader()->setSectionResizeMode(FindingsModel::Culprit, QHeaderView::Stretch);
-    m_table->horizontalHeader()->setSectionResizeMode(FindingsModel::Fix, QHeaderView::Interactive);
-    m_table->horizontalHeader()->resizeSection(FindingsModel::Fix, fontMetrics().averageCharWidth() * 30);
+    QHeaderView* header = m_table->horizontalHeader();
+    header->setStretchLastSection(false);
+    header->setSectionResizeMode(FindingsModel::Culprit, QHeaderView::Stretch);
+    header->setSectionResizeMode(FindingsModel::Fix, QHeaderView::Interactive);
+    header->resizeSection(FindingsModel::Fix, QFontMetrics(m_table->font()).averageCharWidth() * 34);
     keepHeader("findingsHeader", m_table->horizontalHeader());
 
     m_detail->setObjectName("findingDetail");
