@@ -81,12 +81,9 @@ private slots:
     {
         if (geteuid() != 0)
             RTSCOPE_SKIP(Root, "the doctor's trials need root (this machine's test runs have it)");
-        test::RealMachineRecord machine;
-        if (const QString why = test::captureCleanMachine(machine); !why.isEmpty())
-            QFAIL(qPrintable(why));
+        RTSCOPE_CLEAN_MACHINE(machine);
         const int cpu = CpuTopology::current().lastUsable();
-        test::PlantedCulprit culprit(cpu, 90);
-        QVERIFY2(culprit.problem().empty(), culprit.problem().c_str());
+        RTSCOPE_PLANTED_CULPRIT(culprit, cpu);
         const std::vector<int> cpusBefore = test::threadCpus(culprit.tid());
         QTemporaryDir dir;
         const QString id = QString("thread-%1").arg(culprit.tid());
@@ -125,9 +122,7 @@ private slots:
     {
         if (geteuid() != 0)
             RTSCOPE_SKIP(Root, "the doctor's trials need root (this machine's test runs have it)");
-        test::RealMachineRecord machine;
-        if (const QString why = test::captureCleanMachine(machine); !why.isEmpty())
-            QFAIL(qPrintable(why));
+        RTSCOPE_CLEAN_MACHINE(machine);
         if (machine.before("/proc/sys/kernel/timer_migration") != "1")
             RTSCOPE_SKIP(Kernel, "timer migration is off here: the finding these trials try does not arise");
         QProcess first;
@@ -158,9 +153,7 @@ private slots:
     {
         if (geteuid() != 0)
             RTSCOPE_SKIP(Root, "the doctor's trials need root (this machine's test runs have it)");
-        test::RealMachineRecord machine;
-        if (const QString why = test::captureCleanMachine(machine); !why.isEmpty())
-            QFAIL(qPrintable(why));
+        RTSCOPE_CLEAN_MACHINE(machine);
         if (machine.before("/proc/sys/kernel/timer_migration") != "1")
             RTSCOPE_SKIP(Kernel, "timer migration is off here: the finding these trials try does not arise");
         QProcess first;
@@ -186,9 +179,7 @@ private slots:
     {
         if (geteuid() != 0)
             RTSCOPE_SKIP(Root, "the doctor's trials need root (this machine's test runs have it)");
-        test::RealMachineRecord machine;
-        if (const QString why = test::captureCleanMachine(machine); !why.isEmpty())
-            QFAIL(qPrintable(why));
+        RTSCOPE_CLEAN_MACHINE(machine);
         const QString journal = QString::fromStdString(doctor::JournalPaths{}.journal());
         // Whatever fails below, nothing kept outlives the test.
         auto undoLeftovers = qScopeGuard([&] {
@@ -196,8 +187,7 @@ private slots:
                 (void)test::run({"doctor", "--undo"});
         });
         const int cpu = CpuTopology::current().lastUsable();
-        test::PlantedCulprit culprit(cpu, 90);
-        QVERIFY2(culprit.problem().empty(), culprit.problem().c_str());
+        RTSCOPE_PLANTED_CULPRIT(culprit, cpu);
         const std::vector<int> cpusBefore = test::threadCpus(culprit.tid());
         QVERIFY(std::find(cpusBefore.begin(), cpusBefore.end(), cpu) != cpusBefore.end());
         const QString id = QString("thread-%1").arg(culprit.tid());

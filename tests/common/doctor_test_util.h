@@ -429,6 +429,13 @@ inline QString captureCleanMachine(RealMachineRecord& record)
     return {};
 }
 
+/// Declares @p record: the real machine's knobs as they are with no doctor running (captureCleanMachine(), which
+/// waits for another test's doctor to end); the calling test fails when they cannot be read.
+#define RTSCOPE_CLEAN_MACHINE(record)                                                                                  \
+    rtscope::test::RealMachineRecord record;                                                                           \
+    if (const QString whyNotClean = rtscope::test::captureCleanMachine(record); !whyNotClean.isEmpty())                \
+    QFAIL(qPrintable(whyNotClean))
+
 /// Begins a session on the real machine with the default journal (/run/rtscope), waiting up to @p timeoutMs while
 /// another doctor (or another test) holds it: tests that change the real machine take turns through the same lock.
 inline doctor::Expected<std::unique_ptr<doctor::DoctorSession>> beginRealSession(doctor::RootFs& fs,

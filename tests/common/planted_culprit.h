@@ -101,3 +101,8 @@ private:
 };
 
 } // namespace rtscope::test
+
+/// Declares @p culprit: a PlantedCulprit at FIFO 90 on @p cpu; the calling test fails when the kernel refused it.
+#define RTSCOPE_PLANTED_CULPRIT(culprit, cpu)                                                                          \
+    rtscope::test::PlantedCulprit culprit((cpu), 90);                                                                  \
+    QVERIFY2(culprit.problem().empty(), culprit.problem().c_str())

@@ -92,11 +92,8 @@ private slots:
     {
         const int cpu = CpuTopology::current().lastUsable();
         // Wait for any other doctor (another test) to end before reading what the machine is without one.
-        test::RealMachineRecord machine;
-        if (const QString why = test::captureCleanMachine(machine); !why.isEmpty())
-            QFAIL(qPrintable(why));
-        test::PlantedCulprit culprit(cpu, 90);
-        QVERIFY2(culprit.problem().empty(), culprit.problem().c_str());
+        RTSCOPE_CLEAN_MACHINE(machine);
+        RTSCOPE_PLANTED_CULPRIT(culprit, cpu);
         const std::vector<int> cpusBefore = test::threadCpus(culprit.tid());
         int prioBefore = 0;
         const int policyBefore = policyOf(culprit.tid(), prioBefore);
@@ -185,12 +182,9 @@ private slots:
         QVERIFY(!problems.empty() && problems.front().find("keep and hold exclude each other") != std::string::npos);
 
         const int cpu = CpuTopology::current().lastUsable();
-        test::RealMachineRecord machine;
-        if (const QString why = test::captureCleanMachine(machine); !why.isEmpty())
-            QFAIL(qPrintable(why));
+        RTSCOPE_CLEAN_MACHINE(machine);
         // The planted culprit (5 ms of every 11.3 ms at FIFO 90): its move shows in every phase pair.
-        test::PlantedCulprit culprit(cpu, 90);
-        QVERIFY2(culprit.problem().empty(), culprit.problem().c_str());
+        RTSCOPE_PLANTED_CULPRIT(culprit, cpu);
         const std::vector<int> cpusBefore = test::threadCpus(culprit.tid());
         DoctorPlan plan = shortPlan(cpu);
         plan.phases.baselineNs = 2'500'000'000;
@@ -239,9 +233,7 @@ private slots:
     void stopInATrialPutsEverythingBack()
     {
         const int cpu = CpuTopology::current().lastUsable();
-        test::RealMachineRecord machine;
-        if (const QString why = test::captureCleanMachine(machine); !why.isEmpty())
-            QFAIL(qPrintable(why));
+        RTSCOPE_CLEAN_MACHINE(machine);
         DoctorPlan plan = shortPlan(cpu);
         plan.phases.baselineNs = 1'000'000'000;
         plan.phases.phaseNs = 2'000'000'000;

@@ -97,9 +97,7 @@ private slots:
     {
         if (::geteuid() != 0)
             RTSCOPE_SKIP(Root, "the doctor's anatomy needs tracefs, which only root may write");
-        test::RealMachineRecord machine;
-        if (const QString why = test::captureCleanMachine(machine); !why.isEmpty())
-            QFAIL(qPrintable(why));
+        RTSCOPE_CLEAN_MACHINE(machine);
         DoctorPage page(SystemProbe{}, guardian());
         page.setPhasePlan(shortPhases());
         // The panel is the one way in: the page runs what it shows.
@@ -165,13 +163,10 @@ private slots:
         QFETCH(bool, byClosing);
         if (::geteuid() != 0)
             RTSCOPE_SKIP(Root, "the doctor's trials change the machine, which only root may");
-        test::RealMachineRecord machine;
-        if (const QString why = test::captureCleanMachine(machine); !why.isEmpty())
-            QFAIL(qPrintable(why));
+        RTSCOPE_CLEAN_MACHINE(machine);
         const int cpu = CpuTopology::current().lastUsable();
         // The planted culprit (5 ms of every 11.3 ms at FIFO 90): its move must show in every phase pair.
-        test::PlantedCulprit culprit(cpu, 90);
-        QVERIFY2(culprit.problem().empty(), culprit.problem().c_str());
+        RTSCOPE_PLANTED_CULPRIT(culprit, cpu);
         const std::vector<int> cpusBefore = test::threadCpus(culprit.tid());
         QVERIFY(onCpu(cpusBefore, cpu));
 
