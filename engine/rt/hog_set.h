@@ -8,6 +8,7 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -42,9 +43,12 @@ public:
     const HogPlacement& placement() const { return m_placement; }
 
     /// @brief Starts or stops hogs until each CPU of the placement has @p perCpu (clamped to 0 and to the set's
-    /// maximum). Hogs to remove are all flagged before any is joined, so each exits the moment it next runs. On an
-    /// error the hogs started so far keep running (perCpu() says how many there are) and the error says why.
-    [[nodiscard]] Error setPerCpu(int perCpu);
+    /// maximum). New hogs are launched without waiting for their first turn (RtThread::launch), from a thread kept
+    /// off the hog CPUs meanwhile, so starting N takes time linear in N; @p interrupted (when given) is asked before
+    /// each one, and a true answer ends the start-up with ErrorKind::Interrupted. Hogs to remove are all flagged
+    /// before any is joined, so each exits the moment it next runs. On an error the hogs started so far keep running
+    /// (perCpu() says how many there are; stopAll() joins them) and the error says why.
+    [[nodiscard]] Error setPerCpu(int perCpu, const std::function<bool()>& interrupted = {});
     /// @brief Stops and joins every hog; the placement is kept.
     void stopAll();
 
@@ -63,7 +67,11 @@ private:
         std::atomic<bool> retire{false}; ///< set for every hog to remove before joining any of them
     };
 
-    Error startOne(size_t index);
+    Error launchOne(size_t index);
+    /// A negative nice needs privilege, which a hog that sets its own would find out only when it runs: one thread
+    /// with the placement's policy and nice is tried first, off the hog CPUs.
+    Error checkNice() const;
+    ThreadSpec spec(int cpu) const; ///< a hog's thread on @p cpu
 
     const int m_maxThreads;
     HogPlacement m_placement;

@@ -389,6 +389,37 @@ RtThread& RtThread::operator=(RtThread&& other) noexcept
 
 Error RtThread::start(const ThreadSpec& requested, std::function<void(const std::atomic<bool>& stop)> body)
 {
+    if (Error e = create(requested, std::move(body)))
+        return e;
+    State& s = *m_state;
+    std::unique_lock lock(s.mutex);
+    s.changed.wait(lock, [&s] { return s.phase != State::Phase::Starting; });
+    if (s.phase == State::Phase::Failed) {
+        Error e = s.setupError;
+        lock.unlock();
+        pthread_join(s.thread, nullptr);
+        s.joinable = false;
+        return e;
+    }
+    return {};
+}
+
+Error RtThread::launch(const ThreadSpec& requested, std::function<void(const std::atomic<bool>& stop)> body)
+{
+    if (isRealtime(requested.policy) || isDeadline(requested.policy))
+        return {ErrorKind::InvalidConfig, "Thread '" + requested.name +
+                                              "': only SCHED_OTHER, BATCH and IDLE threads are launched without "
+                                              "waiting for them; start() the real-time ones."};
+    if (Error e = create(requested, std::move(body)))
+        return e;
+    // The thread has not run yet: named here, so that it is known by its name from now on, as after start().
+    if (!m_state->spec.name.empty())
+        pthread_setname_np(m_state->thread, m_state->spec.name.substr(0, 15).c_str());
+    return {};
+}
+
+Error RtThread::create(const ThreadSpec& requested, std::function<void(const std::atomic<bool>& stop)> body)
+{
     if (!m_state)
         m_state = std::make_unique<State>();
     if (m_state->joinable && m_state->currentPhase() == State::Phase::Done)
@@ -463,16 +494,6 @@ Error RtThread::start(const ThreadSpec& requested, std::function<void(const std:
         return explainSchedulingError(rc, s.spec);
     }
     s.joinable = true;
-
-    std::unique_lock lock(s.mutex);
-    s.changed.wait(lock, [&s] { return s.phase != State::Phase::Starting; });
-    if (s.phase == State::Phase::Failed) {
-        Error e = s.setupError;
-        lock.unlock();
-        pthread_join(s.thread, nullptr);
-        s.joinable = false;
-        return e;
-    }
     return {};
 }
 

@@ -66,17 +66,19 @@ Error LatencyRun::start()
     m_resetNs = m_startNs;
     m_hogRate = CounterRate(m_startNs);
 
-    Error e = m_hogs.setPerCpu(m_config.hogs);
+    // A stop request is honoured between every step (RunEnvironment::interrupted), and between any two hogs.
+    Error e = m_hogs.setPerCpu(m_config.hogs, m_env.interrupted);
+    if (!e)
+        e = m_env.checkInterrupted("the run was starting");
     if (!e && m_config.trace)
         m_tracer.start(
             m_cpus, m_env.topology,
             m_config); // before the measuring threads, so their first wake-ups are traced; a failure is reported
-    if (!e)
-        for (auto& w : m_workers)
-            if (!e)
-                e = startWorker(*w);
+    for (auto& w : m_workers)
+        if (!e && !(e = m_env.checkInterrupted("the run was starting")))
+            e = startWorker(*w);
     if (e)
-        return e; // the host stops what started
+        return e; // the host stops and joins what started
     if (m_sink) {
         // Nothing has been drained yet (the collector is not running), so the sink sees the run from sample 0.
         m_dropsSent.reset(m_workers.size());
