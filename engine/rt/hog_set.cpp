@@ -74,6 +74,10 @@ Error HogSet::setPerCpu(int perCpu, const std::function<bool()>& interrupted)
     const ScopedCallerAffinity offTheHogCpus(m_placement.cpus);
     if (Error e = checkNice())
         return e;
+    // Each CPU's spec is checked once here (sysfs and cgroup files), not again for every hog.
+    for (int cpu : m_placement.cpus)
+        if (Error e = RtThread::check(spec(cpu)))
+            return e;
     for (size_t i = have; i < n; ++i) {
         if (interrupted && interrupted())
             return {ErrorKind::Interrupted, "A stop was requested while the hogs were starting (" +
@@ -90,7 +94,7 @@ Error HogSet::checkNice() const
     errno = 0;
     const int current = getpriority(PRIO_PROCESS, 0); // this thread's nice, which a new thread starts with
     if (errno == 0 && m_placement.nice >= current)
-        return {}; // raising one's nice needs no privilege
+        return {};                  // raising one's nice needs no privilege
     return tryThreadSpec(spec(-1)); // it inherits this thread's affinity: off the hog CPUs
 }
 
@@ -113,18 +117,19 @@ Error HogSet::launchOne(size_t index)
     counter.retire.store(false, std::memory_order_relaxed);
     auto thread = std::make_unique<RtThread>();
     // Hog i on CPU i mod n: every CPU gets as many.
-    Error e = thread->launch(spec(m_placement.cpus[index % m_placement.cpus.size()]),
-                             [&counter](const std::atomic<bool>& stop) {
-                                 uint64_t local = counter.iterations.load(std::memory_order_relaxed);
-                                 while (!stop.load(std::memory_order_relaxed) &&
-                                        !counter.retire.load(std::memory_order_relaxed)) {
-                                     // Pure CPU work; the counter is published every 4096 iterations.
-                                     for (int k = 0; k < 4096; ++k)
-                                         asm volatile("" : "+r"(local));
-                                     local += 4096;
-                                     counter.iterations.store(local, std::memory_order_relaxed);
-                                 }
-                             });
+    Error e = thread->launch(
+        spec(m_placement.cpus[index % m_placement.cpus.size()]),
+        [&counter](const std::atomic<bool>& stop) {
+            uint64_t local = counter.iterations.load(std::memory_order_relaxed);
+            while (!stop.load(std::memory_order_relaxed) && !counter.retire.load(std::memory_order_relaxed)) {
+                // Pure CPU work; the counter is published every 4096 iterations.
+                for (int k = 0; k < 4096; ++k)
+                    asm volatile("" : "+r"(local));
+                local += 4096;
+                counter.iterations.store(local, std::memory_order_relaxed);
+            }
+        },
+        true);
     if (e)
         return e;
     m_threads.push_back(std::move(thread));
