@@ -264,6 +264,9 @@ public:
     {
         m_recorder.setCommand("rtscope agent (started by a controller)");
         m_latency.setLockAllMemory(true);
+        // A start with many hogs gives up at the next hog when the controller has gone or a stop signal came: the
+        // loop then sees which, and leaves.
+        m_latency.setStartInterrupt([this] { return stopSignalPending() || controllerGone(); });
         m_latency.setRunSink(&m_recorder);
         m_latency.setCollectorPace(10 * kNsPerMs, kAgentPublishNs);
         m_helloDone = settings.helloChecked;
@@ -349,6 +352,14 @@ private:
     }
 
     bool anyRunning() const { return m_latency.running() || m_run; }
+
+    // The controller's end of the input is closed (a pipe's writer gone, a socket shut down or reset), seen without
+    // reading: bytes still buffered are left for the loop, which reads them and then the end.
+    bool controllerGone() const
+    {
+        pollfd fd{m_in, POLLIN | POLLRDHUP, 0};
+        return ::poll(&fd, 1, 0) > 0 && (fd.revents & (POLLHUP | POLLRDHUP | POLLERR | POLLNVAL));
+    }
 
     int leave(const std::string& why, int code)
     {

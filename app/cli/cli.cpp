@@ -156,6 +156,17 @@ int waitForStopSignal(int timeoutMs)
     return sig > 0 ? sig : 0;
 }
 
+bool stopSignalPending()
+{
+    sigset_t pending;
+    if (sigpending(&pending) != 0)
+        return false;
+    for (int sig : kStopSignals)
+        if (sigismember(&pending, sig) == 1)
+            return true;
+    return false;
+}
+
 int exitCodeFor(ErrorKind kind)
 {
     switch (kind) {
@@ -165,6 +176,8 @@ int exitCodeFor(ErrorKind kind)
         return ExitBadInput;
     case ErrorKind::Permission:
         return ExitNoPrivilege;
+    case ErrorKind::Interrupted:
+        return ExitOk; // a stop signal during the start: a clean stop, like one during the run
     default:
         return ExitFailure;
     }

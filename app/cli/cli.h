@@ -38,7 +38,11 @@ int reportInvalid(const std::string& command, const std::vector<std::string>& pr
 /// Blocks until a stop signal (kStopSignals, engine/rt/rt_thread.h) arrives or @p timeoutMs passes; returns the
 /// signal or 0.
 int waitForStopSignal(int timeoutMs);
-/// Maps an engine error to the exit code: InvalidConfig 2, Permission 3, anything else 1.
+/// True when a stop signal (kStopSignals) is pending, without taking it: an experiment's start asks it between its
+/// steps (ExperimentHost::setStartInterrupt), and waitForStopSignal() then takes and names the signal.
+bool stopSignalPending();
+/// Maps an engine error to the exit code: InvalidConfig 2, Permission 3, Interrupted (a stop signal while it started)
+/// 0, anything else 1.
 int exitCodeFor(ErrorKind kind);
 /// Writes @p text to @p path (writeFileAtomically: all of it or nothing changed); on failure prints why and returns
 /// false.

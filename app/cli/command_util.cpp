@@ -161,8 +161,16 @@ void warnAboutOtherMeasurements(const std::string& command, const std::vector<in
 
 RunResult notStarted(const std::string& command, const Error& e)
 {
-    std::fprintf(stderr, "rtscope %s: %s\n", command.c_str(), e.message.c_str());
     RunResult result;
+    if (e.kind == ErrorKind::Interrupted) {
+        // The signal that interrupted the start is still pending: taken here, so that it is named.
+        result.signal = waitForStopSignal(0);
+        std::fprintf(stderr, "rtscope %s: stopped by %s before the run started; nothing was measured. %s\n",
+                     command.c_str(), result.signal ? strsignal(result.signal) : "a stop request", e.message.c_str());
+        result.exitCode = exitCodeFor(e.kind);
+        return result;
+    }
+    std::fprintf(stderr, "rtscope %s: %s\n", command.c_str(), e.message.c_str());
     result.exitCode = exitCodeFor(e.kind);
     return result;
 }

@@ -86,7 +86,8 @@ CommandRunner catchingExceptions(const std::string& command, CommandRunner run);
 /// Prints otherMeasurementWarnings() for @p cpus on stderr ("rtscope CMD: warning: another rtscope (PID …) …").
 void warnAboutOtherMeasurements(const std::string& command, const std::vector<int>& cpus);
 
-/// Prints "rtscope CMD: why" for an experiment that did not start; the result carries exitCodeFor(its kind).
+/// Prints "rtscope CMD: why" for an experiment that did not start; the result carries exitCodeFor(its kind). A start
+/// interrupted by a stop signal (ErrorKind::Interrupted) takes the signal, names it and exits 0, nothing written.
 RunResult notStarted(const std::string& command, const Error& e);
 /// "# rtscope VERSION CMD: LABEL", the first line of a run.
 void printRunHeader(const std::string& command, const std::string& label);

@@ -373,6 +373,8 @@ RunResult runLatency(const LatencyConfig& config, const RunOutput& out, const st
             std::make_shared<TraceDatCapture>(std::filesystem::absolute(out.traceDat).parent_path().string());
     LatencyExperiment exp;
     exp.setLockAllMemory(true);
+    // Ctrl-C while many hogs start ends the start-up at the next hog (docs/cli.md, --hogs).
+    exp.setStartInterrupt(stopSignalPending);
     exp.setRunSink(recorder.get());
     exp.setTraceCapture(traceCapture);
     Progress progress(out.quiet, Progress::InLog::EverySecond);

@@ -132,6 +132,7 @@ int runMonitor(const LatencyConfig& config, const MonitorListen& listen, const M
     LatencyMaxima maxima; // a run sink outlives the experiment
     LatencyExperiment exp;
     exp.setLockAllMemory(true);
+    exp.setStartInterrupt(stopSignalPending); // a stop signal while the hogs start ends the start-up at once
     exp.setRunSink(&maxima);
     // The measurement runs for months: drain every 10 ms (the ring holds over a second at 1 kHz) and publish ten
     // times a second, so a scrape sees figures at most 0.1 s old; the timeline is not served, so keep the shortest.

@@ -23,6 +23,7 @@
 #include <concepts>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -46,7 +47,17 @@ struct RunEnvironment {
     /// What mlockall gave when the caller asked for it (mode All, or None with the reason); {} when not asked. When
     /// it is not All, the run locks what its real-time path touches itself (lockedRanges()).
     MemoryLockStatus memoryLock;
+    /// Asked between the steps of a start() that may take long (many hogs): true when the caller wants the start
+    /// given up (a stop request, a controller gone). Empty: never. ExperimentHost::setStartInterrupt().
+    std::function<bool()> interrupted;
     bool allLocked() const { return memoryLock.mode == MemoryLockMode::All; }
+    /// @brief The Interrupted error when interrupted() says so, else none: a run's start() asks it between steps.
+    Error checkInterrupted(std::string_view during) const
+    {
+        if (interrupted && interrupted())
+            return {ErrorKind::Interrupted, "A stop was requested while " + std::string(during) + "."};
+        return {};
+    }
 };
 
 /// @brief The memory-lock status of a run that locked its real-time path's ranges itself: @p what names them
@@ -106,6 +117,11 @@ public:
     /// @brief Lock all memory with mlockall (CLI, like cyclictest -m) instead of only the real-time path's stacks and
     /// rings (GUI). Applies at the next start().
     void setLockAllMemory(bool all) { m_lockAll = all; }
+    /// @brief What a start() asks between its steps (RunEnvironment::interrupted): a stop request that arrives
+    /// while a run starts (Ctrl-C during the start-up of many hogs, a controller that left) ends the start with
+    /// ErrorKind::Interrupted, and everything started is stopped and joined as after any failed start. Called on
+    /// the thread that calls start(). Kept for the next starts.
+    void setStartInterrupt(std::function<bool()> interrupted) { m_startInterrupt = std::move(interrupted); }
 
     /// @brief Validates @p config against @p topology, then creates the run and starts its threads and the collector
     /// (kept off the run's busy CPUs). On any failure everything started is stopped and joined again and the error
@@ -117,7 +133,7 @@ public:
             return {ErrorKind::InvalidConfig, "the " + std::string(Run::kName) + " experiment is already running"};
         if (auto errors = config.validate(topology); !errors.empty())
             return {ErrorKind::InvalidConfig, joinErrors(errors)};
-        const RunEnvironment env{topology, m_lockAll ? lockAllMemory() : MemoryLockStatus{}};
+        const RunEnvironment env{topology, m_lockAll ? lockAllMemory() : MemoryLockStatus{}, m_startInterrupt};
         auto run = std::make_unique<Run>(config, env);
         configureRun(*run);
         if (Error e = run->start()) {
@@ -230,6 +246,7 @@ private:
     std::unique_ptr<Feed> m_feed;
     std::atomic<bool> m_running{false};
     bool m_lockAll = false;
+    std::function<bool()> m_startInterrupt;
     bool m_finishedAtStop = false;
     Config m_lastConfig{};
     CpuTopology m_topology;

@@ -260,6 +260,9 @@ struct RtThread::State {
     std::atomic<pid_t> tid{0};
 
     enum class Phase { Starting, Running, Failed, Done };
+    /// The thread has returned or is returning: its body ended (Done) or never ran (Failed, a launch()ed thread's
+    /// own set-up refused). Only the join is left.
+    static bool over(Phase p) { return p == Phase::Done || p == Phase::Failed; }
     std::mutex mutex;
     std::condition_variable changed;
     Phase phase = Phase::Starting;
@@ -389,14 +392,53 @@ RtThread& RtThread::operator=(RtThread&& other) noexcept
 
 Error RtThread::start(const ThreadSpec& requested, std::function<void(const std::atomic<bool>& stop)> body)
 {
+    if (Error e = create(requested, std::move(body), false))
+        return e;
+    State& s = *m_state;
+    std::unique_lock lock(s.mutex);
+    s.changed.wait(lock, [&s] { return s.phase != State::Phase::Starting; });
+    if (s.phase == State::Phase::Failed) {
+        Error e = s.setupError;
+        lock.unlock();
+        pthread_join(s.thread, nullptr);
+        s.joinable = false;
+        return e;
+    }
+    return {};
+}
+
+Error RtThread::check(const ThreadSpec& spec)
+{
+    return validateSpec(spec);
+}
+
+Error RtThread::launch(const ThreadSpec& requested, std::function<void(const std::atomic<bool>& stop)> body,
+                       bool checked)
+{
+    if (isRealtime(requested.policy) || isDeadline(requested.policy))
+        return {ErrorKind::InvalidConfig, "Thread '" + requested.name +
+                                              "': only SCHED_OTHER, BATCH and IDLE threads are launched without "
+                                              "waiting for them; start() the real-time ones."};
+    if (Error e = create(requested, std::move(body), checked))
+        return e;
+    // The thread has not run yet: named here, so that it is known by its name from now on, as after start().
+    if (!m_state->spec.name.empty())
+        pthread_setname_np(m_state->thread, m_state->spec.name.substr(0, 15).c_str());
+    return {};
+}
+
+Error RtThread::create(const ThreadSpec& requested, std::function<void(const std::atomic<bool>& stop)> body,
+                       bool checked)
+{
     if (!m_state)
         m_state = std::make_unique<State>();
-    if (m_state->joinable && m_state->currentPhase() == State::Phase::Done)
-        stop(); // the body returned on its own: only the join is left
+    if (m_state->joinable && State::over(m_state->currentPhase()))
+        stop(); // the body returned on its own (or a launch()ed thread's set-up failed): only the join is left
     if (m_state->joinable)
         return {ErrorKind::InvalidConfig, "Thread '" + requested.name + "' is already running; stop it first."};
-    if (Error e = validateSpec(requested))
-        return e;
+    if (!checked)
+        if (Error e = validateSpec(requested))
+            return e;
     installWakeSignalHandler();
 
     // A fresh State per run: a previous run's flags and error must not leak into this one.
@@ -463,16 +505,6 @@ Error RtThread::start(const ThreadSpec& requested, std::function<void(const std:
         return explainSchedulingError(rc, s.spec);
     }
     s.joinable = true;
-
-    std::unique_lock lock(s.mutex);
-    s.changed.wait(lock, [&s] { return s.phase != State::Phase::Starting; });
-    if (s.phase == State::Phase::Failed) {
-        Error e = s.setupError;
-        lock.unlock();
-        pthread_join(s.thread, nullptr);
-        s.joinable = false;
-        return e;
-    }
     return {};
 }
 
@@ -487,12 +519,12 @@ bool RtThread::stop(int timeoutMs)
     bool inTime = true;
     {
         std::unique_lock lock(s.mutex);
-        while (s.phase != State::Phase::Done) {
+        while (!State::over(s.phase)) {
             // Re-sent every 2 ms: a body that checked its flag just before we set it may be entering its wait
             // right now, after the previous signal has already been handled.
             pthread_kill(s.thread, wakeSignal());
             s.changed.wait_for(lock, std::chrono::milliseconds(2));
-            if (s.phase != State::Phase::Done && inTime && std::chrono::steady_clock::now() >= deadline) {
+            if (!State::over(s.phase) && inTime && std::chrono::steady_clock::now() >= deadline) {
                 inTime = false;
                 // A body that ignores its flag must at least stop hogging the CPU; we keep waiting for it
                 // rather than detach, because its stack and state belong to us.
@@ -513,7 +545,7 @@ void RtThread::requestStop()
         return;
     m_state->stop.store(true, std::memory_order_release);
     std::lock_guard lock(m_state->mutex);
-    if (m_state->phase != State::Phase::Done)
+    if (!State::over(m_state->phase))
         pthread_kill(m_state->thread, wakeSignal());
 }
 
@@ -528,7 +560,7 @@ bool RtThread::stopAll(const std::vector<RtThread*>& threads, int timeoutMs)
     for (;;) {
         bool pending = false;
         for (RtThread* t : threads)
-            if (t && t->m_state && t->m_state->joinable && t->m_state->currentPhase() != State::Phase::Done) {
+            if (t && t->m_state && t->m_state->joinable && !State::over(t->m_state->currentPhase())) {
                 pending = true;
                 pthread_kill(t->m_state->thread, wakeSignal()); // re-sent, as stop() does
             }

@@ -100,6 +100,18 @@ public:
     /// EPERM with the reason (no CAP_SYS_NICE, RLIMIT_RTPRIO and its value, RT group scheduling without
     /// runtime), EINVAL with the valid priority range, a CPU that is offline or outside the allowed set.
     Error start(const ThreadSpec& spec, std::function<void(const std::atomic<bool>& stop)> body);
+    /// @brief start() without waiting for the thread to run: returns once it exists, named and pinned, with the
+    /// policy glibc applied before its first instruction. For SCHED_OTHER, BATCH and IDLE threads only (anything
+    /// else is refused): on a CPU crowded with spinners a new thread waits up to a slice per spinner for its first
+    /// turn, so starting N of them one start() at a time grows with N² (128 hogs: 12 s), launching them is linear.
+    /// The nice the thread sets itself is not checked here: a caller that lowers it checks with tryThreadSpec()
+    /// first. A thread whose own set-up fails anyway ends before its body (running() is false).
+    /// @p checked: the caller has checked @p spec with check() already (its CPU online and allowed, its nice in
+    /// range): the sysfs and cgroup files that check reads are not read again for every thread of a set.
+    Error launch(const ThreadSpec& spec, std::function<void(const std::atomic<bool>& stop)> body, bool checked = false);
+    /// @brief What start() and launch() check before creating a thread: the priority or nice in range, the CPU online
+    /// and in this process's cpuset. Reads sysfs and the cgroup files: once per set of threads, not per thread.
+    static Error check(const ThreadSpec& spec);
 
     /// @brief Sets the stop flag and interrupts the thread's wait (re-sending the wake signal every few
     /// milliseconds until the body returns), then joins. Returns true when joined within @p timeoutMs.
@@ -131,6 +143,9 @@ public:
     bool granted() const;
 
 private:
+    /// Everything start() and launch() share: checks, pthread_create; the thread may not have run yet.
+    Error create(const ThreadSpec& spec, std::function<void(const std::atomic<bool>& stop)> body, bool checked);
+
     struct State;
     std::unique_ptr<State> m_state;
 };

@@ -11,6 +11,7 @@ enum class ErrorKind {
     Permission,    ///< missing privilege (RT priority, memlock): CLI exit 3
     Unavailable,   ///< CPU offline/not allowed, device missing
     System,        ///< any other failing syscall
+    Interrupted,   ///< a stop request arrived while it started: what had started was stopped again
 };
 
 /// [[nodiscard]]: a call that returns an Error must handle it, or say why it may be ignored (a (void) cast with a

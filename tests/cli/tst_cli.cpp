@@ -48,7 +48,8 @@ private slots:
         QTest::newRow("period garbage") << QStringList{"latency", "--period", "fast"}
                                         << "period: 'fast' is not a duration";
         QTest::newRow("period zero") << QStringList{"latency", "--period", "0"} << "period must be between";
-        QTest::newRow("hogs") << QStringList{"latency", "--hogs", "999"} << "hogs must be between 0 and 256";
+        QTest::newRow("hogs") << QStringList{"latency", "--hogs", "999"}
+                              << "hogs must be between 0 and 256 per CPU (got 999)";
         QTest::newRow("hogs negative") << QStringList{"latency", "--hogs", "-3"} << "hogs must be between 0 and 256";
         QTest::newRow("hogs text") << QStringList{"latency", "--hogs", "many"} << "--hogs";
         QTest::newRow("priority") << QStringList{"latency", "--policy", "fifo", "-p", "120"}

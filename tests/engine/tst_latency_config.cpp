@@ -93,9 +93,9 @@ private slots:
         row(
             "hogs 256", [](LatencyConfig& c) { c.hogs = 256; }, "");
         row(
-            "hogs 257", [](LatencyConfig& c) { c.hogs = 257; }, "hogs must be between 0 and 256");
+            "hogs 257", [](LatencyConfig& c) { c.hogs = 257; }, "hogs must be between 0 and 256 per CPU (got 257)");
         row(
-            "hogs -1", [](LatencyConfig& c) { c.hogs = -1; }, "hogs must be between 0 and 256");
+            "hogs -1", [](LatencyConfig& c) { c.hogs = -1; }, "hogs must be between 0 and 256 per CPU (got -1)");
         row(
             "hog fifo", [](LatencyConfig& c) { c.hogPolicy = Policy::Fifo; },
             "hog-policy must be other, batch or idle");

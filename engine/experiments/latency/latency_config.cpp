@@ -93,7 +93,10 @@ std::vector<std::string> LatencyConfig::validate(const CpuTopology& cpus) const
     if (!repeated.empty())
         out.push_back("cpus lists CPU " + formatCpuList(repeated) + " more than once");
     if (hogs < 0 || hogs > kMaxHogs)
-        out.push_back("hogs must be between 0 and " + std::to_string(kMaxHogs) + " (got " + std::to_string(hogs) + ")");
+        out.push_back("hogs must be between 0 and " + std::to_string(kMaxHogs) + " per CPU (got " +
+                      std::to_string(hogs) +
+                      "): the most spinners on one CPU that start and stop within the run's "
+                      "budgets");
     if (isRealtime(hogPolicy) || isDeadline(hogPolicy))
         out.push_back(std::string("hog-policy must be other, batch or idle (got ") + policyName(hogPolicy) +
                       "): real-time spinners can starve a CPU; the starvation lab runs them under a watchdog");

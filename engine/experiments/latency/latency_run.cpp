@@ -9,7 +9,6 @@
 #include <cerrno>
 #include <climits>
 #include <cstring>
-#include <map>
 #include <unistd.h>
 #include <utility>
 
@@ -34,60 +33,18 @@ std::string latencyRunTraceLabel(const LatencyConfig& c, const LatencyConfig& pr
 
 } // namespace
 
-/// The reader thread's batches on their way to the collector. Neither side is real-time: a mutex is enough. Bounded
-/// by LatencyRun::kTraceQueueEvents; a batch that does not fit is dropped, counted, and its span remembered per CPU,
-/// so that the collector can put a Lost event where it was (the analysis then knows those events are missing).
-struct LatencyRun::TraceQueue {
-    struct Gap {
-        int64_t fromNs = INT64_MAX;
-        int64_t toNs = INT64_MIN;
-        uint64_t events = 0;
-    };
-    std::mutex mutex;
-    std::vector<std::vector<TraceEvent>> batches;
-    std::vector<std::vector<TraceEvent>> spare; ///< emptied by the collector, for the reader to fill again
-    size_t events = 0;
-    std::map<int, Gap> gaps; ///< by CPU: what was dropped since the collector last took the batches
-    uint64_t droppedEvents = 0;
-    uint64_t droppedBatches = 0;
-
-    void push(std::span<const TraceEvent> batch)
-    {
-        std::lock_guard lock(mutex);
-        if (events + batch.size() > kTraceQueueEvents) {
-            for (const TraceEvent& e : batch) {
-                Gap& g = gaps[e.cpu];
-                g.fromNs = std::min(g.fromNs, e.ts);
-                g.toNs = std::max(g.toNs, e.ts);
-                ++g.events;
-            }
-            droppedEvents += batch.size();
-            ++droppedBatches;
-            return;
-        }
-        std::vector<TraceEvent> copy;
-        if (!spare.empty()) {
-            copy = std::move(spare.back());
-            spare.pop_back();
-        }
-        copy.assign(batch.begin(), batch.end());
-        batches.push_back(std::move(copy));
-        events += batch.size();
-    }
-};
-
 LatencyRun::LatencyRun(const LatencyConfig& config, const RunEnvironment& env)
     : m_config(config)
     , m_env(env)
     , m_cpus(config.resolvedCpus(env.topology))
-    , m_hogCpus(config.resolvedHogCpus(env.topology))
-    , m_hogCounters(new HogCounter[LatencyConfig::kMaxHogThreads])
+    , m_hogs(LatencyConfig::kMaxHogThreads)
 {
+    m_hogs.place({config.resolvedHogCpus(env.topology), config.hogPolicy, config.hogNice});
     m_config.cpu = m_cpus.front();
     m_periodNs.store(m_config.periodNs, std::memory_order_relaxed);
     // Keep the collector off the measured and hog CPUs, where hogs would starve it and the rings overflow.
     std::vector<int> busy = m_cpus;
-    busy.insert(busy.end(), m_hogCpus.begin(), m_hogCpus.end());
+    busy.insert(busy.end(), m_hogs.placement().cpus.begin(), m_hogs.placement().cpus.end());
     m_quietCpu = env.topology.otherThan(busy);
     m_workers = makeWorkers(m_cpus, m_memoryLock);
     m_workerCount.store(int(m_workers.size()));
@@ -109,15 +66,19 @@ Error LatencyRun::start()
     m_resetNs = m_startNs;
     m_hogRate = CounterRate(m_startNs);
 
-    Error e = setHogCount(m_config.hogs);
-    if (!e && m_config.trace)
-        startTrace(); // before the measuring threads, so their first wake-ups are traced; a failure is reported
+    // A stop request is honoured between every step (RunEnvironment::interrupted), and between any two hogs.
+    Error e = m_hogs.setPerCpu(m_config.hogs, m_env.interrupted);
     if (!e)
-        for (auto& w : m_workers)
-            if (!e)
-                e = startWorker(*w);
+        e = m_env.checkInterrupted("the run was starting");
+    if (!e && m_config.trace)
+        m_tracer.start(
+            m_cpus, m_env.topology,
+            m_config); // before the measuring threads, so their first wake-ups are traced; a failure is reported
+    for (auto& w : m_workers)
+        if (!e && !(e = m_env.checkInterrupted("the run was starting")))
+            e = startWorker(*w);
     if (e)
-        return e; // the host stops what started
+        return e; // the host stops and joins what started
     if (m_sink) {
         // Nothing has been drained yet (the collector is not running), so the sink sees the run from sample 0.
         m_dropsSent.reset(m_workers.size());
@@ -142,11 +103,11 @@ void LatencyRun::stop()
         requestWorkerStop(*w, requestNs);
     // Then the hogs leave, before any measuring thread is waited for: a SCHED_OTHER measuring thread among 32 hogs
     // per CPU waited 50-115 ms for the turn in which it sees its flag; every hog exits the moment it next runs.
-    stopAllHogs();
+    m_hogs.stopAll();
     stopAllWorkers();
     // The measuring threads are joined: the events of their last wake-ups (and of their exit, which tells the
     // anatomy each CPU got past them) are recorded. The collector's last drain analyses them.
-    stopTrace();
+    m_tracer.stop();
     // Nothing measures any more. The last snapshot still says whether the device was held (m_dmaHeld): the host
     // publishes it after this, so a view that sees the run stopped also finds the device let go.
     m_dma.release();
@@ -162,11 +123,7 @@ void LatencyRun::ended(int64_t stoppedNs)
             std::lock_guard lock(m_controlMutex);
             traced = m_publishedConfig.trace;
         }
-        std::shared_ptr<const LatencyTracing> tracing;
-        {
-            std::lock_guard guard(m_workersMutex);
-            tracing = traced ? m_tracing : nullptr;
-        }
+        const std::shared_ptr<const LatencyTracing> tracing = traced ? m_tracer.lastPublished() : nullptr;
         if (tracing)
             m_sink->onTracing(*tracing);
         m_sink->onRunEnd(stoppedNs);
@@ -177,7 +134,7 @@ std::vector<int> LatencyRun::busyCpus() const
 {
     std::vector<int> cpus = m_cpus;
     if (m_config.hogs > 0)
-        for (int cpu : m_hogCpus)
+        for (int cpu : m_hogs.placement().cpus)
             if (std::find(cpus.begin(), cpus.end(), cpu) == cpus.end())
                 cpus.push_back(cpu);
     return cpus;
@@ -214,8 +171,8 @@ Error LatencyRun::startAllWorkers(const std::vector<int>& cpus)
     Workers fresh = makeWorkers(cpus, lock);
     Workers old;
     // The trace session follows the threads to their CPUs (and its figures start again, like their aggregates).
-    const bool traced = m_trace != nullptr;
-    stopTrace();
+    const bool traced = m_tracer.sessionRunning();
+    m_tracer.stop();
     {
         // The collector must not iterate the workers while the set changes.
         std::lock_guard guard(m_workersMutex);
@@ -231,9 +188,9 @@ Error LatencyRun::startAllWorkers(const std::vector<int>& cpus)
     }
     old.clear(); // every thread of the old set was joined before this call
     if (m_config.trace)
-        startTrace();
+        m_tracer.start(m_cpus, m_env.topology, m_config);
     else if (traced)
-        dropTrace();
+        m_tracer.drop();
     Error result;
     for (auto& w : m_workers)
         if (!result)
@@ -345,65 +302,6 @@ void LatencyRun::measuringLoop(Worker& w, const std::atomic<bool>& stop, uint64_
         m_finished.store(true, std::memory_order_release);
 }
 
-Error LatencyRun::setHogCount(int perCpu)
-{
-    const int n = std::clamp(perCpu, 0, LatencyConfig::kMaxHogs) * int(m_hogCpus.size());
-    const int have = int(m_hogs.size());
-    if (n < have) {
-        // Flag every hog to remove first: each then exits the moment it next runs, instead of one slice
-        // round per join.
-        std::vector<RtThread*> leaving;
-        for (int i = n; i < have; ++i) {
-            m_hogCounters[i].retire.store(true, std::memory_order_relaxed);
-            leaving.push_back(m_hogs[i].get());
-        }
-        RtThread::stopAll(leaving, kJoinBudgetMs);
-        for (int i = have - 1; i >= n; --i) {
-            m_retiredHogIterations += m_hogCounters[i].iterations.exchange(0, std::memory_order_relaxed);
-            m_hogs.pop_back();
-        }
-        return {};
-    }
-    for (int i = have; i < n; ++i) {
-        ThreadSpec spec;
-        spec.policy = m_config.hogPolicy;
-        spec.nice = m_config.hogNice;
-        spec.cpu = m_hogCpus[size_t(i) % m_hogCpus.size()]; // hog i on CPU i mod n: every CPU gets `hogs`
-        spec.name = "rtscope-hog";
-        spec.stackBytes = 64 * 1024;
-        spec.prefaultBytes = 0;
-        spec.lockStack = false;
-        HogCounter& counter = m_hogCounters[i];
-        counter.retire.store(false, std::memory_order_relaxed);
-        auto thread = std::make_unique<RtThread>();
-        Error e = thread->start(spec, [&counter](const std::atomic<bool>& stop) {
-            uint64_t local = counter.iterations.load(std::memory_order_relaxed);
-            while (!stop.load(std::memory_order_relaxed) && !counter.retire.load(std::memory_order_relaxed)) {
-                // Pure CPU work; the counter is published every 4096 iterations so hogs' progress can be
-                // compared across policies ("RT changes when, not how much").
-                for (int k = 0; k < 4096; ++k)
-                    asm volatile("" : "+r"(local));
-                local += 4096;
-                counter.iterations.store(local, std::memory_order_relaxed);
-            }
-        });
-        if (e)
-            return e;
-        m_hogs.push_back(std::move(thread));
-    }
-    return {};
-}
-
-void LatencyRun::stopAllHogs()
-{
-    for (size_t i = 0; i < m_hogs.size(); ++i)
-        m_hogCounters[i].retire.store(true, std::memory_order_relaxed);
-    const auto keep = m_hogCpus;
-    // TODO(reconfigure-rollback): stopping every hog (a count of 0) cannot fail today, so its Error is ignored.
-    (void)setHogCount(0);
-    m_hogCpus = keep;
-}
-
 LatencyRun::Change LatencyRun::reconfigure(const LatencyConfig& requested, const CpuTopology& topo)
 {
     if (auto errors = requested.validate(topo); !errors.empty())
@@ -422,7 +320,8 @@ LatencyRun::Change LatencyRun::reconfigure(const LatencyConfig& requested, const
 
     const LatencyConfig prev = m_config;
     std::vector<std::string> changes;
-    const bool hogsMove = nextHogCpus != m_hogCpus || next.hogPolicy != prev.hogPolicy || next.hogNice != prev.hogNice;
+    const bool hogsMove =
+        nextHogCpus != m_hogs.placement().cpus || next.hogPolicy != prev.hogPolicy || next.hogNice != prev.hogNice;
     const bool schedChanged = next.policy != prev.policy || next.priority != prev.priority || next.nice != prev.nice ||
                               (isDeadline(next.policy) && next.deadlineParams() != prev.deadlineParams());
     // Into, out of or within SCHED_DEADLINE the threads are replaced: a deadline thread is started unpinned (the
@@ -461,8 +360,7 @@ LatencyRun::Change LatencyRun::reconfigure(const LatencyConfig& requested, const
     }
 
     if (hogsMove) {
-        stopAllHogs();
-        m_hogCpus = nextHogCpus;
+        m_hogs.place({nextHogCpus, next.hogPolicy, next.hogNice});
         m_config.hogCpu = next.hogCpu;
         m_config.hogPolicy = next.hogPolicy;
         m_config.hogNice = next.hogNice;
@@ -470,8 +368,8 @@ LatencyRun::Change LatencyRun::reconfigure(const LatencyConfig& requested, const
     }
     if (next.hogs != prev.hogs || hogsMove) {
         m_config.hogs = next.hogs;
-        if (Error e = setHogCount(next.hogs)) {
-            m_config.hogs = int(m_hogs.size() / std::max<size_t>(1, m_hogCpus.size()));
+        if (Error e = m_hogs.setPerCpu(next.hogs)) {
+            m_config.hogs = m_hogs.perCpu();
             configChanged();
             return {e};
         }
@@ -486,14 +384,14 @@ LatencyRun::Change LatencyRun::reconfigure(const LatencyConfig& requested, const
     m_config.traceTop = next.traceTop;
     if (next.trace != prev.trace) {
         if (!next.trace)
-            dropTrace();
+            m_tracer.drop();
         else if (!cpusChange)
-            startTrace();
+            m_tracer.start(m_cpus, m_env.topology, m_config);
         changes.push_back(next.trace ? "trace on" : "trace off");
     } else if (next.trace) {
         if (next.periodNs != prev.periodNs || next.traceThresholdNs != prev.traceThresholdNs ||
             next.traceTop != prev.traceTop)
-            configureAnatomy();
+            m_tracer.configure(m_config);
         if (const std::string t = latencyRunTraceLabel(next, prev); !t.empty())
             changes.push_back(t);
     }
@@ -508,7 +406,7 @@ LatencyRun::Change LatencyRun::reconfigure(const LatencyConfig& requested, const
         Error e;
         if (nextCpus == prevCpus) {
             // Traced: the replaced threads' last samples go to the anatomy now, each under its own thread's tid.
-            if (m_trace) {
+            if (m_tracer.sessionRunning()) {
                 std::lock_guard guard(m_workersMutex);
                 drainLocked();
             }
@@ -539,16 +437,16 @@ LatencyRun::Change LatencyRun::reconfigure(const LatencyConfig& requested, const
             m_cpus = prevCpus;
             if (nextCpus == prevCpus) {
                 // The tracing part of the change is undone too (a CPU change's: by the restart below).
-                if (prev.trace && !m_trace)
-                    startTrace();
-                else if (!prev.trace && m_trace)
-                    dropTrace();
+                if (prev.trace && !m_tracer.sessionRunning())
+                    m_tracer.start(m_cpus, m_env.topology, m_config);
+                else if (!prev.trace && m_tracer.sessionRunning())
+                    m_tracer.drop();
                 else if (prev.trace)
-                    configureAnatomy();
+                    m_tracer.configure(m_config);
             }
             Error restored;
             if (nextCpus == prevCpus) {
-                if (m_trace) {
+                if (m_tracer.sessionRunning()) {
                     std::lock_guard guard(m_workersMutex);
                     drainLocked();
                 }
@@ -660,10 +558,7 @@ size_t LatencyRun::drainLocked()
             if (m_sinkActive)
                 sendDrops(i, w.dropsAtReset);
         }
-        if (m_traceQueue) {
-            m_anatomy.resetStatistics();
-            m_tracing.reset();
-        }
+        m_tracer.resetStatistics();
     }
     for (const SinkEvent& e : events) {
         if (e.reset)
@@ -680,9 +575,9 @@ size_t LatencyRun::drainLocked()
                 w.agg.add(m_drainBatch[i]);
             if (n && m_sinkActive)
                 m_sink->onSamples(k, std::span<const LatencySample>(m_drainBatch.data(), n));
-            if (n && m_traceQueue)
-                m_anatomy.addWakeups(k, w.tid.load(std::memory_order_acquire), w.cpu,
-                                     std::span<const LatencySample>(m_drainBatch.data(), n));
+            if (n)
+                m_tracer.addWakeups(k, w.tid.load(std::memory_order_acquire), w.cpu,
+                                    std::span<const LatencySample>(m_drainBatch.data(), n));
             total += n;
             if (n < m_drainBatch.size())
                 break;
@@ -690,8 +585,7 @@ size_t LatencyRun::drainLocked()
         if (m_sinkActive)
             sendDrops(k, w.ring->drops());
     }
-    if (m_traceQueue)
-        takeTraceEvents();
+    m_tracer.takeEvents();
     return total;
 }
 
@@ -725,9 +619,7 @@ std::shared_ptr<LatencySnapshot> LatencyRun::makeSnapshot(bool running)
             snap->error = "CPU " + std::to_string(w->cpu) + ": " + w->error;
     }
 
-    uint64_t hog = m_retiredHogIterations.load(std::memory_order_relaxed);
-    for (int i = 0; i < LatencyConfig::kMaxHogThreads; ++i)
-        hog += m_hogCounters[i].iterations.load(std::memory_order_relaxed);
+    const uint64_t hog = m_hogs.iterations();
     const bool resampled = m_hogRate.sample(snap->publishedNs, hog);
     if (m_sinkActive && (resampled || !running)) // and the final count, after the hogs stopped
         m_sink->onHogWork(snap->publishedNs, hog, m_hogRate.perSecond());
@@ -738,152 +630,8 @@ std::shared_ptr<LatencySnapshot> LatencyRun::makeSnapshot(bool running)
     snap->dmaLatencyHeld = m_dmaHeld;
     snap->dmaLatencyNote = m_dmaNote;
     if (snap->config.trace)
-        snap->tracing = tracingSnapshot(snap->config, running, snap->publishedNs);
+        snap->tracing = m_tracer.snapshot(snap->config, running, snap->publishedNs);
     return snap;
-}
-
-void LatencyRun::startTrace()
-{
-    stopTrace();
-    (void)TraceSession::functionName(0); // reads /proc/kallsyms (some 100 ms) here, not on the collector
-    auto queue = std::make_shared<TraceQueue>();
-    auto session = std::make_unique<TraceSession>();
-    TraceConfig tc;
-    tc.cpus = m_cpus;
-    tc.tracingDir = m_tracingDir;
-    tc.capture = m_traceCapture;
-    const Error e =
-        session->start(tc, m_env.topology, [queue](std::span<const TraceEvent> batch) { queue->push(batch); });
-    // Recording is on by now: a window that starts before this instant may miss events, so the anatomy counts a
-    // wake-up whose window does as not analysed.
-    const int64_t sinceNs = nowNs();
-    {
-        std::lock_guard guard(m_workersMutex);
-        m_anatomy.start(sinceNs);
-        m_traceQueue = e ? nullptr : queue;
-        m_tracing.reset();
-    }
-    configureAnatomy();
-    std::lock_guard lock(m_controlMutex);
-    m_traceState = {};
-    if (e) {
-        m_traceState.unavailable = e.message;
-        return;
-    }
-    m_traceState.active = true;
-    m_traceState.missingEvents = session->missingEvents();
-    m_traceState.live = session.get();
-    m_trace = std::move(session);
-}
-
-void LatencyRun::stopTrace()
-{
-    if (!m_trace)
-        return;
-    {
-        // From here on the snapshots show these counts, not the session's (stats() races with its stop()).
-        std::lock_guard lock(m_controlMutex);
-        m_traceState.stats = m_trace->stats();
-        m_traceState.live = nullptr;
-    }
-    const Error e = m_trace->stop();
-    const TraceStats last = m_trace->stats();
-    m_trace.reset();
-    std::lock_guard lock(m_controlMutex);
-    m_traceState.stats = last;
-    m_traceState.stopError = e.message;
-}
-
-void LatencyRun::dropTrace()
-{
-    stopTrace();
-    {
-        std::lock_guard guard(m_workersMutex);
-        m_traceQueue.reset();
-        m_anatomy.clear();
-        m_tracing.reset();
-    }
-    std::lock_guard lock(m_controlMutex);
-    m_traceState = {};
-}
-
-void LatencyRun::configureAnatomy()
-{
-    std::lock_guard guard(m_workersMutex);
-    m_anatomy.setOptions({[](uint64_t address) {
-        return TraceSession::functionName(address);
-    }});
-    m_anatomy.configure(m_config.traceThresholdNs, m_config.traceTop, anatomyLookbackNs(m_config.periodNs));
-    m_tracing.reset();
-}
-
-void LatencyRun::takeTraceEvents()
-{
-    std::map<int, TraceQueue::Gap> gaps;
-    {
-        std::lock_guard lock(m_traceQueue->mutex);
-        m_traceTaken.swap(m_traceQueue->batches);
-        m_traceQueue->events = 0;
-        gaps.swap(m_traceQueue->gaps);
-    }
-    for (const std::vector<TraceEvent>& batch : m_traceTaken)
-        m_anatomy.addEvents(batch);
-    // What the queue dropped, as the kernel marks its own losses: a Lost event after the gap, on its CPU.
-    std::vector<TraceEvent> lost;
-    for (const auto& [cpu, gap] : gaps) {
-        TraceEvent e{};
-        e.type = TraceEventType::Lost;
-        e.cpu = uint16_t(cpu);
-        e.ts = gap.toNs + 1;
-        e.lost.sinceNs = gap.fromNs - 1;
-        e.lost.count = gap.events;
-        lost.push_back(e);
-    }
-    if (!lost.empty()) {
-        sortTraceEvents(lost);
-        m_anatomy.addEvents(lost);
-    }
-    for (std::vector<TraceEvent>& batch : m_traceTaken)
-        batch.clear();
-    std::lock_guard lock(m_traceQueue->mutex);
-    while (!m_traceTaken.empty() && m_traceQueue->spare.size() < 16) {
-        m_traceQueue->spare.push_back(std::move(m_traceTaken.back()));
-        m_traceTaken.pop_back();
-    }
-    m_traceTaken.clear();
-}
-
-std::shared_ptr<const LatencyTracing> LatencyRun::tracingSnapshot(const LatencyConfig& config, bool running,
-                                                                  int64_t now)
-{
-    if (!running && m_traceQueue) {
-        // The session was stopped before this (stop()): every event it recorded is in the queue or the window.
-        takeTraceEvents();
-        m_anatomy.finish();
-        m_tracing.reset();
-    }
-    if (m_tracing && now - m_tracing->updatedNs < kTracingRefreshNs)
-        return m_tracing;
-    auto t = std::make_shared<LatencyTracing>();
-    {
-        std::lock_guard lock(m_controlMutex);
-        t->active = m_traceState.active;
-        t->unavailable = m_traceState.unavailable;
-        t->missingEvents = m_traceState.missingEvents;
-        t->stats = m_traceState.live ? m_traceState.live->stats() : m_traceState.stats;
-        t->stopError = m_traceState.stopError;
-    }
-    t->thresholdNs = config.traceThresholdNs;
-    t->top = config.traceTop;
-    if (m_traceQueue) {
-        std::lock_guard lock(m_traceQueue->mutex);
-        t->queueDroppedEvents = m_traceQueue->droppedEvents;
-        t->queueDroppedBatches = m_traceQueue->droppedBatches;
-    }
-    t->figures = m_anatomy.figures();
-    t->updatedNs = now;
-    m_tracing = t;
-    return t;
 }
 
 } // namespace rtscope

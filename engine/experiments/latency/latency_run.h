@@ -6,15 +6,14 @@
 #include "engine/experiments/latency/latency_config.h"
 #include "engine/experiments/latency/latency_run_sink.h"
 #include "engine/experiments/latency/latency_snapshot.h"
-#include "engine/pipeline/anatomy_aggregator.h"
-#include "engine/pipeline/anatomy_figures.h"
+#include "engine/experiments/latency/latency_tracer.h"
 #include "engine/pipeline/latency_aggregator.h"
 #include "engine/pipeline/run_counters.h"
 #include "engine/pipeline/spsc_ring.h"
 #include "engine/rt/dma_latency.h"
+#include "engine/rt/hog_set.h"
 #include "engine/rt/memory_lock.h"
 #include "engine/rt/rt_thread.h"
-#include "engine/trace/trace_session.h"
 #include "engine/util/error.h"
 
 #include <atomic>
@@ -43,12 +42,6 @@ public:
     static constexpr std::string_view kName = "latency";
     /// @brief Samples a ring holds before it drops (for tests and the benchmark).
     static constexpr size_t kRingCapacity = 1 << 16;
-    /// @brief Trace events waiting between the reader and the collector before whole batches are dropped (and
-    /// counted, and marked lost): 18.9 MB, seconds of events even on a loaded CPU.
-    static constexpr size_t kTraceQueueEvents = size_t(1) << 18;
-    /// @brief How often the snapshots' tracing figures are taken again while the run goes on.
-    static constexpr int64_t kTracingRefreshNs = 100'000'000;
-
     /// @brief Resolves the CPUs of @p config against the environment's topology and allocates the rings and hog
     /// counters; starts no thread. @p config must be valid for that topology (the host validated it).
     LatencyRun(const LatencyConfig& config, const RunEnvironment& env);
@@ -62,9 +55,9 @@ public:
     /// @brief How much of the timeline the next snapshots carry; also while the run goes on.
     void setSeriesWindow(int64_t ns) { m_seriesWindowNs.store(ns, std::memory_order_relaxed); }
     /// @brief Where the trace session looks for tracefs (TraceConfig::tracingDir; empty: the mounted one).
-    void setTracingDir(std::string dir) { m_tracingDir = std::move(dir); }
+    void setTracingDir(std::string dir) { m_tracer.setTracingDir(std::move(dir)); }
     /// @brief Where every trace session of the run also keeps its raw sub-buffers (TraceConfig::capture).
-    void setTraceCapture(std::shared_ptr<TraceDatCapture> capture) { m_traceCapture = std::move(capture); }
+    void setTraceCapture(std::shared_ptr<TraceDatCapture> capture) { m_tracer.setCapture(std::move(capture)); }
 
     /// @brief Holds cpu_dma_latency if asked, starts the hogs, the trace session (config.trace), then the measuring
     /// threads; tells the sink and records the start marker. On failure the host calls stop(). A trace session
@@ -137,8 +130,6 @@ private:
     static void requestWorkerStop(Worker& w, int64_t requestNs);
     void stopWorker(Worker& w);
     void stopAllWorkers();
-    Error setHogCount(int perCpu);
-    void stopAllHogs();
     void addMarker(const std::string& label);
     void configChanged(); ///< hands m_config to the collector thread
     /// Ends the run after a refused change whose undo failed too: the error says both, and so will the last snapshot.
@@ -148,25 +139,9 @@ private:
     void sendDrops(size_t thread, uint64_t total); ///< collector side of the run sink
     void measuringLoop(Worker& w, const std::atomic<bool>& stop, uint64_t firstSeq);
 
-    // Tracing (config.trace). The control thread owns the session; the collector (m_workersMutex) the aggregator.
-    struct TraceQueue;
-    /// Control thread: a new session on m_cpus with fresh figures; a failure is kept as the reason, not returned.
-    void startTrace();
-    /// Control thread: stops the session (its last events reach the queue), keeps its figures and final counts.
-    void stopTrace();
-    /// Control thread: tracing off: stops the session and forgets its figures (the snapshots' tracing is null).
-    void dropTrace();
-    /// Control thread: the aggregator takes m_config's threshold, top and period.
-    void configureAnatomy();
-    /// Collector (m_workersMutex held): the reader's batches into the aggregator.
-    void takeTraceEvents();
-    /// Collector (m_workersMutex held): the snapshot's tracing, taken again when kTracingRefreshNs old.
-    std::shared_ptr<const LatencyTracing> tracingSnapshot(const LatencyConfig& config, bool running, int64_t now);
-
     LatencyConfig m_config;     ///< control thread's copy (cpu and hogCpu resolved)
     const RunEnvironment m_env; ///< the topology validated against, what mlockall gave
     std::vector<int> m_cpus;    ///< measured CPUs (resolved)
-    std::vector<int> m_hogCpus; ///< CPUs that get m_config.hogs hogs each
     int m_quietCpu = -1;
     CollectorPace m_pace;
     std::atomic<int64_t> m_seriesWindowNs{10'000'000'000};
@@ -190,14 +165,7 @@ private:
     ReportedTotals m_dropsSent;    ///< the last drop total the sink got, per worker
     DrainBuffer<LatencySample, 1024> m_drainBatch;
 
-    // Hogs: counters on their own cache lines, so hogs do not slow each other through false sharing.
-    struct alignas(kCacheLine) HogCounter {
-        std::atomic<uint64_t> iterations{0};
-        std::atomic<bool> retire{false}; ///< set for every hog to remove before joining any of them
-    };
-    std::unique_ptr<HogCounter[]> m_hogCounters;
-    std::vector<std::unique_ptr<RtThread>> m_hogs;
-    std::atomic<uint64_t> m_retiredHogIterations{0};
+    HogSet m_hogs; ///< m_config.hogs on each CPU of its placement (the resolved hog CPUs)
 
     DmaLatencyHold m_dma;
     // What the hold gave at start: a snapshot reports what the run had, also after stop() let go of the device.
@@ -224,23 +192,8 @@ private:
     bool m_sinkActive = false;
     std::vector<SinkEvent> m_sinkEvents; ///< guarded by m_controlMutex
 
-    // Tracing. m_trace: the control thread's. m_traceQueue, m_anatomy, m_tracing: the collector's, changed by the
-    // control thread only with m_workersMutex held. m_traceState: guarded by m_controlMutex.
-    std::string m_tracingDir;
-    std::shared_ptr<TraceDatCapture> m_traceCapture;
-    std::unique_ptr<TraceSession> m_trace;
-    std::shared_ptr<TraceQueue> m_traceQueue; ///< null while untraced; the reader's handler holds it too
-    std::vector<std::vector<TraceEvent>> m_traceTaken;
-    AnatomyAggregator m_anatomy;
-    std::shared_ptr<const LatencyTracing> m_tracing; ///< the last one published
-    struct TraceState {
-        bool active = false;
-        std::string unavailable;
-        std::vector<std::string> missingEvents;
-        TraceStats stats; ///< the last session's final counts (or the last taken)
-        std::string stopError;
-        const TraceSession* live = nullptr; ///< the running session, for its live counts
-    } m_traceState;
+    // Tracing (config.trace): the control thread drives the session, the collector feeds and reads the figures.
+    LatencyTracer m_tracer;
 };
 
 } // namespace rtscope

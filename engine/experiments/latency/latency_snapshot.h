@@ -34,7 +34,7 @@ struct LatencyTracing {
     int64_t thresholdNs = 0;                ///< as configured (0 = none)
     int top = 0;                            ///< as configured
     AnatomyFigures figures;
-    /// Events the reader handed on that the queue to the collector had no room for (LatencyRun::kTraceQueueEvents):
+    /// Events the reader handed on that the queue to the collector had no room for (LatencyTracer::kQueueEvents):
     /// lost to the analysis like the kernel's lost events, and marked in the window the same way (a Lost event per
     /// CPU over the span they covered), so an anatomy across that span says its events were lost and leaves the parts
     /// there unknown.
@@ -42,8 +42,8 @@ struct LatencyTracing {
     uint64_t queueDroppedBatches = 0;
     std::string stopError; ///< the session's instance could not be removed (with the command that removes it)
     /// CLOCK_MONOTONIC when these figures were taken: while the run goes on they are refreshed every
-    /// LatencyRun::kTracingRefreshNs (copying the kept windows at every frame would cost the collector more than
-    /// they change); the final snapshot's are the final ones.
+    /// LatencyTracer::kRefreshNs (copying the kept windows at every frame would cost the collector more than they
+    /// change); the final snapshot's are the final ones.
     int64_t updatedNs = 0;
 };
 

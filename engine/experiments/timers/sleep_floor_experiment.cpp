@@ -110,7 +110,7 @@ SleepFloorRun::SleepFloorRun(const SleepFloorConfig& config, const RunEnvironmen
     : m_config(sleepFloorConfigAsRun(config, env.topology))
     , m_env(env)
     , m_ring(std::make_unique<SpscRing<SleepSample>>(kRingCapacity))
-    , m_loadCounters(new LoadCounter[kMaxLoadThreads])
+    , m_load(kMaxLoadThreads)
     , m_aggregator(m_config.requestsNs, m_config.methods.size(), size_t(m_config.samples))
 {
     timespec res{};
@@ -147,35 +147,15 @@ Error SleepFloorRun::startLoad()
     if (!m_config.backgroundLoad)
         return {};
     const CpuTopology& cpus = m_env.topology;
-    int index = 0;
-    for (int cpu : cpus.allowed) {
-        if (!cpus.usable(cpu) || cpu == m_config.cpu || index >= kMaxLoadThreads)
-            continue;
-        ThreadSpec spec;
-        spec.policy = Policy::Other;
-        spec.cpu = cpu;
-        spec.name = "rtscope-load";
-        spec.stackBytes = 64 * 1024;
-        spec.prefaultBytes = 0;
-        spec.lockStack = false;
-        LoadCounter& counter = m_loadCounters[index++];
-        auto thread = std::make_unique<RtThread>();
-        Error e = thread->start(spec, [&counter](const std::atomic<bool>& stop) {
-            uint64_t local = 0;
-            while (!stop.load(std::memory_order_relaxed)) {
-                for (int k = 0; k < 4096; ++k)
-                    asm volatile("" : "+r"(local));
-                local += 4096;
-                counter.iterations.store(local, std::memory_order_relaxed);
-            }
-        });
-        if (e)
-            return e;
-        m_load.push_back(std::move(thread));
-        m_loadCpus.push_back(cpu);
-        m_loadThreads = int(m_load.size());
-    }
-    return {};
+    HogPlacement placement; // SCHED_OTHER, nice 0
+    placement.name = "rtscope-load";
+    for (int cpu : cpus.allowed)
+        if (cpus.usable(cpu) && cpu != m_config.cpu && int(placement.cpus.size()) < kMaxLoadThreads)
+            placement.cpus.push_back(cpu);
+    m_load.place(std::move(placement));
+    const Error e = m_load.setPerCpu(1);
+    m_loadThreads = int(m_load.threadCount());
+    return e;
 }
 
 void SleepFloorRun::measuringLoop(const std::atomic<bool>& stop)
@@ -234,13 +214,12 @@ void SleepFloorRun::stop()
     // SCHED_FIFO measuring thread. The spin polls the stop flag and the sleeps return EINTR, and
     // RtThread::stop() demotes a thread that overruns its 100 ms.
     m_measuring.stop(kJoinBudgetMs);
-    for (auto& t : m_load)
-        t->stop(kJoinBudgetMs);
+    m_load.stopAll();
 }
 
 std::vector<int> SleepFloorRun::busyCpus() const
 {
-    std::vector<int> cpus = m_loadCpus;
+    std::vector<int> cpus = m_loadThreads > 0 ? m_load.placement().cpus : std::vector<int>{};
     cpus.push_back(m_config.cpu);
     std::sort(cpus.begin(), cpus.end());
     return cpus;
@@ -309,8 +288,7 @@ std::shared_ptr<SleepFloorSnapshot> SleepFloorRun::makeSnapshot(bool running)
     }
 
     snap->loadThreads = m_loadThreads;
-    for (int i = 0; i < snap->loadThreads; ++i)
-        snap->loadIterations += m_loadCounters[i].iterations.load(std::memory_order_relaxed);
+    snap->loadIterations = m_load.iterations();
     const std::shared_ptr<const AppendLog<SleepSample>> log = m_aggregator.log();
     snap->logCount = log->size();
     snap->log = log;

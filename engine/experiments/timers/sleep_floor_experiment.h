@@ -9,6 +9,7 @@
 #include "engine/pipeline/append_log.h"
 #include "engine/pipeline/sleep_floor_aggregator.h"
 #include "engine/pipeline/spsc_ring.h"
+#include "engine/rt/hog_set.h"
 #include "engine/rt/memory_lock.h"
 #include "engine/rt/rt_thread.h"
 #include "engine/util/error.h"
@@ -94,10 +95,6 @@ public:
     int collectorCpu() const { return m_env.topology.otherThan({m_config.cpu}); }
 
 private:
-    struct alignas(kCacheLine) LoadCounter {
-        std::atomic<uint64_t> iterations{0};
-    };
-
     void measuringLoop(const std::atomic<bool>& stop);
     Error startLoad();
 
@@ -116,11 +113,9 @@ private:
     std::atomic<int64_t> m_cpuOverheadNs{0};
     std::string m_workerError; ///< written by the measuring thread before it sets m_done
 
-    // Written by start() only, before the collector starts: the collector reads m_loadThreads and the counters.
-    std::vector<std::unique_ptr<RtThread>> m_load;
-    std::vector<int> m_loadCpus; ///< where m_load runs
-    int m_loadThreads = 0;       ///< how many started
-    std::unique_ptr<LoadCounter[]> m_loadCounters;
+    // Started by start() only, before the collector starts: the collector reads m_loadThreads and the counters.
+    HogSet m_load;         ///< one spinner on each CPU of its placement
+    int m_loadThreads = 0; ///< how many started
 
     // Collector-thread state (set up before the collector starts).
     SleepFloorAggregator m_aggregator;
