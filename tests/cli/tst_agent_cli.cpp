@@ -2,6 +2,7 @@
 // CLI client end to end (`rtscope latency --target-cmd`); the agent's threads gone within the stop budget when its
 // controller goes away (stdin closed, or the controller SIGKILLed); hostile input answered with error frames while
 // the agent stays up.
+#include "tests/common/agent_frames.h"
 #include "tests/common/agent_test_config.h"
 #include "tests/common/cli_process.h"
 
@@ -52,36 +53,6 @@ double agentCliMsUntilThreadsGone(pid_t pid, int64_t t0, int timeoutMs)
         usleep(1000);
     }
     return -1;
-}
-
-// Reads frames from @p fd until one of type @p want arrives (the others are collected in @p seen) or @p timeoutMs.
-std::optional<AgentFrame> agentCliRead(int fd, AgentFrameDecoder& d, AgentFrameType want, int timeoutMs,
-                                       std::vector<AgentFrame>* seen = nullptr)
-{
-    const int64_t deadline = nowNs() + int64_t(timeoutMs) * kNsPerMs;
-    std::string buf(65536, '\0');
-    for (;;) {
-        AgentFrame f;
-        std::string e;
-        for (AgentFrameDecoder::Result r; (r = d.next(f, e)) != AgentFrameDecoder::Result::NeedMore;) {
-            if (r != AgentFrameDecoder::Result::Frame)
-                continue;
-            if (f.type == want)
-                return f;
-            if (seen)
-                seen->push_back(f);
-        }
-        const int64_t left = (deadline - nowNs()) / kNsPerMs;
-        if (left <= 0)
-            return std::nullopt;
-        pollfd p{fd, POLLIN, 0};
-        if (::poll(&p, 1, int(left)) <= 0)
-            return std::nullopt;
-        const ssize_t n = ::read(fd, buf.data(), buf.size());
-        if (n <= 0)
-            return std::nullopt;
-        d.feed(std::string_view(buf.data(), size_t(n)));
-    }
 }
 
 std::string agentCliErrorMessage(const AgentFrame& f)

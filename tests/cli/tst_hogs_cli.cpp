@@ -1,6 +1,7 @@
 // Many hogs (issue 27, item 5): `rtscope latency --hogs 256` stops within a bounded time of a stop signal whenever
 // it arrives, the start-up of the hogs included; an agent whose controller leaves while 256 hogs start leaves too;
 // more hogs per CPU than the engine honours are refused with the field and its range (exit 2).
+#include "tests/common/agent_frames.h"
 #include "tests/common/agent_test_config.h"
 #include "tests/common/cli_process.h"
 
@@ -62,43 +63,12 @@ Interrupted interruptAfter(const QStringList& args, int afterMs)
         usleep(200);
     if (afterMs > 0)
         usleep(useconds_t(afterMs) * 1000);
-    QElapsedTimer sinceSignal;
-    sinceSignal.start();
-    if (p.state() == QProcess::Running)
-        ::kill(pid_t(p.processId()), SIGINT);
-    const bool exited = p.waitForFinished(10'000);
-    r.exitedAfterMs = sinceSignal.elapsed();
-    if (!exited) {
-        p.kill();
-        p.waitForFinished();
-    }
-    r.exitCode = exited && p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
-    r.out = QString::fromUtf8(p.readAllStandardOutput());
-    r.err = QString::fromUtf8(p.readAllStandardError());
+    Run run;
+    r.exitedAfterMs = signalAndCollect(p, SIGINT, 10'000, run);
+    r.exitCode = run.exitCode;
+    r.out = run.out;
+    r.err = run.err;
     return r;
-}
-
-std::optional<AgentFrame> readFrame(int fd, AgentFrameDecoder& d, AgentFrameType want, int timeoutMs)
-{
-    const int64_t deadline = nowNs() + int64_t(timeoutMs) * kNsPerMs;
-    std::string buf(65536, '\0');
-    for (;;) {
-        AgentFrame f;
-        std::string e;
-        for (AgentFrameDecoder::Result r; (r = d.next(f, e)) != AgentFrameDecoder::Result::NeedMore;)
-            if (r == AgentFrameDecoder::Result::Frame && f.type == want)
-                return f;
-        const int64_t left = (deadline - nowNs()) / kNsPerMs;
-        if (left <= 0)
-            return std::nullopt;
-        pollfd p{fd, POLLIN, 0};
-        if (::poll(&p, 1, int(left)) <= 0)
-            return std::nullopt;
-        const ssize_t n = ::read(fd, buf.data(), buf.size());
-        if (n <= 0)
-            return std::nullopt;
-        d.feed(std::string_view(buf.data(), size_t(n)));
-    }
 }
 
 } // namespace
@@ -161,7 +131,7 @@ private slots:
         AgentProcess p;
         QVERIFY(!spawnAgentProcess("exec '" + binary().toStdString() + "' agent --stdio", p));
         AgentFrameDecoder d;
-        QVERIFY(readFrame(p.fromAgent, d, AgentFrameType::Hello, 10'000));
+        QVERIFY(test::agentCliRead(p.fromAgent, d, AgentFrameType::Hello, 10'000));
         const std::string hello = encodeAgentJsonFrame(AgentFrameType::Hello, agentHello(nullptr));
         nlohmann::json cfg = agentLatencyConfig(1'000'000, 0);
         cfg["hogs"] = LatencyConfig::kMaxHogs;

@@ -86,6 +86,26 @@ inline QStringList missingFromHelp(const QStringList& command, const QStringList
     return missing;
 }
 
+/// Sends @p signal to @p p (unless it has ended), waits up to @p finishMs for it to exit (killing it after that) and
+/// fills @p r: exitCode -1 when it crashed or had not exited. Returns how long after the signal it exited.
+inline qint64 signalAndCollect(QProcess& p, int signal, int finishMs, Run& r)
+{
+    QElapsedTimer sinceSignal;
+    sinceSignal.start();
+    if (p.state() == QProcess::Running)
+        ::kill(pid_t(p.processId()), signal);
+    const bool exited = p.waitForFinished(finishMs);
+    const qint64 after = sinceSignal.elapsed();
+    if (!exited) {
+        p.kill();
+        p.waitForFinished();
+    }
+    r.exitCode = exited && p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
+    r.out = QString::fromUtf8(p.readAllStandardOutput());
+    r.err = QString::fromUtf8(p.readAllStandardError());
+    return after;
+}
+
 /// Starts rtscope with @p args, sends it @p signal after @p afterMs (unless it has ended by then) and waits up to
 /// @p finishMs for it to exit. exitCode is -1 when it crashed or had not exited by then; @p exitedAfterMs, when
 /// given, gets how long after the signal it exited.
@@ -100,20 +120,9 @@ inline Run runAndInterrupt(const QStringList& args, int afterMs, int signal, int
         return r;
     }
     p.waitForFinished(afterMs); // a sleep that ends early if the run does
-    QElapsedTimer sinceSignal;
-    sinceSignal.start();
-    if (p.state() == QProcess::Running)
-        ::kill(pid_t(p.processId()), signal);
-    const bool exited = p.waitForFinished(finishMs);
+    const qint64 after = signalAndCollect(p, signal, finishMs, r);
     if (exitedAfterMs)
-        *exitedAfterMs = sinceSignal.elapsed();
-    if (!exited) {
-        p.kill();
-        p.waitForFinished();
-    }
-    r.exitCode = exited && p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
-    r.out = QString::fromUtf8(p.readAllStandardOutput());
-    r.err = QString::fromUtf8(p.readAllStandardError());
+        *exitedAfterMs = after;
     return r;
 }
 
