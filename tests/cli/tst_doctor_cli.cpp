@@ -57,6 +57,15 @@ bool startTimerTrial(QProcess& doctor)
 
 } // namespace
 
+// The start of the tests that kill a doctor in its timer-migration trial: root, the machine as it is with no doctor
+// (declared as @p record), and timer migration on (else the finding they try does not arise).
+#define TIMER_TRIAL_MACHINE(record)                                                                                    \
+    if (geteuid() != 0)                                                                                                \
+        RTSCOPE_SKIP(Root, "the doctor's trials need root (this machine's test runs have it)");                        \
+    RTSCOPE_CLEAN_MACHINE(record);                                                                                     \
+    if (record.before("/proc/sys/kernel/timer_migration") != "1")                                                      \
+    RTSCOPE_SKIP(Kernel, "timer migration is off here: the finding these trials try does not arise")
+
 class TestDoctorCli : public QObject {
     Q_OBJECT
 private slots:
@@ -120,11 +129,7 @@ private slots:
 
     void secondDoctorRefusedThenSigkillRestoredByTheGuardian()
     {
-        if (geteuid() != 0)
-            RTSCOPE_SKIP(Root, "the doctor's trials need root (this machine's test runs have it)");
-        RTSCOPE_CLEAN_MACHINE(machine);
-        if (machine.before("/proc/sys/kernel/timer_migration") != "1")
-            RTSCOPE_SKIP(Kernel, "timer migration is off here: the finding these trials try does not arise");
+        TIMER_TRIAL_MACHINE(machine);
         QProcess first;
         QVERIFY2(startTimerTrial(first), "the first doctor never applied its fix");
         // A second doctor: refused at once, nothing measured, nothing changed.
@@ -151,11 +156,7 @@ private slots:
 
     void guardianKilledTooThenUndo()
     {
-        if (geteuid() != 0)
-            RTSCOPE_SKIP(Root, "the doctor's trials need root (this machine's test runs have it)");
-        RTSCOPE_CLEAN_MACHINE(machine);
-        if (machine.before("/proc/sys/kernel/timer_migration") != "1")
-            RTSCOPE_SKIP(Kernel, "timer migration is off here: the finding these trials try does not arise");
+        TIMER_TRIAL_MACHINE(machine);
         QProcess first;
         QVERIFY2(startTimerTrial(first), "the doctor never applied its fix");
         const nlohmann::json journal = nlohmann::json::parse(
