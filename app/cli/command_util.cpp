@@ -132,6 +132,15 @@ std::string notADuration(const std::string& field, const std::string& text, cons
     return field + ": '" + text + "' is not a duration; use " + how;
 }
 
+void readCpuList(const std::string& field, const std::string& text, const CpuTopology& topology,
+                 std::vector<int>& dst, std::vector<std::string>& problems)
+{
+    if (auto list = parseCpuList(text, topology.allowed))
+        dst = *list;
+    else
+        problems.push_back(field + ": '" + text + "' is not a CPU list; use all, or numbers and ranges like 0,2-3");
+}
+
 void readDuration(const std::string& field, const std::string& text, int64_t bareUnitNs, const std::string& how,
                   int64_t& dst, std::vector<std::string>& problems)
 {

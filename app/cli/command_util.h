@@ -64,6 +64,11 @@ std::string notADuration(const std::string& field, const std::string& text, cons
 void readDuration(const std::string& field, const std::string& text, int64_t bareUnitNs, const std::string& how,
                   int64_t& dst, std::vector<std::string>& problems);
 
+/// Parses a CPU list flag ("all", or numbers and ranges like 0,2-3, against @p topology's allowed CPUs) into @p dst,
+/// or adds "FIELD: 'TEXT' is not a CPU list; …" to @p problems. Whether the CPUs are usable is validate()'s.
+void readCpuList(const std::string& field, const std::string& text, const CpuTopology& topology,
+                 std::vector<int>& dst, std::vector<std::string>& problems);
+
 /// Adds @p config.validate(@p cpus) to the flags' own @p problems; with any, prints them all ("rtscope CMD: …")
 /// and returns exit code 2, else returns @p run(config).
 template <class Config, class Run>

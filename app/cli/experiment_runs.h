@@ -14,6 +14,7 @@ namespace rtscope {
 struct ContentionConfig;
 struct DeadlineConfig;
 struct DriftConfig;
+struct NoiseConfig;
 struct InversionConfig;
 struct LatencyConfig;
 struct SleepFloorConfig;
@@ -58,5 +59,6 @@ RunResult runSleepFloor(const SleepFloorConfig& config, const RunOutput& out);
 RunResult runContention(const ContentionConfig& config, const RunOutput& out);
 RunResult runInversion(const InversionConfig& config, const RunOutput& out);
 RunResult runDeadline(const DeadlineConfig& config, const RunOutput& out);
+RunResult runNoise(const NoiseConfig& config, const RunOutput& out);
 
 } // namespace rtscope::cli

@@ -86,13 +86,8 @@ LatencyConfig toConfig(const LatencyOptions& o, std::vector<std::string>& proble
     c.hogNice = o.hogNice;
     c.hogCpu = o.hogCpu;
     c.cpu = o.cpu;
-    if (!o.cpus.empty()) {
-        const CpuTopology topo = CpuTopology::current();
-        if (auto list = parseCpuList(o.cpus, topo.allowed))
-            c.cpus = *list;
-        else
-            problems.push_back("cpus: '" + o.cpus + "' is not a CPU list; use all, or numbers and ranges like 0,2-3");
-    }
+    if (!o.cpus.empty())
+        readCpuList("cpus", o.cpus, CpuTopology::current(), c.cpus, problems);
     if (auto w = parseWaiter(o.waiter))
         c.waiter = *w;
     else

@@ -4,6 +4,7 @@
 #include "app/cli/metrics_server.h"
 
 #include "engine/experiments/latency/latency_experiment.h"
+#include "engine/experiments/noise/noise_experiment.h"
 #include "engine/export/openmetrics.h"
 #include "engine/rt/caller_affinity.h"
 #include "engine/rt/system_probe.h"
@@ -32,6 +33,7 @@ struct MonitorOptions {
     int hogs = 0;
     int cpu = -1;
     std::string cpus;
+    std::string noiseCpus;
     std::string listen = "127.0.0.1:9464";
     bool listenAny = false;
     bool quiet = false;
@@ -87,21 +89,19 @@ LatencyConfig toMonitorConfig(const MonitorOptions& o, std::vector<std::string>&
     readDuration("period", o.period, kNsPerUs, kBareMicroseconds, c.periodNs, problems);
     c.hogs = o.hogs;
     c.cpu = o.cpu;
-    if (!o.cpus.empty()) {
-        if (auto list = parseCpuList(o.cpus, CpuTopology::current().allowed))
-            c.cpus = *list;
-        else
-            problems.push_back("cpus: '" + o.cpus + "' is not a CPU list; use all, or numbers and ranges like 0,2-3");
-    }
+    if (!o.cpus.empty())
+        readCpuList("cpus", o.cpus, CpuTopology::current(), c.cpus, problems);
     return c; // durationNs 0 and maxSamples 0: until stopped; no exact µs bins: memory stays the histogram's
 }
 
 // The exposition of one scrape: the latest published snapshot and the maxima, copied; the measurement never waits.
 std::string monitorExposition(const LatencyExperiment& exp, const LatencyMaxima& maxima,
-                              const std::vector<std::pair<std::string, std::string>>& info)
+                              const std::vector<std::pair<std::string, std::string>>& info, const NoiseExperiment* noise)
 {
     OpenMetricsInput in;
     in.info = info;
+    const std::shared_ptr<const NoiseSnapshot> noiseSnap = noise ? noise->snapshot() : nullptr;
+    in.noise = noiseSnap.get();
     const std::shared_ptr<const LatencySnapshot> snap = exp.snapshot();
     const std::map<int, LatencyCpuMaxima> most = maxima.read(nowNs());
     if (snap)
@@ -116,7 +116,28 @@ std::string monitorExposition(const LatencyExperiment& exp, const LatencyMaxima&
     return openMetricsText(in); // before snap goes: the histograms are its
 }
 
-int runMonitor(const LatencyConfig& config, const MonitorListen& listen, const MonitorOptions& o)
+// The noise lab beside the measurement (--noise-cpus): until stopped, on CPUs the latency threads do not use (a
+// polling thread is a hog to any thread that shares its CPU). The CPUs' own problems are validate()'s.
+std::optional<NoiseConfig> toMonitorNoiseConfig(const MonitorOptions& o, const LatencyConfig& latency,
+                                                std::vector<std::string>& problems)
+{
+    if (o.noiseCpus.empty())
+        return std::nullopt;
+    NoiseConfig n;
+    n.durationNs = 0;
+    readCpuList("noise-cpus", o.noiseCpus, CpuTopology::current(), n.cpus, problems);
+    for (int cpu : n.cpus)
+        for (int measured : latency.resolvedCpus(CpuTopology::current()))
+            if (cpu == measured)
+                problems.push_back("noise-cpus: CPU " + std::to_string(cpu) +
+                                   " is a latency measuring CPU; its polling thread would load it. Choose other CPUs");
+    for (std::string& p : n.validate(CpuTopology::current()))
+        problems.push_back("noise-cpus: " + p);
+    return n;
+}
+
+int runMonitor(const LatencyConfig& config, const std::optional<NoiseConfig>& noiseConfig, const MonitorListen& listen,
+               const MonitorOptions& o)
 {
     // A scraper that closes its end while we write must give the server an error, not end the process.
     std::signal(SIGPIPE, SIG_IGN);
@@ -139,7 +160,10 @@ int runMonitor(const LatencyConfig& config, const MonitorListen& listen, const M
     exp.setCollectorPace(10 * kNsPerMs, 100 * kNsPerMs);
     exp.setSeriesWindow(kNsPerSec);
     std::vector<std::pair<std::string, std::string>> info; // set before the server thread starts
-    MetricsServer server([&] { return monitorExposition(exp, maxima, info); }, kOpenMetricsContentType);
+    NoiseExperiment noise;
+    noise.setLockAllMemory(true);
+    const NoiseExperiment* noiseServed = noiseConfig ? &noise : nullptr;
+    MetricsServer server([&] { return monitorExposition(exp, maxima, info, noiseServed); }, kOpenMetricsContentType);
     // Bound before anything is measured: a busy port is refused at once.
     if (auto why = server.bind(listen.host, listen.port)) {
         std::fprintf(stderr, "rtscope monitor: metrics-listen: cannot listen on %s: %s\n", where.c_str(), why->c_str());
@@ -148,8 +172,16 @@ int runMonitor(const LatencyConfig& config, const MonitorListen& listen, const M
     warnAboutOtherMeasurements("monitor", config.resolvedCpus(topology));
     if (Error e = exp.start(config, topology))
         return notStarted("monitor", e).exitCode;
+    if (noiseConfig)
+        if (Error e = noise.start(*noiseConfig, topology)) {
+            exp.stop();
+            return notStarted("monitor", e).exitCode;
+        }
+    std::vector<int> busy = exp.busyCpus();
+    for (int cpu : noise.busyCpus())
+        busy.push_back(cpu);
     {
-        ScopedCallerAffinity offBusy(exp.busyCpus());
+        ScopedCallerAffinity offBusy(busy);
         // The config as started: its CPU resolved, so the labels say where it measures.
         info = monitorInfoLabels(probe, exp.config(), exp.config().resolvedCpus(topology));
         server.start(); // its thread starts with this affinity: off the measured and hog CPUs
@@ -159,7 +191,9 @@ int runMonitor(const LatencyConfig& config, const MonitorListen& listen, const M
         std::printf("# OpenMetrics on http://%s/metrics until stopped (SIGINT or SIGTERM)\n", where.c_str());
         std::fflush(stdout);
     }
-    const int signal = waitForExperiment(exp, [] {});
+    const int signal = waitForEnd(
+        busy, [&] { return exp.finished(); }, [] { return true; });
+    noise.stop();
     exp.stop();
     const auto snap = exp.snapshot();
     if (!snap)
@@ -167,7 +201,15 @@ int runMonitor(const LatencyConfig& config, const MonitorListen& listen, const M
     if (!o.quiet)
         printStoppedBy(signal);
     printLatencySummary(*snap);
-    return runExitCode(snap->error, true);
+    std::string noiseError;
+    if (const auto n = noise.snapshot(); noiseConfig && n) {
+        for (const NoiseCpuStats& c : n->cpus)
+            std::printf("noise CPU %d: %.4f %% available, max single %.1f us, %llu gaps in %.1f s\n", c.cpu,
+                        c.availablePercent, double(c.maxSingleNs) / 1000.0, (unsigned long long)c.gaps,
+                        double(c.runtimeNs) / 1e9);
+        noiseError = n->error;
+    }
+    return runExitCode(snap->error.empty() ? noiseError : snap->error, true);
 }
 
 int run(const MonitorOptions& o)
@@ -183,8 +225,9 @@ int run(const MonitorOptions& o)
         problems.push_back("metrics-listen: " + o.listen +
                            " is not a loopback address and /metrics has no authentication; add --metrics-listen-any "
                            "to serve it there anyway");
+    const std::optional<NoiseConfig> noise = toMonitorNoiseConfig(o, config, problems);
     return runIfValid("monitor", config, std::move(problems), CpuTopology::current(),
-                      [&](const LatencyConfig& c) { return runMonitor(c, *listen, o); });
+                      [&](const LatencyConfig& c) { return runMonitor(c, noise, *listen, o); });
 }
 
 Command addMonitorCommand(CLI::App& app)
@@ -199,6 +242,9 @@ Command addMonitorCommand(CLI::App& app)
     auto* cpu = noValueBelow(sub->add_option("-a,--cpu", o->cpu, "measuring CPU (default: the highest usable CPU)"));
     sub->add_option("--cpus", o->cpus, "one measuring thread per CPU at once: all, or a list like 0,2-3")
         ->excludes(cpu);
+    sub->add_option("--noise-cpus", o->noiseCpus,
+                    "also run the noise lab on these CPUs (not the measuring ones) and serve rtscope_noise_*: a list "
+                    "like 0 or 0,2-3");
     sub->add_option("--metrics-listen", o->listen,
                     "where /metrics is served: a numeric IP and port, e.g. 127.0.0.1:9464 or [::1]:9464")
         ->capture_default_str();

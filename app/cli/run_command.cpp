@@ -66,6 +66,12 @@ RunResult runPhaseOf(const DeadlineConfig& c, int64_t, const RunOptions&, const 
 {
     return runDeadline(c, out);
 }
+RunResult runPhaseOf(NoiseConfig c, int64_t phaseNs, const RunOptions&, const RunOutput& out)
+{
+    if (c.durationNs == 0)
+        c.durationNs = phaseNs;
+    return runNoise(c, out);
+}
 
 // Reads a phase the preset parser has already validated (so nothing is refused) and hands it to @p f as its
 // experiment's config type.
@@ -125,6 +131,10 @@ ThreadSpec firstThreadOf(const ContentionConfig& c, const CpuTopology& topo)
 ThreadSpec firstThreadOf(const InversionConfig& c, const CpuTopology& topo)
 {
     return threadSpec(Policy::Fifo, c.highPriority, 0, c.resolvedCpu(topo), "rtscope-inv-high");
+}
+ThreadSpec firstThreadOf(const NoiseConfig& c, const CpuTopology& topo)
+{
+    return threadSpec(c.policy, c.priority, 0, c.resolvedCpus(topo).front(), "rtscope-noise");
 }
 // The lab's first privileged thread: the edf lesson's FIFO task; the others' first deadline task (never pinned).
 ThreadSpec firstThreadOf(const DeadlineConfig& c, const CpuTopology& topo)

@@ -13,6 +13,7 @@
 #include "engine/experiments/latency/latency_experiment.h"
 #include "engine/experiments/locks/contention_experiment.h"
 #include "engine/experiments/locks/inversion_experiment.h"
+#include "engine/experiments/noise/noise_experiment.h"
 #include "engine/experiments/starvation/starvation_experiment.h"
 #include "engine/experiments/sweep/sweep_experiment.h"
 #include "engine/experiments/timers/drift_experiment.h"
@@ -101,6 +102,16 @@ template <> struct ExperimentTraits<DeadlineConfig> {
     static CpuTopology placementTopology() { return CpuTopology::current(); }
 };
 
+template <> struct ExperimentTraits<NoiseConfig> {
+    using Experiment = NoiseExperiment; ///< the factory: what runs this config
+    static constexpr std::string_view kName = "noise";
+    static NoiseConfig fromJson(const nlohmann::json& j, std::vector<std::string>& e)
+    {
+        return noiseConfigFromJson(j, e);
+    }
+    static CpuTopology placementTopology() { return CpuTopology::current(); }
+};
+
 /// Not in ExperimentConfigs: no preset names a sweep (see above). The agent runs it by this name.
 template <> struct ExperimentTraits<SweepConfig> {
     using Experiment = SweepExperiment; ///< the factory: what runs this config
@@ -115,7 +126,7 @@ template <> struct ExperimentTraits<SweepConfig> {
 template <class... Configs> struct ExperimentList {};
 /// Every experiment, in the order presets and `rtscope run --help` list them.
 using ExperimentConfigs = ExperimentList<LatencyConfig, StarvationConfig, DriftConfig, SleepFloorConfig,
-                                         InversionConfig, ContentionConfig, DeadlineConfig>;
+                                         InversionConfig, ContentionConfig, DeadlineConfig, NoiseConfig>;
 
 /// Calls @p f(std::type_identity<Config>{}) for the experiment named @p name; false when no experiment has that
 /// name (@p f is not called).

@@ -85,6 +85,48 @@ void openMetricsCounter(std::string& out, const OpenMetricsInput& in, const char
         openMetricsSample(out, std::string(family) + "_total", openMetricsCpuLabel(c.cpu), openMetricsCount(value(c)));
 }
 
+// The noise lab's families: per noise CPU its runtime and noise (counters, seconds), the noise per kind and the
+// count of traced work per kind, its available share and its longest gap since the start (gauges).
+void openMetricsNoise(std::string& out, const NoiseSnapshot& snap)
+{
+    const auto perCpu = [&](const char* family, const char* type, const char* help, const char* unit,
+                            const std::function<std::string(const NoiseCpuStats&)>& value) {
+        const bool counter = std::string_view(type) == "counter";
+        openMetricsHeader(out, family, type, help, unit);
+        for (const NoiseCpuStats& c : snap.cpus)
+            openMetricsSample(out, std::string(family) + (counter ? "_total" : ""), openMetricsCpuLabel(c.cpu),
+                              value(c));
+    };
+    const auto perKind = [&](const char* family, const char* help, const char* unit,
+                             const std::function<std::string(const NoiseCpuStats&, size_t)>& value) {
+        openMetricsHeader(out, family, "counter", help, unit);
+        for (const NoiseCpuStats& c : snap.cpus)
+            for (NoiseKind k : kNoiseKinds)
+                openMetricsSample(out, std::string(family) + "_total",
+                                  openMetricsCpuLabel(c.cpu) + ",kind=\"" + noiseKindName(k) + "\"",
+                                  value(c, size_t(k)));
+    };
+    perCpu("rtscope_noise_runtime_seconds", "counter", "Time the noise lab's polling thread ran since the start",
+           "seconds", [](const NoiseCpuStats& c) { return openMetricsSeconds(c.runtimeNs); });
+    perCpu("rtscope_noise_seconds", "counter",
+           "Time the polling thread lost to noise (gaps at or above the threshold) since the start", "seconds",
+           [](const NoiseCpuStats& c) { return openMetricsSeconds(c.noiseNs); });
+    perKind("rtscope_noise_kind_seconds",
+            "Noise time charged to each kind (irq, softirq, nmi, thread; unexplained: no traced work; untraced: no "
+            "trace) since the start",
+            "seconds", [](const NoiseCpuStats& c, size_t k) { return openMetricsSeconds(c.kindNs[k]); });
+    perKind("rtscope_noise_events", "Times traced work of each kind ran inside a gap (unexplained: gaps no traced "
+                                    "work touched) since the start",
+            nullptr, [](const NoiseCpuStats& c, size_t k) { return openMetricsCount(c.kindCount[k]); });
+    perCpu("rtscope_noise_available_ratio", "gauge", "Share of the runtime the polling thread had, since the start",
+           "ratio", [](const NoiseCpuStats& c) { return openMetricsNumber(c.availablePercent / 100.0); });
+    perCpu("rtscope_noise_max_single_seconds", "gauge", "Longest single gap since the start", "seconds",
+           [](const NoiseCpuStats& c) { return openMetricsSeconds(c.maxSingleNs); });
+    perCpu("rtscope_noise_dropped_gaps", "counter",
+           "Gaps lost because the ring to the collector was full (should stay 0)", nullptr,
+           [](const NoiseCpuStats& c) { return openMetricsCount(c.drops); });
+}
+
 } // namespace
 
 const std::vector<int64_t>& openMetricsBucketBoundsNs()
@@ -201,6 +243,8 @@ std::string openMetricsText(const OpenMetricsInput& in)
                        "Samples lost because the ring to the collector was full since the monitor started (should "
                        "stay 0)",
                        [](const OpenMetricsCpu& c) { return c.drops; });
+    if (in.noise)
+        openMetricsNoise(out, *in.noise);
     out += "# EOF\n";
     return out;
 }

@@ -3,6 +3,7 @@
 /// (docs/monitor.md): a pure function from a run's figures to the text, and the run sink that keeps the maxima
 /// (since the start, and over the last kRecentMaxSeconds), which no scrape resets.
 #include "engine/experiments/latency/latency_run.h"
+#include "engine/experiments/noise/noise_snapshot.h"
 #include "engine/pipeline/histogram.h"
 
 #include <array>
@@ -52,6 +53,9 @@ struct OpenMetricsInput {
     /// The labels of the info metric (rtscope_monitor_info), in order; names must be valid label names.
     std::vector<std::pair<std::string, std::string>> info;
     std::vector<OpenMetricsCpu> cpus;
+    /// The noise lab running beside the latency measurement (`monitor --noise-cpus`), null when it does not: its
+    /// families (rtscope_noise_*) follow the latency ones, one series per noise CPU (and kind).
+    const NoiseSnapshot* noise = nullptr;
 };
 
 /// @brief The whole exposition: every family with its HELP, TYPE and UNIT, one series per CPU, and "# EOF".

@@ -6,6 +6,7 @@
 #include "engine/experiments/latency/latency_snapshot.h"
 #include "engine/experiments/locks/contention_experiment.h"
 #include "engine/experiments/locks/inversion_experiment.h"
+#include "engine/experiments/noise/noise_snapshot.h"
 #include "engine/experiments/starvation/starvation_experiment.h"
 #include "engine/experiments/sweep/sweep_experiment.h"
 #include "engine/experiments/timers/drift_experiment.h"
@@ -493,10 +494,65 @@ template <class V> void fields(V& v, SweepSnapshot& s)
     v("load_status", s.loadStatus);
 }
 
+template <class V> void fields(V& v, NoiseCulprit& s)
+{
+    v("kind", s.kind);
+    v("name", s.name);
+    v("cpu", s.cpu);
+    v("pid", s.pid);
+    v("sched", s.sched);
+    v("count", s.count);
+    v("total_ns", s.totalNs);
+    v("max_ns", s.maxNs);
+    v("percent", s.percent);
+}
+
+template <class V> void fields(V& v, NoiseCpuStats& s)
+{
+    v("cpu", s.cpu);
+    v("tid", s.tid);
+    v("runtime_ns", s.runtimeNs);
+    v("noise_ns", s.noiseNs);
+    v("available_percent", s.availablePercent);
+    v("max_single_ns", s.maxSingleNs);
+    v("loops", s.loops);
+    v("gaps", s.gaps);
+    v("drops", s.drops);
+    v("kind_ns", s.kindNs);
+    v("kind_count", s.kindCount);
+    v("histogram", s.histogram, kNoiseHistogramBuckets);
+    v("min_loop_ns", s.minLoopNs);
+    v("max_loop_ns", s.maxLoopNs);
+    v("mean_loop_ns", s.meanLoopNs);
+    v("heat", s.heat, kNoiseHeatWindows);
+    v("heat_first_window", s.heatFirstWindow);
+    v("steal_ns", s.stealNs);
+    v("smi_count", s.smiCount);
+    v("error", s.error);
+}
+
+template <class V> void fields(V& v, NoiseSnapshot& s)
+{
+    v("config", s.config);
+    fields(v, static_cast<RunStatus&>(s));
+    v("elapsed_ns", s.elapsedNs);
+    v("cpus", s.cpus, size_t(NoiseConfig::kMaxCpus));
+    v("culprits", s.culprits, NoiseSnapshot::kMaxCulprits);
+    v("traced", s.traced);
+    v("trace_note", s.traceNote);
+    v("trace_lost_events", s.traceLostEvents);
+    v("steal_tick_ns", s.stealTickNs);
+    v("steal_note", s.stealNote);
+    v("smi_note", s.smiNote);
+    v("osnoise_tracer", s.osnoiseTracer);
+    v("osnoise_note", s.osnoiseNote);
+}
+
 // The enums travel as their engine order (an integer), bounded by their last value on read.
 template <class E> inline constexpr E kSnapshotEnumLast = E{};
 template <> inline constexpr WaiterKind kSnapshotEnumLast<WaiterKind> = WaiterKind::Busy;
 template <> inline constexpr Policy kSnapshotEnumLast<Policy> = Policy::Deadline;
+template <> inline constexpr NoiseKind kSnapshotEnumLast<NoiseKind> = NoiseKind::Untraced;
 template <> inline constexpr SleepMethod kSnapshotEnumLast<SleepMethod> = SleepMethod::Hybrid;
 template <> inline constexpr LockKind kSnapshotEnumLast<LockKind> = LockKind::Ceiling;
 template <> inline constexpr KindRunState kSnapshotEnumLast<KindRunState> = KindRunState::Failed;

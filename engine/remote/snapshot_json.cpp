@@ -364,6 +364,10 @@ nlohmann::json toJson(const SweepSnapshot& s)
 {
     return put(s);
 }
+nlohmann::json toJson(const NoiseSnapshot& s)
+{
+    return put(s);
+}
 
 std::shared_ptr<StarvationSnapshot> starvationSnapshotFromJson(const nlohmann::json& j,
                                                                std::vector<std::string>& errors)
@@ -524,6 +528,29 @@ std::shared_ptr<DeadlineSnapshot> snapshotFromJson(std::type_identity<DeadlineCo
                                                    std::vector<std::string>& errors)
 {
     return deadlineSnapshotFromJson(j, errors);
+}
+
+std::shared_ptr<NoiseSnapshot> noiseSnapshotFromJson(const nlohmann::json& j, std::vector<std::string>& errors)
+{
+    const size_t before = errors.size();
+    auto s = readSnapshot<NoiseSnapshot>(j, errors);
+    if (s) {
+        checkFit(s->cpus.size() <= std::max<size_t>(s->config.cpus.size(), 1),
+                 "cpus has " + std::to_string(s->cpus.size()) + " rows for the config's " +
+                     std::to_string(s->config.cpus.size()) + " CPUs",
+                 errors);
+        for (const NoiseCpuStats& c : s->cpus)
+            checkFit(c.histogram.empty() || c.histogram.size() == kNoiseHistogramBuckets,
+                     "cpus: a histogram has " + std::to_string(c.histogram.size()) + " buckets, not 0 or " +
+                         std::to_string(kNoiseHistogramBuckets),
+                     errors);
+    }
+    return finish(std::move(s), before, errors);
+}
+std::shared_ptr<NoiseSnapshot> snapshotFromJson(std::type_identity<NoiseConfig>, const nlohmann::json& j,
+                                                std::vector<std::string>& errors)
+{
+    return noiseSnapshotFromJson(j, errors);
 }
 
 std::shared_ptr<SweepSnapshot> snapshotFromJson(std::type_identity<SweepConfig>, const nlohmann::json& j,

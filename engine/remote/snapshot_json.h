@@ -14,6 +14,7 @@
 #include "engine/experiments/deadline/deadline_experiment.h"
 #include "engine/experiments/locks/contention_experiment.h"
 #include "engine/experiments/locks/inversion_experiment.h"
+#include "engine/experiments/noise/noise_experiment.h"
 #include "engine/experiments/starvation/starvation_experiment.h"
 #include "engine/experiments/sweep/sweep_experiment.h"
 #include "engine/experiments/timers/drift_experiment.h"
@@ -38,6 +39,7 @@ nlohmann::json toJson(const SleepFloorSnapshot& s);
 nlohmann::json toJson(const InversionSnapshot& s);
 nlohmann::json toJson(const ContentionSnapshot& s);
 nlohmann::json toJson(const DeadlineSnapshot& s);
+nlohmann::json toJson(const NoiseSnapshot& s);
 /// @brief The sweep's results and its running setting's latency snapshot (whose tracing a sweep never has).
 nlohmann::json toJson(const SweepSnapshot& s);
 
@@ -51,6 +53,7 @@ std::shared_ptr<InversionSnapshot> inversionSnapshotFromJson(const nlohmann::jso
 std::shared_ptr<ContentionSnapshot> contentionSnapshotFromJson(const nlohmann::json& j,
                                                                std::vector<std::string>& errors);
 std::shared_ptr<DeadlineSnapshot> deadlineSnapshotFromJson(const nlohmann::json& j, std::vector<std::string>& errors);
+std::shared_ptr<NoiseSnapshot> noiseSnapshotFromJson(const nlohmann::json& j, std::vector<std::string>& errors);
 /// @brief Also refused: a total or a results list that is not the config's settings, a result whose setting is not
 /// the config's at its index, a current setting past the list.
 std::shared_ptr<SweepSnapshot> sweepSnapshotFromJson(const nlohmann::json& j, std::vector<std::string>& errors);
@@ -69,6 +72,8 @@ std::shared_ptr<ContentionSnapshot> snapshotFromJson(std::type_identity<Contenti
                                                      std::vector<std::string>& errors);
 std::shared_ptr<DeadlineSnapshot> snapshotFromJson(std::type_identity<DeadlineConfig>, const nlohmann::json& j,
                                                    std::vector<std::string>& errors);
+std::shared_ptr<NoiseSnapshot> snapshotFromJson(std::type_identity<NoiseConfig>, const nlohmann::json& j,
+                                                std::vector<std::string>& errors);
 std::shared_ptr<SweepSnapshot> snapshotFromJson(std::type_identity<SweepConfig>, const nlohmann::json& j,
                                                 std::vector<std::string>& errors);
 

@@ -7,6 +7,7 @@
 #include "tests/common/cli_process.h"
 #include "tests/common/loopback_port.h"
 
+#include "engine/rt/cpu_topology.h"
 #include "engine/rt/system_probe.h"
 
 #include "tests/common/test_main.h"
@@ -325,6 +326,9 @@ private slots:
                  {{"--period", "5us"}, "period"},
                  {{"--hogs", "1000"}, "hogs"},
                  {{"--cpus", "x"}, "cpus: 'x'"},
+                 {{"--noise-cpus", "x"}, "noise-cpus: 'x' is not a CPU list"},
+                 {{"-a", "1", "--noise-cpus", "1"}, "noise-cpus: CPU 1 is a latency measuring CPU"},
+                 {{"--noise-cpus", "4000"}, "noise-cpus: "},
              }) {
             const QString problem = refusalProblem(QStringList{"monitor"} + args, expected);
             QVERIFY2(problem.isEmpty(), qPrintable(args.join(' ') + ": " + problem));
@@ -424,6 +428,51 @@ private slots:
 
         QCOMPARE(m.stop(), 0);
         QVERIFY2(m.out().contains("Summary:"), qPrintable(m.out()));
+    }
+
+    // The noise lab beside the measurement: its families for its CPU, its noise no larger than its runtime, the
+    // kinds adding up to it, the available ratio what the two say.
+    void noiseCpusServeTheNoiseFamilies()
+    {
+        const std::vector<int> allowed = rtscope::CpuTopology::current().allowed;
+        if (allowed.size() < 2)
+            RTSCOPE_SKIP(Cpus, "the noise lab needs a CPU other than the measuring one");
+        const std::string latencyCpu = std::to_string(allowed.back()), noiseCpu = std::to_string(allowed.front());
+        const int port = rtscope::test::freeLoopbackPort();
+        MonitorTestChild m(binary(), monitorArgs(port) << "-a" << QString::fromStdString(latencyCpu) << "--noise-cpus"
+                                                        << QString::fromStdString(noiseCpu));
+        QVERIFY2(m.waitForHttp(port, "/metrics", 5000), qPrintable(m.err()));
+        QString why;
+        scrapeWithSamples(port, &why);
+        QVERIFY2(why.isEmpty(), qPrintable(why));
+        std::this_thread::sleep_for(std::chrono::milliseconds(500));
+        const auto s = scrape(port, &why);
+        QVERIFY2(why.isEmpty(), qPrintable(why));
+        const std::string l = "{cpu=\"" + noiseCpu + "\"";
+        const auto get = [&](const std::string& key) {
+            const auto it = s.find(key);
+            return it == s.end() ? NAN : it->second;
+        };
+        const double runtime = get("rtscope_noise_runtime_seconds_total" + l + "}");
+        const double noise = get("rtscope_noise_seconds_total" + l + "}");
+        const double available = get("rtscope_noise_available_ratio" + l + "}");
+        QVERIFY2(runtime > 0.3 && runtime < 60, qPrintable(QString::number(runtime)));
+        QVERIFY2(noise >= 0 && noise <= runtime, qPrintable(QString("%1 of %2").arg(noise).arg(runtime)));
+        QVERIFY2(std::abs(available - (runtime - noise) / runtime) < 1e-3, qPrintable(QString::number(available)));
+        QVERIFY(get("rtscope_noise_max_single_seconds" + l + "}") >= 0);
+        QCOMPARE(get("rtscope_noise_dropped_gaps_total" + l + "}"), 0.0);
+        double kinds = 0;
+        for (const char* kind : {"irq", "softirq", "nmi", "thread", "unexplained", "untraced"}) {
+            const double k = get("rtscope_noise_kind_seconds_total" + l + ",kind=\"" + kind + "\"}");
+            QVERIFY2(k >= 0, kind);
+            kinds += k;
+        }
+        QVERIFY2(std::abs(kinds - noise) < 1e-6, qPrintable(QString("kinds %1, noise %2").arg(kinds).arg(noise)));
+        // The latency families are still there, for the other CPU only.
+        QVERIFY(!std::isnan(get("rtscope_samples_total{cpu=\"" + latencyCpu + "\"}")));
+        QVERIFY(std::isnan(get("rtscope_samples_total" + l + "}")));
+        QCOMPARE(m.stop(), 0);
+        QVERIFY2(m.out().contains(QString::fromStdString("noise CPU " + noiseCpu + ":")), qPrintable(m.out()));
     }
 
     void misbehavingScrapersDoNotStopTheMeasurement()

@@ -1,0 +1,213 @@
+// `rtscope noise`: where a CPU goes. One busy-polling thread per measured CPU; every gap in its loop is noise, and
+// the kernel's trace events say who took it (docs/experiments/noise.md). The table is osnoise's summary.
+#include "app/cli/command_util.h"
+#include "app/cli/timer_cli.h"
+
+#include "engine/experiments/noise/noise_experiment.h"
+#include "engine/export/noise_report.h"
+#include "engine/formats/cyclictest_format.h"
+#include "engine/util/clock.h"
+#include "engine/util/units.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <memory>
+
+namespace rtscope::cli {
+
+namespace {
+
+/// Culprits the table lists; --json carries every one the run kept.
+constexpr size_t kTableCulprits = 10;
+
+struct NoiseOptions {
+    std::string cpus;
+    std::string duration = "5s";
+    std::string threshold = "1us";
+    std::string policy;
+    int priority = 0;
+    bool noTrace = false;
+    std::string histfile;
+    TableOutputOptions output;
+};
+
+// Builds the config from the flags. Unit and list errors are reported here; every range is validate()'s.
+NoiseConfig toConfig(const NoiseOptions& o, std::vector<std::string>& problems)
+{
+    NoiseConfig c;
+    if (!o.cpus.empty())
+        readCpuList("cpus", o.cpus, CpuTopology::current(), c.cpus, problems);
+    const size_t before = problems.size();
+    readDuration("duration", o.duration, kNsPerSec, "e.g. 5s, 500ms (bare numbers are seconds)", c.durationNs,
+                 problems);
+    // 0 means "until stopped" inside (the GUI's live mode); on the command line a run has a length: Ctrl-C ends a
+    // long one early.
+    if (problems.size() == before && c.durationNs <= 0)
+        problems.push_back("duration must be between " +
+                           formatDurationRange(NoiseConfig::kMinDurationNs, NoiseConfig::kMaxDurationNs) + " (got '" +
+                           o.duration + "')");
+    if (auto t = parseSignedDuration(o.threshold))
+        c.thresholdNs = *t;
+    else
+        problems.push_back(notADuration("threshold", o.threshold, kBareMicroseconds));
+    readPolicy(o.policy, o.priority, c.policy, problems);
+    c.priority = o.priority;
+    c.trace = !o.noTrace;
+    return c;
+}
+
+std::string kindCell(const NoiseCpuStats& c, NoiseKind k)
+{
+    return std::to_string(c.kindCount[size_t(k)]);
+}
+
+void printNoiseTable(const NoiseSnapshot& s)
+{
+    std::printf("\n%-4s %13s %12s %10s %12s %8s %8s %8s %8s %8s\n", "CPU", "Runtime(us)", "Noise(us)", "% CPU Aval",
+                "Max Single", "HW", "NMI", "IRQ", "Softirq", "Thread");
+    for (const NoiseCpuStats& c : s.cpus)
+        std::printf("%-4d %13.0f %12.1f %10.5f %12.1f %8s %8s %8s %8s %8s\n", c.cpu, double(c.runtimeNs) / 1000.0,
+                    double(c.noiseNs) / 1000.0, c.availablePercent, double(c.maxSingleNs) / 1000.0,
+                    kindCell(c, NoiseKind::Unexplained).c_str(), kindCell(c, NoiseKind::Nmi).c_str(),
+                    kindCell(c, NoiseKind::Irq).c_str(), kindCell(c, NoiseKind::Softirq).c_str(),
+                    kindCell(c, NoiseKind::Thread).c_str());
+    std::printf("(noise: gaps of %s or more between two clock reads; HW: gaps no traced work touched)\n",
+                formatDuration(s.config.thresholdNs).c_str());
+
+    std::printf("\nnoise time by kind (us):\n%-4s", "CPU");
+    for (NoiseKind k : kNoiseKinds)
+        std::printf(" %12s", noiseKindName(k));
+    std::printf(" %10s %8s\n", "steal", "SMIs");
+    for (const NoiseCpuStats& c : s.cpus) {
+        std::printf("%-4d", c.cpu);
+        for (NoiseKind k : kNoiseKinds)
+            std::printf(" %12.1f", double(c.kindNs[size_t(k)]) / 1000.0);
+        const std::string steal = c.stealNs < 0 ? "-" : usText(double(c.stealNs));
+        const std::string smi = c.smiCount < 0 ? "-" : std::to_string(c.smiCount);
+        std::printf(" %10s %8s\n", steal.c_str(), smi.c_str());
+    }
+
+    if (!s.culprits.empty()) {
+        std::printf("\ntop culprits by time:\n%-4s %-8s %-32s %7s %8s %12s %10s %10s\n", "CPU", "kind", "name", "pid",
+                    "count", "total (us)", "% of CPU", "max (us)");
+        for (size_t i = 0; i < std::min(kTableCulprits, s.culprits.size()); ++i) {
+            const NoiseCulprit& k = s.culprits[i];
+            std::printf("%-4d %-8s %-32.32s %7s %8llu %12.1f %10.4f %10.1f\n", k.cpu, noiseKindName(k.kind),
+                        k.name.c_str(), k.pid ? std::to_string(k.pid).c_str() : "-", (unsigned long long)k.count,
+                        double(k.totalNs) / 1000.0, k.percent, double(k.maxNs) / 1000.0);
+        }
+        if (s.culprits.size() > kTableCulprits)
+            std::printf("(%zu more in --json and --csv)\n", s.culprits.size() - kTableCulprits);
+    }
+
+    uint64_t loops = 0, gaps = 0, drops = 0;
+    for (const NoiseCpuStats& c : s.cpus) {
+        loops += c.loops;
+        gaps += c.gaps;
+        drops += c.drops;
+    }
+    std::printf("\nloops: %llu   gaps: %llu   dropped gaps: %llu   memory: %s\n", (unsigned long long)loops,
+                (unsigned long long)gaps, (unsigned long long)drops, s.memoryLock.c_str());
+    std::printf("attribution: %s\n", s.traced ? "kernel trace events (tracefs)" : "none");
+    for (const std::string* note : {&s.traceNote, &s.stealNote, &s.smiNote, &s.osnoiseNote})
+        if (!note->empty())
+            std::printf("note: %s\n", note->c_str());
+    for (const NoiseCpuStats& c : s.cpus)
+        if (!c.error.empty())
+            std::printf("error: CPU %d: %s\n", c.cpu, c.error.c_str());
+    if (!s.error.empty())
+        std::printf("error: %s\n", s.error.c_str());
+}
+
+std::string progressLine(const NoiseSnapshot& s)
+{
+    std::string line = formatDuration(s.elapsedNs) + " of " + formatDuration(s.config.durationNs);
+    for (const NoiseCpuStats& c : s.cpus) {
+        char cell[96];
+        std::snprintf(cell, sizeof cell, "  CPU %d: %.4f %% available, max %.1f us", c.cpu, c.availablePercent,
+                      double(c.maxSingleNs) / 1000.0);
+        line += cell;
+    }
+    return line;
+}
+
+int run(const NoiseOptions& o)
+{
+    std::vector<std::string> problems;
+    const NoiseConfig config = toConfig(o, problems);
+    return runIfValid("noise", config, std::move(problems), CpuTopology::current(), [&](const NoiseConfig& c) {
+        RunOutput out = o.output.runOutput();
+        out.histfile = o.histfile;
+        return runNoise(c, out).exitCode;
+    });
+}
+
+} // namespace
+
+RunResult runNoise(const NoiseConfig& config, const RunOutput& out)
+{
+    NoiseExperiment exp;
+    exp.setLockAllMemory(true);
+    RunResult result = runTable(
+        exp, config, out,
+        TableRun<NoiseSnapshot>{
+            .command = "noise",
+            .header = [&] { return exp.config().label(); },
+            .progressInLog = Progress::InLog::EverySecond,
+            .progress = progressLine,
+            .stoppedLineWhenQuiet = false,
+            .printTable = printNoiseTable,
+            .report = [](const NoiseSnapshot& s) { return nlohmann::json{{"rtscope", withProbeAndCommandLine(noiseReportJson(s))}}; },
+            .csv = noiseCsv,
+            .figures =
+                [](const NoiseSnapshot& s) {
+                    std::vector<RunFigure> figures;
+                    for (const NoiseCpuStats& c : s.cpus) {
+                        const std::string cpu = "CPU " + std::to_string(c.cpu);
+                        figures.push_back({cpu + " available", c.availablePercent, "%"});
+                        figures.push_back({cpu + " max single noise", double(c.maxSingleNs) / 1000.0, "us"});
+                    }
+                    return figures;
+                },
+        });
+    const auto snap = exp.snapshot();
+    if (!out.histfile.empty() && snap && !writeFile(out.histfile, writeCyclictestHistogram(noiseHistogramData(*snap))))
+        result.exitCode = ExitFailure;
+    return result;
+}
+
+namespace {
+
+Command addNoiseCommand(CLI::App& app)
+{
+    auto o = std::make_shared<NoiseOptions>();
+    auto* sub = app.add_subcommand("noise", "OS and hardware noise: a busy-polling thread per CPU, every lost "
+                                            "moment attributed (osnoise's summary, oslat's histogram)");
+    sub->add_option("--cpus", o->cpus, "CPUs to measure, one polling thread each: all, or a list like 0,2-3 "
+                                       "(default: the highest usable CPU)");
+    sub->add_option("-D,--duration", o->duration,
+                    "run time " + formatDurationRange(NoiseConfig::kMinDurationNs, NoiseConfig::kMaxDurationNs) +
+                        ", e.g. 5s (bare number: seconds)")
+        ->capture_default_str();
+    sub->add_option("-T,--threshold", o->threshold,
+                    "a loop at least this long is noise, " +
+                        formatDurationRange(NoiseConfig::kMinThresholdNs, NoiseConfig::kMaxThresholdNs) +
+                        " (bare number: us)")
+        ->capture_default_str();
+    addPolicyOptions(sub, o->policy, o->priority,
+                     "other, batch, idle, fifo or rr for the polling threads (default: other, as osnoise; fifo if "
+                     "-p is given)");
+    sub->add_flag("--no-trace", o->noTrace, "do not read the kernel's trace events: no attribution");
+    sub->add_option("--histfile", o->histfile, "write the loop-length histogram (1 us bins, cyclictest's -h layout)");
+    addTableOutputOptions(sub, o->output, "write config, probe, per-CPU figures and every culprit as JSON",
+                          "write one row per culprit (and per CPU its unexplained time)", "only the table");
+    return {sub, [o] {
+                return run(*o);
+            }};
+}
+
+} // namespace
+
+const CommandRegistration kNoiseRegistration("noise", 35, &addNoiseCommand);
+
+} // namespace rtscope::cli

@@ -1,0 +1,281 @@
+// The noise lab against oslat (rt-tests) on the same CPU, same load, runs alternated (docs/BENCHMARKS.md, "Noise
+// lab"). Both measure the length of every loop of a busy-polling thread; oslat's histogram (--json, buckets of 1 µs
+// labelled by their upper edge) and rtscope's (--histfile, cyclictest's -h layout, labelled by the lower edge) are
+// put on the same 1 µs bins and read by the same percentile code (bench/histfile_runs.h), so what differs is the
+// instrument. The load is this program's own: a SCHED_FIFO thread pinned to the measured CPU that spins 300 µs every
+// 20 ms, identical for both tools. Also printed: how much of rtscope's noise its attribution explained.
+#include "bench/histfile_runs.h"
+#include "engine/formats/cyclictest_format.h"
+
+#include <atomic>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <ctime>
+#include <fstream>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <pthread.h>
+#include <sched.h>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <unistd.h>
+#include <vector>
+
+using namespace rtscope;
+using namespace rtscope::bench;
+
+namespace {
+
+struct Options {
+    std::string rtscope = "build/bench/app/rtscope";
+    int cpu = -1;
+    int seconds = 5;
+    int rounds = 3;
+    bool load = true;
+};
+
+struct Figures {
+    double p50 = 0, p99 = 0, p999 = 0, maxUs = 0, share10 = 0;
+    uint64_t loops = 0;
+};
+
+int64_t monoNs()
+{
+    timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return int64_t(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
+}
+
+// The load both tools see: FIFO 20 on the measured CPU, 300 µs of spinning every 20 ms (1.5 % of the CPU).
+class PeriodicLoad {
+public:
+    explicit PeriodicLoad(int cpu)
+    {
+        m_thread = std::thread([this, cpu] {
+            cpu_set_t set;
+            CPU_ZERO(&set);
+            CPU_SET(cpu, &set);
+            sched_setaffinity(0, sizeof set, &set);
+            sched_param sp{};
+            sp.sched_priority = 20;
+            m_fifo = pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp) == 0;
+            int64_t next = monoNs();
+            while (!m_stop.load(std::memory_order_relaxed)) {
+                const int64_t end = monoNs() + 300'000;
+                while (monoNs() < end) {
+                }
+                next += 20'000'000;
+                if (next < monoNs())
+                    next = monoNs() + 19'700'000;
+                timespec ts{time_t(next / 1'000'000'000), long(next % 1'000'000'000)};
+                clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, nullptr);
+            }
+            sp.sched_priority = 0;
+            pthread_setschedparam(pthread_self(), SCHED_OTHER, &sp);
+        });
+    }
+    ~PeriodicLoad()
+    {
+        m_stop.store(true);
+        m_thread.join();
+    }
+    bool fifo() const { return m_fifo.load(); }
+
+private:
+    std::atomic<bool> m_stop{false};
+    std::atomic<bool> m_fifo{false};
+    std::thread m_thread;
+};
+
+Figures figuresOf(const CyclictestThread& t)
+{
+    Figures f;
+    f.p50 = percentileUs(t, 50);
+    f.p99 = percentileUs(t, 99);
+    f.p999 = percentileUs(t, 99.9);
+    uint64_t total = t.overflows, long10 = t.overflows;
+    for (size_t i = 0; i < t.bins.size(); ++i) {
+        total += t.bins[i];
+        if (i >= 10)
+            long10 += t.bins[i];
+        if (t.bins[i])
+            f.maxUs = double(i);
+    }
+    if (t.overflows)
+        f.maxUs = double(t.bins.size());
+    f.loops = total;
+    f.share10 = total ? double(long10) / double(total) : 0;
+    return f;
+}
+
+std::string readText(const std::string& path)
+{
+    std::ifstream in(path);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+}
+
+// oslat --json: thread."0".histogram {"k": count}, where bucket k holds loops of (k−1, k] µs (oslat rounds up).
+// Moved to the lower-edge bin k−1 of cyclictest's layout; its last bucket is open-ended, as ours is.
+bool readOslat(const std::string& path, CyclictestThread& out)
+{
+    const nlohmann::json j = nlohmann::json::parse(readText(path), nullptr, false);
+    if (j.is_discarded() || !j.contains("thread") || j["thread"].empty()) {
+        std::fprintf(stderr, "%s: not oslat's JSON\n", path.c_str());
+        return false;
+    }
+    const nlohmann::json& t = j["thread"].begin().value();
+    out = CyclictestThread{};
+    out.bins.assign(1024, 0);
+    for (const auto& [key, count] : t["histogram"].items()) {
+        const long k = std::strtol(key.c_str(), nullptr, 10);
+        if (k >= 1 && size_t(k - 1) < out.bins.size())
+            out.bins[size_t(k - 1)] += count.get<uint64_t>();
+        else
+            out.overflows += count.get<uint64_t>();
+    }
+    out.maxUs = t.value("max", int64_t(0));
+    return true;
+}
+
+// Of rtscope's noise, the share its attribution explained (not unexplained, not untraced), and its max single.
+bool readCoverage(const std::string& path, double& coverage, double& maxSingleUs)
+{
+    const nlohmann::json j = nlohmann::json::parse(readText(path), nullptr, false);
+    if (j.is_discarded() || !j.contains("rtscope"))
+        return false;
+    const nlohmann::json& c = j["rtscope"]["cpus"][0];
+    const double noise = c["noise_us"].get<double>() * 1000.0;
+    const auto& k = c["noise_ns_by_kind"];
+    const double unexplained = k["unexplained"].get<double>() + k["untraced"].get<double>();
+    coverage = noise > 0 ? 1.0 - unexplained / noise : 1.0;
+    maxSingleUs = c["max_single_us"].get<double>();
+    return true;
+}
+
+std::string cpuModel()
+{
+    std::ifstream in("/proc/cpuinfo");
+    std::string line;
+    while (std::getline(in, line))
+        if (line.rfind("model name", 0) == 0)
+            return line.substr(line.find(':') + 2);
+    return "unknown CPU";
+}
+
+void printRow(const char* tool, int round, const Figures& f)
+{
+    std::printf("%-8s %5d %12llu %9.3f %9.3f %9.3f %9.0f %12.6f\n", tool, round, (unsigned long long)f.loops, f.p50,
+                f.p99, f.p999, f.maxUs, 100.0 * f.share10);
+}
+
+double ratio(double a, double b)
+{
+    return b != 0 ? a / b : (a == 0 ? 1.0 : INFINITY);
+}
+
+} // namespace
+
+int main(int argc, char** argv)
+{
+    Options o;
+    for (int i = 1; i < argc; ++i) {
+        const std::string k = argv[i];
+        if (k == "--no-load") {
+            o.load = false;
+            continue;
+        }
+        if (i + 1 >= argc)
+            break;
+        const char* v = argv[++i];
+        if (k == "--rtscope")
+            o.rtscope = v;
+        else if (k == "--seconds")
+            o.seconds = std::atoi(v);
+        else if (k == "--rounds")
+            o.rounds = std::atoi(v);
+        else if (k == "--cpu")
+            o.cpu = std::atoi(v);
+    }
+    if (o.cpu < 0)
+        o.cpu = int(sysconf(_SC_NPROCESSORS_ONLN)) - 1;
+    if (access(o.rtscope.c_str(), X_OK) != 0) {
+        std::fprintf(stderr, "rtscope binary not found at %s (use --rtscope PATH)\n", o.rtscope.c_str());
+        return 1;
+    }
+    if (o.seconds < 1 || o.rounds < 1 || o.cpu < 1) {
+        std::fprintf(stderr, "--seconds and --rounds must be at least 1, --cpu at least 1 (CPU 0 runs the tools' "
+                             "main threads)\n");
+        return 2;
+    }
+    std::printf("CPU: %s; measured CPU %d; %d rounds of %d s each, oslat and rtscope noise alternated; load: %s\n",
+                cpuModel().c_str(), o.cpu, o.rounds, o.seconds,
+                o.load ? "FIFO 20 thread, 300 us every 20 ms on the measured CPU" : "none");
+    std::unique_ptr<PeriodicLoad> load;
+    if (o.load) {
+        load = std::make_unique<PeriodicLoad>(o.cpu);
+        usleep(50'000);
+        if (!load->fifo()) {
+            std::fprintf(stderr, "the load thread could not become SCHED_FIFO: run as root\n");
+            return 1;
+        }
+    }
+    char dirTemplate[] = "/tmp/rtscope-bench-noise.XXXXXX";
+    const std::string dir = mkdtemp(dirTemplate);
+    std::printf("\n%-8s %5s %12s %9s %9s %9s %9s %12s   (loop lengths, us; share in %%)\n", "tool", "round", "loops",
+                "p50", "p99", "p99.9", "max", ">=10us");
+    CyclictestThread oslatAll, rtscopeAll;
+    std::vector<double> coverages, maxSingles;
+    const std::string cpu = std::to_string(o.cpu), secs = std::to_string(o.seconds);
+    for (int r = 0; r < o.rounds; ++r) {
+        for (int step = 0; step < 2; ++step) {
+            const bool oslatNow = (step == 0) == (r % 2 == 0);
+            if (oslatNow) {
+                const std::string json = dir + "/oslat.json";
+                const int rc = spawnAndWait({"oslat", "-c", cpu, "-C", "0", "-D", secs, "-b", "1024", "-q",
+                                             "--json=" + json},
+                                            dir + "/oslat.err");
+                CyclictestThread t;
+                if (rc != 0 || !readOslat(json, t)) {
+                    std::fprintf(stderr, "oslat failed (exit %d): %s\n", rc, readText(dir + "/oslat.err").c_str());
+                    return 1;
+                }
+                printRow("oslat", r + 1, figuresOf(t));
+                pool(oslatAll, t);
+            } else {
+                const std::string hist = dir + "/noise.hist", json = dir + "/noise.json";
+                const int rc = spawnAndWait({o.rtscope, "noise", "--cpus", cpu, "-D", secs + "s", "-q", "--histfile",
+                                             hist, "--json", json},
+                                            dir + "/noise.err");
+                CyclictestThread t;
+                if (rc != 0 || !readHist(hist, t)) {
+                    std::fprintf(stderr, "rtscope noise failed (exit %d): %s\n", rc,
+                                 readText(dir + "/noise.err").c_str());
+                    return 1;
+                }
+                printRow("rtscope", r + 1, figuresOf(t));
+                pool(rtscopeAll, t);
+                double coverage = 0, maxSingle = 0;
+                if (readCoverage(json, coverage, maxSingle)) {
+                    coverages.push_back(coverage);
+                    maxSingles.push_back(maxSingle);
+                }
+            }
+        }
+    }
+    const Figures a = figuresOf(oslatAll), b = figuresOf(rtscopeAll);
+    std::printf("\npooled over %d rounds:\n", o.rounds);
+    printRow("oslat", 0, a);
+    printRow("rtscope", 0, b);
+    std::printf("\nratio rtscope / oslat (target: within 10 %%, i.e. 0.90 .. 1.10):\n");
+    std::printf("  p50 %.3f   p99 %.3f   p99.9 %.3f   max %.3f   share >= 10 us %.3f\n", ratio(b.p50, a.p50),
+                ratio(b.p99, a.p99), ratio(b.p999, a.p999), ratio(b.maxUs, a.maxUs), ratio(b.share10, a.share10));
+    if (!coverages.empty())
+        std::printf("attribution coverage (noise time explained by traced work), median of %zu runs: %.1f %%; "
+                    "max single noise median %.1f us\n",
+                    coverages.size(), 100.0 * median(coverages), median(maxSingles));
+    return 0;
+}
