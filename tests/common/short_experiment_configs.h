@@ -67,6 +67,15 @@ inline DeadlineConfig shortDeadlineConfig()
     return c;
 }
 
+/// @brief 300 ms of polling on the highest usable CPU, untraced (a trace session takes longer to start than the run).
+inline NoiseConfig shortNoiseConfig()
+{
+    NoiseConfig c;
+    c.durationNs = 300'000'000;
+    c.trace = false;
+    return c;
+}
+
 inline LatencyConfig shortLatencyConfig()
 {
     LatencyConfig c;
@@ -102,6 +111,8 @@ inline nlohmann::json shortExperimentConfig(const std::string& name)
             j = toJson(shortContentionConfig());
         else if constexpr (std::is_same_v<Config, DeadlineConfig>)
             j = toJson(shortDeadlineConfig());
+        else if constexpr (std::is_same_v<Config, NoiseConfig>)
+            j = toJson(shortNoiseConfig());
         else
             j = toJson(shortLatencyConfig());
     });

@@ -18,7 +18,7 @@ private slots:
     void everyNameLeadsToItsOwnConfig()
     {
         const std::vector<std::string>& names = experimentNames();
-        QCOMPARE(names.size(), size_t(7));
+        QCOMPARE(names.size(), size_t(8));
         QCOMPARE(std::set<std::string>(names.begin(), names.end()).size(), names.size());
         for (const std::string& name : names) {
             int calls = 0;
@@ -62,7 +62,7 @@ private slots:
         QCOMPARE(errors.size(), size_t(1));
         QVERIFY2(QString::fromStdString(errors.front())
                      .startsWith("experiment must be one of latency, starvation, drift, sleep-floor, inversion, "
-                                 "contention, deadline (got 'sweep')"),
+                                 "contention, deadline, noise (got 'sweep')"),
                  errors.front().c_str());
     }
 

@@ -17,7 +17,7 @@ using namespace rtscope;
 namespace {
 
 constexpr const char* kSnapshotJsonKinds[] = {"starvation", "drift",      "sleep-floor",
-                                              "inversion",  "contention", "deadline"};
+                                              "inversion",  "contention", "deadline", "noise"};
 
 QByteArray snapshotJsonFirst(const std::vector<std::string>& errors)
 {
@@ -124,6 +124,11 @@ private slots:
         QVERIFY(!deadline.at("tasks").empty());
         QVERIFY(!deadline.at("jobs").empty());
         QVERIFY(deadline.at("counter").at("windows").get<uint64_t>() > 0);
+
+        const nlohmann::json& noise = m_final.at("noise");
+        QCOMPARE(noise.at("cpus").size(), size_t(1));
+        QVERIFY(noise.at("cpus")[0].at("loops").get<uint64_t>() > 0);
+        QCOMPARE(noise.at("cpus")[0].at("histogram").size(), kNoiseHistogramBuckets);
     }
 
     void histogramsKeepEveryFigure()
