@@ -119,6 +119,11 @@ private slots:
             // The machine's own load shares the CPU with a SCHED_OTHER poller: only the arithmetic is certain.
             QVERIFY(s.availablePercent > 0 && s.availablePercent <= 100 - planted->percent);
             QCOMPARE(s.availablePercent, 100.0 * double(s.runtimeNs - s.noiseNs) / double(s.runtimeNs));
+            qInfo("steal %lld ns (%s), SMIs %lld (%s), osnoise: %s", static_cast<long long>(s.stealNs),
+                  snap->stealNote.empty() ? "read" : snap->stealNote.c_str(), static_cast<long long>(s.smiCount),
+                  snap->smiNote.c_str(), snap->osnoiseNote.c_str());
+            QVERIFY(s.stealNs >= 0 || !snap->stealNote.empty());
+            QVERIFY(s.smiCount >= 0 || !snap->smiNote.empty());
             for (size_t i = 0; i < snap->culprits.size() && i < 6; ++i)
                 qInfo("  %-24s %-11s %6.2f %%  max %8.1f us  x%llu", snap->culprits[i].name.c_str(),
                       noiseKindName(snap->culprits[i].kind), snap->culprits[i].percent,
@@ -193,8 +198,15 @@ private slots:
         qInfo("stop took %.1f ms", double(took) / 1e6);
         QVERIFY2(took < 100 * kNsPerMs, qPrintable(QString("stop took %1 ms").arg(double(took) / 1e6)));
         QCOMPARE(threadsAlive(), 0);
-        QVERIFY(!exp.snapshot()->running);
-        QVERIFY(!exp.snapshot()->finished); // stopped, not run to its end
+        const auto snap = exp.snapshot();
+        QVERIFY(!snap->running);
+        QVERIFY(!snap->finished); // stopped, not run to its end
+        QVERIFY2(noiseShapeProblem(snap->cpus.front()).isEmpty(), qPrintable(noiseShapeProblem(snap->cpus.front())));
+        if (!snap->traced) { // without tracefs or root: said why, and every gap is untraced
+            qInfo("untraced: %s", snap->traceNote.c_str());
+            QVERIFY(!snap->traceNote.empty());
+            QCOMPARE(snap->cpus.front().kindNs[size_t(NoiseKind::Untraced)], snap->cpus.front().noiseNs);
+        }
     }
 
     void invalidConfigStartsNothing()
