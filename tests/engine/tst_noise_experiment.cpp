@@ -14,8 +14,18 @@
 #include "tests/common/thread_census.h"
 #include "tests/common/traced_run.h"
 
+#include <QDir>
+#include <QFile>
+#include <QTemporaryFile>
 #include <QtTest>
+#include <atomic>
+#include <cstdlib>
+#include <fcntl.h>
+#include <map>
 #include <numeric>
+#include <pthread.h>
+#include <thread>
+#include <unistd.h>
 
 using namespace rtscope;
 using namespace rtscope::test;
@@ -57,6 +67,95 @@ QString noiseShapeProblem(const NoiseCpuStats& s)
         return QString("%1 gaps dropped").arg(s.drops);
     return {};
 }
+
+// /proc/interrupts: each numbered IRQ line's count on each CPU.
+std::map<int, std::vector<uint64_t>> noiseInterruptCounts()
+{
+    std::map<int, std::vector<uint64_t>> out;
+    QFile f("/proc/interrupts");
+    if (!f.open(QIODevice::ReadOnly))
+        return out;
+    const QList<QByteArray> header = f.readLine().simplified().split(' ');
+    while (!f.atEnd()) {
+        const QList<QByteArray> fields = f.readLine().simplified().split(' ');
+        bool numbered = false;
+        const int irq = fields.value(0).chopped(1).toInt(&numbered);
+        if (!numbered || fields.size() <= header.size())
+            continue;
+        std::vector<uint64_t>& counts = out[irq];
+        for (qsizetype i = 0; i < header.size(); ++i)
+            counts.push_back(fields[i + 1].toULongLong());
+    }
+    return out;
+}
+
+// Disk reads that bypass the page cache (O_DIRECT, 4 KiB at random places of a 16 MiB file), one at a time from a
+// thread pinned to one CPU, until stopped: every read is a request the disk completes with an interrupt. Bounded (it
+// waits for the disk every read) and joined by the destructor.
+class NoiseDiskReader {
+public:
+    /// Empty problem(): the file exists and takes O_DIRECT reads.
+    NoiseDiskReader()
+        : m_file(QDir::tempPath() + "/rtscope-noise-XXXXXX")
+    {
+        if (!m_file.open()) {
+            m_problem = "cannot create a file in " + QDir::tempPath().toStdString();
+            return;
+        }
+        const QByteArray chunk(1 << 20, 'n');
+        for (int i = 0; i < 16; ++i)
+            m_file.write(chunk);
+        m_file.flush();
+        fsync(int(m_file.handle()));
+        m_fd = ::open(m_file.fileName().toLocal8Bit().constData(), O_RDONLY | O_DIRECT | O_CLOEXEC);
+        if (m_fd < 0)
+            m_problem = "the file system of " + QDir::tempPath().toStdString() + " refuses O_DIRECT";
+    }
+    ~NoiseDiskReader()
+    {
+        stop();
+        if (m_fd >= 0)
+            ::close(m_fd);
+    }
+    NoiseDiskReader(const NoiseDiskReader&) = delete;
+    NoiseDiskReader& operator=(const NoiseDiskReader&) = delete;
+
+    const std::string& problem() const { return m_problem; }
+    /// Reads from a thread on @p cpu (−1: anywhere) until stop().
+    void start(int cpu)
+    {
+        m_stop.store(false);
+        m_thread = std::thread([this, cpu] {
+            if (cpu >= 0) {
+                cpu_set_t set;
+                CPU_ZERO(&set);
+                CPU_SET(cpu, &set);
+                pthread_setaffinity_np(pthread_self(), sizeof set, &set);
+            }
+            void* buffer = std::aligned_alloc(4096, 4096);
+            uint64_t x = 88172645463325252ULL;
+            while (!m_stop.load(std::memory_order_relaxed)) {
+                x ^= x << 13, x ^= x >> 7, x ^= x << 17; // xorshift: a different block every read
+                if (pread(m_fd, buffer, 4096, off_t(x % 4096) * 4096) < 0)
+                    break;
+            }
+            std::free(buffer);
+        });
+    }
+    void stop()
+    {
+        m_stop.store(true);
+        if (m_thread.joinable())
+            m_thread.join();
+    }
+
+private:
+    QTemporaryFile m_file;
+    int m_fd = -1;
+    std::string m_problem;
+    std::atomic<bool> m_stop{false};
+    std::thread m_thread;
+};
 
 } // namespace
 
@@ -142,6 +241,67 @@ private slots:
         QVERIFY2(noiseShapeProblem(snap->cpus.front()).isEmpty(), qPrintable(noiseShapeProblem(snap->cpus.front())));
         QVERIFY2(!noiseCulpritNamed(*snap, plantedName), "a run without the planted thread names it");
         QCOMPARE(threadsAlive(), 0);
+    }
+
+    // Disk reads whose completion interrupts land on the measured CPU (the CPU the kernel routes them to, found
+    // from /proc/interrupts; the reads themselves run on another CPU): the run names that interrupt line, and sees
+    // a good part of the interrupts the kernel counted there (those that came between two clock reads less than the
+    // threshold apart, or that a virtual CPU handled faster, make no gap).
+    void diskInterruptsAreNamed()
+    {
+        int unused = -1;
+        RTSCOPE_SKIP_IF(tracedRunUnavailable(unused));
+        const CpuTopology topology = CpuTopology::current();
+        NoiseDiskReader reader;
+        if (!reader.problem().empty())
+            RTSCOPE_SKIP(Kernel, reader.problem());
+        // Where do its interrupts land?
+        auto before = noiseInterruptCounts();
+        reader.start(-1);
+        QTest::qWait(300);
+        reader.stop();
+        auto after = noiseInterruptCounts();
+        int irq = -1, cpu = -1;
+        uint64_t most = 0;
+        for (const auto& [n, counts] : after)
+            for (size_t c = 0; c < counts.size() && before.count(n) && c < before[n].size(); ++c)
+                if (counts[c] - before[n][c] > most && topology.usable(int(c))) {
+                    most = counts[c] - before[n][c];
+                    irq = n;
+                    cpu = int(c);
+                }
+        if (most < 50)
+            RTSCOPE_SKIP(Kernel, "300 ms of direct disk reads raised no interrupt line on a usable CPU");
+        const int readerCpu = topology.otherThan({cpu});
+        if (readerCpu < 0)
+            RTSCOPE_SKIP(Cpus, "the disk reader needs a CPU besides the measured one");
+
+        NoiseConfig c;
+        c.cpus = {cpu};
+        c.durationNs = 1'500'000'000;
+        NoiseExperiment exp;
+        reader.start(readerCpu);
+        before = noiseInterruptCounts();
+        QVERIFY(!exp.start(c, topology));
+        const auto snap = noiseRunToEnd(exp);
+        after = noiseInterruptCounts();
+        reader.stop();
+        QVERIFY2(snap->traced, snap->traceNote.c_str());
+        const NoiseCpuStats& s = snap->cpus.front();
+        QVERIFY2(noiseShapeProblem(s).isEmpty(), qPrintable(noiseShapeProblem(s)));
+        const uint64_t raised = after[irq][size_t(cpu)] - before[irq][size_t(cpu)];
+        const NoiseCulprit* named = nullptr;
+        for (const NoiseCulprit& who : snap->culprits)
+            if (who.kind == NoiseKind::Irq && who.cpu == cpu &&
+                QString::fromStdString(who.name).startsWith(QString("irq %1 ").arg(irq)))
+                named = &who;
+        QVERIFY2(named, qPrintable(QString("irq %1 is not among the culprits").arg(irq)));
+        qInfo("%s on CPU %d: %llu times in gaps of the %llu the kernel counted, %.3f %% of the CPU, longest %.1f us",
+              named->name.c_str(), cpu, static_cast<unsigned long long>(named->count),
+              static_cast<unsigned long long>(raised), named->percent, double(named->maxNs) / 1e3);
+        QVERIFY(named->count <= raised);
+        QVERIFY2(named->count * 10 >= raised * 3, "the run saw fewer than 30 % of the disk's interrupts");
+        QVERIFY(s.kindNs[size_t(NoiseKind::Irq)] >= named->totalNs && named->totalNs > 0);
     }
 
     // Without tracing every gap is measured and shown as untraced, with the reason.
