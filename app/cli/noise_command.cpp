@@ -88,11 +88,11 @@ void printNoiseTable(const NoiseSnapshot& s)
     }
 
     if (!s.culprits.empty()) {
-        std::printf("\ntop culprits by time:\n%-4s %-8s %-32s %7s %8s %12s %10s %10s\n", "CPU", "kind", "name", "pid",
+        std::printf("\ntop culprits by time:\n%-4s %-11s %-32s %7s %8s %12s %10s %10s\n", "CPU", "kind", "name", "pid",
                     "count", "total (us)", "% of CPU", "max (us)");
         for (size_t i = 0; i < std::min(kTableCulprits, s.culprits.size()); ++i) {
             const NoiseCulprit& k = s.culprits[i];
-            std::printf("%-4d %-8s %-32.32s %7s %8llu %12.1f %10.4f %10.1f\n", k.cpu, noiseKindName(k.kind),
+            std::printf("%-4d %-11s %-32.32s %7s %8llu %12.1f %10.4f %10.1f\n", k.cpu, noiseKindName(k.kind),
                         k.name.c_str(), k.pid ? std::to_string(k.pid).c_str() : "-", (unsigned long long)k.count,
                         double(k.totalNs) / 1000.0, k.percent, double(k.maxNs) / 1000.0);
         }
@@ -200,7 +200,7 @@ Command addNoiseCommand(CLI::App& app)
     sub->add_flag("--no-trace", o->noTrace, "do not read the kernel's trace events: no attribution");
     sub->add_option("--histfile", o->histfile, "write the loop-length histogram (1 us bins, cyclictest's -h layout)");
     addTableOutputOptions(sub, o->output, "write config, probe, per-CPU figures and every culprit as JSON",
-                          "write one row per culprit (and per CPU its unexplained time)", "only the table");
+                          "write one row per culprit (unexplained and untraced time included)", "only the table");
     return {sub, [o] {
                 return run(*o);
             }};

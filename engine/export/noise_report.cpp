@@ -135,15 +135,6 @@ std::string noiseCsv(const NoiseSnapshot& snap)
     CsvWriter csv({"cpu", "kind", "name", "pid", "sched", "count", "total_ns", "max_ns", "percent"});
     for (const NoiseCulprit& k : snap.culprits)
         csv.add(k.cpu, noiseKindName(k.kind), k.name, k.pid, k.sched, k.count, k.totalNs, k.maxNs, k.percent);
-    for (const NoiseCpuStats& c : snap.cpus)
-        for (NoiseKind kind : {NoiseKind::Unexplained, NoiseKind::Untraced}) {
-            const int64_t ns = c.kindNs[size_t(kind)];
-            if (ns == 0)
-                continue;
-            const double percent = c.runtimeNs > 0 ? 100.0 * double(ns) / double(c.runtimeNs) : 0.0;
-            csv.add(c.cpu, noiseKindName(kind), std::string("(") + noiseKindLabel(kind) + ")", 0, "",
-                    c.kindCount[size_t(kind)], ns, "", percent);
-        }
     return csv.str();
 }
 

@@ -27,8 +27,8 @@ LoopFigures loopFigures(std::span<const uint64_t> histogram);
 
 /// @brief osnoise's counts per CPU: HW is the gaps no traced work touched (NoiseKind::Unexplained).
 nlohmann::json noiseReportJson(const NoiseSnapshot& snap);
-/// @brief cpu,kind,name,pid,sched,count,total_ns,max_ns,percent: every culprit, then per CPU one row for the
-/// unexplained time and one for the untraced time where there is any, so a CPU's rows add up to its noise.
+/// @brief cpu,kind,name,pid,sched,count,total_ns,max_ns,percent: every culprit, the per-CPU "unexplained" and
+/// "untraced" entries among them, so a CPU's rows add up to its noise (unless more than kMaxCulprits were kept).
 std::string noiseCsv(const NoiseSnapshot& snap);
 /// @brief The loop-length histograms as cyclictest's -h data: one thread per measured CPU, 1 µs bins.
 CyclictestData noiseHistogramData(const NoiseSnapshot& snap);
