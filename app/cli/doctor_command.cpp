@@ -34,6 +34,7 @@ struct DoctorOptions {
     bool quick = false;
     bool thorough = false;
     bool noTrials = false;
+    bool noise = false;
     std::vector<std::string> only;
     bool keep = false;
     std::string json;
@@ -165,6 +166,7 @@ doctor::DoctorPlan toPlan(const DoctorOptions& o, std::vector<std::string>& prob
     if (o.pairs > 0)
         p.phases.pairs = o.pairs;
     p.tryFixes = !o.noTrials;
+    p.noise = o.noise;
     p.only = o.only;
     p.keep = o.keep;
     p.root = o.root;
@@ -252,6 +254,9 @@ Command addDoctorCommand(CLI::App& app)
                   "longer: 30 s baseline, every run-time fix (also those that explained nothing), 5 pairs of 3 s")
         ->excludes(quick);
     sub->add_flag("--no-trials", o->noTrials, "diagnose only: change nothing");
+    sub->add_flag("--noise", o->noise,
+                  "the workload polls: take the evidence from the noise lab (who takes the CPU from a busy poller) "
+                  "instead of the wake-up anatomy");
     sub->add_option("--only", o->only, "try only the finding with this id (repeatable), e.g. irq-36");
     sub->add_flag("--keep", o->keep,
                   "leave the fixes that helped applied until reboot (rtscope doctor --undo puts them back)");

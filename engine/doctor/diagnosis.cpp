@@ -61,8 +61,17 @@ public:
         return e;
     }
 
+    /// What the shares are shares of: the worst wake-ups' lateness, or the poller's noise (doctor --noise).
+    bool noiseEvidence() const { return m_late.noise; }
+    std::string tailLateness() const { return m_late.noise ? "the noise" : "the worst wake-ups' lateness"; }
+
     std::string culpritEvidence(const CulpritShare& c) const
     {
+        if (m_late.noise)
+            return std::to_string(c.tailWakeups) + " time(s) inside the " + std::to_string(m_late.tailWakeups) +
+                   " gaps a busy poller lost (" + durationText(m_late.tailThresholdNs) + " or longer), for " +
+                   durationText(c.tailNs) + " together, " + shareText(explained(c).tail) +
+                   " of the noise (longest " + durationText(c.worstNs) + " at a time)";
         std::string s = "in " + std::to_string(c.tailWakeups) + " of the " + std::to_string(m_late.tailWakeups) +
                         " worst wake-ups (" + durationText(m_late.tailThresholdNs) + " late or more) for " +
                         durationText(c.tailNs) + " together, " + shareText(explained(c).tail) +
@@ -406,7 +415,7 @@ void Builder::settings()
             f.rule = "timer-migration";
             f.title = "timer migration is on: other CPUs' timers may expire on CPU " + cpu;
             f.evidence = "Timer softirqs and other hrtimer callbacks explain " + shareText(timerShare.tail) +
-                         " of the worst wake-ups' lateness; kernel.timer_migration is 1.";
+                         " of " + tailLateness() + "; kernel.timer_migration is 1.";
             f.fix = sysctlFix("kernel.timer_migration", "1", "0");
             return f;
         });
@@ -418,7 +427,7 @@ void Builder::settings()
             f.rule = "thp";
             f.title = "transparent huge pages: enabled " + m_facts.thpEnabled + ", defrag " + m_facts.thpDefrag;
             f.evidence = "khugepaged and kcompactd explain " + shareText(thpShare.tail) +
-                         " of the worst wake-ups' lateness; a page fault that compacts memory stalls its thread "
+                         " of " + tailLateness() + "; a page fault that compacts memory stalls its thread "
                          "and the compaction threads run anywhere.";
             f.fix.kind = FixKind::Thp;
             f.fix.target = "/sys/kernel/mm/transparent_hugepage";
@@ -439,7 +448,7 @@ void Builder::settings()
             f.title =
                 "unbound kworkers may run on CPU " + cpu + " (workqueue cpumask " + m_facts.workqueueCpumask + ")";
             f.evidence = "Unbound kworkers (kworker/u*) explain " + shareText(workqueueShare.tail) +
-                         " of the worst wake-ups' lateness.";
+                         " of " + tailLateness() + ".";
             f.fix.kind = FixKind::WorkqueueCpumask;
             f.fix.target = "/sys/devices/virtual/workqueue/cpumask";
             f.fix.from = m_facts.workqueueCpumask;
@@ -460,7 +469,7 @@ void Builder::settings()
             f.title =
                 "the kernel is not fully preemptible (" + (dynamic ? "PREEMPT_DYNAMIC, mode " + mode : model) + ")";
             f.evidence = "Normal (SCHED_OTHER) tasks explain " + shareText(preemptShare.tail) +
-                         " of the worst wake-ups' lateness: in a kernel that is not fully preemptible, their system "
+                         " of " + tailLateness() + ": in a kernel that is not fully preemptible, their system "
                          "calls hold off a real-time thread until they reach a preemption point.";
             f.fix.kind = dynamic ? FixKind::PreemptMode : FixKind::KernelCmdline;
             f.fix.target = dynamic ? "/sys/kernel/debug/sched/preempt" : "kernel";
@@ -480,7 +489,7 @@ void Builder::settings()
             f.rule = "cpuset-isolation";
             f.title = "CPU " + cpu + " is not isolated: the load balancer brings other work to it";
             f.evidence = "Normal tasks, scheduler softirqs and IPIs explain " + shareText(isolationShare.tail) +
-                         " of the worst wake-ups' lateness" +
+                         " of " + tailLateness() + "" +
                          (minorTasks > 0 ? " (" + std::to_string(minorTasks) +
                                                " task(s) too small for a finding of their own among them)"
                                          : std::string()) +
@@ -516,7 +525,7 @@ void Builder::settings()
             f.title = "CPU " + cpu + " is not isolated at boot (no isolcpus, nohz_full, rcu_nocbs)";
             f.evidence =
                 "What only a boot-time isolation moves off the CPU explains " + shareText(bootShare.tail) +
-                " of the worst wake-ups' lateness" + (bootSeen.empty() ? "" : " (" + bootSeen + ")") +
+                " of " + tailLateness() + "" + (bootSeen.empty() ? "" : " (" + bootSeen + ")") +
                 ". Kernel command line now: " + (m_facts.cmdline.empty() ? "?" : m_facts.cmdline.substr(0, 200));
             f.fix = bootFix(isolationWords());
             return f;
@@ -588,6 +597,34 @@ MeasuredLateness summarizeLateness(const AnatomyFigures& figures, double meanNs)
     return m;
 }
 
+MeasuredLateness summarizeNoise(const NoiseSnapshot& snap, int cpu)
+{
+    MeasuredLateness m;
+    m.noise = true;
+    for (const NoiseCpuStats& c : snap.cpus)
+        if (c.cpu == cpu) {
+            m.analysed = m.tailWakeups = c.gaps;
+            m.analysedNs = m.tailNs = c.noiseNs;
+        }
+    m.tailThresholdNs = snap.config.thresholdNs;
+    for (const NoiseCulprit& k : snap.culprits) {
+        if (k.cpu != cpu || k.id < 0)
+            continue;
+        CulpritKind kind = CulpritKind::Task;
+        int32_t prio = -2;
+        if (k.kind == NoiseKind::Irq)
+            kind = k.vector ? CulpritKind::Vector : CulpritKind::Irq;
+        else if (k.kind == NoiseKind::Softirq)
+            kind = CulpritKind::Softirq;
+        else if (k.kind == NoiseKind::Thread)
+            prio = k.prio;
+        else
+            continue; // NMIs: no rule acts on one
+        m.culprits.push_back({kind, k.id, k.name, prio, k.count, k.totalNs, k.maxNs, k.count, k.totalNs});
+    }
+    return m;
+}
+
 std::vector<Finding> diagnose(const MachineFacts& facts, const MeasuredLateness& lateness, const DiagnosisContext& ctx)
 {
     Builder b(facts, lateness, ctx);
@@ -611,7 +648,8 @@ std::vector<Finding> diagnose(const MachineFacts& facts, const MeasuredLateness&
                 f.title =
                     "IRQ " + std::to_string(i.irq) + " (" + i.name + ") is delivered to CPU " + std::to_string(ctx.cpu);
                 f.evidence = "It fired " + std::to_string(i.runCount) + " time(s) on CPU " + std::to_string(ctx.cpu) +
-                             " during the baseline, in none of the wake-ups analysed; affinity " + i.affinity +
+                             " during the baseline, in none of the " +
+                             (b.noiseEvidence() ? "gaps measured" : "wake-ups analysed") + "; affinity " + i.affinity +
                              ", delivered to " + i.effective + ".";
                 f.fix = b.irqFix(i);
                 return f;

@@ -4,6 +4,7 @@
 /// by the share of the measured lateness each explains, each with its fix. No I/O: tests feed them fixtures.
 #include "engine/doctor/findings.h"
 #include "engine/doctor/machine_facts.h"
+#include "engine/experiments/noise/noise_snapshot.h"
 #include "engine/pipeline/anatomy_figures.h"
 
 #include <cstdint>
@@ -36,10 +37,16 @@ struct MeasuredLateness {
     int64_t tailIdleTimerDelayNs = 0; ///< their timer IRQ delays together (the exit from idle is in them)
     int64_t tailTimerDelayNs = 0;     ///< the timer IRQ delays of the others together
     std::vector<CulpritShare> culprits;
+    /// The figures are a busy poller's gaps (summarizeNoise), not wake-ups: the evidence says so.
+    bool noise = false;
 };
 
 /// @brief The lateness of a traced run: @p figures' culprit table and worst wake-ups, @p meanNs its mean latency.
 MeasuredLateness summarizeLateness(const AnatomyFigures& figures, double meanNs);
+/// @brief The noise lab's attribution of CPU @p cpu as the diagnosis's evidence (`doctor --noise`): every gap is
+/// "analysed" and in the tail, the noise is the lateness, and each named culprit (device IRQ, x86 vector, softirq,
+/// thread) has its time as its share. Unexplained and untraced time stays in the total, so no share is inflated.
+MeasuredLateness summarizeNoise(const NoiseSnapshot& snap, int cpu);
 
 /// @brief What the diagnosis needs to know of the measurement itself.
 struct DiagnosisContext {

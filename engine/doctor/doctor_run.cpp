@@ -4,12 +4,14 @@
 #include "engine/doctor/diagnosis.h"
 #include "engine/doctor/session.h"
 #include "engine/experiments/latency/latency_experiment.h"
+#include "engine/experiments/noise/noise_experiment.h"
 #include "engine/rt/load_process.h"
 #include "engine/util/clock.h"
 
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
+#include <optional>
 #include <unistd.h>
 
 namespace rtscope::doctor {
@@ -196,6 +198,9 @@ private:
     }
 
     bool baseline();
+    /// The noise lab on the measured CPU (DoctorPlan::noise): its attribution as the evidence; the poller's tid joins
+    /// @p measuringTids (never a culprit). nullopt with m_report.error set when it could not run.
+    std::optional<MeasuredLateness> noiseEvidence(std::vector<int>& measuringTids);
     void chooseTrials();
     [[nodiscard]] Error knobsOf(const Fix& fix, std::vector<std::unique_ptr<Knob>>& out);
     bool trial(const std::vector<const Fix*>& fixes, TrialResult& result, const std::string& id,
@@ -285,12 +290,56 @@ bool DoctorRun::Loop::baseline()
         ctx.measuringTids.push_back(th.tid);
     ctx.onlineCpus = m_topology.online;
     ctx.loadHogs = m_plan.load == DoctorLoadKind::Hogs;
-    m_report.findings = diagnose(m_report.facts, summarizeLateness(figures, t.histogram.mean()), ctx);
+    MeasuredLateness lateness = summarizeLateness(figures, t.histogram.mean());
+    if (m_plan.noise) {
+        std::optional<MeasuredLateness> noise = noiseEvidence(ctx.measuringTids);
+        if (!noise)
+            return false;
+        lateness = std::move(*noise);
+    }
+    m_report.findings = diagnose(m_report.facts, lateness, ctx);
     publish(std::to_string(m_report.findings.size()) + " finding(s)");
     DoctorEvent done;
     done.kind = DoctorEvent::Kind::BaselineDone;
     emit(done);
     return true;
+}
+
+std::optional<MeasuredLateness> DoctorRun::Loop::noiseEvidence(std::vector<int>& measuringTids)
+{
+    NoiseConfig config;
+    config.cpus = {m_cpu};
+    config.durationNs = std::min<int64_t>(m_plan.phases.baselineNs, 10 * kNsPerSec);
+    publish("noise: a busy poller on CPU " + std::to_string(m_cpu) + " for " +
+            std::to_string(config.durationNs / kNsPerSec) + " s, every gap attributed");
+    NoiseExperiment exp;
+    exp.setLockAllMemory(true);
+    if (Error e = exp.start(config, m_topology)) {
+        m_report.error = "the noise measurement could not start: " + e.message;
+        return std::nullopt;
+    }
+    sleepPublishing(nowNs() + config.durationNs, [] {});
+    exp.stop();
+    if (stopping())
+        return std::nullopt;
+    const auto snap = exp.snapshot();
+    if (!snap || snap->cpus.empty()) {
+        m_report.error = "the noise measurement published nothing";
+        return std::nullopt;
+    }
+    const NoiseCpuStats& c = snap->cpus.front();
+    measuringTids.push_back(c.tid);
+    char line[256];
+    std::snprintf(line, sizeof line,
+                  "evidence: the noise lab, %.1f s of busy polling: %.4f %% available, %llu gaps, longest %.1f us; ",
+                  double(c.runtimeNs) / 1e9, c.availablePercent, (unsigned long long)c.gaps,
+                  double(c.maxSingleNs) / 1000.0);
+    m_report.anatomyNote += (m_report.anatomyNote.empty() ? "" : "; ") + std::string(line) +
+                            (snap->traced ? "every gap attributed from the kernel's trace events" + 
+                                                (snap->traceNote.empty() ? std::string() : " (" + snap->traceNote + ")")
+                                          : "not attributed: " + snap->traceNote);
+    log(line);
+    return summarizeNoise(*snap, m_cpu);
 }
 
 void DoctorRun::Loop::chooseTrials()

@@ -55,6 +55,10 @@ struct DoctorPlan {
     DoctorDepth depth = DoctorDepth::Default;
     PhasePlan phases = phasePlan(DoctorDepth::Default); ///< set from depth by the CLI; tests shorten it
     bool tryFixes = true;                               ///< false: diagnose only (no session, nothing changed)
+    /// The workload polls (`--noise`): after the latency baseline, the noise lab measures the CPU with a busy
+    /// poller (SCHED_OTHER, as osnoise's workload, traced) and its attribution is the diagnosis's evidence instead of
+    /// the wake-up anatomy's. The trials still judge a fix by wake-up latency.
+    bool noise = false;
     /// Only the findings with these ids are tried (empty: the plan's choice). The GUI's "Try" of one finding.
     std::vector<std::string> only;
     bool keep = false; ///< leave the helpful fixes applied (journal kept, `rtscope doctor --undo`)

@@ -500,6 +500,9 @@ template <class V> void fields(V& v, NoiseCulprit& s)
     v("name", s.name);
     v("cpu", s.cpu);
     v("pid", s.pid);
+    v("id", s.id);
+    v("vector", s.vector);
+    v("prio", s.prio);
     v("sched", s.sched);
     v("count", s.count);
     v("total_ns", s.totalNs);

@@ -77,6 +77,28 @@ std::string CpuTopology::usableText() const
     return formatCpuList(u);
 }
 
+bool checkCpuList(std::vector<std::string>& out, const char* field, const std::vector<int>& cpus,
+                  const CpuTopology& topology)
+{
+    std::vector<int> unusable, repeated;
+    for (size_t i = 0; i < cpus.size(); ++i) {
+        if (!topology.usable(cpus[i]))
+            unusable.push_back(cpus[i]);
+        if (std::find(cpus.begin(), cpus.begin() + long(i), cpus[i]) != cpus.begin() + long(i))
+            repeated.push_back(cpus[i]);
+    }
+    for (std::vector<int>* v : {&unusable, &repeated}) {
+        std::sort(v->begin(), v->end());
+        v->erase(std::unique(v->begin(), v->end()), v->end());
+    }
+    if (!unusable.empty())
+        out.push_back(std::string(field) + " must list online CPUs this process may use (" + topology.usableText() +
+                      "); got " + formatCpuList(unusable));
+    if (!repeated.empty())
+        out.push_back(std::string(field) + " lists CPU " + formatCpuList(repeated) + " more than once");
+    return unusable.empty() && repeated.empty();
+}
+
 std::string formatCpuList(const std::vector<int>& cpus)
 {
     std::ostringstream out;

@@ -26,5 +26,10 @@ struct CpuTopology {
 
 /// @brief "0-3,5" from a sorted list.
 std::string formatCpuList(const std::vector<int>& cpus);
+/// @brief The problems of a list of CPUs a config names (@p field: "cpus"), one sentence for all the CPUs that are
+/// not usable ("0-1000" on a 2-CPU machine is one mistake, not 999) and one for those listed twice; appended to
+/// @p out. True when the list had neither.
+bool checkCpuList(std::vector<std::string>& out, const char* field, const std::vector<int>& cpus,
+                  const CpuTopology& topology);
 
 } // namespace rtscope

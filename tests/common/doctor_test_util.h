@@ -366,6 +366,10 @@ public:
     {
         QElapsedTimer t;
         t.start();
+        // On a machine where no doctor has run since boot, the lock's directory is not there yet: made as a doctor
+        // makes it before it takes the lock.
+        if (Error e = doctor::prepareJournalDir(doctor::JournalPaths{}))
+            return e;
         auto lock = doctor::JournalLock::tryAcquire(doctor::JournalPaths{});
         while (!lock && t.elapsed() < timeoutMs) {
             QThread::msleep(20);

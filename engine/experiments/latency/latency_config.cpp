@@ -74,24 +74,7 @@ std::vector<std::string> LatencyConfig::validate(const CpuTopology& cpus) const
         out.push_back("period must be between " + formatDurationRange(kMinPeriodNs, kMaxPeriodNs) + " (got " +
                       formatDuration(periodNs) + ")");
     checkCpu(out, "cpu", cpu, cpus);
-    // One sentence for all the bad CPUs of the list: "0-1000" on a 2-CPU machine is one mistake, not 999.
-    std::vector<int> unusable, repeated;
-    for (size_t i = 0; i < this->cpus.size(); ++i) {
-        const int c = this->cpus[i];
-        if (!cpus.usable(c))
-            unusable.push_back(c);
-        if (std::find(this->cpus.begin(), this->cpus.begin() + long(i), c) != this->cpus.begin() + long(i))
-            repeated.push_back(c);
-    }
-    std::sort(unusable.begin(), unusable.end());
-    unusable.erase(std::unique(unusable.begin(), unusable.end()), unusable.end());
-    std::sort(repeated.begin(), repeated.end());
-    repeated.erase(std::unique(repeated.begin(), repeated.end()), repeated.end());
-    if (!unusable.empty())
-        out.push_back("cpus must list online CPUs this process may use (" + cpus.usableText() + "); got " +
-                      formatCpuList(unusable));
-    if (!repeated.empty())
-        out.push_back("cpus lists CPU " + formatCpuList(repeated) + " more than once");
+    checkCpuList(out, "cpus", this->cpus, cpus);
     if (hogs < 0 || hogs > kMaxHogs)
         out.push_back("hogs must be between 0 and " + std::to_string(kMaxHogs) + " per CPU (got " +
                       std::to_string(hogs) +

@@ -1,6 +1,7 @@
 #include "engine/experiments/latency/latency_tracer.h"
 
 #include "engine/rt/cpu_topology.h"
+#include "engine/trace/trace_batch_queue.h"
 #include "engine/util/clock.h"
 
 #include <algorithm>
@@ -9,48 +10,6 @@
 #include <utility>
 
 namespace rtscope {
-
-/// The reader thread's batches on their way to the collector. Neither side is real-time: a mutex is enough. Bounded
-/// by kQueueEvents; a batch that does not fit is dropped, counted, and its span remembered per CPU, so that the
-/// collector can put a Lost event where it was (the analysis then knows those events are missing).
-struct LatencyTracer::Queue {
-    struct Gap {
-        int64_t fromNs = INT64_MAX;
-        int64_t toNs = INT64_MIN;
-        uint64_t events = 0;
-    };
-    std::mutex mutex;
-    std::vector<std::vector<TraceEvent>> batches;
-    std::vector<std::vector<TraceEvent>> spare; ///< emptied by the collector, for the reader to fill again
-    size_t events = 0;
-    std::map<int, Gap> gaps; ///< by CPU: what was dropped since the collector last took the batches
-    uint64_t droppedEvents = 0;
-    uint64_t droppedBatches = 0;
-
-    void push(std::span<const TraceEvent> batch)
-    {
-        std::lock_guard lock(mutex);
-        if (events + batch.size() > kQueueEvents) {
-            for (const TraceEvent& e : batch) {
-                Gap& g = gaps[e.cpu];
-                g.fromNs = std::min(g.fromNs, e.ts);
-                g.toNs = std::max(g.toNs, e.ts);
-                ++g.events;
-            }
-            droppedEvents += batch.size();
-            ++droppedBatches;
-            return;
-        }
-        std::vector<TraceEvent> copy;
-        if (!spare.empty()) {
-            copy = std::move(spare.back());
-            spare.pop_back();
-        }
-        copy.assign(batch.begin(), batch.end());
-        batches.push_back(std::move(copy));
-        events += batch.size();
-    }
-};
 
 LatencyTracer::LatencyTracer() = default;
 
@@ -63,7 +22,7 @@ void LatencyTracer::start(const std::vector<int>& cpus, const CpuTopology& topol
 {
     stop();
     (void)TraceSession::functionName(0); // reads /proc/kallsyms (some 100 ms) here, not on the collector
-    auto queue = std::make_shared<Queue>();
+    auto queue = std::make_shared<TraceBatchQueue>(kQueueEvents);
     auto session = std::make_unique<TraceSession>();
     TraceConfig tc;
     tc.cpus = cpus;
@@ -158,38 +117,7 @@ void LatencyTracer::takeEvents()
 
 void LatencyTracer::takeEventsLocked()
 {
-    std::map<int, Queue::Gap> gaps;
-    {
-        std::lock_guard lock(m_queue->mutex);
-        m_taken.swap(m_queue->batches);
-        m_queue->events = 0;
-        gaps.swap(m_queue->gaps);
-    }
-    for (const std::vector<TraceEvent>& batch : m_taken)
-        m_anatomy.addEvents(batch);
-    // What the queue dropped, as the kernel marks its own losses: a Lost event after the gap, on its CPU.
-    std::vector<TraceEvent> lost;
-    for (const auto& [cpu, gap] : gaps) {
-        TraceEvent e{};
-        e.type = TraceEventType::Lost;
-        e.cpu = uint16_t(cpu);
-        e.ts = gap.toNs + 1;
-        e.lost.sinceNs = gap.fromNs - 1;
-        e.lost.count = gap.events;
-        lost.push_back(e);
-    }
-    if (!lost.empty()) {
-        sortTraceEvents(lost);
-        m_anatomy.addEvents(lost);
-    }
-    for (std::vector<TraceEvent>& batch : m_taken)
-        batch.clear();
-    std::lock_guard lock(m_queue->mutex);
-    while (!m_taken.empty() && m_queue->spare.size() < 16) {
-        m_queue->spare.push_back(std::move(m_taken.back()));
-        m_taken.pop_back();
-    }
-    m_taken.clear();
+    m_queue->take([&](std::span<const TraceEvent> batch) { m_anatomy.addEvents(batch); });
 }
 
 std::shared_ptr<const LatencyTracing> LatencyTracer::snapshot(const LatencyConfig& config, bool running, int64_t now)
@@ -216,9 +144,8 @@ std::shared_ptr<const LatencyTracing> LatencyTracer::snapshot(const LatencyConfi
     t->thresholdNs = config.traceThresholdNs;
     t->top = config.traceTop;
     if (m_queue) {
-        std::lock_guard lock(m_queue->mutex);
-        t->queueDroppedEvents = m_queue->droppedEvents;
-        t->queueDroppedBatches = m_queue->droppedBatches;
+        t->queueDroppedEvents = m_queue->droppedEvents();
+        t->queueDroppedBatches = m_queue->droppedBatches();
     }
     t->figures = m_anatomy.figures();
     t->updatedNs = now;

@@ -19,6 +19,7 @@
 namespace rtscope {
 
 struct CpuTopology;
+class TraceBatchQueue;
 
 /// @brief The tracing of one latency run. The control thread owns the session (start, stop, drop, configure); the
 /// collector thread feeds the aggregator (addWakeups, takeEvents) and takes the figures (snapshot). Each side's
@@ -69,7 +70,6 @@ public:
     std::shared_ptr<const LatencyTracing> lastPublished() const;
 
 private:
-    struct Queue;
     struct State {
         bool active = false;
         std::string unavailable;
@@ -87,8 +87,7 @@ private:
 
     // The collector's side, changed by the control thread only with m_collectMutex held.
     mutable std::mutex m_collectMutex;
-    std::shared_ptr<Queue> m_queue; ///< null while untraced; the reader's handler holds it too
-    std::vector<std::vector<TraceEvent>> m_taken;
+    std::shared_ptr<TraceBatchQueue> m_queue; ///< null while untraced; the reader's handler holds it too
     AnatomyAggregator m_anatomy;
     std::shared_ptr<const LatencyTracing> m_tracing; ///< the last one published
 

@@ -257,8 +257,9 @@ void NoiseAttribution::charge(Cpu& c, int64_t fromNs, int64_t toNs, int64_t& une
 void NoiseAttribution::apply(size_t index, const TraceEvent& e, bool& touched)
 {
     Cpu& c = m_cpus[index];
-    const auto push = [&](NoiseKind kind, int match, const std::string& name, int pid, const std::string& sched) {
-        c.frames.push_back({kind, match, culpritIndex(index, kind, name, pid, sched), 0});
+    const auto push = [&](NoiseKind kind, int match, const std::string& name, int pid, const std::string& sched,
+                          int64_t id, bool vector, int prio) {
+        c.frames.push_back({kind, match, culpritIndex(index, kind, name, pid, sched, id, vector, prio), 0});
         touched = true;
     };
     const auto pop = [&](int match) {
@@ -275,24 +276,26 @@ void NoiseAttribution::apply(size_t index, const TraceEvent& e, bool& touched)
         close(c, 0);
         if (e.sw.next.pid != c.figures.tid)
             push(NoiseKind::Thread, -1, std::string(traceText(e.sw.next.comm)), e.sw.next.pid,
-                 describeKernelPrio(e.sw.next.prio));
+                 describeKernelPrio(e.sw.next.prio), e.sw.next.pid, false, e.sw.next.prio);
         break;
     case TraceEventType::IrqEntry:
         push(NoiseKind::Irq, noiseFrameMatch(kNoiseIrqHandler, e.irq.number),
-             "irq " + std::to_string(e.irq.number) + " " + std::string(traceText(e.irq.name)), 0, {});
+             "irq " + std::to_string(e.irq.number) + " " + std::string(traceText(e.irq.name)), 0, {}, e.irq.number,
+             false, -2);
         break;
     case TraceEventType::IrqExit:
         pop(noiseFrameMatch(kNoiseIrqHandler, e.irq.number));
         break;
     case TraceEventType::SoftirqEntry:
         push(NoiseKind::Softirq, noiseFrameMatch(kNoiseSoftirq, e.irq.number),
-             std::string("softirq ") + softirqName(e.irq.number), 0, {});
+             std::string("softirq ") + softirqName(e.irq.number), 0, {}, e.irq.number, false, -2);
         break;
     case TraceEventType::SoftirqExit:
         pop(noiseFrameMatch(kNoiseSoftirq, e.irq.number));
         break;
     case TraceEventType::VectorEntry:
-        push(NoiseKind::Irq, noiseFrameMatch(kNoiseVector, int(e.irq.vector)), noiseVectorCulprit(e.irq.vector), 0, {});
+        push(NoiseKind::Irq, noiseFrameMatch(kNoiseVector, int(e.irq.vector)), noiseVectorCulprit(e.irq.vector), 0, {},
+             int64_t(e.irq.vector), true, -2);
         break;
     case TraceEventType::VectorExit:
         pop(noiseFrameMatch(kNoiseVector, int(e.irq.vector)));
@@ -329,7 +332,7 @@ void NoiseAttribution::addRemainder(size_t index, NoiseKind kind, int64_t ns, bo
 }
 
 size_t NoiseAttribution::culpritIndex(size_t index, NoiseKind kind, const std::string& name, int pid,
-                                      const std::string& sched)
+                                      const std::string& sched, int64_t id, bool vector, int prio)
 {
     auto key = std::make_tuple(index, kind, name, pid);
     auto it = m_culpritIndex.find(key);
@@ -343,11 +346,16 @@ size_t NoiseAttribution::culpritIndex(size_t index, NoiseKind kind, const std::s
         who.name = std::get<2>(key);
         who.cpu = m_cpus[index].figures.cpu;
         who.pid = std::get<3>(key);
+        const bool others = who.name == "(others)";
+        who.id = others ? -1 : id;
+        who.vector = !others && vector;
         it = m_culpritIndex.emplace(std::move(key), m_culprits.size()).first;
         m_culprits.push_back(std::move(who));
     }
-    if (!sched.empty() && std::get<2>(it->first) != "(others)")
+    if (!sched.empty() && std::get<2>(it->first) != "(others)") {
         m_culprits[it->second].sched = sched; // the latest: a thread's priority may change during the run
+        m_culprits[it->second].prio = prio;
+    }
     return it->second;
 }
 

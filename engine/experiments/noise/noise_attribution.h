@@ -140,7 +140,10 @@ private:
     void charge(Cpu& c, int64_t fromNs, int64_t toNs, int64_t& unexplained);
     void close(Cpu& c, size_t frameIndex); ///< closes that frame and every frame above it
     void trim(Cpu& c, int64_t keepFromNs);
-    size_t culpritIndex(size_t index, NoiseKind kind, const std::string& name, int pid, const std::string& sched);
+    /// The culprit entry of @p name on CPU @p index (made on first use, with @p id, @p vector and @p prio as
+    /// NoiseCulprit has them; @p sched and @p prio the latest seen).
+    size_t culpritIndex(size_t index, NoiseKind kind, const std::string& name, int pid, const std::string& sched,
+                        int64_t id = -1, bool vector = false, int prio = -2);
     void addRemainder(size_t index, NoiseKind kind, int64_t ns, bool countKind);
 
     std::vector<Cpu> m_cpus;

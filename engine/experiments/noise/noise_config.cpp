@@ -71,22 +71,7 @@ void checkNoiseCpus(std::vector<std::string>& out, const NoiseConfig& c, const C
                       std::to_string(c.cpus.size()) + ")");
         return;
     }
-    std::vector<int> unusable, repeated;
-    for (size_t i = 0; i < c.cpus.size(); ++i) {
-        const int cpu = c.cpus[i];
-        if (!topology.usable(cpu))
-            unusable.push_back(cpu);
-        if (std::find(c.cpus.begin(), c.cpus.begin() + long(i), cpu) != c.cpus.begin() + long(i))
-            repeated.push_back(cpu);
-    }
-    unusable = noiseSortedUnique(std::move(unusable));
-    repeated = noiseSortedUnique(std::move(repeated));
-    if (!unusable.empty())
-        out.push_back("cpus must list online CPUs this process may use (" + topology.usableText() + "); got " +
-                      formatCpuList(unusable));
-    if (!repeated.empty())
-        out.push_back("cpus lists CPU " + formatCpuList(repeated) + " more than once");
-    if (!unusable.empty() || !isRealtime(c.policy))
+    if (!checkCpuList(out, "cpus", c.cpus, topology) || !isRealtime(c.policy))
         return;
     const std::vector<int> measured = noiseSortedUnique(c.resolvedCpus(topology));
     if (topology.otherThan(measured) < 0)

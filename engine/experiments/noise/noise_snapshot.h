@@ -34,6 +34,11 @@ struct NoiseCulprit {
     std::string name;  ///< "irq 24 virtio0-input.0", "local_timer", "IPI reschedule", "softirq TIMER", "kworker/1:1"
     int cpu = -1;      ///< the measured CPU it took time from
     int pid = 0;       ///< threads: the pid; 0 otherwise
+    /// What the kernel numbers it by: a device IRQ's line, a softirq's vector, an x86 vector's TraceVector, a
+    /// thread's pid; -1 for the unexplained and untraced entries (the doctor acts on it: --noise).
+    int64_t id = -1;
+    bool vector = false; ///< an x86 interrupt vector (the local timer, an IPI), not a device IRQ line
+    int prio = -2;       ///< threads: the kernel prio from the trace (0..98 real-time, 100..139 normal, -1 deadline)
     std::string sched; ///< threads: describeKernelPrio() of its kernel prio ("RT 50 (FIFO/RR)"); empty otherwise
     uint64_t count = 0;   ///< times it ran inside a gap
     int64_t totalNs = 0;  ///< its time inside gaps
