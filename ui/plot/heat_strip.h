@@ -32,6 +32,11 @@ struct HeatStripData {
     double spanSec = 10;       ///< the x axis shows [−spanSec, 0] s
     std::vector<HeatRow> rows;
     std::vector<VerticalMarker> markers; ///< x in seconds relative to the end of the newest interval (≤ 0)
+    /// What a cell's value (HeatCell::maxUs) is, for a strip that shows another quantity in µs than the largest
+    /// wake-up latency (the noise lab: the CPU time lost in the interval). Empty: the latency texts.
+    QString valueName;   ///< the legend's "Colour = <valueName> per 100 ms interval (µs, log scale)"
+    QString valueTip;    ///< a cell's tooltip line: %1 the value in µs
+    QString noValueText; ///< the hatched swatch and tooltip for a cell with no samples
 };
 
 class HeatStrip : public QWidget {

@@ -192,12 +192,11 @@ HistogramChart::HistogramChart(QWidget* parent)
 
     d->xLinear = new QValueAxis;
     d->xLinear->setTickType(QValueAxis::TicksDynamic);
-    d->xLinear->setTitleText(tr("latency (µs)"));
     d->xLog = new QLogValueAxis;
     d->xLog->setBase(10);
     d->xLog->setLabelFormat("%.7g");
     d->xLog->setMinorTickCount(8);
-    d->xLog->setTitleText(tr("latency (µs, log scale)"));
+    setValueAxisName(tr("latency"));
     d->yLog = new QLogValueAxis;
     d->yLog->setBase(10);
     d->yLog->setLabelFormat("%.7g");
@@ -229,6 +228,17 @@ HistogramChart::HistogramChart(QWidget* parent)
 }
 
 HistogramChart::~HistogramChart() = default;
+
+void HistogramChart::setValueAxisName(const QString& quantity)
+{
+    d->xLinear->setTitleText(tr("%1 (µs)").arg(quantity));
+    d->xLog->setTitleText(tr("%1 (µs, log scale)").arg(quantity));
+}
+
+QString HistogramChart::valueAxisTitle() const
+{
+    return d->logX ? d->xLog->titleText() : d->xLinear->titleText();
+}
 
 void HistogramChart::changeEvent(QEvent* event)
 {
