@@ -320,6 +320,11 @@ private slots:
         QCOMPARE(s.cpu, topology.lastUsable());
         QVERIFY2(noiseShapeProblem(s).isEmpty(), qPrintable(noiseShapeProblem(s)));
         QCOMPARE(s.kindNs[size_t(NoiseKind::Untraced)], s.noiseNs);
+        // The heat strip: every 100 ms window from the start to the last one the poller ran in, none above 1.
+        QCOMPARE(s.heatFirstWindow, int64_t(0));
+        QVERIFY2(s.heat.size() >= 3 && s.heat.size() <= 5, qPrintable(QString::number(s.heat.size())));
+        for (float h : s.heat)
+            QVERIFY(h >= 0 && h <= 1);
         QVERIFY(s.loops > 1000 && s.minLoopNs > 0 && s.meanLoopNs >= double(s.minLoopNs));
         QVERIFY(!snap->smiNote.empty() && !snap->osnoiseNote.empty());
         QVERIFY(snap->stealTickNs > 0);
