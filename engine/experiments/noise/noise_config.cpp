@@ -1,0 +1,166 @@
+#include "engine/experiments/noise/noise_config.h"
+
+#include "engine/experiments/noise/noise_snapshot.h"
+#include "engine/experiments/timers/timer_config_util.h"
+#include "engine/rt/cpu_topology.h"
+#include "engine/util/json_fields.h"
+#include "engine/util/units.h"
+
+#include <algorithm>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+namespace rtscope {
+
+const char* noiseKindName(NoiseKind kind)
+{
+    switch (kind) {
+    case NoiseKind::Irq:
+        return "irq";
+    case NoiseKind::Softirq:
+        return "softirq";
+    case NoiseKind::Nmi:
+        return "nmi";
+    case NoiseKind::Thread:
+        return "thread";
+    case NoiseKind::Unexplained:
+        return "unexplained";
+    case NoiseKind::Untraced:
+        return "untraced";
+    }
+    return "?";
+}
+
+const char* noiseKindLabel(NoiseKind kind)
+{
+    switch (kind) {
+    case NoiseKind::Irq:
+        return "IRQ";
+    case NoiseKind::Softirq:
+        return "softirq";
+    case NoiseKind::Nmi:
+        return "NMI";
+    case NoiseKind::Thread:
+        return "thread";
+    case NoiseKind::Unexplained:
+        return "unexplained (HW/VM)";
+    case NoiseKind::Untraced:
+        return "untraced";
+    }
+    return "?";
+}
+
+namespace {
+
+// Sorted, each CPU once: one sentence names all the bad CPUs of a list ("0-1000" on two CPUs is one mistake).
+std::vector<int> noiseSortedUnique(std::vector<int> v)
+{
+    std::sort(v.begin(), v.end());
+    v.erase(std::unique(v.begin(), v.end()), v.end());
+    return v;
+}
+
+void checkNoiseCpus(std::vector<std::string>& out, const NoiseConfig& c, const CpuTopology& topology)
+{
+    if (topology.lastUsable() < 0) {
+        out.push_back("cpus: this process may not run on any online CPU");
+        return;
+    }
+    if (c.cpus.size() > size_t(NoiseConfig::kMaxCpus)) {
+        out.push_back("cpus must list at most " + std::to_string(NoiseConfig::kMaxCpus) + " CPUs (got " +
+                      std::to_string(c.cpus.size()) + ")");
+        return;
+    }
+    std::vector<int> unusable, repeated;
+    for (size_t i = 0; i < c.cpus.size(); ++i) {
+        const int cpu = c.cpus[i];
+        if (!topology.usable(cpu))
+            unusable.push_back(cpu);
+        if (std::find(c.cpus.begin(), c.cpus.begin() + long(i), cpu) != c.cpus.begin() + long(i))
+            repeated.push_back(cpu);
+    }
+    unusable = noiseSortedUnique(std::move(unusable));
+    repeated = noiseSortedUnique(std::move(repeated));
+    if (!unusable.empty())
+        out.push_back("cpus must list online CPUs this process may use (" + topology.usableText() + "); got " +
+                      formatCpuList(unusable));
+    if (!repeated.empty())
+        out.push_back("cpus lists CPU " + formatCpuList(repeated) + " more than once");
+    if (!unusable.empty() || !isRealtime(c.policy))
+        return;
+    const std::vector<int> measured = noiseSortedUnique(c.resolvedCpus(topology));
+    if (topology.otherThan(measured) < 0)
+        out.push_back("cpus: a " + std::string(policyName(c.policy)) + " run needs a usable CPU besides CPU " +
+                      formatCpuList(measured) + " (usable: " + topology.usableText() +
+                      "), because a real-time poller takes its whole CPU and must never hold every one; measure "
+                      "fewer CPUs or choose policy other");
+}
+
+} // namespace
+
+std::vector<std::string> NoiseConfig::validate(const CpuTopology& topology) const
+{
+    std::vector<std::string> out;
+    checkNoiseCpus(out, *this, topology);
+    if (isDeadline(policy))
+        out.push_back("policy must be one of other, batch, idle, fifo, rr (got deadline): a SCHED_DEADLINE thread "
+                      "is not pinned and gets only its runtime, so it cannot poll one CPU");
+    else
+        checkSchedulingFields(out, policy, priority);
+    if (thresholdNs < kMinThresholdNs || thresholdNs > kMaxThresholdNs)
+        out.push_back("threshold must be between " + formatDurationRange(kMinThresholdNs, kMaxThresholdNs) + " (got " +
+                      formatDuration(thresholdNs) + ")");
+    if (durationNs != 0 && (durationNs < kMinDurationNs || durationNs > kMaxDurationNs))
+        out.push_back("duration must be between " + formatDurationRange(kMinDurationNs, kMaxDurationNs) +
+                      ", or 0 for until stopped (got " + formatDuration(durationNs) + ")");
+    return out;
+}
+
+std::vector<int> NoiseConfig::resolvedCpus(const CpuTopology& topology) const
+{
+    if (!cpus.empty())
+        return cpus;
+    return {topology.lastUsable()};
+}
+
+std::string NoiseConfig::label() const
+{
+    std::ostringstream s;
+    s << policyLabel(policy, priority) << " · "
+      << (cpus.empty()       ? std::string("CPU auto")
+          : cpus.size() == 1 ? "CPU " + std::to_string(cpus.front())
+                             : "CPUs " + formatCpuList(noiseSortedUnique(cpus)))
+      << " · threshold " << formatDuration(thresholdNs) << " · "
+      << (durationNs > 0 ? formatDuration(durationNs) : std::string("until stopped")) << " · "
+      << (trace ? "traced" : "untraced");
+    return s.str();
+}
+
+nlohmann::json toJson(const NoiseConfig& c)
+{
+    return nlohmann::json{{"cpus", c.cpus},
+                          {"policy", policyName(c.policy)},
+                          {"priority", c.priority},
+                          {"threshold_ns", c.thresholdNs},
+                          {"duration_ns", c.durationNs},
+                          {"trace", c.trace}};
+}
+
+NoiseConfig noiseConfigFromJson(const nlohmann::json& j, std::vector<std::string>& errors)
+{
+    NoiseConfig c;
+    JsonFields f(j, errors, "noise config");
+    if (!f.ok())
+        return c;
+    f.rejectUnknown({"cpus", "policy", "priority", "threshold_ns", "duration_ns", "trace"});
+    f.integerList({"cpus", Presence::Optional, "must be an array of CPU numbers"}, c.cpus,
+                  IntegerListRule<int>(0, std::numeric_limits<int>::max()));
+    f.name("policy", c.policy, parsePolicy, "other, batch, idle, fifo, rr");
+    f.integer("priority", c.priority);
+    f.integer("threshold_ns", c.thresholdNs);
+    f.integer("duration_ns", c.durationNs);
+    f.boolean("trace", c.trace);
+    return c;
+}
+
+} // namespace rtscope
