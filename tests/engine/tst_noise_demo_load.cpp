@@ -5,6 +5,7 @@
 #include "engine/rt/cpu_topology.h"
 #include "engine/rt/rt_thread.h"
 #include "engine/util/clock.h"
+#include "engine/util/units.h"
 
 #include "tests/common/test_main.h"
 #include "tests/common/test_util.h"
@@ -110,7 +111,10 @@ private slots:
         QVERIFY2(load.rounds() >= 5, qPrintable(QString::fromStdString(load.status())));
         QVERIFY2(ms < kJoinBudgetMs, qPrintable(QString::number(ms)));
         QVERIFY(!load.running());
-        QVERIFY(QString::fromStdString(load.status()).contains("bursts of 300 us"));
+        const QString status = QString::fromStdString(load.status());
+        QVERIFY2(status.contains(QString::fromStdString("bursts of " + formatDuration(300'000) +
+                                                        " (SCHED_FIFO 50) on CPU " + std::to_string(cpu))),
+                 qPrintable(status));
     }
 
     void diskIoWritesFromTheCpuAndLeavesNoFile()
