@@ -74,11 +74,11 @@ NoiseControls::NoiseControls(const std::vector<int>& cpus, QWidget* parent)
     length->addWidget(m_length);
     length->addWidget(m_duration, 1);
     QFormLayout* form = formLayout();
-    form->addRow(tr("&CPUs"), cpuGrid);
+    form->addRow(tr("CPUs"), cpuGrid); // a layout takes no buddy: no mnemonic
     form->addRow(tr("&Policy"), m_policy);
     form->addRow(tr("P&riority"), m_priority);
     form->addRow(tr("&Threshold"), m_threshold);
-    form->addRow(tr("&Length"), length);
+    form->addRow(tr("Length"), length);
     form->addRow(QString(), m_trace);
     setConfig(NoiseConfig{});
     m_length->setCurrentIndex(0); // the window's live mode: until stopped

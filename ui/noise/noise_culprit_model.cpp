@@ -110,11 +110,16 @@ QVariant NoiseCulpritModel::data(const QModelIndex& index, int role) const
         }
         return {};
     }
+    if (role == Qt::ToolTipRole && index.column() == PidSched && r.pid > 0)
+        return QString("%1 · %2").arg(r.pid).arg(screenText(r.sched));
     if (role != Qt::DisplayRole && role != Qt::ToolTipRole)
         return {};
     switch (Column(index.column())) {
     case Kind:
-        return QString::fromLatin1(noiseKindLabel(r.kind));
+        // The bars' short name ("unexplained"): the legend above says what it stands for.
+        return role == Qt::ToolTipRole
+                   ? QString::fromLatin1(noiseKindLabel(r.kind))
+                   : NoiseCpuBars::partName(noisePartOf(r.kind)).section(QStringLiteral(" ("), 0, 0);
     case Name:
         return screenText(r.name);
     case Cpu:
@@ -122,7 +127,10 @@ QVariant NoiseCulpritModel::data(const QModelIndex& index, int role) const
     case PidSched:
         if (r.pid <= 0)
             return QString("–");
-        return r.sched.empty() ? QString::number(r.pid) : QString("%1 · %2").arg(r.pid).arg(screenText(r.sched));
+        // "RT 50", "nice 0": the policy family in brackets is in the tooltip, so the names keep the width.
+        return r.sched.empty()
+                   ? QString::number(r.pid)
+                   : QString("%1 · %2").arg(r.pid).arg(screenText(r.sched).section(QStringLiteral(" ("), 0, 0));
     case Count:
         return noiseCountText(r.count);
     case Total:

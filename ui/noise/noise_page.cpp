@@ -36,6 +36,12 @@ QString noisePercentText(double percent)
     return QString("%1 %").arg(percent, 0, 'f', percent == 0 ? 0 : percent < 0.01 ? 4 : percent < 1 ? 3 : 2);
 }
 
+/// A status line: its subject in bold, then what it says.
+QString noiseLine(const QString& subject, const QString& text)
+{
+    return QString("<b>%1</b> %2").arg(subject, text);
+}
+
 QString noiseWarning(const QString& text)
 {
     return QString("<span style=\"color:%1\"><b>%2</b></span>").arg(colors::css(colors::kWarningRed), text);
@@ -92,28 +98,32 @@ NoisePage::NoisePage(const SystemProbe& probe, QWidget* parent)
     m_histogram->setObjectName("noiseHistogram");
     m_histogram->setValueAxisName(tr("loop length"));
     m_histogram->setLogLatencyAxis(true);
-    m_histogram->setTitle(tr("How long each turn of the polling loop took"));
+    m_histogram->setTitle(QString()); // the axis and the legend say it all; the height goes to the count axis
 
     m_table->setModel(m_model);
     m_table->setObjectName("noiseCulprits");
     setUpFiguresTable(m_table);
     m_table->horizontalHeader()->setSectionResizeMode(NoiseCulpritModel::Name, QHeaderView::Stretch);
 
+    // The table takes the page's width (eight columns a room must read); under it the histogram (which needs height
+    // for its log count axis) beside the heat strip (which needs width for its time axis and legend).
     auto* lower = new QSplitter(Qt::Horizontal, this);
-    lower->addWidget(m_table);
     lower->addWidget(m_histogram);
-    lower->setStretchFactor(0, 3);
-    lower->setStretchFactor(1, 2);
+    lower->addWidget(m_heat);
+    lower->setStretchFactor(0, 2);
+    lower->setStretchFactor(1, 3);
     lower->setChildrenCollapsible(false);
+    lower->setSizes({800, 1200}); // by these shares, whatever the widgets' size hints
     keepSplitter("lowerSplitter", lower);
     auto* splitter = new QSplitter(Qt::Vertical, this);
     splitter->addWidget(m_bars);
+    splitter->addWidget(m_table);
     splitter->addWidget(lower);
-    splitter->addWidget(m_heat);
-    splitter->setStretchFactor(0, 2);
-    splitter->setStretchFactor(1, 3);
-    splitter->setStretchFactor(2, 1);
+    splitter->setStretchFactor(0, 0);
+    splitter->setStretchFactor(1, 2);
+    splitter->setStretchFactor(2, 3);
     splitter->setChildrenCollapsible(false);
+    splitter->setSizes({m_bars->sizeHint().height(), 700, 1300});
     keepSplitter("splitter", splitter);
     keepHeader("culpritHeader", m_table->horizontalHeader());
 
@@ -273,20 +283,20 @@ QStringList NoisePage::statusLines(const NoiseSnapshot& s)
     // What the figures rest on.
     QStringList counts;
     for (const NoiseCpuStats& cpu : s.cpus)
-        counts << tr("CPU %1: %2 loops over %3 (one every %4 on average), %5 gaps ≥ %6")
-                      .arg(cpu.cpu)
-                      .arg(noiseCountText(cpu.loops))
-                      .arg(durationQt(cpu.runtimeNs))
-                      .arg(screenText(formatDuration(int64_t(cpu.meanLoopNs))))
-                      .arg(noiseCountText(cpu.gaps))
-                      .arg(durationQt(s.config.thresholdNs));
+        counts << noiseLine(tr("CPU %1:").arg(cpu.cpu), tr("%1 loops over %2 (one every %3 on average), %4 gaps ≥ %5")
+                                                            .arg(noiseCountText(cpu.loops))
+                                                            .arg(durationQt(cpu.runtimeNs))
+                                                            .arg(screenText(formatDuration(int64_t(cpu.meanLoopNs))))
+                                                            .arg(noiseCountText(cpu.gaps))
+                                                            .arg(durationQt(s.config.thresholdNs))
+                                                            .toHtmlEscaped());
     if (!counts.isEmpty())
-        lines << counts.join(QStringLiteral("; ")).toHtmlEscaped();
+        lines << counts.join(QStringLiteral("; "));
 
     // Who took the time: traced or not, and why.
     if (s.traced) {
-        QString t = tr("Traced: each gap is charged to the interrupt, softirq, NMI or thread the kernel ran in it; "
-                       "what no traced work covers is unexplained.");
+        QString t = noiseLine(tr("Traced:"), tr("every gap is charged to the IRQ, softirq, NMI or thread that ran in "
+                                                "it; the rest is unexplained."));
         if (s.traceLostEvents)
             t += " " + noiseWarning(tr("The kernel dropped %1 trace events: their time may show as unexplained.")
                                         .arg(s.traceLostEvents));
@@ -308,19 +318,19 @@ QStringList NoisePage::statusLines(const NoiseSnapshot& s)
             smi << tr("CPU %1: %2").arg(cpu.cpu).arg(cpu.smiCount);
     }
     if (!steal.isEmpty())
-        lines << tr("Steal time (the hypervisor ran something else on this virtual CPU): %1 (resolution %2).")
-                     .arg(steal.join(", "), durationQt(int64_t(s.stealTickNs)));
+        lines << noiseLine(tr("Steal time (the hypervisor took the CPU):"),
+                           tr("%1 (resolution %2).").arg(steal.join(", "), durationQt(int64_t(s.stealTickNs))));
     else
-        lines << tr("Steal time unreadable: %1")
-                     .arg(s.stealNote.empty() ? tr("no figure") : screenText(s.stealNote).toHtmlEscaped());
+        lines << noiseLine(tr("Steal time unreadable:"),
+                           s.stealNote.empty() ? tr("no figure") : screenText(s.stealNote).toHtmlEscaped());
     if (!smi.isEmpty())
-        lines << tr("SMIs (firmware interrupts, MSR 0x34): %1 — %2")
-                     .arg(smi.join(", "), screenText(s.smiNote).toHtmlEscaped());
+        lines << noiseLine(tr("SMIs (firmware interrupts, MSR 0x34):"),
+                           tr("%1 — %2").arg(smi.join(", "), screenText(s.smiNote).toHtmlEscaped()));
     else
-        lines << tr("SMI counter unreadable: %1")
-                     .arg(s.smiNote.empty() ? tr("no reason given") : screenText(s.smiNote).toHtmlEscaped());
+        lines << noiseLine(tr("SMI counter unreadable:"),
+                           s.smiNote.empty() ? tr("no reason given") : screenText(s.smiNote).toHtmlEscaped());
     if (!s.osnoiseNote.empty())
-        lines << screenText(s.osnoiseNote).toHtmlEscaped();
+        lines << noiseLine(tr("osnoise tracer:"), screenText(s.osnoiseNote).toHtmlEscaped());
 
     // What failed.
     for (const NoiseCpuStats& cpu : s.cpus)
@@ -385,9 +395,10 @@ void NoisePage::drawHeat(const NoiseSnapshot& s)
     HeatStripData data;
     data.intervalSec = double(kNoiseHeatWindowNs) / 1e9;
     data.spanSec = kHeatSpanSec;
-    data.valueName = tr("CPU time lost");
+    data.legendTitle = tr("Colour = µs lost per 100 ms (log scale)");
     data.valueTip = tr("%1 µs lost to noise");
     data.noValueText = tr("not measured");
+    data.keys = false; // every window has its share, none is ever lost
     const auto windows = size_t(kHeatSpanSec * 1e9 / double(kNoiseHeatWindowNs));
     for (const NoiseCpuStats& cpu : s.cpus) {
         HeatRow row;

@@ -29,7 +29,7 @@ class NoisePage : public NoisePageBase {
 public:
     static constexpr int kRefreshMs = 100;
     /// The heat strip shows the last this many seconds.
-    static constexpr double kHeatSpanSec = 30;
+    static constexpr double kHeatSpanSec = 20;
 
     explicit NoisePage(const SystemProbe& probe, QWidget* parent = nullptr);
     ~NoisePage() override;

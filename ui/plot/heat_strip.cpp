@@ -116,8 +116,9 @@ QColor HeatStrip::lostColor() const
 
 QString HeatStrip::legendTitle() const
 {
-    return tr("Colour = %1 per %2 interval (µs, log scale)")
-        .arg(m_data.valueName.isEmpty() ? tr("max latency") : m_data.valueName, intervalText(m_data.intervalSec));
+    if (!m_data.legendTitle.isEmpty())
+        return m_data.legendTitle;
+    return tr("Colour = max latency per %1 interval (µs, log scale)").arg(intervalText(m_data.intervalSec));
 }
 
 int HeatStrip::preferredHeight() const
@@ -265,14 +266,14 @@ void HeatStrip::paintEvent(QPaintEvent*)
         p.drawText(g.plot, Qt::AlignCenter, tr("Start the experiment: one row per measured CPU appears here."));
         drawAxis(p, g);
         drawLegend(p, g);
-        drawSwatches(p, g);
-        return;
+    } else {
+        drawRows(p, g);
+        drawMarkers(p, g);
+        drawAxis(p, g);
+        drawLegend(p, g);
     }
-    drawRows(p, g);
-    drawMarkers(p, g);
-    drawAxis(p, g);
-    drawLegend(p, g);
-    drawSwatches(p, g);
+    if (m_data.keys)
+        drawSwatches(p, g);
 }
 
 void HeatStrip::drawHatch(QPainter& p, const QRect& r) const

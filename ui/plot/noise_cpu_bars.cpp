@@ -95,8 +95,8 @@ int NoiseCpuBars::rowHeight() const
 {
     const QFontMetrics big(plot::chartFont(font(), 1.35));
     const QFontMetrics fm(plot::chartFont(font(), 1.0));
-    // Title line, the thin bar to scale, the lost-time bar, the line of values; with spacing.
-    return big.height() + 4 + fm.height() / 2 + 4 + fm.height() * 2 + 4 + fm.height() + fm.height();
+    // Title line, the thin bar to scale, the lost-time bar, two lines of values; with spacing (as relayout()).
+    return big.height() + 4 + fm.height() / 2 + 4 + fm.height() * 2 + 4 + fm.height() * 2 + fm.height() / 2;
 }
 
 int NoiseCpuBars::legendHeight() const
@@ -148,8 +148,8 @@ void NoiseCpuBars::relayout()
         y += fm.height() / 2.0 + 4;
         l.lostBar = QRectF(left + gutter, y, right - left - gutter, fm.height() * 2.0);
         y += fm.height() * 2.0 + 4;
-        l.detail = QRectF(left + gutter, y, right - left - gutter, fm.height());
-        y += fm.height() * 2.0;
+        l.detail = QRectF(left + gutter, y, right - left - gutter, fm.height() * 2.0);
+        y += fm.height() * 2.0 + fm.height() / 2;
 
         double total = 0;
         for (const NoiseBarSegment& s : row.lost)
@@ -304,21 +304,27 @@ void NoiseCpuBars::drawRow(QPainter& p, const NoiseBarRow& row, const RowLayout&
         p.drawRect(l.lostBar);
     }
 
-    // Every part's value under the bar, with its swatch: the small ones whose label did not fit are read here.
+    // Every part's value under the bar, with its swatch, on up to two lines: the small parts whose label did not
+    // fit are read here.
     double vx = l.detail.left();
+    double vy = l.detail.top();
+    const double lineHeight = fm.height();
     const int sw = fm.height() - 4;
     for (const NoiseBarSegment& s : row.lost) {
         if (s.valueText.isEmpty())
             continue;
         const QString text = partName(s.part) + QStringLiteral(" ") + s.valueText;
         const double need = sw + 4 + fm.horizontalAdvance(text) + 16;
-        if (vx + need > l.detail.right())
+        if (vx + need > l.detail.right() && vx > l.detail.left()) {
+            vx = l.detail.left();
+            vy += lineHeight;
+        }
+        if (vy + lineHeight > l.detail.bottom() + 1)
             break;
-        const QRectF swatch(vx, l.detail.top() + 2, sw, sw);
+        const QRectF swatch(vx, vy + 2, sw, sw);
         p.fillRect(swatch, partColor(s.part, dark));
         p.setPen(c.text);
-        p.drawText(QRectF(swatch.right() + 4, l.detail.top(), need, l.detail.height()),
-                   Qt::AlignLeft | Qt::AlignVCenter, text);
+        p.drawText(QRectF(swatch.right() + 4, vy, need, lineHeight), Qt::AlignLeft | Qt::AlignVCenter, text);
         vx += need;
     }
 }

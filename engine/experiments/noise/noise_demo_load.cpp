@@ -245,8 +245,8 @@ std::string NoiseDemoConfig::describe() const
     case NoiseDemoKind::None:
         return "no demo load";
     case NoiseDemoKind::DiskIo:
-        return "a thread on " + where + " writes " + std::to_string(writeBytes / 1024) + " KiB to a temp file in " +
-               directory + " and waits for the disk (fdatasync), every " + formatDuration(pauseNs);
+        return "a thread on " + where + " writes " + std::to_string(writeBytes / 1024) + " KiB to " + directory +
+               " and waits for the disk (fdatasync) every " + formatDuration(pauseNs);
     case NoiseDemoKind::RtThread:
         return "a SCHED_FIFO " + std::to_string(rtPriority) + " thread on " + where + " spins " +
                formatDuration(spinNs) + " every " + formatDuration(periodNs) + " (" +
@@ -450,8 +450,7 @@ std::string NoiseDemoLoad::status() const
     case NoiseDemoKind::None:
         break;
     case NoiseDemoKind::DiskIo:
-        out = std::to_string(n) + " synced writes of " + std::to_string(m_config.writeBytes) + " B from CPU " +
-              std::to_string(m_config.cpu);
+        out = std::to_string(n) + " synced writes";
         if (m_shared->onTmpfs)
             out += "; " + m_config.directory + " is in memory (tmpfs): no disk, no interrupt";
         break;
@@ -501,7 +500,7 @@ std::string NoiseDemoLoad::interruptReport() const
         if (!counts.empty())
             lines.push_back(names[irq] + " (IRQ " + std::to_string(irq) + "): " + counts);
     }
-    std::string out = "disk interrupts since the load started: ";
+    std::string out = "disk interrupts so far: ";
     if (lines.empty())
         return out + "none yet";
     for (size_t i = 0; i < lines.size(); ++i)

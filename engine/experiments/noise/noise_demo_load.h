@@ -80,12 +80,12 @@ public:
     const std::string& tempPath() const { return m_tempPath; }
     /// @brief Rounds of work done so far: synced writes, RT bursts, timer expiries read.
     uint64_t rounds() const;
-    /// @brief What the load did and where it ran, in sentences ("disk I/O: 1 234 synced writes of 4 KiB from CPU 1
-    /// …"), with what could not be done (tmpfs: no disk; a write that failed and why).
+    /// @brief What the load did so far ("1234 synced writes", "52 bursts of 300.0 us (SCHED_FIFO 50) on CPU 1"), with
+    /// what could not be done (tmpfs: no disk; a write that failed and why).
     std::string status() const;
     /// @brief Disk I/O: the interrupt lines of the temp file's block device and how many times each fired on each
-    /// CPU since the load started (/proc/interrupts), e.g. "virtio1-req.0 (IRQ 36): 812 on CPU 1, 0 on CPU 0"; or
-    /// why they could not be found. "" for the other kinds.
+    /// CPU since the load started (/proc/interrupts), e.g. "disk interrupts so far: virtio1-req.0 (IRQ 36): 812 on CPU
+    /// 1"; or why they could not be found. "" for the other kinds.
     std::string interruptReport() const;
 
 private:
