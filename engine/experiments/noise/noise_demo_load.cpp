@@ -13,6 +13,7 @@
 #include <fcntl.h>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <set>
 #include <sstream>
 #include <sys/epoll.h>
@@ -30,7 +31,8 @@ constexpr long kTmpfsMagic = 0x01021994;
 constexpr int kMaxTimers = 256;
 constexpr int64_t kMinTimerPeriodNs = 100'000;
 constexpr int64_t kMaxWriteBytes = 1 << 20;
-constexpr int kWriteBlocks = 64; ///< the writes cycle over this many blocks of the file
+constexpr int kWriteBlocks = 64;       ///< the writes cycle over this many blocks of the file
+constexpr int64_t kDirectAlign = 4096; ///< O_DIRECT's buffer, offset and size alignment (a page: every disk's block)
 
 /// The per-CPU counts of every numbered line of /proc/interrupts, by IRQ number; @p names gets each line's name
 /// (its last field) and @p cpus the CPU of each count column.
@@ -138,6 +140,7 @@ struct NoiseDemoLoad::Shared {
     std::string failedCall; ///< written before `failed` is set, read after
     int fileFd = -1;
     bool onTmpfs = false;
+    bool direct = false; ///< the file is open with O_DIRECT
     int epollFd = -1;
     std::vector<int> timerFds;
 
@@ -157,6 +160,23 @@ struct NoiseDemoLoad::Shared {
         failed = true;
     }
 };
+
+namespace {
+
+/// Writes the blocks the disk I/O load overwrites once and syncs them, then opens the file for O_DIRECT: every later
+/// write goes to the disk (one request, one completion interrupt) and needs no journal commit. A file system that
+/// refuses O_DIRECT keeps buffered writes, each followed by fdatasync().
+Error prepareDirectWrites(NoiseDemoLoad::Shared& shared, int64_t bytes)
+{
+    const std::vector<char> zeros(size_t(bytes * kWriteBlocks), 0);
+    if (pwrite(shared.fileFd, zeros.data(), zeros.size(), 0) != ssize_t(zeros.size()) || fdatasync(shared.fileFd) < 0)
+        return {ErrorKind::System, sysError("demo load: cannot write the temp file", errno)};
+    const int flags = fcntl(shared.fileFd, F_GETFL);
+    shared.direct = flags >= 0 && fcntl(shared.fileFd, F_SETFL, flags | O_DIRECT) == 0;
+    return {};
+}
+
+} // namespace
 
 const char* noiseDemoKindName(NoiseDemoKind kind)
 {
@@ -228,8 +248,9 @@ std::vector<std::string> NoiseDemoConfig::validate() const
                           formatDuration(timerPeriodNs));
     }
     if (kind == NoiseDemoKind::DiskIo) {
-        if (writeBytes < 512 || writeBytes > kMaxWriteBytes)
-            out.push_back("demo load: the write size must be 512 B to 1 MiB, got " + std::to_string(writeBytes) + " B");
+        if (writeBytes < kDirectAlign || writeBytes > kMaxWriteBytes || writeBytes % kDirectAlign != 0)
+            out.push_back("demo load: the write size must be a multiple of 4096 B from 4 KiB to 1 MiB, got " +
+                          std::to_string(writeBytes) + " B");
         if (pauseNs < 100'000 || pauseNs > kNsPerSec)
             out.push_back("demo load: the pause between writes must be 100 us to 1 s, got " + formatDuration(pauseNs));
         if (directory.empty())
@@ -245,8 +266,8 @@ std::string NoiseDemoConfig::describe() const
     case NoiseDemoKind::None:
         return "no demo load";
     case NoiseDemoKind::DiskIo:
-        return "a thread on " + where + " writes " + std::to_string(writeBytes / 1024) + " KiB to " + directory +
-               " and waits for the disk (fdatasync) every " + formatDuration(pauseNs);
+        return "a thread on " + where + " writes " + std::to_string(writeBytes / 1024) + " KiB straight to the disk (" +
+               directory + ", O_DIRECT) every " + formatDuration(pauseNs);
     case NoiseDemoKind::RtThread:
         return "a SCHED_FIFO " + std::to_string(rtPriority) + " thread on " + where + " spins " +
                formatDuration(spinNs) + " every " + formatDuration(periodNs) + " (" +
@@ -303,17 +324,28 @@ Error NoiseDemoLoad::start(const NoiseDemoConfig& config)
             m_irqNote = config.directory + " is in memory (tmpfs): the writes reach no disk and raise no interrupt";
         else if (fstat(fd, &st) == 0)
             m_deviceIrqs = blockDeviceIrqs(st.st_dev, m_irqNote);
+        if (!shared->onTmpfs)
+            if (Error e = prepareDirectWrites(*shared, config.writeBytes))
+                return e;
         m_irqAtStart = readProcInterrupts(nullptr, nullptr);
         spec.name = "rtscope-dio";
         body = [shared, bytes = config.writeBytes, pause = config.pauseNs](const std::atomic<bool>& stop) {
-            std::vector<char> block(size_t(bytes), 'n');
+            void* memory = std::aligned_alloc(kDirectAlign, size_t(bytes));
+            if (!memory) {
+                shared->fail("aligned_alloc", ENOMEM);
+                return;
+            }
+            const std::unique_ptr<void, decltype(&std::free)> block(memory, &std::free);
+            std::memset(memory, 'n', size_t(bytes));
             int64_t offset = 0;
             while (!stop.load(std::memory_order_relaxed)) {
-                if (pwrite(shared->fileFd, block.data(), block.size(), offset) < 0 && errno != EINTR) {
+                // O_DIRECT: the write returns when the disk has it, with no journal to wait behind (the blocks were
+                // written once already), so a stop never waits long for it. Without O_DIRECT: fdatasync().
+                if (pwrite(shared->fileFd, memory, size_t(bytes), offset) < 0 && errno != EINTR) {
                     shared->fail("write", errno);
                     return;
                 }
-                if (fdatasync(shared->fileFd) < 0 && errno != EINTR) {
+                if (!shared->direct && fdatasync(shared->fileFd) < 0 && errno != EINTR) {
                     shared->fail("fdatasync", errno);
                     return;
                 }
@@ -412,6 +444,7 @@ bool NoiseDemoLoad::stop()
         auto kept = std::make_shared<Shared>();
         kept->rounds = m_shared->rounds.load();
         kept->onTmpfs = m_shared->onTmpfs;
+        kept->direct = m_shared->direct;
         if (m_shared->failed.load())
             kept->fail(m_shared->failedCall.c_str(), m_shared->failedErrno.load());
         m_shared = std::move(kept);
@@ -450,7 +483,7 @@ std::string NoiseDemoLoad::status() const
     case NoiseDemoKind::None:
         break;
     case NoiseDemoKind::DiskIo:
-        out = std::to_string(n) + " synced writes";
+        out = std::to_string(n) + (m_shared->direct ? " direct writes" : " synced writes");
         if (m_shared->onTmpfs)
             out += "; " + m_config.directory + " is in memory (tmpfs): no disk, no interrupt";
         break;

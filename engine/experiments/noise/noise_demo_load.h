@@ -3,9 +3,11 @@
 /// noise on the measured CPU, so a class sees each kind appear in the bars and the culprit table. Every load is one
 /// thread pinned to that CPU, stopped and joined within kJoinBudgetMs (demoted first if it overstays), on every exit
 /// path (stop(), the destructor). None can take the CPU: the real-time one spins a fixed slice of every period.
-/// - Disk I/O: writes and fdatasync()s a small block of a temp file (unlinked as soon as it is opened, so nothing is
-///   left behind even after a crash) in a loop; the block device's completion interrupts and the block softirq land
-///   on the CPU the queue's interrupt is routed to — interruptReport() says where they actually landed.
+/// - Disk I/O: writes a small block of a temp file (unlinked as soon as it is opened, so nothing is left behind even
+///   after a crash) straight to the disk in a loop (O_DIRECT over blocks written once, so no write waits behind the
+///   journal; fdatasync() after each write where the file system refuses O_DIRECT); the block device's completion
+///   interrupts and the block softirq land on the CPU the queue's interrupt is routed to — interruptReport() says where
+///   they actually landed.
 /// - RT thread: a SCHED_FIFO thread spins spinNs every periodNs (300 µs every 20 ms: 1.5 % of the CPU).
 /// - Timer storm: many timerfds on the CPU, each firing every timerPeriodNs, staggered: hrtimer interrupts and the
 ///   thread woken by them.
@@ -45,7 +47,7 @@ struct NoiseDemoConfig {
     int timers = 16;                    ///< timer storm: timerfds
     int64_t timerPeriodNs = 1'000'000;  ///< timer storm: each timerfd's interval (16 × 1 ms: 16 000 expiries/s)
     std::string directory = "/var/tmp"; ///< disk I/O: where the temp file is made (tmpfs has no disk: said so)
-    int64_t writeBytes = 4096;          ///< disk I/O: one write, then fdatasync()
+    int64_t writeBytes = 4096;          ///< disk I/O: one write (a multiple of 4096 B: O_DIRECT's alignment)
     int64_t pauseNs = 1'000'000;        ///< disk I/O: pause between two synced writes
 
     /// @brief Every problem as a sentence naming the field and its range; empty when valid.
@@ -88,8 +90,9 @@ public:
     /// 1"; or why they could not be found. "" for the other kinds.
     std::string interruptReport() const;
 
+    struct Shared; ///< what the load thread shares with its owner (noise_demo_load.cpp)
+
 private:
-    struct Shared;
     NoiseDemoConfig m_config;
     std::unique_ptr<RtThread> m_thread;
     std::shared_ptr<Shared> m_shared;
