@@ -154,7 +154,7 @@ private slots:
         const Error e = load.start(c);
         QVERIFY2(!e, e.message.c_str());
         QCOMPARE(threadCpus(load.tid()), std::vector<int>{cpu});
-        const double ms = runUntilRounds(load, 1000); // 16 timers at 1 ms: well under a second
+        const double ms = runUntilRounds(load, 1000); // 8 timers at 2 ms: a quarter of a second
         QVERIFY2(load.rounds() >= 1000, qPrintable(QString::fromStdString(load.status())));
         QVERIFY2(ms < kJoinBudgetMs, qPrintable(QString::number(ms)));
     }
