@@ -319,6 +319,11 @@ private slots:
         }
         if (!page->demoLoad().running())
             RTSCOPE_SKIP(RtPrivilege, page->demoText()); // the SCHED_FIFO demo thread was refused
+        // The run as run (CPUs resolved), with the window's "µs".
+        const QString running = page->noiseControls()->status();
+        QVERIFY2(running.startsWith("Running: "), qPrintable(running));
+        QCOMPARE(running, "Running: " + screenText(page->experiment().config().label()));
+        QVERIFY2(running.contains("threshold 1.0 µs"), qPrintable(running));
         // Until the demo thread is named (a few of its 20 ms periods), at most 5 s.
         const QString demoName = "rtscope-rtdemo";
         QElapsedTimer t;

@@ -136,7 +136,7 @@ QVariant NoiseCulpritModel::data(const QModelIndex& index, int role) const
     case Total:
         return durationQt(r.totalNs);
     case Percent:
-        return QString("%1 %").arg(r.percent, 0, 'f', r.percent < 0.01 ? 4 : 3);
+        return NoiseCpuBars::percentText(r.percent);
     case MaxSingle:
         return durationQt(r.maxNs);
     case Columns:

@@ -30,10 +30,12 @@ namespace rtscope {
 
 namespace {
 
-/// "0.071 %" with as many decimals as a small share needs to be read at all.
-QString noisePercentText(double percent)
+/// The plain text of a label's rich text (what tests and the screenshot check read).
+QString noisePlainText(const QString& html)
 {
-    return QString("%1 %").arg(percent, 0, 'f', percent == 0 ? 0 : percent < 0.01 ? 4 : percent < 1 ? 3 : 2);
+    QTextDocument doc;
+    doc.setHtml(html);
+    return doc.toPlainText();
 }
 
 /// A status line: its subject in bold, then what it says.
@@ -218,9 +220,17 @@ void NoisePage::showDemoStatus()
 
 QString NoisePage::demoText() const
 {
-    QTextDocument doc;
-    doc.setHtml(m_demoStatus->text());
-    return doc.toPlainText();
+    return noisePlainText(m_demoStatus->text());
+}
+
+QString NoisePage::runningStatus(const NoiseConfig&) const
+{
+    return tr("Running: %1").arg(screenText(m_experiment->config().label())); // as run: CPUs resolved, "µs"
+}
+
+QString NoisePage::startedMessage(const NoiseConfig&) const
+{
+    return tr("Started: %1").arg(screenText(m_experiment->config().label()));
 }
 
 void NoisePage::runStarting(const NoiseConfig&)
@@ -257,18 +267,20 @@ NoiseBarsData NoisePage::barsData(const NoiseSnapshot& s)
             continue;
         }
         row.availablePercent = cpu.availablePercent;
-        row.headline = tr("%1 available").arg(noisePercentText(cpu.availablePercent));
+        row.headline = tr("%1 available").arg(NoiseCpuBars::percentText(cpu.availablePercent));
         const double lostPercent = 100.0 * double(cpu.noiseNs) / double(cpu.runtimeNs);
-        row.detail = tr("lost %1 (%2 of %3) · %4 gaps · longest %5")
-                         .arg(noisePercentText(lostPercent), durationQt(cpu.noiseNs), durationQt(cpu.runtimeNs))
-                         .arg(noiseCountText(cpu.gaps))
-                         .arg(durationQt(cpu.maxSingleNs));
+        row.detail =
+            tr("lost %1 (%2 of %3) · %4 gaps · longest %5")
+                .arg(NoiseCpuBars::percentText(lostPercent), durationQt(cpu.noiseNs), durationQt(cpu.runtimeNs))
+                .arg(noiseCountText(cpu.gaps))
+                .arg(durationQt(cpu.maxSingleNs));
         for (NoiseKind k : kNoiseKinds) {
             const int64_t ns = cpu.kindNs[size_t(k)];
             if (ns <= 0)
                 continue;
             const double percent = 100.0 * double(ns) / double(cpu.runtimeNs);
-            row.lost.push_back({noisePartOf(k), percent, tr("%1 (%2)").arg(noisePercentText(percent), durationQt(ns))});
+            row.lost.push_back(
+                {noisePartOf(k), percent, tr("%1 (%2)").arg(NoiseCpuBars::percentText(percent), durationQt(ns))});
         }
         if (!cpu.error.empty())
             row.note = screenText(cpu.error);
@@ -344,9 +356,7 @@ QStringList NoisePage::statusLines(const NoiseSnapshot& s)
 
 QString NoisePage::statusText() const
 {
-    QTextDocument doc;
-    doc.setHtml(m_status->text());
-    return doc.toPlainText();
+    return noisePlainText(m_status->text());
 }
 
 void NoisePage::draw(const NoiseSnapshot& s)
@@ -403,7 +413,7 @@ void NoisePage::drawHeat(const NoiseSnapshot& s)
     for (const NoiseCpuStats& cpu : s.cpus) {
         HeatRow row;
         row.label = tr("CPU %1").arg(cpu.cpu);
-        row.note = tr("%1 available").arg(noisePercentText(cpu.availablePercent));
+        row.note = tr("%1 available").arg(NoiseCpuBars::percentText(cpu.availablePercent));
         const size_t first = cpu.heat.size() > windows ? cpu.heat.size() - windows : 0;
         for (size_t i = first; i < cpu.heat.size(); ++i) {
             // The share of the window lost, as µs of the window: 1 % of 100 ms is 1000 µs.

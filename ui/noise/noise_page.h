@@ -68,6 +68,8 @@ protected:
     void changeEvent(QEvent* event) override;
     void runStarting(const NoiseConfig& config) override;
     QString finishedMessage() const override { return tr("Noise run finished"); }
+    QString runningStatus(const NoiseConfig& config) const override;
+    QString startedMessage(const NoiseConfig& config) const override;
     void configChanged(const NoiseConfig& config) override;
     void draw(const NoiseSnapshot& snapshot) override;
     void saveViewSettings(QSettings& settings) const override;

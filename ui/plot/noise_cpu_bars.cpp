@@ -18,11 +18,6 @@ constexpr std::array<NoisePart, 7> kNoiseLegendParts = {NoisePart::Available, No
                                                         NoisePart::Thread,    NoisePart::Nmi, NoisePart::Unexplained,
                                                         NoisePart::Untraced};
 
-QString noiseBarPercent(double percent)
-{
-    return QString::number(percent, 'f', percent < 0.01 ? 4 : percent < 1 ? 3 : 2) + QStringLiteral(" %");
-}
-
 } // namespace
 
 NoiseCpuBars::NoiseCpuBars(QWidget* parent)
@@ -30,6 +25,16 @@ NoiseCpuBars::NoiseCpuBars(QWidget* parent)
 {
     setObjectName("noiseCpuBars");
     setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Preferred);
+}
+
+QString NoiseCpuBars::percentText(double percent)
+{
+    return QString::number(percent, 'f',
+                           percent == 0     ? 0
+                           : percent < 0.01 ? 4
+                           : percent < 1    ? 3
+                                            : 2) +
+           QStringLiteral(" %");
 }
 
 QColor NoiseCpuBars::partColor(NoisePart part, bool dark)
@@ -160,9 +165,9 @@ void NoiseCpuBars::relayout()
                 continue;
             const double w = l.lostBar.width() * s.percent / total;
             Block b{s.part, QRectF(x, l.lostBar.top(), w, l.lostBar.height()),
-                    partName(s.part) + QStringLiteral(" ") + noiseBarPercent(s.percent)};
+                    partName(s.part) + QStringLiteral(" ") + percentText(s.percent)};
             if (fm.horizontalAdvance(b.label) + 8 > w) {
-                b.label = noiseBarPercent(s.percent);
+                b.label = percentText(s.percent);
                 b.inside = fm.horizontalAdvance(b.label) + 8 <= w;
             }
             l.blocks.push_back(b);

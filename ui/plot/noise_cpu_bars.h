@@ -46,6 +46,9 @@ public:
     const NoiseBarsData& data() const { return m_data; }
 
     static QColor partColor(NoisePart part, bool dark);
+    /// "0.071 %": a share of a CPU with as many decimals as a small one needs to be read at all (the bars, the
+    /// table and the page's lines write every share with it).
+    static QString percentText(double percent);
     /// The label of a part in the legend ("IRQ", "softirq", "thread", "NMI", "unexplained (HW/VM)", …).
     static QString partName(NoisePart part);
     /// A readable text colour on @p background.
