@@ -2,7 +2,8 @@
 // its sentence; a hand-built snapshot fills the bars, the culprit table, the histogram, the heat strip and the status
 // lines with exactly its figures (and says what is missing: no trace, steal time, the SMI counter, the osnoise
 // tracer, drops); the start page's "Where does my CPU go?" card opens the page; a real run with the RT demo load
-// names the demo thread, the disk I/O load swaps in, and the page's stop joins the run and the load within 100 ms.
+// names the demo thread, the disk I/O load swaps in, and the page's stop joins the run and the load within 100 ms;
+// closing the window, or destroying it, stops both as well.
 #include "engine/experiments/noise/noise_experiment.h"
 #include "engine/rt/cpu_topology.h"
 #include "engine/rt/rt_thread.h"
@@ -362,6 +363,34 @@ private slots:
             rtscope::test::saveScreenshot(window, "noise-page.png");
         rtscope::test::stopJoinsWithin100ms(*page);
         QVERIFY(!page->demoLoad().running());
+    }
+
+    void windowCloseAndDestructionStopTheRunAndTheLoad()
+    {
+        for (const bool byClose : {true, false}) {
+            auto* page = new NoisePage(m_probe);
+            auto window = std::make_unique<MainWindow>(std::vector<ExperimentPage*>{page}, m_probe, nullptr);
+            window->show();
+            NoiseConfig c;
+            c.cpus = {measuringCpu()};
+            c.durationNs = 0;
+            c.trace = false; // the load's threads and the pollers are what this is about
+            page->setDemoKind(NoiseDemoKind::TimerStorm);
+            QVERIFY(rtscope::test::startRun(*page, c));
+            QVERIFY2(page->demoLoad().running(), qPrintable(page->demoText()));
+            const int tid = page->demoLoad().tid();
+            QTest::qWait(200);
+            QElapsedTimer t;
+            t.start();
+            if (byClose) {
+                window->close();
+                QVERIFY(!page->isRunning());
+                QVERIFY(!page->demoLoad().running());
+            }
+            window.reset(); // the page with it
+            QVERIFY2(t.elapsed() < 100, qPrintable(QString("%1 ms").arg(t.elapsed())));
+            QVERIFY(!QFile::exists(QString("/proc/self/task/%1").arg(tid)));
+        }
     }
 };
 
