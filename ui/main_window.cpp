@@ -646,6 +646,8 @@ void MainWindow::showStartPage()
         connect(m_startPage, &StartPage::leaveRequested, this, [this] { setCurrentPage(currentIndex()); });
         m_startPage->setDoctorAvailable(pageIndex("doctor") >= 0);
         connect(m_startPage, &StartPage::doctorRequested, this, [this] { setCurrentPage(pageIndex("doctor")); });
+        m_startPage->setNoiseAvailable(pageIndex("noise") >= 0);
+        connect(m_startPage, &StartPage::noiseRequested, this, [this] { setCurrentPage(pageIndex("noise")); });
         connect(m_startPage, &StartPage::showAtStartToggled, this, [this](bool show) {
             if (m_settings) {
                 m_settings->setValue("start/show", show);

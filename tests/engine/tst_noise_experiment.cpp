@@ -278,7 +278,7 @@ private slots:
 
         NoiseConfig c;
         c.cpus = {cpu};
-        c.durationNs = 1'500'000'000;
+        c.durationNs = 1'000'000'000;
         NoiseExperiment exp;
         reader.start(readerCpu);
         before = noiseInterruptCounts();
@@ -320,6 +320,11 @@ private slots:
         QCOMPARE(s.cpu, topology.lastUsable());
         QVERIFY2(noiseShapeProblem(s).isEmpty(), qPrintable(noiseShapeProblem(s)));
         QCOMPARE(s.kindNs[size_t(NoiseKind::Untraced)], s.noiseNs);
+        // The heat strip: every 100 ms window from the start to the last one the poller ran in, none above 1.
+        QCOMPARE(s.heatFirstWindow, int64_t(0));
+        QVERIFY2(s.heat.size() >= 3 && s.heat.size() <= 5, qPrintable(QString::number(s.heat.size())));
+        for (float h : s.heat)
+            QVERIFY(h >= 0 && h <= 1);
         QVERIFY(s.loops > 1000 && s.minLoopNs > 0 && s.meanLoopNs >= double(s.minLoopNs));
         QVERIFY(!snap->smiNote.empty() && !snap->osnoiseNote.empty());
         QVERIFY(snap->stealTickNs > 0);
@@ -351,6 +356,15 @@ private slots:
         const Error e = exp.start(c, topology);
         QVERIFY2(!e, e.message.c_str());
         QTRY_VERIFY(exp.snapshot() && exp.snapshot()->cpus.front().loops > 1000);
+        // Live: the settled part of the run adds up too.
+        QTRY_VERIFY(exp.snapshot()->cpus.front().runtimeNs > 200 * kNsPerMs);
+        {
+            const auto live = exp.snapshot();
+            const NoiseCpuStats& s = live->cpus.front();
+            QVERIFY(live->running);
+            QCOMPARE(std::accumulate(s.kindNs.begin(), s.kindNs.end(), int64_t(0)), s.noiseNs);
+            QVERIFY(s.noiseNs <= s.runtimeNs);
+        }
         const ScopedCallerAffinity away(exp.busyCpus());
         const int64_t t0 = nowNs();
         exp.stop();

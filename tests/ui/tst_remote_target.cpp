@@ -324,10 +324,11 @@ private slots:
         QVERIFY(drift);
         QVERIFY(!drift->experiment().snapshot());
         // Every page of the app measures the target now (the Sweep's run there: tst_remote_sweep), but the doctor:
-        // it changes the machine it runs on, never one at the end of a link, and the banner says it stays here.
+        // it changes the machine it runs on, never one at the end of a link, and the banner says it stays here; and
+        // the noise lab, which the agent's protocol does not carry yet (issue 30): it stays here too, and says so.
         for (int i = 0; i < window->pageCount(); ++i) {
             ExperimentPage* p = window->page(i);
-            if (p->name() == "doctor")
+            if (p->name() == "doctor" || p->name() == "noise")
                 QVERIFY(p->measuredMachine().isEmpty());
             else
                 QVERIFY2(p == window->findPage<LatencyPage>() || p->measuredMachine() == machine,

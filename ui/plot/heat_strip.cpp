@@ -116,6 +116,8 @@ QColor HeatStrip::lostColor() const
 
 QString HeatStrip::legendTitle() const
 {
+    if (!m_data.legendTitle.isEmpty())
+        return m_data.legendTitle;
     return tr("Colour = max latency per %1 interval (µs, log scale)").arg(intervalText(m_data.intervalSec));
 }
 
@@ -221,9 +223,12 @@ QString HeatStrip::cellToolTip(int row, int column) const
     if (!c.covered)
         text += "\n" + tr("not measured");
     else if (c.samples == 0)
-        text += "\n" + tr("no wake-up measured in this interval");
+        text += "\n" + (m_data.noValueText.isEmpty() ? tr("no wake-up measured in this interval") : m_data.noValueText);
     else
-        text += "\n" + tr("max %1 µs over %2 wake-ups").arg(c.maxUs, 0, 'f', c.maxUs < 100 ? 1 : 0).arg(c.samples);
+        text +=
+            "\n" + (m_data.valueTip.isEmpty()
+                        ? tr("max %1 µs over %2 wake-ups").arg(c.maxUs, 0, 'f', c.maxUs < 100 ? 1 : 0).arg(c.samples)
+                        : m_data.valueTip.arg(c.maxUs, 0, 'f', c.maxUs < 100 ? 1 : 0));
     if (c.lost)
         text += "\n" + tr("%1 samples lost (dropped or missing)").arg(c.lost);
     return text;
@@ -261,14 +266,14 @@ void HeatStrip::paintEvent(QPaintEvent*)
         p.drawText(g.plot, Qt::AlignCenter, tr("Start the experiment: one row per measured CPU appears here."));
         drawAxis(p, g);
         drawLegend(p, g);
-        drawSwatches(p, g);
-        return;
+    } else {
+        drawRows(p, g);
+        drawMarkers(p, g);
+        drawAxis(p, g);
+        drawLegend(p, g);
     }
-    drawRows(p, g);
-    drawMarkers(p, g);
-    drawAxis(p, g);
-    drawLegend(p, g);
-    drawSwatches(p, g);
+    if (m_data.keys)
+        drawSwatches(p, g);
 }
 
 void HeatStrip::drawHatch(QPainter& p, const QRect& r) const
@@ -433,7 +438,7 @@ void HeatStrip::drawSwatches(QPainter& p, const Geometry& g) const
     const QFontMetrics fm(plain);
     p.setFont(plain);
     const int sw = fm.height();
-    const QString noSamples = tr("no wake-up in the interval");
+    const QString noSamples = m_data.noValueText.isEmpty() ? tr("no wake-up in the interval") : m_data.noValueText;
     const QString lostText = tr("samples lost (dropped or gaps)");
     const int width = 2 * (sw * 2 + 6) + fm.horizontalAdvance(noSamples) + 24 + fm.horizontalAdvance(lostText);
     int x = g.title.right() - width;

@@ -32,6 +32,14 @@ struct HeatStripData {
     double spanSec = 10;       ///< the x axis shows [−spanSec, 0] s
     std::vector<HeatRow> rows;
     std::vector<VerticalMarker> markers; ///< x in seconds relative to the end of the newest interval (≤ 0)
+    /// What a cell's value (HeatCell::maxUs) is, for a strip that shows another quantity in µs than the largest
+    /// wake-up latency (the noise lab: the CPU time lost in the interval). Empty: the latency texts.
+    QString legendTitle; ///< replaces "Colour = max latency per 100 ms interval (µs, log scale)"
+    QString valueTip;    ///< a cell's tooltip line: %1 the value in µs
+    QString noValueText; ///< the hatched swatch and tooltip for a cell with no samples
+    /// The title row's keys for "no samples" (hatched) and "samples lost" (outlined): off for a strip whose cells
+    /// always have a value and never lose one.
+    bool keys = true;
 };
 
 class HeatStrip : public QWidget {

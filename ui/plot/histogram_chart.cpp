@@ -6,6 +6,7 @@
 #include "ui/plot/plot_math.h"
 
 #include <QEvent>
+#include <QFontMetricsF>
 #include <QMouseEvent>
 #include <QVBoxLayout>
 #include <QtCharts/QChart>
@@ -17,6 +18,7 @@
 #include <QtCharts/QValueAxis>
 
 #include <algorithm>
+#include <cmath>
 #include <optional>
 
 namespace rtscope {
@@ -142,6 +144,17 @@ struct HistogramChart::Impl {
         ++axisUpdates;
     }
 
+    /// A label every decade, or every second one when the plot is too short for them all (hundreds of millions of
+    /// loops in the noise lab's histogram): labels that would overlap are elided to "..." by Qt Charts.
+    void fitCountLabels()
+    {
+        const double decades = std::log10(std::max(yRange.upper(), 10.0) / std::max(yRange.lower(), 1e-3));
+        const double needed = decades * QFontMetricsF(yLog->labelsFont()).height() * 1.3;
+        const qreal base = needed > chart->plotArea().height() ? 100 : 10;
+        if (yLog->base() != base)
+            yLog->setBase(base);
+    }
+
     void redraw(bool forceAxes)
     {
         Extent e;
@@ -167,6 +180,7 @@ struct HistogramChart::Impl {
             yLog->setRange(yRange.lower(), yRange.upper());
             ++axisUpdates;
         }
+        fitCountLabels();
         live->replace(e.any ? plot::stepPoints(edges, counts, plot::kCountFloor) : QList<QPointF>{});
         overlay->relayout();
     }
@@ -192,12 +206,11 @@ HistogramChart::HistogramChart(QWidget* parent)
 
     d->xLinear = new QValueAxis;
     d->xLinear->setTickType(QValueAxis::TicksDynamic);
-    d->xLinear->setTitleText(tr("latency (µs)"));
     d->xLog = new QLogValueAxis;
     d->xLog->setBase(10);
     d->xLog->setLabelFormat("%.7g");
     d->xLog->setMinorTickCount(8);
-    d->xLog->setTitleText(tr("latency (µs, log scale)"));
+    setValueAxisName(tr("latency"));
     d->yLog = new QLogValueAxis;
     d->yLog->setBase(10);
     d->yLog->setLabelFormat("%.7g");
@@ -229,6 +242,17 @@ HistogramChart::HistogramChart(QWidget* parent)
 }
 
 HistogramChart::~HistogramChart() = default;
+
+void HistogramChart::setValueAxisName(const QString& quantity)
+{
+    d->xLinear->setTitleText(tr("%1 (µs)").arg(quantity));
+    d->xLog->setTitleText(tr("%1 (µs, log scale)").arg(quantity));
+}
+
+QString HistogramChart::valueAxisTitle() const
+{
+    return d->logX ? d->xLog->titleText() : d->xLinear->titleText();
+}
 
 void HistogramChart::changeEvent(QEvent* event)
 {

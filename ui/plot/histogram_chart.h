@@ -40,6 +40,10 @@ public:
     /// Hides the live curve and its legend entry, for views made only of overlays.
     void setLiveVisible(bool visible);
     void setTitle(const QString& title);
+    /// What the horizontal axis measures ("latency" by default, "loop length" for the noise lab): its titles become
+    /// "<quantity> (µs)" and "<quantity> (µs, log scale)".
+    void setValueAxisName(const QString& quantity);
+    QString valueAxisTitle() const; ///< the title of the horizontal axis in use
 
     // What is drawn, for tests and the benchmark.
     QList<QPointF> livePoints() const;

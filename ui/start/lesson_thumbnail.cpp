@@ -2,10 +2,12 @@
 
 #include "ui/common/colors.h"
 #include "ui/plot/chart_style.h"
+#include "ui/plot/noise_cpu_bars.h"
 
 #include <QPainter>
 #include <QPainterPath>
 
+#include <array>
 #include <cmath>
 #include <functional>
 
@@ -151,6 +153,23 @@ void drawContention(const ThumbCanvas& t)
     }
 }
 
+// The noise page: per CPU a stacked bar of where its time went, mostly available (green), the rest split among the
+// kinds in the page's colours (the sketch widens the lost parts: on the page they get a bar of their own).
+void drawNoise(const ThumbCanvas& t)
+{
+    const std::array<std::array<double, 5>, 2> rows = {{{0.62, 0.12, 0.08, 0.1, 0.08}, {0.78, 0.04, 0.03, 0.05, 0.1}}};
+    const std::array<NoisePart, 5> parts = {NoisePart::Available, NoisePart::Irq, NoisePart::Softirq, NoisePart::Thread,
+                                            NoisePart::Unexplained};
+    for (size_t r = 0; r < rows.size(); ++r) {
+        const double y = r == 0 ? 0.62 : 0.15;
+        double x = 0.02;
+        for (size_t i = 0; i < parts.size(); ++i) {
+            t.p.fillRect(t.box(x, y, x + rows[r][i] * 0.96, y + 0.26), NoiseCpuBars::partColor(parts[i], t.dark));
+            x += rows[r][i] * 0.96;
+        }
+    }
+}
+
 } // namespace
 
 QPixmap lessonThumbnail(const QString& experiment, QSize size, const QPalette& palette, qreal dpr)
@@ -193,6 +212,8 @@ QPixmap lessonThumbnail(const QString& experiment, QSize size, const QPalette& p
         drawDeadline(canvas);
     else if (experiment == "doctor")
         drawDoctor(canvas);
+    else if (experiment == "noise")
+        drawNoise(canvas);
     else {
         p.setPen(c.text);
         p.drawText(area, Qt::AlignCenter, experiment);

@@ -11,8 +11,8 @@
 namespace rtscope {
 
 /// The sketch for a lesson of @p experiment ("latency", "starvation", "drift", "sleep-floor", "inversion",
-/// "contention"), @p size device-independent pixels at @p dpr; an experiment without a sketch gets a plain frame
-/// with its name, so a new lesson still has a card.
+/// "contention", "deadline", "doctor", "noise"), @p size device-independent pixels at @p dpr; an experiment without a
+/// sketch gets a plain frame with its name, so a new lesson still has a card.
 QPixmap lessonThumbnail(const QString& experiment, QSize size, const QPalette& palette, qreal dpr = 1.0);
 
 } // namespace rtscope

@@ -256,6 +256,8 @@ StartPage::StartPage(const std::vector<Preset>& lessons, const SystemProbe& prob
         grid->addWidget(card, i / 2, i % 2);
         m_cards << card;
     }
+    m_noise = makeNoiseCard(probe, trace);
+    grid->addWidget(m_noise, int(m_cards.size()) / 2, int(m_cards.size()) % 2);
     grid->setColumnStretch(0, 1);
     grid->setColumnStretch(1, 1);
     layout->addLayout(grid);
@@ -295,6 +297,11 @@ StartPage::StartPage(const std::vector<Preset>& lessons, const SystemProbe& prob
 void StartPage::setDoctorAvailable(bool available)
 {
     m_doctor->setVisible(available);
+}
+
+void StartPage::setNoiseAvailable(bool available)
+{
+    m_noise->setVisible(available);
 }
 
 namespace {
@@ -384,6 +391,33 @@ QAbstractButton* StartPage::makeDoctorCard(const SystemProbe& probe)
                              .arg(colors::css(colors::kWarningRed), need.toHtmlEscaped())));
     connect(card, &QAbstractButton::clicked, this, &StartPage::doctorRequested);
     card->hide(); // until the window has a Doctor page
+    return card;
+}
+
+QAbstractButton* StartPage::makeNoiseCard(const SystemProbe& probe, const TraceProbe& trace)
+{
+    auto* card = new StartPageCard(this);
+    card->setObjectName("startNoise");
+    card->setAccessibleName(tr("Where does my CPU go?"));
+    card->setToolTip(tr("The Noise page: a thread polls the clock on a CPU, and every moment taken from it is "
+                        "charged to an interrupt, a softirq, another thread, an NMI, or left unexplained (the "
+                        "hardware, the firmware, the hypervisor). A demo load makes each kind appear."));
+    const QString need = trace.usable ? tr("needs tracefs to name the culprits: available")
+                                      : tr("needs tracefs to name the culprits: not available here (it still "
+                                           "measures)");
+    fillCard(card, QStringLiteral("noise"), tr("Where does my CPU go?"),
+             probe.virtualMachine
+                 ? tr("How much of a CPU does a busy thread really get, who takes the rest, and what does the "
+                      "hypervisor take?")
+                 : tr("How much of a CPU does a busy thread really get, and who takes the rest?"),
+             tr("until you stop it") + QStringLiteral(" · ") +
+                 (trace.usable ? need.toHtmlEscaped()
+                               : QString("<span style=\"color:%1\"><b>%2</b></span>")
+                                     .arg(colors::css(colors::kWarningRed), need.toHtmlEscaped())));
+    if (!trace.usable)
+        card->setToolTip(card->toolTip() + "\n\n" + QString::fromStdString(trace.reason));
+    connect(card, &QAbstractButton::clicked, this, &StartPage::noiseRequested);
+    card->hide(); // until the window has a Noise page
     return card;
 }
 

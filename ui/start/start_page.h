@@ -2,9 +2,9 @@
 // The start page (docs/gui.md, "Start page"): what the window shows when the app opens without a page or a file.
 // One large card per built-in lesson (resources/presets: its title, the question it answers, a drawn sketch of
 // its view, how long its script runs, and what it needs from this machine, from the real system probe), "Open a
-// result…", a "Tune this machine" card (the Doctor page), the machine's verdict in one line, and "Show at start". A
-// click on a card asks for its lesson; Escape asks to leave for the scope. The window decides what those do
-// (MainWindow).
+// result…", the "Where does my CPU go?" card (the Noise page), a "Tune this machine" card (the Doctor page), the
+// machine's verdict in one line, and "Show at start". A click on a card asks for its lesson; Escape asks to leave for
+// the scope. The window decides what those do (MainWindow).
 #include "engine/presets/preset.h"
 #include "engine/rt/system_probe.h"
 #include "engine/trace/trace_session.h"
@@ -49,6 +49,10 @@ public:
     /// The "Tune this machine" card under the lessons: emits doctorRequested(); hidden until setDoctorAvailable(true).
     QAbstractButton* doctorCard() const { return m_doctor; }
     void setDoctorAvailable(bool available);
+    /// The "Where does my CPU go?" lesson card after the preset lessons (the noise lab is a page of its own, not a
+    /// preset): emits noiseRequested(); hidden until setNoiseAvailable(true).
+    QAbstractButton* noiseCard() const { return m_noise; }
+    void setNoiseAvailable(bool available);
     QLabel* verdictLabel() const { return m_verdict; }
     /// The verbs behind "Open a result…" (File › Open recording…, Open cyclictest results…): a menu when several.
     void setOpenActions(const QList<QAction*>& actions);
@@ -73,10 +77,13 @@ signals:
     void showAtStartToggled(bool show);
     /// "Tune this machine…": go to the Doctor page.
     void doctorRequested();
+    /// "Where does my CPU go?": go to the Noise page.
+    void noiseRequested();
 
 private:
     QAbstractButton* makeCard(const Preset& lesson, const std::vector<LessonNeed>& needs);
     QAbstractButton* makeDoctorCard(const SystemProbe& probe);
+    QAbstractButton* makeNoiseCard(const SystemProbe& probe, const TraceProbe& trace);
 
     QList<QAbstractButton*> m_cards;
     QStringList m_details;
@@ -84,6 +91,7 @@ private:
     QPushButton* m_open;
     QPushButton* m_connect;
     QAbstractButton* m_doctor = nullptr;
+    QAbstractButton* m_noise = nullptr;
     QCheckBox* m_showAtStart;
 };
 

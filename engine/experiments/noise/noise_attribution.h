@@ -7,7 +7,8 @@
 /// gap's CPU: an interrupt handler (irq_handler_entry/exit, by name), an x86 vector (local_timer, the reschedule and
 /// call-function IPIs), a softirq (by name), or a thread that was switched in instead of the poller (sched_switch:
 /// comm, pid, kernel prio). What no traced context covers is Unexplained (hardware, firmware, a hypervisor, or the
-/// kernel's own entry and exit paths around the traced handlers). The poller was running at the gap's start (it had
+/// kernel's own entry and exit paths around the traced handlers; and NMIs: nmi:nmi_handler is not decoded yet, so
+/// NoiseKind::Nmi stays 0 and an NMI's time is unexplained). The poller was running at the gap's start (it had
 /// just read the clock), so each gap starts with nothing nested: only the events inside the gap matter, and a gap
 /// is charged the same whatever events before it were lost.
 ///

@@ -374,24 +374,26 @@ bool NoiseRun::finished() const
     return allDone && !m_stopped;
 }
 
+void NoiseRun::growHeat(Poller& p, int64_t window)
+{
+    // Every window from the run's first up to @p window is in the strip (a quiet one as 0), the oldest let go.
+    while (p.heatFirst + int64_t(p.heatNs.size()) <= window)
+        p.heatNs.push_back(0);
+    while (p.heatNs.size() > kNoiseHeatWindows) {
+        p.heatNs.pop_front();
+        ++p.heatFirst;
+    }
+}
+
 void NoiseRun::addHeat(Poller& p, const NoiseGap& gap)
 {
     const int64_t t0 = m_startNs.load(std::memory_order_relaxed);
     for (int64_t from = gap.startNs; from < gap.endNs;) {
         const int64_t w = (from - t0) / kNoiseHeatWindowNs; // a poller starts after t0: never negative
-        const int64_t windowEnd = t0 + (w + 1) * kNoiseHeatWindowNs;
-        const int64_t to = std::min(gap.endNs, windowEnd);
-        if (p.heatNs.empty())
-            p.heatFirst = w;
-        if (w >= p.heatFirst) {
-            while (p.heatFirst + int64_t(p.heatNs.size()) <= w)
-                p.heatNs.push_back(0);
+        const int64_t to = std::min(gap.endNs, t0 + (w + 1) * kNoiseHeatWindowNs);
+        growHeat(p, w);
+        if (w >= p.heatFirst)
             p.heatNs[size_t(w - p.heatFirst)] += to - from;
-            while (p.heatNs.size() > kNoiseHeatWindows) {
-                p.heatNs.pop_front();
-                ++p.heatFirst;
-            }
-        }
         from = to;
     }
 }
@@ -501,7 +503,7 @@ std::shared_ptr<NoiseSnapshot> NoiseRun::makeSnapshot(bool running)
 
     std::vector<int64_t> runtimes;
     for (size_t i = 0; i < m_pollers.size(); ++i) {
-        const Poller& p = *m_pollers[i];
+        Poller& p = *m_pollers[i];
         const NoiseCpuAttribution& a = m_attribution->cpu(i);
         NoiseCpuStats s;
         s.cpu = p.cpu;
@@ -530,6 +532,8 @@ std::shared_ptr<NoiseSnapshot> NoiseRun::makeSnapshot(bool running)
         for (size_t b = 0; b < kNoiseHistogramBuckets; ++b)
             s.histogram[b] = p.histogram[b].load(std::memory_order_relaxed);
         // Heat: each window's noise over the part of it the poller ran (the first and the current one are partial).
+        if (last > 0)
+            growHeat(p, (last - snap->startNs) / kNoiseHeatWindowNs); // up to the window the poller is in
         s.heatFirstWindow = p.heatFirst;
         s.heat.reserve(p.heatNs.size());
         for (size_t w = 0; w < p.heatNs.size(); ++w) {

@@ -63,6 +63,9 @@ public:
     /// settles what is safe.
     size_t drain();
     /// @brief Collector thread: the figures so far; with @p running false the final ones (everything settled).
+    /// While the run goes on, runtime, noise, gaps, the kinds and the culprits cover the settled part of the run
+    /// (NoiseAttribution::kSettleLagNs behind the newest trace event, kMaxSettleDelayNs at most), so that they
+    /// always add up; the loop counts, the histogram and the heat strip are live.
     std::shared_ptr<NoiseSnapshot> makeSnapshot(bool running);
 
     /// @brief The duration has passed (never with durationNs 0), or every poller has stopped.
@@ -81,6 +84,7 @@ private:
     Error waitUntilReady();
     void startTracing();
     void addHeat(Poller& p, const NoiseGap& gap);
+    void growHeat(Poller& p, int64_t window);
     void readCounters(int64_t now, bool final);
     std::string traceNote() const;
 

@@ -1,0 +1,191 @@
+#include "ui/noise/noise_culprit_model.h"
+
+#include "ui/common/text_format.h"
+#include "ui/plot/chart_style.h"
+
+#include <QGuiApplication>
+#include <QPalette>
+
+namespace rtscope {
+
+NoisePart noisePartOf(NoiseKind kind)
+{
+    switch (kind) {
+    case NoiseKind::Irq:
+        return NoisePart::Irq;
+    case NoiseKind::Softirq:
+        return NoisePart::Softirq;
+    case NoiseKind::Nmi:
+        return NoisePart::Nmi;
+    case NoiseKind::Thread:
+        return NoisePart::Thread;
+    case NoiseKind::Unexplained:
+        return NoisePart::Unexplained;
+    case NoiseKind::Untraced:
+        return NoisePart::Untraced;
+    }
+    return NoisePart::Unexplained;
+}
+
+QString noiseCountText(uint64_t count)
+{
+    QString digits = QString::number(count);
+    for (qsizetype i = digits.size() - 3; i > 0; i -= 3)
+        digits.insert(i, QChar(0x2009));
+    return digits;
+}
+
+NoiseCulpritModel::NoiseCulpritModel(QObject* parent)
+    : QAbstractTableModel(parent)
+{}
+
+void NoiseCulpritModel::setCulprits(const std::vector<NoiseCulprit>& culprits)
+{
+    if (culprits.size() != m_rows.size()) {
+        beginResetModel();
+        m_rows = culprits;
+        endResetModel();
+        return;
+    }
+    m_rows = culprits;
+    if (!m_rows.empty())
+        emit dataChanged(index(0, 0), index(rowCount() - 1, Columns - 1));
+}
+
+void NoiseCulpritModel::clear()
+{
+    beginResetModel();
+    m_rows.clear();
+    endResetModel();
+}
+
+int NoiseCulpritModel::rowCount(const QModelIndex& parent) const
+{
+    return parent.isValid() ? 0 : int(m_rows.size());
+}
+
+int NoiseCulpritModel::columnCount(const QModelIndex& parent) const
+{
+    return parent.isValid() ? 0 : Columns;
+}
+
+QString NoiseCulpritModel::cell(int row, const QString& header) const
+{
+    for (int c = 0; c < Columns; ++c)
+        if (headerData(c, Qt::Horizontal).toString() == header)
+            return data(index(row, c)).toString();
+    return {};
+}
+
+QVariant NoiseCulpritModel::data(const QModelIndex& index, int role) const
+{
+    if (!index.isValid() || index.row() >= int(m_rows.size()))
+        return {};
+    const NoiseCulprit& r = m_rows[size_t(index.row())];
+    if (role == Qt::DecorationRole && index.column() == Kind)
+        return NoiseCpuBars::partColor(noisePartOf(r.kind), plot::isDarkPalette(QGuiApplication::palette()));
+    if (role == Qt::TextAlignmentRole)
+        return int((index.column() >= Count || index.column() == Cpu ? Qt::AlignRight : Qt::AlignLeft) |
+                   Qt::AlignVCenter);
+    if (role == RawValueRole) {
+        switch (Column(index.column())) {
+        case Kind:
+            return int(r.kind);
+        case Name:
+            return QString::fromStdString(r.name);
+        case Cpu:
+            return r.cpu;
+        case PidSched:
+            return r.pid;
+        case Count:
+            return qulonglong(r.count);
+        case Total:
+            return qlonglong(r.totalNs);
+        case Percent:
+            return r.percent;
+        case MaxSingle:
+            return qlonglong(r.maxNs);
+        case Columns:
+            break;
+        }
+        return {};
+    }
+    if (role == Qt::ToolTipRole && index.column() == PidSched && r.pid > 0)
+        return QString("%1 · %2").arg(r.pid).arg(screenText(r.sched));
+    if (role != Qt::DisplayRole && role != Qt::ToolTipRole)
+        return {};
+    switch (Column(index.column())) {
+    case Kind:
+        // The bars' short name ("unexplained"): the legend above says what it stands for.
+        return role == Qt::ToolTipRole
+                   ? QString::fromLatin1(noiseKindLabel(r.kind))
+                   : NoiseCpuBars::partName(noisePartOf(r.kind)).section(QStringLiteral(" ("), 0, 0);
+    case Name:
+        return screenText(r.name);
+    case Cpu:
+        return r.cpu >= 0 ? QString::number(r.cpu) : QString("–");
+    case PidSched:
+        if (r.pid <= 0)
+            return QString("–");
+        // "RT 50", "nice 0": the policy family in brackets is in the tooltip, so the names keep the width.
+        return r.sched.empty()
+                   ? QString::number(r.pid)
+                   : QString("%1 · %2").arg(r.pid).arg(screenText(r.sched).section(QStringLiteral(" ("), 0, 0));
+    case Count:
+        return noiseCountText(r.count);
+    case Total:
+        return durationQt(r.totalNs);
+    case Percent:
+        return NoiseCpuBars::percentText(r.percent);
+    case MaxSingle:
+        return durationQt(r.maxNs);
+    case Columns:
+        break;
+    }
+    return {};
+}
+
+QVariant NoiseCulpritModel::headerData(int section, Qt::Orientation orientation, int role) const
+{
+    if (orientation != Qt::Horizontal)
+        return {};
+    if (role == Qt::ToolTipRole) {
+        switch (Column(section)) {
+        case Count:
+            return tr("How many times it ran inside a gap of the poller");
+        case Total:
+            return tr("Its time inside the poller's gaps, over the whole run");
+        case Percent:
+            return tr("That time as a share of the measured CPU's runtime");
+        case MaxSingle:
+            return tr("Its longest single stretch inside one gap");
+        default:
+            return {};
+        }
+    }
+    if (role != Qt::DisplayRole)
+        return {};
+    switch (Column(section)) {
+    case Kind:
+        return tr("Kind");
+    case Name:
+        return tr("Name");
+    case Cpu:
+        return tr("CPU");
+    case PidSched:
+        return tr("PID · sched");
+    case Count:
+        return tr("Count");
+    case Total:
+        return tr("Total");
+    case Percent:
+        return tr("% of CPU");
+    case MaxSingle:
+        return tr("Max single");
+    case Columns:
+        break;
+    }
+    return {};
+}
+
+} // namespace rtscope
