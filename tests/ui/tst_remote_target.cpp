@@ -11,6 +11,7 @@
 #include "tests/common/loopback_port.h"
 #include "tests/common/short_experiment_configs.h"
 #include "tests/common/thread_census.h"
+#include "ui/noise/noise_page.h"
 #include "ui/app/file_menu.h"
 #include "ui/common/latency_source.h"
 #include "ui/experiment_pages.h"
@@ -276,7 +277,7 @@ private slots:
         QVERIFY2(connectAndWait(*window, "exec '" + remoteTargetBinary() + "' agent --stdio", error),
                  qPrintable(error));
         const QString machine = window->target()->machine();
-        for (const char* name : {"starvation", "drift", "sleep-floor", "inversion", "contention", "deadline"}) {
+        for (const char* name : {"starvation", "drift", "sleep-floor", "inversion", "contention", "deadline", "noise"}) {
             auto* page = qobject_cast<PolledPage*>(window->page(window->pageIndex(name)));
             QVERIFY2(page, name);
             QCOMPARE(page->measuredMachine(), machine);
@@ -323,12 +324,16 @@ private slots:
         auto* drift = qobject_cast<DriftPage*>(window->page(window->pageIndex("drift")));
         QVERIFY(drift);
         QVERIFY(!drift->experiment().snapshot());
+        // The noise page's demo load is this computer's threads: off while it measures the target, and said so.
+        auto* noisePage = window->findPage<NoisePage>();
+        QVERIFY(noisePage);
+        QVERIFY2(noisePage->demoText().contains("off: the demo load runs on this computer"),
+                 qPrintable(noisePage->demoText()));
         // Every page of the app measures the target now (the Sweep's run there: tst_remote_sweep), but the doctor:
-        // it changes the machine it runs on, never one at the end of a link, and the banner says it stays here; and
-        // the noise lab, which the agent's protocol does not carry yet (issue 30): it stays here too, and says so.
+        // it changes the machine it runs on, never one at the end of a link, and the banner says it stays here.
         for (int i = 0; i < window->pageCount(); ++i) {
             ExperimentPage* p = window->page(i);
-            if (p->name() == "doctor" || p->name() == "noise")
+            if (p->name() == "doctor")
                 QVERIFY(p->measuredMachine().isEmpty());
             else
                 QVERIFY2(p == window->findPage<LatencyPage>() || p->measuredMachine() == machine,

@@ -202,7 +202,10 @@ void NoisePage::showDemoStatus()
 {
     const NoiseDemoKind kind = demoKind();
     QStringList parts;
-    if (!m_demoError.isEmpty()) {
+    if (const QString machine = measuredMachine(); !machine.isEmpty()) {
+        // The demo load is this computer's threads: it never loads a target, and the page says so.
+        parts << tr("off: the demo load runs on this computer, and the page measures %1").arg(machine.toHtmlEscaped());
+    } else if (!m_demoError.isEmpty()) {
         parts << noiseWarning(tr("Not started: %1").arg(m_demoError.toHtmlEscaped()));
     } else if (m_demo.running()) {
         parts << screenText(m_demo.config().describe()).toHtmlEscaped();
@@ -223,9 +226,11 @@ QString NoisePage::demoText() const
     return noisePlainText(m_demoStatus->text());
 }
 
-QString NoisePage::runningStatus(const NoiseConfig&) const
+QString NoisePage::runningStatus(const NoiseConfig& started) const
 {
-    return tr("Running: %1").arg(screenText(m_experiment->config().label())); // as run: CPUs resolved, "µs"
+    // Here: the config as run (CPUs resolved); on a target, the one sent (the target resolves its CPUs).
+    const NoiseConfig& c = measuredMachine().isEmpty() ? m_experiment->config() : started;
+    return tr("Running: %1").arg(screenText(c.label()));
 }
 
 QString NoisePage::startedMessage(const NoiseConfig&) const
