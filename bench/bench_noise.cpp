@@ -227,8 +227,8 @@ int main(int argc, char** argv)
     }
     char dirTemplate[] = "/tmp/rtscope-bench-noise.XXXXXX";
     const std::string dir = mkdtemp(dirTemplate);
-    std::printf("\n%-8s %6s %12s %9s %9s %9s %9s %12s   (gaps: loops >= 1 us; us; share of all loops in %%)\n",
-                "tool", "round", "loops", "gaps", "gap p50", "gap p99", "max", ">=10us");
+    std::printf("\n%-8s %6s %12s %9s %9s %9s %9s %12s   (gaps: loops >= 1 us; us; share of all loops in %%)\n", "tool",
+                "round", "loops", "gaps", "gap p50", "gap p99", "max", ">=10us");
     CyclictestThread oslatAll, rtscopeAll;
     std::vector<double> coverages, maxSingles;
     const std::string cpu = std::to_string(o.cpu), secs = std::to_string(o.seconds);
@@ -237,9 +237,9 @@ int main(int argc, char** argv)
             const bool oslatNow = (step == 0) == (r % 2 == 0);
             if (oslatNow) {
                 const std::string json = dir + "/oslat.json";
-                const int rc = spawnAndWait({"oslat", "-c", cpu, "-C", "0", "-D", secs, "-b", "1024", "-q",
-                                             "--json=" + json},
-                                            dir + "/oslat.err");
+                const int rc =
+                    spawnAndWait({"oslat", "-c", cpu, "-C", "0", "-D", secs, "-b", "1024", "-q", "--json=" + json},
+                                 dir + "/oslat.err");
                 CyclictestThread t;
                 if (rc != 0 || !readOslat(json, t)) {
                     std::fprintf(stderr, "oslat failed (exit %d): %s\n", rc, readText(dir + "/oslat.err").c_str());
@@ -249,9 +249,9 @@ int main(int argc, char** argv)
                 pool(oslatAll, t);
             } else {
                 const std::string hist = dir + "/noise.hist", json = dir + "/noise.json";
-                const int rc = spawnAndWait({o.rtscope, "noise", "--cpus", cpu, "-D", secs + "s", "-q", "--histfile",
-                                             hist, "--json", json},
-                                            dir + "/noise.err");
+                const int rc = spawnAndWait(
+                    {o.rtscope, "noise", "--cpus", cpu, "-D", secs + "s", "-q", "--histfile", hist, "--json", json},
+                    dir + "/noise.err");
                 CyclictestThread t;
                 if (rc != 0 || !readHist(hist, t)) {
                     std::fprintf(stderr, "rtscope noise failed (exit %d): %s\n", rc,

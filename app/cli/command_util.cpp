@@ -132,8 +132,8 @@ std::string notADuration(const std::string& field, const std::string& text, cons
     return field + ": '" + text + "' is not a duration; use " + how;
 }
 
-void readCpuList(const std::string& field, const std::string& text, const CpuTopology& topology,
-                 std::vector<int>& dst, std::vector<std::string>& problems)
+void readCpuList(const std::string& field, const std::string& text, const CpuTopology& topology, std::vector<int>& dst,
+                 std::vector<std::string>& problems)
 {
     if (auto list = parseCpuList(text, topology.allowed))
         dst = *list;

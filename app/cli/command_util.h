@@ -66,8 +66,8 @@ void readDuration(const std::string& field, const std::string& text, int64_t bar
 
 /// Parses a CPU list flag ("all", or numbers and ranges like 0,2-3, against @p topology's allowed CPUs) into @p dst,
 /// or adds "FIELD: 'TEXT' is not a CPU list; …" to @p problems. Whether the CPUs are usable is validate()'s.
-void readCpuList(const std::string& field, const std::string& text, const CpuTopology& topology,
-                 std::vector<int>& dst, std::vector<std::string>& problems);
+void readCpuList(const std::string& field, const std::string& text, const CpuTopology& topology, std::vector<int>& dst,
+                 std::vector<std::string>& problems);
 
 /// Adds @p config.validate(@p cpus) to the flags' own @p problems; with any, prints them all ("rtscope CMD: …")
 /// and returns exit code 2, else returns @p run(config).

@@ -96,7 +96,8 @@ LatencyConfig toMonitorConfig(const MonitorOptions& o, std::vector<std::string>&
 
 // The exposition of one scrape: the latest published snapshot and the maxima, copied; the measurement never waits.
 std::string monitorExposition(const LatencyExperiment& exp, const LatencyMaxima& maxima,
-                              const std::vector<std::pair<std::string, std::string>>& info, const NoiseExperiment* noise)
+                              const std::vector<std::pair<std::string, std::string>>& info,
+                              const NoiseExperiment* noise)
 {
     OpenMetricsInput in;
     in.info = info;

@@ -148,28 +148,31 @@ RunResult runNoise(const NoiseConfig& config, const RunOutput& out)
 {
     NoiseExperiment exp;
     exp.setLockAllMemory(true);
-    RunResult result = runTable(
-        exp, config, out,
-        TableRun<NoiseSnapshot>{
-            .command = "noise",
-            .header = [&] { return exp.config().label(); },
-            .progressInLog = Progress::InLog::EverySecond,
-            .progress = progressLine,
-            .stoppedLineWhenQuiet = false,
-            .printTable = printNoiseTable,
-            .report = [](const NoiseSnapshot& s) { return nlohmann::json{{"rtscope", withProbeAndCommandLine(noiseReportJson(s))}}; },
-            .csv = noiseCsv,
-            .figures =
-                [](const NoiseSnapshot& s) {
-                    std::vector<RunFigure> figures;
-                    for (const NoiseCpuStats& c : s.cpus) {
-                        const std::string cpu = "CPU " + std::to_string(c.cpu);
-                        figures.push_back({cpu + " available", c.availablePercent, "%"});
-                        figures.push_back({cpu + " max single noise", double(c.maxSingleNs) / 1000.0, "us"});
-                    }
-                    return figures;
-                },
-        });
+    RunResult result =
+        runTable(exp, config, out,
+                 TableRun<NoiseSnapshot>{
+                     .command = "noise",
+                     .header = [&] { return exp.config().label(); },
+                     .progressInLog = Progress::InLog::EverySecond,
+                     .progress = progressLine,
+                     .stoppedLineWhenQuiet = false,
+                     .printTable = printNoiseTable,
+                     .report =
+                         [](const NoiseSnapshot& s) {
+                             return nlohmann::json{{"rtscope", withProbeAndCommandLine(noiseReportJson(s))}};
+                         },
+                     .csv = noiseCsv,
+                     .figures =
+                         [](const NoiseSnapshot& s) {
+                             std::vector<RunFigure> figures;
+                             for (const NoiseCpuStats& c : s.cpus) {
+                                 const std::string cpu = "CPU " + std::to_string(c.cpu);
+                                 figures.push_back({cpu + " available", c.availablePercent, "%"});
+                                 figures.push_back({cpu + " max single noise", double(c.maxSingleNs) / 1000.0, "us"});
+                             }
+                             return figures;
+                         },
+                 });
     const auto snap = exp.snapshot();
     if (!out.histfile.empty() && snap && !writeFile(out.histfile, writeCyclictestHistogram(noiseHistogramData(*snap))))
         result.exitCode = ExitFailure;
@@ -183,8 +186,9 @@ Command addNoiseCommand(CLI::App& app)
     auto o = std::make_shared<NoiseOptions>();
     auto* sub = app.add_subcommand("noise", "OS and hardware noise: a busy-polling thread per CPU, every lost "
                                             "moment attributed (osnoise's summary, oslat's histogram)");
-    sub->add_option("--cpus", o->cpus, "CPUs to measure, one polling thread each: all, or a list like 0,2-3 "
-                                       "(default: the highest usable CPU)");
+    sub->add_option("--cpus", o->cpus,
+                    "CPUs to measure, one polling thread each: all, or a list like 0,2-3 "
+                    "(default: the highest usable CPU)");
     sub->add_option("-D,--duration", o->duration,
                     "run time " + formatDurationRange(NoiseConfig::kMinDurationNs, NoiseConfig::kMaxDurationNs) +
                         ", e.g. 5s (bare number: seconds)")

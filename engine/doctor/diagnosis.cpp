@@ -70,8 +70,8 @@ public:
         if (m_late.noise)
             return std::to_string(c.tailWakeups) + " time(s) inside the " + std::to_string(m_late.tailWakeups) +
                    " gaps a busy poller lost (" + durationText(m_late.tailThresholdNs) + " or longer), for " +
-                   durationText(c.tailNs) + " together, " + shareText(explained(c).tail) +
-                   " of the noise (longest " + durationText(c.worstNs) + " at a time)";
+                   durationText(c.tailNs) + " together, " + shareText(explained(c).tail) + " of the noise (longest " +
+                   durationText(c.worstNs) + " at a time)";
         std::string s = "in " + std::to_string(c.tailWakeups) + " of the " + std::to_string(m_late.tailWakeups) +
                         " worst wake-ups (" + durationText(m_late.tailThresholdNs) + " late or more) for " +
                         durationText(c.tailNs) + " together, " + shareText(explained(c).tail) +
@@ -414,8 +414,8 @@ void Builder::settings()
             Finding f;
             f.rule = "timer-migration";
             f.title = "timer migration is on: other CPUs' timers may expire on CPU " + cpu;
-            f.evidence = "Timer softirqs and other hrtimer callbacks explain " + shareText(timerShare.tail) +
-                         " of " + tailLateness() + "; kernel.timer_migration is 1.";
+            f.evidence = "Timer softirqs and other hrtimer callbacks explain " + shareText(timerShare.tail) + " of " +
+                         tailLateness() + "; kernel.timer_migration is 1.";
             f.fix = sysctlFix("kernel.timer_migration", "1", "0");
             return f;
         });
@@ -426,8 +426,8 @@ void Builder::settings()
             Finding f;
             f.rule = "thp";
             f.title = "transparent huge pages: enabled " + m_facts.thpEnabled + ", defrag " + m_facts.thpDefrag;
-            f.evidence = "khugepaged and kcompactd explain " + shareText(thpShare.tail) +
-                         " of " + tailLateness() + "; a page fault that compacts memory stalls its thread "
+            f.evidence = "khugepaged and kcompactd explain " + shareText(thpShare.tail) + " of " + tailLateness() +
+                         "; a page fault that compacts memory stalls its thread "
                          "and the compaction threads run anywhere.";
             f.fix.kind = FixKind::Thp;
             f.fix.target = "/sys/kernel/mm/transparent_hugepage";
@@ -447,8 +447,8 @@ void Builder::settings()
             f.rule = "workqueue";
             f.title =
                 "unbound kworkers may run on CPU " + cpu + " (workqueue cpumask " + m_facts.workqueueCpumask + ")";
-            f.evidence = "Unbound kworkers (kworker/u*) explain " + shareText(workqueueShare.tail) +
-                         " of " + tailLateness() + ".";
+            f.evidence = "Unbound kworkers (kworker/u*) explain " + shareText(workqueueShare.tail) + " of " +
+                         tailLateness() + ".";
             f.fix.kind = FixKind::WorkqueueCpumask;
             f.fix.target = "/sys/devices/virtual/workqueue/cpumask";
             f.fix.from = m_facts.workqueueCpumask;
@@ -468,8 +468,9 @@ void Builder::settings()
             f.rule = "preempt-model";
             f.title =
                 "the kernel is not fully preemptible (" + (dynamic ? "PREEMPT_DYNAMIC, mode " + mode : model) + ")";
-            f.evidence = "Normal (SCHED_OTHER) tasks explain " + shareText(preemptShare.tail) +
-                         " of " + tailLateness() + ": in a kernel that is not fully preemptible, their system "
+            f.evidence = "Normal (SCHED_OTHER) tasks explain " + shareText(preemptShare.tail) + " of " +
+                         tailLateness() +
+                         ": in a kernel that is not fully preemptible, their system "
                          "calls hold off a real-time thread until they reach a preemption point.";
             f.fix.kind = dynamic ? FixKind::PreemptMode : FixKind::KernelCmdline;
             f.fix.target = dynamic ? "/sys/kernel/debug/sched/preempt" : "kernel";
@@ -489,7 +490,7 @@ void Builder::settings()
             f.rule = "cpuset-isolation";
             f.title = "CPU " + cpu + " is not isolated: the load balancer brings other work to it";
             f.evidence = "Normal tasks, scheduler softirqs and IPIs explain " + shareText(isolationShare.tail) +
-                         " of " + tailLateness() + "" +
+                         " of " + tailLateness() +
                          (minorTasks > 0 ? " (" + std::to_string(minorTasks) +
                                                " task(s) too small for a finding of their own among them)"
                                          : std::string()) +
@@ -524,8 +525,8 @@ void Builder::settings()
             f.rule = "boot-isolation";
             f.title = "CPU " + cpu + " is not isolated at boot (no isolcpus, nohz_full, rcu_nocbs)";
             f.evidence =
-                "What only a boot-time isolation moves off the CPU explains " + shareText(bootShare.tail) +
-                " of " + tailLateness() + "" + (bootSeen.empty() ? "" : " (" + bootSeen + ")") +
+                "What only a boot-time isolation moves off the CPU explains " + shareText(bootShare.tail) + " of " +
+                tailLateness() + (bootSeen.empty() ? "" : " (" + bootSeen + ")") +
                 ". Kernel command line now: " + (m_facts.cmdline.empty() ? "?" : m_facts.cmdline.substr(0, 200));
             f.fix = bootFix(isolationWords());
             return f;

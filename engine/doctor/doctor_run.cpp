@@ -335,7 +335,7 @@ std::optional<MeasuredLateness> DoctorRun::Loop::noiseEvidence(std::vector<int>&
                   double(c.runtimeNs) / 1e9, c.availablePercent, (unsigned long long)c.gaps,
                   double(c.maxSingleNs) / 1000.0);
     m_report.anatomyNote += (m_report.anatomyNote.empty() ? "" : "; ") + std::string(line) +
-                            (snap->traced ? "every gap attributed from the kernel's trace events" + 
+                            (snap->traced ? "every gap attributed from the kernel's trace events" +
                                                 (snap->traceNote.empty() ? std::string() : " (" + snap->traceNote + ")")
                                           : "not attributed: " + snap->traceNote);
     log(line);

@@ -43,14 +43,10 @@ nlohmann::json kindObject(const NoiseCpuStats& c, bool times)
 nlohmann::json loopJson(const NoiseCpuStats& c)
 {
     const LoopFigures f = loopFigures(c.histogram);
-    return {{"loops", c.loops},
-            {"min_ns", c.minLoopNs},
-            {"mean_ns", c.meanLoopNs},
-            {"max_ns", c.maxLoopNs},
-            {"p50_us", f.p50Us},
-            {"p99_us", f.p99Us},
-            {"p999_us", f.p999Us},
-            {"share_10us_or_more", f.shareAtLeast10Us}};
+    return {{"loops", c.loops},        {"min_ns", c.minLoopNs},
+            {"mean_ns", c.meanLoopNs}, {"max_ns", c.maxLoopNs},
+            {"p50_us", f.p50Us},       {"p99_us", f.p99Us},
+            {"p999_us", f.p999Us},     {"share_10us_or_more", f.shareAtLeast10Us}};
 }
 
 } // namespace
@@ -142,7 +138,8 @@ CyclictestData noiseHistogramData(const NoiseSnapshot& snap)
 {
     CyclictestData data;
     data.preamble.push_back("# rtscope noise: loop lengths of the polling thread, 1 us bins (oslat's histogram); "
-                            "threshold " + std::to_string(snap.config.thresholdNs) + " ns");
+                            "threshold " +
+                            std::to_string(snap.config.thresholdNs) + " ns");
     for (const NoiseCpuStats& c : snap.cpus) {
         CyclictestThread t;
         if (!c.histogram.empty()) {

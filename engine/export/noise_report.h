@@ -20,7 +20,7 @@ struct LoopFigures {
     int64_t p50Us = -1;
     int64_t p99Us = -1;
     int64_t p999Us = -1;
-    int64_t maxUs = -1;           ///< the highest non-empty bucket (the exact maximum is NoiseCpuStats::maxLoopNs)
+    int64_t maxUs = -1;          ///< the highest non-empty bucket (the exact maximum is NoiseCpuStats::maxLoopNs)
     double shareAtLeast10Us = 0; ///< loops of 10 µs or more, of all loops (0..1)
 };
 LoopFigures loopFigures(std::span<const uint64_t> histogram);

@@ -115,8 +115,9 @@ void openMetricsNoise(std::string& out, const NoiseSnapshot& snap)
             "Noise time charged to each kind (irq, softirq, nmi, thread; unexplained: no traced work; untraced: no "
             "trace) since the start",
             "seconds", [](const NoiseCpuStats& c, size_t k) { return openMetricsSeconds(c.kindNs[k]); });
-    perKind("rtscope_noise_events", "Times traced work of each kind ran inside a gap (unexplained: gaps no traced "
-                                    "work touched) since the start",
+    perKind("rtscope_noise_events",
+            "Times traced work of each kind ran inside a gap (unexplained: gaps no traced "
+            "work touched) since the start",
             nullptr, [](const NoiseCpuStats& c, size_t k) { return openMetricsCount(c.kindCount[k]); });
     perCpu("rtscope_noise_available_ratio", "gauge", "Share of the runtime the polling thread had, since the start",
            "ratio", [](const NoiseCpuStats& c) { return openMetricsNumber(c.availablePercent / 100.0); });

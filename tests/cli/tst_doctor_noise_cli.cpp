@@ -32,9 +32,9 @@ private slots:
         test::PlantedCulprit culprit(cpu, 90, 300, 20'000);
         QVERIFY2(culprit.problem().empty(), culprit.problem().c_str());
         QTemporaryDir dir;
-        const test::Run r = test::run({"doctor", "--noise", "--no-trials", "-q", "--baseline-length", "2s", "--json",
-                                       dir.filePath("d.json")},
-                                      60000);
+        const test::Run r = test::run(
+            {"doctor", "--noise", "--no-trials", "-q", "--baseline-length", "2s", "--json", dir.filePath("d.json")},
+            60000);
         culprit.stop();
         QVERIFY2(r.exitCode == 0, qPrintable(r.err + r.out));
         const nlohmann::json j = nlohmann::json::parse(test::readAll(dir.filePath("d.json")).toStdString());

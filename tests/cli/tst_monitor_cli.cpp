@@ -440,7 +440,7 @@ private slots:
         const std::string latencyCpu = std::to_string(allowed.back()), noiseCpu = std::to_string(allowed.front());
         const int port = rtscope::test::freeLoopbackPort();
         MonitorTestChild m(binary(), monitorArgs(port) << "-a" << QString::fromStdString(latencyCpu) << "--noise-cpus"
-                                                        << QString::fromStdString(noiseCpu));
+                                                       << QString::fromStdString(noiseCpu));
         QVERIFY2(m.waitForHttp(port, "/metrics", 5000), qPrintable(m.err()));
         QString why;
         scrapeWithSamples(port, &why);

@@ -51,8 +51,8 @@ private slots:
 
     void helpListsTheFlags()
     {
-        const QStringList missing = missingFromHelp(
-            {"noise"}, {"--cpus", "--duration", "--threshold", "--policy", "--no-trace", "--histfile", "--json", "--csv"});
+        const QStringList missing = missingFromHelp({"noise"}, {"--cpus", "--duration", "--threshold", "--policy",
+                                                                "--no-trace", "--histfile", "--json", "--csv"});
         QVERIFY2(missing.isEmpty(), qPrintable(missing.join(' ')));
     }
 
@@ -63,7 +63,8 @@ private slots:
         QTest::newRow("threshold 0") << QStringList{"noise", "-T", "0"} << "rtscope noise: threshold must be between";
         QTest::newRow("threshold negative")
             << QStringList{"noise", "--threshold", "-5us"} << "rtscope noise: threshold must be between";
-        QTest::newRow("threshold garbage") << QStringList{"noise", "-T", "tiny"} << "threshold: 'tiny' is not a duration";
+        QTest::newRow("threshold garbage")
+            << QStringList{"noise", "-T", "tiny"} << "threshold: 'tiny' is not a duration";
         QTest::newRow("duration 0") << QStringList{"noise", "-D", "0"} << "rtscope noise: duration must be between";
         QTest::newRow("duration garbage") << QStringList{"noise", "-D", "long"} << "duration: 'long' is not a duration";
         QTest::newRow("no such CPU") << QStringList{"noise", "--cpus", "4000"} << "rtscope noise: cpus";
@@ -175,8 +176,8 @@ private slots:
     {
         const int cpu = CpuTopology::current().allowed.back();
         qint64 exitedAfterMs = -1;
-        const Run r = runAndInterrupt({"noise", "--cpus", QString::number(cpu), "-D", "60s", "--no-trace"}, 800,
-                                      SIGINT, 3000, &exitedAfterMs);
+        const Run r = runAndInterrupt({"noise", "--cpus", QString::number(cpu), "-D", "60s", "--no-trace"}, 800, SIGINT,
+                                      3000, &exitedAfterMs);
         QVERIFY2(r.exitCode == 0, qPrintable(r.err + r.out));
         QVERIFY2(r.out.contains("stopped by"), qPrintable(r.out));
         QVERIFY2(r.out.contains("% CPU Aval"), qPrintable(r.out));

@@ -16,8 +16,8 @@ using namespace rtscope;
 
 namespace {
 
-constexpr const char* kSnapshotJsonKinds[] = {"starvation", "drift",      "sleep-floor",
-                                              "inversion",  "contention", "deadline", "noise"};
+constexpr const char* kSnapshotJsonKinds[] = {"starvation", "drift",    "sleep-floor", "inversion",
+                                              "contention", "deadline", "noise"};
 
 QByteArray snapshotJsonFirst(const std::vector<std::string>& errors)
 {

@@ -87,9 +87,10 @@ NoiseSnapshot handBuiltSnapshot(bool traced)
     s.smiNote = "/dev/cpu/1/msr does not exist: load the msr module (modprobe msr)";
     s.osnoiseNote = "this kernel has no osnoise tracer, so only this method is shown";
     if (traced) {
-        s.culprits.push_back({NoiseKind::Irq, "irq 36 virtio1-req.0", 1, 0, 36, false, -2, "", 812, 2'000'000, 21'000, 0.1});
         s.culprits.push_back(
-            {NoiseKind::Thread, "rtscope-rtdemo", 1, 777, 777, false, 49, "RT 50 (FIFO/RR)", 4, 1'200'000, 300'000, 0.06});
+            {NoiseKind::Irq, "irq 36 virtio1-req.0", 1, 0, 36, false, -2, "", 812, 2'000'000, 21'000, 0.1});
+        s.culprits.push_back({NoiseKind::Thread, "rtscope-rtdemo", 1, 777, 777, false, 49, "RT 50 (FIFO/RR)", 4,
+                              1'200'000, 300'000, 0.06});
         s.culprits.push_back({NoiseKind::Softirq, "softirq BLOCK", 1, 0, 4, false, -2, "", 300, 400'000, 3'000, 0.02});
     }
     return s;

@@ -11,12 +11,12 @@
 #include "tests/common/loopback_port.h"
 #include "tests/common/short_experiment_configs.h"
 #include "tests/common/thread_census.h"
-#include "ui/noise/noise_page.h"
 #include "ui/app/file_menu.h"
 #include "ui/common/latency_source.h"
 #include "ui/experiment_pages.h"
 #include "ui/latency/latency_page.h"
 #include "ui/main_window.h"
+#include "ui/noise/noise_page.h"
 #include "ui/plot/histogram_chart.h"
 #include "ui/polled_page.h"
 #include "ui/remote/remote_latency_source.h"
@@ -277,7 +277,8 @@ private slots:
         QVERIFY2(connectAndWait(*window, "exec '" + remoteTargetBinary() + "' agent --stdio", error),
                  qPrintable(error));
         const QString machine = window->target()->machine();
-        for (const char* name : {"starvation", "drift", "sleep-floor", "inversion", "contention", "deadline", "noise"}) {
+        for (const char* name :
+             {"starvation", "drift", "sleep-floor", "inversion", "contention", "deadline", "noise"}) {
             auto* page = qobject_cast<PolledPage*>(window->page(window->pageIndex(name)));
             QVERIFY2(page, name);
             QCOMPARE(page->measuredMachine(), machine);

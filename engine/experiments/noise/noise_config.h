@@ -14,9 +14,9 @@ struct CpuTopology;
 
 struct NoiseConfig {
     // Limits, in one place: the CLI help, the GUI ranges and validate() all read them.
-    static constexpr int64_t kMinThresholdNs = 100;               ///< 100 ns: a few clock reads
-    static constexpr int64_t kMaxThresholdNs = 10'000'000;        ///< 10 ms
-    static constexpr int64_t kMinDurationNs = 100'000'000;        ///< 100 ms
+    static constexpr int64_t kMinThresholdNs = 100;                        ///< 100 ns: a few clock reads
+    static constexpr int64_t kMaxThresholdNs = 10'000'000;                 ///< 10 ms
+    static constexpr int64_t kMinDurationNs = 100'000'000;                 ///< 100 ms
     static constexpr int64_t kMaxDurationNs = 24LL * 3600 * 1'000'000'000; ///< 24 h
     static constexpr int kMaxCpus = 256;
 
