@@ -93,32 +93,17 @@ std::string spread(std::vector<double> v)
 int main(int argc, char** argv)
 {
     Options o;
-    for (int i = 1; i < argc; ++i) {
-        const std::string k = argv[i];
-        if (k == "--self-check") {
-            o.selfCheck = true;
-            continue;
-        }
-        if (i + 1 >= argc)
-            break;
-        const char* v = argv[++i];
-        if (k == "--rtscope")
-            o.rtscope = v;
-        else if (k == "--seconds")
-            o.seconds = std::atoi(v);
-        else if (k == "--rounds")
-            o.rounds = std::atoi(v);
-        else if (k == "--hogs")
-            o.hogs = std::atoi(v);
-        else if (k == "--cpu")
-            o.cpu = std::atoi(v);
-        else if (k == "--policy") // fifo, other, or fifo,other (the default)
-            o.policies = splitComma(v);
-    }
-    if (access(o.rtscope.c_str(), X_OK) != 0) {
-        std::fprintf(stderr, "rtscope binary not found at %s (use --rtscope PATH)\n", o.rtscope.c_str());
+    const BenchArgs args = readBenchArgs(argc, argv, {"--self-check"});
+    o.selfCheck = args.has("--self-check");
+    o.rtscope = args.text("--rtscope", o.rtscope);
+    o.seconds = args.integer("--seconds", o.seconds);
+    o.rounds = args.integer("--rounds", o.rounds);
+    o.hogs = args.integer("--hogs", o.hogs);
+    o.cpu = args.integer("--cpu", o.cpu);
+    if (args.values.count("--policy")) // fifo, other, or fifo,other (the default)
+        o.policies = splitComma(args.text("--policy", ""));
+    if (!rtscopeExecutable(o.rtscope))
         return 1;
-    }
 
     // The hogs: plain SCHED_OTHER spinners pinned to the measured CPU, for both tools alike.
     std::atomic<bool> stop{false};

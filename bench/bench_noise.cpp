@@ -184,30 +184,16 @@ double ratio(double a, double b)
 int main(int argc, char** argv)
 {
     Options o;
-    for (int i = 1; i < argc; ++i) {
-        const std::string k = argv[i];
-        if (k == "--no-load") {
-            o.load = false;
-            continue;
-        }
-        if (i + 1 >= argc)
-            break;
-        const char* v = argv[++i];
-        if (k == "--rtscope")
-            o.rtscope = v;
-        else if (k == "--seconds")
-            o.seconds = std::atoi(v);
-        else if (k == "--rounds")
-            o.rounds = std::atoi(v);
-        else if (k == "--cpu")
-            o.cpu = std::atoi(v);
-    }
+    const BenchArgs args = readBenchArgs(argc, argv, {"--no-load"});
+    o.load = !args.has("--no-load");
+    o.rtscope = args.text("--rtscope", o.rtscope);
+    o.seconds = args.integer("--seconds", o.seconds);
+    o.rounds = args.integer("--rounds", o.rounds);
+    o.cpu = args.integer("--cpu", o.cpu);
     if (o.cpu < 0)
         o.cpu = int(sysconf(_SC_NPROCESSORS_ONLN)) - 1;
-    if (access(o.rtscope.c_str(), X_OK) != 0) {
-        std::fprintf(stderr, "rtscope binary not found at %s (use --rtscope PATH)\n", o.rtscope.c_str());
+    if (!rtscopeExecutable(o.rtscope))
         return 1;
-    }
     if (o.seconds < 1 || o.rounds < 1 || o.cpu < 1) {
         std::fprintf(stderr, "--seconds and --rounds must be at least 1, --cpu at least 1 (CPU 0 runs the tools' "
                              "main threads)\n");

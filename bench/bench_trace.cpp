@@ -122,38 +122,18 @@ std::vector<std::string> baseArgs(const Options& o, int periodUs, int seconds, c
 int main(int argc, char** argv)
 {
     Options o;
-    for (int i = 1; i < argc; ++i) {
-        const std::string k = argv[i];
-        if (k == "--self-check") {
-            o.selfCheck = true;
-            continue;
-        }
-        if (k == "--no-rates") {
-            o.skipRates = true;
-            continue;
-        }
-        if (i + 1 >= argc)
-            break;
-        const char* v = argv[++i];
-        if (k == "--rtscope")
-            o.rtscope = v;
-        else if (k == "--seconds")
-            o.seconds = std::atoi(v);
-        else if (k == "--pairs" || k == "--rounds")
-            o.pairs = std::atoi(v);
-        else if (k == "--hogs")
-            o.hogs = std::atoi(v);
-        else if (k == "--cpu")
-            o.cpu = std::atoi(v);
-        else if (k == "--rate-seconds")
-            o.rateSeconds = std::atoi(v);
-        else if (k == "--rate-runs")
-            o.rateRuns = std::atoi(v);
-    }
-    if (access(o.rtscope.c_str(), X_OK) != 0) {
-        std::fprintf(stderr, "rtscope binary not found at %s (use --rtscope PATH)\n", o.rtscope.c_str());
+    const BenchArgs args = readBenchArgs(argc, argv, {"--self-check", "--no-rates"});
+    o.selfCheck = args.has("--self-check");
+    o.skipRates = args.has("--no-rates");
+    o.rtscope = args.text("--rtscope", o.rtscope);
+    o.seconds = args.integer("--seconds", o.seconds);
+    o.pairs = args.integer("--pairs", args.integer("--rounds", o.pairs));
+    o.hogs = args.integer("--hogs", o.hogs);
+    o.cpu = args.integer("--cpu", o.cpu);
+    o.rateSeconds = args.integer("--rate-seconds", o.rateSeconds);
+    o.rateRuns = args.integer("--rate-runs", o.rateRuns);
+    if (!rtscopeExecutable(o.rtscope))
         return 1;
-    }
     const std::string dir = "/tmp/rtscope-bench-trace";
     std::system(("mkdir -p " + dir).c_str());
     const std::string hist = dir + "/run.hist", json = dir + "/run.json", err = dir + "/run.err";

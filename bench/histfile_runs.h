@@ -6,8 +6,12 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <fcntl.h>
 #include <fstream>
+#include <initializer_list>
+#include <map>
+#include <set>
 #include <spawn.h>
 #include <sstream>
 #include <string>
@@ -18,6 +22,47 @@
 extern char** environ;
 
 namespace rtscope::bench {
+
+/// A benchmark's command line: "--flag" for the names given as flags, "--key VALUE" for every other name (a value
+/// missing at the end is dropped).
+struct BenchArgs {
+    std::set<std::string> flags;
+    std::map<std::string, std::string> values;
+
+    bool has(const std::string& flag) const { return flags.count(flag) > 0; }
+    std::string text(const std::string& key, const std::string& fallback) const
+    {
+        const auto it = values.find(key);
+        return it == values.end() ? fallback : it->second;
+    }
+    int integer(const std::string& key, int fallback) const
+    {
+        const auto it = values.find(key);
+        return it == values.end() ? fallback : std::atoi(it->second.c_str());
+    }
+};
+inline BenchArgs readBenchArgs(int argc, char** argv, std::initializer_list<std::string> flagNames)
+{
+    BenchArgs a;
+    const std::set<std::string> flags(flagNames);
+    for (int i = 1; i < argc; ++i) {
+        const std::string k = argv[i];
+        if (flags.count(k))
+            a.flags.insert(k);
+        else if (i + 1 < argc)
+            a.values[k] = argv[++i];
+    }
+    return a;
+}
+
+/// Whether @p path is an executable rtscope; if not, says so on stderr.
+inline bool rtscopeExecutable(const std::string& path)
+{
+    if (access(path.c_str(), X_OK) == 0)
+        return true;
+    std::fprintf(stderr, "rtscope binary not found at %s (use --rtscope PATH)\n", path.c_str());
+    return false;
+}
 
 /// Runs @p args (argv[0] looked up in PATH) with stdout to /dev/null and stderr to @p errPath (an empty path: left as
 /// it is); returns the exit status, -1 when it could not start or did not exit.

@@ -8,6 +8,7 @@
 #include "engine/rt/system_probe.h"
 #include "engine/util/clock.h"
 
+#include "tests/common/experiment_run.h"
 #include "tests/common/test_main.h"
 #include "tests/common/test_util.h"
 #include "tests/common/thread_census.h"
@@ -22,15 +23,6 @@ using namespace rtscope;
 using namespace rtscope::test;
 
 namespace {
-
-std::shared_ptr<const ContentionSnapshot> runToEnd(ContentionExperiment& exp, int timeoutMs = 30000)
-{
-    const int64_t end = nowNs() + int64_t(timeoutMs) * kNsPerMs;
-    while (!exp.finished() && nowNs() < end)
-        QTest::qWait(10);
-    exp.stop();
-    return exp.snapshot();
-}
 
 ContentionConfig quick()
 {
@@ -219,7 +211,7 @@ private slots:
         QTRY_VERIFY(exp.snapshot() && exp.snapshot()->currentKind >= 0);
         QVERIFY(exp.snapshot()->running);
         QTRY_COMPARE(threadsAlive("rtscope-lock", true), c.threads);
-        auto snap = runToEnd(exp);
+        auto snap = runExperimentToEnd(exp, 30000);
         QVERIFY(snap);
         QVERIFY(snap->finished);
         QVERIFY(!snap->running);
@@ -315,7 +307,7 @@ private slots:
         c.durationNs = 50'000'000;
         c.kinds = {LockKind::AdaptiveGlibc};
         QVERIFY(!exp.start(c, CpuTopology::current()));
-        auto again = runToEnd(exp);
+        auto again = runExperimentToEnd(exp, 30000);
         QCOMPARE(int(again->kinds[0]->state), int(KindRunState::Done));
         QCOMPARE(again->kinds.size(), size_t(1));
     }
@@ -333,7 +325,7 @@ private slots:
         QVERIFY(exp.busyCpus().empty());
         QVERIFY(!exp.start(c, CpuTopology::current()));
         QCOMPARE(exp.busyCpus(), std::vector<int>{cpu}); // three workers, one CPU, listed once
-        auto snap = runToEnd(exp);
+        auto snap = runExperimentToEnd(exp, 30000);
         QVERIFY(exp.busyCpus().empty());
         QCOMPARE(snap->workerCpus, std::vector<int>(3, cpu));
         const ContentionKindResult& r = *snap->kinds[0];
@@ -376,7 +368,7 @@ private slots:
         const SchedState s = schedulingOf(exp.snapshot()->kinds[0]->threads[1].tid);
         QCOMPARE(int(s.policy), int(Policy::Fifo));
         QCOMPARE(s.priority, 10);
-        auto snap = runToEnd(exp);
+        auto snap = runExperimentToEnd(exp, 30000);
         QVERIFY2(snap->error.empty(), snap->error.c_str());
         QCOMPARE(snap->workerCpus, std::vector<int>(2, c.resolvedCpu(CpuTopology::current())));
         for (const auto& r : snap->kinds) {

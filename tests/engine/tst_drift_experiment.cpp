@@ -7,6 +7,7 @@
 #include "engine/rt/system_probe.h"
 #include "engine/util/clock.h"
 
+#include "tests/common/experiment_run.h"
 #include "tests/common/test_main.h"
 #include "tests/common/test_util.h"
 #include "tests/common/thread_census.h"
@@ -59,15 +60,6 @@ private:
     cpu_set_t m_old;
     bool m_saved = false;
 };
-
-std::shared_ptr<const DriftSnapshot> runToEnd(DriftExperiment& exp, int timeoutMs = 20000)
-{
-    const int64_t end = nowNs() + int64_t(timeoutMs) * kNsPerMs;
-    while (!exp.finished() && nowNs() < end)
-        QTest::qWait(10);
-    exp.stop();
-    return exp.snapshot();
-}
 
 int64_t medianDrift(std::span<const DriftTick> ticks, size_t from, size_t to)
 {
@@ -125,7 +117,7 @@ private slots:
         useRealtimeIfAllowed(c);
         DriftExperiment exp;
         QVERIFY(!exp.start(c, CpuTopology::current()));
-        auto snap = runToEnd(exp);
+        auto snap = runExperimentToEnd(exp, 20000);
         QVERIFY(snap);
         QVERIFY2(snap->finished, snap->error.c_str());
         QVERIFY2(snap->error.empty(), snap->error.c_str());
@@ -193,7 +185,7 @@ private slots:
         useRealtimeIfAllowed(c);
         DriftExperiment exp;
         QVERIFY(!exp.start(c, CpuTopology::current()));
-        auto snap = runToEnd(exp);
+        auto snap = runExperimentToEnd(exp, 20000);
         QVERIFY2(snap && snap->finished && snap->error.empty(), snap ? snap->error.c_str() : "no snapshot");
 
         for (WaiterKind k : {WaiterKind::Absolute, WaiterKind::Timerfd, WaiterKind::Itimer, WaiterKind::Posix}) {
@@ -238,7 +230,7 @@ private slots:
         const size_t seen = early->methods.front().ticks().size();
         QCOMPARE(seen, size_t(early->methods.front().wakes));
         QTRY_VERIFY(exp.snapshot()->generation > early->generation + 3);
-        auto snap = runToEnd(exp);
+        auto snap = runExperimentToEnd(exp, 20000);
         QVERIFY(!snap->running);
         QVERIFY(snap->finished);
         QVERIFY(exp.busyCpus().empty());
@@ -260,7 +252,7 @@ private slots:
         c.timerSlackNs = 1;
         DriftExperiment exp;
         QVERIFY(!exp.start(c, CpuTopology::current()));
-        auto snap = runToEnd(exp);
+        auto snap = runExperimentToEnd(exp, 20000);
         QCOMPARE(snap->methods.front().timerSlackNs, int64_t(1));
         QCOMPARE(snap->effectiveSlackNs, int64_t(1));
         QVERIFY(QString::fromStdString(snap->slackNote).contains("PR_SET_TIMERSLACK"));
@@ -281,7 +273,7 @@ private slots:
         const SchedState s = schedulingOf(exp.snapshot()->methods.front().tid);
         QCOMPARE(int(s.policy), int(Policy::Fifo));
         QCOMPARE(s.priority, 60);
-        auto snap = runToEnd(exp);
+        auto snap = runExperimentToEnd(exp, 20000);
         QCOMPARE(snap->effectiveSlackNs, int64_t(0));
         QVERIFY(QString::fromStdString(snap->slackNote).contains("SCHED_FIFO"));
     }
@@ -339,9 +331,9 @@ private slots:
         c.ticks = 30;
         c.methods = {WaiterKind::Itimer, WaiterKind::Posix};
         QVERIFY(!exp.start(c, CpuTopology::current()));
-        auto first = runToEnd(exp);
+        auto first = runExperimentToEnd(exp, 20000);
         QVERIFY(!exp.start(c, CpuTopology::current())); // the process-wide itimer was released
-        auto second = runToEnd(exp);
+        auto second = runExperimentToEnd(exp, 20000);
         for (const auto& snap : {first, second}) {
             QVERIFY2(snap->finished && snap->error.empty(), snap->error.c_str());
             for (const DriftMethodStats& m : snap->methods) {

@@ -10,6 +10,7 @@
 #include "engine/rt/system_probe.h"
 #include "engine/util/clock.h"
 
+#include "tests/common/experiment_run.h"
 #include "tests/common/test_main.h"
 #include "tests/common/test_util.h"
 #include "tests/common/thread_census.h"
@@ -36,15 +37,6 @@ InversionConfig quick(LockKind kind)
     c.periodNs = 60'000'000;
     c.durationNs = 500'000'000;
     return c;
-}
-
-std::shared_ptr<const InversionSnapshot> runToEnd(InversionExperiment& exp, int timeoutMs = 20000)
-{
-    const int64_t end = nowNs() + int64_t(timeoutMs) * kNsPerMs;
-    while (!exp.finished() && nowNs() < end)
-        QTest::qWait(10);
-    exp.stop();
-    return exp.snapshot();
 }
 
 } // namespace
@@ -182,7 +174,7 @@ private slots:
         }
         QCOMPARE(threadsAlive("rtscope-inv-"), 3);
         QCOMPARE(threadsAlive("rtscope-watchd"), 1);
-        auto snap = runToEnd(exp);
+        auto snap = runExperimentToEnd(exp, 20000);
         QVERIFY(snap && snap->finished);
         QVERIFY2(snap->error.empty(), snap->error.c_str());
         QCOMPARE(threadsAlive(), 0);
@@ -231,7 +223,7 @@ private slots:
         RTSCOPE_SKIP_IF(missingFifoOrCpus());
         InversionExperiment exp;
         QVERIFY(!exp.start(quick(LockKind(kind)), CpuTopology::current()));
-        auto snap = runToEnd(exp);
+        auto snap = runExperimentToEnd(exp, 20000);
         QVERIFY(snap && snap->finished);
         QVERIFY2(snap->error.empty(), snap->error.c_str());
         QCOMPARE(threadsAlive(), 0);
@@ -287,7 +279,7 @@ private slots:
         InversionConfig c = quick(LockKind::Pi);
         c.durationNs = 200'000'000;
         QVERIFY(!exp.start(c, CpuTopology::current()));
-        auto snap = runToEnd(exp);
+        auto snap = runExperimentToEnd(exp, 20000);
         const nlohmann::json j = inversionReportJson(*snap);
         QCOMPARE(j["experiment"].get<std::string>(), std::string("inversion"));
         QCOMPARE(j["high"]["periods"].get<uint64_t>(), snap->highPeriods);

@@ -9,6 +9,7 @@
 #include "engine/trace/trace_session.h"
 #include "engine/util/clock.h"
 
+#include "tests/common/experiment_run.h"
 #include "tests/common/privilege_drop.h"
 #include "tests/common/test_main.h"
 #include "tests/common/test_util.h"
@@ -118,15 +119,6 @@ bool lanSleepUntil(int64_t deadline, const std::atomic<bool>& stop)
         if (stop.load(std::memory_order_relaxed))
             return false;
     return !stop.load(std::memory_order_relaxed);
-}
-
-std::shared_ptr<const LatencySnapshot> lanRunToEnd(LatencyExperiment& exp, int timeoutMs = 20000)
-{
-    const int64_t end = nowNs() + int64_t(timeoutMs) * kNsPerMs;
-    while (!exp.finished() && nowNs() < end)
-        QTest::qWait(10);
-    exp.stop();
-    return exp.snapshot();
 }
 
 LatencyConfig lanConfig(int cpu, Policy policy, int priority, uint64_t samples)
@@ -254,7 +246,7 @@ private slots:
         QVERIFY(!exp.snapshot()->tracing);
         QVERIFY(lanOurInstances(m_dir).empty());
         QCOMPARE(test::threadsAlive("rtscope-trace", true), 0);
-        const auto snap = lanRunToEnd(exp);
+        const auto snap = test::runExperimentToEnd(exp, 20000);
         QVERIFY(!snap->tracing);
     }
 
@@ -311,7 +303,7 @@ private slots:
         });
         QVERIFY2(!se, se.message.c_str());
         const int spinnerTid = spinner.tid();
-        const auto snap = lanRunToEnd(exp);
+        const auto snap = test::runExperimentToEnd(exp, 20000);
         QVERIFY(spinner.stop());
         QVERIFY(snap && snap->tracing);
         const LatencyTracing& t = *snap->tracing;
@@ -408,7 +400,7 @@ private slots:
         QVERIFY(!exp.start(c, m_topology));
         QTRY_VERIFY(lanThreadsNamed("rtscope-hog").size() == 4);
         const std::set<int> hogs = lanThreadsNamed("rtscope-hog");
-        const auto snap = lanRunToEnd(exp, 30000);
+        const auto snap = test::runExperimentToEnd(exp, 30000);
         QVERIFY(snap && snap->tracing && snap->tracing->active);
         const LatencyTracing& t = *snap->tracing;
         lanReport("OTHER, 4 hogs", *snap);
@@ -493,7 +485,7 @@ private slots:
         LatencyExperiment exp;
         exp.setTraceDirForTest(missing);
         QVERIFY(!exp.start(lanConfig(m_cpu, Policy::Other, 0, 200), m_topology));
-        const auto snap = lanRunToEnd(exp);
+        const auto snap = test::runExperimentToEnd(exp, 20000);
         QVERIFY(snap);
         QVERIFY(snap->error.empty());
         QCOMPARE(snap->threads.front().samples, uint64_t(200));
@@ -581,7 +573,7 @@ private slots:
         c.periodNs = 100 * kNsPerUs;
         c.hogs = 4;
         QVERIFY(!exp.start(c, m_topology));
-        const auto snap = lanRunToEnd(exp, 30000);
+        const auto snap = test::runExperimentToEnd(exp, 30000);
         QVERIFY(snap && snap->tracing && snap->tracing->active);
         lanReport("FIFO 50 at 10 kHz, 4 hogs", *snap);
         const AnatomyFigures& f = snap->tracing->figures;

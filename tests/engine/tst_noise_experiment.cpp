@@ -8,6 +8,7 @@
 #include "engine/rt/system_probe.h"
 #include "engine/util/clock.h"
 
+#include "tests/common/experiment_run.h"
 #include "tests/common/planted_culprit.h"
 #include "tests/common/test_main.h"
 #include "tests/common/test_util.h"
@@ -31,15 +32,6 @@ using namespace rtscope;
 using namespace rtscope::test;
 
 namespace {
-
-std::shared_ptr<const NoiseSnapshot> noiseRunToEnd(NoiseExperiment& exp, int timeoutMs = 20000)
-{
-    const int64_t end = nowNs() + int64_t(timeoutMs) * kNsPerMs;
-    while (!exp.finished() && nowNs() < end)
-        QTest::qWait(10);
-    exp.stop();
-    return exp.snapshot();
-}
 
 const NoiseCulprit* noiseCulpritNamed(const NoiseSnapshot& snap, const std::string& name)
 {
@@ -190,7 +182,7 @@ private slots:
             NoiseExperiment exp;
             const Error e = exp.start(c, topology);
             QVERIFY2(!e, e.message.c_str());
-            const auto snap = noiseRunToEnd(exp);
+            const auto snap = runExperimentToEnd(exp, 20000);
             QVERIFY2(snap->traced, snap->traceNote.c_str());
             QVERIFY(snap->finished);
             QCOMPARE(snap->cpus.size(), size_t(1));
@@ -236,7 +228,7 @@ private slots:
         c.durationNs = 1'000'000'000;
         NoiseExperiment exp;
         QVERIFY(!exp.start(c, topology));
-        const auto snap = noiseRunToEnd(exp);
+        const auto snap = runExperimentToEnd(exp, 20000);
         QVERIFY2(snap->traced, snap->traceNote.c_str());
         QVERIFY2(noiseShapeProblem(snap->cpus.front()).isEmpty(), qPrintable(noiseShapeProblem(snap->cpus.front())));
         QVERIFY2(!noiseCulpritNamed(*snap, plantedName), "a run without the planted thread names it");
@@ -283,7 +275,7 @@ private slots:
         reader.start(readerCpu);
         before = noiseInterruptCounts();
         QVERIFY(!exp.start(c, topology));
-        const auto snap = noiseRunToEnd(exp);
+        const auto snap = runExperimentToEnd(exp, 20000);
         after = noiseInterruptCounts();
         reader.stop();
         QVERIFY2(snap->traced, snap->traceNote.c_str());
@@ -313,7 +305,7 @@ private slots:
         NoiseExperiment exp;
         const CpuTopology topology = CpuTopology::current();
         QVERIFY(!exp.start(c, topology));
-        const auto snap = noiseRunToEnd(exp);
+        const auto snap = runExperimentToEnd(exp, 20000);
         QVERIFY(!snap->traced);
         QVERIFY2(QString::fromStdString(snap->traceNote).contains("tracing is off"), snap->traceNote.c_str());
         const NoiseCpuStats& s = snap->cpus.front();

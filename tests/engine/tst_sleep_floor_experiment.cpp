@@ -8,6 +8,7 @@
 #include "engine/rt/system_probe.h"
 #include "engine/util/clock.h"
 
+#include "tests/common/experiment_run.h"
 #include "tests/common/test_main.h"
 #include "tests/common/test_util.h"
 #include "tests/common/thread_census.h"
@@ -52,15 +53,6 @@ private:
     bool m_saved = false;
 };
 
-std::shared_ptr<const SleepFloorSnapshot> runToEnd(SleepFloorExperiment& exp, int timeoutMs = 20000)
-{
-    const int64_t end = nowNs() + int64_t(timeoutMs) * kNsPerMs;
-    while (!exp.finished() && nowNs() < end)
-        QTest::qWait(5);
-    exp.stop();
-    return exp.snapshot();
-}
-
 std::shared_ptr<const SleepFloorSnapshot> measure(const SleepFloorConfig& c)
 {
     SleepFloorExperiment exp;
@@ -68,7 +60,7 @@ std::shared_ptr<const SleepFloorSnapshot> measure(const SleepFloorConfig& c)
         qWarning("%s", e.message.c_str());
         return nullptr;
     }
-    return runToEnd(exp);
+    return runExperimentToEnd(exp, 20000, 5);
 }
 
 QByteArray us(double ns)
@@ -259,7 +251,7 @@ private slots:
         std::vector<int> all = cpus.allowed;
         std::sort(all.begin(), all.end());
         QCOMPARE(exp.busyCpus(), all);
-        auto snap = runToEnd(exp);
+        auto snap = runExperimentToEnd(exp, 20000, 5);
         QVERIFY(exp.busyCpus().empty());
         QVERIFY(snap->finished);
         QCOMPARE(snap->loadThreads, int(cpus.allowed.size()) - 1);

@@ -9,6 +9,7 @@
 #include "engine/rt/rt_thread.h"
 #include "engine/rt/system_probe.h"
 #include "engine/util/clock.h"
+#include "tests/common/experiment_run.h"
 #include "tests/common/thread_census.h"
 
 #include "tests/common/test_main.h"
@@ -58,15 +59,6 @@ StarvationConfig shortRun()
     c.cpu = kSpinnerCpu;
     c.reservedCpus = {kControllerCpu};
     return c;
-}
-
-std::shared_ptr<const StarvationSnapshot> runToEnd(StarvationExperiment& exp, int timeoutMs = 10000)
-{
-    const int64_t end = nowNs() + int64_t(timeoutMs) * kNsPerMs;
-    while (!exp.finished() && nowNs() < end)
-        QTest::qWait(10);
-    exp.stop();
-    return exp.snapshot();
 }
 
 // Waits until the published snapshot shows the spinner inside a burst.
@@ -328,7 +320,7 @@ private slots:
         const SchedState spinner = schedulingOf(exp.snapshot()->spinnerTid);
         QCOMPARE(int(spinner.policy), int(Policy::Fifo));
         QCOMPARE(spinner.priority, 80);
-        auto s = runToEnd(exp);
+        auto s = test::runExperimentToEnd(exp, 10000);
         QVERIFY(s && s->finished && !s->interrupted);
         QCOMPARE(rtscope::test::threadsAlive(), 0);
         QCOMPARE(s->counters.size(), size_t(3));
@@ -393,7 +385,7 @@ private slots:
         c.gapNs = 100 * kNsPerMs;
         c.bursts = 3;
         QVERIFY(!exp.start(c, StarvationConfig::placementTopology()));
-        auto s = runToEnd(exp);
+        auto s = test::runExperimentToEnd(exp, 10000);
         QVERIFY(s && s->finished);
         QCOMPARE(s->watchdogTrips.size(), size_t(1));
         const WatchdogTrip& t = s->watchdogTrips.front();
@@ -481,7 +473,7 @@ private slots:
         });
         StarvationExperiment exp;
         QVERIFY(!exp.start(shortRun(), StarvationConfig::placementTopology()));
-        auto s = runToEnd(exp);
+        auto s = test::runExperimentToEnd(exp, 10000);
         done = true;
         probe.join();
         QCOMPARE(s->bursts.size(), size_t(1));
@@ -516,7 +508,7 @@ private slots:
         c.burstNs = 1500 * kNsPerMs;
         c.gapNs = 200 * kNsPerMs;
         QVERIFY(!exp.start(c, StarvationConfig::placementTopology()));
-        auto s = runToEnd(exp);
+        auto s = test::runExperimentToEnd(exp, 10000);
         QCOMPARE(s->bursts.size(), size_t(1));
         const BurstRecord& b = s->bursts.front();
         QVERIFY(b.windowsFinal);
