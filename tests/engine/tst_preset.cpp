@@ -150,7 +150,7 @@ private slots:
         QTest::newRow("unknown experiment")
             << QString::fromStdString(latencyPreset({}, {{"experiment", "warp"}}))
             << "p.json: experiment must be one of latency, starvation, drift, sleep-floor, inversion, contention, "
-               "deadline (got 'warp')";
+               "deadline, noise (got 'warp')";
         QTest::newRow("missing title") << QString::fromStdString(latencyPreset({}, {{"title", ""}}))
                                        << "p.json: title must be 1 to 120 characters long (got 0)";
         QTest::newRow("three phases") << "{\"title\":\"t\",\"experiment\":\"drift\",\"phases\":[{},{},{}]}"
