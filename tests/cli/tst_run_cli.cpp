@@ -197,6 +197,35 @@ private slots:
             QVERIFY2(dl["overruns"].get<uint64_t>() > 0, qPrintable(QString::fromStdString(dl.dump())));
     }
 
+    // A noise preset through the registry: untraced then traced, each phase `rtscope noise --json`'s report, and the
+    // figures compared are its available share and its longest gap. duration_ns 0 takes the preset's phase length.
+    void noisePresetRunsItsPhases()
+    {
+        const nlohmann::json preset = {
+            {"title", "Where does my CPU go"},
+            {"experiment", "noise"},
+            {"labels", {"untraced", "traced"}},
+            {"phase_seconds", 1},
+            {"phases", {{{"trace", false}, {"duration_ns", 0}}, {{"trace", true}, {"duration_ns", 400'000'000}}}}};
+        const QString json = m_dir.filePath("noise-out.json");
+        const Run r = run({"run", "--preset", writePreset(m_dir, "noise.json", preset), "--json", json, "-q"});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.out + r.err));
+        const nlohmann::json doc = readJson(json);
+        QCOMPARE(doc["phases"].size(), size_t(2));
+        for (size_t i = 0; i < 2; ++i) {
+            const nlohmann::json& report = doc["phases"][i]["report"]["rtscope"];
+            QCOMPARE(report["experiment"].get<std::string>(), std::string("noise"));
+            QCOMPARE(report["config"]["trace"].get<bool>(), i == 1);
+            QCOMPARE(report["cpus"].size(), size_t(1));
+            QVERIFY(report["cpus"][0]["runtime_us"].get<double>() > 100'000);
+            const nlohmann::json& figures = doc["phases"][i]["figures"];
+            QVERIFY2(figures[0]["name"].get<std::string>().ends_with(" available"), figures.dump().c_str());
+            QCOMPARE(figures[0]["unit"].get<std::string>(), std::string("%"));
+        }
+        // The untraced phase ran the preset's phase length.
+        QCOMPARE(doc["phases"][0]["report"]["rtscope"]["config"]["duration_ns"].get<int64_t>(), int64_t(1'000'000'000));
+    }
+
     void aBuiltInComparisonShowsItsLesson()
     {
         // The sleep floor with the default slack, then with 1 ns: no privilege needed, a few seconds.
