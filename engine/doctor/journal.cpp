@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <dirent.h>
 #include <fcntl.h>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -14,6 +15,7 @@
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <vector>
 
 namespace rtscope::doctor {
 
@@ -271,6 +273,35 @@ Error removeJournal(const JournalPaths& paths)
     return Error::none();
 }
 
+namespace {
+
+// The journal's temporaries that a doctor killed between writing one and renaming it left behind (AtomicOutputFile
+// names them NAME.partial- and six letters): regular files only, in the journal's directory only.
+void removeStaleJournalTemporaries(const JournalPaths& paths)
+{
+    const int dir = ::open(paths.dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dir < 0)
+        return;
+    const std::string prefix = "doctor.journal.partial-";
+    if (DIR* d = ::fdopendir(dir)) {
+        std::vector<std::string> stale;
+        while (const dirent* e = ::readdir(d)) {
+            const std::string name = e->d_name;
+            struct stat st {};
+            if (name.size() == prefix.size() + 6 && name.compare(0, prefix.size(), prefix) == 0 &&
+                ::fstatat(dir, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode))
+                stale.push_back(name);
+        }
+        for (const std::string& name : stale)
+            ::unlinkat(dir, name.c_str(), 0);
+        ::closedir(d); // closes dir too
+    } else {
+        ::close(dir);
+    }
+}
+
+} // namespace
+
 Expected<JournalLock> JournalLock::tryAcquire(const JournalPaths& paths)
 {
     const int fd = ::open(paths.lock().c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
@@ -284,6 +315,7 @@ Expected<JournalLock> JournalLock::tryAcquire(const JournalPaths& paths)
             paths.lock() + ": " +
                 (err == EWOULDBLOCK ? std::string("held by another doctor or its guardian") : errnoText(err)));
     }
+    removeStaleJournalTemporaries(paths);
     return JournalLock(fd);
 }
 

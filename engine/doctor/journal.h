@@ -88,7 +88,9 @@ std::string currentBootId();
 /// the guardian's, is closed).
 class JournalLock {
 public:
-    /// @brief Takes the lock without waiting; Unavailable when another doctor or its guardian holds it.
+    /// @brief Takes the lock without waiting; Unavailable when another doctor or its guardian holds it. Once held, the
+    /// temporaries a killed doctor left of its journal ("doctor.journal.partial-XXXXXX": only the lock's holder writes
+    /// the journal, so none is anyone's now) are removed.
     [[nodiscard]] static Expected<JournalLock> tryAcquire(const JournalPaths& paths);
     JournalLock(JournalLock&& other) noexcept;
     JournalLock& operator=(JournalLock&& other) noexcept;

@@ -9,6 +9,8 @@
 #include "tests/common/doctor_test_util.h"
 #include "tests/common/test_main.h"
 
+#include <QDir>
+#include <QFileInfo>
 #include <QTemporaryDir>
 #include <QtTest>
 #include <nlohmann/json.hpp>
@@ -239,6 +241,24 @@ private slots:
         QCOMPARE(QString::fromStdString(second.error().message), QString::fromStdString(status.sentence));
         lock->release();
         QCOMPARE(int(journalStatus(f.machine, f.paths).state), int(JournalState::LeftBehind));
+    }
+
+    // A doctor killed between writing its journal's temporary and renaming it leaves "doctor.journal.partial-XXXXXX":
+    // the next holder of the lock removes it, and nothing else (another name, a directory of that name).
+    void staleJournalTemporariesAreSweptUnderTheLock()
+    {
+        JournalFixture f;
+        const QString dir = f.journalDir.path();
+        QVERIFY(writeJournalText(dir + "/doctor.journal.partial-AbC123", "{"));
+        QVERIFY(writeJournalText(dir + "/doctor.journal.partial-toolong1", "{"));
+        QVERIFY(writeJournalText(dir + "/notes.partial-AbC123", "{"));
+        QVERIFY(QDir(dir).mkdir("doctor.journal.partial-dir456"));
+        Expected<JournalLock> lock = JournalLock::tryAcquire(f.paths);
+        QVERIFY(lock);
+        QVERIFY(!QFile::exists(dir + "/doctor.journal.partial-AbC123"));
+        QVERIFY(QFile::exists(dir + "/doctor.journal.partial-toolong1"));
+        QVERIFY(QFile::exists(dir + "/notes.partial-AbC123"));
+        QVERIFY(QFileInfo(dir + "/doctor.journal.partial-dir456").isDir());
     }
 
     void journalDirectoryOfAnotherUserIsRefused()
