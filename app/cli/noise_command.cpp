@@ -109,9 +109,11 @@ void printNoiseTable(const NoiseSnapshot& s)
     std::printf("\nloops: %llu   gaps: %llu   dropped gaps: %llu   memory: %s\n", (unsigned long long)loops,
                 (unsigned long long)gaps, (unsigned long long)drops, s.memoryLock.c_str());
     std::printf("attribution: %s\n", s.traced ? "kernel trace events (tracefs)" : "none");
-    for (const std::string* note : {&s.traceNote, &s.stealNote, &s.smiNote, &s.osnoiseNote})
+    for (const std::string* note : {&s.traceNote, &s.stealNote, &s.osnoiseNote})
         if (!note->empty())
             std::printf("note: %s\n", note->c_str());
+    if (!s.smiNote.empty())
+        std::printf("note: SMI count: %s\n", s.smiNote.c_str());
     for (const NoiseCpuStats& c : s.cpus)
         if (!c.error.empty())
             std::printf("error: CPU %d: %s\n", c.cpu, c.error.c_str());

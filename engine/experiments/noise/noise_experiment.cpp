@@ -72,23 +72,23 @@ int noiseOpenSmi(int cpu, std::string& why)
     if (fd < 0) {
         const int err = errno;
         if (err == ENOENT || err == ENXIO || err == ENODEV)
-            why = "SMI count: no " + path + ": the msr module is not loaded (modprobe msr)";
+            why = "no " + path + ": the msr module is not loaded (modprobe msr)";
         else if (err == EACCES || err == EPERM)
-            why = "SMI count: " + path + " needs root (CAP_SYS_RAWIO) to read";
+            why = path + " needs root (CAP_SYS_RAWIO) to read";
         else
-            why = "SMI count: cannot open " + path + " (" + std::strerror(err) + ")";
+            why = "cannot open " + path + " (" + std::strerror(err) + ")";
         return -1;
     }
     uint64_t v = 0;
     if (pread(fd, &v, sizeof v, kMsrSmiCount) != ssize_t(sizeof v)) {
         const int err = errno;
         if (err == EIO)
-            why = "SMI count: CPU " + std::to_string(cpu) +
+            why = "CPU " + std::to_string(cpu) +
                   " has no MSR_SMI_COUNT (0x34), as on AMD processors: SMIs cannot be counted here";
         else if (err == EACCES || err == EPERM)
-            why = "SMI count: reading " + path + " needs root (CAP_SYS_RAWIO)";
+            why = "reading " + path + " needs root (CAP_SYS_RAWIO)";
         else
-            why = "SMI count: reading " + path + " failed (" + std::strerror(err) + ")";
+            why = "reading " + path + " failed (" + std::strerror(err) + ")";
         ::close(fd);
         return -1;
     }
