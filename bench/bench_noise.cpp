@@ -3,7 +3,8 @@
 // labelled by their upper edge) and rtscope's (--histfile, cyclictest's -h layout, labelled by the lower edge) are
 // put on the same 1 µs bins and read by the same percentile code (bench/histfile_runs.h), so what differs is the
 // instrument. The load is this program's own: a SCHED_FIFO thread pinned to the measured CPU that spins 300 µs every
-// 20 ms, identical for both tools. Also printed: how much of rtscope's noise its attribution explained.
+// 20 ms, identical for both tools. rtscope is compared untraced (the instrument alone); a third, traced run per round
+// gives how much of the noise its attribution explained, and what tracing costs the loop.
 #include "bench/histfile_runs.h"
 #include "engine/formats/cyclictest_format.h"
 
@@ -36,8 +37,8 @@ struct Options {
     bool load = true;
 };
 
-// Of every loop: how many, and the share of 10 µs or more. Of the gaps (loops of 1 µs or more, what both tools call
-// noise at their finest): how many, their p50 and p99 (interpolated in the 1 µs bins), and the longest loop.
+// Of every loop: how many. Of the gaps (loops of 1 µs or more, what both tools call noise at their finest): how
+// many, their p50 and p99 (interpolated in the 1 µs bins), the share of them 10 µs or longer, and the longest loop.
 struct Figures {
     uint64_t loops = 0, gaps = 0;
     double share10 = 0, gapP50 = 0, gapP99 = 0, maxUs = 0;
@@ -107,7 +108,7 @@ Figures figuresOf(const CyclictestThread& t)
     f.gaps = f.loops - (t.bins.empty() ? 0 : t.bins[0]);
     f.gapP50 = f.gaps ? percentileUs(gaps, 50) : 0;
     f.gapP99 = f.gaps ? percentileUs(gaps, 99) : 0;
-    f.share10 = f.loops ? double(long10) / double(f.loops) : 0;
+    f.share10 = f.gaps ? double(long10) / double(f.gaps) : 0;
     f.maxUs = double(t.maxUs);
     return f;
 }
@@ -213,14 +214,16 @@ int main(int argc, char** argv)
     }
     char dirTemplate[] = "/tmp/rtscope-bench-noise.XXXXXX";
     const std::string dir = mkdtemp(dirTemplate);
-    std::printf("\n%-8s %6s %12s %9s %9s %9s %9s %12s   (gaps: loops >= 1 us; us; share of all loops in %%)\n", "tool",
-                "round", "loops", "gaps", "gap p50", "gap p99", "max", ">=10us");
-    CyclictestThread oslatAll, rtscopeAll;
+    std::printf("\n%-8s %6s %12s %9s %9s %9s %9s %12s   (gaps: loops >= 1 us; us; share of the gaps in %%)\n", "tool",
+                "round", "loops", "gaps", "gap p50", "gap p99", "max", "gaps>=10us");
+    CyclictestThread oslatAll, rtscopeAll, tracedAll;
     std::vector<double> coverages, maxSingles;
     const std::string cpu = std::to_string(o.cpu), secs = std::to_string(o.seconds);
     for (int r = 0; r < o.rounds; ++r) {
-        for (int step = 0; step < 2; ++step) {
-            const bool oslatNow = (step == 0) == (r % 2 == 0);
+        for (int step = 0; step < 3; ++step) {
+            // oslat and the untraced run alternate their order; the traced run (attribution) comes last.
+            const bool oslatNow = step < 2 && (step == 0) == (r % 2 == 0);
+            const bool traced = step == 2;
             if (oslatNow) {
                 const std::string json = dir + "/oslat.json";
                 const int rc =
@@ -235,19 +238,21 @@ int main(int argc, char** argv)
                 pool(oslatAll, t);
             } else {
                 const std::string hist = dir + "/noise.hist", json = dir + "/noise.json";
-                const int rc = spawnAndWait(
-                    {o.rtscope, "noise", "--cpus", cpu, "-D", secs + "s", "-q", "--histfile", hist, "--json", json},
-                    dir + "/noise.err");
+                std::vector<std::string> args{o.rtscope, "noise",      "--cpus", cpu,      "-D", secs + "s",
+                                              "-q",      "--histfile", hist,     "--json", json};
+                if (!traced)
+                    args.push_back("--no-trace");
+                const int rc = spawnAndWait(args, dir + "/noise.err");
                 CyclictestThread t;
                 if (rc != 0 || !readHist(hist, t)) {
                     std::fprintf(stderr, "rtscope noise failed (exit %d): %s\n", rc,
                                  readText(dir + "/noise.err").c_str());
                     return 1;
                 }
-                printRow("rtscope", std::to_string(r + 1), figuresOf(t));
-                pool(rtscopeAll, t);
+                printRow(traced ? "traced" : "rtscope", std::to_string(r + 1), figuresOf(t));
+                pool(traced ? tracedAll : rtscopeAll, t);
                 double coverage = 0, maxSingle = 0;
-                if (readCoverage(json, coverage, maxSingle)) {
+                if (traced && readCoverage(json, coverage, maxSingle)) {
                     coverages.push_back(coverage);
                     maxSingles.push_back(maxSingle);
                 }
@@ -258,11 +263,16 @@ int main(int argc, char** argv)
     std::printf("\npooled over %d rounds:\n", o.rounds);
     printRow("oslat", "all", a);
     printRow("rtscope", "all", b);
-    std::printf("\nratio rtscope / oslat (target: within 10 %%, i.e. 0.90 .. 1.10):\n");
-    std::printf("  gap p50 %.3f   gap p99 %.3f   max %.3f   share >= 10 us %.3f   (loops %.3f, gaps per loop %.3f)\n",
+    const Figures c = figuresOf(tracedAll);
+    printRow("traced", "all", c);
+    std::printf("\nratio rtscope (untraced) / oslat (target: within 10 %%, i.e. 0.90 .. 1.10):\n");
+    std::printf("  gap p50 %.3f   gap p99 %.3f   max %.3f   gaps >= 10 us %.3f   (loops %.3f, gaps per loop %.3f)\n",
                 ratio(b.gapP50, a.gapP50), ratio(b.gapP99, a.gapP99), ratio(b.maxUs, a.maxUs),
                 ratio(b.share10, a.share10), ratio(double(b.loops), double(a.loops)),
                 ratio(double(b.gaps) / double(b.loops), double(a.gaps) / double(a.loops)));
+    std::printf("the cost of tracing, traced / untraced rtscope: gap p50 %.3f   gap p99 %.3f   gaps per loop %.3f\n",
+                ratio(c.gapP50, b.gapP50), ratio(c.gapP99, b.gapP99),
+                ratio(double(c.gaps) / double(c.loops), double(b.gaps) / double(b.loops)));
     if (!coverages.empty())
         std::printf("attribution coverage (noise time explained by traced work), median of %zu runs: %.1f %%; "
                     "max single noise median %.1f us\n",
