@@ -40,6 +40,8 @@ const char* traceEventTypeName(TraceEventType type)
         return "timerlat";
     case TraceEventType::Lost:
         return "lost";
+    case TraceEventType::Nmi:
+        return "nmi_handler";
     }
     return "?";
 }

@@ -31,6 +31,7 @@ enum class TraceEventType : uint8_t {
     Marker,             ///< ftrace:print, a write to the instance's trace_marker: payload marker
     Timerlat,           ///< ftrace:timerlat, a sample of the timerlat tracer where the kernel has it: payload timerlat
     Lost,               ///< the kernel's ring buffer dropped events on this CPU between lost.sinceNs and ts
+    Nmi,                ///< nmi:nmi_handler, at the end of an NMI handler: payload nmi (it ran for nmi.deltaNs before ts)
 };
 
 /// @brief The x86 interrupt vectors traced by irq_vectors.
@@ -78,6 +79,12 @@ struct TraceMarker {
     char text[56]; ///< the start of what was written, NUL-terminated
 };
 
+struct TraceNmi {
+    uint64_t handler; ///< the handler's address
+    int64_t deltaNs;  ///< how long it ran, ending at the event's timestamp
+    int32_t handled;  ///< the handler's return (how many events it handled)
+};
+
 struct TraceTimerlat {
     uint64_t seq;
     int64_t latencyNs;
@@ -100,6 +107,7 @@ struct TraceEvent {
         TraceLost lost;
         TraceMarker marker;
         TraceTimerlat timerlat;
+        TraceNmi nmi;
     };
 };
 static_assert(std::is_trivially_copyable_v<TraceEvent>);

@@ -176,6 +176,11 @@ void encodeTraceEvent(Encoder& e, TraceStrings& strings, const TraceEvent& ev, i
         e.varint(ev.lost.count);
         e.zigzag(ev.lost.sinceNs);
         break;
+    case TraceEventType::Nmi:
+        e.varint(ev.nmi.handler);
+        e.zigzag(ev.nmi.deltaNs);
+        e.zigzag(ev.nmi.handled);
+        break;
     }
 }
 

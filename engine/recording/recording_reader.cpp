@@ -26,6 +26,9 @@ bool validTime(int64_t t)
     return t >= 0 && t <= kMaxTimeNs;
 }
 
+/// The longest NMI handler a recording may say ran: a second (the kernel warns of one over 1 ms).
+constexpr int64_t kMaxNmiNs = 1'000'000'000;
+
 // Config validation without this machine's CPUs: a recording made on a 16-CPU board names CPUs this one lacks.
 const CpuTopology& anyCpus()
 {
@@ -393,7 +396,7 @@ bool Parser::traceEvent(Payload& p, const std::vector<std::string>& strings, int
     if (!validTime(ev.ts))
         return fail(at + ": time out of range");
     prevTs = ev.ts;
-    if (type > uint8_t(TraceEventType::Lost))
+    if (type > uint8_t(TraceEventType::Nmi))
         return fail(at + ": type " + std::to_string(type) + " is unknown");
     if (cpu > uint64_t(kMaxCpu))
         return fail(at + ": CPU number out of range");
@@ -434,6 +437,12 @@ bool Parser::traceEvent(Payload& p, const std::vector<std::string>& strings, int
             return malformed();
         if (ev.lost.sinceNs != 0 && !validTime(ev.lost.sinceNs))
             return fail(at + ": the lost span's start is out of range");
+        return true;
+    case TraceEventType::Nmi:
+        if (!p.varint(ev.nmi.handler) || !p.zigzag(ev.nmi.deltaNs) || !i32(ev.nmi.handled))
+            return malformed();
+        if (ev.nmi.deltaNs < 0 || ev.nmi.deltaNs > kMaxNmiNs)
+            return fail(at + ": an NMI's duration is out of range");
         return true;
     }
     return malformed();

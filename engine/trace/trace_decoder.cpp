@@ -67,6 +67,7 @@ TraceDecoder::TraceDecoder(tep_handle* tep)
     add("irq_vectors", "call_function_single_exit", T::VectorExit, {"vector"}, TraceVector::CallFunctionSingle);
     add("ftrace", "print", T::Marker, {"buf"});
     add("ftrace", "timerlat", T::Timerlat, {"seqnum", "context", "timer_latency"});
+    add("nmi", "nmi_handler", T::Nmi, {"handler", "delta_ns", "handled"});
 }
 
 TraceDecoder::~TraceDecoder()
@@ -244,6 +245,11 @@ bool TraceDecoder::decodeRecord(const uint8_t* data, int size, int64_t ts, int c
         e.timerlat.seq = uint64_t(num(0));
         e.timerlat.context = int32_t(num(1));
         e.timerlat.latencyNs = num(2);
+        break;
+    case TraceEventType::Nmi:
+        e.nmi.handler = uint64_t(num(0));
+        e.nmi.deltaNs = num(1);
+        e.nmi.handled = int32_t(num(2));
         break;
     case TraceEventType::Lost:
         return false;

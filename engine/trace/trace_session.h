@@ -58,6 +58,7 @@ inline constexpr const char* kTraceEvents[] = {
     "irq_vectors/call_function_exit",
     "irq_vectors/call_function_single_entry",
     "irq_vectors/call_function_single_exit",
+    "nmi/nmi_handler",
 };
 
 /// @brief Where tracefs is mounted by default, and where a session mounts it when it is not.

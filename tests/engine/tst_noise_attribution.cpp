@@ -114,6 +114,38 @@ private slots:
         QCOMPARE(list[2].kind, NoiseKind::Irq);
     }
 
+    // An NMI is told at its end with its length: its time comes back from what it interrupted (the thread here, then
+    // the unexplained time before the switch), never more than that held, and the kinds still add up.
+    void nmiTakesItsTimeBackFromWhatItInterrupted()
+    {
+        NoiseAttribution a = oneCpu();
+        TraceEvent nmiInThread = traceEvent(TraceEventType::Nmi, kT + 200 * kUs, 555, kCpu);
+        nmiInThread.nmi = {0xffffffff81000000ULL, 30 * kUs, 1};
+        TraceEvent nmiBefore = traceEvent(TraceEventType::Nmi, kT + 8 * kUs, kPoller, kCpu);
+        nmiBefore.nmi = {0xffffffff81000000ULL, 50 * kUs, 1}; // longer than the gap so far (8 µs): only 8 come back
+        const std::vector<TraceEvent> events{
+            nmiBefore,
+            traceSwitch(kT + 10 * kUs, kCpu, kPollerTask, 0, kCulpritTask),
+            nmiInThread,
+            traceSwitch(kT + 300 * kUs, kCpu, kCulpritTask, 1, kPollerTask),
+        };
+        a.addEvents(events);
+        a.addGap(0, {kT, kT + 400 * kUs});
+        a.finish();
+        const NoiseCpuAttribution& f = a.cpu(0);
+        QCOMPARE(kindNs(f, NoiseKind::Nmi), 38 * kUs);
+        QCOMPARE(f.kindCount[size_t(NoiseKind::Nmi)], uint64_t(2));
+        QCOMPARE(kindNs(f, NoiseKind::Thread), 260 * kUs);      // 290 less the NMI's 30
+        QCOMPARE(kindNs(f, NoiseKind::Unexplained), 102 * kUs); // 10 − 8 before the switch, 100 after it
+        QCOMPARE(kindSum(f), f.noiseNs);
+        const int64_t runtime = 10'000 * kUs;
+        const NoiseCulprit* nmi = findCulprit(a.culprits(std::span(&runtime, 1), 10), "NMI");
+        QVERIFY(nmi);
+        QCOMPARE(nmi->kind, NoiseKind::Nmi);
+        QCOMPARE(nmi->count, uint64_t(2));
+        QCOMPARE(nmi->maxNs, 30 * kUs);
+    }
+
     // The timer interrupt, a softirq after it, an IPI: each by its name.
     void softirqAndVectors()
     {

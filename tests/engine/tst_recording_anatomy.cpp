@@ -66,6 +66,7 @@ std::vector<TraceEvent> raEveryEvent(int64_t t)
     add(TraceEventType::Timerlat, 130, 1, 0).timerlat = {99, -3, 1};
     add(TraceEventType::Lost, 140, 1, 0).lost = {17, 0};
     add(TraceEventType::Lost, 150, 0, 0).lost = {0, t + 5};
+    add(TraceEventType::Nmi, 160, 1, 0).nmi = {0xffffffff81234560ULL, 12'345, 1};
     return v;
 }
 
@@ -112,6 +113,10 @@ std::string raDescribe(const TraceEvent& e)
         break;
     case TraceEventType::Lost:
         s += " " + std::to_string(e.lost.count) + " " + std::to_string(e.lost.sinceNs);
+        break;
+    case TraceEventType::Nmi:
+        s += " " + std::to_string(e.nmi.handler) + " " + std::to_string(e.nmi.deltaNs) + " " +
+             std::to_string(e.nmi.handled);
         break;
     }
     return s;

@@ -27,6 +27,7 @@ bool noiseKeepsEvent(TraceEventType t)
     case TraceEventType::SoftirqExit:
     case TraceEventType::VectorEntry:
     case TraceEventType::VectorExit:
+    case TraceEventType::Nmi:
         return true;
     default:
         return false;
@@ -218,7 +219,7 @@ void NoiseAttribution::attribute(size_t index, const NoiseGap& gap)
             charge(c, cursor, it->ts, unexplained);
             cursor = it->ts;
         }
-        apply(index, *it, touched);
+        apply(index, *it, gap.startNs, touched, unexplained);
     }
     charge(c, cursor, end, unexplained);
     close(c, 0);
@@ -254,7 +255,7 @@ void NoiseAttribution::charge(Cpu& c, int64_t fromNs, int64_t toNs, int64_t& une
         c.frames.back().ns += traced;
 }
 
-void NoiseAttribution::apply(size_t index, const TraceEvent& e, bool& touched)
+void NoiseAttribution::apply(size_t index, const TraceEvent& e, int64_t gapStartNs, bool& touched, int64_t& unexplained)
 {
     Cpu& c = m_cpus[index];
     const auto push = [&](NoiseKind kind, int match, const std::string& name, int pid, const std::string& sched,
@@ -300,6 +301,21 @@ void NoiseAttribution::apply(size_t index, const TraceEvent& e, bool& touched)
     case TraceEventType::VectorExit:
         pop(noiseFrameMatch(kNoiseVector, int(e.irq.vector)));
         break;
+    case TraceEventType::Nmi: {
+        // It ran [ts − delta, ts]: the part inside the gap was charged to what it interrupted, and comes back from
+        // there (never more than that holds, so nothing goes negative).
+        int64_t& from = c.frames.empty() ? unexplained : c.frames.back().ns;
+        const int64_t ns = std::min({std::max<int64_t>(e.nmi.deltaNs, 0), e.ts - gapStartNs, from});
+        from -= ns;
+        NoiseCulprit& who = m_culprits[culpritIndex(index, NoiseKind::Nmi, "NMI", 0, {}, 0, false, -2)];
+        ++who.count;
+        who.totalNs += ns;
+        who.maxNs = std::max(who.maxNs, ns);
+        c.figures.kindNs[size_t(NoiseKind::Nmi)] += ns;
+        ++c.figures.kindCount[size_t(NoiseKind::Nmi)];
+        touched = true;
+        break;
+    }
     default:
         break;
     }

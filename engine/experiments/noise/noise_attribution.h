@@ -7,10 +7,11 @@
 /// gap's CPU: an interrupt handler (irq_handler_entry/exit, by name), an x86 vector (local_timer, the reschedule and
 /// call-function IPIs), a softirq (by name), or a thread that was switched in instead of the poller (sched_switch:
 /// comm, pid, kernel prio). What no traced context covers is Unexplained (hardware, firmware, a hypervisor, or the
-/// kernel's own entry and exit paths around the traced handlers; and NMIs: nmi:nmi_handler is not decoded yet, so
-/// NoiseKind::Nmi stays 0 and an NMI's time is unexplained). The poller was running at the gap's start (it had
-/// just read the clock), so each gap starts with nothing nested: only the events inside the gap matter, and a gap
-/// is charged the same whatever events before it were lost.
+/// kernel's own entry and exit paths around the traced handlers). An NMI is recorded once, when its handler ends
+/// (nmi:nmi_handler, with how long it ran): its time inside the gap is taken back from whatever it interrupted (the
+/// innermost context then, or the unexplained time) and charged to NoiseKind::Nmi. The poller was running at the gap's
+/// start (it had just read the clock), so each gap starts with nothing nested: only the events inside the gap matter,
+/// and a gap is charged the same whatever events before it were lost.
 ///
 /// Events arrive late: sorted within a batch, but a later batch may hold events up to one reader poll older than the
 /// previous batch's newest. Gaps are therefore buffered and settled only once the events of their time have surely
@@ -136,7 +137,9 @@ private:
     void insertEvents(Cpu& c, std::span<const TraceEvent> sorted);
     void settleCpu(size_t index, int64_t limitNs);
     void attribute(size_t index, const NoiseGap& gap);
-    void apply(size_t index, const TraceEvent& e, bool& touched);
+    /// Applies event @p e of the gap that started at @p gapStartNs; an NMI takes its time back from the innermost
+    /// frame or from @p unexplained (what has been charged so far).
+    void apply(size_t index, const TraceEvent& e, int64_t gapStartNs, bool& touched, int64_t& unexplained);
     /// Charges [fromNs, toNs) to the innermost frame (or to @p unexplained), less what lies in lost spans.
     void charge(Cpu& c, int64_t fromNs, int64_t toNs, int64_t& unexplained);
     void close(Cpu& c, size_t frameIndex); ///< closes that frame and every frame above it
