@@ -31,7 +31,7 @@ enum class TraceEventType : uint8_t {
     Marker,             ///< ftrace:print, a write to the instance's trace_marker: payload marker
     Timerlat,           ///< ftrace:timerlat, a sample of the timerlat tracer where the kernel has it: payload timerlat
     Lost,               ///< the kernel's ring buffer dropped events on this CPU between lost.sinceNs and ts
-    Nmi, ///< nmi:nmi_handler, at the end of an NMI handler: payload nmi (it ran for nmi.deltaNs before ts)
+    Nmi,                ///< nmi:nmi_handler, when an NMI handler ends: payload nmi (it ran nmi.deltaNs before ts)
 };
 
 /// @brief The x86 interrupt vectors traced by irq_vectors.
