@@ -54,7 +54,8 @@ public:
         return true;
     }
 
-    /// @brief Consumer only. Pops one item into @p out; false when empty.
+    /// @brief Consumer only. Pops one item into @p out; false when empty (after a back-off of a few `pause`s, well
+    /// under a microsecond; the producer is never delayed by it).
     [[nodiscard]] bool tryPop(T& out) noexcept
     {
         const uint64_t r = m_cons.read.load(std::memory_order_relaxed);
@@ -107,7 +108,8 @@ private:
     /// producer's cache line as fast as it can, taking it away from the producer before each of its stores
     /// and keeping both sides in lock step, one item (and several cache-line transfers) at a time. A short
     /// pause lets the producer fill a few slots, which the consumer then takes from its cached write index.
-    static constexpr int kEmptyPauses = 4; ///< measured on AMD EPYC: 1 too few, 16 too many (docs/BENCHMARKS.md)
+    static constexpr int kEmptyPauses =
+        4; ///< chosen from 0/1/4/8/16 on AMD EPYC under load: noisy (docs/BENCHMARKS.md)
     static void backOff() noexcept
     {
 #if defined(__x86_64__) || defined(__i386__)
