@@ -88,6 +88,89 @@ private slots:
         QCOMPARE(ring.popBatch(rest, 16), size_t(0));
     }
 
+    // A freed slot is usable at once: a ring that is not full never drops.
+    void oneFreedSlotTakesOnePush()
+    {
+        SpscRing<int> ring(4);
+        for (int i = 0; i < 4; ++i)
+            QVERIFY(ring.tryPush(i));
+        QVERIFY(!ring.tryPush(4));
+        int out = -1;
+        QVERIFY(ring.tryPop(out));
+        QCOMPARE(out, 0);
+        QVERIFY(ring.tryPush(4));
+        QVERIFY(!ring.tryPush(5));
+        QCOMPARE(ring.drops(), uint64_t(2));
+        QCOMPARE(ring.sizeApprox(), size_t(4));
+        for (int i = 1; i <= 4; ++i) {
+            QVERIFY(ring.tryPop(out));
+            QCOMPARE(out, i);
+        }
+        QVERIFY(!ring.tryPop(out)); // empty: returns (after a short back-off) without an item
+    }
+
+    // popBatch across the end of the slot array: the copy wraps to slot 0 in order.
+    void popBatchWrapsAround()
+    {
+        SpscRing<int> ring(8);
+        int out = -1;
+        for (int i = 0; i < 6; ++i)
+            QVERIFY(ring.tryPush(i));
+        for (int i = 0; i < 6; ++i)
+            QVERIFY(ring.tryPop(out));
+        for (int i = 0; i < 8; ++i) // slots 6, 7, 0, …, 5
+            QVERIFY(ring.tryPush(100 + i));
+        int buf[8];
+        QCOMPARE(ring.popBatch(buf, 8), size_t(8));
+        for (int i = 0; i < 8; ++i)
+            QCOMPARE(buf[i], 100 + i);
+    }
+
+    // The producer never retries (as on the RT path): every push is either delivered, in order, or counted as a
+    // drop, and the consumer sees nothing else. Benchmark-sized items (5 words), each word a function of seq.
+    void droppedPlusDeliveredIsEverything()
+    {
+        struct Wide {
+            uint64_t seq, a, b, c, d;
+        };
+#if defined(RTSCOPE_SANITIZED)
+        const uint64_t n = 100'000;
+#else
+        const uint64_t n = 2'000'000;
+#endif
+        SpscRing<Wide> ring(64);
+        std::atomic<bool> done{false};
+        uint64_t accepted = 0;
+        std::thread producer([&] {
+            for (uint64_t i = 0; i < n; ++i)
+                accepted += ring.tryPush(Wide{i, checksum(i), i + 1, ~i, checksum(i + 7)}) ? 1 : 0;
+            done.store(true, std::memory_order_release);
+        });
+        uint64_t delivered = 0, last = 0, sum = 0;
+        bool ok = true, first = true;
+        Wide w{};
+        for (;;) {
+            const bool finished = done.load(std::memory_order_acquire);
+            while (ring.tryPop(w)) {
+                if ((!first && w.seq <= last) || w.a != checksum(w.seq) || w.b != w.seq + 1 || w.c != ~w.seq ||
+                    w.d != checksum(w.seq + 7))
+                    ok = false;
+                first = false;
+                last = w.seq;
+                sum += w.seq;
+                ++delivered;
+            }
+            if (finished)
+                break;
+        }
+        producer.join();
+        QVERIFY2(ok, "an item arrived torn, duplicated or out of order");
+        QCOMPARE(delivered, accepted);
+        QCOMPARE(ring.pushed(), accepted);
+        QCOMPARE(ring.drops() + accepted, n);
+        QVERIFY(sum <= n * (n - 1) / 2);
+    }
+
     // Two threads, millions of items through a small ring so it is full and empty constantly: nothing lost,
     // duplicated, reordered or torn. The producer retries on full, so drops here mean "ring was full", not loss.
     void fuzzTwoThreads_data()
