@@ -16,6 +16,7 @@
 // - reconfigure while running and statistics reset (PolledExperimentPage's PageCapabilities argument): control
 //   edits go to the running experiment's reconfigure(), Reset to its resetStatistics().
 #include "engine/experiments/registry.h"
+#include "engine/remote/remote_experiment.h"
 #include "engine/rt/cpu_topology.h"
 #include "engine/rt/system_probe.h"
 #include "engine/util/error.h"
@@ -24,7 +25,6 @@
 #include "ui/common/text_format.h"
 #include "ui/common/unpinned_topology.h"
 #include "ui/experiment_page.h"
-#include "ui/remote/remote_experiment.h"
 #include "ui/remote/target_connection.h"
 
 #include <QByteArray>
@@ -243,7 +243,7 @@ public:
                 return true;
             stop();
             m_target = target;
-            m_remote = target ? std::make_unique<RemoteExperiment<Config>>(*target) : nullptr;
+            m_remote = target ? std::make_unique<RemoteExperiment<Config>>(target->session()) : nullptr;
             if (m_remote)
                 for (const auto& [key, value] : m_remoteView.items())
                     m_remote->setViewOption(key.c_str(), value.template get<int64_t>());

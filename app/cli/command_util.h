@@ -13,6 +13,7 @@
 
 #include <CLI/CLI.hpp>
 #include <cstdint>
+#include <cstdio>
 #include <functional>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -176,8 +177,10 @@ int writeTableOutputs(const RunOutput& out, const nlohmann::json& report, const 
 /// What a subcommand that ends with a table (drift, sleep-floor, locks, inversion) gives runTable(): the parts
 /// of its run that are its own. @p Snapshot is the experiment's.
 template <class Snapshot> struct TableRun {
-    std::string command;                                      ///< "drift": messages say "rtscope drift: …"
-    std::function<std::string()> header;                      ///< after "# rtscope VERSION CMD: ", once started
+    std::string command;                 ///< "drift": messages say "rtscope drift: …"
+    std::function<std::string()> header; ///< after "# rtscope VERSION CMD: ", once started
+    std::string headerNote = {}; ///< a line of its own after the header (a remote run's "# target: …"); empty: none
+    std::function<RunResult(const Error&)> startError = {};   ///< a start's refusal; empty: notStarted(command, …)
     Progress::InLog progressInLog = Progress::InLog::Nothing; ///< progress when stdout is not a terminal
     std::function<std::string(const Snapshot&)> progress;     ///< the progress line; empty: none this time
     bool stoppedLineWhenQuiet = false; ///< say that a signal cut the run short even with -q (the timer lab does)
@@ -196,11 +199,14 @@ RunResult runTable(Experiment& exp, const Config& config, const RunOutput& out, 
     // The main thread is not kept off any CPU before the run starts: its affinity is the process's.
     const CpuTopology topology = CpuTopology::current();
     if (Error e = exp.start(config, topology))
-        return notStarted(run.command, e);
+        return run.startError ? run.startError(e) : notStarted(run.command, e);
     RunResult result;
     Progress progress(out.quiet, run.progressInLog);
-    if (!out.quiet)
+    if (!out.quiet) {
         printRunHeader(run.command, run.header());
+        if (!run.headerNote.empty())
+            std::printf("%s\n", run.headerNote.c_str());
+    }
     result.signal = waitForExperiment(exp, [&] {
         if (!progress.due())
             return;

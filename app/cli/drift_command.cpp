@@ -1,6 +1,7 @@
 // `rtscope drift`: periodic timing methods side by side; the naive loop's drift climbs, absolute deadlines stay
 // flat (docs/experiments/drift.md).
 #include "app/cli/command_util.h"
+#include "app/cli/remote_target.h"
 #include "app/cli/timer_cli.h"
 
 #include "engine/experiments/timers/drift_experiment.h"
@@ -28,6 +29,7 @@ struct DriftOptions {
     int64_t stallAt = 0;
     std::string stall = "0";
     TableOutputOptions output;
+    RemoteTarget target;
 };
 
 // Builds the config from the flags. Unit and name errors are reported here; every range is validate()'s.
@@ -90,8 +92,41 @@ void printDriftTable(const DriftSnapshot& s)
         std::printf("error: %s\n", s.error.c_str());
 }
 
+// The parts of a drift run that are its own, on this machine or a target; @p header gives the run's label.
+TableRun<DriftSnapshot> driftTable(std::function<std::string()> header)
+{
+    return TableRun<DriftSnapshot>{
+        .command = "drift",
+        .header = std::move(header),
+        .progress = [](const DriftSnapshot& s) -> std::string {
+            if (s.methods.empty())
+                return {};
+            return "tick " + std::to_string(s.methods.front().lastTick) + " of " + std::to_string(s.config.ticks);
+        },
+        .stoppedLineWhenQuiet = true,
+        .printTable = printDriftTable,
+        .report =
+            [](const DriftSnapshot& s) {
+                return nlohmann::json{{"rtscope", withProbeAndCommandLine(driftReportJson(s))}};
+            },
+        .csv = driftCsv,
+        .figures =
+            [](const DriftSnapshot& s) {
+                std::vector<RunFigure> figures;
+                for (const DriftMethodStats& m : s.methods)
+                    figures.push_back(
+                        {std::string(driftMethodName(m.method)) + " drift", double(m.driftNs) / 1000.0, "us"});
+                return figures;
+            },
+    };
+}
+
 int run(const DriftOptions& o)
 {
+    if (o.target.given())
+        return runCommandOnTarget<DriftConfig>(
+            "drift", o.target, o.output.runOutput(),
+            [&](const CpuTopology&, std::vector<std::string>& problems) { return toConfig(o, problems); }, driftTable);
     std::vector<std::string> problems;
     const DriftConfig config = toConfig(o, problems);
     return runIfValid("drift", config, std::move(problems), CpuTopology::current(),
@@ -104,32 +139,7 @@ RunResult runDrift(const DriftConfig& config, const RunOutput& out)
 {
     DriftExperiment exp;
     exp.setLockAllMemory(true);
-    return runTable(exp, config, out,
-                    TableRun<DriftSnapshot>{
-                        .command = "drift",
-                        .header = [&] { return exp.config().label(); },
-                        .progress = [](const DriftSnapshot& s) -> std::string {
-                            if (s.methods.empty())
-                                return {};
-                            return "tick " + std::to_string(s.methods.front().lastTick) + " of " +
-                                   std::to_string(s.config.ticks);
-                        },
-                        .stoppedLineWhenQuiet = true,
-                        .printTable = printDriftTable,
-                        .report =
-                            [](const DriftSnapshot& s) {
-                                return nlohmann::json{{"rtscope", withProbeAndCommandLine(driftReportJson(s))}};
-                            },
-                        .csv = driftCsv,
-                        .figures =
-                            [](const DriftSnapshot& s) {
-                                std::vector<RunFigure> figures;
-                                for (const DriftMethodStats& m : s.methods)
-                                    figures.push_back({std::string(driftMethodName(m.method)) + " drift",
-                                                       double(m.driftNs) / 1000.0, "us"});
-                                return figures;
-                            },
-                    });
+    return runTable(exp, config, out, driftTable([&] { return exp.config().label(); }));
 }
 
 namespace {
@@ -152,6 +162,7 @@ Command addDriftCommand(CLI::App& app)
     noValueBelow(sub->add_option("-a,--cpu", o->cpu, "CPU every method runs on (default: the highest usable CPU)"));
     sub->add_option("--stall-at", o->stallAt, "tick after which every method stalls once, 1..ticks-1 (0: never)");
     sub->add_option("--stall", o->stall, "length of that stall, e.g. 10ms: timers count the ticks it misses");
+    addTargetOptions(sub, o->target);
     addTableOutputOptions(sub, o->output, "write config, probe and per-method figures as JSON",
                           "write one row per tick per method", "only the table");
     return {sub, [o] {

@@ -61,7 +61,6 @@ struct LatencyOptions {
     const CLI::Option* traceTopFlag = nullptr;
     FailLimitOptions limit; ///< --fail-above, --fail-percentile (app/cli/fail_limit.h)
     RemoteTarget target;    ///< --target, --target-cmd, …: the run happens in an agent (app/cli/remote_latency.cpp)
-    const CLI::Option* targetAgentFlag = nullptr;
 };
 
 constexpr int kDefaultHistogramUs = 10000;
@@ -221,7 +220,7 @@ int run(const LatencyOptions& o)
     std::vector<std::string> problems;
     const LatencyConfig config = toConfig(o, problems);
     const std::optional<LatencyLimit> limit = readFailLimit(o.limit, problems);
-    const std::vector<std::string> targetProblems = remoteTargetProblems(o.target, o.targetAgentFlag->count() > 0);
+    const std::vector<std::string> targetProblems = remoteTargetProblems(o.target);
     problems.insert(problems.end(), targetProblems.begin(), targetProblems.end());
     if (o.target.given()) {
         // The agent checks the config against the target's CPUs and privileges (validate(), the same sentences).
@@ -508,22 +507,7 @@ Command addLatencyCommand(CLI::App& app)
                         "with --trace, the worst wake-ups explained, 1.." + std::to_string(LatencyConfig::kMaxTraceTop))
             ->capture_default_str();
     addFailLimitOptions(sub, o->limit);
-    sub->add_option("--target", o->target.url,
-                    "measure on another machine: tcp://HOST:PORT (an 'rtscope agent --listen'; give its token with "
-                    "--target-token), unix:PATH (an 'rtscope agent --listen unix:PATH' here) or "
-                    "ssh://[USER@]HOST[:PORT] (ssh runs 'rtscope agent --stdio' there; keys only) (docs/remote.md)");
-    sub->add_option("--target-token", o->target.tokenFile,
-                    "with --target tcp://, the token file the agent printed at start (default: $" +
-                        std::string(kAgentTokenFileEnv) + ")");
-    sub->add_option("--target-cmd", o->target.cmd,
-                    "measure on another machine: run this command (through /bin/sh) to start 'rtscope agent --stdio' "
-                    "there, e.g. \"ssh board rtscope agent --stdio\" (docs/remote.md)");
-    o->targetAgentFlag =
-        sub->add_option("--target-agent", o->target.agentPath, "with --target ssh://, the agent binary there")
-            ->capture_default_str();
-    sub->add_option("--target-ssh-option", o->target.sshOptions,
-                    "with --target ssh://, an ssh option KEY=VALUE passed as -o (repeatable), e.g. "
-                    "IdentityFile=~/.ssh/board");
+    addTargetOptions(sub, o->target);
     outputFile(sub->add_option("--trace-dat", o->traceDat,
                                "with --trace, also write the run's raw kernel trace as a trace-cmd .dat file "
                                "(trace-cmd report, KernelShark)"));

@@ -1,11 +1,24 @@
 #pragma once
-/// @file Where a remote latency run happens (docs/remote.md): `rtscope latency --target URL` or `--target-cmd CMD`,
-/// read by latency_command.cpp and carried out by remote_latency.cpp.
+/// @file Where an experiment subcommand's run happens (docs/remote.md): `--target URL` or `--target-cmd CMD` on
+/// every experiment command. The flags are registered once (addTargetOptions), the link is opened once (CliTarget,
+/// the CLI's RemoteSession), and a table command runs on it through runTableOnTarget(): the engine's one remote run
+/// (engine/remote/remote_experiment.h) driven by the same runTable() as the local run, so the outputs are the same.
+/// Latency streams its run as a recording instead (remote_latency.cpp).
+#include "app/cli/command_util.h"
 #include "app/cli/experiment_runs.h"
 #include "app/cli/fail_limit.h"
 
 #include "engine/experiments/latency/latency_config.h"
+#include "engine/remote/agent_client.h"
+#include "engine/remote/remote_experiment.h"
+#include "engine/rt/cpu_topology.h"
+#include "engine/rt/system_probe.h"
 
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
+#include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -18,11 +31,108 @@ struct RemoteTarget {
     std::string agentPath = "rtscope";   ///< --target-agent: the agent binary on an ssh:// target
     std::vector<std::string> sshOptions; ///< --target-ssh-option KEY=VALUE: passed to ssh as -o KEY=VALUE
     std::string tokenFile; ///< --target-token: the token file of a tcp:// agent (else $RTSCOPE_AGENT_TOKEN_FILE)
+    const CLI::Option* agentFlag = nullptr; ///< --target-agent, to tell a given path from the default
     bool given() const { return !url.empty() || !cmd.empty(); }
 };
 
+/// @brief Registers --target, --target-token, --target-cmd, --target-agent and --target-ssh-option on @p sub.
+void addTargetOptions(CLI::App* sub, RemoteTarget& target);
+
 /// @brief The sentences for target flags that cannot work together or a URL that is not a target (exit 2).
-std::vector<std::string> remoteTargetProblems(const RemoteTarget& target, bool agentPathGiven);
+std::vector<std::string> remoteTargetProblems(const RemoteTarget& target);
+
+/// @brief The link to the agent a RemoteTarget names, for one command: opened (and its hello awaited) by open(),
+/// closed when it goes (the agent sees EOF, stops whatever runs and leaves; a child that carried the link is reaped,
+/// and why it ended is said when that is why the agent could not be reached).
+class CliTarget final : public RemoteSession {
+public:
+    /// How long the agent has to say hello (an ssh login may take a while), to answer a start, and to send the end
+    /// of its run after a stop (its threads are joined within 100 ms; the rest is the link).
+    static constexpr int kHelloMs = 30'000;
+    static constexpr int kStartMs = 10'000;
+    static constexpr int kEndMs = 5'000;
+
+    /// @p command names the subcommand in messages ("rtscope drift: …").
+    explicit CliTarget(std::string command);
+    ~CliTarget() override;
+    CliTarget(const CliTarget&) = delete;
+    CliTarget& operator=(const CliTarget&) = delete;
+
+    /// Reaches the agent and waits for its hello; false, with the reason on stderr, when it cannot be reached.
+    bool open(const RemoteTarget& target);
+    /// Ends the link now (as the destructor does).
+    void close();
+
+    AgentClient& agent() { return *m_client; }
+    /// The agent's hello: its host, version and the target's probe.
+    const nlohmann::json& hello() const { return m_hello; }
+    nlohmann::json probeJson() const;
+    /// The target's CPUs, from its probe: what "all" expands to and a config is checked against.
+    CpuTopology topology() const;
+    /// "# target: HOST (Linux RELEASE), rtscope VERSION agent".
+    std::string targetLine() const;
+    /// Prints an agent's sentence (a refusal may hold several, a line each) as "rtscope CMD: …".
+    void printError(const std::string& message) const;
+
+    std::shared_ptr<AgentClient> client() const override { return m_client; }
+    bool isOpen() const override;
+    std::string lostText() override;
+    std::string machine() const override;
+
+private:
+    std::string m_command;
+    std::string m_name; ///< for messages: "target tcp://…", "target-cmd '…'"
+    bool m_ssh = false; ///< the child is ssh: its exit status 255 is its own failure
+    pid_t m_pid = -1;   ///< the child carrying the link (ssh, the --target-cmd shell), -1 for a socket
+    std::shared_ptr<AgentClient> m_client;
+    nlohmann::json m_hello;
+};
+
+/// @brief @p config's run on @p target through runTable(), as the local run of the same command: the same header
+/// (with the target's line after it), progress, table, --json (whose probe is the target's, and which names it
+/// under "target") and --csv, exit codes. @p makeTable builds the command's TableRun from a header function.
+template <class Config, class MakeTable>
+RunResult runTableOnTarget(CliTarget& target, const Config& config, const RunOutput& out, MakeTable&& makeTable)
+{
+    RemoteExperiment<Config> exp(target);
+    exp.setStartWaitMs(CliTarget::kStartMs);
+    exp.setStopWaitMs(CliTarget::kEndMs);
+    auto run = makeTable([&exp] { return exp.label(); });
+    run.headerNote = target.targetLine();
+    run.startError = [&target](const Error& e) {
+        target.printError(e.message);
+        RunResult r;
+        r.exitCode = exitCodeFor(e.kind);
+        return r;
+    };
+    run.report = [report = run.report, &target](const auto& snapshot) {
+        nlohmann::json j = report(snapshot);
+        j["rtscope"]["probe"] = target.probeJson();
+        j["rtscope"]["target"] = {{"host", target.hello().value("host", std::string())},
+                                  {"agent_version", target.hello().value("version", std::string())}};
+        return j;
+    };
+    return runTable(exp, config, out, run);
+}
+
+/// @brief For a table command given --target: checks the target flags, opens the link, reads the flags into a
+/// config against the target's CPUs (@p toConfig), and runs it there (runTableOnTarget). The agent validates the
+/// config as a local run does; its refusal is this command's, exit code and all.
+template <class Config, class ToConfig, class MakeTable>
+int runCommandOnTarget(const std::string& command, const RemoteTarget& target, const RunOutput& out,
+                       ToConfig&& toConfig, MakeTable&& makeTable)
+{
+    if (const std::vector<std::string> problems = remoteTargetProblems(target); !problems.empty())
+        return reportInvalid(command, problems);
+    CliTarget link(command);
+    if (!link.open(target))
+        return 1;
+    std::vector<std::string> problems;
+    const Config config = toConfig(link.topology(), problems);
+    if (!problems.empty())
+        return reportInvalid(command, problems);
+    return runTableOnTarget(link, config, out, makeTable).exitCode;
+}
 
 /// @brief A run in the agent @p target reaches, printed as a local run is. @p cpuList is --cpus as given (empty: not
 /// given): "all" is the target's CPUs, read from its hello's probe.

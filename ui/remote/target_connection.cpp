@@ -68,8 +68,24 @@ struct TargetConnection::TcpThread {
     std::thread thread;
 };
 
+/// The engine's view of the link: the same link, its sentences in std::string.
+class TargetConnection::Session final : public RemoteSession {
+public:
+    explicit Session(TargetConnection& connection)
+        : m_connection(connection)
+    {}
+    std::shared_ptr<AgentClient> client() const override { return m_connection.client(); }
+    bool isOpen() const override { return m_connection.isOpen(); }
+    std::string lostText() override { return m_connection.lostText().toStdString(); }
+    std::string machine() const override { return m_connection.machine().toStdString(); }
+
+private:
+    TargetConnection& m_connection;
+};
+
 TargetConnection::TargetConnection(QObject* parent)
     : QObject(parent)
+    , m_session(std::make_unique<Session>(*this))
     , m_watch(new QTimer(this))
     , m_attemptPoll(new QTimer(this))
     , m_reaper(new QTimer(this))

@@ -7,6 +7,7 @@
 // and returns; a timer looks for the hello every kPollMs and emits opened() or failed(). The link in use stays as
 // it is until a new one said hello, so a cancelled or failed attempt leaves the app as it was.
 #include "engine/remote/agent_client.h"
+#include "engine/remote/remote_experiment.h"
 #include "engine/rt/cpu_topology.h"
 #include "engine/rt/system_probe.h"
 
@@ -88,6 +89,8 @@ public:
     QString machine() const;
     /// Empty while the link is up, else "connection lost at HH:MM:SS (why)". Checks the link first.
     QString lostText();
+    /// This link as the engine's remote runs see it (RemoteExperiment, engine/remote/remote_experiment.h).
+    RemoteSession& session() { return *m_session; }
 
 signals:
     /// The attempt's agent said hello: the link is open (the old one, if any, was closed).
@@ -106,6 +109,8 @@ private:
     void reapLater(pid_t pid);
     void reapPoll();
 
+    class Session;
+    std::unique_ptr<RemoteSession> m_session;
     QString m_command;
     TargetSpec m_spec;
     QString m_tokenFile;

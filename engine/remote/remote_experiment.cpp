@@ -1,14 +1,13 @@
-#include "ui/remote/remote_experiment.h"
+#include "engine/remote/remote_experiment.h"
 
 #include "engine/util/clock.h"
-#include "ui/remote/target_connection.h"
 
 #include <utility>
 
 namespace rtscope {
 
-RemoteRun::RemoteRun(TargetConnection& connection, std::string experiment)
-    : m_connection(connection)
+RemoteRun::RemoteRun(RemoteSession& session, std::string experiment)
+    : m_session(session)
     , m_experiment(std::move(experiment))
 {}
 
@@ -17,24 +16,27 @@ RemoteRun::~RemoteRun()
     stop();
 }
 
-Error RemoteRun::start(const nlohmann::json& config, const nlohmann::json& view)
+Error RemoteRun::start(const nlohmann::json& config, const nlohmann::json& view, int waitMs)
 {
     if (m_running)
         return {ErrorKind::InvalidConfig, "the " + m_experiment + " experiment is already running on the target"};
-    if (!m_connection.isOpen()) {
-        const QString lost = m_connection.lostText();
+    if (!m_session.isOpen()) {
+        const std::string lost = m_session.lostText();
         return {ErrorKind::System,
-                lost.isEmpty() ? std::string("not connected to a target") : lost.toStdString() + "; Reconnect first"};
+                lost.empty() ? std::string("not connected to a target") : lost + "; Reconnect first"};
     }
-    std::shared_ptr<AgentClient> client = m_connection.client();
+    std::shared_ptr<AgentClient> client = m_session.client();
     const uint64_t startedBefore = client->startedCount();
     // A zero timeout sends the start and looks once: the answer is newSnapshot()'s and failure()'s to find. Only a
-    // refusal that is already there (not System: the "did not answer" sentence) or a lost link are errors now.
-    if (Error e = client->start(m_experiment, config, 0, nullptr, view);
-        e && (e.kind != ErrorKind::System || !client->connectionError().empty()))
+    // refusal that is already there (not System: the "did not answer" sentence) or a lost link are errors now. A
+    // caller that waits takes every error, the silence included.
+    nlohmann::json started;
+    if (Error e = client->start(m_experiment, config, waitMs, &started, view);
+        e && (waitMs > 0 || e.kind != ErrorKind::System || !client->connectionError().empty()))
         return e;
+    m_label = started.is_object() ? started.value("label", std::string()) : std::string();
     m_client = std::move(client);
-    m_machine = m_connection.machine();
+    m_machine = m_session.machine();
     m_startedBefore = startedBefore;
     m_run.reset();
     m_snapshotsSeen = 0;
@@ -53,7 +55,7 @@ void RemoteRun::stop()
         // A run that ends by itself just now answers this stop with "nothing is running": not the run's error.
         m_errorsBeforeStop = m_client->errors().size();
         (void)m_client->stop(); // a link that has gone shows as ended
-        m_client->waitEnded(kStopWaitMs);
+        m_client->waitEnded(m_stopWaitMs);
     }
     m_running = false;
 }
@@ -66,8 +68,8 @@ std::string RemoteRun::failure() const
     if (!errors.empty() && (!m_errorsBeforeStop || *m_errorsBeforeStop > 0))
         return errors.front();
     if (const std::string lost = m_client->connectionError(); !lost.empty() && !m_finalSeen) {
-        const QString text = m_connection.client() == m_client ? m_connection.lostText() : QString();
-        return (text.isEmpty() ? "connection lost (" + lost + ")" : text.toStdString()) +
+        const std::string text = m_session.client() == m_client ? m_session.lostText() : std::string();
+        return (text.empty() ? "connection lost (" + lost + ")" : text) +
                (m_run ? "; the last snapshot received is kept" : "");
     }
     if (!m_run && m_client->startedCount() == m_startedBefore && m_running &&
@@ -87,8 +89,11 @@ std::optional<AgentSnapshotMessage> RemoteRun::newSnapshot()
 {
     if (!m_client)
         return std::nullopt;
-    if (!m_run && m_client->startedCount() > m_startedBefore)
-        m_run = m_client->lastStarted().value("run", uint64_t(0));
+    if (!m_run && m_client->startedCount() > m_startedBefore) {
+        const nlohmann::json started = m_client->lastStarted();
+        m_run = started.value("run", uint64_t(0));
+        m_label = started.value("label", m_label);
+    }
     if (!m_run)
         return std::nullopt;
     uint64_t count = 0;
