@@ -80,8 +80,6 @@ struct AgentView {
     std::optional<int64_t> seriesWindowNs;
     std::optional<int64_t> timelineWindowNs;
 };
-constexpr int64_t kAgentViewMinNs = kNsPerMs;
-constexpr int64_t kAgentViewMaxNs = 600 * kNsPerSec;
 
 // Reads @p j (absent: nothing) into @p view; else the sentence naming the field.
 std::string readAgentView(const nlohmann::json* j, AgentView& view)

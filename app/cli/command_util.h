@@ -188,6 +188,8 @@ template <class Snapshot> struct TableRun {
     std::function<nlohmann::json(const Snapshot&)> report; ///< what --json writes (RunResult::report)
     std::function<std::string(const Snapshot&)> csv;       ///< what --csv writes
     std::function<std::vector<RunFigure>(const Snapshot&)> figures;
+    /// The command's other files (noise's --histfile), after --json and --csv; false when one could not be written.
+    std::function<bool(const Snapshot&)> moreOutputs = {};
 };
 
 /// A run of @p exp with @p config from start to exit code, the same for every table subcommand: "rtscope CMD:
@@ -224,6 +226,8 @@ RunResult runTable(Experiment& exp, const Config& config, const RunOutput& out, 
     result.report = run.report(*snap);
     result.exitCode = writeTableOutputs(
         out, result.report, [&] { return run.csv(*snap); }, snap->error);
+    if (run.moreOutputs && !run.moreOutputs(*snap) && result.exitCode == ExitOk)
+        result.exitCode = ExitFailure;
     result.figures = run.figures(*snap);
     return result;
 }

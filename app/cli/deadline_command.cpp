@@ -1,6 +1,7 @@
 // `rtscope deadline`: the deadline lab (docs/experiments/deadline.md): SCHED_DEADLINE's admission control, the
 // isolation of a throttled runaway, and EDF against inverted fixed priorities, as text and --json.
 #include "app/cli/command_util.h"
+#include "app/cli/remote_target.h"
 
 #include "engine/experiments/deadline/deadline_experiment.h"
 #include "engine/util/units.h"
@@ -28,6 +29,7 @@ struct DeadlineOptions {
     int priority = DeadlineConfig().priority;
     int cpu = -1;
     TableOutputOptions output;
+    RemoteTarget target;
 };
 
 // "A/B" as two durations (bare numbers are microseconds) into @p a and @p b.
@@ -338,52 +340,62 @@ std::string deadlineCsv(const DeadlineSnapshot& s)
     return out;
 }
 
+// The parts of a deadline run that are its own, on this machine or a target; @p header gives the run's label.
+TableRun<DeadlineSnapshot> deadlineTable(std::function<std::string()> header, const DeadlineConfig&)
+{
+    return TableRun<DeadlineSnapshot>{
+        .command = "deadline",
+        .header = std::move(header),
+        .progressInLog = Progress::InLog::Nothing,
+        .progress =
+            [](const DeadlineSnapshot& s) {
+                uint64_t jobs = 0, misses = 0;
+                for (const auto& t : s.tasks) {
+                    jobs += t.jobs;
+                    misses += t.misses;
+                }
+                return std::to_string(jobs) + " jobs, " + std::to_string(misses) + " misses";
+            },
+        .printTable = printDeadline,
+        .report = [](const DeadlineSnapshot& s) { return withProbeAndCommandLine(deadlineReport(s)); },
+        .csv = deadlineCsv,
+        .figures =
+            [](const DeadlineSnapshot& s) {
+                std::vector<RunFigure> f;
+                for (size_t i = 0; i < s.tasks.size(); ++i)
+                    f.push_back({s.slotNames[i] + " misses", double(s.tasks[i].misses), ""});
+                // The same names whatever the runaway's policy: a preset compares them (FIFO → DL).
+                if (s.config.lesson == DeadlineLesson::Isolation) {
+                    const DeadlineCounterStats& c = s.counter;
+                    if (c.totalWindowNs > 0)
+                        f.push_back(
+                            {"counter progress", double(c.totalOps) / (double(c.totalWindowNs) / 1e9), "ops/s"});
+                    if (const auto share = c.cpuShare())
+                        f.push_back({"counter CPU share", *share * 100.0, "%"});
+                }
+                return f;
+            },
+    };
+}
+
 } // namespace
 
 RunResult runDeadline(const DeadlineConfig& config, const RunOutput& out)
 {
     DeadlineExperiment exp;
     exp.setLockAllMemory(true);
-    return runTable(exp, config, out,
-                    TableRun<DeadlineSnapshot>{
-                        .command = "deadline",
-                        .header = [&] { return exp.config().label(); },
-                        .progressInLog = Progress::InLog::Nothing,
-                        .progress =
-                            [](const DeadlineSnapshot& s) {
-                                uint64_t jobs = 0, misses = 0;
-                                for (const auto& t : s.tasks) {
-                                    jobs += t.jobs;
-                                    misses += t.misses;
-                                }
-                                return std::to_string(jobs) + " jobs, " + std::to_string(misses) + " misses";
-                            },
-                        .printTable = printDeadline,
-                        .report = [](const DeadlineSnapshot& s) { return withProbeAndCommandLine(deadlineReport(s)); },
-                        .csv = deadlineCsv,
-                        .figures =
-                            [](const DeadlineSnapshot& s) {
-                                std::vector<RunFigure> f;
-                                for (size_t i = 0; i < s.tasks.size(); ++i)
-                                    f.push_back({s.slotNames[i] + " misses", double(s.tasks[i].misses), ""});
-                                // The same names whatever the runaway's policy: a preset compares them (FIFO → DL).
-                                if (s.config.lesson == DeadlineLesson::Isolation) {
-                                    const DeadlineCounterStats& c = s.counter;
-                                    if (c.totalWindowNs > 0)
-                                        f.push_back({"counter progress",
-                                                     double(c.totalOps) / (double(c.totalWindowNs) / 1e9), "ops/s"});
-                                    if (const auto share = c.cpuShare())
-                                        f.push_back({"counter CPU share", *share * 100.0, "%"});
-                                }
-                                return f;
-                            },
-                    });
+    return runTable(exp, config, out, deadlineTable([&] { return exp.config().label(); }, config));
 }
 
 namespace {
 
 int run(const DeadlineOptions& o)
 {
+    if (o.target.given())
+        return runCommandOnTarget<DeadlineConfig>(
+            "deadline", o.target, o.output.runOutput(),
+            [&](const CpuTopology&, std::vector<std::string>& problems) { return toConfig(o, problems); },
+            deadlineTable);
     std::vector<std::string> problems;
     const DeadlineConfig config = toConfig(o, problems);
     return runIfValid("deadline", config, std::move(problems), CpuTopology::current(),
@@ -422,6 +434,7 @@ Command addDeadlineCommand(CLI::App& app)
                     "edf: SCHED_FIFO priority of the short task, 1..97 (the long one runs one above)")
         ->capture_default_str();
     noValueBelow(sub->add_option("-a,--cpu", o->cpu, "edf: both FIFO tasks' CPU (default: the highest usable CPU)"));
+    addTargetOptions(sub, o->target);
     addTableOutputOptions(sub, o->output, "write the lesson's figures (and every job) as JSON",
                           "write every job: task,cpu,start_s,end_s,ran_us,off_cpu_us,late_us,missed",
                           "no progress line, only the report");

@@ -93,7 +93,7 @@ void printDriftTable(const DriftSnapshot& s)
 }
 
 // The parts of a drift run that are its own, on this machine or a target; @p header gives the run's label.
-TableRun<DriftSnapshot> driftTable(std::function<std::string()> header)
+TableRun<DriftSnapshot> driftTable(std::function<std::string()> header, const DriftConfig&)
 {
     return TableRun<DriftSnapshot>{
         .command = "drift",
@@ -139,7 +139,7 @@ RunResult runDrift(const DriftConfig& config, const RunOutput& out)
 {
     DriftExperiment exp;
     exp.setLockAllMemory(true);
-    return runTable(exp, config, out, driftTable([&] { return exp.config().label(); }));
+    return runTable(exp, config, out, driftTable([&] { return exp.config().label(); }, config));
 }
 
 namespace {

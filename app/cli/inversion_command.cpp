@@ -1,6 +1,7 @@
 // `rtscope inversion`: the lock lab's priority-inversion experiment (Mars Pathfinder): the high thread's wait
 // for the lock, its missed periods, and a text timeline of the worst period.
 #include "app/cli/command_util.h"
+#include "app/cli/remote_target.h"
 
 #include "engine/experiments/locks/inversion_experiment.h"
 #include "engine/export/lock_lab_report.h"
@@ -26,6 +27,7 @@ struct InversionOptions {
     int mediumPriority = InversionConfig().mediumPriority;
     int highPriority = InversionConfig().highPriority;
     TableOutputOptions output;
+    RemoteTarget target;
 };
 
 InversionConfig toConfig(const InversionOptions& o, std::vector<std::string>& problems)
@@ -120,8 +122,42 @@ void printSummary(const InversionSnapshot& s)
     }
 }
 
+// The parts of a inversion run that are its own, on this machine or a target; @p header gives the run's label.
+TableRun<InversionSnapshot> inversionTable(std::function<std::string()> header, const InversionConfig&)
+{
+    return TableRun<InversionSnapshot>{
+        .command = "inversion",
+        .header = std::move(header),
+        .progressInLog = Progress::InLog::EverySecond,
+        .progress =
+            [](const InversionSnapshot& s) {
+                return "high: " + std::to_string(s.highPeriods) + " periods  wait max " + ms(s.highWait.max()) +
+                       "  missed " + std::to_string(s.highMissed);
+            },
+        .printTable = printSummary,
+        .report = [](const InversionSnapshot& s) { return withProbeAndCommandLine(inversionReportJson(s)); },
+        .csv = inversionTimelineCsv,
+        .figures =
+            [](const InversionSnapshot& s) {
+                std::vector<RunFigure> figures;
+                if (s.highWait.count() > 0)
+                    figures = {{"high thread's max lock wait", double(s.highWait.max()) / 1e6, "ms"},
+                               {"p99 lock wait", double(s.highWait.percentile(99)) / 1e6, "ms"}};
+                figures.push_back({"missed periods", double(s.highMissed), ""});
+                return figures;
+            },
+    };
+}
+
 int run(const InversionOptions& o)
 {
+    if (o.target.given())
+        return runCommandOnTarget<InversionConfig>(
+            "inversion", o.target, o.output.runOutput(),
+            [&](const CpuTopology&, std::vector<std::string>& problems) { return toConfig(o, problems); },
+            inversionTable,
+            // The exports carry the run's timeline: as much of it as the agent keeps (docs/remote.md, Start).
+            nlohmann::json{{"timeline_window_ns", kAgentViewMaxNs}});
     std::vector<std::string> problems;
     const InversionConfig config = toConfig(o, problems);
     return runIfValid("inversion", config, std::move(problems), CpuTopology::current(),
@@ -136,30 +172,7 @@ RunResult runInversion(const InversionConfig& config, const RunOutput& out)
     exp.setLockAllMemory(true);
     exp.setTimelineWindow(0); // the exports carry the whole run
     exp.setPublishInterval(250'000'000);
-    return runTable(
-        exp, config, out,
-        TableRun<InversionSnapshot>{
-            .command = "inversion",
-            .header = [&] { return exp.config().label(); },
-            .progressInLog = Progress::InLog::EverySecond,
-            .progress =
-                [](const InversionSnapshot& s) {
-                    return "high: " + std::to_string(s.highPeriods) + " periods  wait max " + ms(s.highWait.max()) +
-                           "  missed " + std::to_string(s.highMissed);
-                },
-            .printTable = printSummary,
-            .report = [](const InversionSnapshot& s) { return withProbeAndCommandLine(inversionReportJson(s)); },
-            .csv = inversionTimelineCsv,
-            .figures =
-                [](const InversionSnapshot& s) {
-                    std::vector<RunFigure> figures;
-                    if (s.highWait.count() > 0)
-                        figures = {{"high thread's max lock wait", double(s.highWait.max()) / 1e6, "ms"},
-                                   {"p99 lock wait", double(s.highWait.percentile(99)) / 1e6, "ms"}};
-                    figures.push_back({"missed periods", double(s.highMissed), ""});
-                    return figures;
-                },
-        });
+    return runTable(exp, config, out, inversionTable([&] { return exp.config().label(); }, config));
 }
 
 namespace {
@@ -186,6 +199,7 @@ Command addInversionCommand(CLI::App& app)
         ->capture_default_str();
     sub->add_option("--high-priority", o->highPriority, "... of the high thread (also the ceiling), at most 98")
         ->capture_default_str();
+    addTargetOptions(sub, o->target);
     addTableOutputOptions(sub, o->output, "write the figures, every period and the whole timeline as JSON",
                           "write the timeline: one row per segment (lane,state,start_s,end_s,duration_us)",
                           "no progress line, only the summary");

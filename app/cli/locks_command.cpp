@@ -1,6 +1,7 @@
 // `rtscope locks`: the contention experiment of the lock lab, one lock kind after the other with the same
 // settings, printed as a table sorted by throughput, with --json and --csv exports.
 #include "app/cli/command_util.h"
+#include "app/cli/remote_target.h"
 
 #include "engine/experiments/locks/contention_experiment.h"
 #include "engine/export/lock_lab_report.h"
@@ -29,6 +30,7 @@ struct LocksOptions {
     int spinLimit = LockOptions::kDefaultSpinLimit;
     bool noSteal = false;
     TableOutputOptions output;
+    RemoteTarget target;
 };
 
 // Builds the config from the flags. Unit and name errors are reported here; every range is validate()'s.
@@ -157,8 +159,36 @@ void printContentionTable(const ContentionSnapshot& s)
         std::printf("  error         %s\n", s.error.c_str());
 }
 
+// The parts of a locks run that are its own, on this machine or a target; @p header gives the run's label.
+TableRun<ContentionSnapshot> contentionTable(std::function<std::string()> header, const ContentionConfig&)
+{
+    return TableRun<ContentionSnapshot>{
+        .command = "locks",
+        .header = std::move(header),
+        .progressInLog = Progress::InLog::EverySecond,
+        .progress = progressLine,
+        .printTable = printContentionTable,
+        .report = [](const ContentionSnapshot& s) { return withProbeAndCommandLine(contentionReportJson(s)); },
+        .csv = contentionCsv,
+        .figures =
+            [](const ContentionSnapshot& s) {
+                std::vector<RunFigure> figures;
+                for (const auto& r : s.kinds)
+                    if (r && r->state != KindRunState::Pending)
+                        figures.push_back(
+                            {std::string(lockKindName(r->kind)) + " throughput", r->acquisitionsPerSec, "acq/s"});
+                return figures;
+            },
+    };
+}
+
 int run(const LocksOptions& o)
 {
+    if (o.target.given())
+        return runCommandOnTarget<ContentionConfig>(
+            "locks", o.target, o.output.runOutput(),
+            [&](const CpuTopology&, std::vector<std::string>& problems) { return toConfig(o, problems); },
+            contentionTable);
     std::vector<std::string> problems;
     const ContentionConfig config = toConfig(o, problems);
     return runIfValid("locks", config, std::move(problems), CpuTopology::current(),
@@ -171,26 +201,7 @@ RunResult runContention(const ContentionConfig& config, const RunOutput& out)
 {
     ContentionExperiment exp;
     exp.setLockAllMemory(true);
-    return runTable(
-        exp, config, out,
-        TableRun<ContentionSnapshot>{
-            .command = "locks",
-            .header = [&] { return exp.config().label(); },
-            .progressInLog = Progress::InLog::EverySecond,
-            .progress = progressLine,
-            .printTable = printContentionTable,
-            .report = [](const ContentionSnapshot& s) { return withProbeAndCommandLine(contentionReportJson(s)); },
-            .csv = contentionCsv,
-            .figures =
-                [](const ContentionSnapshot& s) {
-                    std::vector<RunFigure> figures;
-                    for (const auto& r : s.kinds)
-                        if (r && r->state != KindRunState::Pending)
-                            figures.push_back(
-                                {std::string(lockKindName(r->kind)) + " throughput", r->acquisitionsPerSec, "acq/s"});
-                    return figures;
-                },
-        });
+    return runTable(exp, config, out, contentionTable([&] { return exp.config().label(); }, config));
 }
 
 namespace {
@@ -219,6 +230,7 @@ Command addLocksCommand(CLI::App& app)
         ->capture_default_str();
     sub->add_flag("--no-steal", o->noSteal,
                   "rtscope adaptive lock: hand the lock to a sleeping waiter instead of letting a running one take it");
+    addTargetOptions(sub, o->target);
     addTableOutputOptions(sub, o->output, "write every figure, per kind and per worker, as JSON",
                           "write one CSV row per kind", "no progress line, only the summary");
     return {sub, [o] {

@@ -1,6 +1,7 @@
 // `rtscope noise`: where a CPU goes. One busy-polling thread per measured CPU; every gap in its loop is noise, and
 // the kernel's trace events say who took it (docs/experiments/noise.md). The table is osnoise's summary.
 #include "app/cli/command_util.h"
+#include "app/cli/remote_target.h"
 #include "app/cli/timer_cli.h"
 
 #include "engine/experiments/noise/noise_experiment.h"
@@ -29,14 +30,15 @@ struct NoiseOptions {
     bool noTrace = false;
     std::string histfile;
     TableOutputOptions output;
+    RemoteTarget target;
 };
 
 // Builds the config from the flags. Unit and list errors are reported here; every range is validate()'s.
-NoiseConfig toConfig(const NoiseOptions& o, std::vector<std::string>& problems)
+NoiseConfig toConfig(const NoiseOptions& o, const CpuTopology& topology, std::vector<std::string>& problems)
 {
     NoiseConfig c;
     if (!o.cpus.empty())
-        readCpuList("cpus", o.cpus, CpuTopology::current(), c.cpus, problems);
+        readCpuList("cpus", o.cpus, topology, c.cpus, problems);
     const size_t before = problems.size();
     readDuration("duration", o.duration, kNsPerSec, "e.g. 5s, 500ms (bare numbers are seconds)", c.durationNs,
                  problems);
@@ -133,15 +135,56 @@ std::string progressLine(const NoiseSnapshot& s)
     return line;
 }
 
+// The parts of a noise run that are its own, on this machine or a target; @p header gives the run's label, and
+// @p histfile (if any) receives the loop-length histogram.
+TableRun<NoiseSnapshot> noiseTable(std::function<std::string()> header, const std::string& histfile)
+{
+    return TableRun<NoiseSnapshot>{
+        .command = "noise",
+        .header = std::move(header),
+        .progressInLog = Progress::InLog::EverySecond,
+        .progress = progressLine,
+        .stoppedLineWhenQuiet = false,
+        .printTable = printNoiseTable,
+        .report =
+            [](const NoiseSnapshot& s) {
+                return nlohmann::json{{"rtscope", withProbeAndCommandLine(noiseReportJson(s))}};
+            },
+        .csv = noiseCsv,
+        .figures =
+            [](const NoiseSnapshot& s) {
+                std::vector<RunFigure> figures;
+                for (const NoiseCpuStats& c : s.cpus) {
+                    const std::string cpu = "CPU " + std::to_string(c.cpu);
+                    figures.push_back({cpu + " available", c.availablePercent, "%"});
+                    figures.push_back({cpu + " max single noise", double(c.maxSingleNs) / 1000.0, "us"});
+                }
+                return figures;
+            },
+        .moreOutputs =
+            [histfile](const NoiseSnapshot& s) {
+                return histfile.empty() || writeFile(histfile, writeCyclictestHistogram(noiseHistogramData(s)));
+            },
+    };
+}
+
 int run(const NoiseOptions& o)
 {
+    RunOutput out = o.output.runOutput();
+    out.histfile = o.histfile;
+    if (o.target.given())
+        return runCommandOnTarget<NoiseConfig>(
+            "noise", o.target, out,
+            [&](const CpuTopology& target, std::vector<std::string>& problems) {
+                return toConfig(o, target, problems);
+            },
+            [&](std::function<std::string()> header, const NoiseConfig&) {
+                return noiseTable(std::move(header), out.histfile);
+            });
     std::vector<std::string> problems;
-    const NoiseConfig config = toConfig(o, problems);
-    return runIfValid("noise", config, std::move(problems), CpuTopology::current(), [&](const NoiseConfig& c) {
-        RunOutput out = o.output.runOutput();
-        out.histfile = o.histfile;
-        return runNoise(c, out).exitCode;
-    });
+    const NoiseConfig config = toConfig(o, CpuTopology::current(), problems);
+    return runIfValid("noise", config, std::move(problems), CpuTopology::current(),
+                      [&](const NoiseConfig& c) { return runNoise(c, out).exitCode; });
 }
 
 } // namespace
@@ -150,35 +193,7 @@ RunResult runNoise(const NoiseConfig& config, const RunOutput& out)
 {
     NoiseExperiment exp;
     exp.setLockAllMemory(true);
-    RunResult result =
-        runTable(exp, config, out,
-                 TableRun<NoiseSnapshot>{
-                     .command = "noise",
-                     .header = [&] { return exp.config().label(); },
-                     .progressInLog = Progress::InLog::EverySecond,
-                     .progress = progressLine,
-                     .stoppedLineWhenQuiet = false,
-                     .printTable = printNoiseTable,
-                     .report =
-                         [](const NoiseSnapshot& s) {
-                             return nlohmann::json{{"rtscope", withProbeAndCommandLine(noiseReportJson(s))}};
-                         },
-                     .csv = noiseCsv,
-                     .figures =
-                         [](const NoiseSnapshot& s) {
-                             std::vector<RunFigure> figures;
-                             for (const NoiseCpuStats& c : s.cpus) {
-                                 const std::string cpu = "CPU " + std::to_string(c.cpu);
-                                 figures.push_back({cpu + " available", c.availablePercent, "%"});
-                                 figures.push_back({cpu + " max single noise", double(c.maxSingleNs) / 1000.0, "us"});
-                             }
-                             return figures;
-                         },
-                 });
-    const auto snap = exp.snapshot();
-    if (!out.histfile.empty() && snap && !writeFile(out.histfile, writeCyclictestHistogram(noiseHistogramData(*snap))))
-        result.exitCode = ExitFailure;
-    return result;
+    return runTable(exp, config, out, noiseTable([&] { return exp.config().label(); }, out.histfile));
 }
 
 namespace {
@@ -205,6 +220,7 @@ Command addNoiseCommand(CLI::App& app)
                      "-p is given)");
     sub->add_flag("--no-trace", o->noTrace, "do not read the kernel's trace events: no attribution");
     sub->add_option("--histfile", o->histfile, "write the loop-length histogram (1 us bins, cyclictest's -h layout)");
+    addTargetOptions(sub, o->target);
     addTableOutputOptions(sub, o->output, "write config, probe, per-CPU figures and every culprit as JSON",
                           "write one row per culprit (unexplained and untraced time included)", "only the table");
     return {sub, [o] {

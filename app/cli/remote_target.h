@@ -90,14 +90,18 @@ private:
 
 /// @brief @p config's run on @p target through runTable(), as the local run of the same command: the same header
 /// (with the target's line after it), progress, table, --json (whose probe is the target's, and which names it
-/// under "target") and --csv, exit codes. @p makeTable builds the command's TableRun from a header function.
+/// under "target") and --csv, exit codes. @p makeTable(label, config) builds the command's TableRun from the run's
+/// label as the target runs it and the config sent.
 template <class Config, class MakeTable>
-RunResult runTableOnTarget(CliTarget& target, const Config& config, const RunOutput& out, MakeTable&& makeTable)
+RunResult runTableOnTarget(CliTarget& target, const Config& config, const RunOutput& out, MakeTable&& makeTable,
+                           const nlohmann::json& view = nlohmann::json::object())
 {
     RemoteExperiment<Config> exp(target);
+    for (const auto& [key, value] : view.items())
+        exp.setViewOption(key.c_str(), value.template get<int64_t>());
     exp.setStartWaitMs(CliTarget::kStartMs);
     exp.setStopWaitMs(CliTarget::kEndMs);
-    auto run = makeTable([&exp] { return exp.label(); });
+    auto run = makeTable([&exp] { return exp.label(); }, config);
     run.headerNote = target.targetLine();
     run.startError = [&target](const Error& e) {
         target.printError(e.message);
@@ -107,9 +111,10 @@ RunResult runTableOnTarget(CliTarget& target, const Config& config, const RunOut
     };
     run.report = [report = run.report, &target](const auto& snapshot) {
         nlohmann::json j = report(snapshot);
-        j["rtscope"]["probe"] = target.probeJson();
-        j["rtscope"]["target"] = {{"host", target.hello().value("host", std::string())},
-                                  {"agent_version", target.hello().value("version", std::string())}};
+        nlohmann::json& r = j.contains("rtscope") ? j["rtscope"] : j; // where the command puts "probe"
+        r["probe"] = target.probeJson();
+        r["target"] = {{"host", target.hello().value("host", std::string())},
+                       {"agent_version", target.hello().value("version", std::string())}};
         return j;
     };
     return runTable(exp, config, out, run);
@@ -117,10 +122,12 @@ RunResult runTableOnTarget(CliTarget& target, const Config& config, const RunOut
 
 /// @brief For a table command given --target: checks the target flags, opens the link, reads the flags into a
 /// config against the target's CPUs (@p toConfig), and runs it there (runTableOnTarget). The agent validates the
-/// config as a local run does; its refusal is this command's, exit code and all.
+/// config as a local run does; its refusal is this command's, exit code and all. @p view: the agent's view options
+/// for the run (docs/remote.md, Start).
 template <class Config, class ToConfig, class MakeTable>
 int runCommandOnTarget(const std::string& command, const RemoteTarget& target, const RunOutput& out,
-                       ToConfig&& toConfig, MakeTable&& makeTable)
+                       ToConfig&& toConfig, MakeTable&& makeTable,
+                       const nlohmann::json& view = nlohmann::json::object())
 {
     if (const std::vector<std::string> problems = remoteTargetProblems(target); !problems.empty())
         return reportInvalid(command, problems);
@@ -131,7 +138,7 @@ int runCommandOnTarget(const std::string& command, const RemoteTarget& target, c
     const Config config = toConfig(link.topology(), problems);
     if (!problems.empty())
         return reportInvalid(command, problems);
-    return runTableOnTarget(link, config, out, makeTable).exitCode;
+    return runTableOnTarget(link, config, out, makeTable, view).exitCode;
 }
 
 /// @brief A run in the agent @p target reaches, printed as a local run is. @p cpuList is --cpus as given (empty: not

@@ -1,6 +1,7 @@
 // `rtscope sleep-floor`: what a sleep of 0 ns, 1 ns, 1 us, ... really costs, next to clock_getres, for each
 // way of waiting (docs/experiments/sleep-floor.md).
 #include "app/cli/command_util.h"
+#include "app/cli/remote_target.h"
 #include "app/cli/timer_cli.h"
 
 #include "engine/experiments/timers/sleep_floor_experiment.h"
@@ -26,6 +27,7 @@ struct SleepFloorOptions {
     bool load = false;
     std::string margin = "100us";
     TableOutputOptions output;
+    RemoteTarget target;
 };
 
 // Builds the config from the flags. Unit and name errors are reported here; every range is validate()'s.
@@ -97,8 +99,45 @@ void printSleepFloorTable(const SleepFloorSnapshot& s)
         std::printf("error: %s\n", s.error.c_str());
 }
 
+// The parts of a sleep-floor run that are its own, on this machine or a target; @p label gives the run's label.
+TableRun<SleepFloorSnapshot> sleepFloorTable(std::function<std::string()> label, const SleepFloorConfig& config)
+{
+    return TableRun<SleepFloorSnapshot>{
+        .command = "sleep-floor",
+        .header = [label = std::move(label),
+                   estimatedNs =
+                       config.estimatedRunNs()] { return label() + " (about " + formatDuration(estimatedNs) + ")"; },
+        .progress = [](const SleepFloorSnapshot& s) -> std::string {
+            if (s.currentRequest < 0)
+                return {};
+            return "request " + formatDuration(s.config.requestsNs[size_t(s.currentRequest)]) + ": " +
+                   std::to_string(s.samplesDone) + " of " + std::to_string(s.samplesTotal) + " samples";
+        },
+        .stoppedLineWhenQuiet = true,
+        .printTable = printSleepFloorTable,
+        .report =
+            [](const SleepFloorSnapshot& s) {
+                return nlohmann::json{{"rtscope", withProbeAndCommandLine(sleepFloorReportJson(s))}};
+            },
+        .csv = sleepFloorCsv,
+        .figures =
+            [](const SleepFloorSnapshot& s) {
+                std::vector<RunFigure> figures;
+                for (size_t m = 0; m < s.floorNs.size() && m < s.config.methods.size(); ++m)
+                    figures.push_back({std::string(sleepMethodName(s.config.methods[m])) + " floor",
+                                       double(s.floorNs[m]) / 1000.0, "us"});
+                return figures;
+            },
+    };
+}
+
 int run(const SleepFloorOptions& o)
 {
+    if (o.target.given())
+        return runCommandOnTarget<SleepFloorConfig>(
+            "sleep-floor", o.target, o.output.runOutput(),
+            [&](const CpuTopology&, std::vector<std::string>& problems) { return toConfig(o, problems); },
+            sleepFloorTable);
     std::vector<std::string> problems;
     const SleepFloorConfig config = toConfig(o, problems);
     return runIfValid("sleep-floor", config, std::move(problems), CpuTopology::current(),
@@ -111,34 +150,7 @@ RunResult runSleepFloor(const SleepFloorConfig& config, const RunOutput& out)
 {
     SleepFloorExperiment exp;
     exp.setLockAllMemory(true);
-    return runTable(
-        exp, config, out,
-        TableRun<SleepFloorSnapshot>{
-            .command = "sleep-floor",
-            .header =
-                [&] { return exp.config().label() + " (about " + formatDuration(exp.config().estimatedRunNs()) + ")"; },
-            .progress = [](const SleepFloorSnapshot& s) -> std::string {
-                if (s.currentRequest < 0)
-                    return {};
-                return "request " + formatDuration(s.config.requestsNs[size_t(s.currentRequest)]) + ": " +
-                       std::to_string(s.samplesDone) + " of " + std::to_string(s.samplesTotal) + " samples";
-            },
-            .stoppedLineWhenQuiet = true,
-            .printTable = printSleepFloorTable,
-            .report =
-                [](const SleepFloorSnapshot& s) {
-                    return nlohmann::json{{"rtscope", withProbeAndCommandLine(sleepFloorReportJson(s))}};
-                },
-            .csv = sleepFloorCsv,
-            .figures =
-                [](const SleepFloorSnapshot& s) {
-                    std::vector<RunFigure> figures;
-                    for (size_t m = 0; m < s.floorNs.size() && m < s.config.methods.size(); ++m)
-                        figures.push_back({std::string(sleepMethodName(s.config.methods[m])) + " floor",
-                                           double(s.floorNs[m]) / 1000.0, "us"});
-                    return figures;
-                },
-        });
+    return runTable(exp, config, out, sleepFloorTable([&] { return exp.config().label(); }, config));
 }
 
 namespace {
@@ -160,6 +172,7 @@ Command addSleepFloorCommand(CLI::App& app)
     sub->add_flag("--load", o->load, "background load: a SCHED_OTHER spinner on every other usable CPU");
     sub->add_option("--margin", o->margin, "hybrid: sleep until this long before the deadline, then spin (0..10ms)")
         ->capture_default_str();
+    addTargetOptions(sub, o->target);
     addTableOutputOptions(sub, o->output, "write config, probe, clock_getres, floors and every request x method",
                           "write one row per sample", "only the table");
     return {sub, [o] {

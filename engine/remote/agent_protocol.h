@@ -24,6 +24,9 @@ namespace rtscope {
 
 /// @brief The protocol this build speaks; a hello with another is refused with both numbers named.
 inline constexpr int kAgentProtocolVersion = 1;
+/// @brief The range of a Start's view options ("series_window_ns", "timeline_window_ns": docs/remote.md), in ns.
+inline constexpr int64_t kAgentViewMinNs = 1'000'000;
+inline constexpr int64_t kAgentViewMaxNs = int64_t(600) * 1'000'000'000;
 /// @brief The largest payload a frame may carry: 1 MiB. A recording chunk larger than this is split.
 inline constexpr uint32_t kMaxAgentPayload = uint32_t(1) << 20;
 /// @brief length (4) + type (1).
