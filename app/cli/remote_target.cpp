@@ -78,6 +78,14 @@ std::vector<std::string> remoteTargetProblems(const RemoteTarget& target)
     return problems;
 }
 
+void describeTarget(nlohmann::json& report, const CliTarget& target)
+{
+    nlohmann::json& r = report.contains("rtscope") ? report["rtscope"] : report; // where the command puts "probe"
+    r["probe"] = target.probeJson();
+    r["target"] = {{"host", target.hello().value("host", std::string())},
+                   {"agent_version", target.hello().value("version", std::string())}};
+}
+
 CliTarget::CliTarget(std::string command)
     : m_command(std::move(command))
 {}
@@ -182,6 +190,14 @@ void CliTarget::printError(const std::string& message) const
     std::istringstream lines(message);
     for (std::string line; std::getline(lines, line);)
         std::fprintf(stderr, "rtscope %s: %s\n", m_command.c_str(), printable(line).c_str());
+}
+
+RunResult CliTarget::refused(const Error& e) const
+{
+    printError(e.message);
+    RunResult r;
+    r.exitCode = exitCodeFor(e.kind);
+    return r;
 }
 
 bool CliTarget::isOpen() const

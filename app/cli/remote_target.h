@@ -73,6 +73,8 @@ public:
     std::string targetLine() const;
     /// Prints an agent's sentence (a refusal may hold several, a line each) as "rtscope CMD: …".
     void printError(const std::string& message) const;
+    /// A start the agent refused (@p e, its kind and sentence): printed, and the result with its exit code.
+    RunResult refused(const Error& e) const;
 
     std::shared_ptr<AgentClient> client() const override { return m_client; }
     bool isOpen() const override;
@@ -88,6 +90,21 @@ private:
     nlohmann::json m_hello;
 };
 
+/// @brief What every command's remote run is given: a start waits for the agent's answer (kStartMs) and a stop for
+/// the run's end (kEndMs); @p view, the agent's view options for the run (docs/remote.md, Start).
+template <class Config>
+void prepareRemoteRun(RemoteExperiment<Config>& exp, const nlohmann::json& view = nlohmann::json::object())
+{
+    exp.setStartWaitMs(CliTarget::kStartMs);
+    exp.setStopWaitMs(CliTarget::kEndMs);
+    for (const auto& [key, value] : view.items())
+        exp.setViewOption(key.c_str(), value.template get<int64_t>());
+}
+
+/// @brief A remote run's --json: its "probe" is the target's (where the command puts it: under "rtscope" or at the
+/// top), and "target" names the host and the agent's version.
+void describeTarget(nlohmann::json& report, const CliTarget& target);
+
 /// @brief @p config's run on @p target through runTable(), as the local run of the same command: the same header
 /// (with the target's line after it), progress, table, --json (whose probe is the target's, and which names it
 /// under "target") and --csv, exit codes. @p makeTable(label, config) builds the command's TableRun from the run's
@@ -97,27 +114,35 @@ RunResult runTableOnTarget(CliTarget& target, const Config& config, const RunOut
                            const nlohmann::json& view = nlohmann::json::object())
 {
     RemoteExperiment<Config> exp(target);
-    for (const auto& [key, value] : view.items())
-        exp.setViewOption(key.c_str(), value.template get<int64_t>());
-    exp.setStartWaitMs(CliTarget::kStartMs);
-    exp.setStopWaitMs(CliTarget::kEndMs);
+    prepareRemoteRun(exp, view);
     auto run = makeTable([&exp] { return exp.label(); }, config);
     run.headerNote = target.targetLine();
     run.startError = [&target](const Error& e) {
-        target.printError(e.message);
-        RunResult r;
-        r.exitCode = exitCodeFor(e.kind);
-        return r;
+        return target.refused(e);
     };
     run.report = [report = run.report, &target](const auto& snapshot) {
         nlohmann::json j = report(snapshot);
-        nlohmann::json& r = j.contains("rtscope") ? j["rtscope"] : j; // where the command puts "probe"
-        r["probe"] = target.probeJson();
-        r["target"] = {{"host", target.hello().value("host", std::string())},
-                       {"agent_version", target.hello().value("version", std::string())}};
+        describeTarget(j, target);
         return j;
     };
     return runTable(exp, config, out, run);
+}
+
+/// @brief runCommandOnTarget() for a command with a run of its own (starve, sweep): @p run(link, config) runs the
+/// config read against the target's CPUs on the open link.
+template <class Config, class ToConfig, class Run>
+int runOwnCommandOnTarget(const std::string& command, const RemoteTarget& target, ToConfig&& toConfig, Run&& run)
+{
+    if (const std::vector<std::string> problems = remoteTargetProblems(target); !problems.empty())
+        return reportInvalid(command, problems);
+    CliTarget link(command);
+    if (!link.open(target))
+        return 1;
+    std::vector<std::string> problems;
+    const Config config = toConfig(link.topology(), problems);
+    if (!problems.empty())
+        return reportInvalid(command, problems);
+    return run(link, config).exitCode;
 }
 
 /// @brief For a table command given --target: checks the target flags, opens the link, reads the flags into a
@@ -129,16 +154,9 @@ int runCommandOnTarget(const std::string& command, const RemoteTarget& target, c
                        ToConfig&& toConfig, MakeTable&& makeTable,
                        const nlohmann::json& view = nlohmann::json::object())
 {
-    if (const std::vector<std::string> problems = remoteTargetProblems(target); !problems.empty())
-        return reportInvalid(command, problems);
-    CliTarget link(command);
-    if (!link.open(target))
-        return 1;
-    std::vector<std::string> problems;
-    const Config config = toConfig(link.topology(), problems);
-    if (!problems.empty())
-        return reportInvalid(command, problems);
-    return runTableOnTarget(link, config, out, makeTable, view).exitCode;
+    return runOwnCommandOnTarget<Config>(command, target, toConfig, [&](CliTarget& link, const Config& config) {
+        return runTableOnTarget(link, config, out, makeTable, view);
+    });
 }
 
 /// @brief A run in the agent @p target reaches, printed as a local run is. @p cpuList is --cpus as given (empty: not

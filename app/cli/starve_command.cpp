@@ -2,6 +2,7 @@
 // long the spinner ran, what the starved counters achieved during the burst and in the gap after it, and the windows in
 // which the kernel's safety net let them run anyway.
 #include "app/cli/command_util.h"
+#include "app/cli/remote_target.h"
 
 #include "engine/experiments/starvation/starvation_experiment.h"
 #include "engine/export/starvation_report.h"
@@ -32,6 +33,7 @@ struct StarveOptions {
     int samplerPriority = 0;
     std::string reserve;
     TableOutputOptions output;
+    RemoteTarget target;
 };
 
 // Builds the config from the flags. Unit and name errors are reported here; every range is validate()'s.
@@ -240,27 +242,21 @@ void leaveTheSpinnerCpu(const StarvationConfig& config)
     pthread_setaffinity_np(pthread_self(), sizeof set, &set);
 }
 
-int run(const StarveOptions& o)
+// The rate series the run keeps: the whole planned run and 2 s more, or 120 s of a run until stopped; at most
+// @p maxNs (0: no bound).
+int64_t seriesWindowNs(const StarvationConfig& config, int64_t maxNs)
 {
-    std::vector<std::string> problems;
-    const CpuTopology cpus = StarvationConfig::placementTopology();
-    const StarvationConfig config = toConfig(o, cpus, problems);
-    return runIfValid("starve", config, std::move(problems), cpus,
-                      [&](const StarvationConfig& c) { return runStarvation(c, o.output.runOutput()).exitCode; });
+    const int64_t planned = config.plannedDurationNs();
+    const int64_t window = planned > 0 ? planned + 2 * kNsPerSec : 120 * kNsPerSec;
+    return maxNs > 0 ? std::min(window, maxNs) : window;
 }
 
-} // namespace
-
-RunResult runStarvation(const StarvationConfig& config, const RunOutput& out)
+// A starvation run of @p exp, started: the header and each burst's row as it completes, the summary and the
+// exports. The same for a local run and a run on a target (@p targetLine, its "# target: …" line; empty here).
+template <class Experiment>
+RunResult finishStarvation(Experiment& exp, const StarvationConfig& config, const RunOutput& out,
+                           const std::string& targetLine, const std::function<void(nlohmann::json&)>& describe)
 {
-    leaveTheSpinnerCpu(config);
-    StarvationExperiment exp;
-    exp.setLockAllMemory(true);
-    const int64_t planned = config.plannedDurationNs();
-    exp.setSeriesWindow(planned > 0 ? planned + 2 * kNsPerSec : 120 * kNsPerSec);
-    // The lab's threads are pinned by attribute: the cpuset bounds them, not this thread's affinity.
-    if (Error e = exp.start(config, StarvationConfig::placementTopology()))
-        return notStarted("starve", e);
     RunResult result;
 
     Table table(config.controlCounter);
@@ -272,6 +268,8 @@ RunResult runStarvation(const StarvationConfig& config, const RunOutput& out)
             return;
         if (!headerDone) {
             printHeader(s);
+            if (!targetLine.empty())
+                std::printf("%s\n", targetLine.c_str());
             headerDone = true;
         }
         if (!tableStarted && (all || !s.bursts.empty())) {
@@ -301,6 +299,8 @@ RunResult runStarvation(const StarvationConfig& config, const RunOutput& out)
     printSummary(*snap);
 
     result.report["rtscope"] = withProbeAndCommandLine(starvationReportJson(*snap));
+    if (describe)
+        describe(result.report);
     const int exported = writeTableOutputs(out, result.report, [&] { return starvationBurstCsv(*snap); }, {});
     uint64_t during = 0;
     int64_t spun = 0;
@@ -317,6 +317,43 @@ RunResult runStarvation(const StarvationConfig& config, const RunOutput& out)
     }
     result.exitCode = exported;
     return result;
+}
+
+int run(const StarveOptions& o)
+{
+    if (o.target.given())
+        return runOwnCommandOnTarget<StarvationConfig>(
+            "starve", o.target,
+            [&](const CpuTopology& target, std::vector<std::string>& problems) {
+                return toConfig(o, target, problems);
+            },
+            [&](CliTarget& link, const StarvationConfig& config) {
+                RemoteExperiment<StarvationConfig> exp(link);
+                prepareRemoteRun(exp, {{"series_window_ns", seriesWindowNs(config, kAgentViewMaxNs)}});
+                if (Error e = exp.start(config, link.topology()))
+                    return link.refused(e);
+                return finishStarvation(exp, config, o.output.runOutput(), link.targetLine(),
+                                        [&](nlohmann::json& report) { describeTarget(report, link); });
+            });
+    std::vector<std::string> problems;
+    const CpuTopology cpus = StarvationConfig::placementTopology();
+    const StarvationConfig config = toConfig(o, cpus, problems);
+    return runIfValid("starve", config, std::move(problems), cpus,
+                      [&](const StarvationConfig& c) { return runStarvation(c, o.output.runOutput()).exitCode; });
+}
+
+} // namespace
+
+RunResult runStarvation(const StarvationConfig& config, const RunOutput& out)
+{
+    leaveTheSpinnerCpu(config);
+    StarvationExperiment exp;
+    exp.setLockAllMemory(true);
+    exp.setSeriesWindow(seriesWindowNs(config, 0));
+    // The lab's threads are pinned by attribute: the cpuset bounds them, not this thread's affinity.
+    if (Error e = exp.start(config, StarvationConfig::placementTopology()))
+        return notStarted("starve", e);
+    return finishStarvation(exp, config, out, {}, {});
 }
 
 namespace {
@@ -347,6 +384,7 @@ Command addStarveCommand(CLI::App& app)
     sub->add_option("--reserve", o->reserve,
                     "online CPUs the spinner must never take, e.g. 0,2 (default: 0 and any CPU this shell pinned "
                     "rtscope to)");
+    addTargetOptions(sub, o->target);
     addTableOutputOptions(sub, o->output, "write the run as JSON (bursts, windows, rate series, kernel settings)",
                           "write one row per burst and counter as CSV", "no table, only the summary");
     sub->footer("Safety: the spinner checks its own deadline every few thousand iterations, a SCHED_FIFO watchdog "
