@@ -80,7 +80,9 @@ std::vector<std::string> remoteTargetProblems(const RemoteTarget& target)
 
 void describeTarget(nlohmann::json& report, const CliTarget& target)
 {
-    nlohmann::json& r = report.contains("rtscope") ? report["rtscope"] : report; // where the command puts "probe"
+    // Where the command puts "probe": in its "rtscope" object, or at the top (sweep's "rtscope" is the version).
+    const bool nested = report.contains("rtscope") && report["rtscope"].is_object();
+    nlohmann::json& r = nested ? report["rtscope"] : report;
     r["probe"] = target.probeJson();
     r["target"] = {{"host", target.hello().value("host", std::string())},
                    {"agent_version", target.hello().value("version", std::string())}};

@@ -1,5 +1,6 @@
 // `rtscope sweep`: the latency experiment over a list of policies/priorities under a chosen load.
 #include "app/cli/command_util.h"
+#include "app/cli/remote_target.h"
 
 #include "engine/experiments/sweep/sweep_experiment.h"
 #include "engine/export/report_json.h"
@@ -25,6 +26,7 @@ struct SweepOptions {
     int cpu = -1;
     std::string loadCmd;
     std::string json;
+    RemoteTarget target;
 };
 
 std::string us1(int64_t ns)
@@ -34,10 +36,10 @@ std::string us1(int64_t ns)
     return b;
 }
 
-int run(const SweepOptions& o)
+// Builds the config from the flags. Unit and name errors are reported here; every range is validate()'s.
+SweepConfig toConfig(const SweepOptions& o, std::vector<std::string>& problems)
 {
     SweepConfig c;
-    std::vector<std::string> problems;
     std::string error;
     if (!parseSweepSettings(o.settings, c.settings, error))
         problems.push_back(error);
@@ -46,22 +48,20 @@ int run(const SweepOptions& o)
     c.base.hogs = o.hogs;
     c.base.cpu = o.cpu;
     c.loadCmd = o.loadCmd;
-    const CpuTopology topo = CpuTopology::current();
-    if (problems.empty())
-        for (auto& p : c.validate(topo))
-            problems.push_back(std::move(p));
-    if (!problems.empty())
-        return reportInvalid("sweep", problems);
+    return c;
+}
 
-    SweepExperiment sweep;
-    warnAboutOtherMeasurements("sweep", c.base.resolvedCpus(topo));
-    if (Error e = SweepExperiment::checkRealtimeSettings(c, topo))
-        return notStarted("sweep", e).exitCode;
-    if (Error e = sweep.start(c, topo))
-        return notStarted("sweep", e).exitCode;
+// A started sweep, on this machine or a target (@p targetLine, its "# target: …" line; empty here): each setting's
+// row as it completes, then --json, whose machine @p describe names.
+template <class Experiment>
+int finishSweep(Experiment& sweep, const SweepConfig& c, const SweepOptions& o, const std::string& targetLine,
+                const std::function<void(nlohmann::json&)>& describe)
+{
     std::printf("# rtscope sweep: %zu settings x %s, period %s, %s\n", c.settings.size(),
                 formatDuration(c.eachNs).c_str(), formatDuration(c.base.periodNs).c_str(),
                 !c.loadCmd.empty() ? ("load: " + c.loadCmd).c_str() : (std::to_string(c.base.hogs) + " hogs").c_str());
+    if (!targetLine.empty())
+        std::printf("%s\n", targetLine.c_str());
     std::fflush(stdout);
     size_t printed = 0;
     auto printRows = [&](const SweepSnapshot& s) {
@@ -115,7 +115,8 @@ int run(const SweepOptions& o)
         }
         nlohmann::json j{{"rtscope", RTSCOPE_VERSION}, {"experiment", "sweep"}, {"each_ns", c.eachNs},
                          {"base", toJson(c.base)},     {"load_cmd", c.loadCmd}, {"load_status", s.loadStatus},
-                         {"cancelled", signal != 0},   {"results", rows},       {"probe", toJson(probeSystem())}};
+                         {"cancelled", signal != 0},   {"results", rows}};
+        describe(j);
         if (!writeJsonFile(o.json, j))
             return ExitFailure;
     }
@@ -123,6 +124,45 @@ int run(const SweepOptions& o)
     const bool failed = std::any_of(s.results.begin(), s.results.end(),
                                     [](const SweepResult& r) { return !r.error.empty() && r.stats.samples == 0; });
     return failed ? ExitFailure : ExitOk;
+}
+
+int run(const SweepOptions& o)
+{
+    if (o.target.given())
+        return runOwnCommandOnTarget<SweepConfig>(
+            "sweep", o.target,
+            [&](const CpuTopology& target, std::vector<std::string>& problems) {
+                SweepConfig c = toConfig(o, problems);
+                if (problems.empty()) // the agent validates it again, with its privileges
+                    for (auto& p : c.validate(target))
+                        problems.push_back(std::move(p));
+                return c;
+            },
+            [&](CliTarget& link, const SweepConfig& c) {
+                RemoteExperiment<SweepConfig> sweep(link);
+                prepareRemoteRun(sweep);
+                RunResult result;
+                if (Error e = sweep.start(c, link.topology()))
+                    return link.refused(e);
+                result.exitCode =
+                    finishSweep(sweep, c, o, link.targetLine(), [&](nlohmann::json& j) { describeTarget(j, link); });
+                return result;
+            });
+    std::vector<std::string> problems;
+    const SweepConfig c = toConfig(o, problems);
+    const CpuTopology topo = CpuTopology::current();
+    if (problems.empty())
+        for (auto& p : c.validate(topo))
+            problems.push_back(std::move(p));
+    if (!problems.empty())
+        return reportInvalid("sweep", problems);
+    SweepExperiment sweep;
+    warnAboutOtherMeasurements("sweep", c.base.resolvedCpus(topo));
+    if (Error e = SweepExperiment::checkRealtimeSettings(c, topo))
+        return notStarted("sweep", e).exitCode;
+    if (Error e = sweep.start(c, topo))
+        return notStarted("sweep", e).exitCode;
+    return finishSweep(sweep, c, o, {}, [](nlohmann::json& j) { j["probe"] = toJson(probeSystem()); });
 }
 
 Command addSweepCommand(CLI::App& app)
@@ -138,6 +178,7 @@ Command addSweepCommand(CLI::App& app)
     sub->add_option("--load-cmd", o->loadCmd, "your own load, run with /bin/sh -c for the whole sweep, then stopped")
         ->excludes(hogs);
     noValueBelow(sub->add_option("-a,--cpu", o->cpu, "measuring CPU (default: the highest usable CPU)"));
+    addTargetOptions(sub, o->target);
     outputFile(sub->add_option("--json", o->json, "write every setting's figures as JSON"));
     return {sub, [o] {
                 return run(*o);
