@@ -1,4 +1,5 @@
 #include "app/cli/cli.h"
+#include "app/cli/remote_target.h"
 
 #include "engine/export/report_json.h"
 #include "engine/formats/probe_json.h"
@@ -10,18 +11,52 @@
 namespace rtscope::cli {
 
 namespace {
+struct ProbeOptions {
+    bool json = false;
+    RemoteTarget target;
+};
+
+int run(const ProbeOptions& o)
+{
+    SystemProbe probe;
+    CliTarget link("probe");
+    if (o.target.given()) {
+        if (const std::vector<std::string> problems = remoteTargetProblems(o.target); !problems.empty())
+            return reportInvalid("probe", problems);
+        if (!link.open(o.target))
+            return ExitFailure;
+        // The target's probe as its agent said hello, read as an untrusted file is: a field that does not read is
+        // named and left at its default.
+        std::vector<std::string> problems;
+        probe = systemProbeFromJson(link.probeJson(), problems);
+        probe.hostname = link.hello().value("host", std::string()); // the probe's JSON leaves it out; the hello has it
+        for (const std::string& p : problems)
+            std::fprintf(stderr, "rtscope probe: the target's probe: %s\n", p.c_str());
+    } else {
+        probe = probeSystem();
+    }
+    if (o.json) {
+        nlohmann::json j = toJson(probe);
+        if (o.target.given())
+            j["target"] = {{"host", link.hello().value("host", std::string())},
+                           {"agent_version", link.hello().value("version", std::string())}};
+        std::printf("%s\n", j.dump(2).c_str());
+    } else {
+        if (o.target.given())
+            std::printf("%s\n", link.targetLine().c_str());
+        std::printf("%s", probe.toText().c_str());
+    }
+    return ExitOk;
+}
+
 Command addProbeCommand(CLI::App& app)
 {
+    auto o = std::make_shared<ProbeOptions>();
     auto* sub = app.add_subcommand("probe", "Print what this machine and process can do for RT measurement");
-    auto json = std::make_shared<bool>(false);
-    sub->add_flag("--json", *json, "Print the probe as JSON");
-    return {sub, [json] {
-                const SystemProbe probe = probeSystem();
-                if (*json)
-                    std::printf("%s\n", toJson(probe).dump(2).c_str());
-                else
-                    std::printf("%s", probe.toText().c_str());
-                return int(ExitOk);
+    sub->add_flag("--json", o->json, "Print the probe as JSON");
+    addTargetOptions(sub, o->target);
+    return {sub, [o] {
+                return run(*o);
             }};
 }
 
