@@ -108,6 +108,11 @@ CLI::Option* noValueBelow(CLI::Option* option, long long min)
         "", "no automatic value"));
 }
 
+std::string policyHelp(bool deadline)
+{
+    return policyNameList(deadline, " or ") + " (default: other; fifo if -p is given)";
+}
+
 void addPolicyOptions(CLI::App* sub, std::string& policy, int& priority, const std::string& policyHelp)
 {
     sub->add_option("--policy", policy, policyHelp);
@@ -120,8 +125,7 @@ void readPolicy(const std::string& text, int priority, Policy& dst, std::vector<
         if (auto p = deadline ? parseLatencyPolicy(text) : parsePolicy(text))
             dst = *p;
         else
-            problems.push_back(std::string("policy must be one of other, batch, idle, fifo, rr") +
-                               (deadline ? ", deadline" : "") + " (got '" + text + "')");
+            problems.push_back("policy must be one of " + policyNameList(deadline) + " (got '" + text + "')");
     } else if (priority > 0) {
         dst = Policy::Fifo;
     }

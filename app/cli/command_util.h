@@ -48,9 +48,10 @@ void checkFlagValues(CLI::App& app);
 CLI::Option* noValueBelow(CLI::Option* option, long long min = 0);
 
 /// The --policy help of the subcommands that run one measuring thread.
-inline constexpr const char* kPolicyHelp = "other, batch, idle, fifo or rr (default: other; fifo if -p is given)";
+/// "other, batch, idle, fifo or rr (default: other; fifo if -p is given)"; with @p deadline, "… rr or deadline …".
+std::string policyHelp(bool deadline = false);
 /// Registers --policy and -p,--priority.
-void addPolicyOptions(CLI::App* sub, std::string& policy, int& priority, const std::string& policyHelp = kPolicyHelp);
+void addPolicyOptions(CLI::App* sub, std::string& policy, int& priority, const std::string& help = policyHelp());
 /// --policy and -p as every subcommand reads them: a known name is taken, an unknown one gets its sentence, and no
 /// name with a priority means SCHED_FIFO (as cyclictest -p); otherwise @p dst keeps its default. @p deadline: the
 /// subcommand implements SCHED_DEADLINE and takes "deadline" too (latency).

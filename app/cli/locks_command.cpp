@@ -224,7 +224,7 @@ Command addLocksCommand(CLI::App& app)
     noValueBelow(
         sub->add_option("-a,--cpu", o->cpu, "the CPU for --placement one-cpu (default: the highest usable CPU)"));
     addPolicyOptions(sub, o->policy, o->priority,
-                     "workers' policy: other, batch, idle, fifo, rr (fifo/rr: one-cpu, not CPU 0, no spin)");
+                     "workers' policy: " + policyNameList() + " (fifo/rr: one-cpu, not CPU 0, no spin)");
     sub->add_option("--nice", o->nice, "nice -20..19 for other/batch/idle (with fifo/rr use -p)");
     sub->add_option("--spin-limit", o->spinLimit, "rtscope adaptive lock: spin iterations before sleeping, 0..1e7")
         ->capture_default_str();

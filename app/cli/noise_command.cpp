@@ -216,8 +216,8 @@ Command addNoiseCommand(CLI::App& app)
                         " (bare number: us)")
         ->capture_default_str();
     addPolicyOptions(sub, o->policy, o->priority,
-                     "other, batch, idle, fifo or rr for the polling threads (default: other, as osnoise; fifo if "
-                     "-p is given)");
+                     policyNameList(false, " or ") +
+                         " for the polling threads (default: other, as osnoise; fifo if -p is given)");
     sub->add_flag("--no-trace", o->noTrace, "do not read the kernel's trace events: no attribution");
     sub->add_option("--histfile", o->histfile, "write the loop-length histogram (1 us bins, cyclictest's -h layout)");
     addTargetOptions(sub, o->target);

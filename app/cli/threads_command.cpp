@@ -77,7 +77,7 @@ int run(const ThreadsOptions& o)
     std::vector<std::string> problems;
     const bool priorityGiven = o.priorityFlag && o.priorityFlag->count() > 0;
     if (!policy)
-        problems.push_back("policy must be one of other, batch, idle, fifo, rr (got '" + o.placePolicy + "')");
+        problems.push_back("policy must be one of " + policyNameList() + " (got '" + o.placePolicy + "')");
     else
         checkSchedulingFields(problems, *policy, isRealtime(*policy) || priorityGiven ? o.placePriority : 0);
     if (o.target.given()) {

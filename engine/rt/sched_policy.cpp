@@ -1,5 +1,7 @@
 #include "engine/rt/sched_policy.h"
 
+#include "engine/util/name_list.h"
+
 #include <cctype>
 #include <sched.h>
 
@@ -69,6 +71,11 @@ std::optional<Policy> parseLatencyPolicy(std::string_view name)
     if (equalsIgnoreCase(name, "deadline") || equalsIgnoreCase(name, "SCHED_DEADLINE"))
         return Policy::Deadline;
     return parsePolicy(name);
+}
+
+std::string policyNameList(bool deadline, std::string_view lastJoin)
+{
+    return deadline ? nameList(kLatencyPolicies, policyName, lastJoin) : nameList(kAllPolicies, policyName, lastJoin);
 }
 
 int policyToKernel(Policy p)

@@ -24,6 +24,9 @@ const char* policyKernelName(Policy p);
 std::optional<Policy> parsePolicy(std::string_view name);
 /// @brief parsePolicy() or "deadline"/"SCHED_DEADLINE": for the experiments that implement SCHED_DEADLINE.
 std::optional<Policy> parseLatencyPolicy(std::string_view name);
+/// @brief The names of kAllPolicies (with @p deadline, of kLatencyPolicies), for help texts and sentences: "other,
+/// batch, idle, fifo, rr", or with @p lastJoin " or " "other, batch, idle, fifo or rr".
+std::string policyNameList(bool deadline = false, std::string_view lastJoin = ", ");
 int policyToKernel(Policy p); ///< SCHED_* constant
 std::optional<Policy> policyFromKernel(int sched);
 bool isRealtime(Policy p); ///< FIFO or RR: a priority applies (not Deadline, which has runtime/deadline/period)

@@ -3,6 +3,7 @@
 #include "engine/rt/rt_environment.h"
 #include "engine/rt/rt_thread.h"
 #include "engine/util/clock.h"
+#include "engine/util/name_list.h"
 
 #include <atomic>
 #include <cctype>
@@ -637,6 +638,20 @@ const char* waiterLabel(WaiterKind k)
         if (n.kind == k)
             return n.label;
     return "?";
+}
+
+std::string waiterNameList(std::string_view lastJoin)
+{
+    return nameList(
+        kNames, [](const WaiterNames& n) { return n.name; }, lastJoin);
+}
+
+std::vector<WaiterKind> waiterKinds()
+{
+    std::vector<WaiterKind> kinds;
+    for (const WaiterNames& n : kNames)
+        kinds.push_back(n.kind);
+    return kinds;
 }
 
 std::optional<WaiterKind> parseWaiter(std::string_view name)

@@ -7,7 +7,9 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <string>
 #include <string_view>
+#include <vector>
 
 namespace rtscope {
 
@@ -23,6 +25,11 @@ enum class WaiterKind {
 const char* waiterName(WaiterKind k);                         ///< "abs", "rel", "timerfd", "itimer", "posix", "busy"
 const char* waiterLabel(WaiterKind k);                        ///< "absolute clock_nanosleep", ... (for the UI)
 std::optional<WaiterKind> parseWaiter(std::string_view name); ///< accepts the short names and a few aliases
+/// @brief Every short name, in the order of the enum: "abs, rel, timerfd, itimer, posix, busy", or with
+/// @p lastJoin " or " "abs, rel, timerfd, itimer, posix or busy" (help texts and sentences, from the one table).
+std::string waiterNameList(std::string_view lastJoin = ", ");
+/// @brief Every kind, in the same table's order: what a choice of waiter offers (the Latency page's combo).
+std::vector<WaiterKind> waiterKinds();
 
 /// @brief What one wait produced.
 struct WaitResult {

@@ -1,7 +1,9 @@
 #include "engine/rt/rt_thread.h"
+#include "engine/rt/sched_policy.h"
 #include "engine/rt/system_probe.h"
 #include "engine/rt/waiter.h"
 #include "engine/util/clock.h"
+#include "engine/util/name_list.h"
 
 #include "tests/common/test_main.h"
 
@@ -43,8 +45,7 @@ bool kernelCountsSkips(WaiterKind k)
 void addAllKinds()
 {
     QTest::addColumn<WaiterKind>("kind");
-    for (WaiterKind k : {WaiterKind::Absolute, WaiterKind::Relative, WaiterKind::Timerfd, WaiterKind::Itimer,
-                         WaiterKind::Posix, WaiterKind::Busy})
+    for (WaiterKind k : waiterKinds())
         QTest::newRow(waiterName(k)) << k;
 }
 
@@ -109,6 +110,33 @@ private slots:
         QFETCH(WaiterKind, kind);
         QCOMPARE(parseWaiter(waiterName(kind)), std::optional<WaiterKind>(kind));
         QVERIFY(std::string(waiterLabel(kind)).size() > 3);
+    }
+
+    void nameListsComeFromTheTable()
+    {
+        // Every kind once, in the enum's order (the UI combo and every help text read the same table).
+        const std::vector<WaiterKind> kinds = waiterKinds();
+        QCOMPARE(kinds.size(), size_t(int(WaiterKind::Busy) + 1));
+        for (size_t i = 0; i < kinds.size(); ++i)
+            QCOMPARE(int(kinds[i]), int(i));
+        QCOMPARE(waiterNameList(), std::string("abs, rel, timerfd, itimer, posix, busy"));
+        QCOMPARE(waiterNameList(" or "), std::string("abs, rel, timerfd, itimer, posix or busy"));
+        QCOMPARE(policyNameList(), std::string("other, batch, idle, fifo, rr"));
+        QCOMPARE(policyNameList(true, " or "), std::string("other, batch, idle, fifo, rr or deadline"));
+        // Every listed name is one the parser takes.
+        const QStringList policies = QString::fromStdString(policyNameList(true)).split(", ");
+        for (const QString& name : policies)
+            QVERIFY2(parseLatencyPolicy(name.toStdString()).has_value(), qPrintable(name));
+        const std::vector<int> none;
+        QCOMPARE(nameList(
+                     none, [](int i) { return std::to_string(i); }, " or "),
+                 std::string());
+        QCOMPARE(nameList(
+                     std::vector<int>{7}, [](int i) { return std::to_string(i); }, " or "),
+                 std::string("7"));
+        QCOMPARE(nameList(
+                     std::vector<int>{1, 2}, [](int i) { return std::to_string(i); }, " or "),
+                 std::string("1 or 2"));
     }
 
     void parseAliases()

@@ -82,13 +82,13 @@ QStringList parseGuiOptions(const QStringList& arguments, GuiOptions& o, QString
         {"compare",
          "Compare the files given after the options (cyclictest -h or --json results, recordings) in a window of "
          "their own: a histogram curve and a table row per file, the worst maximum first."},
-        {"policy", "Policy of the measuring thread: other, batch, idle, fifo, rr.", "policy"},
+        {"policy", "Policy of the measuring thread: " + QString::fromStdString(policyNameList()) + ".", "policy"},
         {"priority", "Real-time priority for fifo/rr (a priority alone means fifo).", "n"},
         {"period", "Period, e.g. 1ms, 250us (bare numbers are µs).", "duration"},
         {"hogs", "Number of CPU hogs, 0-64.", "n"},
         {"cpu", "Measuring CPU.", "n"},
         {"hog-cpu", "CPU of the hogs.", "n"},
-        {"waiter", "How to wait: abs, rel, timerfd, itimer, posix, busy.", "kind"},
+        {"waiter", "How to wait: " + QString::fromStdString(waiterNameList()) + ".", "kind"},
         {"trace", "Explain spikes from the kernel's trace events (the Latency page's \"Explain spikes (kernel "
                   "tracing)\"): why each late wake-up was late, under \"Why late?\"."},
         {"target",
@@ -259,7 +259,8 @@ LatencyConfig latencyConfigFromOptions(const GuiOptions& o, const LatencyConfig&
         if (auto p = parsePolicy(o.policy.toStdString()))
             c.policy = *p;
         else
-            problems << QString("policy must be one of other, batch, idle, fifo, rr (got '%1')").arg(o.policy);
+            problems << QString("policy must be one of %1 (got '%2')")
+                            .arg(QString::fromStdString(policyNameList()), o.policy);
     } else if (o.priority && *o.priority > 0 && !isRealtime(c.policy)) {
         c.policy = Policy::Fifo; // like cyclictest -p and `rtscope latency -p`: a priority alone means FIFO
     }
@@ -289,8 +290,8 @@ LatencyConfig latencyConfigFromOptions(const GuiOptions& o, const LatencyConfig&
         if (auto w = parseWaiter(o.waiter.toStdString()))
             c.waiter = *w;
         else
-            problems
-                << QString("waiter must be one of abs, rel, timerfd, itimer, posix, busy (got '%1')").arg(o.waiter);
+            problems << QString("waiter must be one of %1 (got '%2')")
+                            .arg(QString::fromStdString(waiterNameList()), o.waiter);
     }
     return c;
 }

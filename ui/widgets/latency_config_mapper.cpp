@@ -16,12 +16,6 @@
 
 namespace rtscope {
 
-namespace {
-constexpr WaiterKind kWaiters[] = {WaiterKind::Absolute, WaiterKind::Relative, WaiterKind::Timerfd,
-                                   WaiterKind::Itimer,   WaiterKind::Posix,    WaiterKind::Busy};
-
-} // namespace
-
 LatencyConfigMapper::LatencyConfigMapper(const LatencyControlWidgets& widgets)
     : m_w(widgets)
 {}
@@ -50,7 +44,7 @@ void LatencyConfigMapper::populate(const std::vector<int>& cpus)
     m_w.hogCpu->addItem(QObject::tr("same as measuring"), -1);
     setCpus(cpus);
     m_w.waiter->clear();
-    for (WaiterKind k : kWaiters)
+    for (WaiterKind k : waiterKinds())
         m_w.waiter->addItem(QString::fromLatin1(waiterLabel(k)), int(k));
     updateEnabled();
 }

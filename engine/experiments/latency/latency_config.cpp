@@ -233,8 +233,7 @@ LatencyConfig latencyConfigFromJson(const nlohmann::json& j, std::vector<std::st
                      "trace_top",
                      "runtime_ns",
                      "deadline_ns"});
-    constexpr std::string_view policies = "other, batch, idle, fifo, rr";
-    f.name("policy", c.policy, parseLatencyPolicy, "other, batch, idle, fifo, rr, deadline");
+    f.name("policy", c.policy, parseLatencyPolicy, policyNameList(true));
     f.integer("priority", c.priority);
     f.integer("nice", c.nice);
     f.integer("period_ns", c.periodNs);
@@ -242,9 +241,9 @@ LatencyConfig latencyConfigFromJson(const nlohmann::json& j, std::vector<std::st
     f.integer("deadline_ns", c.deadlineNs);
     f.integer("cpu", c.cpu);
     f.integerList({"cpus", Presence::Optional, "must be an array of CPU numbers"}, c.cpus, {0, 65535});
-    f.name("waiter", c.waiter, parseWaiter, "abs, rel, timerfd, itimer, posix, busy");
+    f.name("waiter", c.waiter, parseWaiter, waiterNameList());
     f.integer("hogs", c.hogs);
-    f.name("hog_policy", c.hogPolicy, parsePolicy, policies);
+    f.name("hog_policy", c.hogPolicy, parsePolicy, policyNameList());
     f.integer("hog_nice", c.hogNice);
     f.integer("hog_cpu", c.hogCpu);
     f.integer("duration_ns", c.durationNs);

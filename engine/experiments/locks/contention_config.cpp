@@ -205,7 +205,7 @@ ContentionConfig contentionConfigFromJson(const nlohmann::json& j, std::vector<s
     f.integer("threads", c.threads);
     f.name("placement", c.placement, parsePlacement, "spread, one-cpu");
     f.integer("cpu", c.cpu);
-    f.name("policy", c.policy, parsePolicy, "other, batch, idle, fifo, rr");
+    f.name("policy", c.policy, parsePolicy, policyNameList());
     f.integer("priority", c.priority);
     f.integer("nice", c.nice);
     f.integer("hold_ns", c.holdNs);

@@ -88,8 +88,9 @@ std::vector<std::string> NoiseConfig::validate(const CpuTopology& topology) cons
     std::vector<std::string> out;
     checkNoiseCpus(out, *this, topology);
     if (isDeadline(policy))
-        out.push_back("policy must be one of other, batch, idle, fifo, rr (got deadline): a SCHED_DEADLINE thread "
-                      "is not pinned and gets only its runtime, so it cannot poll one CPU");
+        out.push_back("policy must be one of " + policyNameList() +
+                      " (got deadline): a SCHED_DEADLINE thread is not pinned and gets only its runtime, so it cannot "
+                      "poll one CPU");
     else
         checkSchedulingFields(out, policy, priority);
     if (thresholdNs < kMinThresholdNs || thresholdNs > kMaxThresholdNs)
@@ -140,7 +141,7 @@ NoiseConfig noiseConfigFromJson(const nlohmann::json& j, std::vector<std::string
     f.rejectUnknown({"cpus", "policy", "priority", "threshold_ns", "duration_ns", "trace"});
     f.integerList({"cpus", Presence::Optional, "must be an array of CPU numbers"}, c.cpus,
                   IntegerListRule<int>(0, std::numeric_limits<int>::max()));
-    f.name("policy", c.policy, parsePolicy, "other, batch, idle, fifo, rr");
+    f.name("policy", c.policy, parsePolicy, policyNameList());
     f.integer("priority", c.priority);
     f.integer("threshold_ns", c.thresholdNs);
     f.integer("duration_ns", c.durationNs);

@@ -4,6 +4,7 @@
 #include "engine/rt/cpu_topology.h"
 #include "engine/util/clock.h"
 #include "engine/util/json_fields.h"
+#include "engine/util/name_list.h"
 #include "engine/util/units.h"
 
 #include <algorithm>
@@ -46,10 +47,7 @@ std::optional<WaiterKind> parseDriftMethod(std::string_view name)
 
 std::string driftMethodList()
 {
-    std::string out;
-    for (WaiterKind k : kDriftMethods)
-        out += (out.empty() ? "" : ", ") + std::string(driftMethodName(k));
-    return out;
+    return nameList(kDriftMethods, driftMethodName);
 }
 
 std::string DriftConfig::durationProblem() const
@@ -181,7 +179,7 @@ DriftConfig driftConfigFromJson(const nlohmann::json& j, std::vector<std::string
     f.integer("work_ns", c.workNs);
     f.integer("ticks", c.ticks);
     f.integer("duration_ns", c.durationNs);
-    f.name("policy", c.policy, parsePolicy, "other, batch, idle, fifo, rr");
+    f.name("policy", c.policy, parsePolicy, policyNameList());
     f.integer("priority", c.priority);
     f.integer("timer_slack_ns", c.timerSlackNs);
     f.integer("cpu", c.cpu);

@@ -3,6 +3,7 @@
 #include "engine/experiments/timers/timer_config_util.h"
 #include "engine/rt/cpu_topology.h"
 #include "engine/util/json_fields.h"
+#include "engine/util/name_list.h"
 #include "engine/util/units.h"
 
 #include <algorithm>
@@ -74,10 +75,7 @@ std::optional<SleepMethod> parseSleepMethod(std::string_view name)
 
 std::string sleepMethodList()
 {
-    std::string out;
-    for (const auto& n : kNames)
-        out += (out.empty() ? "" : ", ") + std::string(n.name);
-    return out;
+    return nameList(kNames, [](const auto& n) { return n.name; });
 }
 
 std::vector<std::string> SleepFloorConfig::validate(const CpuTopology& cpus) const
@@ -183,7 +181,7 @@ SleepFloorConfig sleepFloorConfigFromJson(const nlohmann::json& j, std::vector<s
     readMethodList(
         f, "methods", c.methods, [](std::string_view n) { return parseSleepMethod(n); }, sleepMethodList());
     f.integer("timer_slack_ns", c.timerSlackNs);
-    f.name("policy", c.policy, parsePolicy, "other, batch, idle, fifo, rr");
+    f.name("policy", c.policy, parsePolicy, policyNameList());
     f.integer("priority", c.priority);
     f.integer("cpu", c.cpu);
     f.boolean("background_load", c.backgroundLoad);
