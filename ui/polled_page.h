@@ -8,7 +8,8 @@
 // PolledPage is the part that does not depend on the experiment's types (the RT-threads page, which reads /proc
 // rather than running an experiment, uses it directly); PolledExperimentPage adds the typed part for an experiment
 // with start(config, topology)/stop()/running(), busyCpus() and a snapshot() with a generation, driven through a
-// control panel with a mapper() (or a panel that is its own mapper: config(base), setConfig(), unrepresentable()).
+// control panel with a mapper() (config(base), setConfig(), unrepresentable(); the panel itself when it maps its own
+// widgets).
 //
 // Optional capabilities, which a page opts into instead of writing them again:
 // - hold as reference (PolledPage): the page says supportsReference(), freezes a result in holdAsReference() and
@@ -159,8 +160,11 @@ concept RemotableExperiment = !std::is_same_v<Config, LatencyConfig> &&
 // clang-format on
 
 /// @p Controls is a panel with showProblems(), clearProblems(), problems(), setStatus() (and setRunning() unless
-/// the page reconfigures while running) and a mapper() (config(base), setConfig(), unrepresentable()), or which is
-/// its own mapper; it is constructed from the online CPUs. @p fromJson is the engine's xxxConfigFromJson.
+/// the page reconfigures while running), a mapper() (config(base), setConfig(), unrepresentable(); a panel that maps
+/// its own widgets returns itself) and, on a page that runs on a target, setCpus(cpus) for the measured machine's
+/// CPUs; it is constructed from the online CPUs. @p Experiment has start(config, topology), stop(), running(),
+/// finished(), config() (as run), busyCpus() and snapshot() (a RunSnapshot). @p fromJson is the engine's
+/// xxxConfigFromJson. What is missing is a compile error here, never a silently skipped step.
 template <class Config, class Experiment, class Controls,
           Config (*fromJson)(const nlohmann::json&, std::vector<std::string>&), PageCapabilities kCapabilities = {}>
 class PolledExperimentPage : public PolledPage {
@@ -247,9 +251,8 @@ public:
             if (m_remote)
                 for (const auto& [key, value] : m_remoteView.items())
                     m_remote->setViewOption(key.c_str(), value.template get<int64_t>());
-            // The CPU choices are the measured machine's.
-            if constexpr (requires { m_controls->setCpus(std::vector<int>()); })
-                m_controls->setCpus(target ? target->topology().online : m_localCpus);
+            // The CPU choices are the measured machine's: every panel of a remotable page has setCpus().
+            m_controls->setCpus(target ? target->topology().online : m_localCpus);
             return true;
         }
     }
@@ -269,7 +272,7 @@ public:
         if (!snap)
             return;
         // The run ended by itself: join every thread now, so none lingers.
-        if (experimentRunning() && endedByItself(*snap)) {
+        if (experimentRunning() && endedByItself()) {
             runFinished();
             return;
         }
@@ -467,14 +470,8 @@ protected:
     std::shared_ptr<const Snapshot> m_lastDrawn;
 
 private:
-    /// The panel's mapper: its mapper(), or the panel itself when it maps its own widgets.
-    auto& mapper() const
-    {
-        if constexpr (requires { m_controls->mapper(); })
-            return m_controls->mapper();
-        else
-            return *m_controls;
-    }
+    /// The panel's mapper: its mapper() (the panel itself when it maps its own widgets).
+    auto& mapper() const { return m_controls->mapper(); }
     /// What runs, for a page that cannot run on a target (NoRemote stands in for RemoteExperiment).
     struct NoRemote {};
     using Remote = std::conditional_t<kRemotable, RemoteExperiment<Config>, NoRemote>;
@@ -488,16 +485,8 @@ private:
     }
     QString runLabel(const Config& c) const
     {
-        if (onTarget()) {
-            if constexpr (requires { c.label(); })
-                return QString::fromStdString(c.label()); // the target resolves the CPUs; its snapshot shows them
-        }
-        if constexpr (requires { m_experiment->config().label(); })
-            return QString::fromStdString(m_experiment->config().label()); // as run, CPUs resolved
-        else if constexpr (requires { c.label(); })
-            return QString::fromStdString(c.label());
-        else
-            return QString(); // a page whose config has no label says what runs in runningStatus()
+        // On a target, the target resolves the CPUs (its snapshot shows them); here, the config as run.
+        return QString::fromStdString(onTarget() ? c.label() : m_experiment->config().label());
     }
     /// Reconfigure while running: the running experiment takes @p c, or keeps what it ran and says why.
     bool applyRunning(const Config& c)
@@ -520,15 +509,12 @@ private:
         emit busyCpusChanged();
         return true;
     }
-    bool endedByItself(const Snapshot& s) const
+    bool endedByItself() const
     {
         if constexpr (kRemotable)
             if (m_remote)
                 return m_remote->finished();
-        if constexpr (requires { m_experiment->finished(); })
-            return m_experiment->finished();
-        else
-            return s.finished;
+        return m_experiment->finished();
     }
     /// Whether the run that stopped had ended by itself, as the last snapshot drawn (or the experiment) says.
     bool ranToEnd() const { return m_lastDrawn && m_lastDrawn->finished; }

@@ -157,10 +157,10 @@ public:
     /// what @p view asks of the experiments that have it.
     Error start(const Config& c, const AgentView& view)
     {
-        if constexpr (requires { m_experiment.setSeriesWindow(int64_t()); })
+        if constexpr (ExperimentTraits<Config>::kTakesSeriesWindow)
             if (view.seriesWindowNs)
                 m_experiment.setSeriesWindow(*view.seriesWindowNs);
-        if constexpr (requires { m_experiment.setTimelineWindow(int64_t()); })
+        if constexpr (ExperimentTraits<Config>::kTakesTimelineWindow)
             if (view.timelineWindowNs)
                 m_experiment.setTimelineWindow(*view.timelineWindowNs);
         return m_experiment.start(c, ExperimentTraits<Config>::placementTopology());

@@ -31,8 +31,17 @@ namespace rtscope {
 
 template <class Config> struct ExperimentTraits;
 
-template <> struct ExperimentTraits<LatencyConfig> {
+/// What an experiment's traits say unless they say otherwise: the view options a client may send with a start (the
+/// agent's "series_window_ns" and "timeline_window_ns", docs/remote.md) that the experiment takes. An experiment
+/// that takes one says so in its traits and has the setter (setSeriesWindow(ns), setTimelineWindow(ns)).
+struct ExperimentTraitDefaults {
+    static constexpr bool kTakesSeriesWindow = false;
+    static constexpr bool kTakesTimelineWindow = false;
+};
+
+template <> struct ExperimentTraits<LatencyConfig> : ExperimentTraitDefaults {
     using Experiment = LatencyExperiment; ///< the factory: what runs this config
+    static constexpr bool kTakesSeriesWindow = true;
     static constexpr std::string_view kName = "latency";
     static LatencyConfig fromJson(const nlohmann::json& j, std::vector<std::string>& e)
     {
@@ -41,8 +50,9 @@ template <> struct ExperimentTraits<LatencyConfig> {
     static CpuTopology placementTopology() { return CpuTopology::current(); }
 };
 
-template <> struct ExperimentTraits<StarvationConfig> {
+template <> struct ExperimentTraits<StarvationConfig> : ExperimentTraitDefaults {
     using Experiment = StarvationExperiment; ///< the factory: what runs this config
+    static constexpr bool kTakesSeriesWindow = true;
     static constexpr std::string_view kName = "starvation";
     static StarvationConfig fromJson(const nlohmann::json& j, std::vector<std::string>& e)
     {
@@ -52,7 +62,7 @@ template <> struct ExperimentTraits<StarvationConfig> {
     static CpuTopology placementTopology() { return StarvationConfig::placementTopology(); }
 };
 
-template <> struct ExperimentTraits<DriftConfig> {
+template <> struct ExperimentTraits<DriftConfig> : ExperimentTraitDefaults {
     using Experiment = DriftExperiment; ///< the factory: what runs this config
     static constexpr std::string_view kName = "drift";
     static DriftConfig fromJson(const nlohmann::json& j, std::vector<std::string>& e)
@@ -62,7 +72,7 @@ template <> struct ExperimentTraits<DriftConfig> {
     static CpuTopology placementTopology() { return CpuTopology::current(); }
 };
 
-template <> struct ExperimentTraits<SleepFloorConfig> {
+template <> struct ExperimentTraits<SleepFloorConfig> : ExperimentTraitDefaults {
     using Experiment = SleepFloorExperiment; ///< the factory: what runs this config
     static constexpr std::string_view kName = "sleep-floor";
     static SleepFloorConfig fromJson(const nlohmann::json& j, std::vector<std::string>& e)
@@ -72,8 +82,9 @@ template <> struct ExperimentTraits<SleepFloorConfig> {
     static CpuTopology placementTopology() { return CpuTopology::current(); }
 };
 
-template <> struct ExperimentTraits<InversionConfig> {
+template <> struct ExperimentTraits<InversionConfig> : ExperimentTraitDefaults {
     using Experiment = InversionExperiment; ///< the factory: what runs this config
+    static constexpr bool kTakesTimelineWindow = true;
     static constexpr std::string_view kName = "inversion";
     static InversionConfig fromJson(const nlohmann::json& j, std::vector<std::string>& e)
     {
@@ -82,7 +93,7 @@ template <> struct ExperimentTraits<InversionConfig> {
     static CpuTopology placementTopology() { return CpuTopology::current(); }
 };
 
-template <> struct ExperimentTraits<ContentionConfig> {
+template <> struct ExperimentTraits<ContentionConfig> : ExperimentTraitDefaults {
     using Experiment = ContentionExperiment; ///< the factory: what runs this config
     static constexpr std::string_view kName = "contention";
     static ContentionConfig fromJson(const nlohmann::json& j, std::vector<std::string>& e)
@@ -92,7 +103,7 @@ template <> struct ExperimentTraits<ContentionConfig> {
     static CpuTopology placementTopology() { return CpuTopology::current(); }
 };
 
-template <> struct ExperimentTraits<DeadlineConfig> {
+template <> struct ExperimentTraits<DeadlineConfig> : ExperimentTraitDefaults {
     using Experiment = DeadlineExperiment; ///< the factory: what runs this config
     static constexpr std::string_view kName = "deadline";
     static DeadlineConfig fromJson(const nlohmann::json& j, std::vector<std::string>& e)
@@ -102,7 +113,7 @@ template <> struct ExperimentTraits<DeadlineConfig> {
     static CpuTopology placementTopology() { return CpuTopology::current(); }
 };
 
-template <> struct ExperimentTraits<NoiseConfig> {
+template <> struct ExperimentTraits<NoiseConfig> : ExperimentTraitDefaults {
     using Experiment = NoiseExperiment; ///< the factory: what runs this config
     static constexpr std::string_view kName = "noise";
     static NoiseConfig fromJson(const nlohmann::json& j, std::vector<std::string>& e)
@@ -113,7 +124,7 @@ template <> struct ExperimentTraits<NoiseConfig> {
 };
 
 /// Not in ExperimentConfigs: no preset names a sweep (see above). The agent runs it by this name.
-template <> struct ExperimentTraits<SweepConfig> {
+template <> struct ExperimentTraits<SweepConfig> : ExperimentTraitDefaults {
     using Experiment = SweepExperiment; ///< the factory: what runs this config
     static constexpr std::string_view kName = "sweep";
     static SweepConfig fromJson(const nlohmann::json& j, std::vector<std::string>& e)

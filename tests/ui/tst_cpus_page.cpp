@@ -69,6 +69,7 @@ public:
             r.resetStatistics(nowNs());
     }
     bool running() const override { return m_running; }
+    LatencyConfig config() const override { return m_config; }
     void setSeriesWindow(int64_t ns) override
     {
         m_windowNs = ns;

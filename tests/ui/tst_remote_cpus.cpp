@@ -10,6 +10,8 @@
 #include "ui/latency/latency_page.h"
 #include "ui/locks/contention/contention_controls.h"
 #include "ui/locks/inversion/inversion_controls.h"
+#include "ui/noise/noise_controls.h"
+#include "ui/noise/noise_page.h"
 #include "ui/remote/target_connection.h"
 #include "ui/starvation/starvation_controls.h"
 #include "ui/timers/drift_controls.h"
@@ -25,6 +27,7 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QSignalSpy>
+#include <QToolButton>
 
 #include <QtTest>
 
@@ -33,14 +36,6 @@ using namespace rtscope;
 namespace {
 const std::vector<int> kRemoteCpusFour = {0, 1, 2, 3};
 const std::vector<int> kRemoteCpusTwo = {0, 1};
-
-template <class Controls> auto& remoteCpusMapper(Controls& controls)
-{
-    if constexpr (requires { controls.mapper(); })
-        return controls.mapper();
-    else
-        return controls; // the panel that maps its own widgets
-}
 
 QList<int> remoteCpusChoices(const QComboBox* box)
 {
@@ -62,7 +57,7 @@ class TestRemoteCpus : public QObject {
     {
         auto* box = controls.template findChild<QComboBox*>(boxName);
         QVERIFY2(box, boxName);
-        auto& mapper = remoteCpusMapper(controls);
+        auto& mapper = controls.mapper(); // the panel itself when it maps its own widgets
         QSignalSpy edited(&controls, &Controls::edited);
         QCOMPARE(remoteCpusChoices(box), QList<int>({0, 1}));
 
@@ -198,6 +193,30 @@ private slots:
             [](const SweepConfig& c) { return c.base.cpu; });
     }
 
+    void noiseCpuButtons()
+    {
+        // One button per CPU: a ticked CPU still offered stays ticked, one that is gone is dropped, edited() once.
+        NoiseControls controls(kRemoteCpusTwo);
+        controls.setCpus(kRemoteCpusFour);
+        QVERIFY(controls.cpuButton(3));
+        NoiseConfig c = controls.mapper().config(NoiseConfig{});
+        c.cpus = {1, 3};
+        QVERIFY(controls.unrepresentable(c).isEmpty());
+        controls.setConfig(c);
+        QSignalSpy edited(&controls, &NoiseControls::edited);
+        controls.setCpus({0, 1, 3}); // everything ticked is still offered
+        QCOMPARE(edited.count(), 0);
+        QCOMPARE(controls.mapper().config(NoiseConfig{}).cpus, std::vector<int>({1, 3}));
+        controls.setCpus(kRemoteCpusTwo);
+        QCOMPARE(edited.count(), 1);
+        QVERIFY(!controls.cpuButton(3));
+        QVERIFY(!controls.cpuButton(2));
+        QCOMPARE(controls.mapper().config(NoiseConfig{}).cpus, std::vector<int>({1}));
+        controls.cpuButton(0)->click(); // the new buttons are wired to edited()
+        QCOMPARE(edited.count(), 2);
+        QCOMPARE(controls.mapper().config(NoiseConfig{}).cpus, std::vector<int>({0, 1}));
+    }
+
     void cpuListFollowsTheAllowedCpus()
     {
         SystemProbe probe = m_probe;
@@ -268,6 +287,17 @@ private slots:
         QCOMPARE(drift.config().cpu, -1);
         QVERIFY(drift.setTarget(nullptr));
         QCOMPARE(remoteCpusChoices(controls->widgets().cpu), QList<int>({0, 1}));
+
+        // The noise page's CPU buttons are the target's too (a panel without a mapper object of its own).
+        NoisePage noise(m_probe);
+        noise.noiseControls()->setCpus(kRemoteCpusFour);
+        QVERIFY(noise.noiseControls()->cpuButton(3));
+        QVERIFY(noise.setTarget(&target));
+        for (int cpu : targetCpus)
+            QVERIFY(noise.noiseControls()->cpuButton(cpu));
+        if (std::find(targetCpus.begin(), targetCpus.end(), 3) == targetCpus.end())
+            QVERIFY(!noise.noiseControls()->cpuButton(3));
+        QVERIFY(noise.setTarget(nullptr));
 
         // The per-CPU page: the list's "all" and the hog CPU are the target's; a listed CPU it lacks goes.
         CpusPage cpus(std::make_unique<LiveLatencySource>(), m_probe);

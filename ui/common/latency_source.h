@@ -20,6 +20,14 @@ public:
     virtual Error reconfigure(const LatencyConfig& config) = 0;
     virtual void resetStatistics() = 0;
     virtual bool running() const = 0;
+    /// The config of the run in progress (or the last one): as run, CPUs resolved, where the source knows it.
+    virtual LatencyConfig config() const = 0;
+    /// Whether the run ended by itself (its duration or sample count reached), as the newest snapshot says.
+    virtual bool finished() const
+    {
+        const std::shared_ptr<const LatencySnapshot> s = snapshot();
+        return s && s->finished;
+    }
     virtual void setSeriesWindow(int64_t ns) = 0;
     /// The latest snapshot, null before the first start.
     virtual std::shared_ptr<const LatencySnapshot> snapshot() const = 0;
@@ -41,6 +49,7 @@ public:
     Error reconfigure(const LatencyConfig& config) override;
     void resetStatistics() override;
     bool running() const override;
+    LatencyConfig config() const override { return m_experiment.config(); }
     void setSeriesWindow(int64_t ns) override;
     std::shared_ptr<const LatencySnapshot> snapshot() const override;
     std::vector<int> busyCpus() const override;
@@ -66,6 +75,7 @@ public:
     Error reconfigure(const LatencyConfig& config) override;
     void resetStatistics() override;
     bool running() const override;
+    LatencyConfig config() const override { return m_replay.config(); }
     void setSeriesWindow(int64_t ns) override;
     std::shared_ptr<const LatencySnapshot> snapshot() const override;
     std::vector<int> busyCpus() const override { return {}; }

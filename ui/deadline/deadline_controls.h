@@ -43,7 +43,8 @@ public:
     explicit DeadlineControls(const std::vector<int>& cpus, QWidget* parent = nullptr);
     ~DeadlineControls() override;
 
-    // The mapper (PolledExperimentPage reads the panel itself).
+    /// The panel is its own mapper (PolledExperimentPage reads it through mapper()).
+    DeadlineControls& mapper() { return *this; }
     /// The config the controls describe; the admission tasks as typed (see tasksProblems()).
     DeadlineConfig config(const DeadlineConfig& base) const;
     /// Shows @p config without emitting edited(). Call unrepresentable() first.

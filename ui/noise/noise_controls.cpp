@@ -34,20 +34,10 @@ NoiseControls::NoiseControls(const std::vector<int>& cpus, QWidget* parent)
     , m_length(new QComboBox(this))
     , m_duration(new DurationSpinBox(this))
     , m_trace(new QCheckBox(tr("Name who took each gap (kernel trace events)"), this))
+    , m_cpuGrid(new QGridLayout)
 {
-    auto* cpuGrid = new QGridLayout;
-    cpuGrid->setSpacing(2);
-    for (int cpu : cpus) {
-        auto* b = new QToolButton(this);
-        b->setObjectName(QString("cpu%1").arg(cpu));
-        b->setText(QString::number(cpu));
-        b->setCheckable(true);
-        b->setToolTip(tr("Measure CPU %1").arg(cpu));
-        const int i = int(m_cpus.size());
-        cpuGrid->addWidget(b, i / kCpuButtonsPerRow, i % kCpuButtonsPerRow);
-        m_cpus.push_back(b);
-        connect(b, &QToolButton::toggled, this, &NoiseControls::edited);
-    }
+    m_cpuGrid->setSpacing(2);
+    setCpuButtons(cpus);
     m_policy->setObjectName("policy");
     m_policy->setToolTip(tr("Scheduling policy of the polling threads: OTHER like osnoise's workload, or FIFO/RR to "
                             "see what still takes a real-time thread's CPU"));
@@ -74,7 +64,7 @@ NoiseControls::NoiseControls(const std::vector<int>& cpus, QWidget* parent)
     length->addWidget(m_length);
     length->addWidget(m_duration, 1);
     QFormLayout* form = formLayout();
-    form->addRow(tr("CPUs"), cpuGrid); // a layout takes no buddy: no mnemonic
+    form->addRow(tr("CPUs"), m_cpuGrid); // a layout takes no buddy: no mnemonic
     form->addRow(tr("&Policy"), m_policy);
     form->addRow(tr("P&riority"), m_priority);
     form->addRow(tr("&Threshold"), m_threshold);
@@ -94,6 +84,44 @@ NoiseControls::NoiseControls(const std::vector<int>& cpus, QWidget* parent)
     connect(m_length, &QComboBox::currentIndexChanged, this, changed);
     connect(m_duration, &DurationSpinBox::valueChanged, this, changed);
     connect(m_trace, &QCheckBox::toggled, this, changed);
+}
+
+void NoiseControls::setCpuButtons(const std::vector<int>& cpus)
+{
+    for (QToolButton* b : m_cpus)
+        delete b; // QLayout forgets a deleted widget
+    m_cpus.clear();
+    for (int cpu : cpus) {
+        auto* b = new QToolButton(this);
+        b->setObjectName(QString("cpu%1").arg(cpu));
+        b->setText(QString::number(cpu));
+        b->setCheckable(true);
+        b->setToolTip(tr("Measure CPU %1").arg(cpu));
+        const int i = int(m_cpus.size());
+        m_cpuGrid->addWidget(b, i / kCpuButtonsPerRow, i % kCpuButtonsPerRow);
+        m_cpus.push_back(b);
+        connect(b, &QToolButton::toggled, this, &NoiseControls::edited);
+    }
+}
+
+void NoiseControls::setCpus(const std::vector<int>& cpus)
+{
+    std::vector<int> ticked;
+    for (QToolButton* b : m_cpus)
+        if (b->isChecked())
+            ticked.push_back(b->text().toInt());
+    setCpuButtons(cpus);
+    bool dropped = false;
+    for (int cpu : ticked) {
+        if (QToolButton* b = cpuButton(cpu)) {
+            const QSignalBlocker block(b);
+            b->setChecked(true);
+        } else {
+            dropped = true;
+        }
+    }
+    if (dropped)
+        emit edited(); // a ticked CPU the machine does not have is no longer in the config
 }
 
 QToolButton* NoiseControls::cpuButton(int cpu) const

@@ -34,6 +34,11 @@ public:
     void setConfig(const NoiseConfig& config);
     /// Sentences for the fields of @p config these controls cannot show (a CPU without a button).
     QStringList unrepresentable(const NoiseConfig& config) const;
+    /// The panel is its own mapper (PolledExperimentPage reads it through mapper()).
+    NoiseControls& mapper() { return *this; }
+    /// The CPU buttons become one per CPU of @p cpus (the measured machine's: this computer's or a target's); the
+    /// ticked CPUs that remain stay ticked, and edited() is emitted once when a ticked CPU went away.
+    void setCpus(const std::vector<int>& cpus);
 
     /// The button of CPU @p cpu (objectName "cpu<n>"), null when it has none.
     QToolButton* cpuButton(int cpu) const;
@@ -46,6 +51,7 @@ public:
 
 private:
     void updateEnabled();
+    void setCpuButtons(const std::vector<int>& cpus);
 
     std::vector<QToolButton*> m_cpus;
     QComboBox* m_policy;
@@ -54,6 +60,7 @@ private:
     QComboBox* m_length; ///< 0 = until stopped, 1 = for a duration
     DurationSpinBox* m_duration;
     QCheckBox* m_trace;
+    QGridLayout* m_cpuGrid;
 };
 
 } // namespace rtscope

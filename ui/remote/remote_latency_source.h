@@ -45,6 +45,8 @@ public:
     /// agent's run and its recording go on unchanged.
     void resetStatistics() override;
     bool running() const override { return m_running; }
+    /// As sent: the target resolves the CPUs, and its samples show them.
+    LatencyConfig config() const override { return m_config; }
     void setSeriesWindow(int64_t ns) override { m_seriesWindowNs = ns; }
     std::shared_ptr<const LatencySnapshot> snapshot() const override;
     /// Nothing of this machine is measured: no CPU to keep the GUI off.

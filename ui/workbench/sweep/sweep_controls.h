@@ -32,6 +32,8 @@ public:
     QStringList unrepresentable(const SweepConfig& config) const;
     /// Shows @p config without emitting edited(). Call unrepresentable() first.
     void setConfig(const SweepConfig& config);
+    /// The panel is its own mapper (PolledExperimentPage reads it through mapper()).
+    SweepControls& mapper() { return *this; }
     /// A running sweep's config is fixed: the form is read-only until it stops.
     void setRunning(bool running);
 
