@@ -2,6 +2,7 @@
 #include "app/cli/anatomy_output.h"
 #include "app/cli/command_util.h"
 #include "app/cli/fail_limit.h"
+#include "app/cli/latency_options.h"
 #include "app/cli/remote_target.h"
 
 #include "engine/experiments/latency/latency_experiment.h"
@@ -29,19 +30,20 @@ namespace rtscope::cli {
 
 namespace {
 
+// The flags latency shares with monitor and sweep (app/cli/latency_options.h): policy, priority, period, hogs, CPU(s).
+constexpr LatencyFlagSet kLatencyFlags{.policy = true,
+                                       .deadline = true,
+                                       .cpus = true,
+                                       .hogsHelp = "CPU-hog threads on each measuring CPU (or on --hog-cpu), 0..256"};
+
 struct LatencyOptions {
-    std::string policy;
-    int priority = 0;
+    LatencyThreadFlags thread; ///< --policy, -p, -i, --hogs, -a, --cpus
     int nice = 0;
-    std::string period = "1ms";
     std::string runtime;  ///< --runtime, policy deadline
     std::string deadline; ///< --deadline, policy deadline (default: the period)
-    int hogs = 0;
     std::string hogPolicy = "other";
     int hogNice = 0;
     int hogCpu = -1;
-    int cpu = -1;
-    std::string cpus;
     std::string waiter = "abs";
     std::string duration;
     uint64_t samples = 0;
@@ -69,28 +71,22 @@ constexpr int kDefaultHistogramUs = 10000;
 LatencyConfig toConfig(const LatencyOptions& o, std::vector<std::string>& problems)
 {
     LatencyConfig c;
-    readPolicy(o.policy, o.priority, c.policy, problems, true);
-    c.priority = o.priority;
+    readLatencyOptions(o.thread, kLatencyFlags, c, problems);
     c.nice = o.nice;
-    readDuration("period", o.period, kNsPerUs, kBareMicroseconds, c.periodNs, problems);
     if (!o.runtime.empty())
         readDuration("runtime", o.runtime, kNsPerUs, kBareMicroseconds, c.runtimeNs, problems);
     if (!o.deadline.empty())
         readDuration("deadline", o.deadline, kNsPerUs, kBareMicroseconds, c.deadlineNs, problems);
-    c.hogs = o.hogs;
     if (auto p = parsePolicy(o.hogPolicy))
         c.hogPolicy = *p;
     else
         problems.push_back("hog-policy must be one of other, batch, idle (got '" + o.hogPolicy + "')");
     c.hogNice = o.hogNice;
     c.hogCpu = o.hogCpu;
-    c.cpu = o.cpu;
-    if (!o.cpus.empty())
-        readCpuList("cpus", o.cpus, CpuTopology::current(), c.cpus, problems);
     if (auto w = parseWaiter(o.waiter))
         c.waiter = *w;
     else
-        problems.push_back("waiter must be one of abs, rel, timerfd, itimer, posix, busy (got '" + o.waiter + "')");
+        problems.push_back("waiter must be one of " + waiterNameList() + " (got '" + o.waiter + "')");
     // 0 means "until stopped" inside; on the command line that is leaving -D and -l out, and a given 0 is a length
     // out of range.
     if (!o.duration.empty()) {
@@ -238,7 +234,7 @@ int run(const LatencyOptions& o)
         out.csv = o.csv;
         out.histfile = o.histfile;
         out.record = o.record;
-        return runRemoteLatency(config, out, limit, o.target, o.cpus).exitCode;
+        return runRemoteLatency(config, out, limit, o.target, o.thread.cpus).exitCode;
     }
     return runIfValid("latency", config, std::move(problems), CpuTopology::current(), [&](const LatencyConfig& c) {
         return runLatency(c, RunOutput{o.quiet, o.json, o.csv, o.histfile, 0, o.record, o.traceDat}, limit).exitCode;
@@ -420,29 +416,19 @@ RunResult runLatency(const LatencyConfig& config, const RunOutput& out, const st
 
     bool written = true;
     const int64_t endUnix = int64_t(std::time(nullptr));
-    const SystemProbe probe = probeSystem();
-    const RunIdentity identity = latencyRunIdentity(probe, *snap, commandLine(), startUnix);
-    CyclictestData data = cyclictestDataFrom(*snap);
-    data.trailer = runIdentityLines(identity); // after cyclictest's footer (docs/ci.md)
+    MeasuredMachine here;
+    here.probe = probeSystem();
+    here.probeJson = toJson(here.probe);
+    LatencyRunOutputs outputs = latencyRunOutputs(*snap, here, commandLine(), startUnix, endUnix);
     if (!out.histfile.empty())
-        written = writeFile(out.histfile, writeCyclictestHistogram(data)) && written;
+        written = writeFile(out.histfile, outputs.histfile) && written;
     if (recorder)
         written = finishRecording(*recorder, out) && written;
     if (traceCapture)
         written = writeTraceDat(*traceCapture, out.traceDat, out.quiet) && written;
     // The JSON last, so that its return_code is the exit code (but for the JSON's own write), and the verdict line
     // of --fail-above last on stdout, where a harness looks.
-    result.report = latencyExportJson(*snap, toJson(probe), commandLine(), startUnix, endUnix);
-    // Policy deadline: per measuring thread, its overruns (null with the reason when the kernel could not count them).
-    for (size_t i = 0; i < snap->overruns.size() && i < snap->threads.size(); ++i) {
-        const DeadlineOverrunFigure& f = snap->overruns[i];
-        result.report["rtscope"]["deadline_overruns"].push_back(
-            {{"cpu", snap->threads[i].cpu},
-             {"overruns", f.counted ? nlohmann::json(f.overruns) : nlohmann::json()},
-             {"counted", f.counted},
-             {"note", f.notCounted}});
-    }
-    result.report["identity"] = runIdentityJson(identity);
+    result.report = std::move(outputs.report);
     const int code = finishWithLimit(limit, *snap, runExitCode(snap->error, written), result.report);
     written = writeJsonFile(out.json, result.report) && written;
     if (!snap->threads.empty() && snap->threads.front().histogram.count() > 0) {
@@ -460,25 +446,16 @@ Command addLatencyCommand(CLI::App& app)
 {
     auto o = std::make_shared<LatencyOptions>();
     auto* sub = app.add_subcommand("latency", "Measure wake-up latency of a periodic thread (cyclictest's method)");
-    addPolicyOptions(sub, o->policy, o->priority,
-                     "other, batch, idle, fifo, rr or deadline (default: other; fifo if -p is given)");
+    addLatencyOptions(sub, o->thread, kLatencyFlags);
     sub->add_option("--nice", o->nice, "nice -20..19 for other/batch/idle (with fifo/rr use -p)");
-    sub->add_option("-i,--period", o->period, "period 20us..10s; units ns, us, ms, s (bare number: us)")
-        ->capture_default_str();
     sub->add_option("--runtime", o->runtime,
                     "policy deadline: CPU time per period, 1us..deadline (required with it; bare number: us)");
     sub->add_option("--deadline", o->deadline,
                     "policy deadline: relative deadline, runtime..period (default: the period; bare number: us)");
-    sub->add_option("--hogs", o->hogs, "CPU-hog threads on each measuring CPU (or on --hog-cpu), 0..256")
-        ->capture_default_str();
     sub->add_option("--hog-policy", o->hogPolicy, "hog policy: other, batch or idle")->capture_default_str();
     sub->add_option("--hog-nice", o->hogNice, "hog nice -20..19")->capture_default_str();
     noValueBelow(sub->add_option("--hog-cpu", o->hogCpu, "CPU for the hogs (default: the measuring CPU)"));
-    auto* cpu = noValueBelow(sub->add_option("-a,--cpu", o->cpu, "measuring CPU (default: the highest usable CPU)"));
-    sub->add_option("--cpus", o->cpus,
-                    "one measuring thread per CPU at once: all, or a list like 0,2-3 (cyclictest -t -a)")
-        ->excludes(cpu);
-    sub->add_option("--waiter", o->waiter, "abs, rel, timerfd, itimer, posix or busy")->capture_default_str();
+    sub->add_option("--waiter", o->waiter, waiterNameList(" or "))->capture_default_str();
     auto* dur = sub->add_option("-D,--duration", o->duration,
                                 "run time 1ms..30 days, e.g. 10s or 500ms (bare number: seconds)");
     auto* smp = sub->add_option("-l,--samples", o->samples, "stop after N samples, 1..1e12");

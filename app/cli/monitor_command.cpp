@@ -1,6 +1,7 @@
 // `rtscope monitor`: the latency measurement left running for hours to months, its figures served as OpenMetrics on
 // /metrics for Prometheus (docs/monitor.md).
 #include "app/cli/command_util.h"
+#include "app/cli/latency_options.h"
 #include "app/cli/metrics_server.h"
 
 #include "engine/experiments/latency/latency_experiment.h"
@@ -27,12 +28,7 @@ void printLatencySummary(const LatencySnapshot& snapshot); // latency_command.cp
 namespace {
 
 struct MonitorOptions {
-    std::string policy;
-    int priority = 0;
-    std::string period = "1ms";
-    int hogs = 0;
-    int cpu = -1;
-    std::string cpus;
+    LatencyThreadFlags thread; ///< --policy, -p, -i, --hogs, -a, --cpus: as latency's (app/cli/latency_options.h)
     std::string noiseCpus;
     std::string listen = "127.0.0.1:9464";
     bool listenAny = false;
@@ -84,13 +80,7 @@ std::optional<MonitorListen> parseMonitorListen(const std::string& text)
 LatencyConfig toMonitorConfig(const MonitorOptions& o, std::vector<std::string>& problems)
 {
     LatencyConfig c;
-    readPolicy(o.policy, o.priority, c.policy, problems);
-    c.priority = o.priority;
-    readDuration("period", o.period, kNsPerUs, kBareMicroseconds, c.periodNs, problems);
-    c.hogs = o.hogs;
-    c.cpu = o.cpu;
-    if (!o.cpus.empty())
-        readCpuList("cpus", o.cpus, CpuTopology::current(), c.cpus, problems);
+    readLatencyOptions(o.thread, {}, c, problems);
     return c; // durationNs 0 and maxSamples 0: until stopped; no exact µs bins: memory stays the histogram's
 }
 
@@ -236,13 +226,7 @@ Command addMonitorCommand(CLI::App& app)
     auto o = std::make_shared<MonitorOptions>();
     auto* sub = app.add_subcommand(
         "monitor", "Measure wake-up latency until stopped and serve it as OpenMetrics for Prometheus (/metrics)");
-    addPolicyOptions(sub, o->policy, o->priority);
-    sub->add_option("-i,--period", o->period, "period 20us..10s; units ns, us, ms, s (bare number: us)")
-        ->capture_default_str();
-    sub->add_option("--hogs", o->hogs, "CPU-hog threads on each measuring CPU, 0..256")->capture_default_str();
-    auto* cpu = noValueBelow(sub->add_option("-a,--cpu", o->cpu, "measuring CPU (default: the highest usable CPU)"));
-    sub->add_option("--cpus", o->cpus, "one measuring thread per CPU at once: all, or a list like 0,2-3")
-        ->excludes(cpu);
+    addLatencyOptions(sub, o->thread);
     sub->add_option("--noise-cpus", o->noiseCpus,
                     "also run the noise lab on these CPUs (not the measuring ones) and serve rtscope_noise_*: a list "
                     "like 0 or 0,2-3");

@@ -1,5 +1,6 @@
 // `rtscope sweep`: the latency experiment over a list of policies/priorities under a chosen load.
 #include "app/cli/command_util.h"
+#include "app/cli/latency_options.h"
 #include "app/cli/remote_target.h"
 
 #include "engine/experiments/sweep/sweep_experiment.h"
@@ -18,12 +19,14 @@ namespace rtscope::cli {
 
 namespace {
 
+// The latency flags of the sweep's base config: its settings list the policies, and it measures one CPU.
+constexpr LatencyFlagSet kSweepLatencyFlags{
+    .policy = false, .deadline = false, .cpus = false, .hogsHelp = "built-in CPU hogs on the measuring CPU, 0..256"};
+
 struct SweepOptions {
     std::string settings = "other,fifo:1,fifo:50,fifo:80";
     std::string each = "10s";
-    std::string period = "1ms";
-    int hogs = 0;
-    int cpu = -1;
+    LatencyThreadFlags base; ///< -i, --hogs, -a: the base latency config's, as latency's (app/cli/latency_options.h)
     std::string loadCmd;
     std::string json;
     RemoteTarget target;
@@ -44,9 +47,7 @@ SweepConfig toConfig(const SweepOptions& o, std::vector<std::string>& problems)
     if (!parseSweepSettings(o.settings, c.settings, error))
         problems.push_back(error);
     readDuration("each", o.each, kNsPerSec, "e.g. 10s (bare numbers are seconds)", c.eachNs, problems);
-    readDuration("period", o.period, kNsPerUs, "a number with ns, us, ms or s", c.base.periodNs, problems);
-    c.base.hogs = o.hogs;
-    c.base.cpu = o.cpu;
+    readLatencyOptions(o.base, kSweepLatencyFlags, c.base, problems);
     c.loadCmd = o.loadCmd;
     return c;
 }
@@ -173,11 +174,9 @@ Command addSweepCommand(CLI::App& app)
                     "comma list: other, batch, idle, fifo:PRIO, rr:PRIO, deadline:RUNTIME[/DEADLINE]")
         ->capture_default_str();
     sub->add_option("--each", o->each, "time per setting, 100ms..1h (bare number: seconds)")->capture_default_str();
-    sub->add_option("-i,--period", o->period, "period 20us..10s (bare number: us)")->capture_default_str();
-    auto* hogs = sub->add_option("--hogs", o->hogs, "built-in CPU hogs on the measuring CPU, 0..256");
+    CLI::Option* hogs = addLatencyOptions(sub, o->base, kSweepLatencyFlags);
     sub->add_option("--load-cmd", o->loadCmd, "your own load, run with /bin/sh -c for the whole sweep, then stopped")
         ->excludes(hogs);
-    noValueBelow(sub->add_option("-a,--cpu", o->cpu, "measuring CPU (default: the highest usable CPU)"));
     addTargetOptions(sub, o->target);
     outputFile(sub->add_option("--json", o->json, "write every setting's figures as JSON"));
     return {sub, [o] {
