@@ -187,9 +187,19 @@ RunResult runRemoteLatency(const LatencyConfig& config, const RunOutput& out, co
         std::fprintf(stderr, "rtscope latency: warning: /dev/cpu_dma_latency was NOT held on the target (%s)\n",
                      printable(snap.dmaLatencyNote).c_str());
 
+    // The same composition as a local run's (identity lines and object included), with the target's probe and host;
+    // its kernel command line is not in the hello, so the identity says "unknown" rather than this machine's.
+    MeasuredMachine measured;
+    measured.probeJson = hello.value("probe", nlohmann::json::object());
+    std::vector<std::string> probeErrors; // a field the probe lacks stays unknown in the identity
+    measured.probe = systemProbeFromJson(measured.probeJson, probeErrors);
+    measured.host = hello.value("host", std::string());
+    measured.kernelCmdline = std::string();
+    LatencyRunOutputs outputs =
+        latencyRunOutputs(snap, measured, commandLine(), startUnix, int64_t(std::time(nullptr)));
     bool written = true;
     if (!out.histfile.empty())
-        written = writeFile(out.histfile, writeCyclictestHistogram(cyclictestDataFrom(snap))) && written;
+        written = writeFile(out.histfile, outputs.histfile) && written;
     if (!out.record.empty())
         written = writeRemoteRecording(client, out.record) && written;
     if (!out.csv.empty()) {
@@ -201,10 +211,7 @@ RunResult runRemoteLatency(const LatencyConfig& config, const RunOutput& out, co
             written = false;
         }
     }
-    result.report = latencyExportJson(snap, hello.value("probe", nlohmann::json::object()), commandLine(), startUnix,
-                                      int64_t(std::time(nullptr)));
-    describeMeasuredMachine(result.report, hello.value("probe", nlohmann::json::object()),
-                            hello.value("host", std::string()));
+    result.report = std::move(outputs.report);
     const int code = finishWithLimit(limit, snap, runExitCode(snap.error, written && complete), result.report);
     written = writeJsonFile(out.json, result.report) && written;
     if (!snap.threads.empty() && snap.threads.front().histogram.count() > 0) {

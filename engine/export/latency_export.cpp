@@ -1,6 +1,7 @@
 #include "engine/export/latency_export.h"
 
 #include "engine/export/report_json.h"
+#include "engine/export/run_identity.h"
 #include "engine/formats/cyclictest_format.h"
 #include "engine/util/clock.h"
 
@@ -128,8 +129,32 @@ nlohmann::json latencyExportJson(const LatencySnapshot& snapshot, const nlohmann
     nlohmann::json j = cyclictestJson(cyclictestDataFrom(snapshot), commandLine, startUnixSec, endUnixSec);
     nlohmann::json report = latencyReportJson(snapshot);
     report["probe"] = probe;
+    // Policy deadline: per measuring thread, its overruns (null with the reason when the kernel could not count them).
+    for (size_t i = 0; i < snapshot.overruns.size() && i < snapshot.threads.size(); ++i) {
+        const DeadlineOverrunFigure& f = snapshot.overruns[i];
+        report["deadline_overruns"].push_back({{"cpu", snapshot.threads[i].cpu},
+                                               {"overruns", f.counted ? nlohmann::json(f.overruns) : nlohmann::json()},
+                                               {"counted", f.counted},
+                                               {"note", f.notCounted}});
+    }
     j["rtscope"] = std::move(report);
     return j;
+}
+
+LatencyRunOutputs latencyRunOutputs(const LatencySnapshot& snapshot, const MeasuredMachine& machine,
+                                    const std::string& commandLine, int64_t startUnixSec, int64_t endUnixSec)
+{
+    LatencyRunOutputs out;
+    const RunIdentity identity =
+        latencyRunIdentity(machine.probe, snapshot, commandLine, startUnixSec, machine.kernelCmdline);
+    CyclictestData data = cyclictestDataFrom(snapshot);
+    data.trailer = runIdentityLines(identity); // after cyclictest's footer (docs/ci.md)
+    out.histfile = writeCyclictestHistogram(data);
+    out.report = latencyExportJson(snapshot, machine.probeJson, commandLine, startUnixSec, endUnixSec);
+    if (!machine.host.empty())
+        describeMeasuredMachine(out.report, machine.probeJson, machine.host);
+    out.report["identity"] = runIdentityJson(identity);
+    return out;
 }
 
 } // namespace rtscope

@@ -2,10 +2,12 @@
 /// @file The exports of a latency run, live or replayed: cyclictest's histogram text and JSON with rtscope's
 /// figures, and a recording's samples as CSV.
 #include "engine/recording/recording_replay.h"
+#include "engine/rt/system_probe.h"
 
 #include <cstdint>
 #include <functional>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <ostream>
 #include <string>
 
@@ -29,10 +31,30 @@ nlohmann::json replayedRunJson(const ReplayedRun& run, const std::string& fileNa
 RecordingReadResult writeRecordingCsv(const std::string& recordingPath, std::ostream& out,
                                       const RecordingProgress& progress = {});
 
-/// @brief cyclictest's --json layout of a run plus the "rtscope" object (config, figures, markers, probe):
-/// the one composition the CLI, the replay command and the desktop app's export share.
+/// @brief cyclictest's --json layout of a run plus the "rtscope" object (config, figures, markers, probe, and with
+/// policy deadline each measuring thread's overruns): the one composition the CLI, the replay command and the
+/// desktop app's export share.
 nlohmann::json latencyExportJson(const LatencySnapshot& snapshot, const nlohmann::json& probe,
                                  const std::string& commandLine, int64_t startUnixSec, int64_t endUnixSec);
+/// @brief The machine a live latency run measured: this one, or a remote target as its agent's hello describes it.
+struct MeasuredMachine {
+    SystemProbe probe;        ///< the identity's facts
+    nlohmann::json probeJson; ///< --json's rtscope.probe (toJson(SystemProbe), or the target's as it sent it)
+    std::string host;         ///< a target's host name (its hello); empty: this machine, whose uname() is sysinfo
+    /// The kernel command line; nullopt: this machine's /proc/cmdline. A target's agent does not send it: "".
+    std::optional<std::string> kernelCmdline;
+};
+
+/// @brief What a live latency run writes, composed once for a local and a remote run: the --histfile text
+/// (cyclictest's -h with the identity lines after its footer, docs/ci.md) and the --json report
+/// (latencyExportJson, with the measured machine in sysinfo for a target, and the "identity" object).
+struct LatencyRunOutputs {
+    std::string histfile;
+    nlohmann::json report;
+};
+LatencyRunOutputs latencyRunOutputs(const LatencySnapshot& snapshot, const MeasuredMachine& machine,
+                                    const std::string& commandLine, int64_t startUnixSec, int64_t endUnixSec);
+
 /// @brief Sets cyclictest's "sysinfo" block of @p report (uname() of the machine that wrote it) to the machine that
 /// was measured, from its probe (toJson(SystemProbe)) and host name: for a replayed recording and a remote target.
 void describeMeasuredMachine(nlohmann::json& report, const nlohmann::json& probe, const std::string& host);

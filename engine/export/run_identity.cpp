@@ -14,13 +14,13 @@
 namespace rtscope {
 
 RunIdentity latencyRunIdentity(const SystemProbe& probe, const LatencySnapshot& snap, const std::string& command,
-                               int64_t startUnixSec)
+                               int64_t startUnixSec, const std::optional<std::string>& kernelCmdline)
 {
     RunIdentity id;
     id.host = probe.hostname;
     id.kernelRelease = probe.kernelRelease;
     id.kernelVersion = probe.kernelVersion;
-    id.kernelCmdline = readFirstLine("/proc/cmdline");
+    id.kernelCmdline = kernelCmdline ? *kernelCmdline : readFirstLine("/proc/cmdline");
     id.preemptModel = probe.preemptModel;
     id.cpuModel = probe.cpuModel;
     id.isolatedCpus = probe.isolatedCpus;

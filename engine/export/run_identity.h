@@ -4,6 +4,7 @@
 /// look) and the same facts as the "identity" object of --json.
 #include <cstdint>
 #include <nlohmann/json_fwd.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -28,9 +29,10 @@ struct RunIdentity {
     int64_t startUnixSec = 0;
 };
 
-/// @brief The identity of a latency run: the facts of @p probe, /proc/cmdline, the run's CPUs and hogs.
+/// @brief The identity of a latency run: the facts of @p probe, the kernel command line (@p kernelCmdline; nullopt:
+/// this machine's /proc/cmdline), the run's CPUs and hogs.
 RunIdentity latencyRunIdentity(const SystemProbe& probe, const LatencySnapshot& snap, const std::string& command,
-                               int64_t startUnixSec);
+                               int64_t startUnixSec, const std::optional<std::string>& kernelCmdline = std::nullopt);
 
 /// @brief One "# Key: value" line per fact, each value on one line (printable(): no control byte), unknown
 /// values written "unknown" and empty CPU lists "none". The first line says that rtscope wrote them.
