@@ -522,8 +522,8 @@ int main(int argc, char** argv)
         "# delay: a sample's wake-up (deadline + latency + correction, carried exactly in the stream, same\n"
         "#   CLOCK_MONOTONIC) to the read() that completed its block in the client. Made of: waiting for its\n"
         "#   block to close (the agent's recorder closes a samples block when it spans 50 ms or holds 4096\n"
-        "#   samples, agentStreamLimits in app/cli/agent_command.cpp) + the block's last wake-up to arrival (the\n"
-        "#   agent's 10 ms collector drain, the writer, the transport). Both parts are measured and printed; the\n"
+        "#   samples, agentStreamLimits in engine/remote/agent_server.cpp) + the block's last wake-up to arrival\n"
+        "#   (the agent's 10 ms collector drain, the writer, the transport). Both parts are measured and printed; the\n"
         "#   delay is printed relative to the measured block span (first to last wake-up of a block).\n",
         o.priority, o.cpu, o.seconds, o.rounds);
     const int rates[] = {1000, 50};

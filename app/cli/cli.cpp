@@ -148,25 +148,6 @@ int reportInvalid(const std::string& command, const std::vector<std::string>& pr
     return ExitBadInput;
 }
 
-int waitForStopSignal(int timeoutMs)
-{
-    const sigset_t set = stopSignalSet();
-    timespec ts{timeoutMs / 1000, long(timeoutMs % 1000) * 1'000'000};
-    const int sig = sigtimedwait(&set, nullptr, &ts);
-    return sig > 0 ? sig : 0;
-}
-
-bool stopSignalPending()
-{
-    sigset_t pending;
-    if (sigpending(&pending) != 0)
-        return false;
-    for (int sig : kStopSignals)
-        if (sigismember(&pending, sig) == 1)
-            return true;
-    return false;
-}
-
 int exitCodeFor(ErrorKind kind)
 {
     switch (kind) {

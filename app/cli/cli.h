@@ -1,6 +1,7 @@
 #pragma once
 // The headless command line: `rtscope <experiment> …`. No Qt, no display needed.
 #include "engine/util/error.h"
+#include "engine/util/exit_code.h"
 
 #include <CLI/CLI.hpp>
 #include <functional>
@@ -8,10 +9,6 @@
 #include <vector>
 
 namespace rtscope::cli {
-
-/// Exit codes shared by every subcommand.
-/// ExitLimitBroken: `latency --fail-above` was broken or could not be checked (docs/ci.md).
-enum ExitCode { ExitOk = 0, ExitFailure = 1, ExitBadInput = 2, ExitNoPrivilege = 3, ExitLimitBroken = 4 };
 
 /// A subcommand registers its options and returns the function that runs it after parsing.
 using CommandRunner = std::function<int()>;
@@ -35,12 +32,6 @@ struct CommandRegistration {
 // Helpers shared by the subcommands.
 /// Prints the validation sentences to stderr, one per line, prefixed "rtscope <cmd>: ".
 int reportInvalid(const std::string& command, const std::vector<std::string>& problems);
-/// Blocks until a stop signal (kStopSignals, engine/rt/rt_thread.h) arrives or @p timeoutMs passes; returns the
-/// signal or 0.
-int waitForStopSignal(int timeoutMs);
-/// True when a stop signal (kStopSignals) is pending, without taking it: an experiment's start asks it between its
-/// steps (ExperimentHost::setStartInterrupt), and waitForStopSignal() then takes and names the signal.
-bool stopSignalPending();
 /// Maps an engine error to the exit code: InvalidConfig 2, Permission 3, Interrupted (a stop signal while it started)
 /// 0, anything else 1.
 int exitCodeFor(ErrorKind kind);

@@ -4,6 +4,7 @@
 #include "engine/formats/output_file.h"
 #include "engine/formats/probe_json.h"
 #include "engine/rt/caller_affinity.h"
+#include "engine/rt/rt_thread.h"
 #include "engine/rt/system_probe.h"
 #include "engine/rt/system_threads.h"
 #include "engine/util/clock.h"

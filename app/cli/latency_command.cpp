@@ -15,6 +15,7 @@
 #include "engine/formats/scratch_dir.h"
 #include "engine/recording/recording_writer.h"
 #include "engine/remote/agent_auth.h"
+#include "engine/rt/rt_thread.h"
 #include "engine/rt/system_probe.h"
 #include "engine/util/clock.h"
 #include "engine/util/units.h"

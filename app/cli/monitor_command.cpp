@@ -8,6 +8,7 @@
 #include "engine/experiments/noise/noise_experiment.h"
 #include "engine/export/openmetrics.h"
 #include "engine/rt/caller_affinity.h"
+#include "engine/rt/rt_thread.h"
 #include "engine/rt/system_probe.h"
 #include "engine/util/clock.h"
 #include "engine/util/units.h"

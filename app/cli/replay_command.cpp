@@ -6,6 +6,7 @@
 #include "engine/export/latency_export.h"
 #include "engine/formats/output_file.h"
 #include "engine/recording/recording_replay.h"
+#include "engine/rt/rt_thread.h"
 #include "engine/util/clock.h"
 #include "engine/util/printable.h"
 

@@ -243,6 +243,25 @@ sigset_t stopSignalSet()
     return set;
 }
 
+int waitForStopSignal(int timeoutMs)
+{
+    const sigset_t set = stopSignalSet();
+    timespec ts{timeoutMs / 1000, long(timeoutMs % 1000) * 1'000'000};
+    const int sig = sigtimedwait(&set, nullptr, &ts);
+    return sig > 0 ? sig : 0;
+}
+
+bool stopSignalPending()
+{
+    sigset_t pending;
+    if (sigpending(&pending) != 0)
+        return false;
+    for (int sig : kStopSignals)
+        if (sigismember(&pending, sig) == 1)
+            return true;
+    return false;
+}
+
 void blockProcessSignals(bool alsoBlockWake)
 {
     installWakeSignalHandler();

@@ -80,6 +80,12 @@ void blockProcessSignals(bool alsoBlockWake);
 inline constexpr int kStopSignals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2};
 /// @brief kStopSignals as a set (sigtimedwait, signalfd).
 sigset_t stopSignalSet();
+/// @brief Blocks until a stop signal (kStopSignals) arrives or @p timeoutMs passes; returns the signal or 0. The
+/// signals must be blocked in the calling thread (blockProcessSignals()), so that this takes them.
+int waitForStopSignal(int timeoutMs);
+/// @brief True when a stop signal (kStopSignals) is pending, without taking it: an experiment's start asks it between
+/// its steps (ExperimentHost::setStartInterrupt), and waitForStopSignal() then takes and names the signal.
+bool stopSignalPending();
 
 /// @brief The join budget: a stop request reaches every thread an experiment started, and each is joined, within
 /// this many milliseconds; one that overstays is demoted to SCHED_OTHER and still joined (docs/architecture.md §3).

@@ -1,15 +1,15 @@
-// `rtscope agent --listen HOST:PORT | unix:PATH` (docs/remote.md, "Security model"). Loopback is no boundary
-// between the users of one machine, so a listener knows its controller before it says or starts anything: on a
-// Unix socket the kernel names the peer's uid (SO_PEERCRED: the agent's own user or root), on TCP the controller's
-// hello must carry the token the agent wrote at start to a file only its user can read. A connection that has not
-// authenticated holds nothing: up to kAgentPendingMax of them wait side by side, each must deliver its whole hello
-// within kAgentHeartbeatTimeoutMs of connecting, and the session slot goes to the first that authenticates.
-#include "app/cli/agent_listen.h"
-#include "app/cli/cli.h"
+// `rtscope agent --listen HOST:PORT | unix:PATH` (engine/remote/agent_listener.h, docs/remote.md, "Security
+// model"). A connection that has not authenticated holds nothing: up to kAgentPendingMax of them wait side by side,
+// each must deliver its whole hello within kAgentHeartbeatTimeoutMs of connecting, and the session slot goes to the
+// first that authenticates.
+#include "engine/remote/agent_listener.h"
 
 #include "engine/remote/agent_auth.h"
 #include "engine/remote/agent_protocol.h"
+#include "engine/remote/agent_server.h"
+#include "engine/rt/rt_thread.h"
 #include "engine/util/clock.h"
+#include "engine/util/exit_code.h"
 #include "engine/util/printable.h"
 
 #include <arpa/inet.h>
@@ -31,7 +31,7 @@
 #include <unistd.h>
 #include <vector>
 
-namespace rtscope::cli {
+namespace rtscope {
 
 namespace {
 
@@ -69,12 +69,20 @@ void refuseConnection(int fd, const std::string& from, const std::string& senten
     ::close(fd);
 }
 
+} // namespace
+
 // The listening socket and what the agent made beside it (a Unix socket's file, the token file and its
-// directory), removed when it goes.
-struct AgentListener {
+// directory), removed when it goes; and, between resolve() and open(), the address it is to listen on.
+struct AgentListenerState {
+    AgentListenOptions options;
+    bool unixSocket = false;
+    // What resolve() found: a Unix socket's address; a TCP listener's addresses, and whether they are loopback.
+    sockaddr_un unixAddress{};
+    std::unique_ptr<addrinfo, void (*)(addrinfo*)> tcpAddresses{nullptr, &freeaddrinfo};
+    bool loopback = false;
+    uid_t self = 0; ///< the agent's effective uid: a Unix socket serves it and root
     int fd = -1;
     std::string where; ///< for messages: "127.0.0.1:4700", "unix:/run/rtscope.sock"
-    bool unixSocket = false;
     std::string socketPath;
     dev_t socketDev = 0;
     ino_t socketIno = 0;
@@ -82,10 +90,10 @@ struct AgentListener {
     std::string tokenPath;
     std::string tokenDir; ///< the private directory the agent made for the token, if it chose the place
 
-    AgentListener() = default;
-    AgentListener(const AgentListener&) = delete;
-    AgentListener& operator=(const AgentListener&) = delete;
-    ~AgentListener()
+    AgentListenerState() = default;
+    AgentListenerState(const AgentListenerState&) = delete;
+    AgentListenerState& operator=(const AgentListenerState&) = delete;
+    ~AgentListenerState()
     {
         if (fd >= 0)
             ::close(fd);
@@ -101,25 +109,38 @@ struct AgentListener {
     }
 };
 
-int openUnixListener(const AgentOptions& o, AgentListener& l)
+namespace {
+
+Error refuseListenOptions(const std::string& sentence)
 {
-    l.unixSocket = true;
-    l.socketPath = o.listen.substr(5);
+    return {ErrorKind::InvalidConfig, sentence};
+}
+
+Error resolveUnixListener(AgentListenerState& l)
+{
+    const AgentListenOptions& o = l.options;
+    l.socketPath = o.address.substr(5);
     l.where = "unix:" + l.socketPath;
-    sockaddr_un a{};
+    sockaddr_un& a = l.unixAddress;
     a.sun_family = AF_UNIX;
     if (l.socketPath.empty() || l.socketPath.size() >= sizeof a.sun_path)
-        return reportInvalid("agent", {"listen '" + printable(o.listen) + "': the socket's path must be 1 to " +
-                                       std::to_string(sizeof a.sun_path - 1) + " bytes"});
+        return refuseListenOptions("listen '" + printable(o.address) + "': the socket's path must be 1 to " +
+                                   std::to_string(sizeof a.sun_path - 1) + " bytes");
     std::memcpy(a.sun_path, l.socketPath.data(), l.socketPath.size());
     if (o.listenAny)
-        return reportInvalid("agent", {"listen-any is for a TCP address; a Unix socket is reached from this machine "
-                                       "only (ssh -L PORT:PATH reaches it from another)"});
+        return refuseListenOptions("listen-any is for a TCP address; a Unix socket is reached from this machine "
+                                   "only (ssh -L PORT:PATH reaches it from another)");
+    return Error::none();
+}
+
+Error openUnixListener(AgentListenerState& l)
+{
     l.fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
     // The socket file is the owner's only (0600): the peer check below is the rule, this a second fence. bind()
     // takes its mode from the umask; nothing else runs yet to be affected by changing it for that moment.
     const mode_t old = ::umask(0177);
-    const int rc = l.fd < 0 ? -1 : ::bind(l.fd, reinterpret_cast<const sockaddr*>(&a), sizeof a);
+    const int rc =
+        l.fd < 0 ? -1 : ::bind(l.fd, reinterpret_cast<const sockaddr*>(&l.unixAddress), sizeof l.unixAddress);
     const int err = errno;
     ::umask(old);
     if (rc != 0) {
@@ -127,93 +148,86 @@ int openUnixListener(const AgentOptions& o, AgentListener& l)
                                                      "agent, or another file; remove it or name another path)"
                                                    : "";
         l.socketPath.clear(); // not ours: never removed
-        std::fprintf(stderr, "rtscope agent: cannot listen on %s: %s%s\n", printable(l.where).c_str(),
-                     std::strerror(err), hint.c_str());
-        return ExitFailure;
+        return {ErrorKind::System, "cannot listen on " + printable(l.where) + ": " + std::strerror(err) + hint};
     }
     struct stat st {};
     if (::lstat(l.socketPath.c_str(), &st) == 0) {
         l.socketDev = st.st_dev;
         l.socketIno = st.st_ino;
     }
-    if (::listen(l.fd, 16) != 0) {
-        std::fprintf(stderr, "rtscope agent: cannot listen on %s: %s\n", printable(l.where).c_str(),
-                     std::strerror(errno));
-        return ExitFailure;
-    }
-    return ExitOk;
+    if (::listen(l.fd, 16) != 0)
+        return {ErrorKind::System, "cannot listen on " + printable(l.where) + ": " + std::strerror(errno)};
+    return Error::none();
 }
 
 // The token and the file it is written to: --token-file, or token in a new directory of mode 0700 (mkdtemp) under
 // $TMPDIR or /tmp. Either way the file is new (O_EXCL, O_NOFOLLOW) and 0600.
-int makeAgentToken(const AgentOptions& o, AgentListener& l)
+Error makeAgentToken(AgentListenerState& l)
 {
-    if (Error e = tryMakeAgentToken(l.token)) {
-        std::fprintf(stderr, "rtscope agent: %s\n", e.message.c_str());
-        return ExitFailure;
-    }
-    std::string path = o.tokenFile;
+    if (Error e = tryMakeAgentToken(l.token))
+        return e;
+    std::string path = l.options.tokenFile;
     if (path.empty()) {
         const char* tmp = std::getenv("TMPDIR");
         std::string dir = std::string(tmp && *tmp == '/' ? tmp : "/tmp") + "/rtscope-agent-XXXXXX";
-        if (!::mkdtemp(dir.data())) {
-            std::fprintf(stderr, "rtscope agent: cannot create a directory for the token in %s: %s\n",
-                         printable(dir).c_str(), std::strerror(errno));
-            return ExitFailure;
-        }
+        if (!::mkdtemp(dir.data()))
+            return {ErrorKind::System,
+                    "cannot create a directory for the token in " + printable(dir) + ": " + std::strerror(errno)};
         l.tokenDir = dir;
         path = dir + "/token";
     }
-    if (Error e = tryWriteAgentTokenFile(path, l.token)) {
-        std::fprintf(stderr, "rtscope agent: %s\n", e.message.c_str());
-        return exitCodeFor(e.kind);
-    }
+    if (Error e = tryWriteAgentTokenFile(path, l.token))
+        return e;
     l.tokenPath = path;
-    return ExitOk;
+    return Error::none();
 }
 
-int openTcpListener(const AgentOptions& o, AgentListener& l)
+Error resolveTcpListener(AgentListenerState& l)
 {
+    const AgentListenOptions& o = l.options;
     std::string host;
     int port = 0;
     std::string why;
-    if (!splitAgentHostPort(o.listen, host, port, why))
-        return reportInvalid("agent", {"listen '" + printable(o.listen) + "': " + why +
-                                       "; give HOST:PORT (e.g. 127.0.0.1:4700) or unix:PATH"});
+    if (!splitAgentHostPort(o.address, host, port, why))
+        return refuseListenOptions("listen '" + printable(o.address) + "': " + why +
+                                   "; give HOST:PORT (e.g. 127.0.0.1:4700) or unix:PATH");
     addrinfo hints{};
     hints.ai_family = AF_UNSPEC;
     hints.ai_socktype = SOCK_STREAM;
     hints.ai_flags = AI_PASSIVE | AI_NUMERICSERV;
     addrinfo* found = nullptr;
     if (const int rc = getaddrinfo(host.c_str(), std::to_string(port).c_str(), &hints, &found); rc != 0)
-        return reportInvalid("agent", {"listen '" + printable(o.listen) + "': cannot resolve " + printable(host) +
-                                       ": " + gai_strerror(rc)});
-    const std::unique_ptr<addrinfo, decltype(&freeaddrinfo)> addresses(found, &freeaddrinfo);
-    const bool loopback = agentIsLoopback(found->ai_addr);
-    if (!loopback && !o.listenAny)
-        return reportInvalid("agent", {"listen '" + printable(o.listen) +
-                                       "' is not a loopback address (127.0.0.0/8 or ::1); the agent's token travels "
-                                       "unencrypted, so another address needs --listen-any (or keep loopback and "
-                                       "reach it with ssh -L)"});
+        return refuseListenOptions("listen '" + printable(o.address) + "': cannot resolve " + printable(host) + ": " +
+                                   gai_strerror(rc));
+    l.tcpAddresses.reset(found);
+    l.loopback = agentIsLoopback(found->ai_addr);
+    if (!l.loopback && !o.listenAny)
+        return refuseListenOptions("listen '" + printable(o.address) +
+                                   "' is not a loopback address (127.0.0.0/8 or ::1); the agent's token travels "
+                                   "unencrypted, so another address needs --listen-any (or keep loopback and "
+                                   "reach it with ssh -L)");
+    return Error::none();
+}
+
+Error openTcpListener(AgentListenerState& l)
+{
+    const addrinfo* found = l.tcpAddresses.get();
     l.fd = ::socket(found->ai_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
     const int one = 1;
     if (l.fd >= 0)
         setsockopt(l.fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-    if (l.fd < 0 || ::bind(l.fd, found->ai_addr, found->ai_addrlen) != 0 || ::listen(l.fd, 16) != 0) {
-        std::fprintf(stderr, "rtscope agent: cannot listen on %s: %s\n", printable(o.listen).c_str(),
-                     std::strerror(errno));
-        return ExitFailure;
-    }
+    if (l.fd < 0 || ::bind(l.fd, found->ai_addr, found->ai_addrlen) != 0 || ::listen(l.fd, 16) != 0)
+        return {ErrorKind::System, "cannot listen on " + printable(l.options.address) + ": " + std::strerror(errno)};
     sockaddr_storage bound{};
     socklen_t boundLen = sizeof bound;
     getsockname(l.fd, reinterpret_cast<sockaddr*>(&bound), &boundLen);
     l.where = agentAddressText(reinterpret_cast<sockaddr*>(&bound), boundLen);
-    if (!loopback)
+    if (!l.loopback)
         std::fprintf(stderr,
                      "rtscope agent: warning: listening on %s, which other machines can reach; the token and every "
                      "frame cross the network unencrypted (docs/remote.md)\n",
                      l.where.c_str());
-    return makeAgentToken(o, l);
+    return makeAgentToken(l);
 }
 
 // A connection that has not authenticated yet: the bytes of its first frame so far.
@@ -280,29 +294,61 @@ PendingStep readPending(PendingController& p, const std::string& token)
     return PendingStep::Authenticated;
 }
 
+// One authenticated controller's session on the socket @p fd (its hello already read and checked), with @p listenFd
+// polled so that a second controller is refused meanwhile. True when a stop signal ended it.
+bool runAgentSocketSession(int fd, int listenFd, bool allowCommands)
+{
+    AgentSession agent(fd, fd, {.listenFd = listenFd, .helloChecked = true, .allowCommands = allowCommands});
+    (void)agent.run(); // the session said why it ended on stderr
+    return agent.stoppedBySignal();
+}
+
 } // namespace
 
-int runAgentListen(const AgentOptions& o)
+AgentListener::AgentListener(AgentListenOptions options)
+    : m_state(std::make_unique<AgentListenerState>())
 {
-    AgentListener l;
-    const bool unixSocket = o.listen.starts_with("unix:");
-    if (!unixSocket && !o.tokenFile.empty() && o.tokenFile.find('\0') != std::string::npos)
-        return reportInvalid("agent", {"token-file must be a path"});
-    if (unixSocket && !o.tokenFile.empty())
-        return reportInvalid("agent", {"token-file is for a TCP listener; on a Unix socket the kernel names the "
-                                       "controller's user"});
-    if (const int rc = unixSocket ? openUnixListener(o, l) : openTcpListener(o, l); rc != ExitOk)
-        return rc;
-    const uid_t self = ::geteuid();
-    if (unixSocket)
+    m_state->options = std::move(options);
+    m_state->unixSocket = m_state->options.address.starts_with("unix:");
+}
+
+AgentListener::~AgentListener() = default;
+
+Error AgentListener::resolve()
+{
+    AgentListenerState& l = *m_state;
+    const AgentListenOptions& o = l.options;
+    if (!l.unixSocket && !o.tokenFile.empty() && o.tokenFile.find('\0') != std::string::npos)
+        return refuseListenOptions("token-file must be a path");
+    if (l.unixSocket && !o.tokenFile.empty())
+        return refuseListenOptions("token-file is for a TCP listener; on a Unix socket the kernel names the "
+                                   "controller's user");
+    return l.unixSocket ? resolveUnixListener(l) : resolveTcpListener(l);
+}
+
+Error AgentListener::open()
+{
+    AgentListenerState& l = *m_state;
+    if (Error e = l.unixSocket ? openUnixListener(l) : openTcpListener(l))
+        return e;
+    l.self = ::geteuid();
+    if (l.unixSocket)
         std::fprintf(stderr, "rtscope agent: controllers of uid %u or root only (the socket's peer credentials)\n",
-                     unsigned(self));
+                     unsigned(l.self));
     else
         std::fprintf(stderr,
                      "rtscope agent: a controller shows the token in %s (--target-token FILE; mode 0600, "
                      "new at each start)\n",
                      printable(l.tokenPath).c_str());
     std::fprintf(stderr, "rtscope agent: listening on %s (one controller at a time)\n", printable(l.where).c_str());
+    return Error::none();
+}
+
+int AgentListener::serve()
+{
+    const AgentListenerState& l = *m_state;
+    const bool unixSocket = l.unixSocket;
+    const uid_t self = l.self;
     // A controller that has gone makes a write fail with EPIPE; the session then ends.
     std::signal(SIGPIPE, SIG_IGN);
     std::deque<PendingController> pending;
@@ -373,7 +419,7 @@ int runAgentListen(const AgentOptions& o)
             continue;
         closeAll("another controller is connected; this agent serves one at a time");
         std::fprintf(stderr, "rtscope agent: controller connected from %s\n", sessionFrom.c_str());
-        const bool signalled = runAgentSocketSession(session, l.fd, o);
+        const bool signalled = runAgentSocketSession(session, l.fd, l.options.allowCommands);
         ::close(session);
         if (signalled)
             return ExitOk;
@@ -382,4 +428,4 @@ int runAgentListen(const AgentOptions& o)
     }
 }
 
-} // namespace rtscope::cli
+} // namespace rtscope
