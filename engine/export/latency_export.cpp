@@ -145,8 +145,10 @@ LatencyRunOutputs latencyRunOutputs(const LatencySnapshot& snapshot, const Measu
                                     const std::string& commandLine, int64_t startUnixSec, int64_t endUnixSec)
 {
     LatencyRunOutputs out;
-    const RunIdentity identity =
+    RunIdentity identity =
         latencyRunIdentity(machine.probe, snapshot, commandLine, startUnixSec, machine.kernelCmdline);
+    if (!machine.host.empty())
+        identity.host = machine.host; // a target's probe JSON has no host name: its hello has
     CyclictestData data = cyclictestDataFrom(snapshot);
     data.trailer = runIdentityLines(identity); // after cyclictest's footer (docs/ci.md)
     out.histfile = writeCyclictestHistogram(data);

@@ -232,6 +232,30 @@ private slots:
         QCOMPARE(targetCommandsLineStarting(p.remote.out, "  step"), targetCommandsLineStarting(p.local.out, "  step"));
     }
 
+    void latency()
+    {
+        // The one composition of a latency run's outputs (latencyRunOutputs): the target's histfile and --json carry
+        // the identity as a local run's do, from the target's probe, its kernel command line unknown (not sent).
+        const Pair p = runBoth("latency", {"-D", "300ms"}, true, false, true);
+        checkPair(p, "latency", false);
+        const QString local = QString::fromUtf8(readAll(path("local.hist")));
+        const QString remote = QString::fromUtf8(readAll(path("remote.hist")));
+        QVERIFY2(local.contains("\n# Host: "), qPrintable(local.right(800)));
+        QVERIFY2(remote.contains("\n# Host: "), qPrintable(remote.right(800)));
+        QVERIFY2(remote.contains("\n# Kernel command line: unknown\n"), qPrintable(remote.right(800)));
+        QCOMPARE(remote.count('\n'), local.count('\n'));
+        const nlohmann::json l = nlohmann::json::parse(readAll(path("local.json")).toStdString());
+        const nlohmann::json r = nlohmann::json::parse(readAll(path("remote.json")).toStdString());
+        QVERIFY(l.contains("identity") && r.contains("identity"));
+        QCOMPARE(r["identity"].value("host", std::string("?")), l["identity"].value("host", std::string("!")));
+        QCOMPARE(r["identity"].value("kernel_cmdline", std::string("?")), std::string());
+        QCOMPARE(r["sysinfo"].value("nodename", std::string("?")), l["sysinfo"].value("nodename", std::string("!")));
+        for (const std::string& k : targetCommandsKeysOf(path("local.json")))
+            // The probe is the target's (read by another process); a histogram's keys are its non-empty bins.
+            if (k.rfind("/rtscope/probe", 0) != 0 && k.find("/histogram/") == std::string::npos)
+                QVERIFY2(targetCommandsKeysOf(path("remote.json")).count(k), ("the remote report lacks " + k).c_str());
+    }
+
     void noise()
     {
         const Pair p = runBoth("noise", {"-D", "300ms", "--no-trace"}, true, true, true);
