@@ -691,10 +691,10 @@ void AgentClient::receiveSnapshot(const AgentFrame& frame)
                                    [&](const AgentSnapshotMessage& o) { return o.run == m.run; });
     if (same != m_snapshots.end())
         m_snapshots.erase(same);
+    m.sequence = ++m_snapshotCount;
     m_snapshots.push_back(std::move(m));
     if (m_snapshots.size() > kKeptSnapshotRuns)
         m_snapshots.erase(m_snapshots.begin());
-    ++m_snapshotCount;
     m_changed.notify_all();
 }
 

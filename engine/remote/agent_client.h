@@ -85,6 +85,7 @@ struct AgentSnapshotMessage {
     uint64_t run = 0; ///< the Started frame's "run": a reconfigure of these experiments starts a new run
     bool final = false;
     nlohmann::json snapshot;
+    uint64_t sequence = 0; ///< how many snapshot messages the client had received with this one (1 for the first)
 };
 
 /// @brief The answer to requestThreads(): the target's thread list, or why it could not be had (a reply that did not

@@ -41,6 +41,7 @@ Error RemoteRun::start(const nlohmann::json& config, const nlohmann::json& view,
     m_run.reset();
     m_snapshotsSeen = 0;
     m_finalSeen = false;
+    m_returnedSequence = 0;
     m_errorsBeforeStop.reset();
     m_startSentNs = nowNs();
     m_running = true;
@@ -103,7 +104,10 @@ std::optional<AgentSnapshotMessage> RemoteRun::newSnapshot()
     m_snapshotsSeen = count;
     if (message->run != *m_run) // the newest is another run's (a late one of an earlier run): take this run's own
         message = m_client->snapshotOfRun(*m_run);
-    if (message && message->final)
+    if (!message || message->sequence == m_returnedSequence) // nothing of this run, or only what was returned
+        return std::nullopt;
+    m_returnedSequence = message->sequence;
+    if (message->final)
         m_finalSeen = true;
     return message;
 }

@@ -95,6 +95,7 @@ private:
     std::optional<uint64_t> m_run; ///< the agent's number of this run, once its Started arrived
     uint64_t m_snapshotsSeen = 0;
     bool m_finalSeen = false;
+    uint64_t m_returnedSequence = 0;          ///< the client's sequence of the message newSnapshot() returned last
     std::optional<size_t> m_errorsBeforeStop; ///< set when a stop was sent: the errors that came before it
 };
 
@@ -118,6 +119,7 @@ public:
         if (Error e = m_run.start(toJson(config), m_view, m_startWaitMs))
             return e;
         m_config = config;
+        m_started = true;
         m_received.reset();
         m_latest.reset();
         m_decodeError.clear();
@@ -133,10 +135,11 @@ public:
         pull();
     }
     bool running() const { return m_run.running(); }
+    /// The run ended on the target, or a snapshot of it could not be read (which ends it here: a page stops it).
     bool finished() const
     {
         pull();
-        return m_run.over();
+        return m_run.over() || !m_decodeError.empty();
     }
     /// Nothing of this machine is measured: no CPU to keep the GUI off.
     std::vector<int> busyCpus() const { return {}; }
@@ -159,7 +162,7 @@ private:
     /// Reads what arrived since the last call: the newest snapshot of this run, or the sentence that ends it.
     void pull() const
     {
-        if (!m_run.running() && !m_latest)
+        if (!m_started) // nothing was ever started: nothing to read (after a stop, the final snapshot still is)
             return;
         bool changed = false;
         if (std::optional<AgentSnapshotMessage> message = m_run.newSnapshot()) {
@@ -202,6 +205,7 @@ private:
     Config m_config; ///< as sent
     nlohmann::json m_view = nlohmann::json::object();
     int m_startWaitMs = 0;
+    bool m_started = false; ///< a start was sent: from then on pull() reads the run, before and after its stop
     mutable std::shared_ptr<const Snapshot> m_received; ///< the newest snapshot read from the target
     mutable std::shared_ptr<const Snapshot> m_latest;   ///< what snapshot() gives
     mutable std::string m_decodeError;
