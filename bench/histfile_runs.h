@@ -15,6 +15,7 @@
 #include <spawn.h>
 #include <sstream>
 #include <string>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <vector>
@@ -66,7 +67,10 @@ inline bool rtscopeExecutable(const std::string& path)
 
 /// Runs @p args (argv[0] looked up in PATH) with stdout to /dev/null and stderr to @p errPath (an empty path: left as
 /// it is); returns the exit status, -1 when it could not start or did not exit.
-inline int spawnAndWait(const std::vector<std::string>& args, const std::string& errPath = {})
+/// Runs @p args and waits; the exit code, or -1. @p peakRssKib, when given, gets the child's peak resident memory
+/// (getrusage's ru_maxrss, KiB).
+inline int spawnAndWait(const std::vector<std::string>& args, const std::string& errPath = {},
+                        long* peakRssKib = nullptr)
 {
     std::vector<char*> argv;
     for (const auto& a : args)
@@ -83,7 +87,10 @@ inline int spawnAndWait(const std::vector<std::string>& args, const std::string&
     if (rc != 0)
         return -1;
     int status = 0;
-    waitpid(pid, &status, 0);
+    rusage usage{};
+    wait4(pid, &status, 0, &usage);
+    if (peakRssKib)
+        *peakRssKib = usage.ru_maxrss;
     return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 

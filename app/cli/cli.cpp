@@ -9,6 +9,7 @@
 #include <csignal>
 #include <cstdio>
 #include <cstring>
+#include <pthread.h>
 #include <unistd.h>
 
 namespace rtscope::cli {
@@ -20,6 +21,7 @@ std::vector<std::string> g_arguments;
 // Input a sentence echoes is cut to this many characters and an ellipsis: a flag value of 100 KB printed whole buries
 // the sentence it is in, and the terminal with it.
 constexpr size_t kEchoedChars = 80;
+constexpr size_t kHelperStackBytes = size_t(1) << 20;
 
 // @p sentence with every run of more than kEchoedChars characters that came from the command line (a value, or part
 // of one) cut. Runs end at a space or a quote, so "'VALUE' is not a duration" keeps its quotes around the cut value.
@@ -171,6 +173,19 @@ bool writeFile(const std::string& path, const std::string& text)
         return false;
     }
     return true;
+}
+
+int runCommandProcess(int argc, char** argv)
+{
+    installWakeSignalHandler();
+    blockProcessSignals(false);
+    pthread_attr_t attr;
+    if (pthread_attr_init(&attr) == 0) {
+        pthread_attr_setstacksize(&attr, kHelperStackBytes);
+        pthread_setattr_default_np(&attr);
+        pthread_attr_destroy(&attr);
+    }
+    return runCli(argc, argv);
 }
 
 int runCli(int argc, char** argv)

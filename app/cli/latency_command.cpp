@@ -364,6 +364,7 @@ RunResult runLatency(const LatencyConfig& config, const RunOutput& out, const st
             std::make_shared<TraceDatCapture>(std::filesystem::absolute(out.traceDat).parent_path().string());
     LatencyExperiment exp;
     exp.setLockAllMemory(true);
+    exp.setCompact(true); // never reconfigured: a small process (docs/BENCHMARKS.md, "The far tail")
     // Ctrl-C while many hogs start ends the start-up at the next hog (docs/cli.md, --hogs).
     exp.setStartInterrupt(stopSignalPending);
     exp.setRunSink(recorder.get());

@@ -145,6 +145,7 @@ int runMonitor(const LatencyConfig& config, const std::optional<NoiseConfig>& no
     LatencyMaxima maxima; // a run sink outlives the experiment
     LatencyExperiment exp;
     exp.setLockAllMemory(true);
+    exp.setCompact(true); // never reconfigured: a small process (docs/BENCHMARKS.md, "The far tail")
     exp.setStartInterrupt(stopSignalPending); // a stop signal while the hogs start ends the start-up at once
     exp.setRunSink(&maxima);
     // The measurement runs for months: drain every 10 ms (the ring holds over a second at 1 kHz) and publish ten

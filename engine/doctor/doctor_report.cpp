@@ -14,6 +14,17 @@ namespace {
 
 using nlohmann::json;
 
+json damonJson(const std::vector<DamonFact>& monitors)
+{
+    json out = json::array();
+    for (const DamonFact& d : monitors)
+        out.push_back({{"kdamond", d.index},
+                       {"state", d.state},
+                       {"operations", d.operations},
+                       {"sample_us", d.sampleUs >= 0 ? json(d.sampleUs) : json()}});
+    return out;
+}
+
 double rounded(double v)
 {
     return std::round(v * 10.0) / 10.0;
@@ -70,6 +81,7 @@ json factsJson(const MachineFacts& f)
             {"cpufreq_governor", f.cpufreqGovernor},
             {"thp_enabled", f.thpEnabled},
             {"thp_defrag", f.thpDefrag},
+            {"damon", damonJson(f.damon)},
             {"timer_migration", f.timerMigration},
             {"nmi_watchdog", f.nmiWatchdog},
             {"soft_watchdog", f.softWatchdog},
@@ -374,6 +386,10 @@ std::string reportHtml(const DoctorReport& r)
     fact("idle", "driver " + f.idleDriver + ", governor " + f.idleGovernor + ", " +
                      std::to_string(f.idleStates.size()) + " state(s)");
     fact("THP", "enabled " + f.thpEnabled + ", defrag " + f.thpDefrag);
+    std::string damon;
+    for (const DamonFact& d : f.damon)
+        damon += (damon.empty() ? "" : "; ") + d.text();
+    fact("memory monitor (DAMON)", damon.empty() ? "none" : damon);
     fact("timer migration", std::to_string(f.timerMigration));
     fact("watchdogs", "nmi " + std::to_string(f.nmiWatchdog) + ", soft " + std::to_string(f.softWatchdog) + ", CPUs " +
                           f.watchdogCpumask);

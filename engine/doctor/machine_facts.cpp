@@ -1,9 +1,12 @@
 #include "engine/doctor/machine_facts.h"
 
 #include "engine/doctor/knob_rules.h"
+#include "engine/util/units.h"
 
 #include <algorithm>
+#include <cctype>
 #include <charconv>
+#include <cstdlib>
 #include <sstream>
 
 namespace rtscope::doctor {
@@ -120,6 +123,40 @@ std::vector<uint64_t> interruptsSince(const std::vector<IrqFact>& before, const 
     return out;
 }
 
+std::string DamonFact::text() const
+{
+    std::string t = "kdamond " + std::to_string(index) + " " + (state.empty() ? "in an unknown state" : state);
+    if (!operations.empty())
+        t += ": " + operations;
+    if (sampleUs >= 0)
+        t += std::string(operations.empty() ? ": " : ", ") + "a sample every " + formatDurationExact(sampleUs * 1000);
+    return t;
+}
+
+namespace {
+
+std::vector<DamonFact> readDamonFacts(const RootFs& fs)
+{
+    const std::string dir = "/sys/kernel/mm/damon/admin/kdamonds";
+    std::vector<DamonFact> out;
+    for (const std::string& name : fs.list(dir)) {
+        if (name.empty() || !std::isdigit(static_cast<unsigned char>(name[0])))
+            continue; // nr_kdamonds
+        DamonFact d;
+        d.index = std::atoi(name.c_str());
+        const std::string k = dir + "/" + name;
+        d.state = factLine(fs, k + "/state");
+        d.operations = factLine(fs, k + "/contexts/0/operations");
+        const std::string sample = factLine(fs, k + "/contexts/0/monitoring_attrs/intervals/sample_us");
+        if (!sample.empty() && std::all_of(sample.begin(), sample.end(), [](char c) { return std::isdigit(c); }))
+            d.sampleUs = std::atoll(sample.c_str());
+        out.push_back(d);
+    }
+    return out;
+}
+
+} // namespace
+
 MachineFacts readMachineFacts(const RootFs& fs, int cpu)
 {
     MachineFacts f;
@@ -169,6 +206,7 @@ MachineFacts readMachineFacts(const RootFs& fs, int cpu)
     f.cpufreqGovernor = factLine(fs, cpuDir + "/cpufreq/scaling_governor");
     f.thpEnabled = bracketedWord(factLine(fs, "/sys/kernel/mm/transparent_hugepage/enabled"));
     f.thpDefrag = bracketedWord(factLine(fs, "/sys/kernel/mm/transparent_hugepage/defrag"));
+    f.damon = readDamonFacts(fs);
     f.timerMigration = factInt(fs, "/proc/sys/kernel/timer_migration", -1);
     f.nmiWatchdog = factInt(fs, "/proc/sys/kernel/nmi_watchdog", -1);
     f.softWatchdog = factInt(fs, "/proc/sys/kernel/soft_watchdog", -1);

@@ -34,6 +34,18 @@ struct IdleStateFact {
     bool disabled = false;
 };
 
+/// @brief One DAMON monitor (/sys/kernel/mm/damon/admin/kdamonds/N). Its kdamond samples memory by clearing accessed
+/// bits in every page table that maps a sampled page; on a virtual machine a measuring thread stalls after each sample
+/// in proportion to its process's resident memory (docs/BENCHMARKS.md, "The far tail").
+struct DamonFact {
+    int index = -1;
+    std::string state;      ///< "on", "off"
+    std::string operations; ///< of its first context: "paddr" (physical memory), "vaddr", "fvaddr"
+    int64_t sampleUs = -1;  ///< its first context's sampling interval; -1 unreadable
+    /// @brief "kdamond 0 on: paddr, a sample every 500 ms".
+    std::string text() const;
+};
+
 struct MachineFacts {
     int cpu = -1; ///< the measured CPU these facts were read for
     SystemProbe probe;
@@ -48,7 +60,8 @@ struct MachineFacts {
     std::string cpufreqGovernor; ///< "" when there is no cpufreq
     std::string thpEnabled;      ///< "always", "madvise", "never"
     std::string thpDefrag;
-    int timerMigration = -1; ///< kernel.timer_migration; -1 unreadable
+    std::vector<DamonFact> damon; ///< every kdamond the DAMON sysfs interface lists (none without DAMON)
+    int timerMigration = -1;      ///< kernel.timer_migration; -1 unreadable
     int nmiWatchdog = -1;
     int softWatchdog = -1;
     std::string watchdogCpumask;  ///< a CPU list

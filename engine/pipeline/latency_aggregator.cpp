@@ -4,8 +4,8 @@
 
 namespace rtscope {
 
-LatencyAggregator::LatencyAggregator(size_t exactUsBins, DecimatedSeries::Storage seriesStorage)
-    : m_series(kSeriesBucketNs, kSeriesCapacity, seriesStorage)
+LatencyAggregator::LatencyAggregator(size_t exactUsBins, DecimatedSeries::Storage seriesStorage, size_t seriesCapacity)
+    : m_series(kSeriesBucketNs, seriesCapacity, seriesStorage)
 {
     clear(exactUsBins);
 }

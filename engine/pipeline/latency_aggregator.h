@@ -39,9 +39,11 @@ public:
     static constexpr size_t kSeriesCapacity = 120'000;    ///< 120 s of buckets
 
     /// @param exactUsBins cyclictest-style 1 µs bins kept for export (0 = none)
-    /// @param seriesStorage the timeline's 120 s of buckets up front (a live run) or as samples come (a replay)
+    /// @param seriesStorage the timeline's buckets up front (a live run) or as samples come (a replay)
+    /// @param seriesCapacity buckets kept: 120 s, or a compact run's series window (LatencyRun::setCompact)
     explicit LatencyAggregator(size_t exactUsBins = 0,
-                               DecimatedSeries::Storage seriesStorage = DecimatedSeries::Storage::Upfront);
+                               DecimatedSeries::Storage seriesStorage = DecimatedSeries::Storage::Upfront,
+                               size_t seriesCapacity = kSeriesCapacity);
 
     void add(const LatencySample& s);
     /// @brief Clears histogram and counters; the timeline and the sequence tracking are kept.

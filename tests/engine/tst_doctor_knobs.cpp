@@ -4,6 +4,7 @@
 // thread of this test (the real kernel: a fake /proc cannot take sched_setaffinity), and refuse a thread that has
 // exited or whose TID names another thread now.
 #include "engine/doctor/knob.h"
+#include "engine/doctor/machine_facts.h"
 #include "engine/rt/cpu_topology.h"
 
 #include "tests/common/doctor_test_util.h"
@@ -159,6 +160,27 @@ private slots:
         QCOMPARE(QString::fromStdString(test::readBack(knob)), before);
         QCOMPARE(m.get(path), original);
         QVERIFY(!QString::fromStdString(knob.undoCommand()).isEmpty());
+    }
+
+    // The facts name every DAMON monitor (kdamond) with its operations and sampling interval: on a VM its samples
+    // stall a measuring thread every interval (docs/BENCHMARKS.md, "The far tail"); none is "none".
+    void damonMonitorsAreFacts()
+    {
+        QTemporaryDir dir;
+        FakeMachine m(dir.path());
+        QVERIFY(readMachineFacts(m, 1).damon.empty());
+        const std::string k = "/sys/kernel/mm/damon/admin/kdamonds";
+        m.put(k + "/nr_kdamonds", "2\n");
+        m.put(k + "/0/state", "on\n");
+        m.put(k + "/0/contexts/0/operations", "paddr\n");
+        m.put(k + "/0/contexts/0/monitoring_attrs/intervals/sample_us", "500000\n");
+        m.put(k + "/1/state", "off\n");
+        const MachineFacts f = readMachineFacts(m, 1);
+        QCOMPARE(int(f.damon.size()), 2);
+        QCOMPARE(QString::fromStdString(f.damon[0].text()), QString("kdamond 0 on: paddr, a sample every 500 ms"));
+        QCOMPARE(f.damon[0].sampleUs, int64_t(500000));
+        QCOMPARE(QString::fromStdString(f.damon[1].text()), QString("kdamond 1 off"));
+        QCOMPARE(f.damon[1].sampleUs, int64_t(-1));
     }
 
     // Nothing is written for a value the setting has already (an IRQ written again may change its effective CPU).

@@ -50,6 +50,7 @@ void LatencyExperiment::configureRun(LatencyRun& run)
 {
     run.setPace(m_pace);
     run.setSeriesWindow(m_seriesWindowNs);
+    run.setCompact(m_compact);
     run.setSink(m_sink);
     run.setTracingDir(m_traceDir);
     run.setTraceCapture(m_traceCapture);

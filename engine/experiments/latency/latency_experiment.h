@@ -23,6 +23,8 @@ public:
     void setCollectorPace(int64_t drainNs, int64_t publishNs);
     /// @brief How much of the timeline each snapshot carries (1 s … 120 s, default 10 s); also the running run's.
     void setSeriesWindow(int64_t ns);
+    /// @brief LatencyRun::setCompact for the next start(): for a run that is never reconfigured (the command line).
+    void setCompact(bool compact) { m_compact = compact; }
     /// @brief Hands every run's samples, markers, resets and drops to @p sink (null: none). Only while not
     /// running; the sink must outlive every later run.
     void setRunSink(LatencyRunSink* sink);
@@ -51,6 +53,7 @@ protected:
 private:
     CollectorPace m_pace;
     int64_t m_seriesWindowNs = 10'000'000'000;
+    bool m_compact = false;
     LatencyRunSink* m_sink = nullptr;
     std::string m_traceDir;
     std::shared_ptr<TraceDatCapture> m_traceCapture;

@@ -46,8 +46,6 @@ LatencyRun::LatencyRun(const LatencyConfig& config, const RunEnvironment& env)
     std::vector<int> busy = m_cpus;
     busy.insert(busy.end(), m_hogs.placement().cpus.begin(), m_hogs.placement().cpus.end());
     m_quietCpu = env.topology.otherThan(busy);
-    m_workers = makeWorkers(m_cpus, m_memoryLock);
-    m_workerCount.store(int(m_workers.size()));
 }
 
 LatencyRun::~LatencyRun()
@@ -57,6 +55,9 @@ LatencyRun::~LatencyRun()
 
 Error LatencyRun::start()
 {
+    // Made here, not in the constructor: their size follows setCompact() and the series window, set after it.
+    m_workers = makeWorkers(m_cpus, m_memoryLock);
+    m_workerCount.store(int(m_workers.size()));
     if (m_config.dmaLatency)
         m_dma.acquire(0);
     m_dmaHeld = m_config.dmaLatency && m_dma.acquired();
@@ -144,11 +145,14 @@ LatencyRun::Workers LatencyRun::makeWorkers(const std::vector<int>& cpus, Memory
 {
     Workers workers;
     for (int cpu : cpus) {
-        auto w = std::make_unique<Worker>();
+        // A compact run's timeline keeps its series window (and a bucket either side), not 120 s.
+        const size_t series = m_compact ? size_t(m_seriesWindowNs.load() / LatencyAggregator::kSeriesBucketNs) + 2
+                                        : LatencyAggregator::kSeriesCapacity;
+        auto w = std::make_unique<Worker>(size_t(m_config.histogramUs), series);
         w->cpu = cpu;
         // A fresh ring per worker and run: its push and drop counters then count this run's samples.
-        w->ring = std::make_unique<SpscRing<LatencySample>>(kRingCapacity);
-        w->agg.clear(size_t(m_config.histogramUs));
+        w->ring = std::make_unique<SpscRing<LatencySample>>(m_compact ? compactRingCapacity(m_config.periodNs)
+                                                                      : kRingCapacity);
         workers.push_back(std::move(w));
     }
     // mlockall was not asked for or not allowed: lock what the RT path touches (the stacks are locked by RtThread),
@@ -302,8 +306,16 @@ void LatencyRun::measuringLoop(Worker& w, const std::atomic<bool>& stop, uint64_
         m_finished.store(true, std::memory_order_release);
 }
 
+size_t LatencyRun::compactRingCapacity(int64_t periodNs)
+{
+    const int64_t twoSeconds = periodNs > 0 ? 2 * kNsPerSec / periodNs : int64_t(kRingCapacity);
+    return size_t(std::clamp<int64_t>(twoSeconds, kMinCompactRing, kRingCapacity));
+}
+
 LatencyRun::Change LatencyRun::reconfigure(const LatencyConfig& requested, const CpuTopology& topo)
 {
+    if (m_compact)
+        return {{ErrorKind::InvalidConfig, "A command-line run does not change while it runs; start another."}};
     if (auto errors = requested.validate(topo); !errors.empty())
         return {{ErrorKind::InvalidConfig, joinErrors(errors)}};
     LatencyConfig next = requested;

@@ -58,6 +58,13 @@ public:
     void setTracingDir(std::string dir) { m_tracer.setTracingDir(std::move(dir)); }
     /// @brief Where every trace session of the run also keeps its raw sub-buffers (TraceConfig::capture).
     void setTraceCapture(std::shared_ptr<TraceDatCapture> capture) { m_tracer.setCapture(std::move(capture)); }
+    /// @brief A run whose period and series window do not change while it runs (the command line): its rings hold
+    /// about 2 s of samples (kMinCompactRing to kRingCapacity) and its timeline only the series window, so the
+    /// measuring process stays small (docs/BENCHMARKS.md, "The far tail"). reconfigure() is refused.
+    void setCompact(bool compact) { m_compact = compact; }
+    static constexpr size_t kMinCompactRing = 4096;
+    /// @brief The ring a compact run at @p periodNs gets: 2 s of samples, within kMinCompactRing..kRingCapacity.
+    static size_t compactRingCapacity(int64_t periodNs);
 
     /// @brief Holds cpu_dma_latency if asked, starts the hogs, the trace session (config.trace), then the measuring
     /// threads; tells the sink and records the start marker. On failure the host calls stop(). A trace session
@@ -106,6 +113,9 @@ public:
 private:
     /// One measuring thread with its own ring and aggregates (cyclictest -t: one per CPU).
     struct Worker {
+        Worker(size_t histogramUs, size_t seriesCapacity)
+            : agg(histogramUs, DecimatedSeries::Storage::Upfront, seriesCapacity)
+        {}
         int cpu = -1;
         RtThread thread;
         std::unique_ptr<SpscRing<LatencySample>> ring;
@@ -146,6 +156,7 @@ private:
     CollectorPace m_pace;
     std::atomic<int64_t> m_seriesWindowNs{10'000'000'000};
     bool m_stopped = false; ///< control thread: stop() ran
+    bool m_compact = false; ///< setCompact()
 
     // Shared with the measuring threads.
     std::atomic<int64_t> m_periodNs{1'000'000};
