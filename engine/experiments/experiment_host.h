@@ -68,7 +68,8 @@ MemoryLockStatus rangeLockStatus(const RunEnvironment& env, bool locked, int err
 /// @brief What a run of an experiment provides. The host calls, in order: the constructor (allocations, CPUs
 /// resolved; no thread yet), start() (the threads; on failure the host calls stop() and discards the run), then from
 /// the collector thread drain() and makeSnapshot() while it runs, and at the end stop() (every thread stopped and
-/// joined within kJoinBudgetMs), a last drain() and makeSnapshot(false), and the optional ended().
+/// joined within kJoinBudgetMs), a last drain() and makeSnapshot(false), and the optional ended(). The collector
+/// calls the run no more once stop() is due: stop() and what follows never overlap a drain() or makeSnapshot().
 // clang-format 14 mangles requires-expressions: the concepts are formatted by hand.
 // clang-format off
 template <class R>
@@ -159,6 +160,9 @@ public:
     {
         if (!m_run)
             return;
+        // From here on only this thread calls the run: stop(), then (in the collector's stop) the last drain() and
+        // makeSnapshot(false). A pass of the collector in progress ends first.
+        m_collector.hold(m_feed.get());
         m_run->stop();
         const int64_t stoppedNs = nowNs();
         m_finishedAtStop = m_run->finished();

@@ -28,6 +28,14 @@ void Collector::removeSource(CollectorSource* source)
 {
     std::lock_guard lock(m_sourcesMutex);
     m_sources.erase(std::remove(m_sources.begin(), m_sources.end(), source), m_sources.end());
+    m_held.erase(std::remove(m_held.begin(), m_held.end(), source), m_held.end());
+}
+
+void Collector::hold(CollectorSource* source)
+{
+    std::lock_guard lock(m_sourcesMutex); // a pass holds it from its first drain to its last publish
+    if (std::find(m_held.begin(), m_held.end(), source) == m_held.end())
+        m_held.push_back(source);
 }
 
 void Collector::start(int64_t drainIntervalNs, int64_t publishIntervalNs, int cpu)
@@ -37,6 +45,10 @@ void Collector::start(int64_t drainIntervalNs, int64_t publishIntervalNs, int cp
     {
         std::lock_guard lock(m_wakeMutex);
         m_stopRequested = false;
+    }
+    {
+        std::lock_guard lock(m_sourcesMutex);
+        m_held.clear();
     }
     m_publishIntervalNs.store(publishIntervalNs, std::memory_order_relaxed);
     m_thread = std::thread([this, drainIntervalNs] { run(drainIntervalNs); });
@@ -76,13 +88,18 @@ void Collector::run(int64_t drainIntervalNs)
         wakeLock.unlock();
         {
             std::lock_guard lock(m_sourcesMutex);
+            const auto held = [this](CollectorSource* s) {
+                return std::find(m_held.begin(), m_held.end(), s) != m_held.end();
+            };
             for (CollectorSource* s : m_sources)
-                s->drain();
+                if (!held(s))
+                    s->drain();
             const int64_t now = nowNs();
             if (now - lastPublish >= m_publishIntervalNs.load(std::memory_order_relaxed) ||
                 m_publishRequested.exchange(false, std::memory_order_relaxed)) {
                 for (CollectorSource* s : m_sources)
-                    s->publish();
+                    if (!held(s))
+                        s->publish();
                 lastPublish = now;
             }
         }

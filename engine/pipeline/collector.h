@@ -32,6 +32,11 @@ public:
     void addSource(CollectorSource* source);
     /// @brief Unregisters; after it returns, the collector thread no longer touches @p source.
     void removeSource(CollectorSource* source);
+    /// @brief The collector thread calls @p source no more: returns once a pass in progress has ended. A run that is
+    /// about to stop is held first (ExperimentHost::stop), so drain() never runs concurrently with its stop() and no
+    /// running snapshot follows it. flushNow() (and so stop()) still drains and publishes it: its last snapshot.
+    /// removeSource() or the next start() lets go of it.
+    void hold(CollectorSource* source);
 
     /// @param drainIntervalNs how often rings are drained; @param publishIntervalNs how often snapshots are made
     /// @param cpu pin the collector to this CPU (-1 = any): keep it off the CPUs that run hogs
@@ -61,6 +66,7 @@ private:
 
     std::mutex m_sourcesMutex; ///< held by the collector thread while it drains; never by a worker
     std::vector<CollectorSource*> m_sources;
+    std::vector<CollectorSource*> m_held; ///< skipped by the collector's passes (hold()), under m_sourcesMutex
     std::thread m_thread;
     std::mutex m_wakeMutex;
     std::condition_variable m_wake;

@@ -32,8 +32,14 @@ Error RemoteRun::start(const nlohmann::json& config, const nlohmann::json& view,
     // caller that waits takes every error, the silence included.
     nlohmann::json started;
     if (Error e = client->start(m_experiment, config, waitMs, &started, view);
-        e && (waitMs > 0 || e.kind != ErrorKind::System || !client->connectionError().empty()))
+        e && (waitMs > 0 || e.kind != ErrorKind::System || !client->connectionError().empty())) {
+        // Not answered in time on a link that is still up: the agent may start the run yet, and nobody would stop
+        // it. It is told to stop now (it answers "nothing is running" if it never started).
+        if (waitMs > 0 && e.kind == ErrorKind::System && client->connectionError().empty() &&
+            client->startedCount() == startedBefore)
+            (void)client->stop();
         return e;
+    }
     m_label = started.is_object() ? started.value("label", std::string()) : std::string();
     m_client = std::move(client);
     m_machine = m_session.machine();

@@ -322,7 +322,8 @@ private slots:
     }
 
     // A start the agent does not answer within setStartWaitMs(): the client's sentence, after that long and not much
-    // longer; the run does not count as running.
+    // longer; the run does not count as running; and the agent is told to stop, so a start it answers late does not
+    // leave a run going that nobody controls.
     void unansweredStartGivesTheSentence()
     {
         RemoteFakeLink link;
@@ -340,6 +341,7 @@ private slots:
         QVERIFY(!exp.running());
         QVERIFY(!exp.snapshot());
         QVERIFY(!exp.finished());
+        QTRY_COMPARE_WITH_TIMEOUT(int(link.agent.received(AgentFrameType::Stop).size()), 1, 2000);
     }
 
     // A refusal: waited for, it is start()'s error with the agent's kind and sentence; not waited for (the GUI's
