@@ -410,15 +410,19 @@ Error AgentClient::connect(int timeoutMs)
         sendHello = !std::exchange(m_helloSent, true);
         token = m_token;
     }
+    // A hello that cannot be written is not the answer yet: an agent that refuses the connection (another controller
+    // holds it) may have written its sentence and closed before the hello went out (EPIPE); the reader still has it.
+    Error notSent;
     if (sendHello)
-        if (Error e = m_writer.sendJson(AgentFrameType::Hello, rtscope::agentHello(nullptr, {}, token)))
-            return e;
+        notSent = m_writer.sendJson(AgentFrameType::Hello, rtscope::agentHello(nullptr, {}, token));
     std::unique_lock lock(m_mutex);
     m_changed.wait_for(lock, std::chrono::milliseconds(timeoutMs), [&] { return m_haveHello || !m_lost.empty(); });
     if (!m_haveHello) {
         // An agent that refuses the connection (another controller holds it) says why in an error frame first.
         if (!m_errors.empty())
             return {ErrorKind::System, "the agent refused the connection: " + m_errors.back()};
+        if (notSent)
+            return notSent;
         return {ErrorKind::System,
                 m_lost.empty() ? "the agent sent no hello within " + std::to_string(timeoutMs) + " ms" : m_lost};
     }

@@ -4,6 +4,7 @@
 #include "engine/experiments/latency/latency_experiment.h"
 #include "engine/recording/recording_replay.h"
 #include "engine/recording/recording_writer.h"
+#include "engine/remote/agent_client.h"
 #include "engine/remote/agent_protocol.h"
 #include "engine/rt/system_probe.h"
 #include "engine/util/clock.h"
@@ -14,6 +15,7 @@
 
 #include <mutex>
 #include <string>
+#include <sys/socket.h>
 #include <thread>
 #include <unistd.h>
 
@@ -141,6 +143,22 @@ private slots:
         const std::string missing = agentProtocolMismatch({{"version", "9.0"}}, "controller");
         QVERIFY2(missing.find("protocol is missing") != std::string::npos, missing.c_str());
         QVERIFY(!agentProtocolMismatch({{"protocol", "1"}}, "agent").empty()); // a string is not the number
+    }
+
+    // An agent that refuses a second controller writes its sentence and closes, which may happen before the
+    // controller's hello is written: the hello then fails with EPIPE (seen on Debian 13 in cli/agent_transports). The
+    // controller still reports the agent's sentence, not the broken pipe.
+    void refusalThatClosesBeforeTheHelloIsNamed()
+    {
+        int fds[2];
+        QCOMPARE(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds), 0);
+        QVERIFY(!AgentFrameWriter(fds[1]).sendJson(AgentFrameType::Error,
+                                                   agentError("system", "another controller is connected")));
+        ::close(fds[1]);
+        AgentClient client(fds[0], fds[0]);
+        const Error e = client.connect(5000);
+        QVERIFY(e);
+        QVERIFY2(e.message.find("another controller is connected") != std::string::npos, e.message.c_str());
     }
 
     void errorKindsRoundTrip()
