@@ -5,6 +5,7 @@
 #include "engine/export/latency_limit.h"
 
 #include <cstdint>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -15,6 +16,7 @@ struct ContentionConfig;
 struct DeadlineConfig;
 struct DriftConfig;
 struct NoiseConfig;
+struct OsnoiseTrace;
 struct InversionConfig;
 struct LatencyConfig;
 struct SleepFloorConfig;
@@ -59,6 +61,8 @@ RunResult runSleepFloor(const SleepFloorConfig& config, const RunOutput& out);
 RunResult runContention(const ContentionConfig& config, const RunOutput& out);
 RunResult runInversion(const InversionConfig& config, const RunOutput& out);
 RunResult runDeadline(const DeadlineConfig& config, const RunOutput& out);
-RunResult runNoise(const NoiseConfig& config, const RunOutput& out);
+/// @p osnoise: the kernel osnoise tracer's summary (--osnoise-file), shown beside the run; null for none.
+RunResult runNoise(const NoiseConfig& config, const RunOutput& out,
+                   std::shared_ptr<const OsnoiseTrace> osnoise = nullptr);
 
 } // namespace rtscope::cli

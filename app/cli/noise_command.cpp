@@ -29,6 +29,7 @@ struct NoiseOptions {
     int priority = 0;
     bool noTrace = false;
     std::string histfile;
+    std::string osnoiseFile;
     TableOutputOptions output;
     RemoteTarget target;
 };
@@ -111,6 +112,8 @@ void printNoiseTable(const NoiseSnapshot& s)
     std::printf("\nloops: %llu   gaps: %llu   dropped gaps: %llu   memory: %s\n", (unsigned long long)loops,
                 (unsigned long long)gaps, (unsigned long long)drops, s.memoryLock.c_str());
     std::printf("attribution: %s\n", s.traced ? "kernel trace events (tracefs)" : "none");
+    if (!s.loopClock.empty())
+        std::printf("loop clock: %s\n", s.loopClock.c_str());
     for (const std::string* note : {&s.traceNote, &s.stealNote, &s.osnoiseNote})
         if (!note->empty())
             std::printf("note: %s\n", note->c_str());
@@ -121,6 +124,28 @@ void printNoiseTable(const NoiseSnapshot& s)
             std::printf("error: CPU %d: %s\n", c.cpu, c.error.c_str());
     if (!s.error.empty())
         std::printf("error: %s\n", s.error.c_str());
+}
+
+// The kernel's osnoise tracer, read from a file, in the same columns as rtscope's table above it.
+void printOsnoiseTable(const OsnoiseTrace& t, const NoiseSnapshot& s)
+{
+    std::printf("\nthe kernel's osnoise tracer, from %s (%llu periods):\n", t.source.c_str(),
+                (unsigned long long)t.periodLines);
+    std::printf("%-4s %13s %12s %10s %12s %8s %8s %8s %8s %8s\n", "CPU", "Runtime(us)", "Noise(us)", "% CPU Aval",
+                "Max Single", "HW", "NMI", "IRQ", "Softirq", "Thread");
+    for (const OsnoiseCpuSummary& c : t.cpus)
+        std::printf("%-4d %13lld %12lld %10.5f %12lld %8llu %8llu %8llu %8llu %8llu\n", c.cpu, (long long)c.runtimeUs,
+                    (long long)c.noiseUs, c.availablePercent(), (long long)c.maxSingleUs, (unsigned long long)c.hw,
+                    (unsigned long long)c.nmi, (unsigned long long)c.irq, (unsigned long long)c.softirq,
+                    (unsigned long long)c.thread);
+    for (const NoiseCpuStats& c : s.cpus)
+        if (std::none_of(t.cpus.begin(), t.cpus.end(), [&](const OsnoiseCpuSummary& o) { return o.cpu == c.cpu; }))
+            std::printf("note: the osnoise trace has no period for CPU %d\n", c.cpu);
+    std::printf("(osnoise's HW counts noise no traced work explained, as rtscope's HW does; the tracer counts an "
+                "interference each time one begins, rtscope each time traced work ran inside a gap)\n");
+    if (t.problemCount)
+        std::printf("note: %llu line(s) of the osnoise trace were not read as summaries, the first: %s\n",
+                    (unsigned long long)t.problemCount, t.problems.front().c_str());
 }
 
 std::string progressLine(const NoiseSnapshot& s)
@@ -135,9 +160,10 @@ std::string progressLine(const NoiseSnapshot& s)
     return line;
 }
 
-// The parts of a noise run that are its own, on this machine or a target; @p header gives the run's label, and
-// @p histfile (if any) receives the loop-length histogram.
-TableRun<NoiseSnapshot> noiseTable(std::function<std::string()> header, const std::string& histfile)
+// The parts of a noise run that are its own, on this machine or a target; @p header gives the run's label,
+// @p histfile (if any) receives the loop-length histogram, and @p osnoise (if any) is shown beside the run.
+TableRun<NoiseSnapshot> noiseTable(std::function<std::string()> header, const std::string& histfile,
+                                   std::shared_ptr<const OsnoiseTrace> osnoise)
 {
     return TableRun<NoiseSnapshot>{
         .command = "noise",
@@ -145,10 +171,18 @@ TableRun<NoiseSnapshot> noiseTable(std::function<std::string()> header, const st
         .progressInLog = Progress::InLog::EverySecond,
         .progress = progressLine,
         .stoppedLineWhenQuiet = false,
-        .printTable = printNoiseTable,
+        .printTable =
+            [osnoise](const NoiseSnapshot& s) {
+                printNoiseTable(s);
+                if (osnoise)
+                    printOsnoiseTable(*osnoise, s);
+            },
         .report =
-            [](const NoiseSnapshot& s) {
-                return nlohmann::json{{"rtscope", withProbeAndCommandLine(noiseReportJson(s))}};
+            [osnoise](const NoiseSnapshot& s) {
+                nlohmann::json report = noiseReportJson(s);
+                if (osnoise)
+                    report["osnoise"] = osnoiseTraceJson(*osnoise);
+                return nlohmann::json{{"rtscope", withProbeAndCommandLine(std::move(report))}};
             },
         .csv = noiseCsv,
         .figures =
@@ -172,28 +206,39 @@ int run(const NoiseOptions& o)
 {
     RunOutput out = o.output.runOutput();
     out.histfile = o.histfile;
+    // The osnoise file is read before anything runs: a bad one is bad input, like a bad flag.
+    std::shared_ptr<OsnoiseTrace> osnoise;
+    std::string osnoiseProblem;
+    if (!o.osnoiseFile.empty()) {
+        osnoise = std::make_shared<OsnoiseTrace>();
+        if (Error e = loadOsnoiseTrace(o.osnoiseFile, *osnoise))
+            osnoiseProblem = e.message;
+    }
+    const auto configFor = [&](const CpuTopology& topology, std::vector<std::string>& problems) {
+        const NoiseConfig c = toConfig(o, topology, problems);
+        if (!osnoiseProblem.empty())
+            problems.push_back(osnoiseProblem);
+        return c;
+    };
     if (o.target.given())
-        return runCommandOnTarget<NoiseConfig>(
-            "noise", o.target, out,
-            [&](const CpuTopology& target, std::vector<std::string>& problems) {
-                return toConfig(o, target, problems);
-            },
-            [&](std::function<std::string()> header, const NoiseConfig&) {
-                return noiseTable(std::move(header), out.histfile);
-            });
+        return runCommandOnTarget<NoiseConfig>("noise", o.target, out, configFor,
+                                               [&](std::function<std::string()> header, const NoiseConfig&) {
+                                                   return noiseTable(std::move(header), out.histfile, osnoise);
+                                               });
     std::vector<std::string> problems;
-    const NoiseConfig config = toConfig(o, CpuTopology::current(), problems);
+    const NoiseConfig config = configFor(CpuTopology::current(), problems);
     return runIfValid("noise", config, std::move(problems), CpuTopology::current(),
-                      [&](const NoiseConfig& c) { return runNoise(c, out).exitCode; });
+                      [&](const NoiseConfig& c) { return runNoise(c, out, osnoise).exitCode; });
 }
 
 } // namespace
 
-RunResult runNoise(const NoiseConfig& config, const RunOutput& out)
+RunResult runNoise(const NoiseConfig& config, const RunOutput& out, std::shared_ptr<const OsnoiseTrace> osnoise)
 {
     NoiseExperiment exp;
     exp.setLockAllMemory(true);
-    return runTable(exp, config, out, noiseTable([&] { return exp.config().label(); }, out.histfile));
+    return runTable(exp, config, out,
+                    noiseTable([&] { return exp.config().label(); }, out.histfile, std::move(osnoise)));
 }
 
 namespace {
@@ -220,6 +265,9 @@ Command addNoiseCommand(CLI::App& app)
                          " for the polling threads (default: other, as osnoise; fifo if -p is given)");
     sub->add_flag("--no-trace", o->noTrace, "do not read the kernel's trace events: no attribution");
     sub->add_option("--histfile", o->histfile, "write the loop-length histogram (1 us bins, cyclictest's -h layout)");
+    sub->add_option("--osnoise-file", o->osnoiseFile,
+                    "show the kernel osnoise tracer's summary from FILE (its trace, saved) beside this run, in the "
+                    "same columns");
     addTargetOptions(sub, o->target);
     addTableOutputOptions(sub, o->output, "write config, probe, per-CPU figures and every culprit as JSON",
                           "write one row per culprit (unexplained and untraced time included)", "only the table");

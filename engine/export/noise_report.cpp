@@ -122,8 +122,29 @@ nlohmann::json noiseReportJson(const NoiseSnapshot& snap)
                           {"smi_note", snap.smiNote},
                           {"osnoise_tracer", snap.osnoiseTracer},
                           {"osnoise_note", snap.osnoiseNote},
+                          {"loop_clock", snap.loopClock},
                           {"cpus", std::move(cpus)},
                           {"culprits", std::move(culprits)}};
+}
+
+nlohmann::json osnoiseTraceJson(const OsnoiseTrace& trace)
+{
+    nlohmann::json cpus = nlohmann::json::array();
+    for (const OsnoiseCpuSummary& c : trace.cpus)
+        cpus.push_back({{"cpu", c.cpu},
+                        {"periods", c.periods},
+                        {"runtime_us", c.runtimeUs},
+                        {"noise_us", c.noiseUs},
+                        {"available_percent", c.availablePercent()},
+                        {"max_single_us", c.maxSingleUs},
+                        {"hw", c.hw},
+                        {"nmi", c.nmi},
+                        {"irq", c.irq},
+                        {"softirq", c.softirq},
+                        {"thread", c.thread}});
+    return nlohmann::json{{"method", "osnoise tracer"},   {"source", trace.source},
+                          {"periods", trace.periodLines}, {"cpus", std::move(cpus)},
+                          {"problems", trace.problems},   {"problem_count", trace.problemCount}};
 }
 
 std::string noiseCsv(const NoiseSnapshot& snap)

@@ -4,6 +4,7 @@
 /// histogram in cyclictest's -h layout (one column per measured CPU), plus the loop-length figures the oslat
 /// comparison reads.
 #include "engine/experiments/noise/noise_snapshot.h"
+#include "engine/experiments/noise/osnoise_trace.h"
 #include "engine/formats/cyclictest_format.h"
 
 #include <cstdint>
@@ -27,6 +28,10 @@ LoopFigures loopFigures(std::span<const uint64_t> histogram);
 
 /// @brief osnoise's counts per CPU: HW is the gaps no traced work touched (NoiseKind::Unexplained).
 nlohmann::json noiseReportJson(const NoiseSnapshot& snap);
+/// @brief The kernel osnoise tracer's summary read from a file (--osnoise-file), in the report's per-CPU keys:
+/// {"method": "osnoise tracer", "source", "periods", "cpus": [{cpu, periods, runtime_us, noise_us, available_percent,
+/// max_single_us, hw, nmi, irq, softirq, thread}], "problems", "problem_count"}.
+nlohmann::json osnoiseTraceJson(const OsnoiseTrace& trace);
 /// @brief cpu,kind,name,pid,sched,count,total_ns,max_ns,percent: every culprit, the per-CPU "unexplained" and
 /// "untraced" entries among them, so a CPU's rows add up to its noise (unless more than kMaxCulprits were kept).
 std::string noiseCsv(const NoiseSnapshot& snap);

@@ -549,6 +549,7 @@ template <class V> void fields(V& v, NoiseSnapshot& s)
     v("smi_note", s.smiNote);
     v("osnoise_tracer", s.osnoiseTracer);
     v("osnoise_note", s.osnoiseNote);
+    v("loop_clock", s.loopClock);
 }
 
 // The enums travel as their engine order (an integer), bounded by their last value on read.

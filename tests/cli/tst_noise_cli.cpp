@@ -11,7 +11,10 @@
 #include <QTemporaryDir>
 #include <QtTest>
 #include <csignal>
+#include <fstream>
 #include <nlohmann/json.hpp>
+#include <sys/stat.h>
+#include <unistd.h>
 
 using namespace rtscope;
 using namespace rtscope::test;
@@ -42,6 +45,8 @@ QString kindSumProblem(const nlohmann::json& cpu)
     return {};
 }
 
+const char* const kNoiseCliFifo = "/tmp/rtscope-noise-cli.fifo";
+
 } // namespace
 
 class TestNoiseCli : public QObject {
@@ -51,8 +56,9 @@ private slots:
 
     void helpListsTheFlags()
     {
-        const QStringList missing = missingFromHelp({"noise"}, {"--cpus", "--duration", "--threshold", "--policy",
-                                                                "--no-trace", "--histfile", "--json", "--csv"});
+        const QStringList missing =
+            missingFromHelp({"noise"}, {"--cpus", "--duration", "--threshold", "--policy", "--no-trace", "--histfile",
+                                        "--osnoise-file", "--json", "--csv"});
         QVERIFY2(missing.isEmpty(), qPrintable(missing.join(' ')));
     }
 
@@ -73,11 +79,20 @@ private slots:
         QTest::newRow("fifo on every CPU")
             << QStringList{"noise", "--cpus", "all", "--policy", "fifo", "-p", "10"} << "rtscope noise: ";
         QTest::newRow("unknown policy") << QStringList{"noise", "--policy", "urgent"} << "policy";
+        QTest::newRow("osnoise file missing")
+            << QStringList{"noise", "--osnoise-file", "/nonexistent/trace"} << "rtscope noise: osnoise-file: ";
+        QTest::newRow("osnoise file a FIFO") // refused before open() could block
+            << QStringList{"noise", "--osnoise-file", kNoiseCliFifo} << "FIFO";
+        QTest::newRow("osnoise file holds no summary")
+            << QStringList{"noise", "--osnoise-file", "/proc/version"} << "holds no osnoise period summary";
     }
     void badInputExitsTwoNamingTheField()
     {
         QFETCH(QStringList, args);
         QFETCH(QString, expected);
+        ::unlink(kNoiseCliFifo);
+        QCOMPARE(mkfifo(kNoiseCliFifo, 0600), 0);
+        const auto removeFifo = qScopeGuard([] { ::unlink(kNoiseCliFifo); });
         const QString problem = refusalProblem(args, expected);
         QVERIFY2(problem.isEmpty(), qPrintable(problem));
     }
@@ -89,19 +104,47 @@ private slots:
         QTemporaryDir dir;
         const int cpu = CpuTopology::current().allowed.back();
         const QString json = dir.filePath("n.json"), csv = dir.filePath("n.csv"), hist = dir.filePath("n.hist");
+        // A saved osnoise trace (two periods of the measured CPU, one of CPU 99 it did not measure) goes beside it.
+        const QString osnoise = dir.filePath("osnoise.txt");
+        std::ofstream(osnoise.toStdString())
+            << "# tracer: osnoise\n"
+            << "  <...>-9 [" << cpu << "] ....  10.0: 1000000  400  99.96000  40  3  0  1002  10  1\n"
+            << "  <...>-9 [" << cpu << "] ....  11.0: 1000000  600  99.94000  90  5  0  1001  12  2\n"
+            << "  <...>-8 [099] ....  11.0: 1000000  100  99.99000  20  1  0  1000  11  0\n";
         const Run r = run({"noise", "--cpus", QString::number(cpu), "-D", "600ms", "--no-trace", "--json", json,
-                           "--csv", csv, "--histfile", hist});
+                           "--csv", csv, "--histfile", hist, "--osnoise-file", osnoise});
         QVERIFY2(r.exitCode == 0, qPrintable(r.err + r.out));
         QVERIFY2(r.out.contains("% CPU Aval") && r.out.contains("Max Single") && r.out.contains("Softirq"),
                  qPrintable(r.out));
         QVERIFY2(r.out.contains("attribution: none"), qPrintable(r.out));
+        QVERIFY2(r.out.contains("the kernel's osnoise tracer, from " + osnoise + " (3 periods):"), qPrintable(r.out));
+        QVERIFY2(r.out.contains(QString("%1 %2 %3 %4 %5 %6 %7 %8 %9 %10")
+                                    .arg(cpu, -4)
+                                    .arg("2000000", 13)
+                                    .arg("1000", 12)
+                                    .arg("99.95000", 10)
+                                    .arg("90", 12)
+                                    .arg("8", 8)
+                                    .arg("0", 8)
+                                    .arg("2003", 8)
+                                    .arg("22", 8)
+                                    .arg("3", 8)),
+                 qPrintable(r.out));
         QString problem;
         const nlohmann::json j = readJson(json, problem);
         QVERIFY2(problem.isEmpty(), qPrintable(problem));
+        const nlohmann::json& os = j.at("osnoise");
+        QCOMPARE(os.at("periods").get<int>(), 3);
+        QCOMPARE(os.at("cpus").size(), size_t(2));
+        QCOMPARE(os.at("cpus")[0].at("cpu").get<int>(), cpu);
+        QCOMPARE(os.at("cpus")[0].at("noise_us").get<int>(), 1000);
+        QCOMPARE(os.at("cpus")[0].at("available_percent").get<double>(), 99.95);
+        QCOMPARE(os.at("cpus")[0].at("max_single_us").get<int>(), 90);
         QCOMPARE(QString::fromStdString(j.at("experiment").get<std::string>()), QString("noise"));
         QCOMPARE(j.at("traced").get<bool>(), false);
         QVERIFY(!j.at("trace_note").get<std::string>().empty());
         QVERIFY(!j.at("osnoise_note").get<std::string>().empty());
+        QVERIFY(!j.at("loop_clock").get<std::string>().empty());
         QCOMPARE(j.at("cpus").size(), size_t(1));
         const nlohmann::json& c = j.at("cpus")[0];
         QCOMPARE(c.at("cpu").get<int>(), cpu);

@@ -7,6 +7,7 @@
 #include "engine/rt/cpu_topology.h"
 #include "engine/rt/system_probe.h"
 #include "engine/util/clock.h"
+#include "engine/util/loop_clock.h"
 
 #include "tests/common/experiment_run.h"
 #include "tests/common/planted_culprit.h"
@@ -320,6 +321,12 @@ private slots:
         QVERIFY(s.loops > 1000 && s.minLoopNs > 0 && s.meanLoopNs >= double(s.minLoopNs));
         QVERIFY(!snap->smiNote.empty() && !snap->osnoiseNote.empty());
         QVERIFY(snap->stealTickNs > 0);
+        // The clock the pollers read is the one LoopClock::best() picks here, and said.
+        std::string tscNote;
+        const LoopClock expected = LoopClock::best(1'000'000, &tscNote);
+        QVERIFY2(QString::fromStdString(snap->loopClock)
+                     .startsWith(expected.source() == LoopClock::Source::Tsc ? "TSC at " : "CLOCK_MONOTONIC (vDSO): "),
+                 snap->loopClock.c_str());
         QCOMPARE(threadsAlive(), 0);
     }
 

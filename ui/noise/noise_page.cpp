@@ -348,6 +348,8 @@ QStringList NoisePage::statusLines(const NoiseSnapshot& s)
                            s.smiNote.empty() ? tr("no reason given") : screenText(s.smiNote).toHtmlEscaped());
     if (!s.osnoiseNote.empty())
         lines << noiseLine(tr("osnoise tracer:"), screenText(s.osnoiseNote).toHtmlEscaped());
+    if (!s.loopClock.empty())
+        lines << noiseLine(tr("The pollers' clock:"), screenText(s.loopClock).toHtmlEscaped());
 
     // What failed.
     for (const NoiseCpuStats& cpu : s.cpus)

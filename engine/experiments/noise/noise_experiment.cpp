@@ -26,6 +26,8 @@ namespace {
 constexpr int64_t kNoiseReadyTimeoutNs = 2 * kNsPerSec;
 // The poller publishes its counters and its progress at least this often (in loops), and after every gap.
 constexpr unsigned kNoisePublishLoops = 1024;
+// How long the loop clock's rate is measured against CLOCK_MONOTONIC before the pollers start.
+constexpr int64_t kLoopClockCalibrationNs = 20 * kNsPerMs;
 // MSR_SMI_COUNT (Intel): SMIs since reset, in its low 32 bits.
 constexpr off_t kMsrSmiCount = 0x34;
 
@@ -220,11 +222,11 @@ Error NoiseRun::start()
     const TraceProbe probe = TraceSession::probe(); // after the session: tracefs is mounted now if it can be
     m_osnoiseTracer = probe.osnoiseTracer;
     if (probe.osnoiseTracer)
-        m_osnoiseNote = "this kernel has the osnoise tracer (CONFIG_OSNOISE_TRACER): rtla osnoise can measure the "
-                        "same CPUs as a second method";
+        m_osnoiseNote = "this kernel has the osnoise tracer (CONFIG_OSNOISE_TRACER): record it on the same CPUs "
+                        "(docs/experiments/noise.md) and give the file to --osnoise-file to see both side by side";
     else if (!probe.kernelHasTracefs || (probe.usable && !probe.needsMount))
         m_osnoiseNote = "this kernel has no osnoise tracer (CONFIG_OSNOISE_TRACER): only rtscope's own "
-                        "measurement is shown";
+                        "measurement is shown (a trace saved on another kernel can be shown beside it: --osnoise-file)";
     else
         m_osnoiseNote = "whether this kernel has the osnoise tracer is not known: " + probe.reason;
 
@@ -249,6 +251,9 @@ Error NoiseRun::start()
     if (k.smiNote.empty())
         k.smiNote = "read from /dev/cpu/N/msr (MSR_SMI_COUNT) at the start, every 5 s and at the end";
 
+    std::string tscNote;
+    m_loopClock = LoopClock::best(kLoopClockCalibrationNs, &tscNote);
+    m_loopClockText = m_loopClock.describe() + (tscNote.empty() ? "" : ": " + tscNote);
     const int64_t start = nowNs();
     m_startNs.store(start);
     k.stealReadNs = k.smiReadNs = start;
@@ -306,14 +311,19 @@ void NoiseRun::pollLoop(Poller& p, const std::atomic<bool>& stop)
         sincePublish = 0;
     };
 
-    int64_t prev = nowNs(); // the vDSO's clock_gettime: the trace clock "mono" reads the same clock
+    // Loop lengths come from the loop clock (the TSC where it is invariant: a turn costs a raw counter read, not a
+    // vDSO clock read); a gap's place on the trace clock, which the attribution matches events against, is one
+    // CLOCK_MONOTONIC read at its end.
+    const LoopClock clock = m_loopClock;
+    uint64_t prevTicks = clock.read();
+    int64_t prev = clock.monotonicStamp(prevTicks);
     p.firstNs.store(prev, std::memory_order_relaxed);
     p.lastNs.store(prev, std::memory_order_release);
     p.ready.store(true, std::memory_order_release);
     while (!stop.load(std::memory_order_relaxed) && !m_quit.load(std::memory_order_relaxed)) {
-        const int64_t now = nowNs();
-        const int64_t d = now - prev;
-        prev = now;
+        const uint64_t ticks = clock.read();
+        const int64_t d = clock.toNs(ticks - prevTicks);
+        prevTicks = ticks;
         const size_t b = std::min(size_t(d / 1000), kLast);
         histogram[b].store(histogram[b].load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
         ++loops;
@@ -321,15 +331,18 @@ void NoiseRun::pollLoop(Poller& p, const std::atomic<bool>& stop)
         minNs = std::min(minNs, d);
         maxNs = std::max(maxNs, d);
         if (d >= threshold) {
-            if (!p.ring->tryPush({now - d, now})) { // never blocks: a full ring counts the drop
+            prev = clock.monotonicStamp(ticks);
+            if (!p.ring->tryPush({prev - d, prev})) { // never blocks: a full ring counts the drop
                 ++drops;
                 dropNs += d;
             }
-            publish(now);
+            publish(prev);
         } else if (++sincePublish >= kNoisePublishLoops) {
-            publish(now);
+            prev = clock.monotonicStamp(ticks);
+            publish(prev);
         }
     }
+    prev = clock.monotonicStamp(prevTicks);
     publish(prev);
     if (isRealtime(m_config.policy)) {
         sched_param sp{}; // leaves demoted, whatever stop() does next
@@ -559,6 +572,7 @@ std::shared_ptr<NoiseSnapshot> NoiseRun::makeSnapshot(bool running)
     snap->smiNote = k.smiNote;
     snap->osnoiseTracer = m_osnoiseTracer;
     snap->osnoiseNote = m_osnoiseNote;
+    snap->loopClock = m_loopClockText;
     return snap;
 }
 

@@ -11,6 +11,7 @@
 #include "engine/pipeline/spsc_ring.h"
 #include "engine/rt/memory_lock.h"
 #include "engine/util/error.h"
+#include "engine/util/loop_clock.h"
 
 #include <atomic>
 #include <cstddef>
@@ -106,6 +107,8 @@ private:
     std::atomic<uint64_t> m_readerStopLost{0}; ///< events still in the kernel's buffer when the reader stopped
     bool m_osnoiseTracer = false;
     std::string m_osnoiseNote;
+    LoopClock m_loopClock = LoopClock::monotonic(); ///< what the pollers read (set in start(), before they run)
+    std::string m_loopClockText;
 
     // Collector-thread state (set up by start(), before the collector starts).
     std::unique_ptr<NoiseAttribution> m_attribution;

@@ -93,6 +93,9 @@ struct NoiseSnapshot : SnapshotOf<NoiseConfig> {
     std::string smiNote;          ///< "read from /dev/cpu/N/msr", or why not (no msr module, AMD, no root)
     bool osnoiseTracer = false;   ///< the kernel has the osnoise tracer (a second method could be offered)
     std::string osnoiseNote;      ///< whether the kernel's osnoise tracer exists, in a sentence
+    /// What the pollers read to time their loops: "TSC at 2096.1 MHz (calibrated against CLOCK_MONOTONIC)", or
+    /// "CLOCK_MONOTONIC (vDSO)" and why not the TSC (util/loop_clock.h).
+    std::string loopClock;
 };
 
 } // namespace rtscope
