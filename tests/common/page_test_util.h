@@ -3,6 +3,7 @@
 // stop() and on destruction, a settings round trip, driving a control as a user would, and screenshots.
 #include "engine/rt/cpu_topology.h"
 #include "engine/rt/rt_thread.h"
+#include "engine/rt/sched_policy.h"
 #include "engine/rt/system_probe.h"
 #include "tests/common/test_util.h"
 #include "tests/common/thread_census.h"
@@ -204,6 +205,19 @@ void checkOnlyFieldChanged(const Config& c, const Config& start, const QString& 
     for (const QString& other : fields)
         if (other != field && !(field == "policy" && other == "priority"))
             QCOMPARE(fieldOf(c, other), fieldOf(start, other));
+}
+
+/// A timer lab's @p config shown in @p controls (not a user edit) and read back exactly over the defaults; the
+/// priority editable for a real-time policy only, the custom slack only for a slack above 1 ns.
+template <class Controls, class Config> void checkTimerConfigShown(Controls& controls, const Config& config)
+{
+    QSignalSpy edited(&controls, &ExperimentControls::edited);
+    QVERIFY(controls.mapper().unrepresentable(config).isEmpty());
+    controls.mapper().setConfig(config);
+    QCOMPARE(edited.count(), 0); // config → controls is not a user edit
+    QVERIFY(controls.mapper().config(Config{}) == config);
+    QCOMPARE(controls.widgets().priority->isEnabled(), isRealtime(config.policy));
+    QCOMPARE(controls.widgets().slackCustom->isEnabled(), config.timerSlackNs > 1);
 }
 
 /// One bit per enumerator: a list of methods as a number a data row can hold.

@@ -194,13 +194,7 @@ private slots:
     {
         QFETCH(DriftConfig, config);
         DriftControls controls(onlineCpus());
-        QSignalSpy edited(&controls, &DriftControls::edited);
-        QVERIFY(controls.mapper().unrepresentable(config).isEmpty());
-        controls.mapper().setConfig(config);
-        QCOMPARE(edited.count(), 0); // config → controls is not a user edit
-        QVERIFY(controls.mapper().config(DriftConfig{}) == config);
-        QCOMPARE(controls.widgets().priority->isEnabled(), isRealtime(config.policy));
-        QCOMPARE(controls.widgets().slackCustom->isEnabled(), config.timerSlackNs > 1);
+        rtscope::test::checkTimerConfigShown(controls, config);
         QCOMPARE(controls.widgets().duration->isEnabled(), config.durationNs > 0);
         QCOMPARE(controls.widgets().ticks->isEnabled(), config.durationNs == 0);
     }
