@@ -69,16 +69,12 @@ void agentCliSend(int fd, const std::string& bytes)
 
 } // namespace
 
-class TestAgentCli : public QObject {
+class TestAgentCli : public rtscope::test::CliTest {
     Q_OBJECT
-    QTemporaryDir m_dir;
-    QString path(const char* name) const { return m_dir.filePath(name); }
-
 private slots:
     void initTestCase()
     {
-        QVERIFY2(QFile::exists(binary()), "RTSCOPE_BINARY must point at the built rtscope");
-        QVERIFY(m_dir.isValid());
+        setUp();
         std::signal(SIGPIPE, SIG_IGN);
     }
 

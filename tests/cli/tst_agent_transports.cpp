@@ -84,16 +84,12 @@ void transportStopAgent(QProcess& agent)
 
 } // namespace
 
-class TestAgentTransports : public QObject {
+class TestAgentTransports : public rtscope::test::CliTest {
     Q_OBJECT
-    QTemporaryDir m_dir;
-    QString path(const char* name) const { return m_dir.filePath(name); }
-
 private slots:
     void initTestCase()
     {
-        QVERIFY2(QFile::exists(binary()), "RTSCOPE_BINARY must point at the built rtscope");
-        QVERIFY(m_dir.isValid());
+        setUp();
         std::signal(SIGPIPE, SIG_IGN);
     }
 

@@ -80,16 +80,10 @@ const QRegularExpression kFailLine("^rtscope: FAIL: cpu [0-9]+ max [0-9.]+ us > 
 
 } // namespace
 
-class TestCiCli : public QObject {
+class TestCiCli : public rtscope::test::CliTest {
     Q_OBJECT
-    QTemporaryDir m_dir;
-
 private slots:
-    void initTestCase()
-    {
-        QVERIFY2(QFile::exists(binary()), "RTSCOPE_BINARY must point at the built rtscope");
-        QVERIFY(m_dir.isValid());
-    }
+    void initTestCase() { setUp(); }
 
     void limitFlagsAreChecked_data()
     {

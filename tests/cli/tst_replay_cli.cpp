@@ -31,16 +31,12 @@ Run runWithTmpdir(const QStringList& args, const QString& tmpdir)
 
 } // namespace
 
-class TestReplayCli : public QObject {
+class TestReplayCli : public rtscope::test::CliTest {
     Q_OBJECT
-    QTemporaryDir m_dir;
-    QString path(const char* name) const { return m_dir.filePath(name); }
-
 private slots:
     void initTestCase()
     {
-        QVERIFY2(QFile::exists(binary()), "RTSCOPE_BINARY must point at the built rtscope");
-        QVERIFY(m_dir.isValid());
+        setUp();
         // One recorded run for the whole test: 1000 samples at 500 µs under SCHED_OTHER (no privilege needed).
         const Run r = run({"latency", "--period", "500us", "--samples", "1000", "-q", "--record", path("run.rtrec"),
                            "--histfile", path("run.hist"), "--json", path("run.json"), "--csv", path("run.csv")});

@@ -50,16 +50,10 @@ nlohmann::json latencyComparison(int64_t durationNs = 600'000'000)
 
 } // namespace
 
-class TestRunCli : public QObject {
+class TestRunCli : public rtscope::test::CliTest {
     Q_OBJECT
-    QTemporaryDir m_dir;
-
 private slots:
-    void initTestCase()
-    {
-        QVERIFY2(QFile::exists(binary()), "RTSCOPE_BINARY must point at the built rtscope");
-        QVERIFY(m_dir.isValid());
-    }
+    void initTestCase() { setUp(); }
 
     void listsTheBuiltInPresets()
     {

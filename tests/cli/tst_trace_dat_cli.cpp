@@ -20,16 +20,10 @@
 using namespace rtscope;
 using namespace rtscope::test;
 
-class TestTraceDatCli : public QObject {
+class TestTraceDatCli : public rtscope::test::CliTest {
     Q_OBJECT
-    QTemporaryDir m_dir;
-
 private slots:
-    void initTestCase()
-    {
-        QVERIFY2(QFile::exists(binary()), "RTSCOPE_BINARY must point at the built rtscope");
-        QVERIFY(m_dir.isValid());
-    }
+    void initTestCase() { setUp(); }
 
     void helpListsTheFlag()
     {

@@ -75,17 +75,10 @@ int firstControl(const QByteArray& bytes)
 
 } // namespace
 
-class TestUntrustedFilesCli : public QObject {
+class TestUntrustedFilesCli : public rtscope::test::CliTest {
     Q_OBJECT
-    QTemporaryDir m_dir;
-    QString path(const char* name) const { return m_dir.filePath(name); }
-
 private slots:
-    void initTestCase()
-    {
-        QVERIFY2(QFile::exists(binary()), "RTSCOPE_BINARY must point at the built rtscope");
-        QVERIFY(m_dir.isValid());
-    }
+    void initTestCase() { setUp(); }
 
     void replayPrintsNoTerminalEscapes()
     {

@@ -7,12 +7,14 @@
 #include <QByteArray>
 #include <QElapsedTimer>
 #include <QFile>
+#include <QObject>
 #include <QProcess>
 #include <QProcessEnvironment>
 #include <QStandardPaths>
 #include <QString>
 #include <QStringList>
 #include <QTemporaryDir>
+#include <QTest>
 #include <csignal>
 #include <sys/types.h>
 #include <unistd.h>
@@ -169,5 +171,19 @@ inline Run runWithoutRtPrivilege(const QStringList& args, MaybeSkip& skip)
         skip = Skip{SkipKind::Other, "cannot run the binary as nobody here: " + r.err};
     return r;
 }
+
+/// The base of a CLI unit's test class: a scratch folder, and setUp() for initTestCase, which checks that
+/// RTSCOPE_BINARY names the built rtscope and that the folder is there.
+class CliTest : public QObject {
+protected:
+    QTemporaryDir m_dir;
+    QString path(const char* name) const { return m_dir.filePath(name); }
+
+    void setUp()
+    {
+        QVERIFY2(QFile::exists(binary()), "RTSCOPE_BINARY must point at the built rtscope");
+        QVERIFY(m_dir.isValid());
+    }
+};
 
 } // namespace rtscope::test

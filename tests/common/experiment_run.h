@@ -1,10 +1,23 @@
 #pragma once
 // Running an engine experiment to its end in a test: what the experiment units shared, each under its own name.
+#include "engine/rt/rt_thread.h"
+#include "engine/rt/system_probe.h"
 #include "engine/util/clock.h"
+#include "tests/common/thread_census.h"
 
+#include <QString>
 #include <QTest>
 
 namespace rtscope::test {
+
+/// What an experiment unit's initTestCase does first: the wake-up signal the waiters use, the process signals
+/// blocked in this thread as the app's main() does, and this machine's probe.
+inline SystemProbe setUpExperimentTest()
+{
+    installWakeSignalHandler();
+    blockProcessSignals(false);
+    return probeSystem();
+}
 
 /// Waits (handling events every @p pollMs) until @p exp has finished or @p timeoutMs has passed, stops it, and
 /// returns its final snapshot (the one published at the stop).
@@ -16,6 +29,17 @@ auto runExperimentToEnd(Experiment& exp, int timeoutMs = 20000, int pollMs = 10)
         QTest::qWait(pollMs);
     exp.stop();
     return exp.snapshot();
+}
+
+/// Stops the running @p exp: stop() must join every thread within 100 ms.
+template <class Experiment> void stopExperimentWithin100ms(Experiment& exp)
+{
+    const int64_t t0 = nowNs();
+    exp.stop();
+    const int64_t took = nowNs() - t0;
+    qInfo("stop took %.1f ms", double(took) / 1e6);
+    QVERIFY2(took < 100 * kNsPerMs, qPrintable(QString("stop took %1 ms").arg(double(took) / 1e6)));
+    QCOMPARE(threadsAlive(), 0);
 }
 
 } // namespace rtscope::test

@@ -3,26 +3,31 @@
 // stop() and on destruction, a settings round trip, driving a control as a user would, and screenshots.
 #include "engine/rt/cpu_topology.h"
 #include "engine/rt/rt_thread.h"
+#include "engine/rt/sched_policy.h"
 #include "engine/rt/system_probe.h"
 #include "tests/common/test_util.h"
 #include "tests/common/thread_census.h"
 #include "ui/common/gui_thread_affinity.h"
 #include "ui/experiment_page.h"
 #include "ui/widgets/duration_spin_box.h"
+#include "ui/widgets/experiment_controls.h"
 
 #include <QApplication>
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDir>
 #include <QElapsedTimer>
+#include <QLabel>
 #include <QLineEdit>
 #include <QSettings>
+#include <QSignalSpy>
 #include <QSlider>
 #include <QSpinBox>
 #include <QTemporaryDir>
 #include <QtTest>
 
 #include <memory>
+#include <type_traits>
 #include <vector>
 
 namespace rtscope::test {
@@ -129,6 +134,90 @@ inline void setControl(QWidget* w, const QVariant& value)
     } else {
         QFAIL("unknown control type");
     }
+}
+
+/// One control of @p page both ways. Config → widgets → config: the defaults changed by @p edit go in and come back
+/// exactly, and @p shown (given the config) holds once they are in. Widget → config: from the defaults, @p userEdit
+/// of @p controls' widgets is one edit that gives the defaults changed by @p expectedFromUser, nothing else.
+template <class Page, class Controls, class Edit, class UserEdit, class Shown>
+void checkMapperRoundTrip(Page& page, Controls& controls, const Edit& edit, const UserEdit& userEdit,
+                          const Edit& expectedFromUser, const Shown& shown)
+{
+    using Config = std::decay_t<decltype(page.config())>;
+    const Config defaults = page.config();
+    Config c = defaults;
+    edit(c);
+    QVERIFY(!(c == defaults)); // the row really changes something
+    QCOMPARE(page.applyConfig(c), QStringList());
+    QVERIFY(shown(c));
+    QVERIFY(page.config() == c);
+
+    QVERIFY(page.applyConfig(defaults).isEmpty());
+    QSignalSpy edited(&controls, &ExperimentControls::edited);
+    userEdit(controls.widgets());
+    QCOMPARE(edited.count(), 1);
+    Config expected = defaults;
+    expectedFromUser(expected);
+    QVERIFY(page.config() == expected);
+}
+
+/// @p page refuses @p bad as a whole: problems naming @p sentence, shown by the page and in @p controls' problems
+/// label, the config as it was, and nothing running.
+template <class Page, class Config>
+void checkRefusedAsAWhole(Page& page, const ExperimentControls& controls, const Config& bad, const QString& sentence)
+{
+    const Config before = page.config();
+    const QStringList problems = page.applyConfig(bad);
+    QVERIFY(!problems.isEmpty());
+    QVERIFY2(problems.join(" | ").contains(sentence), qPrintable(problems.join(" | ")));
+    QCOMPARE(page.problems(), problems);
+    const auto* label = controls.findChild<QLabel*>("problems");
+    QVERIFY(label);
+    QVERIFY2(label->text().contains(sentence.toHtmlEscaped()), qPrintable(label->text()));
+    QVERIFY(page.config() == before); // refused as a whole: the controls keep the last valid config
+    QVERIFY(!page.isRunning());
+}
+
+/// Shows @p start in @p controls, which must be able to show it and read it back as it was.
+template <class Controls, class Config> void showStartConfig(Controls& controls, const Config& start)
+{
+    QVERIFY(controls.mapper().unrepresentable(start).isEmpty());
+    controls.mapper().setConfig(start);
+    QVERIFY(controls.mapper().config(start) == start);
+}
+
+/// Sets the control named @p name among @p controls' children to @p value, as a user would.
+inline void setControlNamed(const QWidget& controls, const QString& name, const QVariant& value)
+{
+    QWidget* w = controls.findChild<QWidget*>(name);
+    QVERIFY2(w, qPrintable("no control named " + name));
+    setControl(w, value);
+}
+
+/// @p c, read back after one control changed @p start: @p expected in @p field, every other of @p fields as in
+/// @p start (a policy may bring its own priority), each field as @p fieldOf reads it.
+template <class Config>
+void checkOnlyFieldChanged(const Config& c, const Config& start, const QString& field, qlonglong expected,
+                           const QStringList& fields,
+                           std::type_identity_t<qlonglong (*)(const Config&, const QString&)> fieldOf)
+{
+    QCOMPARE(fieldOf(c, field), expected);
+    for (const QString& other : fields)
+        if (other != field && !(field == "policy" && other == "priority"))
+            QCOMPARE(fieldOf(c, other), fieldOf(start, other));
+}
+
+/// A timer lab's @p config shown in @p controls (not a user edit) and read back exactly over the defaults; the
+/// priority editable for a real-time policy only, the custom slack only for a slack above 1 ns.
+template <class Controls, class Config> void checkTimerConfigShown(Controls& controls, const Config& config)
+{
+    QSignalSpy edited(&controls, &ExperimentControls::edited);
+    QVERIFY(controls.mapper().unrepresentable(config).isEmpty());
+    controls.mapper().setConfig(config);
+    QCOMPARE(edited.count(), 0); // config → controls is not a user edit
+    QVERIFY(controls.mapper().config(Config{}) == config);
+    QCOMPARE(controls.widgets().priority->isEnabled(), isRealtime(config.policy));
+    QCOMPARE(controls.widgets().slackCustom->isEnabled(), config.timerSlackNs > 1);
 }
 
 /// One bit per enumerator: a list of methods as a number a data row can hold.

@@ -9,8 +9,11 @@
 
 #include <QString>
 #include <QStringList>
+#include <QTest>
 
 #include <cerrno>
+#include <pthread.h>
+#include <sched.h>
 #include <string>
 #include <thread>
 #include <vector>
@@ -24,6 +27,26 @@ inline QString joined(const std::vector<std::string>& problems)
     for (const auto& p : problems)
         l << QString::fromStdString(p);
     return l.join(" | ");
+}
+
+/// @p problems, from a validation: none when @p expected is empty, else exactly one, which starts with @p expected.
+inline void checkOneProblemOrNone(const std::vector<std::string>& problems, const QString& expected)
+{
+    if (expected.isEmpty()) {
+        QVERIFY2(problems.empty(), qPrintable(joined(problems)));
+    } else {
+        QCOMPARE(problems.size(), size_t(1));
+        QVERIFY2(QString::fromStdString(problems.front()).startsWith(expected), qPrintable(joined(problems)));
+    }
+}
+
+/// A machine of two CPUs, 0 and 1, both online and allowed: what the config validations are checked against.
+inline CpuTopology twoCpuTopology()
+{
+    CpuTopology t;
+    t.online = {0, 1};
+    t.allowed = {0, 1};
+    return t;
 }
 
 /// The CPUs this process may use that are online and not isolated, in order.
@@ -62,5 +85,53 @@ inline MaybeSkip withoutDeadline()
     return Skip{SkipKind::Deadline, "the kernel refuses SCHED_DEADLINE to this process: " +
                                         explainDeadlineError(err, params, "a probe thread", false)};
 }
+
+/// A skip when this process may not use SCHED_FIFO, or when CPU 0 or 1 of @p cpus is not usable (@p roles says what
+/// runs on each: "needs CPUs 0 and 1: " + @p roles); else none.
+inline MaybeSkip withoutFifoOrCpus01(const SystemProbe& probe, const CpuTopology& cpus, const std::string& roles)
+{
+    if (MaybeSkip noFifo = withoutFifo(probe))
+        return noFifo;
+    if (!cpus.usable(0) || !cpus.usable(1))
+        return Skip{SkipKind::Cpus, "needs CPUs 0 and 1: " + roles};
+    return std::nullopt;
+}
+
+/// Pins the calling thread to @p cpu.
+inline void pinCallingThread(int cpu)
+{
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    CPU_SET(cpu, &set);
+    pthread_setaffinity_np(pthread_self(), sizeof set, &set);
+}
+
+/// Keeps the calling (SCHED_OTHER) test thread off @p cpu for a scope. Real-time spinners of other labs run on
+/// the measured CPU; one there would starve this thread and make a join look slow that was not.
+class AwayFrom {
+public:
+    explicit AwayFrom(int cpu)
+    {
+        m_saved = sched_getaffinity(0, sizeof m_old, &m_old) == 0;
+        cpu_set_t set;
+        CPU_ZERO(&set);
+        const int other = CpuTopology::current().otherThan({cpu});
+        if (other >= 0) {
+            CPU_SET(other, &set);
+            sched_setaffinity(0, sizeof set, &set);
+        }
+    }
+    ~AwayFrom()
+    {
+        if (m_saved)
+            sched_setaffinity(0, sizeof m_old, &m_old);
+    }
+    AwayFrom(const AwayFrom&) = delete;
+    AwayFrom& operator=(const AwayFrom&) = delete;
+
+private:
+    cpu_set_t m_old;
+    bool m_saved = false;
+};
 
 } // namespace rtscope::test

@@ -54,6 +54,21 @@ std::string agentRawHeader(uint32_t length, uint8_t type)
     return h;
 }
 
+// Runs @p exp, a SCHED_OTHER latency run of @p samples at 500 us whose recording goes to @p writer, to its end
+// (5 s at most) and stops it.
+void agentRunLatencyInto(LatencyExperiment& exp, RecordingWriter& writer, uint64_t samples)
+{
+    exp.setRunSink(&writer);
+    LatencyConfig c;
+    c.periodNs = 500'000;
+    c.maxSamples = samples;
+    QVERIFY(!exp.start(c, CpuTopology::current()));
+    const int64_t deadline = nowNs() + 5 * kNsPerSec;
+    while (!exp.finished() && nowNs() < deadline)
+        usleep(10'000);
+    exp.stop();
+}
+
 } // namespace
 
 class TestAgentProtocol : public QObject {
@@ -213,15 +228,7 @@ private slots:
             },
             RecordingWriter::Limits{});
         LatencyExperiment exp;
-        exp.setRunSink(&writer);
-        LatencyConfig c;
-        c.periodNs = 500'000;
-        c.maxSamples = 300;
-        QVERIFY(!exp.start(c, CpuTopology::current()));
-        const int64_t deadline = nowNs() + 5 * kNsPerSec;
-        while (!exp.finished() && nowNs() < deadline)
-            usleep(10'000);
-        exp.stop();
+        agentRunLatencyInto(exp, writer, 300);
         const RecordingWriter::Status st = writer.status();
         QVERIFY2(st.complete, st.error.c_str());
         QCOMPARE(st.samples, uint64_t(300));
@@ -246,15 +253,7 @@ private slots:
             },
             RecordingWriter::Limits{});
         LatencyExperiment exp;
-        exp.setRunSink(&writer);
-        LatencyConfig c;
-        c.periodNs = 500'000;
-        c.maxSamples = 100;
-        QVERIFY(!exp.start(c, CpuTopology::current()));
-        const int64_t deadline = nowNs() + 5 * kNsPerSec;
-        while (!exp.finished() && nowNs() < deadline)
-            usleep(10'000);
-        exp.stop();
+        agentRunLatencyInto(exp, writer, 100);
         const RecordingWriter::Status st = writer.status();
         QVERIFY(!st.complete);
         QCOMPARE(QString::fromStdString(st.error), QString("the connection closed"));

@@ -41,12 +41,7 @@ class TestContentionExperiment : public QObject {
     SystemProbe m_probe;
 
 private slots:
-    void initTestCase()
-    {
-        installWakeSignalHandler();
-        blockProcessSignals(false);
-        m_probe = probeSystem();
-    }
+    void initTestCase() { m_probe = rtscope::test::setUpExperimentTest(); }
 
     void validationNamesTheFieldAndRange_data()
     {
@@ -289,12 +284,7 @@ private slots:
         QVERIFY(!exp.start(c, CpuTopology::current()));
         QTRY_VERIFY(exp.snapshot() && exp.snapshot()->currentKind == 0 &&
                     exp.snapshot()->kinds[0]->counts.acquisitions > 100);
-        const int64_t t0 = nowNs();
-        exp.stop();
-        const int64_t took = nowNs() - t0;
-        qInfo("stop took %.1f ms", double(took) / 1e6);
-        QVERIFY2(took < 100 * kNsPerMs, qPrintable(QString("stop took %1 ms").arg(double(took) / 1e6)));
-        QCOMPARE(threadsAlive(), 0);
+        rtscope::test::stopExperimentWithin100ms(exp);
         auto snap = exp.snapshot();
         QVERIFY(!snap->running);
         QCOMPARE(int(snap->kinds[0]->state), int(KindRunState::Stopped));

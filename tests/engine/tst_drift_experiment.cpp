@@ -33,34 +33,6 @@ namespace {
     return true;
 }();
 
-// Keeps the calling (SCHED_OTHER) test thread off @p cpu for a scope. Real-time spinners of other labs run on
-// the measured CPU; one there would starve this thread and make a join look slow that was not.
-class AwayFrom {
-public:
-    explicit AwayFrom(int cpu)
-    {
-        m_saved = sched_getaffinity(0, sizeof m_old, &m_old) == 0;
-        cpu_set_t set;
-        CPU_ZERO(&set);
-        const int other = CpuTopology::current().otherThan({cpu});
-        if (other >= 0) {
-            CPU_SET(other, &set);
-            sched_setaffinity(0, sizeof set, &set);
-        }
-    }
-    ~AwayFrom()
-    {
-        if (m_saved)
-            sched_setaffinity(0, sizeof m_old, &m_old);
-    }
-    AwayFrom(const AwayFrom&) = delete;
-    AwayFrom& operator=(const AwayFrom&) = delete;
-
-private:
-    cpu_set_t m_old;
-    bool m_saved = false;
-};
-
 int64_t medianDrift(std::span<const DriftTick> ticks, size_t from, size_t to)
 {
     std::vector<int64_t> d;
@@ -302,11 +274,7 @@ private slots:
         QVERIFY(!exp.start(c, CpuTopology::current()));
         QTest::qWait(work > 0 ? 1200 : 50); // with work: inside the first tick's busy work
         const AwayFrom away(exp.config().cpu);
-        const int64_t t0 = nowNs();
-        exp.stop();
-        const int64_t took = nowNs() - t0;
-        QVERIFY2(took < 100 * kNsPerMs, qPrintable(QString("stop took %1 ms").arg(double(took) / 1e6)));
-        QCOMPARE(threadsAlive(), 0);
+        rtscope::test::stopExperimentWithin100ms(exp);
         QVERIFY(!exp.snapshot()->running);
     }
 

@@ -60,12 +60,7 @@ class TestInversionExperiment : public QObject {
     }
 
 private slots:
-    void initTestCase()
-    {
-        installWakeSignalHandler();
-        blockProcessSignals(false);
-        m_probe = probeSystem();
-    }
+    void initTestCase() { m_probe = rtscope::test::setUpExperimentTest(); }
 
     void validationNamesTheFieldAndRange_data()
     {
@@ -259,11 +254,7 @@ private slots:
         // The three threads' one CPU; the watchdog's CPU is not loaded.
         QCOMPARE(exp.busyCpus(), std::vector<int>{c.resolvedCpu(CpuTopology::current())});
         QTest::qWait(200);
-        const int64_t t0 = nowNs();
-        exp.stop();
-        const int64_t took = nowNs() - t0;
-        QVERIFY2(took < 100 * kNsPerMs, qPrintable(QString("stop took %1 ms").arg(double(took) / 1e6)));
-        QCOMPARE(threadsAlive(), 0);
+        rtscope::test::stopExperimentWithin100ms(exp);
         QVERIFY(exp.busyCpus().empty());
         auto snap = exp.snapshot();
         QVERIFY(!snap->running);

@@ -3,6 +3,7 @@
 #include "engine/rt/cpu_topology.h"
 
 #include "tests/common/test_main.h"
+#include "tests/common/test_util.h"
 
 #include <QtTest>
 #include <functional>
@@ -13,20 +14,13 @@ using namespace rtscope;
 Q_DECLARE_METATYPE(std::function<void(rtscope::LatencyConfig&)>)
 
 namespace {
-CpuTopology twoCpus()
-{
-    CpuTopology t;
-    t.online = {0, 1};
-    t.allowed = {0, 1};
-    return t;
-}
 using Mutator = std::function<void(LatencyConfig&)>;
 } // namespace
 
 class TestLatencyConfig : public QObject {
     Q_OBJECT
 private slots:
-    void defaultsAreValid() { QVERIFY(LatencyConfig{}.validate(twoCpus()).empty()); }
+    void defaultsAreValid() { QVERIFY(LatencyConfig{}.validate(rtscope::test::twoCpuTopology()).empty()); }
 
     void bounds_data()
     {
@@ -159,7 +153,7 @@ private slots:
         QFETCH(QString, expectedField);
         LatencyConfig c;
         mutate(c);
-        const auto errors = c.validate(twoCpus());
+        const auto errors = c.validate(rtscope::test::twoCpuTopology());
         if (expectedField.isEmpty()) {
             QVERIFY2(errors.empty(), errors.empty() ? "" : errors.front().c_str());
             return;
@@ -176,16 +170,16 @@ private slots:
         c.nice = 50;
         c.policy = Policy::Fifo;
         c.priority = 0;
-        QCOMPARE(c.validate(twoCpus()).size(), size_t(4));
+        QCOMPARE(c.validate(rtscope::test::twoCpuTopology()).size(), size_t(4));
     }
 
     void defaultCpuIsHighestUsable()
     {
         LatencyConfig c;
-        QCOMPARE(c.resolvedCpu(twoCpus()), 1);
-        QCOMPARE(c.resolvedHogCpu(twoCpus()), 1);
+        QCOMPARE(c.resolvedCpu(rtscope::test::twoCpuTopology()), 1);
+        QCOMPARE(c.resolvedHogCpu(rtscope::test::twoCpuTopology()), 1);
         c.hogCpu = 0;
-        QCOMPARE(c.resolvedHogCpu(twoCpus()), 0);
+        QCOMPARE(c.resolvedHogCpu(rtscope::test::twoCpuTopology()), 0);
     }
 
     void jsonRoundTrip()

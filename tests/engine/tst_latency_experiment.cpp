@@ -8,6 +8,7 @@
 #include "tests/common/privilege_drop.h"
 #include "tests/common/thread_census.h"
 
+#include "tests/common/experiment_run.h"
 #include "tests/common/test_main.h"
 #include "tests/common/test_util.h"
 #include <QDir>
@@ -63,12 +64,7 @@ class TestLatencyExperiment : public QObject {
     SystemProbe m_probe;
 
 private slots:
-    void initTestCase()
-    {
-        installWakeSignalHandler();
-        blockProcessSignals(false);
-        m_probe = probeSystem();
-    }
+    void initTestCase() { m_probe = rtscope::test::setUpExperimentTest(); }
 
     void otherPolicyCollectsEverySample()
     {

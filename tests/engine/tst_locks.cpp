@@ -12,6 +12,7 @@
 #include "engine/rt/system_probe.h"
 #include "engine/util/clock.h"
 
+#include "tests/common/experiment_run.h"
 #include "tests/common/test_main.h"
 #include "tests/common/test_util.h"
 
@@ -157,12 +158,7 @@ class TestLocks : public QObject {
     SystemProbe m_probe;
 
 private slots:
-    void initTestCase()
-    {
-        installWakeSignalHandler();
-        blockProcessSignals(false);
-        m_probe = probeSystem();
-    }
+    void initTestCase() { m_probe = rtscope::test::setUpExperimentTest(); }
 
     void namesRoundTrip()
     {

@@ -13,27 +13,14 @@
 using namespace rtscope;
 using namespace rtscope::test;
 
-namespace {
-
-// A fixed two-CPU machine, so the table does not depend on where the test runs.
-CpuTopology noiseConfigTwoCpus()
-{
-    CpuTopology t;
-    t.online = {0, 1};
-    t.allowed = {0, 1};
-    return t;
-}
-
-} // namespace
-
 class TestNoiseConfig : public QObject {
     Q_OBJECT
 private slots:
     void defaultsAreValid()
     {
         const NoiseConfig c;
-        QVERIFY2(c.validate(noiseConfigTwoCpus()).empty(), qPrintable(joined(c.validate(noiseConfigTwoCpus()))));
-        QCOMPARE(c.resolvedCpus(noiseConfigTwoCpus()), std::vector<int>{1});
+        QVERIFY2(c.validate(twoCpuTopology()).empty(), qPrintable(joined(c.validate(twoCpuTopology()))));
+        QCOMPARE(c.resolvedCpus(twoCpuTopology()), std::vector<int>{1});
         QCOMPARE(QString::fromStdString(c.label()), QString("OTHER · CPU auto · threshold 1.0 us · 5.000 s · traced"));
     }
 
@@ -103,7 +90,7 @@ private slots:
         c.priority = priority;
         c.thresholdNs = threshold;
         c.durationNs = duration;
-        const std::vector<std::string> problems = c.validate(noiseConfigTwoCpus());
+        const std::vector<std::string> problems = c.validate(twoCpuTopology());
         QCOMPARE(joined(problems), expected);
     }
 
@@ -115,10 +102,10 @@ private slots:
         c.priority = 99;
         c.thresholdNs = NoiseConfig::kMinThresholdNs;
         c.durationNs = 0; // until stopped
-        QVERIFY2(c.validate(noiseConfigTwoCpus()).empty(), qPrintable(joined(c.validate(noiseConfigTwoCpus()))));
+        QVERIFY2(c.validate(twoCpuTopology()).empty(), qPrintable(joined(c.validate(twoCpuTopology()))));
         c.thresholdNs = NoiseConfig::kMaxThresholdNs;
         c.durationNs = NoiseConfig::kMaxDurationNs;
-        QVERIFY(c.validate(noiseConfigTwoCpus()).empty());
+        QVERIFY(c.validate(twoCpuTopology()).empty());
         QCOMPARE(QString::fromStdString(c.label()), QString("FIFO 99 · CPU 0 · threshold 10.00 ms · 86400.000 s · "
                                                             "traced"));
     }

@@ -365,12 +365,7 @@ private slots:
             QVERIFY(s.noiseNs <= s.runtimeNs);
         }
         const ScopedCallerAffinity away(exp.busyCpus());
-        const int64_t t0 = nowNs();
-        exp.stop();
-        const int64_t took = nowNs() - t0;
-        qInfo("stop took %.1f ms", double(took) / 1e6);
-        QVERIFY2(took < 100 * kNsPerMs, qPrintable(QString("stop took %1 ms").arg(double(took) / 1e6)));
-        QCOMPARE(threadsAlive(), 0);
+        rtscope::test::stopExperimentWithin100ms(exp);
         const auto snap = exp.snapshot();
         QVERIFY(!snap->running);
         QVERIFY(!snap->finished); // stopped, not run to its end

@@ -18,15 +18,6 @@ using namespace rtscope::test;
 
 namespace {
 
-// A fixed two-CPU machine, so the verdicts do not depend on where the test runs.
-CpuTopology twoCpus()
-{
-    CpuTopology t;
-    t.online = {0, 1};
-    t.allowed = {0, 1};
-    return t;
-}
-
 // A valid two-phase latency preset whose second phase gets @p phase1 merged in.
 std::string latencyPreset(const nlohmann::json& phase1Patch, const nlohmann::json& topPatch = nlohmann::json::object())
 {
@@ -112,7 +103,7 @@ private slots:
 
     void aMinimalPresetTakesTheDefaults()
     {
-        const CpuTopology cpus = twoCpus();
+        const CpuTopology cpus = twoCpuTopology();
         const PresetParseResult r = parsePreset(onePhase("latency", nlohmann::json::object()), "mine.json", &cpus);
         QVERIFY2(r.preset, qPrintable(joined(r.errors)));
         QCOMPARE(r.preset->id, std::string("mine"));
@@ -190,7 +181,7 @@ private slots:
     {
         QFETCH(QString, text);
         QFETCH(QString, expected);
-        const CpuTopology cpus = twoCpus();
+        const CpuTopology cpus = twoCpuTopology();
         const PresetParseResult r = parsePreset(text.toStdString(), "p.json", &cpus);
         QVERIFY2(!r.preset, "a refused preset must not be returned half-read");
         QVERIFY(!r.errors.empty());
@@ -202,7 +193,7 @@ private slots:
 
     void everyProblemIsReportedAtOnce()
     {
-        const CpuTopology cpus = twoCpus();
+        const CpuTopology cpus = twoCpuTopology();
         const std::string text = latencyPreset({{"priority", 120}, {"hogs", 999}}, {{"phase_seconds", 0}});
         const PresetParseResult r = parsePreset(text, "many.json", &cpus);
         QCOMPARE(r.errors.size(), size_t(3));
@@ -248,7 +239,7 @@ private slots:
     {
         QFETCH(QByteArray, text);
         QFETCH(QString, expected);
-        const CpuTopology cpus = twoCpus();
+        const CpuTopology cpus = twoCpuTopology();
         const PresetParseResult r =
             parsePreset(std::string_view(text.constData(), size_t(text.size())), "p.json", &cpus);
         QVERIFY(!r.preset);

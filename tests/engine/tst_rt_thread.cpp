@@ -31,6 +31,39 @@ Q_DECLARE_METATYPE(rtscope::MemoryLockMode)
 
 namespace {
 
+// Forks a child that runs @p prepare and, when that succeeded, asks for a SCHED_FIFO 10 thread; @p out is what the
+// start answered, as "kind|message" (empty when @p prepare failed).
+template <class Prepare> void fifoStartInAChild(Prepare prepare, std::string& out)
+{
+    int fds[2];
+    QVERIFY(pipe(fds) == 0);
+    const pid_t child = fork();
+    QVERIFY(child >= 0);
+    if (child == 0) {
+        close(fds[0]);
+        std::string answer;
+        if (prepare()) {
+            RtThread t;
+            ThreadSpec s;
+            s.policy = Policy::Fifo;
+            s.priority = 10;
+            const Error e = t.start(s, [](const std::atomic<bool>&) {});
+            answer = std::to_string(int(e.kind)) + "|" + e.message;
+        }
+        [[maybe_unused]] ssize_t n = write(fds[1], answer.data(), answer.size());
+        close(fds[1]);
+        _exit(0);
+    }
+    close(fds[1]);
+    char buf[1024];
+    ssize_t n;
+    while ((n = read(fds[0], buf, sizeof buf)) > 0)
+        out.append(buf, size_t(n));
+    close(fds[0]);
+    int status = 0;
+    waitpid(child, &status, 0);
+}
+
 // A body that sleeps in long blocking waits until asked to stop: only the wake signal can end a wait early.
 void sleepUntilStopped(const std::atomic<bool>& stop)
 {
@@ -410,39 +443,20 @@ private slots:
 #if defined(__SANITIZE_THREAD__)
         RTSCOPE_SKIP(Sanitizer, "TSan cannot start threads in a child forked from a multithreaded process");
 #endif
-        int fds[2];
-        QVERIFY(pipe(fds) == 0);
-        const pid_t child = fork();
-        QVERIFY(child >= 0);
-        if (child == 0) {
-            close(fds[0]);
-            __user_cap_header_struct header{_LINUX_CAPABILITY_VERSION_3, 0};
-            __user_cap_data_struct data[2] = {};
-            syscall(SYS_capget, &header, data);
-            data[0].effective &= ~(1u << CAP_SYS_NICE);
-            data[0].permitted &= ~(1u << CAP_SYS_NICE);
-            syscall(SYS_capset, &header, data);
-            const rlimit zero{0, 0};
-            setrlimit(RLIMIT_RTPRIO, &zero);
-            RtThread t;
-            ThreadSpec s;
-            s.policy = Policy::Fifo;
-            s.priority = 10;
-            const Error e = t.start(s, [](const std::atomic<bool>&) {});
-            const std::string out = std::to_string(int(e.kind)) + "|" + e.message;
-            [[maybe_unused]] ssize_t n = write(fds[1], out.data(), out.size());
-            close(fds[1]);
-            _exit(0);
-        }
-        close(fds[1]);
         std::string out;
-        char buf[1024];
-        ssize_t n;
-        while ((n = read(fds[0], buf, sizeof buf)) > 0)
-            out.append(buf, size_t(n));
-        close(fds[0]);
-        int status = 0;
-        waitpid(child, &status, 0);
+        fifoStartInAChild(
+            [] {
+                __user_cap_header_struct header{_LINUX_CAPABILITY_VERSION_3, 0};
+                __user_cap_data_struct data[2] = {};
+                syscall(SYS_capget, &header, data);
+                data[0].effective &= ~(1u << CAP_SYS_NICE);
+                data[0].permitted &= ~(1u << CAP_SYS_NICE);
+                syscall(SYS_capset, &header, data);
+                const rlimit zero{0, 0};
+                setrlimit(RLIMIT_RTPRIO, &zero);
+                return true;
+            },
+            out);
         const QString text = QString::fromStdString(out);
         qInfo("%s", qPrintable(text));
         QVERIFY2(text.startsWith(QString::number(int(ErrorKind::Permission)) + "|"), qPrintable(text));
@@ -467,36 +481,17 @@ private slots:
         const std::string group = root + "/rtscope-test-" + std::to_string(getpid());
         if (mkdir(group.c_str(), 0755) != 0)
             RTSCOPE_SKIP(Other, "cannot create a cpu cgroup here: " + group + ": " + std::strerror(errno));
-        int fds[2];
-        QVERIFY(pipe(fds) == 0);
-        const pid_t child = fork();
-        QVERIFY(child >= 0);
-        if (child == 0) {
-            close(fds[0]);
-            std::string out;
-            if (FILE* f = std::fopen((group + "/cgroup.procs").c_str(), "w")) {
+        std::string out;
+        fifoStartInAChild(
+            [&group] {
+                FILE* f = std::fopen((group + "/cgroup.procs").c_str(), "w");
+                if (!f)
+                    return false;
                 std::fprintf(f, "%d\n", int(getpid()));
                 std::fclose(f);
-                RtThread t;
-                ThreadSpec s;
-                s.policy = Policy::Fifo;
-                s.priority = 10;
-                const Error e = t.start(s, [](const std::atomic<bool>&) {});
-                out = std::to_string(int(e.kind)) + "|" + e.message;
-            }
-            [[maybe_unused]] ssize_t n = write(fds[1], out.data(), out.size());
-            close(fds[1]);
-            _exit(0);
-        }
-        close(fds[1]);
-        std::string out;
-        char buf[1024];
-        ssize_t n;
-        while ((n = read(fds[0], buf, sizeof buf)) > 0)
-            out.append(buf, size_t(n));
-        close(fds[0]);
-        int status = 0;
-        waitpid(child, &status, 0);
+                return true;
+            },
+            out);
         rmdir(group.c_str());
         const QString text = QString::fromStdString(out);
         qInfo("%s", qPrintable(text));

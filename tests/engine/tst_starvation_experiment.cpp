@@ -34,22 +34,6 @@ namespace {
 constexpr int kControllerCpu = 0;
 constexpr int kSpinnerCpu = 1;
 
-void pinCallingThread(int cpu)
-{
-    cpu_set_t set;
-    CPU_ZERO(&set);
-    CPU_SET(cpu, &set);
-    pthread_setaffinity_np(pthread_self(), sizeof set, &set);
-}
-
-CpuTopology twoCpus()
-{
-    CpuTopology t;
-    t.online = {0, 1};
-    t.allowed = {0, 1};
-    return t;
-}
-
 StarvationConfig shortRun()
 {
     StarvationConfig c;
@@ -85,17 +69,12 @@ class TestStarvationExperiment : public QObject {
 private slots:
     void initTestCase()
     {
-        installWakeSignalHandler();
-        blockProcessSignals(false);
-        m_probe = probeSystem();
+        m_probe = rtscope::test::setUpExperimentTest();
         // Before this thread pins itself below, while its affinity still shows every CPU the process may use.
         const CpuTopology cpus = StarvationConfig::placementTopology();
-        m_missing = rtscope::test::withoutFifo(m_probe);
-        if (!m_missing && (!cpus.usable(0) || !cpus.usable(1)))
-            m_missing = rtscope::test::Skip{rtscope::test::SkipKind::Cpus,
-                                            "needs CPUs 0 and 1: the spinner on 1, the controller on 0"};
+        m_missing = rtscope::test::withoutFifoOrCpus01(m_probe, cpus, "the spinner on 1, the controller on 0");
         // This thread is the controller: it must keep running while CPU 1 is starved.
-        pinCallingThread(kControllerCpu);
+        rtscope::test::pinCallingThread(kControllerCpu);
     }
 
     void windowsFromRunSegments_data()
@@ -162,7 +141,7 @@ private slots:
         QFETCH(int, field);
         QFETCH(QString, expected);
         StarvationConfig c = shortRun();
-        CpuTopology t = twoCpus();
+        CpuTopology t = rtscope::test::twoCpuTopology();
         QVERIFY(c.validate(t).empty());
         switch (field) {
         case 0:
@@ -236,7 +215,7 @@ private slots:
     {
         StarvationConfig c;
         c.reservedCpus = {0};
-        CpuTopology t = twoCpus();
+        CpuTopology t = rtscope::test::twoCpuTopology();
         QCOMPARE(c.resolvedCpu(t), 1);
         QCOMPARE(c.resolvedControllerCpu(t), 0);
         c.controlCounter = true;
@@ -263,7 +242,7 @@ private slots:
                 CPU_SET(c, &all);
             pthread_setaffinity_np(pthread_self(), sizeof all, &all);
             unpinned = StarvationConfig::defaultReservedCpus();
-            pinCallingThread(1);
+            rtscope::test::pinCallingThread(1);
             pinnedTo1 = StarvationConfig::defaultReservedCpus();
         }).join();
         QCOMPARE(unpinned, std::vector<int>{0});
@@ -461,7 +440,7 @@ private slots:
         std::vector<std::pair<int64_t, int64_t>> wakes; // (deadline, latency)
         wakes.reserve(4000);
         std::thread probe([&] {
-            pinCallingThread(kControllerCpu);
+            rtscope::test::pinCallingThread(kControllerCpu);
             int64_t next = nowNs() + kNsPerMs;
             while (!done.load() && wakes.size() < wakes.capacity()) {
                 const timespec ts = toTimespec(next);

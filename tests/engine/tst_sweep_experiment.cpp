@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "tests/common/experiment_run.h"
 #include "tests/common/test_main.h"
 #include "tests/common/test_util.h"
 #include <QFile>
@@ -33,12 +34,7 @@ class TestSweepExperiment : public QObject {
     SystemProbe m_probe;
 
 private slots:
-    void initTestCase()
-    {
-        installWakeSignalHandler();
-        blockProcessSignals(false);
-        m_probe = probeSystem();
-    }
+    void initTestCase() { m_probe = rtscope::test::setUpExperimentTest(); }
 
     void parseSettings_data()
     {

@@ -15,15 +15,6 @@ using namespace rtscope::test;
 
 namespace {
 
-// A fixed two-CPU machine, so the tables do not depend on where the test runs.
-CpuTopology timerConfigsTwoCpus()
-{
-    CpuTopology t;
-    t.online = {0, 1};
-    t.allowed = {0, 1};
-    return t;
-}
-
 std::vector<WaiterKind> driftMethods(const QString& text)
 {
     std::vector<WaiterKind> out;
@@ -40,10 +31,10 @@ private slots:
     void driftDefaultsAreValid()
     {
         const DriftConfig c;
-        QVERIFY2(c.validate(timerConfigsTwoCpus()).empty(), qPrintable(joined(c.validate(timerConfigsTwoCpus()))));
+        QVERIFY2(c.validate(twoCpuTopology()).empty(), qPrintable(joined(c.validate(twoCpuTopology()))));
         QCOMPARE(c.methods.size(), size_t(5));
         QCOMPARE(c.tickCount(), int64_t(500));
-        QCOMPARE(c.resolvedCpu(timerConfigsTwoCpus()), 1);
+        QCOMPARE(c.resolvedCpu(twoCpuTopology()), 1);
     }
 
     void driftValidation_data()
@@ -144,24 +135,19 @@ private slots:
         c.cpu = cpu;
         c.stallTick = stallAt;
         c.stallNs = stall;
-        const auto problems = c.validate(timerConfigsTwoCpus());
-        if (expected.isEmpty()) {
-            QVERIFY2(problems.empty(), qPrintable(joined(problems)));
-        } else {
-            QCOMPARE(problems.size(), size_t(1));
-            QVERIFY2(QString::fromStdString(problems.front()).startsWith(expected), qPrintable(joined(problems)));
-        }
+        const auto problems = c.validate(twoCpuTopology());
+        checkOneProblemOrNone(problems, expected);
     }
 
     void driftItimerNeedsWholeMicroseconds()
     {
         DriftConfig c;
         c.periodNs = 1'000'500;
-        const auto problems = c.validate(timerConfigsTwoCpus());
+        const auto problems = c.validate(twoCpuTopology());
         QCOMPARE(problems.size(), size_t(1));
         QVERIFY(QString::fromStdString(problems.front()).startsWith("period must be a whole number of microseconds"));
         c.methods = {WaiterKind::Absolute, WaiterKind::Timerfd};
-        QVERIFY(c.validate(timerConfigsTwoCpus()).empty());
+        QVERIFY(c.validate(twoCpuTopology()).empty());
     }
 
     // Real-time threads never hold every CPU, and never spin more than 90 % of a period between them.
@@ -185,14 +171,14 @@ private slots:
         c.policy = Policy::Fifo;
         c.priority = 80;
         c.workNs = 200'000; // 5 methods × 200 us = 1 ms of a 1 ms period
-        problems = c.validate(timerConfigsTwoCpus());
+        problems = c.validate(twoCpuTopology());
         QCOMPARE(problems.size(), size_t(1));
         QVERIFY2(QString::fromStdString(problems.front())
                      .startsWith("work × methods must be at most 90 % of the period under fifo (got 5 × 200.0 us"),
                  problems.front().c_str());
         c.policy = Policy::Other;
         c.priority = 0;
-        QVERIFY(c.validate(timerConfigsTwoCpus()).empty()); // SCHED_OTHER threads share the CPU whatever they do
+        QVERIFY(c.validate(twoCpuTopology()).empty()); // SCHED_OTHER threads share the CPU whatever they do
     }
 
     void driftEveryProblemIsReported()
@@ -202,7 +188,7 @@ private slots:
         c.workNs = -1;
         c.methods.clear();
         c.ticks = 0;
-        const auto problems = c.validate(timerConfigsTwoCpus());
+        const auto problems = c.validate(twoCpuTopology());
         QCOMPARE(problems.size(), size_t(4));
     }
 
@@ -249,7 +235,7 @@ private slots:
     void sleepFloorDefaultsAreValid()
     {
         const SleepFloorConfig c;
-        QVERIFY2(c.validate(timerConfigsTwoCpus()).empty(), qPrintable(joined(c.validate(timerConfigsTwoCpus()))));
+        QVERIFY2(c.validate(twoCpuTopology()).empty(), qPrintable(joined(c.validate(twoCpuTopology()))));
         QCOMPARE(c.requestsNs.front(), int64_t(0));
         QCOMPARE(c.requestsNs.back(), int64_t(10'000'000));
         QCOMPARE(c.methods.size(), size_t(5));
@@ -323,13 +309,8 @@ private slots:
             c.methods.push_back(*parseSleepMethod(n.toStdString()));
         c.timerSlackNs = slack;
         c.hybridMarginNs = margin;
-        const auto problems = c.validate(timerConfigsTwoCpus());
-        if (expected.isEmpty()) {
-            QVERIFY2(problems.empty(), qPrintable(joined(problems)));
-        } else {
-            QCOMPARE(problems.size(), size_t(1));
-            QVERIFY2(QString::fromStdString(problems.front()).startsWith(expected), qPrintable(joined(problems)));
-        }
+        const auto problems = c.validate(twoCpuTopology());
+        checkOneProblemOrNone(problems, expected);
     }
 
     void sleepFloorSchedulingAndCpu()
@@ -337,12 +318,12 @@ private slots:
         SleepFloorConfig c;
         c.policy = Policy::Fifo;
         c.priority = 0;
-        QVERIFY(QString::fromStdString(c.validate(timerConfigsTwoCpus()).front())
+        QVERIFY(QString::fromStdString(c.validate(twoCpuTopology()).front())
                     .startsWith("priority must be between 1 and 99"));
         c.priority = 99;
-        QVERIFY(c.validate(timerConfigsTwoCpus()).empty());
+        QVERIFY(c.validate(twoCpuTopology()).empty());
         c.cpu = 5;
-        QVERIFY(QString::fromStdString(c.validate(timerConfigsTwoCpus()).front())
+        QVERIFY(QString::fromStdString(c.validate(twoCpuTopology()).front())
                     .startsWith("cpu must be one of the online CPUs"));
         CpuTopology one;
         one.online = {0};

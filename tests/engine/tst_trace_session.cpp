@@ -161,6 +161,22 @@ ThreadSpec trsSpec(const char* name, Policy policy, int priority, int cpu)
     return spec;
 }
 
+// Starts @p t as the measuring thread on @p cpu: it sleeps to the absolute deadlines base + k · @p periodNs, one
+// per element of @p samples, writes each one's deadline and wake-up time there and counts them in @p sampled.
+Error trsStartMeasuring(RtThread& t, Policy policy, int priority, int cpu, int64_t base, int64_t periodNs,
+                        std::vector<TrsSample>& samples, std::atomic<int>& sampled)
+{
+    return t.start(trsSpec("trace-measure", policy, priority, cpu), [&, base, periodNs](const std::atomic<bool>& stop) {
+        for (int k = 0; k < int(samples.size()); ++k) {
+            const int64_t d = base + k * periodNs;
+            if (!trsSleepUntil(d, stop))
+                return;
+            samples[size_t(k)] = {d, nowNs()};
+            sampled.store(k + 1, std::memory_order_release);
+        }
+    });
+}
+
 // Time in interrupt context (IRQs, softirqs, x86 vectors; nested ones once) on @p cpu within [from, to], straight
 // from the events.
 int64_t trsInterruptTime(const std::vector<TraceEvent>& sorted, int cpu, int64_t from, int64_t to)
@@ -604,16 +620,7 @@ private slots:
 
         // Declared after what they write to: destroyed (stopped and joined) first, on every way out of this test.
         RtThread measuring, spinner;
-        const Error me =
-            measuring.start(trsSpec("trace-measure", Policy::Fifo, 50, m_cpu), [&](const std::atomic<bool>& stop) {
-                for (int k = 0; k < kPeriods; ++k) {
-                    const int64_t d = base + k * kPeriodNs;
-                    if (!trsSleepUntil(d, stop))
-                        return;
-                    samples[size_t(k)] = {d, nowNs()};
-                    sampled.store(k + 1, std::memory_order_release);
-                }
-            });
+        const Error me = trsStartMeasuring(measuring, Policy::Fifo, 50, m_cpu, base, kPeriodNs, samples, sampled);
         QVERIFY2(!me, me.message.c_str());
         const Error se =
             spinner.start(trsSpec("planted-hog", Policy::Fifo, 60, m_cpu), [&](const std::atomic<bool>& stop) {
@@ -771,16 +778,7 @@ private slots:
         };
         QVERIFY(!hogA.start(trsSpec("other-hog-a", Policy::Other, 0, m_cpu), spin));
         QVERIFY(!hogB.start(trsSpec("other-hog-b", Policy::Other, 0, m_cpu), spin));
-        const Error me =
-            measuring.start(trsSpec("trace-measure", Policy::Other, 0, m_cpu), [&](const std::atomic<bool>& stop) {
-                for (int k = 0; k < kPeriods; ++k) {
-                    const int64_t d = base + k * kPeriodNs;
-                    if (!trsSleepUntil(d, stop))
-                        return;
-                    samples[size_t(k)] = {d, nowNs()};
-                    sampled.store(k + 1, std::memory_order_release);
-                }
-            });
+        const Error me = trsStartMeasuring(measuring, Policy::Other, 0, m_cpu, base, kPeriodNs, samples, sampled);
         QVERIFY2(!me, me.message.c_str());
         const pid_t tid = measuring.tid();
         const std::set<pid_t> hogs = {hogA.tid(), hogB.tid()};

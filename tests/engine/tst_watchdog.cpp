@@ -7,6 +7,7 @@
 #include "engine/rt/watchdog.h"
 #include "engine/util/clock.h"
 
+#include "tests/common/experiment_run.h"
 #include "tests/common/test_main.h"
 #include "tests/common/test_util.h"
 
@@ -58,6 +59,16 @@ ThreadSpec fifoOnSpinnerCpu(const char* name)
     return s;
 }
 
+// Starts @p w with @p config, and @p sleeper (a SCHED_FIFO thread on the spinner CPU that sleeps until stopped)
+// bound to a new slot of @p w, returned in @p slot.
+void startWatchedSleeper(Watchdog& w, const WatchdogConfig& config, RtThread& sleeper, int& slot)
+{
+    QVERIFY(!w.start(config));
+    slot = w.addSlot();
+    QVERIFY(!sleeper.start(fifoOnSpinnerCpu("wd-sleeper"), sleepUntilStopped));
+    w.bindThread(slot, sleeper.tid());
+}
+
 } // namespace
 
 class TestWatchdog : public QObject {
@@ -69,20 +80,13 @@ class TestWatchdog : public QObject {
 private slots:
     void initTestCase()
     {
-        installWakeSignalHandler();
-        blockProcessSignals(false);
-        m_probe = probeSystem();
+        m_probe = rtscope::test::setUpExperimentTest();
         // Before this thread pins itself below, while its affinity still shows every CPU the process may use.
         const CpuTopology cpus = CpuTopology::current();
-        m_missing = rtscope::test::withoutFifo(m_probe);
-        if (!m_missing && (!cpus.usable(0) || !cpus.usable(1)))
-            m_missing = rtscope::test::Skip{rtscope::test::SkipKind::Cpus,
-                                            "needs CPUs 0 and 1: the watchdog on one, the watched thread on the other"};
+        m_missing =
+            rtscope::test::withoutFifoOrCpus01(m_probe, cpus, "the watchdog on one, the watched thread on the other");
         // The test thread polls while CPU 1 may be starved: it lives on CPU 0 with the watchdog.
-        cpu_set_t set;
-        CPU_ZERO(&set);
-        CPU_SET(kWatchdogCpu, &set);
-        pthread_setaffinity_np(pthread_self(), sizeof set, &set);
+        rtscope::test::pinCallingThread(kWatchdogCpu);
     }
 
     void validateNamesTheField_data()
@@ -141,12 +145,10 @@ private slots:
     {
         RTSCOPE_SKIP_IF(m_missing);
         Watchdog w;
-        QVERIFY(!w.start(watchdogConfig()));
-        QCOMPARE(int(schedulingOf(w.tid()).policy), int(Policy::Fifo));
-        const int slot = w.addSlot();
         RtThread sleeper;
-        QVERIFY(!sleeper.start(fifoOnSpinnerCpu("wd-sleeper"), sleepUntilStopped));
-        w.bindThread(slot, sleeper.tid());
+        int slot = -1;
+        startWatchedSleeper(w, watchdogConfig(), sleeper, slot);
+        QCOMPARE(int(schedulingOf(w.tid()).policy), int(Policy::Fifo));
         const int64_t deadline = nowNs() + 20 * kNsPerMs;
         w.arm(slot, deadline);
         QTRY_COMPARE_WITH_TIMEOUT(w.tripCount(slot), 1u, 2000);
@@ -172,11 +174,9 @@ private slots:
     {
         RTSCOPE_SKIP_IF(m_missing);
         Watchdog w;
-        QVERIFY(!w.start(watchdogConfig()));
-        const int slot = w.addSlot();
         RtThread sleeper;
-        QVERIFY(!sleeper.start(fifoOnSpinnerCpu("wd-sleeper"), sleepUntilStopped));
-        w.bindThread(slot, sleeper.tid());
+        int slot = -1;
+        startWatchedSleeper(w, watchdogConfig(), sleeper, slot);
         for (int i = 0; i < 5; ++i) {
             // Overrunning by less than the margin is allowed.
             w.arm(slot, nowNs() - kMarginNs / 2);
@@ -272,11 +272,9 @@ private slots:
         Watchdog w;
         WatchdogConfig config = watchdogConfig();
         config.cpuTimeOverrun = true;
-        QVERIFY(!w.start(config));
-        const int slot = w.addSlot();
         RtThread sleeper;
-        QVERIFY(!sleeper.start(fifoOnSpinnerCpu("wd-sleeper"), sleepUntilStopped));
-        w.bindThread(slot, sleeper.tid());
+        int slot = -1;
+        startWatchedSleeper(w, config, sleeper, slot);
         w.arm(slot, nowNs() - 10 * kNsPerMs);
         QTest::qWait(int((2 * kMarginNs + 4 * kPollNs) / kNsPerMs));
         QCOMPARE(w.tripCount(slot), 0u);
@@ -289,11 +287,9 @@ private slots:
     {
         RTSCOPE_SKIP_IF(m_missing);
         Watchdog w;
-        QVERIFY(!w.start(watchdogConfig()));
-        const int slot = w.addSlot();
         RtThread sleeper;
-        QVERIFY(!sleeper.start(fifoOnSpinnerCpu("wd-sleeper"), sleepUntilStopped));
-        w.bindThread(slot, sleeper.tid());
+        int slot = -1;
+        startWatchedSleeper(w, watchdogConfig(), sleeper, slot);
         w.arm(slot, nowNs() + 10 * kNsPerSec);
         const int64_t t0 = nowNs();
         w.stop();

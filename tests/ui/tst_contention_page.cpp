@@ -179,25 +179,10 @@ private slots:
         QFETCH(UserEdit, userEdit);
         QFETCH(Edit, expectedFromUser);
         ContentionPage page(m_probe);
-        const ContentionConfig defaults = page.config();
-        QVERIFY(defaults == ContentionConfig{});
-
-        // Config → widgets → config, exactly (a preset's kind order included).
-        ContentionConfig c = defaults;
-        edit(c);
-        QVERIFY(!(c == defaults));
-        QCOMPARE(page.applyConfig(c), QStringList());
-        QVERIFY(page.config() == c);
-        QVERIFY(page.configJson() == toJson(c));
-
-        // A user's edit of one widget → config, every other field untouched.
-        QVERIFY(page.applyConfig(defaults).isEmpty());
-        QSignalSpy edited(page.contentionControls(), &ExperimentControls::edited);
-        userEdit(page.contentionControls()->widgets());
-        QCOMPARE(edited.count(), 1);
-        ContentionConfig expected = defaults;
-        expectedFromUser(expected);
-        QVERIFY(page.config() == expected);
+        QVERIFY(page.config() == ContentionConfig{});
+        // Exactly, a preset's kind order included.
+        rtscope::test::checkMapperRoundTrip(page, *page.contentionControls(), edit, userEdit, expectedFromUser,
+                                            [&](const ContentionConfig& c) { return page.configJson() == toJson(c); });
     }
 
     void realtimePriorityOnlyWithFifo()
@@ -242,16 +227,9 @@ private slots:
         QFETCH(Edit, edit);
         QFETCH(QString, sentence);
         ContentionPage page(m_probe);
-        const ContentionConfig before = page.config();
-        ContentionConfig bad = before;
+        ContentionConfig bad = page.config();
         edit(bad);
-        const QStringList problems = page.applyConfig(bad);
-        QVERIFY(!problems.isEmpty());
-        QVERIFY2(problems.join(" | ").contains(sentence), qPrintable(problems.join(" | ")));
-        QCOMPARE(page.problems(), problems);
-        QVERIFY(page.contentionControls()->findChild<QLabel*>("problems")->text().contains(sentence.toHtmlEscaped()));
-        QVERIFY(page.config() == before); // refused as a whole: the controls keep the last valid config
-        QVERIFY(!page.isRunning());
+        rtscope::test::checkRefusedAsAWhole(page, *page.contentionControls(), bad, sentence);
     }
 
     void uncheckingEveryKindIsRefusedAtOnce()

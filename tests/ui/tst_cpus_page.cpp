@@ -7,6 +7,7 @@
 #include "engine/rt/rt_thread.h"
 #include "engine/rt/system_probe.h"
 #include "engine/util/clock.h"
+#include "tests/common/probed_test.h"
 #include "tests/common/thread_census.h"
 #include "ui/common/latency_source.h"
 #include "ui/plot/heat_strip.h"
@@ -124,11 +125,7 @@ class TestCpusPage : public QObject {
     SystemProbe m_probe;
 
 private slots:
-    void initTestCase()
-    {
-        installWakeSignalHandler();
-        m_probe = probeSystem();
-    }
+    void initTestCase() { m_probe = rtscope::test::probeWithWakeSignal(); }
 
     void oneRowCurveAndHeatRowPerCpuWithTheSnapshotsFigures()
     {

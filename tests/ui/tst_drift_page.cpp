@@ -25,9 +25,11 @@
 #include <cmath>
 
 using namespace rtscope;
+using rtscope::test::checkOnlyFieldChanged;
 using rtscope::test::measuringCpu;
 using rtscope::test::onlineCpus;
-using rtscope::test::setControl;
+using rtscope::test::setControlNamed;
+using rtscope::test::showStartConfig;
 
 Q_DECLARE_METATYPE(rtscope::DriftConfig)
 
@@ -152,20 +154,13 @@ private slots:
             start.timerSlackNs = 5'000;
         if (startAs == "cpu")
             start.cpu = onlineCpus().front();
-        QVERIFY(controls.mapper().unrepresentable(start).isEmpty());
-        controls.mapper().setConfig(start);
-        QVERIFY(controls.mapper().config(start) == start);
+        showStartConfig(controls, start);
 
         QSignalSpy edited(&controls, &DriftControls::edited);
-        QWidget* w = controls.findChild<QWidget*>(control);
-        QVERIFY2(w, qPrintable("no control named " + control));
-        setControl(w, value);
+        setControlNamed(controls, control, value);
         QTRY_VERIFY_WITH_TIMEOUT(edited.count() >= 1, 2000); // the period slider is throttled
         const DriftConfig c = controls.mapper().config(start);
-        QCOMPARE(::field(c, field), expected);
-        for (const QString& other : kFields)
-            if (other != field && !(field == "policy" && other == "priority"))
-                QCOMPARE(::field(c, other), ::field(start, other));
+        checkOnlyFieldChanged(c, start, field, expected, kFields, ::field);
         QCOMPARE(c.stallTick, start.stallTick);
         QCOMPARE(c.stallNs, start.stallNs);
     }
@@ -199,13 +194,7 @@ private slots:
     {
         QFETCH(DriftConfig, config);
         DriftControls controls(onlineCpus());
-        QSignalSpy edited(&controls, &DriftControls::edited);
-        QVERIFY(controls.mapper().unrepresentable(config).isEmpty());
-        controls.mapper().setConfig(config);
-        QCOMPARE(edited.count(), 0); // config → controls is not a user edit
-        QVERIFY(controls.mapper().config(DriftConfig{}) == config);
-        QCOMPARE(controls.widgets().priority->isEnabled(), isRealtime(config.policy));
-        QCOMPARE(controls.widgets().slackCustom->isEnabled(), config.timerSlackNs > 1);
+        rtscope::test::checkTimerConfigShown(controls, config);
         QCOMPARE(controls.widgets().duration->isEnabled(), config.durationNs > 0);
         QCOMPARE(controls.widgets().ticks->isEnabled(), config.durationNs == 0);
     }
@@ -246,11 +235,7 @@ private slots:
         QFETCH(DriftConfig, config);
         QFETCH(QString, sentence);
         DriftPage page(m_probe);
-        const DriftConfig before = page.config();
-        const QStringList problems = page.applyConfig(config);
-        QVERIFY2(problems.join('\n').contains(sentence), qPrintable(problems.join('\n')));
-        QCOMPARE(page.problems(), problems); // shown next to the controls
-        QVERIFY(page.config() == before);    // and nothing changed
+        rtscope::test::checkRefusedAsAWhole(page, *page.driftControls(), config, sentence);
     }
 
     void editingIntoAnInvalidConfigShowsItAndStartRefuses()

@@ -11,6 +11,7 @@
 #include "engine/rt/system_probe.h"
 #include "engine/util/clock.h"
 #include "tests/common/fifo_guard.h"
+#include "tests/common/probed_test.h"
 #include "tests/common/thread_census.h"
 #include "ui/app/file_menu.h"
 #include "ui/common/latency_source.h"
@@ -80,20 +81,13 @@ struct Window {
 
 } // namespace
 
-class TestExportImport : public QObject {
+class TestExportImport : public rtscope::test::ProbedTest {
     Q_OBJECT
-    SystemProbe m_probe;
-    QTemporaryDir m_dir;
 
     QString path(const QString& name) const { return m_dir.filePath(name); }
 
 private slots:
-    void initTestCase()
-    {
-        installWakeSignalHandler();
-        m_probe = probeSystem();
-        QVERIFY(m_dir.isValid());
-    }
+    void initTestCase() { setUp(); }
 
     void theFileMenuComesFirst()
     {

@@ -179,22 +179,9 @@ private slots:
         if (InversionConfig{}.resolvedCpu(topology()) < 0)
             RTSCOPE_SKIP(Cpus, "needs two usable CPUs: validate() refuses every config on one");
         InversionPage page(m_probe);
-        const InversionConfig defaults = page.config();
-        QVERIFY(defaults == InversionConfig{});
-        InversionConfig c = defaults;
-        edit(c);
-        QVERIFY(!(c == defaults));
-        QCOMPARE(page.applyConfig(c), QStringList());
-        QVERIFY(page.config() == c);
-        QVERIFY(page.configJson() == toJson(c));
-
-        QVERIFY(page.applyConfig(defaults).isEmpty());
-        QSignalSpy edited(page.inversionControls(), &ExperimentControls::edited);
-        userEdit(page.inversionControls()->widgets());
-        QCOMPARE(edited.count(), 1);
-        InversionConfig expected = defaults;
-        expectedFromUser(expected);
-        QVERIFY(page.config() == expected);
+        QVERIFY(page.config() == InversionConfig{});
+        rtscope::test::checkMapperRoundTrip(page, *page.inversionControls(), edit, userEdit, expectedFromUser,
+                                            [&](const InversionConfig& c) { return page.configJson() == toJson(c); });
         QVERIFY(page.problems().isEmpty());
     }
 
@@ -217,15 +204,9 @@ private slots:
         QFETCH(Edit, edit);
         QFETCH(QString, sentence);
         InversionPage page(m_probe);
-        const InversionConfig before = page.config();
-        InversionConfig bad = before;
+        InversionConfig bad = page.config();
         edit(bad);
-        const QStringList problems = page.applyConfig(bad);
-        QVERIFY2(problems.join(" | ").contains(sentence), qPrintable(problems.join(" | ")));
-        QCOMPARE(page.problems(), problems);
-        QVERIFY(page.inversionControls()->findChild<QLabel*>("problems")->text().contains(sentence.toHtmlEscaped()));
-        QVERIFY(page.config() == before);
-        QVERIFY(!page.isRunning());
+        rtscope::test::checkRefusedAsAWhole(page, *page.inversionControls(), bad, sentence);
     }
 
     void theReservedCpuIsOfferedAndRefused()

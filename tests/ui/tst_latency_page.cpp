@@ -4,7 +4,9 @@
 #include "engine/rt/rt_thread.h"
 #include "engine/rt/system_probe.h"
 #include "engine/util/clock.h"
+#include "tests/common/page_test_util.h"
 #include "tests/common/privilege_drop.h"
+#include "tests/common/probed_test.h"
 #include "tests/common/thread_census.h"
 #include "ui/common/latency_source.h"
 #include "ui/latency/latency_page.h"
@@ -105,11 +107,7 @@ class TestLatencyPage : public QObject {
     SystemProbe m_probe;
 
 private slots:
-    void initTestCase()
-    {
-        installWakeSignalHandler();
-        m_probe = probeSystem();
-    }
+    void initTestCase() { m_probe = rtscope::test::probeWithWakeSignal(); }
 
     void replayedSamplesGiveExactFiguresAndBins()
     {
@@ -268,15 +266,11 @@ private slots:
     void invalidConfigIsShownAndNothingChanges()
     {
         LatencyPage page(std::make_unique<ReplayLatencySource>(), m_probe);
-        const LatencyConfig before = page.config();
-        LatencyConfig bad = before;
+        LatencyConfig bad = page.config();
         bad.periodNs = 5;
-        const QStringList problems = page.applyConfig(bad);
-        QVERIFY(!problems.isEmpty());
-        QVERIFY2(problems.first().startsWith("period must be between"), qPrintable(problems.first()));
-        QCOMPARE(page.problems(), problems);
-        QVERIFY(page.latencyControls()->findChild<QLabel*>("problems")->text().contains("period must be between"));
-        QVERIFY(page.config() == before);
+        rtscope::test::checkRefusedAsAWhole(page, *page.latencyControls(), bad, "period must be between");
+        QVERIFY2(!page.problems().isEmpty() && page.problems().first().startsWith("period must be between"),
+                 qPrintable(page.problems().join(" | ")));
     }
 
     void refusedFifoShowsTheErrorInsteadOfRunningOther()

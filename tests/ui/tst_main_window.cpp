@@ -4,6 +4,7 @@
 #include "engine/rt/rt_thread.h"
 #include "engine/rt/system_probe.h"
 #include "engine/util/clock.h"
+#include "tests/common/probed_test.h"
 #include "tests/common/thread_census.h"
 #include "ui/common/gui_thread_affinity.h"
 #include "ui/common/latency_source.h"
@@ -40,18 +41,11 @@ bool intersects(const std::vector<int>& a, const std::vector<int>& b)
 
 } // namespace
 
-class TestMainWindow : public QObject {
+class TestMainWindow : public rtscope::test::ProbedTest {
     Q_OBJECT
-    SystemProbe m_probe;
-    QTemporaryDir m_dir;
 
 private slots:
-    void initTestCase()
-    {
-        installWakeSignalHandler();
-        m_probe = probeSystem();
-        QVERIFY(m_dir.isValid());
-    }
+    void initTestCase() { setUp(); }
 
     void closingTheWindowJoinsEveryThread()
     {

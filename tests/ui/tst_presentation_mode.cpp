@@ -6,6 +6,7 @@
 #include "engine/rt/rt_thread.h"
 #include "engine/rt/system_probe.h"
 #include "engine/util/units.h"
+#include "tests/common/probed_test.h"
 #include "tests/common/thread_census.h"
 #include "ui/app/app_style.h"
 #include "ui/app/presentation_mode.h"
@@ -74,17 +75,13 @@ SystemProbe fakeProbe(bool eevdf, bool vm, int64_t slackNs)
 
 } // namespace
 
-class TestPresentationMode : public QObject {
+class TestPresentationMode : public rtscope::test::ProbedTest {
     Q_OBJECT
-    SystemProbe m_probe;
-    QTemporaryDir m_dir;
 
 private slots:
     void initTestCase()
     {
-        installWakeSignalHandler();
-        m_probe = probeSystem();
-        QVERIFY(m_dir.isValid());
+        setUp();
         applyTheme(*qApp, "light");
     }
 

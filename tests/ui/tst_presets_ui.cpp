@@ -11,6 +11,7 @@
 #include "engine/rt/rt_thread.h"
 #include "engine/rt/system_probe.h"
 #include "tests/common/page_test_util.h"
+#include "tests/common/probed_test.h"
 #include "tests/common/thread_census.h"
 #include "ui/app/preset_runner.h"
 #include "ui/app/presets_menu.h"
@@ -68,17 +69,13 @@ QString writeFile(const QTemporaryDir& dir, const QString& name, const std::stri
 
 } // namespace
 
-class TestPresetsUi : public QObject {
+class TestPresetsUi : public rtscope::test::ProbedTest {
     Q_OBJECT
-    SystemProbe m_probe;
-    QTemporaryDir m_dir;
 
 private slots:
     void initTestCase()
     {
-        installWakeSignalHandler();
-        m_probe = probeSystem();
-        QVERIFY(m_dir.isValid());
+        setUp();
         if (CpuTopology::current().usable(1) == false || otherCpu() < 0)
             RTSCOPE_SKIP(Cpus, "the presets' pages need two usable CPUs");
     }

@@ -67,6 +67,7 @@ template <class Done> bool remoteSweepPoll(SweepPage* page, Done done, int ms)
 class TestRemoteSweep : public QObject {
     Q_OBJECT
     SystemProbe m_probe = probeSystem();
+    int m_threadsBefore = 0; ///< rtscope threads alive when the test began
 
     /// A window of every page connected to this build's agent, and its Sweep page; null (and @p error) when the link
     /// could not be made.
@@ -80,10 +81,12 @@ class TestRemoteSweep : public QObject {
 
 private slots:
     void initTestCase() { QVERIFY2(QFile::exists(remoteSweepBinary()), "RTSCOPE_BINARY must point at rtscope"); }
+    // Every test's window is gone when it returns: its threads (the link's included) must be gone too.
+    void init() { m_threadsBefore = test::threadsAlive(); }
+    void cleanup() { QTRY_VERIFY_WITH_TIMEOUT(test::threadsAlive() <= m_threadsBefore, 2000); }
 
     void aShortSweepRunsOnTheTarget()
     {
-        const int before = test::threadsAlive();
         std::unique_ptr<MainWindow> window;
         QString error;
         SweepPage* page = sweepOnTarget(window, error);
@@ -128,14 +131,10 @@ private slots:
         QVERIFY2(said.join("\n").contains("Sweep finished on " + machine), qPrintable(said.join(" | ")));
         // The page's own experiment never ran: what it drew came over the link.
         QVERIFY(!page->experiment().snapshot());
-
-        window.reset();
-        QTRY_VERIFY_WITH_TIMEOUT(test::threadsAlive() <= before, 2000);
     }
 
     void stopMidSweepEndsTheRunOnTheTarget()
     {
-        const int before = test::threadsAlive();
         std::unique_ptr<MainWindow> window;
         QString error;
         SweepPage* page = sweepOnTarget(window, error);
@@ -165,14 +164,11 @@ private slots:
         QVERIFY2(m.rows()[0].note.startsWith("stopped after"), qPrintable(m.rows()[0].note));
         QCOMPARE(m.rows()[1].note, QString("not run: stopped"));
         QVERIFY2(page->problems().isEmpty(), qPrintable(page->problems().join("; ")));
-        window.reset();
-        QTRY_VERIFY_WITH_TIMEOUT(test::threadsAlive() <= before, 2000);
     }
 
     // A dropped link ends the sweep with the sentence; the settings measured so far stay drawn.
     void aDroppedLinkEndsTheSweepAndKeepsItsRows()
     {
-        const int before = test::threadsAlive();
         std::unique_ptr<MainWindow> window;
         QString error;
         SweepPage* page = sweepOnTarget(window, error);
@@ -196,8 +192,6 @@ private slots:
         QVERIFY2(m.rows()[0].note.startsWith("ran "), qPrintable(m.rows()[0].note));
         QCOMPARE(m.rows()[2].note, QString("not run: the sweep ended"));
         QVERIFY2(page->progressText().contains("ended: connection lost"), qPrintable(page->progressText()));
-        window.reset();
-        QTRY_VERIFY_WITH_TIMEOUT(test::threadsAlive() <= before, 2000);
     }
 };
 

@@ -25,9 +25,12 @@
 #include <cmath>
 
 using namespace rtscope;
+using rtscope::test::checkOnlyFieldChanged;
 using rtscope::test::measuringCpu;
 using rtscope::test::onlineCpus;
 using rtscope::test::setControl;
+using rtscope::test::setControlNamed;
+using rtscope::test::showStartConfig;
 
 Q_DECLARE_METATYPE(rtscope::SleepFloorConfig)
 
@@ -153,21 +156,13 @@ private slots:
             start.backgroundLoad = true;
         if (startAs == "cpu")
             start.cpu = onlineCpus().front();
-        QVERIFY(controls.mapper().unrepresentable(start).isEmpty());
-        controls.mapper().setConfig(start);
-        QVERIFY(controls.mapper().config(start) == start);
+        showStartConfig(controls, start);
 
         QSignalSpy edited(&controls, &SleepFloorControls::edited);
-        QWidget* w = controls.findChild<QWidget*>(control);
-        QVERIFY2(w, qPrintable("no control named " + control));
-        setControl(w, value);
+        setControlNamed(controls, control, value);
         QVERIFY(edited.count() >= 1);
         QVERIFY(controls.mapper().textProblems().isEmpty());
-        const SleepFloorConfig c = controls.mapper().config(start);
-        QCOMPARE(::field(c, field), expected);
-        for (const QString& other : kFields)
-            if (other != field && !(field == "policy" && other == "priority"))
-                QCOMPARE(::field(c, other), ::field(start, other));
+        checkOnlyFieldChanged(controls.mapper().config(start), start, field, expected, kFields, ::field);
     }
 
     void configsShowAndReadBack_data()
@@ -201,14 +196,8 @@ private slots:
     {
         QFETCH(SleepFloorConfig, config);
         SleepFloorControls controls(onlineCpus());
-        QSignalSpy edited(&controls, &SleepFloorControls::edited);
-        QVERIFY(controls.mapper().unrepresentable(config).isEmpty());
-        controls.mapper().setConfig(config);
-        QCOMPARE(edited.count(), 0);
+        rtscope::test::checkTimerConfigShown(controls, config);
         QVERIFY(controls.mapper().textProblems().isEmpty());
-        QVERIFY(controls.mapper().config(SleepFloorConfig{}) == config);
-        QCOMPARE(controls.widgets().priority->isEnabled(), isRealtime(config.policy));
-        QCOMPARE(controls.widgets().slackCustom->isEnabled(), config.timerSlackNs > 1);
     }
 
     void requestTextIsExact()
@@ -239,11 +228,7 @@ private slots:
         QFETCH(SleepFloorConfig, config);
         QFETCH(QString, sentence);
         SleepFloorPage page(m_probe);
-        const SleepFloorConfig before = page.config();
-        const QStringList problems = page.applyConfig(config);
-        QVERIFY2(problems.join('\n').contains(sentence), qPrintable(problems.join('\n')));
-        QCOMPARE(page.problems(), problems);
-        QVERIFY(page.config() == before);
+        rtscope::test::checkRefusedAsAWhole(page, *page.sleepFloorControls(), config, sentence);
     }
 
     void unreadableRequestTextIsShownAndStartRefuses()

@@ -6,6 +6,7 @@
 #include "engine/rt/rt_thread.h"
 #include "engine/rt/system_probe.h"
 #include "engine/trace/trace_session.h"
+#include "tests/common/probed_test.h"
 #include "tests/common/thread_census.h"
 #include "ui/app/preset_runner.h"
 #include "ui/experiment_pages.h"
@@ -51,18 +52,11 @@ int startPageCardOf(const StartPage& page, const QString& id)
 
 } // namespace
 
-class TestStartPage : public QObject {
+class TestStartPage : public rtscope::test::ProbedTest {
     Q_OBJECT
-    SystemProbe m_probe;
-    QTemporaryDir m_dir;
 
 private slots:
-    void initTestCase()
-    {
-        installWakeSignalHandler();
-        m_probe = probeSystem();
-        QVERIFY(m_dir.isValid());
-    }
+    void initTestCase() { setUp(); }
 
     void oneCardPerLessonInMenuOrder()
     {

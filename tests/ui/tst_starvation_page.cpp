@@ -133,24 +133,9 @@ private slots:
         if (!spinnerCpuAvailable())
             RTSCOPE_SKIP(Cpus, "needs CPU 1 usable: the configs below place the spinner there");
         StarvationPage page(m_probe);
-        const StarvationConfig defaults = page.config();
-
-        // Config → widgets → config.
-        StarvationConfig c = defaults;
-        edit(c);
-        QVERIFY(!(c == defaults)); // the row really changes something
-        QCOMPARE(page.applyConfig(c), QStringList());
-        QVERIFY(shown(page.starvationControls()->widgets(), c));
-        QVERIFY(page.config() == c);
-
-        // A user's edit of the widget → config, every other field untouched.
-        QVERIFY(page.applyConfig(defaults).isEmpty());
-        QSignalSpy edited(page.starvationControls(), &StarvationControls::edited);
-        userEdit(page.starvationControls()->widgets());
-        QCOMPARE(edited.count(), 1);
-        StarvationConfig expected = defaults;
-        expectedFromUser(expected);
-        QVERIFY(page.config() == expected);
+        StarvationControls& controls = *page.starvationControls();
+        rtscope::test::checkMapperRoundTrip(page, controls, edit, userEdit, expectedFromUser,
+                                            [&](const StarvationConfig& c) { return shown(controls.widgets(), c); });
         QVERIFY(page.problems().isEmpty());
     }
 
@@ -182,17 +167,11 @@ private slots:
         QFETCH(Edit, edit);
         QFETCH(QString, sentence);
         StarvationPage page(m_probe);
-        const StarvationConfig before = page.config();
-        StarvationConfig bad = before;
+        StarvationConfig bad = page.config();
         edit(bad);
-        const QStringList problems = page.applyConfig(bad);
-        QVERIFY(!problems.isEmpty());
-        QVERIFY2(problems.first().startsWith(sentence), qPrintable(problems.join(" | ")));
-        QCOMPARE(page.problems(), problems);
-        auto* label = page.starvationControls()->findChild<QLabel*>("problems");
-        QVERIFY(label->text().contains(sentence.toHtmlEscaped()));
-        QVERIFY(page.config() == before);
-        QVERIFY(!page.isRunning());
+        rtscope::test::checkRefusedAsAWhole(page, *page.starvationControls(), bad, sentence);
+        QVERIFY2(!page.problems().isEmpty() && page.problems().first().startsWith(sentence),
+                 qPrintable(page.problems().join(" | ")));
     }
 
     void choosingTheReservedCpuInTheControlsIsRefused()

@@ -3,6 +3,7 @@
 // "your" priority, the filter, the copy to the clipboard, and the join on Stop.
 #include "engine/rt/rt_thread.h"
 #include "engine/rt/system_probe.h"
+#include "tests/common/probed_test.h"
 #include "tests/common/thread_census.h"
 #include "ui/workbench/threads/thread_list_reader.h"
 #include "ui/workbench/threads/threads_controls.h"
@@ -50,11 +51,7 @@ class TestThreadsPage : public QObject {
     SystemProbe m_probe;
 
 private slots:
-    void initTestCase()
-    {
-        installWakeSignalHandler();
-        m_probe = probeSystem();
-    }
+    void initTestCase() { m_probe = rtscope::test::probeWithWakeSignal(); }
 
     void findsAFifoThreadAndGivesItsCommands()
     {
