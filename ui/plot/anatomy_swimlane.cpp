@@ -25,6 +25,14 @@ bool swimIsPart(SwimKind k)
 {
     return k == SwimKind::PartTimer || k == SwimKind::PartWaiting || k == SwimKind::PartReturn;
 }
+
+// @p r's edge drawn with @p pen just inside it, nothing filled.
+void outlineSwimRect(QPainter& p, const QRectF& r, const QPen& pen)
+{
+    p.setPen(pen);
+    p.setBrush(Qt::NoBrush);
+    p.drawRect(r.adjusted(0.5, 0.5, -0.5, -0.5));
+}
 } // namespace
 
 AnatomySwimlane::AnatomySwimlane(QWidget* parent)
@@ -219,15 +227,10 @@ void AnatomySwimlane::drawSegment(QPainter& p, int lane, const SwimSegment& s, c
     const QColor text = palette().color(QPalette::Text);
     QColor fill = kindColor(s.kind, dark);
     switch (s.kind) {
-    case SwimKind::Unknown: {
-        QColor hatch = fill;
-        p.fillRect(r, QBrush(hatch, Qt::BDiagPattern));
-        QPen pen(hatch, 1);
-        p.setPen(pen);
-        p.setBrush(Qt::NoBrush);
-        p.drawRect(r.adjusted(0.5, 0.5, -0.5, -0.5));
+    case SwimKind::Unknown:
+        p.fillRect(r, QBrush(fill, Qt::BDiagPattern));
+        outlineSwimRect(p, r, QPen(fill, 1));
         break;
-    }
     case SwimKind::Idle: {
         fill.setAlphaF(0.30f);
         p.fillRect(r, fill);
@@ -244,9 +247,7 @@ void AnatomySwimlane::drawSegment(QPainter& p, int lane, const SwimSegment& s, c
         break;
     case SwimKind::Interrupt:
         p.fillRect(r, fill);
-        p.setPen(QPen(QColor(colors::kAnatomyInterruptEdge), 1));
-        p.setBrush(Qt::NoBrush);
-        p.drawRect(r.adjusted(0.5, 0.5, -0.5, -0.5));
+        outlineSwimRect(p, r, QPen(QColor(colors::kAnatomyInterruptEdge), 1));
         break;
     default:
         p.fillRect(r, fill);
@@ -258,10 +259,7 @@ void AnatomySwimlane::drawSegment(QPainter& p, int lane, const SwimSegment& s, c
         break;
     }
     if (s.inferred) {
-        QPen pen(text, 1.2, Qt::DashLine);
-        p.setPen(pen);
-        p.setBrush(Qt::NoBrush);
-        p.drawRect(r.adjusted(0.5, 0.5, -0.5, -0.5));
+        outlineSwimRect(p, r, QPen(text, 1.2, Qt::DashLine));
     }
     // The label inside, when it fits (else the tooltip has it).
     if (s.label.isEmpty())
@@ -346,9 +344,7 @@ void AnatomySwimlane::drawSwatch(QPainter& p, const QRectF& r, int kind) const
     switch (s.kind) {
     case SwimKind::Unknown:
         p.fillRect(r, QBrush(fill, Qt::BDiagPattern));
-        p.setPen(QPen(fill, 1));
-        p.setBrush(Qt::NoBrush);
-        p.drawRect(r.adjusted(0.5, 0.5, -0.5, -0.5));
+        outlineSwimRect(p, r, QPen(fill, 1));
         break;
     case SwimKind::Idle:
         fill.setAlphaF(0.30f);
@@ -363,9 +359,7 @@ void AnatomySwimlane::drawSwatch(QPainter& p, const QRectF& r, int kind) const
         break;
     case SwimKind::Interrupt:
         p.fillRect(r, fill);
-        p.setPen(QPen(QColor(colors::kAnatomyInterruptEdge), 1));
-        p.setBrush(Qt::NoBrush);
-        p.drawRect(r.adjusted(0.5, 0.5, -0.5, -0.5));
+        outlineSwimRect(p, r, QPen(QColor(colors::kAnatomyInterruptEdge), 1));
         break;
     default:
         p.fillRect(r, fill);
