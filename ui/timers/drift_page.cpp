@@ -44,16 +44,10 @@ DriftPage::DriftPage(const SystemProbe& probe, QWidget* parent)
     setObjectName("driftPage");
 
     styleLossWarning(m_lossWarning);
-    m_slack->setObjectName("slackTile");
-    m_policy->setObjectName("policyTile");
-    m_period->setObjectName("periodTile");
-    m_progress->setObjectName("progressTile");
-    auto* facts = new QHBoxLayout;
-    facts->setSpacing(8);
-    facts->addWidget(m_slack, 3);
-    facts->addWidget(m_policy, 2);
-    facts->addWidget(m_period, 2);
-    facts->addWidget(m_progress, 2);
+    auto* facts = tileRow({{m_slack, "slackTile", 3},
+                           {m_policy, "policyTile", 2},
+                           {m_period, "periodTile", 2},
+                           {m_progress, "progressTile", 2}});
 
     m_logAxis->setToolTip(tr("Log scale of |drift|: the naive loop's milliseconds and the timers' microseconds in "
                              "one picture"));

@@ -47,18 +47,11 @@ SleepFloorPage::SleepFloorPage(const SystemProbe& probe, QWidget* parent)
     setObjectName("sleepFloorPage");
 
     styleLossWarning(m_lossWarning);
-    m_resolution->setObjectName("resolutionTile");
-    m_floor->setObjectName("floorTile");
-    m_slack->setObjectName("slackTile");
-    m_policy->setObjectName("policyTile");
-    m_progress->setObjectName("progressTile");
-    auto* facts = new QHBoxLayout;
-    facts->setSpacing(8);
-    facts->addWidget(m_resolution, 3);
-    facts->addWidget(m_floor, 4);
-    facts->addWidget(m_slack, 3);
-    facts->addWidget(m_policy, 2);
-    facts->addWidget(m_progress, 2);
+    auto* facts = tileRow({{m_resolution, "resolutionTile", 3},
+                           {m_floor, "floorTile", 4},
+                           {m_slack, "slackTile", 3},
+                           {m_policy, "policyTile", 2},
+                           {m_progress, "progressTile", 2}});
 
     m_table->setModel(m_model);
     m_table->setObjectName("sleepFloorTable");
