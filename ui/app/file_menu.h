@@ -103,6 +103,9 @@ private:
     void updateActions();
     void showProbe(const SystemProbe& probe, bool recorded);
     QString askSavePath(const QString& title, const QString& filter, const QString& suffix);
+    /// A menu action that asks where to save (askSavePath()), has @p write write there and reports the outcome.
+    QAction* addSaveAction(const QString& text, const QString& title, const QString& filter, const QString& suffix,
+                           bool (FileMenu::*write)(const QString&, QString*));
     void report(bool ok, const QString& error);
     void watchRecorder(); ///< while a run goes on: say at once when the recorder stops keeping samples
 
