@@ -76,13 +76,7 @@ ContentionPage::ContentionPage(const SystemProbe& probe, QWidget* parent)
     tableLayout->addWidget(m_table, 1);
     tableLayout->addWidget(m_note);
 
-    auto* splitter = new QSplitter(Qt::Vertical, m_view);
-    splitter->addWidget(m_chart);
-    splitter->addWidget(tableBox);
-    splitter->setStretchFactor(0, 3);
-    splitter->setStretchFactor(1, 0);
-    splitter->setChildrenCollapsible(false);
-    keepSplitter("splitter", splitter);
+    auto* splitter = keptVerticalSplitter(m_chart, tableBox, 3, 0, m_view);
 
     auto* viewLayout = new QVBoxLayout(m_view);
     viewLayout->setContentsMargins(0, 0, 0, 0);
