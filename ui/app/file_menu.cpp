@@ -598,7 +598,8 @@ bool FileMenu::writeBytes(const QString& path, std::string_view bytes, QString* 
         path, [bytes](AtomicOutputFile& out) { return out.write(bytes); }, error);
 }
 
-bool FileMenu::exportHistogram(const QString& path, QString* error)
+bool FileMenu::exportReplayedRun(const QString& path, const std::function<std::string(const ReplayedRun&)>& text,
+                                 QString* error)
 {
     const QString recording = runRecording();
     if (recording.isEmpty())
@@ -606,25 +607,27 @@ bool FileMenu::exportHistogram(const QString& path, QString* error)
     const ReplayedRun r = replayRecordingFile(recording.toStdString());
     if (!r.snapshot)
         return fail(error, fromStd(r.read.error));
-    if (!writeBytes(path, replayedHistogramText(r), error))
+    if (!writeBytes(path, text(r), error))
         return false;
     emit message(exportedLine(path, r));
     return true;
 }
 
+bool FileMenu::exportHistogram(const QString& path, QString* error)
+{
+    return exportReplayedRun(
+        path, [](const ReplayedRun& r) { return replayedHistogramText(r); }, error);
+}
+
 bool FileMenu::exportJson(const QString& path, QString* error)
 {
-    const QString recording = runRecording();
-    if (recording.isEmpty())
-        return fail(error, runExportBlocker());
-    const ReplayedRun r = replayRecordingFile(recording.toStdString());
-    if (!r.snapshot)
-        return fail(error, fromStd(r.read.error));
-    const QString name = m_latency->isReplay() ? QFileInfo(m_replayFile).fileName() : QString("(live run)");
-    if (!writeBytes(path, replayedRunJson(r, name.toStdString()).dump(2) + "\n", error))
-        return false;
-    emit message(exportedLine(path, r));
-    return true;
+    return exportReplayedRun(
+        path,
+        [this](const ReplayedRun& r) {
+            const QString name = m_latency->isReplay() ? QFileInfo(m_replayFile).fileName() : QString("(live run)");
+            return replayedRunJson(r, name.toStdString()).dump(2) + "\n";
+        },
+        error);
 }
 
 bool FileMenu::exportCsv(const QString& path, QString* error)
