@@ -91,6 +91,19 @@ void PolledPage::keepSplitter(const QString& key, QSplitter* splitter)
                         }});
 }
 
+QSplitter* PolledPage::keptVerticalSplitter(QWidget* top, QWidget* bottom, int topStretch, int bottomStretch,
+                                            QWidget* parent)
+{
+    auto* splitter = new QSplitter(Qt::Vertical, parent ? parent : this);
+    splitter->addWidget(top);
+    splitter->addWidget(bottom);
+    splitter->setStretchFactor(0, topStretch);
+    splitter->setStretchFactor(1, bottomStretch);
+    splitter->setChildrenCollapsible(false);
+    keepSplitter("splitter", splitter);
+    return splitter;
+}
+
 void PolledPage::keepHeader(const QString& key, QHeaderView* header)
 {
     m_states.push_back({key, [header] { return header->saveState(); },

@@ -22,6 +22,7 @@
 #include "engine/rt/system_probe.h"
 #include "engine/util/error.h"
 #include "ui/common/config_json.h"
+#include "ui/common/experiment_name.h"
 #include "ui/common/rtkit_client.h"
 #include "ui/common/text_format.h"
 #include "ui/common/unpinned_topology.h"
@@ -109,6 +110,10 @@ protected:
 
     /// Saved under @p key and restored before the config.
     void keepSplitter(const QString& key, QSplitter* splitter);
+    /// @p top over @p bottom in a vertical splitter (a child of @p parent, this page when null), their heights shared
+    /// @p topStretch : @p bottomStretch, neither collapsible, kept as "splitter" (keepSplitter()).
+    QSplitter* keptVerticalSplitter(QWidget* top, QWidget* bottom, int topStretch, int bottomStretch,
+                                    QWidget* parent = nullptr);
     void keepHeader(const QString& key, QHeaderView* header);
     /// The page in "The saved … settings were not applied:"; name() unless a page says it otherwise.
     virtual QString settingsName() const { return name(); }
@@ -183,6 +188,15 @@ public:
     static_assert(!kRemotable || (!kLive && !kResets),
                   "a remote run takes neither live changes nor a statistics reset: the protocol has neither for it");
 
+    /// The experiment's name in the engine's registry. A page that is not one registered experiment (the sweep's
+    /// settings, the per-CPU page, a test's fake) says its own.
+    QString name() const override
+    {
+        if constexpr (requires { ExperimentTraits<Config>::kName; })
+            return experimentName<Config>();
+        else
+            return QString();
+    }
     bool start() override
     {
         if (experimentRunning())

@@ -216,54 +216,28 @@ FileMenu::FileMenu(MainWindow* window, const SystemProbe& probe, QTabBar* pageTa
                              "of their own: a histogram curve and a table row per file, the worst maximum first"));
     m_menu->addSeparator();
 
-    m_save = m_menu->addAction(tr("&Save run as recording…"), this, [this] {
-        const QString path =
-            askSavePath(tr("Save run as recording"), tr("rtscope recordings (*.rtrec)"), kRecordingSuffix);
-        QString error;
-        if (!path.isEmpty())
-            report(saveRecording(path, &error), error);
-    });
+    m_save = addSaveAction(tr("&Save run as recording…"), tr("Save run as recording"),
+                           tr("rtscope recordings (*.rtrec)"), kRecordingSuffix, &FileMenu::saveRecording);
     m_save->setObjectName("saveRecording");
     m_save->setShortcut(QKeySequence::Save);
     m_menu->addSeparator();
 
-    m_png = m_menu->addAction(tr("Export view as &PNG…"), this, [this] {
-        const QString path = askSavePath(tr("Export view as PNG"), tr("PNG images (*.png)"), ".png");
-        QString error;
-        if (!path.isEmpty())
-            report(exportViewPng(path, &error), error);
-    });
+    m_png = addSaveAction(tr("Export view as &PNG…"), tr("Export view as PNG"), tr("PNG images (*.png)"), ".png",
+                          &FileMenu::exportViewPng);
     m_png->setObjectName("exportPng");
-    m_svg = m_menu->addAction(tr("Export view as S&VG…"), this, [this] {
-        const QString path = askSavePath(tr("Export view as SVG"), tr("SVG drawings (*.svg)"), ".svg");
-        QString error;
-        if (!path.isEmpty())
-            report(exportViewSvg(path, &error), error);
-    });
+    m_svg = addSaveAction(tr("Export view as S&VG…"), tr("Export view as SVG"), tr("SVG drawings (*.svg)"), ".svg",
+                          &FileMenu::exportViewSvg);
     m_svg->setObjectName("exportSvg");
     m_menu->addSeparator();
 
-    m_hist = m_menu->addAction(tr("Export run as cyclictest &histogram…"), this, [this] {
-        const QString path =
-            askSavePath(tr("Export run as cyclictest histogram"), tr("cyclictest histograms (*.hist *.txt)"), ".hist");
-        QString error;
-        if (!path.isEmpty())
-            report(exportHistogram(path, &error), error);
-    });
+    m_hist = addSaveAction(tr("Export run as cyclictest &histogram…"), tr("Export run as cyclictest histogram"),
+                           tr("cyclictest histograms (*.hist *.txt)"), ".hist", &FileMenu::exportHistogram);
     m_hist->setObjectName("exportHistogram");
-    m_json = m_menu->addAction(tr("Export run as cyclictest &JSON…"), this, [this] {
-        const QString path = askSavePath(tr("Export run as cyclictest JSON"), tr("JSON (*.json)"), ".json");
-        QString error;
-        if (!path.isEmpty())
-            report(exportJson(path, &error), error);
-    });
+    m_json = addSaveAction(tr("Export run as cyclictest &JSON…"), tr("Export run as cyclictest JSON"),
+                           tr("JSON (*.json)"), ".json", &FileMenu::exportJson);
     m_json->setObjectName("exportJson");
-    m_csv = m_menu->addAction(tr("Export run as CSV of raw &samples…"), this, [this] {
-        const QString path = askSavePath(tr("Export run as CSV of raw samples"), tr("CSV (*.csv)"), ".csv");
-        QString error;
-        if (!path.isEmpty())
-            report(exportCsv(path, &error), error);
-    });
+    m_csv = addSaveAction(tr("Export run as CSV of raw &samples…"), tr("Export run as CSV of raw samples"),
+                          tr("CSV (*.csv)"), ".csv", &FileMenu::exportCsv);
     m_csv->setObjectName("exportCsv");
 
     connect(m_menu, &QMenu::aboutToShow, this, &FileMenu::updateActions);
@@ -300,6 +274,17 @@ void FileMenu::report(bool ok, const QString& error)
     box->setAttribute(Qt::WA_DeleteOnClose);
     box->show();
     emit message(error);
+}
+
+QAction* FileMenu::addSaveAction(const QString& text, const QString& title, const QString& filter,
+                                 const QString& suffix, bool (FileMenu::*write)(const QString&, QString*))
+{
+    return m_menu->addAction(text, this, [this, title, filter, suffix, write] {
+        const QString path = askSavePath(title, filter, suffix);
+        QString error;
+        if (!path.isEmpty())
+            report((this->*write)(path, &error), error);
+    });
 }
 
 QString FileMenu::askSavePath(const QString& title, const QString& filter, const QString& suffix)
@@ -613,7 +598,8 @@ bool FileMenu::writeBytes(const QString& path, std::string_view bytes, QString* 
         path, [bytes](AtomicOutputFile& out) { return out.write(bytes); }, error);
 }
 
-bool FileMenu::exportHistogram(const QString& path, QString* error)
+bool FileMenu::exportReplayedRun(const QString& path, const std::function<std::string(const ReplayedRun&)>& text,
+                                 QString* error)
 {
     const QString recording = runRecording();
     if (recording.isEmpty())
@@ -621,25 +607,27 @@ bool FileMenu::exportHistogram(const QString& path, QString* error)
     const ReplayedRun r = replayRecordingFile(recording.toStdString());
     if (!r.snapshot)
         return fail(error, fromStd(r.read.error));
-    if (!writeBytes(path, replayedHistogramText(r), error))
+    if (!writeBytes(path, text(r), error))
         return false;
     emit message(exportedLine(path, r));
     return true;
 }
 
+bool FileMenu::exportHistogram(const QString& path, QString* error)
+{
+    return exportReplayedRun(
+        path, [](const ReplayedRun& r) { return replayedHistogramText(r); }, error);
+}
+
 bool FileMenu::exportJson(const QString& path, QString* error)
 {
-    const QString recording = runRecording();
-    if (recording.isEmpty())
-        return fail(error, runExportBlocker());
-    const ReplayedRun r = replayRecordingFile(recording.toStdString());
-    if (!r.snapshot)
-        return fail(error, fromStd(r.read.error));
-    const QString name = m_latency->isReplay() ? QFileInfo(m_replayFile).fileName() : QString("(live run)");
-    if (!writeBytes(path, replayedRunJson(r, name.toStdString()).dump(2) + "\n", error))
-        return false;
-    emit message(exportedLine(path, r));
-    return true;
+    return exportReplayedRun(
+        path,
+        [this](const ReplayedRun& r) {
+            const QString name = m_latency->isReplay() ? QFileInfo(m_replayFile).fileName() : QString("(live run)");
+            return replayedRunJson(r, name.toStdString()).dump(2) + "\n";
+        },
+        error);
 }
 
 bool FileMenu::exportCsv(const QString& path, QString* error)

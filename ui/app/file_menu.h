@@ -99,10 +99,16 @@ private:
     /// @p path, so a failure leaves the file there as it was. @p fill returns why it could not write.
     bool writeOutput(const QString& path, const std::function<Error(AtomicOutputFile&)>& fill, QString* error);
     bool writeBytes(const QString& path, std::string_view bytes, QString* error);
+    /// Replays the run's recording and writes @p text of it to @p path (the histogram and JSON exports).
+    bool exportReplayedRun(const QString& path, const std::function<std::string(const ReplayedRun&)>& text,
+                           QString* error);
     bool fail(QString* error, const QString& text);
     void updateActions();
     void showProbe(const SystemProbe& probe, bool recorded);
     QString askSavePath(const QString& title, const QString& filter, const QString& suffix);
+    /// A menu action that asks where to save (askSavePath()), has @p write write there and reports the outcome.
+    QAction* addSaveAction(const QString& text, const QString& title, const QString& filter, const QString& suffix,
+                           bool (FileMenu::*write)(const QString&, QString*));
     void report(bool ok, const QString& error);
     void watchRecorder(); ///< while a run goes on: say at once when the recorder stops keeping samples
 

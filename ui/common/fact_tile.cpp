@@ -3,6 +3,7 @@
 #include "ui/plot/chart_style.h"
 
 #include <QEvent>
+#include <QHBoxLayout>
 #include <QLabel>
 #include <QResizeEvent>
 #include <QSizePolicy>
@@ -155,6 +156,17 @@ void FactTile::restyle()
     m_detail->setFont(plot::chartFont(font(), 1.0));
     m_value->setStyleSheet(m_accent.isEmpty() ? QString() : QString("QLabel { color: %1; }").arg(m_accent));
     fitText();
+}
+
+QHBoxLayout* tileRow(std::initializer_list<TilePlace> tiles)
+{
+    auto* row = new QHBoxLayout;
+    row->setSpacing(8);
+    for (const TilePlace& t : tiles) {
+        t.tile->setObjectName(QString::fromLatin1(t.name));
+        row->addWidget(t.tile, t.stretch);
+    }
+    return row;
 }
 
 } // namespace rtscope

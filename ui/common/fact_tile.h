@@ -5,6 +5,9 @@
 // to its height.
 #include <QFrame>
 
+#include <initializer_list>
+
+class QHBoxLayout;
 class QLabel;
 
 namespace rtscope {
@@ -43,5 +46,14 @@ private:
     QString m_titleText;
     QString m_valueText;
 };
+
+/// A tile's place in a row of tiles: its object name (for tests) and its share of the row's width.
+struct TilePlace {
+    FactTile* tile;
+    const char* name;
+    int stretch;
+};
+/// A row of @p tiles, left to right, 8 px apart; each tile is given its name and its stretch.
+QHBoxLayout* tileRow(std::initializer_list<TilePlace> tiles);
 
 } // namespace rtscope

@@ -88,13 +88,11 @@ DeadlineControls::DeadlineControls(const std::vector<int>& cpus, QWidget* parent
         b->setToolTip(tip);
         return b;
     };
-    m_w.lesson = new QComboBox(form());
-    m_w.lesson->setObjectName("lesson");
+    m_w.lesson = newField<QComboBox>("lesson");
     m_w.lesson->addItem(tr("Admission: the kernel's bandwidth limit"), int(DeadlineLesson::Admission));
     m_w.lesson->addItem(tr("Isolation: a throttled runaway"), int(DeadlineLesson::Isolation));
     m_w.lesson->addItem(tr("EDF vs inverted FIFO priorities"), int(DeadlineLesson::Edf));
-    m_w.tasks = new QLineEdit(form());
-    m_w.tasks->setObjectName("tasks");
+    m_w.tasks = newField<QLineEdit>("tasks");
     m_w.tasks->setPlaceholderText(tr("default: 5 ms/10 ms tasks until one is refused"));
     m_w.tasks->setToolTip(tr("The deadline tasks to add one by one, RUNTIME/PERIOD separated by commas (deadline = "
                              "period; bare numbers are µs), at most %1. Empty: 50 % tasks, one more than the CPUs "
@@ -102,16 +100,13 @@ DeadlineControls::DeadlineControls(const std::vector<int>& cpus, QWidget* parent
                               .arg(DeadlineConfig::kMaxTasks));
     m_w.duration = spin("duration", DeadlineConfig::kMinDurationNs, DeadlineConfig::kMaxDurationNs,
                         tr("Isolation: the whole run; EDF: each of the two phases"));
-    m_w.runawayPolicy = new QComboBox(form());
-    m_w.runawayPolicy->setObjectName("runawayPolicy");
+    m_w.runawayPolicy = newField<QComboBox>("runawayPolicy");
     m_w.runawayPolicy->addItem(tr("SCHED_DEADLINE (throttled)"), int(DeadlineRunawayPolicy::Deadline));
     m_w.runawayPolicy->addItem(tr("SCHED_FIFO (the starvation trap)"), int(DeadlineRunawayPolicy::Fifo));
     m_w.runawayPolicy->setToolTip(tr("DEADLINE: the runaway is held to its runtime every period. FIFO: it is "
                                      "pinned to the counter's CPU and spins for the whole run, as in the "
                                      "starvation lab: run it, hold it (H), then run the DEADLINE one."));
-    m_w.runawayPriority = new QSpinBox(form());
-    m_w.runawayPriority->setObjectName("runawayPriority");
-    m_w.runawayPriority->setKeyboardTracking(false);
+    m_w.runawayPriority = newSpinField<QSpinBox>("runawayPriority");
     m_w.runawayPriority->setRange(DeadlineConfig::kMinPriority, DeadlineConfig::kMaxPriority);
     m_w.runawayPriority->setToolTip(
         tr("The FIFO runaway's priority; the watchdog runs above it at %1").arg(DeadlineConfig::kWatchdogPriority));
@@ -131,9 +126,7 @@ DeadlineControls::DeadlineControls(const std::vector<int>& cpus, QWidget* parent
     m_w.longWork = spin("longWork", kDeadlineCtlMinNs, kDeadlineCtlMaxNs, tr("CPU time per job of the long task"));
     m_w.longPeriod = spin("longPeriod", kDeadlineCtlMinNs, kDeadlineCtlMaxNs,
                           tr("The long task's period; in the FIFO phase it runs one priority above the short task"));
-    m_w.priority = new QSpinBox(form());
-    m_w.priority->setObjectName("priority");
-    m_w.priority->setKeyboardTracking(false);
+    m_w.priority = newSpinField<QSpinBox>("priority");
     m_w.priority->setRange(DeadlineConfig::kMinPriority, DeadlineConfig::kMaxPriority);
     m_w.priority->setToolTip(tr("FIFO phase: the short task's priority %1–%2; the long task runs one above (the "
                                 "rate-monotonic order inverted)")

@@ -159,13 +159,7 @@ DeadlinePage::DeadlinePage(const SystemProbe& probe, QWidget* parent)
     setUpFiguresTable(m_table);
     m_table->horizontalHeader()->setStretchLastSection(true);
 
-    auto* splitter = new QSplitter(Qt::Vertical, this);
-    splitter->addWidget(m_chart);
-    splitter->addWidget(m_table);
-    splitter->setStretchFactor(0, 4);
-    splitter->setStretchFactor(1, 1);
-    splitter->setChildrenCollapsible(false);
-    keepSplitter("splitter", splitter);
+    auto* splitter = keptVerticalSplitter(m_chart, m_table, 4, 1);
 
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(4, 4, 4, 4);

@@ -8,7 +8,6 @@
 // - edf: every job of both tasks on a timeline, one row per task and phase, the misses marked.
 // Tiles in large type, the chart, a table with every figure; what was lost or did not run is said at the top.
 #include "engine/experiments/deadline/deadline_experiment.h"
-#include "ui/common/experiment_name.h"
 #include "ui/deadline/deadline_controls.h"
 #include "ui/polled_page.h"
 
@@ -36,7 +35,6 @@ public:
     explicit DeadlinePage(const SystemProbe& probe, QWidget* parent = nullptr);
     ~DeadlinePage() override;
 
-    QString name() const override { return experimentName<DeadlineConfig>(); }
     QString shortTitle() const override { return tr("Deadline"); }
     QString explanation() const override;
     bool supportsReference() const override { return true; }

@@ -4,7 +4,6 @@
 #include "engine/experiments/latency/latency_config.h"
 #include "engine/rt/cpu_topology.h"
 #include "engine/rt/system_probe.h"
-#include "ui/common/experiment_name.h"
 #include "ui/common/latency_source.h"
 #include "ui/common/latency_view_data.h"
 #include "ui/latency/recording_timeline.h"
@@ -47,7 +46,6 @@ public:
     LatencyPage(std::unique_ptr<LatencySource> source, const SystemProbe& probe, QWidget* parent = nullptr);
     ~LatencyPage() override;
 
-    QString name() const override { return experimentName<LatencyConfig>(); }
     QString shortTitle() const override { return tr("Latency"); }
     /// Leaves a replay first: Start means back to live.
     bool start() override;

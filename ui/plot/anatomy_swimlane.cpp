@@ -25,6 +25,41 @@ bool swimIsPart(SwimKind k)
 {
     return k == SwimKind::PartTimer || k == SwimKind::PartWaiting || k == SwimKind::PartReturn;
 }
+
+// @p r's edge drawn with @p pen just inside it, nothing filled.
+void outlineSwimRect(QPainter& p, const QRectF& r, const QPen& pen)
+{
+    p.setPen(pen);
+    p.setBrush(Qt::NoBrush);
+    p.drawRect(r.adjusted(0.5, 0.5, -0.5, -0.5));
+}
+
+// @p r filled as a segment of @p kind in @p fill: unknown hatched and outlined, idle faint, waiting hatched darker,
+// an interrupt outlined, the rest plain.
+void fillSwimKind(QPainter& p, SwimKind kind, const QRectF& r, QColor fill)
+{
+    switch (kind) {
+    case SwimKind::Unknown:
+        p.fillRect(r, QBrush(fill, Qt::BDiagPattern));
+        outlineSwimRect(p, r, QPen(fill, 1));
+        break;
+    case SwimKind::Idle:
+        fill.setAlphaF(0.30f);
+        p.fillRect(r, fill);
+        break;
+    case SwimKind::Waiting:
+        p.fillRect(r, fill);
+        p.fillRect(r, QBrush(fill.darker(160), Qt::BDiagPattern));
+        break;
+    case SwimKind::Interrupt:
+        p.fillRect(r, fill);
+        outlineSwimRect(p, r, QPen(QColor(colors::kAnatomyInterruptEdge), 1));
+        break;
+    default:
+        p.fillRect(r, fill);
+        break;
+    }
+}
 } // namespace
 
 AnatomySwimlane::AnatomySwimlane(QWidget* parent)
@@ -217,52 +252,15 @@ void AnatomySwimlane::drawSegment(QPainter& p, int lane, const SwimSegment& s, c
         return;
     const bool dark = plot::isDarkPalette(palette());
     const QColor text = palette().color(QPalette::Text);
-    QColor fill = kindColor(s.kind, dark);
-    switch (s.kind) {
-    case SwimKind::Unknown: {
-        QColor hatch = fill;
-        p.fillRect(r, QBrush(hatch, Qt::BDiagPattern));
-        QPen pen(hatch, 1);
-        p.setPen(pen);
-        p.setBrush(Qt::NoBrush);
-        p.drawRect(r.adjusted(0.5, 0.5, -0.5, -0.5));
-        break;
+    const QColor fill = kindColor(s.kind, dark);
+    fillSwimKind(p, s.kind, r, fill);
+    // Slices of one colour side by side (sixteen hogs taking turns) stay apart: a hairline of the background.
+    if (s.kind == SwimKind::RtTask || s.kind == SwimKind::OtherTask || s.kind == SwimKind::Measuring) {
+        p.setPen(QPen(palette().color(QPalette::Base), 1));
+        p.drawLine(QPointF(r.left() + 0.5, r.top()), QPointF(r.left() + 0.5, r.bottom()));
     }
-    case SwimKind::Idle: {
-        fill.setAlphaF(0.30f);
-        p.fillRect(r, fill);
-        break;
-    }
-    case SwimKind::Asleep:
-        p.fillRect(r, fill);
-        break;
-    case SwimKind::Waiting:
-    case SwimKind::PartWaiting:
-        p.fillRect(r, fill);
-        if (s.kind == SwimKind::Waiting)
-            p.fillRect(r, QBrush(fill.darker(160), Qt::BDiagPattern));
-        break;
-    case SwimKind::Interrupt:
-        p.fillRect(r, fill);
-        p.setPen(QPen(QColor(colors::kAnatomyInterruptEdge), 1));
-        p.setBrush(Qt::NoBrush);
-        p.drawRect(r.adjusted(0.5, 0.5, -0.5, -0.5));
-        break;
-    default:
-        p.fillRect(r, fill);
-        // Slices of one colour side by side (sixteen hogs taking turns) stay apart: a hairline of the background.
-        if (s.kind == SwimKind::RtTask || s.kind == SwimKind::OtherTask || s.kind == SwimKind::Measuring) {
-            p.setPen(QPen(palette().color(QPalette::Base), 1));
-            p.drawLine(QPointF(r.left() + 0.5, r.top()), QPointF(r.left() + 0.5, r.bottom()));
-        }
-        break;
-    }
-    if (s.inferred) {
-        QPen pen(text, 1.2, Qt::DashLine);
-        p.setPen(pen);
-        p.setBrush(Qt::NoBrush);
-        p.drawRect(r.adjusted(0.5, 0.5, -0.5, -0.5));
-    }
+    if (s.inferred)
+        outlineSwimRect(p, r, QPen(text, 1.2, Qt::DashLine));
     // The label inside, when it fits (else the tooltip has it).
     if (s.label.isEmpty())
         return;
@@ -342,35 +340,12 @@ void AnatomySwimlane::drawSwatch(QPainter& p, const QRectF& r, int kind) const
     SwimSegment s;
     s.kind = SwimKind(kind);
     const bool dark = plot::isDarkPalette(palette());
-    QColor fill = kindColor(s.kind, dark);
-    switch (s.kind) {
-    case SwimKind::Unknown:
-        p.fillRect(r, QBrush(fill, Qt::BDiagPattern));
-        p.setPen(QPen(fill, 1));
-        p.setBrush(Qt::NoBrush);
-        p.drawRect(r.adjusted(0.5, 0.5, -0.5, -0.5));
-        break;
-    case SwimKind::Idle:
-        fill.setAlphaF(0.30f);
-        p.fillRect(r, fill);
-        break;
-    case SwimKind::Asleep:
+    const QColor fill = kindColor(s.kind, dark);
+    // The swatch of Asleep is a thin bar across the middle.
+    if (s.kind == SwimKind::Asleep)
         p.fillRect(QRectF(r.left(), r.center().y() - 2, r.width(), 4), fill);
-        break;
-    case SwimKind::Waiting:
-        p.fillRect(r, fill);
-        p.fillRect(r, QBrush(fill.darker(160), Qt::BDiagPattern));
-        break;
-    case SwimKind::Interrupt:
-        p.fillRect(r, fill);
-        p.setPen(QPen(QColor(colors::kAnatomyInterruptEdge), 1));
-        p.setBrush(Qt::NoBrush);
-        p.drawRect(r.adjusted(0.5, 0.5, -0.5, -0.5));
-        break;
-    default:
-        p.fillRect(r, fill);
-        break;
-    }
+    else
+        fillSwimKind(p, s.kind, r, fill);
 }
 
 void AnatomySwimlane::paintEvent(QPaintEvent*)

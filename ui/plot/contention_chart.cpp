@@ -2,6 +2,7 @@
 
 #include "ui/common/colors.h"
 #include "ui/plot/axis_auto_range.h"
+#include "ui/plot/chart_setup.h"
 #include "ui/plot/chart_style.h"
 #include "ui/plot/plot_math.h"
 
@@ -28,15 +29,6 @@ namespace {
 constexpr int kBinsPerDecade = 20;
 // The throughput axis counts thousands: "674" reads better than "674200" from the back of a room.
 constexpr double kRateScale = 1e3;
-
-QChart* makeChart(const QString& title)
-{
-    auto* chart = new QChart;
-    chart->setAnimationOptions(QChart::NoAnimation);
-    chart->setTitle(title);
-    chart->setMargins(QMargins(4, 4, 8, 4));
-    return chart;
-}
 
 QChartView* makeView(QChart* chart, QWidget* parent)
 {
@@ -306,7 +298,7 @@ ContentionChart::ContentionChart(QWidget* parent)
 {
     d->owner = this;
 
-    d->rateChart = makeChart(tr("Throughput (higher is better)"));
+    d->rateChart = plot::newChart(tr("Throughput (higher is better)"));
     d->rateChart->legend()->hide();
     d->rateSeries = new QHorizontalStackedBarSeries;
     d->rateSeries->setBarWidth(0.7);
@@ -326,7 +318,7 @@ ContentionChart::ContentionChart(QWidget* parent)
     d->rateSeries->attachAxis(d->rateCategories);
     d->rateSeries->attachAxis(d->rateAxis);
 
-    d->switchChart = makeChart(tr("Context switches per 1000 acquisitions"));
+    d->switchChart = plot::newChart(tr("Context switches per 1000 acquisitions"));
     d->switchChart->legend()->setAlignment(Qt::AlignBottom);
     d->switchSeries = new QHorizontalStackedBarSeries;
     d->switchSeries->setBarWidth(0.7);
@@ -344,17 +336,10 @@ ContentionChart::ContentionChart(QWidget* parent)
     d->switchSeries->attachAxis(d->switchCategories);
     d->switchSeries->attachAxis(d->switchAxis);
 
-    d->waitChart = makeChart(tr("Wait from request to holding the lock"));
+    d->waitChart = plot::newChart(tr("Wait from request to holding the lock"));
     d->waitChart->legend()->setAlignment(Qt::AlignBottom);
-    d->waitX = new QLogValueAxis;
-    d->waitX->setBase(10);
-    d->waitX->setLabelFormat("%g");
-    d->waitX->setMinorTickCount(8);
-    d->waitX->setTitleText(tr("wait (µs, log scale), every acquisition"));
-    d->waitY = new QLogValueAxis;
-    d->waitY->setBase(10);
-    d->waitY->setLabelFormat("%g");
-    d->waitY->setTitleText(tr("acquisitions (log scale)"));
+    d->waitX = plot::newLogAxis(tr("wait (µs, log scale), every acquisition"), "%g");
+    d->waitY = plot::newLogAxis(tr("acquisitions (log scale)"), "%g", 0);
     d->waitChart->addAxis(d->waitX, Qt::AlignBottom);
     d->waitChart->addAxis(d->waitY, Qt::AlignLeft);
     d->xRange.setMinimumUpper(1);

@@ -1,6 +1,7 @@
 #include "ui/plot/drift_chart.h"
 
 #include "ui/common/colors.h"
+#include "ui/plot/chart_setup.h"
 #include "ui/plot/chart_style.h"
 #include "ui/plot/plot_math.h"
 
@@ -206,10 +207,7 @@ DriftChart::DriftChart(QWidget* parent)
     , d(std::make_unique<Impl>())
 {
     d->owner = this;
-    d->chart = new QChart;
-    d->chart->setAnimationOptions(QChart::NoAnimation);
-    d->chart->setTitle(tr("Cumulative drift: actual wake-up − (t0 + k·P)"));
-    d->chart->setMargins(QMargins(4, 4, 12, 4));
+    d->chart = plot::newChart(tr("Cumulative drift: actual wake-up − (t0 + k·P)"), QMargins(4, 4, 12, 4));
     d->chart->legend()->setAlignment(Qt::AlignTop);
 
     d->x = new QValueAxis;
@@ -218,23 +216,15 @@ DriftChart::DriftChart(QWidget* parent)
     d->chart->addAxis(d->x, Qt::AlignBottom);
     d->yLinear = new QValueAxis;
     d->yLinear->setTitleText(tr("drift (µs)"));
-    d->yLog = new QLogValueAxis;
-    d->yLog->setBase(10);
-    d->yLog->setLabelFormat("%g");
-    d->yLog->setMinorTickCount(8);
-    d->yLog->setTitleText(tr("|drift| (µs, log scale)"));
+    d->yLog = plot::newLogAxis(tr("|drift| (µs, log scale)"), "%g");
     d->yLinear->setParent(this);
     d->yLog->setParent(this);
     d->attachY();
 
-    d->view = new QChartView(d->chart, this);
+    d->view = plot::fillWithChartView(this, d->chart, 50, 16);
     d->view->setRenderHint(QPainter::Antialiasing);
     d->view->setRubberBand(QChartView::HorizontalRubberBand);
     d->view->setToolTip(tr("Drag across to zoom into a stretch of ticks; right-click to zoom out"));
-    d->view->setMinimumSize(fontMetrics().averageCharWidth() * 50, fontMetrics().height() * 16);
-    auto* layout = new QVBoxLayout(this);
-    layout->setContentsMargins(0, 0, 0, 0);
-    layout->addWidget(d->view);
 
     connect(d->x, &QValueAxis::rangeChanged, this, [this] {
         if (d->applying)
@@ -254,8 +244,7 @@ void DriftChart::changeEvent(QEvent* event)
 {
     if (event)
         QWidget::changeEvent(event);
-    if (event && event->type() != QEvent::PaletteChange && event->type() != QEvent::FontChange &&
-        event->type() != QEvent::StyleChange)
+    if (!plot::restylesFor(event))
         return;
     const QPalette pal = palette();
     plot::styleChart(d->chart, pal, font());

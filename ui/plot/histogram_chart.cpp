@@ -1,6 +1,7 @@
 #include "ui/plot/histogram_chart.h"
 
 #include "ui/plot/axis_auto_range.h"
+#include "ui/plot/chart_setup.h"
 #include "ui/plot/chart_style.h"
 #include "ui/plot/marker_overlay.h"
 #include "ui/plot/plot_math.h"
@@ -191,11 +192,8 @@ HistogramChart::HistogramChart(QWidget* parent)
     , d(std::make_unique<Impl>())
 {
     d->owner = this;
-    d->chart = new QChart;
-    d->chart->setAnimationOptions(QChart::NoAnimation);
-    d->chart->setTitle(tr("Jitter histogram"));
+    d->chart = plot::newChart(tr("Jitter histogram"));
     d->chart->legend()->setAlignment(Qt::AlignBottom);
-    d->chart->setMargins(QMargins(4, 4, 8, 4));
     d->live = new QLineSeries;
     d->reference = new QLineSeries;
     d->reference->setName(tr("reference"));
@@ -204,17 +202,10 @@ HistogramChart::HistogramChart(QWidget* parent)
     d->chart->addSeries(d->reference);
     d->chart->addSeries(d->live);
 
-    d->xLinear = new QValueAxis;
-    d->xLinear->setTickType(QValueAxis::TicksDynamic);
-    d->xLog = new QLogValueAxis;
-    d->xLog->setBase(10);
-    d->xLog->setLabelFormat("%.7g");
-    d->xLog->setMinorTickCount(8);
+    d->xLinear = plot::newDynamicAxis(QString());
+    d->xLog = plot::newLogAxis(QString());
     setValueAxisName(tr("latency"));
-    d->yLog = new QLogValueAxis;
-    d->yLog->setBase(10);
-    d->yLog->setLabelFormat("%.7g");
-    d->yLog->setTitleText(tr("count (log scale)"));
+    d->yLog = plot::newLogAxis(tr("count (log scale)"), "%.7g", 0);
     d->chart->addAxis(d->yLog, Qt::AlignLeft);
     d->live->attachAxis(d->yLog);
     d->reference->attachAxis(d->yLog);
@@ -224,14 +215,10 @@ HistogramChart::HistogramChart(QWidget* parent)
     d->attachX();
 
     d->overlay = std::make_unique<plot::MarkerOverlay>(d->chart);
-    d->view = new QChartView(d->chart, this);
+    d->view = plot::fillWithChartView(this, d->chart, 40, 14);
     // Every line here is horizontal or vertical (the step line, the markers): antialiasing would only blur them, and
     // it is the most expensive part of a software-rendered frame at 40 frames a second.
     d->view->setRenderHint(QPainter::Antialiasing, false);
-    d->view->setMinimumSize(fontMetrics().averageCharWidth() * 40, fontMetrics().height() * 14);
-    auto* layout = new QVBoxLayout(this);
-    layout->setContentsMargins(0, 0, 0, 0);
-    layout->addWidget(d->view);
     connect(d->chart, &QChart::plotAreaChanged, this, [this] { d->overlay->relayout(); });
     d->view->viewport()->installEventFilter(this);
 
@@ -258,8 +245,7 @@ void HistogramChart::changeEvent(QEvent* event)
 {
     if (event)
         QWidget::changeEvent(event);
-    if (event && event->type() != QEvent::PaletteChange && event->type() != QEvent::FontChange &&
-        event->type() != QEvent::StyleChange)
+    if (!plot::restylesFor(event))
         return;
     const QPalette pal = palette();
     plot::styleChart(d->chart, pal, font());

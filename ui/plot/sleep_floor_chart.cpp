@@ -1,6 +1,7 @@
 #include "ui/plot/sleep_floor_chart.h"
 
 #include "ui/common/colors.h"
+#include "ui/plot/chart_setup.h"
 #include "ui/plot/chart_style.h"
 #include "ui/plot/plot_math.h"
 
@@ -221,10 +222,7 @@ SleepFloorChart::SleepFloorChart(QWidget* parent)
     , d(std::make_unique<Impl>())
 {
     d->owner = this;
-    d->chart = new QChart;
-    d->chart->setAnimationOptions(QChart::NoAnimation);
-    d->chart->setTitle(tr("Requested vs actual sleep (line = median, ▲ = p99)"));
-    d->chart->setMargins(QMargins(4, 4, 12, 4));
+    d->chart = plot::newChart(tr("Requested vs actual sleep (line = median, ▲ = p99)"), QMargins(4, 4, 12, 4));
     // One entry per line, stacked at the right: the method names stay whole instead of being elided.
     d->chart->legend()->setAlignment(Qt::AlignRight);
     d->x = new QCategoryAxis;
@@ -242,12 +240,8 @@ SleepFloorChart::SleepFloorChart(QWidget* parent)
     d->resolution->setName(tr("clock_getres"));
     d->attach(d->resolution);
 
-    d->view = new QChartView(d->chart, this);
+    d->view = plot::fillWithChartView(this, d->chart, 50, 16);
     d->view->setRenderHint(QPainter::Antialiasing);
-    d->view->setMinimumSize(fontMetrics().averageCharWidth() * 50, fontMetrics().height() * 16);
-    auto* layout = new QVBoxLayout(this);
-    layout->setContentsMargins(0, 0, 0, 0);
-    layout->addWidget(d->view);
     d->rebuildAxes({0, 1, 10, 100, 1'000, 10'000, 100'000, 1'000'000, 10'000'000}, 0, 8);
     connect(d->chart, &QChart::plotAreaChanged, this, [this] { d->refit(); });
     changeEvent(nullptr);
@@ -259,8 +253,7 @@ void SleepFloorChart::changeEvent(QEvent* event)
 {
     if (event)
         QWidget::changeEvent(event);
-    if (event && event->type() != QEvent::PaletteChange && event->type() != QEvent::FontChange &&
-        event->type() != QEvent::StyleChange)
+    if (!plot::restylesFor(event))
         return;
     plot::styleChart(d->chart, palette(), font());
     d->style();

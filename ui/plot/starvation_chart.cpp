@@ -1,6 +1,7 @@
 #include "ui/plot/starvation_chart.h"
 
 #include "ui/common/colors.h"
+#include "ui/plot/chart_setup.h"
 #include "ui/plot/chart_style.h"
 #include "ui/plot/plot_math.h"
 
@@ -224,19 +225,12 @@ StarvationChart::StarvationChart(QWidget* parent)
     : QWidget(parent)
     , d(std::make_unique<Impl>())
 {
-    d->chart = new QChart;
-    d->chart->setAnimationOptions(QChart::NoAnimation);
-    d->chart->setTitle(tr("Progress of the counter threads"));
+    d->chart = plot::newChart(tr("Progress of the counter threads"));
     d->chart->legend()->setAlignment(Qt::AlignBottom);
-    d->chart->setMargins(QMargins(4, 4, 8, 4));
 
-    d->x = new QValueAxis;
-    d->x->setTickType(QValueAxis::TicksDynamic);
-    d->x->setTitleText(tr("time since start (s)"));
+    d->x = plot::newDynamicAxis(tr("time since start (s)"));
     d->chart->addAxis(d->x, Qt::AlignBottom);
-    d->y = new QValueAxis;
-    d->y->setTickType(QValueAxis::TicksDynamic);
-    d->y->setTitleText(tr("progress (million ops/s, 50 ms avg)"));
+    d->y = plot::newDynamicAxis(tr("progress (million ops/s, 50 ms avg)"));
     d->chart->addAxis(d->y, Qt::AlignLeft);
     for (int i = 0; i < kMaxLines; ++i) {
         auto* s = new QLineSeries;
@@ -247,12 +241,8 @@ StarvationChart::StarvationChart(QWidget* parent)
         d->series.push_back(s);
     }
 
-    d->view = new QChartView(d->chart, this);
+    d->view = plot::fillWithChartView(this, d->chart, 50, 16);
     d->view->setRenderHint(QPainter::Antialiasing);
-    d->view->setMinimumSize(fontMetrics().averageCharWidth() * 50, fontMetrics().height() * 16);
-    auto* layout = new QVBoxLayout(this);
-    layout->setContentsMargins(0, 0, 0, 0);
-    layout->addWidget(d->view);
     connect(d->chart, &QChart::plotAreaChanged, this, [this] { d->redraw(); });
 
     changeEvent(nullptr);
@@ -266,8 +256,7 @@ void StarvationChart::changeEvent(QEvent* event)
 {
     if (event)
         QWidget::changeEvent(event);
-    if (event && event->type() != QEvent::PaletteChange && event->type() != QEvent::FontChange &&
-        event->type() != QEvent::StyleChange)
+    if (!plot::restylesFor(event))
         return;
     d->palette = palette();
     d->font = plot::chartFont(font(), 1.05);

@@ -1,6 +1,7 @@
 #include "ui/plot/sweep_chart.h"
 
 #include "ui/plot/axis_auto_range.h"
+#include "ui/plot/chart_setup.h"
 #include "ui/plot/chart_style.h"
 
 #include <QEvent>
@@ -197,30 +198,19 @@ SweepChart::SweepChart(QWidget* parent)
     : QWidget(parent)
     , d(std::make_unique<Impl>())
 {
-    d->chart = new QChart;
-    d->chart->setAnimationOptions(QChart::NoAnimation);
-    d->chart->setTitle(tr("Latency against the setting"));
+    d->chart = plot::newChart(tr("Latency against the setting"));
     d->chart->legend()->setAlignment(Qt::AlignBottom);
-    d->chart->setMargins(QMargins(4, 4, 8, 4));
     d->x = new QCategoryAxis;
     d->x->setTitleText(tr("setting, in the order run"));
     d->x->setLabelsPosition(QCategoryAxis::AxisLabelsPositionCenter);
     d->x->setGridLineVisible(false);
-    d->y = new QLogValueAxis;
-    d->y->setBase(10);
-    d->y->setLabelFormat("%.7g");
-    d->y->setMinorTickCount(8);
-    d->y->setTitleText(tr("latency (µs, log scale)"));
+    d->y = plot::newLogAxis(tr("latency (µs, log scale)"));
     d->chart->addAxis(d->x, Qt::AlignBottom);
     d->chart->addAxis(d->y, Qt::AlignLeft);
     d->yRange.setLowestLower(kLowestUs);
     d->yRange.setMinimumUpper(10);
-    d->view = new QChartView(d->chart, this);
+    d->view = plot::fillWithChartView(this, d->chart, 40, 14);
     d->view->setRenderHint(QPainter::Antialiasing, true);
-    d->view->setMinimumSize(fontMetrics().averageCharWidth() * 40, fontMetrics().height() * 14);
-    auto* layout = new QVBoxLayout(this);
-    layout->setContentsMargins(0, 0, 0, 0);
-    layout->addWidget(d->view);
     connect(d->chart, &QChart::plotAreaChanged, this, [this] { d->placeFailedLabels(); });
     for (size_t r = 0; r < kRoles.size(); ++r)
         d->segment(r, 0);
@@ -234,8 +224,7 @@ void SweepChart::changeEvent(QEvent* event)
 {
     if (event)
         QWidget::changeEvent(event);
-    if (event && event->type() != QEvent::PaletteChange && event->type() != QEvent::FontChange &&
-        event->type() != QEvent::StyleChange)
+    if (!plot::restylesFor(event))
         return;
     d->palette = palette();
     d->font = font();

@@ -1,6 +1,7 @@
 #include "ui/plot/timeline_chart.h"
 
 #include "ui/plot/axis_auto_range.h"
+#include "ui/plot/chart_setup.h"
 #include "ui/plot/chart_style.h"
 #include "ui/plot/marker_overlay.h"
 #include "ui/plot/plot_math.h"
@@ -178,48 +179,33 @@ TimelineChart::TimelineChart(QWidget* parent)
     , d(std::make_unique<Impl>())
 {
     d->owner = this;
-    d->chart = new QChart;
-    d->chart->setAnimationOptions(QChart::NoAnimation);
     // Short enough for the half-width chart at 1366×768; how it is drawn is in the tooltip.
-    d->chart->setTitle(tr("Latency timeline"));
+    d->chart = plot::newChart(tr("Latency timeline"));
     setToolTip(tr("Each pixel column draws the minimum and the maximum of the samples it covers, so a single spike "
                   "is never averaged away."));
     d->chart->legend()->hide();
     d->chart->legend()->setAlignment(Qt::AlignBottom);
-    d->chart->setMargins(QMargins(4, 4, 8, 4));
     d->series = new QLineSeries;
     d->series->setName(tr("latency"));
     d->chart->addSeries(d->series);
     d->curves.resize(1);
 
-    d->x = new QValueAxis;
-    d->x->setTickType(QValueAxis::TicksDynamic);
+    d->x = plot::newDynamicAxis(tr("time (s, 0 = now)"));
     d->x->setLabelFormat("%.0f");
-    d->x->setTitleText(tr("time (s, 0 = now)"));
     d->chart->addAxis(d->x, Qt::AlignBottom);
     d->series->attachAxis(d->x);
 
-    d->yLinear = new QValueAxis;
-    d->yLinear->setTickType(QValueAxis::TicksDynamic);
-    d->yLinear->setTitleText(tr("latency (µs)"));
-    d->yLog = new QLogValueAxis;
-    d->yLog->setBase(10);
-    d->yLog->setLabelFormat("%.7g");
-    d->yLog->setMinorTickCount(8);
-    d->yLog->setTitleText(tr("latency (µs, log scale)"));
+    d->yLinear = plot::newDynamicAxis(tr("latency (µs)"));
+    d->yLog = plot::newLogAxis(tr("latency (µs, log scale)"));
     d->yLinear->setParent(this);
     d->yLog->setParent(this);
     d->attachY();
 
     d->overlay = std::make_unique<plot::MarkerOverlay>(d->chart);
-    d->view = new QChartView(d->chart, this);
+    d->view = plot::fillWithChartView(this, d->chart, 40, 14);
     // Every line here is horizontal or vertical (the envelope, the markers): antialiasing would only blur them, and
     // it is the most expensive part of a software-rendered frame at 40 frames a second.
     d->view->setRenderHint(QPainter::Antialiasing, false);
-    d->view->setMinimumSize(fontMetrics().averageCharWidth() * 40, fontMetrics().height() * 14);
-    auto* layout = new QVBoxLayout(this);
-    layout->setContentsMargins(0, 0, 0, 0);
-    layout->addWidget(d->view);
     connect(d->chart, &QChart::plotAreaChanged, this, [this] {
         d->fitXTicks();
         d->redraw(false);
@@ -237,8 +223,7 @@ void TimelineChart::changeEvent(QEvent* event)
 {
     if (event)
         QWidget::changeEvent(event);
-    if (event && event->type() != QEvent::PaletteChange && event->type() != QEvent::FontChange &&
-        event->type() != QEvent::StyleChange)
+    if (!plot::restylesFor(event))
         return;
     const QPalette pal = palette();
     plot::styleChart(d->chart, pal, font());

@@ -106,33 +106,21 @@ StarvationControls::StarvationControls(const std::vector<int>& cpus, QWidget* pa
                          tr("The settings are fixed while the spinner runs: stop to change them."), parent)
 {
     StarvationControlWidgets w;
-    w.burst = new DurationSpinBox(form());
-    w.burst->setObjectName("burst");
-    w.burst->setToolTip(tr("How long the real-time spinner busy-loops without blocking (10 ms … 5 s)"));
-    w.gap = new DurationSpinBox(form());
-    w.gap->setObjectName("gap");
-    w.gap->setToolTip(tr("The spinner sleeps this long before the first burst and after each one"));
-    w.bursts = new QSpinBox(form());
-    w.bursts->setObjectName("bursts");
-    w.bursts->setKeyboardTracking(false);
-    w.policy = new QComboBox(form());
-    w.policy->setObjectName("policy");
-    w.policy->setToolTip(tr("The spinner's real-time policy: neither is time-sliced against SCHED_OTHER"));
-    w.priority = new QSpinBox(form());
-    w.priority->setObjectName("priority");
-    w.priority->setKeyboardTracking(false);
-    w.counters = new QSpinBox(form());
-    w.counters->setObjectName("counters");
-    w.counters->setKeyboardTracking(false);
-    w.counters->setToolTip(tr("SCHED_OTHER threads on the spinner's CPU counting as fast as they can"));
-    w.counterNice = new QSpinBox(form());
-    w.counterNice->setObjectName("counterNice");
-    w.counterNice->setKeyboardTracking(false);
-    w.counterNice->setToolTip(tr("Nice value of the counters: it changes nothing against a real-time spinner"));
-    w.cpu = new QComboBox(form());
-    w.cpu->setObjectName("cpu");
-    w.cpu->setToolTip(tr("The CPU the spinner starves. CPU 0 is reserved for the window, the watchdog and the "
-                         "collector."));
+    w.burst = newField<DurationSpinBox>("burst",
+                                        tr("How long the real-time spinner busy-loops without blocking (10 ms … 5 s)"));
+    w.gap =
+        newField<DurationSpinBox>("gap", tr("The spinner sleeps this long before the first burst and after each one"));
+    w.bursts = newSpinField<QSpinBox>("bursts");
+    w.policy =
+        newField<QComboBox>("policy", tr("The spinner's real-time policy: neither is time-sliced against SCHED_OTHER"));
+    w.priority = newSpinField<QSpinBox>("priority");
+    w.counters =
+        newSpinField<QSpinBox>("counters", tr("SCHED_OTHER threads on the spinner's CPU counting as fast as they can"));
+    w.counterNice = newSpinField<QSpinBox>(
+        "counterNice", tr("Nice value of the counters: it changes nothing against a real-time spinner"));
+    w.cpu = newField<QComboBox>(
+        "cpu", tr("The CPU the spinner starves. CPU 0 is reserved for the window, the watchdog and the "
+                  "collector."));
     w.controlCounter = new QCheckBox(tr("Control counter on another CPU"), form());
     w.controlCounter->setObjectName("controlCounter");
     w.controlCounter->setToolTip(tr("One more counter away from the spinner: it must not notice the bursts"));

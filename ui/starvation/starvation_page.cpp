@@ -122,13 +122,7 @@ StarvationPage::StarvationPage(const SystemProbe& probe, QWidget* parent)
     m_table->horizontalHeader()->setStretchLastSection(true);
     m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
 
-    auto* splitter = new QSplitter(Qt::Vertical, this);
-    splitter->addWidget(m_chart);
-    splitter->addWidget(m_table);
-    splitter->setStretchFactor(0, 5);
-    splitter->setStretchFactor(1, 1);
-    splitter->setChildrenCollapsible(false);
-    keepSplitter("splitter", splitter);
+    auto* splitter = keptVerticalSplitter(m_chart, m_table, 5, 1);
 
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(4, 4, 4, 4);

@@ -5,7 +5,6 @@
 // kernel's throttling settings next to what was measured.
 #include "engine/experiments/starvation/starvation_experiment.h"
 #include "engine/rt/throttle_settings.h"
-#include "ui/common/experiment_name.h"
 #include "ui/polled_page.h"
 #include "ui/starvation/starvation_controls.h"
 
@@ -34,7 +33,6 @@ public:
     explicit StarvationPage(const SystemProbe& probe, QWidget* parent = nullptr);
     ~StarvationPage() override;
 
-    QString name() const override { return experimentName<StarvationConfig>(); }
     QString shortTitle() const override { return tr("Starvation"); }
     QString explanation() const override;
 

@@ -1,5 +1,7 @@
 #include "ui/timers/drift_controls.h"
 
+#include "ui/timers/timer_controls.h"
+
 #include "ui/widgets/experiment_controls.h"
 
 #include "ui/common/text_format.h"
@@ -24,8 +26,6 @@
 
 namespace rtscope {
 
-namespace {} // namespace
-
 DriftConfigMapper::DriftConfigMapper(const DriftControlWidgets& widgets)
     : m_w(widgets)
 {}
@@ -46,12 +46,7 @@ void DriftConfigMapper::populate(const std::vector<int>& cpus)
     m_w.ticks->setRange(int(DriftConfig::kMinTicks), int(DriftConfig::kMaxTicks));
     m_w.duration->setRangeNs(kMinDurationNs, DriftConfig::kMaxRunNs);
     m_w.duration->setValueNs(1'000'000'000);
-    m_w.slack->clear();
-    m_w.slack->addItem(QObject::tr("default (thread's own)"), int(SlackChoice::Default));
-    m_w.slack->addItem(QObject::tr("1 ns (smallest)"), int(SlackChoice::OneNs));
-    m_w.slack->addItem(QObject::tr("custom"), int(SlackChoice::Custom));
-    m_w.slackCustom->setRangeNs(1, DriftConfig::kMaxSlackNs);
-    m_w.slackCustom->setValueNs(10'000);
+    slackWidgets().populate(DriftConfig::kMaxSlackNs);
     m_w.cpu->clear();
     m_w.cpu->addItem(autoCpuText(cpus), -1);
     refillCpuCombo(m_w.cpu, cpus);
@@ -96,14 +91,7 @@ void DriftConfigMapper::setConfig(const DriftConfig& c)
     // A non-RT policy has priority 0, which the spin box cannot show: it keeps the last RT value, greyed out.
     if (isRealtime(c.policy))
         m_w.priority->setValue(c.priority);
-    if (c.timerSlackNs == 0) {
-        m_w.slack->setCurrentIndex(m_w.slack->findData(int(SlackChoice::Default)));
-    } else if (c.timerSlackNs == 1) {
-        m_w.slack->setCurrentIndex(m_w.slack->findData(int(SlackChoice::OneNs)));
-    } else {
-        m_w.slack->setCurrentIndex(m_w.slack->findData(int(SlackChoice::Custom)));
-        m_w.slackCustom->setValueNs(c.timerSlackNs);
-    }
+    slackWidgets().show(c.timerSlackNs);
     m_w.cpu->setCurrentIndex(m_w.cpu->findData(c.cpu));
     for (auto& [k, box] : m_w.methods)
         box->setChecked(std::find(c.methods.begin(), c.methods.end(), k) != c.methods.end());
@@ -119,17 +107,7 @@ DriftConfig DriftConfigMapper::config(const DriftConfig& base) const
     c.durationNs = comboData(m_w.lengthMode, 0) == 1 ? m_w.duration->valueNs() : 0;
     c.policy = Policy(comboData(m_w.policy, int(base.policy)));
     c.priority = isRealtime(c.policy) ? m_w.priority->value() : 0;
-    switch (SlackChoice(comboData(m_w.slack, int(SlackChoice::Default)))) {
-    case SlackChoice::Default:
-        c.timerSlackNs = 0;
-        break;
-    case SlackChoice::OneNs:
-        c.timerSlackNs = 1;
-        break;
-    case SlackChoice::Custom:
-        c.timerSlackNs = m_w.slackCustom->valueNs();
-        break;
-    }
+    c.timerSlackNs = slackWidgets().slackNs();
     c.cpu = comboData(m_w.cpu, base.cpu);
     c.methods.clear();
     // The table and the legend follow the canonical order: naive first, the absolute timers after it.
@@ -142,7 +120,7 @@ DriftConfig DriftConfigMapper::config(const DriftConfig& base) const
 void DriftConfigMapper::updateEnabled()
 {
     m_w.priority->setEnabled(isRealtime(Policy(comboData(m_w.policy, int(Policy::Other)))));
-    m_w.slackCustom->setEnabled(comboData(m_w.slack, 0) == int(SlackChoice::Custom));
+    slackWidgets().updateEnabled();
     const bool byDuration = comboData(m_w.lengthMode, 0) == 1;
     m_w.ticks->setEnabled(!byDuration);
     m_w.duration->setEnabled(byDuration);
@@ -158,42 +136,23 @@ DriftControls::DriftControls(const std::vector<int>& cpus, QWidget* parent)
     w.period->setObjectName("period");
     w.period->spinBox()->setObjectName("periodSpin");
     w.period->slider()->setObjectName("periodSlider");
-    w.workPercent = new QSpinBox(form());
-    w.workPercent->setObjectName("workPercent");
+    w.workPercent = newField<QSpinBox>("workPercent");
     w.workPercent->setSuffix(tr(" % of the period"));
     w.workPercent->setKeyboardTracking(false);
     w.workPercent->setToolTip(tr("Busy work after every wake-up: the naive loop adds it to its schedule"));
-    w.lengthMode = new QComboBox(form());
-    w.lengthMode->setObjectName("lengthMode");
-    w.ticks = new QSpinBox(form());
-    w.ticks->setObjectName("ticks");
-    w.ticks->setKeyboardTracking(false);
+    w.lengthMode = newField<QComboBox>("lengthMode");
+    w.ticks = newSpinField<QSpinBox>("ticks");
     w.ticks->setSuffix(tr(" ticks"));
-    w.duration = new DurationSpinBox(form());
-    w.duration->setObjectName("duration");
-    w.policy = new QComboBox(form());
-    w.policy->setObjectName("policy");
-    w.policy->setToolTip(tr("Scheduling policy of every method's thread"));
-    w.priority = new QSpinBox(form());
-    w.priority->setObjectName("priority");
-    w.priority->setKeyboardTracking(false);
-    w.slack = new QComboBox(form());
-    w.slack->setObjectName("slack");
-    w.slack->setToolTip(tr("prctl(PR_SET_TIMERSLACK) in every method's thread: how late the kernel may wake a "
-                           "sleeping call to batch wake-ups. Ignored under FIFO/RR."));
-    w.slackCustom = new DurationSpinBox(form());
-    w.slackCustom->setObjectName("slackCustom");
-    w.cpu = new QComboBox(form());
-    w.cpu->setObjectName("cpu");
-    w.cpu->setToolTip(tr("The CPU every method runs on (all share it: same machine, same moment, same noise)"));
-    auto* methodBox = new QGroupBox(tr("Methods"), form());
-    auto* methodGrid = new QVBoxLayout(methodBox);
-    for (WaiterKind k : kDriftMethods) {
-        auto* box = new QCheckBox(QString::fromLatin1(driftMethodLabel(k)), methodBox);
-        box->setObjectName(QString("method_%1").arg(QString::fromLatin1(driftMethodName(k))));
-        methodGrid->addWidget(box);
-        w.methods[k] = box;
-    }
+    w.duration = newField<DurationSpinBox>("duration");
+    w.policy = newField<QComboBox>("policy", tr("Scheduling policy of every method's thread"));
+    w.priority = newSpinField<QSpinBox>("priority");
+    w.slack = newField<QComboBox>(
+        "slack", tr("prctl(PR_SET_TIMERSLACK) in every method's thread: how late the kernel may wake a "
+                    "sleeping call to batch wake-ups. Ignored under FIFO/RR."));
+    w.slackCustom = newField<DurationSpinBox>("slackCustom");
+    w.cpu = newField<QComboBox>(
+        "cpu", tr("The CPU every method runs on (all share it: same machine, same moment, same noise)"));
+    QGroupBox* methodBox = methodSwitches(form(), kDriftMethods, driftMethodLabel, driftMethodName, w.methods);
     m_mapper = std::make_unique<DriftConfigMapper>(w);
     m_mapper->populate(cpus);
 
@@ -201,9 +160,6 @@ DriftControls::DriftControls(const std::vector<int>& cpus, QWidget* parent)
     length->addWidget(w.lengthMode);
     length->addWidget(w.ticks, 1);
     length->addWidget(w.duration, 1);
-    auto* slack = new QHBoxLayout;
-    slack->addWidget(w.slack, 1);
-    slack->addWidget(w.slackCustom, 1);
 
     auto* form = new QFormLayout;
     form->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
@@ -212,12 +168,9 @@ DriftControls::DriftControls(const std::vector<int>& cpus, QWidget* parent)
     form->addRow(tr("&Length"), length);
     form->addRow(tr("&Policy"), w.policy);
     form->addRow(tr("P&riority"), w.priority);
-    form->addRow(tr("Timer &slack"), slack);
+    form->addRow(tr("Timer &slack"), m_mapper->slackWidgets().row());
     form->addRow(tr("&CPU"), w.cpu);
-    auto* formLayout = new QVBoxLayout(this->form());
-    formLayout->setContentsMargins(0, 0, 0, 0);
-    formLayout->addLayout(form);
-    formLayout->addWidget(methodBox);
+    stackFormOverMethods(this->form(), form, methodBox);
 
     auto changed = [this] {
         m_mapper->updateEnabled();

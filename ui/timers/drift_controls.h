@@ -3,6 +3,7 @@
 // widgets offer DriftConfig's own limits; a config they cannot show is reported, never clamped.
 #include "engine/experiments/timers/drift_config.h"
 
+#include "ui/timers/timer_controls.h"
 #include "ui/widgets/experiment_controls.h"
 
 #include <QStringList>
@@ -21,9 +22,6 @@ namespace rtscope {
 
 class DurationSpinBox;
 class PeriodEditor;
-
-/// How the timer slack is chosen: the thread's default, the smallest (1 ns), or a custom value.
-enum class SlackChoice { Default, OneNs, Custom };
 
 /// The widgets a DriftConfig maps to (owned by DriftControls).
 struct DriftControlWidgets {
@@ -59,6 +57,7 @@ public:
     void updateEnabled();
 
     const DriftControlWidgets& widgets() const { return m_w; }
+    SlackWidgets slackWidgets() const { return {m_w.slack, m_w.slackCustom}; }
 
 private:
     DriftControlWidgets m_w;

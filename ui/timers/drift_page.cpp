@@ -44,16 +44,10 @@ DriftPage::DriftPage(const SystemProbe& probe, QWidget* parent)
     setObjectName("driftPage");
 
     styleLossWarning(m_lossWarning);
-    m_slack->setObjectName("slackTile");
-    m_policy->setObjectName("policyTile");
-    m_period->setObjectName("periodTile");
-    m_progress->setObjectName("progressTile");
-    auto* facts = new QHBoxLayout;
-    facts->setSpacing(8);
-    facts->addWidget(m_slack, 3);
-    facts->addWidget(m_policy, 2);
-    facts->addWidget(m_period, 2);
-    facts->addWidget(m_progress, 2);
+    auto* facts = tileRow({{m_slack, "slackTile", 3},
+                           {m_policy, "policyTile", 2},
+                           {m_period, "periodTile", 2},
+                           {m_progress, "progressTile", 2}});
 
     m_logAxis->setToolTip(tr("Log scale of |drift|: the naive loop's milliseconds and the timers' microseconds in "
                              "one picture"));
@@ -74,13 +68,7 @@ DriftPage::DriftPage(const SystemProbe& probe, QWidget* parent)
     // The method names take the spare width, so the figures sit next to them rather than across the screen.
     m_table->horizontalHeader()->setSectionResizeMode(DriftTableModel::Method, QHeaderView::Stretch);
 
-    auto* splitter = new QSplitter(Qt::Vertical, this);
-    splitter->addWidget(m_chart);
-    splitter->addWidget(m_table);
-    splitter->setStretchFactor(0, 3);
-    splitter->setStretchFactor(1, 0);
-    splitter->setChildrenCollapsible(false);
-    keepSplitter("splitter", splitter);
+    auto* splitter = keptVerticalSplitter(m_chart, m_table, 3, 0);
 
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(4, 4, 4, 4);

@@ -4,7 +4,6 @@
 // (drift after N ticks, slope, effective rate, missed ticks, lateness), and the slack and policy in force are
 // shown in large text above them.
 #include "engine/experiments/timers/drift_experiment.h"
-#include "ui/common/experiment_name.h"
 #include "ui/polled_page.h"
 #include "ui/timers/drift_controls.h"
 
@@ -29,7 +28,6 @@ public:
     explicit DriftPage(const SystemProbe& probe, QWidget* parent = nullptr);
     ~DriftPage() override;
 
-    QString name() const override { return experimentName<DriftConfig>(); }
     QString shortTitle() const override { return tr("Drift"); }
     QString explanation() const override;
 

@@ -22,8 +22,12 @@ QString slopeText(double nsPerTick)
 } // namespace
 
 DriftTableModel::DriftTableModel(QObject* parent)
-    : QAbstractTableModel(parent)
-{}
+    : ColumnTableModel({tr("Method"), tr("Tick N"), tr("Drift after N"), tr("Slope"), tr("Rate"), tr("of nominal"),
+                        tr("Missed"), tr("Lateness p50"), tr("p99"), tr("Dropped")},
+                       parent)
+{
+    Q_ASSERT(columnCount() == Count);
+}
 
 void DriftTableModel::setSnapshot(const DriftSnapshot& s)
 {
@@ -49,24 +53,13 @@ void DriftTableModel::setSnapshot(const DriftSnapshot& s)
     bool sameMethods = rows.size() == m_rows.size();
     for (size_t i = 0; sameMethods && i < rows.size(); ++i)
         sameMethods = rows[i].method == m_rows[i].method;
-    if (!sameMethods) {
-        beginResetModel();
-        m_rows = std::move(rows);
-        endResetModel();
-        emit headerDataChanged(Qt::Horizontal, 0, Count - 1);
-        return;
-    }
-    m_rows = std::move(rows);
-    if (!m_rows.empty())
-        emit dataChanged(index(0, 0), index(rowCount() - 1, Count - 1));
+    replaceRows(m_rows, std::move(rows), sameMethods);
     emit headerDataChanged(Qt::Horizontal, 0, Count - 1);
 }
 
 void DriftTableModel::clear()
 {
-    beginResetModel();
-    m_rows.clear();
-    endResetModel();
+    clearRows(m_rows);
 }
 
 int DriftTableModel::rowCount(const QModelIndex& parent) const
@@ -74,14 +67,9 @@ int DriftTableModel::rowCount(const QModelIndex& parent) const
     return parent.isValid() ? 0 : int(m_rows.size());
 }
 
-int DriftTableModel::columnCount(const QModelIndex& parent) const
-{
-    return parent.isValid() ? 0 : Count;
-}
-
 QVariant DriftTableModel::data(const QModelIndex& index, int role) const
 {
-    if (!index.isValid() || index.row() >= rowCount() || index.column() >= Count)
+    if (!isCell(index))
         return {};
     const Row& r = m_rows[size_t(index.row())];
     if (role == RawValueRole) {
@@ -142,11 +130,8 @@ QVariant DriftTableModel::data(const QModelIndex& index, int role) const
     }
     if (role == Qt::TextAlignmentRole)
         return int((index.column() == Method ? Qt::AlignLeft : Qt::AlignRight) | Qt::AlignVCenter);
-    if (role == Qt::FontRole && index.column() == Drift) {
-        QFont f;
-        f.setBold(true);
-        return f;
-    }
+    if (role == Qt::FontRole && index.column() == Drift)
+        return boldFont();
     if (role == Qt::ForegroundRole && index.column() == Dropped && r.drops > 0)
         return QBrush(QColor(colors::kWarningRed));
     if (role == Qt::ToolTipRole && !r.error.empty())
@@ -154,36 +139,11 @@ QVariant DriftTableModel::data(const QModelIndex& index, int role) const
     return {};
 }
 
-QVariant DriftTableModel::headerData(int section, Qt::Orientation orientation, int role) const
+QVariant DriftTableModel::headerText(int column) const
 {
-    if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
-        return {};
-    switch (Column(section)) {
-    case Method:
-        return tr("Method");
-    case Ticks:
-        return tr("Tick N");
-    case Drift:
-        return tr("Drift after N");
-    case Slope:
-        return tr("Slope");
-    case RateHz:
-        return m_nominalHz > 0 ? tr("Rate (nominal %1 Hz)").arg(m_nominalHz, 0, 'f', m_nominalHz < 100 ? 2 : 0)
-                               : tr("Rate");
-    case RatePercent:
-        return tr("of nominal");
-    case Missed:
-        return tr("Missed");
-    case LatenessP50:
-        return tr("Lateness p50");
-    case LatenessP99:
-        return tr("p99");
-    case Dropped:
-        return tr("Dropped");
-    case Count:
-        break;
-    }
-    return {};
+    if (column == RateHz && m_nominalHz > 0)
+        return tr("Rate (nominal %1 Hz)").arg(m_nominalHz, 0, 'f', m_nominalHz < 100 ? 2 : 0);
+    return ColumnTableModel::headerText(column);
 }
 
 } // namespace rtscope

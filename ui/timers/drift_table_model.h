@@ -3,13 +3,13 @@
 // its slope per tick, the effective rate against the nominal one, missed ticks and lateness percentiles.
 #include "engine/experiments/timers/drift_experiment.h"
 
-#include <QAbstractTableModel>
+#include "ui/common/column_table_model.h"
 
 #include <vector>
 
 namespace rtscope {
 
-class DriftTableModel : public QAbstractTableModel {
+class DriftTableModel : public ColumnTableModel {
     Q_OBJECT
 public:
     /// Unformatted values (ns as qlonglong, slope and rates as double, counts as qulonglong).
@@ -23,9 +23,11 @@ public:
     void clear();
 
     int rowCount(const QModelIndex& parent = {}) const override;
-    int columnCount(const QModelIndex& parent = {}) const override;
     QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
-    QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
+
+protected:
+    /// The rate column names the nominal rate once a snapshot gave it.
+    QVariant headerText(int column) const override;
 
 private:
     struct Row {

@@ -1,5 +1,7 @@
 #include "ui/timers/sleep_floor_controls.h"
 
+#include "ui/timers/timer_controls.h"
+
 #include "ui/widgets/experiment_controls.h"
 
 #include "engine/util/units.h"
@@ -42,12 +44,7 @@ void SleepFloorConfigMapper::populate(const std::vector<int>& cpus)
     const QSignalBlocker b1(m_w.policy), b2(m_w.priority), b3(m_w.cpu), b4(m_w.slack), b5(m_w.samples),
         b6(m_w.slackCustom), b7(m_w.margin);
     m_w.samples->setRange(1, int(SleepFloorConfig::kMaxSamples));
-    m_w.slack->clear();
-    m_w.slack->addItem(QObject::tr("default (thread's own)"), int(SlackChoice::Default));
-    m_w.slack->addItem(QObject::tr("1 ns (smallest)"), int(SlackChoice::OneNs));
-    m_w.slack->addItem(QObject::tr("custom"), int(SlackChoice::Custom));
-    m_w.slackCustom->setRangeNs(1, SleepFloorConfig::kMaxSlackNs);
-    m_w.slackCustom->setValueNs(10'000);
+    slackWidgets().populate(SleepFloorConfig::kMaxSlackNs);
     // The lesson compares the ordinary policy with a real-time one (which the kernel exempts from slack).
     m_w.policy->clear();
     for (Policy p : {Policy::Other, Policy::Fifo})
@@ -120,14 +117,7 @@ void SleepFloorConfigMapper::setConfig(const SleepFloorConfig& c)
     m_w.samples->setValue(int(std::clamp<int64_t>(c.samples, 1, SleepFloorConfig::kMaxSamples)));
     for (auto& [m, box] : m_w.methods)
         box->setChecked(std::find(c.methods.begin(), c.methods.end(), m) != c.methods.end());
-    if (c.timerSlackNs == 0) {
-        m_w.slack->setCurrentIndex(m_w.slack->findData(int(SlackChoice::Default)));
-    } else if (c.timerSlackNs == 1) {
-        m_w.slack->setCurrentIndex(m_w.slack->findData(int(SlackChoice::OneNs)));
-    } else {
-        m_w.slack->setCurrentIndex(m_w.slack->findData(int(SlackChoice::Custom)));
-        m_w.slackCustom->setValueNs(c.timerSlackNs);
-    }
+    slackWidgets().show(c.timerSlackNs);
     m_w.policy->setCurrentIndex(m_w.policy->findData(int(c.policy)));
     if (isRealtime(c.policy))
         m_w.priority->setValue(c.priority);
@@ -149,17 +139,7 @@ SleepFloorConfig SleepFloorConfigMapper::config(const SleepFloorConfig& base) co
     for (SleepMethod m : kSleepMethods)
         if (auto it = m_w.methods.find(m); it != m_w.methods.end() && it->second->isChecked())
             c.methods.push_back(m);
-    switch (SlackChoice(comboData(m_w.slack, int(SlackChoice::Default)))) {
-    case SlackChoice::Default:
-        c.timerSlackNs = 0;
-        break;
-    case SlackChoice::OneNs:
-        c.timerSlackNs = 1;
-        break;
-    case SlackChoice::Custom:
-        c.timerSlackNs = m_w.slackCustom->valueNs();
-        break;
-    }
+    c.timerSlackNs = slackWidgets().slackNs();
     c.policy = Policy(comboData(m_w.policy, int(base.policy)));
     c.priority = isRealtime(c.policy) ? m_w.priority->value() : 0;
     c.backgroundLoad = m_w.load->isChecked();
@@ -171,7 +151,7 @@ SleepFloorConfig SleepFloorConfigMapper::config(const SleepFloorConfig& base) co
 void SleepFloorConfigMapper::updateEnabled()
 {
     m_w.priority->setEnabled(isRealtime(Policy(comboData(m_w.policy, int(Policy::Other)))));
-    m_w.slackCustom->setEnabled(comboData(m_w.slack, 0) == int(SlackChoice::Custom));
+    slackWidgets().updateEnabled();
     if (auto it = m_w.methods.find(SleepMethod::Hybrid); it != m_w.methods.end())
         m_w.margin->setEnabled(it->second->isChecked());
 }
@@ -182,61 +162,37 @@ SleepFloorControls::SleepFloorControls(const std::vector<int>& cpus, QWidget* pa
                          parent)
 {
     SleepFloorControlWidgets w;
-    w.requests = new QLineEdit(form());
-    w.requests->setObjectName("requests");
-    w.requests->setToolTip(tr("Requested lengths, swept in this order: ns, us, ms, s (a bare number is µs); "
-                              "0 … 100 ms, at most %1")
-                               .arg(SleepFloorConfig::kMaxRequests));
-    w.samples = new QSpinBox(form());
-    w.samples->setObjectName("samples");
-    w.samples->setKeyboardTracking(false);
+    w.requests = newField<QLineEdit>("requests",
+                                     tr("Requested lengths, swept in this order: ns, us, ms, s (a bare number is µs); "
+                                        "0 … 100 ms, at most %1")
+                                         .arg(SleepFloorConfig::kMaxRequests));
+    w.samples = newSpinField<QSpinBox>("samples");
     w.samples->setSuffix(tr(" per request"));
-    w.slack = new QComboBox(form());
-    w.slack->setObjectName("slack");
-    w.slack->setToolTip(tr("prctl(PR_SET_TIMERSLACK) in the measuring thread. Ignored under SCHED_FIFO."));
-    w.slackCustom = new DurationSpinBox(form());
-    w.slackCustom->setObjectName("slackCustom");
-    w.policy = new QComboBox(form());
-    w.policy->setObjectName("policy");
-    w.priority = new QSpinBox(form());
-    w.priority->setObjectName("priority");
-    w.priority->setKeyboardTracking(false);
+    w.slack =
+        newField<QComboBox>("slack", tr("prctl(PR_SET_TIMERSLACK) in the measuring thread. Ignored under SCHED_FIFO."));
+    w.slackCustom = newField<DurationSpinBox>("slackCustom");
+    w.policy = newField<QComboBox>("policy");
+    w.priority = newSpinField<QSpinBox>("priority");
     w.load = new QCheckBox(tr("Keep the other CPUs busy"), form());
     w.load->setObjectName("load");
     w.load->setToolTip(tr("A SCHED_OTHER spinner on every other usable CPU, so they never enter an idle state"));
-    w.margin = new DurationSpinBox(form());
-    w.margin->setObjectName("margin");
-    w.margin->setToolTip(tr("Hybrid: sleep until this long before the deadline, then spin"));
-    w.cpu = new QComboBox(form());
-    w.cpu->setObjectName("cpu");
-    auto* methodBox = new QGroupBox(tr("Methods"), form());
-    auto* methodLayout = new QVBoxLayout(methodBox);
-    for (SleepMethod m : kSleepMethods) {
-        auto* box = new QCheckBox(QString::fromLatin1(sleepMethodLabel(m)), methodBox);
-        box->setObjectName(QString("method_%1").arg(QString::fromLatin1(sleepMethodName(m))));
-        methodLayout->addWidget(box);
-        w.methods[m] = box;
-    }
+    w.margin = newField<DurationSpinBox>("margin", tr("Hybrid: sleep until this long before the deadline, then spin"));
+    w.cpu = newField<QComboBox>("cpu");
+    QGroupBox* methodBox = methodSwitches(form(), kSleepMethods, sleepMethodLabel, sleepMethodName, w.methods);
     m_mapper = std::make_unique<SleepFloorConfigMapper>(w);
     m_mapper->populate(cpus);
 
-    auto* slack = new QHBoxLayout;
-    slack->addWidget(w.slack, 1);
-    slack->addWidget(w.slackCustom, 1);
     auto* form = new QFormLayout;
     form->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
     form->addRow(tr("Re&quests"), w.requests);
     form->addRow(tr("S&amples"), w.samples);
-    form->addRow(tr("Timer &slack"), slack);
+    form->addRow(tr("Timer &slack"), m_mapper->slackWidgets().row());
     form->addRow(tr("&Policy"), w.policy);
     form->addRow(tr("P&riority"), w.priority);
     form->addRow(tr("&Load"), w.load);
     form->addRow(tr("Hybrid &margin"), w.margin);
     form->addRow(tr("&CPU"), w.cpu);
-    auto* formLayout = new QVBoxLayout(this->form());
-    formLayout->setContentsMargins(0, 0, 0, 0);
-    formLayout->addLayout(form);
-    formLayout->addWidget(methodBox);
+    stackFormOverMethods(this->form(), form, methodBox);
 
     auto changed = [this] {
         m_mapper->updateEnabled();

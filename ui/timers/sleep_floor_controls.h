@@ -57,6 +57,7 @@ public:
     static QString requestText(const std::vector<int64_t>& requestsNs);
 
     const SleepFloorControlWidgets& widgets() const { return m_w; }
+    SlackWidgets slackWidgets() const { return {m_w.slack, m_w.slackCustom}; }
 
 private:
     SleepFloorControlWidgets m_w;

@@ -47,18 +47,11 @@ SleepFloorPage::SleepFloorPage(const SystemProbe& probe, QWidget* parent)
     setObjectName("sleepFloorPage");
 
     styleLossWarning(m_lossWarning);
-    m_resolution->setObjectName("resolutionTile");
-    m_floor->setObjectName("floorTile");
-    m_slack->setObjectName("slackTile");
-    m_policy->setObjectName("policyTile");
-    m_progress->setObjectName("progressTile");
-    auto* facts = new QHBoxLayout;
-    facts->setSpacing(8);
-    facts->addWidget(m_resolution, 3);
-    facts->addWidget(m_floor, 4);
-    facts->addWidget(m_slack, 3);
-    facts->addWidget(m_policy, 2);
-    facts->addWidget(m_progress, 2);
+    auto* facts = tileRow({{m_resolution, "resolutionTile", 3},
+                           {m_floor, "floorTile", 4},
+                           {m_slack, "slackTile", 3},
+                           {m_policy, "policyTile", 2},
+                           {m_progress, "progressTile", 2}});
 
     m_table->setModel(m_model);
     m_table->setObjectName("sleepFloorTable");
@@ -67,13 +60,7 @@ SleepFloorPage::SleepFloorPage(const SystemProbe& probe, QWidget* parent)
     m_table->horizontalHeader()->setSectionResizeMode(SleepFloorTableModel::Method, QHeaderView::Stretch);
     styleTable();
 
-    auto* splitter = new QSplitter(Qt::Vertical, this);
-    splitter->addWidget(m_chart);
-    splitter->addWidget(m_table);
-    splitter->setStretchFactor(0, 3);
-    splitter->setStretchFactor(1, 2);
-    splitter->setChildrenCollapsible(false);
-    keepSplitter("splitter", splitter);
+    auto* splitter = keptVerticalSplitter(m_chart, m_table, 3, 2);
 
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(4, 4, 4, 4);

@@ -3,7 +3,6 @@
 // precisely a thread is woken. The chart puts requested against actual duration on log-log axes; the table gives every
 // request × method; clock_getres, the measured floor, the slack and the policy in force are shown in large text.
 #include "engine/experiments/timers/sleep_floor_experiment.h"
-#include "ui/common/experiment_name.h"
 #include "ui/polled_page.h"
 #include "ui/timers/sleep_floor_controls.h"
 
@@ -27,7 +26,6 @@ public:
     explicit SleepFloorPage(const SystemProbe& probe, QWidget* parent = nullptr);
     ~SleepFloorPage() override;
 
-    QString name() const override { return experimentName<SleepFloorConfig>(); }
     QString shortTitle() const override { return tr("Sleep floor"); }
     /// The reference is the floor of a finished (or stopped) sweep, kept next to the next sweep's floor: the
     /// comparison the slack lesson is about, in the tile read from the back of the room.

@@ -23,8 +23,12 @@ QString ratio(double r)
 } // namespace
 
 SleepFloorTableModel::SleepFloorTableModel(QObject* parent)
-    : QAbstractTableModel(parent)
-{}
+    : ColumnTableModel({tr("Requested"), tr("Method"), tr("Samples"), tr("Median"), tr("p99"), tr("Max"),
+                        tr("Overshoot"), tr("× request"), tr("CPU per wait"), tr("CPU share")},
+                       parent)
+{
+    Q_ASSERT(columnCount() == Count);
+}
 
 void SleepFloorTableModel::setSnapshot(const SleepFloorSnapshot& s)
 {
@@ -37,15 +41,12 @@ void SleepFloorTableModel::setSnapshot(const SleepFloorSnapshot& s)
         return;
     }
     m_cells = s.cells;
-    if (!m_cells.empty())
-        emit dataChanged(index(0, 0), index(rowCount() - 1, Count - 1));
+    allCellsChanged();
 }
 
 void SleepFloorTableModel::clear()
 {
-    beginResetModel();
-    m_cells.clear();
-    endResetModel();
+    clearRows(m_cells);
 }
 
 int SleepFloorTableModel::rowCount(const QModelIndex& parent) const
@@ -53,14 +54,9 @@ int SleepFloorTableModel::rowCount(const QModelIndex& parent) const
     return parent.isValid() ? 0 : int(m_cells.size());
 }
 
-int SleepFloorTableModel::columnCount(const QModelIndex& parent) const
-{
-    return parent.isValid() ? 0 : Count;
-}
-
 QVariant SleepFloorTableModel::data(const QModelIndex& index, int role) const
 {
-    if (!index.isValid() || index.row() >= rowCount() || index.column() >= Count)
+    if (!isCell(index))
         return {};
     const SleepFloorCell& c = m_cells[size_t(index.row())];
     const bool any = c.samples > 0;
@@ -122,42 +118,8 @@ QVariant SleepFloorTableModel::data(const QModelIndex& index, int role) const
     if (role == Qt::TextAlignmentRole)
         return int((index.column() == Method || index.column() == Request ? Qt::AlignLeft : Qt::AlignRight) |
                    Qt::AlignVCenter);
-    if (role == Qt::FontRole && (index.column() == Median || index.column() == Request)) {
-        QFont f;
-        f.setBold(true);
-        return f;
-    }
-    return {};
-}
-
-QVariant SleepFloorTableModel::headerData(int section, Qt::Orientation orientation, int role) const
-{
-    if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
-        return {};
-    switch (Column(section)) {
-    case Request:
-        return tr("Requested");
-    case Method:
-        return tr("Method");
-    case Samples:
-        return tr("Samples");
-    case Median:
-        return tr("Median");
-    case P99:
-        return tr("p99");
-    case Max:
-        return tr("Max");
-    case Overshoot:
-        return tr("Overshoot");
-    case Ratio:
-        return tr("× request");
-    case CpuPerWait:
-        return tr("CPU per wait");
-    case CpuShare:
-        return tr("CPU share");
-    case Count:
-        break;
-    }
+    if (role == Qt::FontRole && (index.column() == Median || index.column() == Request))
+        return boldFont();
     return {};
 }
 

@@ -3,13 +3,13 @@
 // duration, the overshoot (and how many times the request that is) and the CPU time each wait cost.
 #include "engine/experiments/timers/sleep_floor_experiment.h"
 
-#include <QAbstractTableModel>
+#include "ui/common/column_table_model.h"
 
 #include <vector>
 
 namespace rtscope {
 
-class SleepFloorTableModel : public QAbstractTableModel {
+class SleepFloorTableModel : public ColumnTableModel {
     Q_OBJECT
 public:
     /// Unformatted values (ns as qlonglong, ratios as double, counts as qulonglong).
@@ -22,9 +22,7 @@ public:
     void clear();
 
     int rowCount(const QModelIndex& parent = {}) const override;
-    int columnCount(const QModelIndex& parent = {}) const override;
     QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
-    QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
 
 private:
     std::vector<SleepFloorCell> m_cells;

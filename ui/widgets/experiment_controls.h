@@ -42,6 +42,22 @@ protected:
     {}
     /// The subclass fills this widget with its controls: either through formLayout(), or a layout of its own.
     QWidget* form() const { return m_form; }
+    /// A new @p Field in form(), named @p name (tests and presets find it by that name), with @p toolTip if any.
+    template <class Field> Field* newField(const char* name, const QString& toolTip = QString()) const
+    {
+        auto* field = new Field(m_form);
+        field->setObjectName(QString::fromLatin1(name));
+        if (!toolTip.isEmpty())
+            field->setToolTip(toolTip);
+        return field;
+    }
+    /// newField() for a spin box that changes the config only once the typing is done (no keyboard tracking).
+    template <class SpinBox> SpinBox* newSpinField(const char* name, const QString& toolTip = QString()) const
+    {
+        auto* field = newField<SpinBox>(name, toolTip);
+        field->setKeyboardTracking(false);
+        return field;
+    }
     /// The form's label–field layout, made on first use: no margins of its own and fields that take the panel's
     /// width. A subclass that gives form() another layout never calls this.
     QFormLayout* formLayout();

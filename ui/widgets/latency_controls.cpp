@@ -17,34 +17,19 @@ LatencyControls::LatencyControls(const std::vector<int>& cpus, QWidget* parent)
           tr("Every change applies to the running experiment at once and leaves a marker on the timeline."), parent)
 {
     LatencyControlWidgets w;
-    w.policy = new QComboBox(form());
-    w.policy->setObjectName("policy");
-    w.policy->setToolTip(tr("Scheduling policy of the measuring thread"));
-    w.priority = new QSpinBox(form());
-    w.priority->setObjectName("priority");
-    w.priority->setKeyboardTracking(false);
+    w.policy = newField<QComboBox>("policy", tr("Scheduling policy of the measuring thread"));
+    w.priority = newSpinField<QSpinBox>("priority");
     w.period = new PeriodEditor(LatencyConfigMapper::kMinPeriodNs, LatencyConfigMapper::kMaxPeriodNs, form());
-    w.runtime = new DurationSpinBox(form());
-    w.runtime->setObjectName("runtime");
-    w.runtime->setToolTip(tr("SCHED_DEADLINE: the CPU time the measuring thread may use in each period; the kernel "
-                             "admits it only if every CPU's declared bandwidth stays under its limit"));
-    w.deadline = new DurationSpinBox(form());
-    w.deadline->setObjectName("deadline");
-    w.deadline->setToolTip(tr("SCHED_DEADLINE: the runtime is due within this time of each period's start, "
-                              "runtime ≤ deadline ≤ period; type 0 for the period"));
-    w.hogs = new QSpinBox(form());
-    w.hogs->setObjectName("hogs");
-    w.hogs->setKeyboardTracking(false);
-    w.hogs->setToolTip(tr("CPU-bound SCHED_OTHER threads competing for the hog CPU"));
-    w.cpu = new QComboBox(form());
-    w.cpu->setObjectName("cpu");
-    w.cpu->setToolTip(tr("The CPU the measuring thread is pinned to"));
-    w.hogCpu = new QComboBox(form());
-    w.hogCpu->setObjectName("hogCpu");
-    w.hogCpu->setToolTip(tr("The CPU the hogs are pinned to"));
-    w.waiter = new QComboBox(form());
-    w.waiter->setObjectName("waiter");
-    w.waiter->setToolTip(tr("How the measuring thread waits for its next period"));
+    w.runtime = newField<DurationSpinBox>(
+        "runtime", tr("SCHED_DEADLINE: the CPU time the measuring thread may use in each period; the kernel "
+                      "admits it only if every CPU's declared bandwidth stays under its limit"));
+    w.deadline = newField<DurationSpinBox>(
+        "deadline", tr("SCHED_DEADLINE: the runtime is due within this time of each period's start, "
+                       "runtime ≤ deadline ≤ period; type 0 for the period"));
+    w.hogs = newSpinField<QSpinBox>("hogs", tr("CPU-bound SCHED_OTHER threads competing for the hog CPU"));
+    w.cpu = newField<QComboBox>("cpu", tr("The CPU the measuring thread is pinned to"));
+    w.hogCpu = newField<QComboBox>("hogCpu", tr("The CPU the hogs are pinned to"));
+    w.waiter = newField<QComboBox>("waiter", tr("How the measuring thread waits for its next period"));
     m_traceRow = new QWidget(form());
     w.trace = new QCheckBox(tr("E&xplain spikes (kernel tracing)"), m_traceRow);
     w.trace->setObjectName("trace");

@@ -11,21 +11,17 @@
 namespace rtscope {
 
 RunSummaryModel::RunSummaryModel(const QString& nameHeader, QObject* parent)
-    : QAbstractTableModel(parent)
-    , m_nameHeader(nameHeader)
-{}
+    : ColumnTableModel({nameHeader, tr("Samples"), tr("Min (µs)"), tr("Avg (µs)"), tr("p50 (µs)"), tr("p99 (µs)"),
+                        tr("p99.9 (µs)"), tr("Max (µs)"), tr("Skipped"), tr("Dropped"), tr("Gaps"), tr("Notes")},
+                       parent)
+{
+    Q_ASSERT(columnCount() == ColumnCount);
+}
 
 void RunSummaryModel::setRows(std::vector<SummaryRow> rows)
 {
-    if (rows.size() != m_rows.size()) {
-        beginResetModel();
-        m_rows = std::move(rows);
-        endResetModel();
-        return;
-    }
-    m_rows = std::move(rows);
-    if (!m_rows.empty())
-        emit dataChanged(index(0, 0), index(rowCount() - 1, ColumnCount - 1));
+    const bool sameCount = rows.size() == m_rows.size();
+    replaceRows(m_rows, std::move(rows), sameCount);
 }
 
 void RunSummaryModel::setCheckable(bool on)
@@ -45,11 +41,6 @@ bool RunSummaryModel::isChecked(int row) const
 int RunSummaryModel::rowCount(const QModelIndex& parent) const
 {
     return parent.isValid() ? 0 : int(m_rows.size());
-}
-
-int RunSummaryModel::columnCount(const QModelIndex& parent) const
-{
-    return parent.isValid() ? 0 : ColumnCount;
 }
 
 QVariant RunSummaryModel::raw(const SummaryRow& r, int column) const
@@ -133,11 +124,8 @@ QVariant RunSummaryModel::data(const QModelIndex& index, int role) const
             return QBrush(QColor(colors::kWarningRed));
         return {};
     case Qt::FontRole:
-        if (column == Name || column == Max || column == P999 || (column == Note && r.failed)) {
-            QFont f;
-            f.setBold(true);
-            return f;
-        }
+        if (column == Name || column == Max || column == P999 || (column == Note && r.failed))
+            return boldFont();
         return {};
     case Qt::ToolTipRole:
         switch (column) {
@@ -186,34 +174,7 @@ QVariant RunSummaryModel::headerData(int section, Qt::Orientation orientation, i
 {
     if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
         return QAbstractTableModel::headerData(section, orientation, role);
-    switch (section) {
-    case Name:
-        return m_nameHeader;
-    case Samples:
-        return tr("Samples");
-    case Min:
-        return tr("Min (µs)");
-    case Avg:
-        return tr("Avg (µs)");
-    case P50:
-        return tr("p50 (µs)");
-    case P99:
-        return tr("p99 (µs)");
-    case P999:
-        return tr("p99.9 (µs)");
-    case Max:
-        return tr("Max (µs)");
-    case Skipped:
-        return tr("Skipped");
-    case Dropped:
-        return tr("Dropped");
-    case Gaps:
-        return tr("Gaps");
-    case Note:
-        return tr("Notes");
-    default:
-        return {};
-    }
+    return ColumnTableModel::headerData(section, orientation, role);
 }
 
 } // namespace rtscope

@@ -4,7 +4,7 @@
 // never zeros.
 #include "ui/common/latency_view_data.h"
 
-#include <QAbstractTableModel>
+#include "ui/common/column_table_model.h"
 #include <QColor>
 
 #include <optional>
@@ -20,7 +20,7 @@ struct SummaryRow {
     bool failed = false;                      ///< the note is an error (drawn in red)
 };
 
-class RunSummaryModel : public QAbstractTableModel {
+class RunSummaryModel : public ColumnTableModel {
     Q_OBJECT
 public:
     enum Column { Name, Samples, Min, Avg, P50, P99, P999, Max, Skipped, Dropped, Gaps, Note, ColumnCount };
@@ -37,7 +37,6 @@ public:
     bool isChecked(int row) const;
 
     int rowCount(const QModelIndex& parent = {}) const override;
-    int columnCount(const QModelIndex& parent = {}) const override;
     QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
     bool setData(const QModelIndex& index, const QVariant& value, int role = Qt::EditRole) override;
     Qt::ItemFlags flags(const QModelIndex& index) const override;
@@ -51,7 +50,6 @@ private:
     QVariant raw(const SummaryRow& row, int column) const;
     QVariant display(const SummaryRow& row, int column) const;
 
-    QString m_nameHeader;
     std::vector<SummaryRow> m_rows;
     std::vector<QString> m_unchecked; ///< names of unticked rows, so a refresh keeps the user's choice
     bool m_checkable = false;

@@ -165,39 +165,22 @@ ContentionControls::ContentionControls(const std::vector<int>& cpus, QWidget* pa
         kindLayout->addWidget(box);
         w.kinds[k] = box;
     }
-    w.threads = new QSpinBox(f);
-    w.threads->setObjectName("threads");
-    w.threads->setKeyboardTracking(false);
-    w.threads->setToolTip(tr("Worker threads taking the one lock"));
-    w.placement = new QComboBox(f);
-    w.placement->setObjectName("placement");
-    w.placement->setToolTip(tr("Spread: each worker pinned to its own CPU in turn. One CPU: the workers time-share "
-                               "it, so a holder is often preempted by a waiter."));
-    w.cpu = new QComboBox(f);
-    w.cpu->setObjectName("cpu");
-    w.policy = new QComboBox(f);
-    w.policy->setObjectName("policy");
-    w.policy->setToolTip(tr("The workers' policy. FIFO/RR need all workers on one CPU that is not the first one, "
-                            "and no spinlock."));
-    w.priority = new QSpinBox(f);
-    w.priority->setObjectName("priority");
-    w.priority->setKeyboardTracking(false);
-    w.nice = new QSpinBox(f);
-    w.nice->setObjectName("nice");
-    w.nice->setKeyboardTracking(false);
-    w.hold = new DurationSpinBox(f);
-    w.hold->setObjectName("hold");
-    w.hold->setToolTip(tr("Critical section: busy work while holding the lock (0 … 1 ms)"));
-    w.work = new DurationSpinBox(f);
-    w.work->setObjectName("work");
-    w.work->setToolTip(tr("Busy work between acquisitions, without the lock (0 … 1 ms). Less work = more "
-                          "contention."));
-    w.duration = new DurationSpinBox(f);
-    w.duration->setObjectName("duration");
-    w.duration->setToolTip(tr("How long each kind runs"));
-    w.spinLimit = new QSpinBox(f);
-    w.spinLimit->setObjectName("spinLimit");
-    w.spinLimit->setKeyboardTracking(false);
+    w.threads = newSpinField<QSpinBox>("threads", tr("Worker threads taking the one lock"));
+    w.placement = newField<QComboBox>(
+        "placement", tr("Spread: each worker pinned to its own CPU in turn. One CPU: the workers time-share "
+                        "it, so a holder is often preempted by a waiter."));
+    w.cpu = newField<QComboBox>("cpu");
+    w.policy = newField<QComboBox>(
+        "policy", tr("The workers' policy. FIFO/RR need all workers on one CPU that is not the first one, "
+                     "and no spinlock."));
+    w.priority = newSpinField<QSpinBox>("priority");
+    w.nice = newSpinField<QSpinBox>("nice");
+    w.hold = newField<DurationSpinBox>("hold", tr("Critical section: busy work while holding the lock (0 … 1 ms)"));
+    w.work = newField<DurationSpinBox>(
+        "work", tr("Busy work between acquisitions, without the lock (0 … 1 ms). Less work = more "
+                   "contention."));
+    w.duration = newField<DurationSpinBox>("duration", tr("How long each kind runs"));
+    w.spinLimit = newSpinField<QSpinBox>("spinLimit");
     w.spinLimit->setGroupSeparatorShown(true);
     w.spinLimit->setToolTip(tr("rtscope adaptive: spin iterations before sleeping (the RT patch used 10 000)"));
     w.stealing = new QCheckBox(tr("Lock stealing (adaptive)"), f);

@@ -57,14 +57,7 @@ ContentionPage::ContentionPage(const SystemProbe& probe, QWidget* parent)
     m_view->setObjectName("contentionView");
 
     styleLossWarning(m_warning);
-    m_progress->setObjectName("progressTile");
-    m_fastest->setObjectName("fastestTile");
-    m_setup->setObjectName("setupTile");
-    auto* facts = new QHBoxLayout;
-    facts->setSpacing(8);
-    facts->addWidget(m_progress, 2);
-    facts->addWidget(m_fastest, 2);
-    facts->addWidget(m_setup, 3);
+    auto* facts = tileRow({{m_progress, "progressTile", 2}, {m_fastest, "fastestTile", 2}, {m_setup, "setupTile", 3}});
 
     m_table->setModel(m_model);
     m_table->setObjectName("contentionTable");
@@ -83,13 +76,7 @@ ContentionPage::ContentionPage(const SystemProbe& probe, QWidget* parent)
     tableLayout->addWidget(m_table, 1);
     tableLayout->addWidget(m_note);
 
-    auto* splitter = new QSplitter(Qt::Vertical, m_view);
-    splitter->addWidget(m_chart);
-    splitter->addWidget(tableBox);
-    splitter->setStretchFactor(0, 3);
-    splitter->setStretchFactor(1, 0);
-    splitter->setChildrenCollapsible(false);
-    keepSplitter("splitter", splitter);
+    auto* splitter = keptVerticalSplitter(m_chart, tableBox, 3, 0, m_view);
 
     auto* viewLayout = new QVBoxLayout(m_view);
     viewLayout->setContentsMargins(0, 0, 0, 0);

@@ -4,7 +4,6 @@
 // histograms overlaid, and a table with every figure (wait percentiles, CPU per acquisition, fairness, spun
 // and won vs slept).
 #include "engine/experiments/locks/contention_experiment.h"
-#include "ui/common/experiment_name.h"
 #include "ui/locks/contention/contention_controls.h"
 #include "ui/polled_page.h"
 
@@ -28,7 +27,6 @@ public:
     explicit ContentionPage(const SystemProbe& probe, QWidget* parent = nullptr);
     ~ContentionPage() override;
 
-    QString name() const override { return experimentName<ContentionConfig>(); }
     QString shortTitle() const override { return tr("Locks"); }
     QString explanation() const override;
     QWidget* snapshotWidget() override { return m_view; }

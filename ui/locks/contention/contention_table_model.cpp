@@ -45,8 +45,14 @@ QString sleepReasonsText(const ContentionKindSummary& k)
 }
 
 ContentionTableModel::ContentionTableModel(QObject* parent)
-    : QAbstractTableModel(parent)
-{}
+    // Two-line headers keep the twelve columns on screen.
+    : ColumnTableModel({tr("Kind"), tr("State"), tr("Acq. / s"), tr("vs\nmutex"), tr("Wait\np50"), tr("p99"), tr("max"),
+                        tr("Switches /1k\nvol · invol"), tr("CPU /\nacq."), tr("Fairness\n(Jain)"),
+                        tr("Uncont. · spun\n· slept (%)"), tr("Dropped")},
+                       parent)
+{
+    Q_ASSERT(columnCount() == Count);
+}
 
 void ContentionTableModel::setKinds(const std::vector<ContentionKindSummary>& kinds)
 {
@@ -56,32 +62,17 @@ void ContentionTableModel::setKinds(const std::vector<ContentionKindSummary>& ki
     bool sameOrder = rows.size() == m_rows.size();
     for (size_t i = 0; sameOrder && i < rows.size(); ++i)
         sameOrder = rows[i].kind == m_rows[i].kind;
-    if (!sameOrder) {
-        beginResetModel();
-        m_rows = std::move(rows);
-        endResetModel();
-        return;
-    }
-    m_rows = std::move(rows);
-    if (!m_rows.empty())
-        emit dataChanged(index(0, 0), index(rowCount() - 1, Count - 1));
+    replaceRows(m_rows, std::move(rows), sameOrder);
 }
 
 void ContentionTableModel::clear()
 {
-    beginResetModel();
-    m_rows.clear();
-    endResetModel();
+    clearRows(m_rows);
 }
 
 int ContentionTableModel::rowCount(const QModelIndex& parent) const
 {
     return parent.isValid() ? 0 : int(m_rows.size());
-}
-
-int ContentionTableModel::columnCount(const QModelIndex& parent) const
-{
-    return parent.isValid() ? 0 : Count;
 }
 
 QVariant ContentionTableModel::raw(const ContentionKindSummary& k, int column) const
@@ -158,7 +149,7 @@ QVariant ContentionTableModel::display(const ContentionKindSummary& k, int colum
 
 QVariant ContentionTableModel::data(const QModelIndex& index, int role) const
 {
-    if (!index.isValid() || index.row() >= rowCount() || index.column() >= Count)
+    if (!isCell(index))
         return {};
     const ContentionKindSummary& k = m_rows[size_t(index.row())];
     switch (role) {
@@ -173,11 +164,8 @@ QVariant ContentionTableModel::data(const QModelIndex& index, int role) const
             return lockKindColor(k.colorIndex, QGuiApplication::palette());
         return {};
     case Qt::FontRole:
-        if (index.column() == Throughput || index.column() == Kind) {
-            QFont f;
-            f.setBold(true);
-            return f;
-        }
+        if (index.column() == Throughput || index.column() == Kind)
+            return boldFont();
         return {};
     case Qt::ForegroundRole:
         if ((index.column() == Dropped && k.samplesDropped > 0) ||
@@ -214,42 +202,6 @@ QVariant ContentionTableModel::data(const QModelIndex& index, int role) const
     default:
         return {};
     }
-}
-
-QVariant ContentionTableModel::headerData(int section, Qt::Orientation orientation, int role) const
-{
-    if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
-        return {};
-    switch (Column(section)) {
-    case Kind:
-        return tr("Kind");
-    case State:
-        return tr("State");
-    case Throughput:
-        return tr("Acq. / s");
-    case VsMutex:
-        return tr("vs\nmutex");
-    case WaitP50:
-        return tr("Wait\np50");
-    case WaitP99:
-        return tr("p99");
-    case WaitMax:
-        return tr("max");
-    // Two-line headers keep the twelve columns on screen.
-    case Switches:
-        return tr("Switches /1k\nvol · invol");
-    case CpuPerAcquisition:
-        return tr("CPU /\nacq.");
-    case Fairness:
-        return tr("Fairness\n(Jain)");
-    case Paths:
-        return tr("Uncont. · spun\n· slept (%)");
-    case Dropped:
-        return tr("Dropped");
-    case Count:
-        break;
-    }
-    return {};
 }
 
 } // namespace rtscope

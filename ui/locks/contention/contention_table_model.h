@@ -4,13 +4,13 @@
 // time per acquisition, fairness, and how acquisitions went (uncontended, spun and won, slept).
 #include "ui/locks/contention/contention_view_data.h"
 
-#include <QAbstractTableModel>
+#include "ui/common/column_table_model.h"
 
 #include <vector>
 
 namespace rtscope {
 
-class ContentionTableModel : public QAbstractTableModel {
+class ContentionTableModel : public ColumnTableModel {
     Q_OBJECT
 public:
     /// Unformatted values (rates and ratios as double, ns as qlonglong, counts as qulonglong).
@@ -40,9 +40,7 @@ public:
     const ContentionKindSummary& row(int r) const { return m_rows[size_t(r)]; }
 
     int rowCount(const QModelIndex& parent = {}) const override;
-    int columnCount(const QModelIndex& parent = {}) const override;
     QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
-    QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
 
 private:
     QVariant display(const ContentionKindSummary& k, int column) const;

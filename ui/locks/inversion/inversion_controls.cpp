@@ -96,32 +96,21 @@ InversionControls::InversionControls(const std::vector<int>& cpus, QWidget* pare
 {
     QWidget* f = form();
     InversionControlWidgets w;
-    w.lock = new QComboBox(f);
-    w.lock->setObjectName("lock");
-    w.lock->setToolTip(tr("The lock the low and the high thread share"));
-    w.burst = new DurationSpinBox(f);
-    w.burst->setObjectName("burst");
-    w.burst->setToolTip(tr("How long the medium thread spins each period, without the lock (100 µs … 1 s)"));
-    w.hold = new DurationSpinBox(f);
-    w.hold->setObjectName("hold");
-    w.hold->setToolTip(tr("The low thread's critical section: CPU work while holding the lock (at most half the "
-                          "period)"));
-    w.period = new DurationSpinBox(f);
-    w.period->setObjectName("period");
-    w.period->setToolTip(tr("All three threads are released once per period"));
-    w.duration = new DurationSpinBox(f);
-    w.duration->setObjectName("duration");
-    w.cpu = new QComboBox(f);
-    w.cpu->setObjectName("cpu");
-    w.cpu->setToolTip(tr("The one CPU of all three threads. The first CPU is reserved for the window, the "
-                         "collector and the watchdog."));
-    w.lowPriority = new QSpinBox(f);
-    w.lowPriority->setObjectName("lowPriority");
-    w.mediumPriority = new QSpinBox(f);
-    w.mediumPriority->setObjectName("mediumPriority");
-    w.highPriority = new QSpinBox(f);
-    w.highPriority->setObjectName("highPriority");
-    w.highPriority->setToolTip(tr("Also the ceiling of the ceiling lock; 99 is kept for the watchdog"));
+    w.lock = newField<QComboBox>("lock", tr("The lock the low and the high thread share"));
+    w.burst = newField<DurationSpinBox>(
+        "burst", tr("How long the medium thread spins each period, without the lock (100 µs … 1 s)"));
+    w.hold = newField<DurationSpinBox>(
+        "hold", tr("The low thread's critical section: CPU work while holding the lock (at most half the "
+                   "period)"));
+    w.period = newField<DurationSpinBox>("period", tr("All three threads are released once per period"));
+    w.duration = newField<DurationSpinBox>("duration");
+    w.cpu =
+        newField<QComboBox>("cpu", tr("The one CPU of all three threads. The first CPU is reserved for the window, the "
+                                      "collector and the watchdog."));
+    w.lowPriority = newField<QSpinBox>("lowPriority");
+    w.mediumPriority = newField<QSpinBox>("mediumPriority");
+    w.highPriority =
+        newField<QSpinBox>("highPriority", tr("Also the ceiling of the ceiling lock; 99 is kept for the watchdog"));
     for (QSpinBox* s : {w.lowPriority, w.mediumPriority, w.highPriority})
         s->setKeyboardTracking(false);
     m_mapper = std::make_unique<InversionConfigMapper>(w);

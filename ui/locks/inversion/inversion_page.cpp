@@ -61,16 +61,10 @@ InversionPage::InversionPage(const SystemProbe& probe, QWidget* parent)
     m_watchdogBanner->hide();
     styleLossWarning(m_warning);
 
-    m_lockTile->setObjectName("lockTile");
-    m_waitTile->setObjectName("waitTile");
-    m_inversionTile->setObjectName("inversionTile");
-    m_missedTile->setObjectName("missedTile");
-    auto* facts = new QHBoxLayout;
-    facts->setSpacing(8);
-    facts->addWidget(m_lockTile, 3);
-    facts->addWidget(m_waitTile, 3);
-    facts->addWidget(m_inversionTile, 3);
-    facts->addWidget(m_missedTile, 3);
+    auto* facts = tileRow({{m_lockTile, "lockTile", 3},
+                           {m_waitTile, "waitTile", 3},
+                           {m_inversionTile, "inversionTile", 3},
+                           {m_missedTile, "missedTile", 3}});
 
     m_periods->setObjectName("periodsShown");
     m_periods->setRange(1, kMaxPeriodsShown);

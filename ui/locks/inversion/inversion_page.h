@@ -4,7 +4,6 @@
 // when (three lanes from the threads' own timestamps), and a table. The comparison is the point: a finished run
 // (a plain mutex) is held as a frozen reference — its lanes above the live ones, its row above the live row.
 #include "engine/experiments/locks/inversion_experiment.h"
-#include "ui/common/experiment_name.h"
 #include "ui/locks/inversion/inversion_controls.h"
 #include "ui/polled_page.h"
 
@@ -34,7 +33,6 @@ public:
     explicit InversionPage(const SystemProbe& probe, QWidget* parent = nullptr);
     ~InversionPage() override;
 
-    QString name() const override { return experimentName<InversionConfig>(); }
     QString shortTitle() const override { return tr("Inversion"); }
     /// Stops the run, and the comparison run it would have started.
     void stop() override;

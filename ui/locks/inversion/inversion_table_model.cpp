@@ -11,8 +11,14 @@
 namespace rtscope {
 
 InversionTableModel::InversionTableModel(QObject* parent)
-    : QAbstractTableModel(parent)
-{}
+    // Two-line headers keep every column on screen next to the lanes.
+    : ColumnTableModel({tr("Run"), tr("Lock"), tr("Periods"), tr("Found the\nlock held"), tr("Missed"),
+                        tr("High's wait\np50"), tr("p99"), tr("max"), tr("Medium ran while\nhigh waited"),
+                        tr("Dropped")},
+                       parent)
+{
+    Q_ASSERT(columnCount() == Count);
+}
 
 void InversionTableModel::setLive(const std::optional<InversionRunSummary>& live)
 {
@@ -38,8 +44,7 @@ void InversionTableModel::rowsChanged(bool countChanged)
         endResetModel();
         return;
     }
-    if (rowCount() > 0)
-        emit dataChanged(index(0, 0), index(rowCount() - 1, Count - 1));
+    allCellsChanged();
 }
 
 int InversionTableModel::liveRow() const
@@ -62,14 +67,9 @@ int InversionTableModel::rowCount(const QModelIndex& parent) const
     return parent.isValid() ? 0 : int(m_reference.has_value()) + int(m_live.has_value());
 }
 
-int InversionTableModel::columnCount(const QModelIndex& parent) const
-{
-    return parent.isValid() ? 0 : Count;
-}
-
 QVariant InversionTableModel::data(const QModelIndex& index, int role) const
 {
-    if (!index.isValid() || index.column() >= Count)
+    if (!isCell(index))
         return {};
     bool reference = false;
     const InversionRunSummary* r = rowAt(index.row(), &reference);
@@ -135,11 +135,8 @@ QVariant InversionTableModel::data(const QModelIndex& index, int role) const
     }
     if (role == Qt::TextAlignmentRole)
         return int((index.column() <= Lock ? Qt::AlignLeft : Qt::AlignRight) | Qt::AlignVCenter);
-    if (role == Qt::FontRole && (index.column() == WaitP50 || index.column() == MediumRan)) {
-        QFont f;
-        f.setBold(true);
-        return f;
-    }
+    if (role == Qt::FontRole && (index.column() == WaitP50 || index.column() == MediumRan))
+        return boldFont();
     if (role == Qt::ForegroundRole) {
         if (index.column() == Dropped && r->drops > 0)
             return QBrush(QColor(colors::kWarningRed));
@@ -154,38 +151,6 @@ QVariant InversionTableModel::data(const QModelIndex& index, int role) const
         return r->error;
     if (role == Qt::ToolTipRole && index.column() == Lock)
         return inversionLockText(r->lock);
-    return {};
-}
-
-QVariant InversionTableModel::headerData(int section, Qt::Orientation orientation, int role) const
-{
-    if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
-        return {};
-    switch (Column(section)) {
-    case Run:
-        return tr("Run");
-    case Lock:
-        return tr("Lock");
-    case Periods:
-        return tr("Periods");
-    case Contended:
-        return tr("Found the\nlock held");
-    case Missed:
-        return tr("Missed");
-    // Two-line headers keep every column on screen next to the lanes.
-    case WaitP50:
-        return tr("High's wait\np50");
-    case WaitP99:
-        return tr("p99");
-    case WaitMax:
-        return tr("max");
-    case MediumRan:
-        return tr("Medium ran while\nhigh waited");
-    case Dropped:
-        return tr("Dropped");
-    case Count:
-        break;
-    }
     return {};
 }
 

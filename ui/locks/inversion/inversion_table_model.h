@@ -4,13 +4,13 @@
 // missed periods, and how long the medium thread ran while high waited.
 #include "ui/locks/inversion/inversion_view_data.h"
 
-#include <QAbstractTableModel>
+#include "ui/common/column_table_model.h"
 
 #include <optional>
 
 namespace rtscope {
 
-class InversionTableModel : public QAbstractTableModel {
+class InversionTableModel : public ColumnTableModel {
     Q_OBJECT
 public:
     /// Unformatted values (ns as qlonglong, counts as qulonglong).
@@ -26,9 +26,7 @@ public:
     int liveRow() const;
 
     int rowCount(const QModelIndex& parent = {}) const override;
-    int columnCount(const QModelIndex& parent = {}) const override;
     QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
-    QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
 
 private:
     const InversionRunSummary* rowAt(int row, bool* reference) const;

@@ -67,18 +67,11 @@ SweepPage::SweepPage(const SystemProbe& probe, QWidget* parent)
 {
     setObjectName("sweepPage");
     styleLossWarning(m_lossWarning);
-    m_setting->setObjectName("settingTile");
-    m_left->setObjectName("timeLeftTile");
-    m_load->setObjectName("loadTile");
     m_progress->setObjectName("sweepProgress");
     m_progress->setRange(0, kProgressSteps);
     m_progress->setTextVisible(false);
     m_progress->setMaximumHeight(fontMetrics().height() / 2 + 4);
-    auto* facts = new QHBoxLayout;
-    facts->setSpacing(8);
-    facts->addWidget(m_setting, 2);
-    facts->addWidget(m_left, 2);
-    facts->addWidget(m_load, 3);
+    auto* facts = tileRow({{m_setting, "settingTile", 2}, {m_left, "timeLeftTile", 2}, {m_load, "loadTile", 3}});
 
     m_histogram->setTitle(tr("Jitter histogram per setting"));
     m_histogram->setLiveVisible(false);
