@@ -28,7 +28,7 @@ namespace {
 
 // QTest starts its watchdog thread before initTestCase; block SIGALRM and the rest before main(), as the app
 // does first thing, so ITIMER_REAL's process-directed signal reaches the itimer method's thread.
-[[maybe_unused]] const bool g_signalsBlocked = [] {
+[[maybe_unused]] const bool g_driftSignalsBlocked = [] {
     blockProcessSignals(false);
     return true;
 }();

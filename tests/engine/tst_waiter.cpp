@@ -25,7 +25,7 @@ constexpr int64_t kPeriod = kNsPerMs;
 // process-directed ticks of ITIMER_REAL (the kernel keeps picking the same thread). Block signals before
 // main(), as the app does first thing in main(). The itimer waiter forwards stray SIGALRMs, but a sanitizer
 // runtime defers the forwarding handler while the watchdog sleeps.
-[[maybe_unused]] const bool g_signalsBlocked = [] {
+[[maybe_unused]] const bool g_waiterSignalsBlocked = [] {
     blockProcessSignals(false);
     return true;
 }();
