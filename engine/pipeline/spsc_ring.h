@@ -5,6 +5,7 @@
 #include <bit>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <new>
 #include <type_traits>
@@ -80,10 +81,17 @@ public:
         size_t n = size_t(m_cons.cachedWrite - r);
         if (n > max)
             n = max;
-        for (size_t i = 0; i < n; ++i)
-            out[i] = m_slots[(r + i) & m_mask];
-        if (n)
-            m_cons.read.store(r + n, std::memory_order_release);
+        if (n == 0) {
+            backOff();
+            return 0;
+        }
+        // At most two contiguous spans (the second when the batch wraps), each copied as one block.
+        const size_t first = size_t(r & m_mask);
+        const size_t head = n < m_capacity - first ? n : m_capacity - first;
+        std::memcpy(static_cast<void*>(out), &m_slots[first], head * sizeof(T));
+        if (head < n)
+            std::memcpy(static_cast<void*>(out + head), &m_slots[0], (n - head) * sizeof(T));
+        m_cons.read.store(r + n, std::memory_order_release);
         return n;
     }
 
