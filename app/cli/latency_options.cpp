@@ -12,7 +12,7 @@ CLI::Option* addLatencyOptions(CLI::App* sub, LatencyThreadFlags& f, const Laten
 {
     if (which.policy)
         addPolicyOptions(sub, f.policy, f.priority, policyHelp(which.deadline));
-    sub->add_option("-i,--period", f.period, "period 20us..10s; units ns, us, ms, s (bare number: us)")
+    sub->add_option("-i,--period", f.period, "period 10us..10s; units ns, us, ms, s (bare number: us)")
         ->capture_default_str();
     CLI::Option* hogs = sub->add_option("--hogs", f.hogs, which.hogsHelp)->capture_default_str();
     auto* cpu = noValueBelow(sub->add_option("-a,--cpu", f.cpu, "measuring CPU (default: the highest usable CPU)"));

@@ -68,11 +68,11 @@ private slots:
         row(
             "nice -21", [](LatencyConfig& c) { c.nice = -21; }, "nice must be between -20 and 19");
         row(
-            "period 20us", [](LatencyConfig& c) { c.periodNs = 20'000; }, "");
+            "period 10us", [](LatencyConfig& c) { c.periodNs = 10'000; }, "");
         row(
             "period 10s", [](LatencyConfig& c) { c.periodNs = 10'000'000'000; }, "");
         row(
-            "period 19999ns", [](LatencyConfig& c) { c.periodNs = 19'999; }, "period must be between 20");
+            "period 9999ns", [](LatencyConfig& c) { c.periodNs = 9'999; }, "period must be between 10");
         row(
             "period 0", [](LatencyConfig& c) { c.periodNs = 0; }, "period must be between");
         row(

@@ -123,7 +123,7 @@ private slots:
             << "p.json: phases[1].priority must be between 1 and 99 for fifo (got 120)";
         QTest::newRow("CLI flag name becomes the JSON field")
             << QString::fromStdString(latencyPreset({{"period_ns", 5}}))
-            << "p.json: phases[1].period_ns must be between 20.0 us and 10.000 s (got 5 ns)";
+            << "p.json: phases[1].period_ns must be between 10.0 us and 10.000 s (got 5 ns)";
         QTest::newRow("hog cpu") << QString::fromStdString(latencyPreset({{"hog_cpu", 7}}))
                                  << "p.json: phases[1].hog_cpu must be one of the online CPUs";
         QTest::newRow("wrong type in a phase")

@@ -88,9 +88,9 @@ private slots:
             QTest::addRow("priority %d", prio)
                 << "priority" << qlonglong(prio) << "priority" << qlonglong(prio) << true;
         QTest::newRow("priority under OTHER is 0") << "priority" << 42LL << "priority" << 0LL << false;
-        for (qlonglong ns : {20'000LL, 250'000LL, 1'000'000LL, 1'000'000'000LL})
+        for (qlonglong ns : {10'000LL, 20'000LL, 250'000LL, 1'000'000LL, 1'000'000'000LL})
             QTest::addRow("period %lld ns", ns) << "period" << ns << "periodNs" << ns << false;
-        QTest::newRow("period slider at 0") << "periodSlider" << 0LL << "periodNs" << 20'000LL << false;
+        QTest::newRow("period slider at 0") << "periodSlider" << 0LL << "periodNs" << 10'000LL << false;
         QTest::newRow("period slider at the end")
             << "periodSlider" << qlonglong(PeriodEditor::kSliderSteps) << "periodNs" << 1'000'000'000LL << false;
         for (int hogs : {0, 1, 16, 64})
@@ -197,7 +197,7 @@ private slots:
         QCOMPARE(controls.widgets().priority->minimum(), sched_get_priority_min(SCHED_FIFO));
         QCOMPARE(controls.widgets().priority->maximum(), sched_get_priority_max(SCHED_FIFO));
         QCOMPARE(controls.widgets().hogs->maximum(), 64);
-        QCOMPARE(controls.widgets().period->minimumNs(), int64_t(20'000));
+        QCOMPARE(controls.widgets().period->minimumNs(), int64_t(10'000));
         QCOMPARE(controls.widgets().period->maximumNs(), int64_t(1'000'000'000));
     }
 
@@ -210,7 +210,7 @@ private slots:
         c.cpus = {0, 1};
         const QStringList problems = controls.mapper().unrepresentable(c);
         QCOMPARE(problems.size(), 3);
-        QVERIFY2(problems[0].startsWith("period must be between 20.0 µs and 1.000 s"), qPrintable(problems[0]));
+        QVERIFY2(problems[0].startsWith("period must be between 10.0 µs and 1.000 s"), qPrintable(problems[0]));
         QVERIFY2(problems[1].startsWith("hogs must be between 0 and 64"), qPrintable(problems[1]));
         QVERIFY2(problems[2].startsWith("cpus: the window measures one CPU"), qPrintable(problems[2]));
     }

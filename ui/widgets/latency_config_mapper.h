@@ -34,7 +34,7 @@ struct LatencyControlWidgets {
 
 class LatencyConfigMapper {
 public:
-    // The window's ranges, 20 µs … 1 s period and 0 … 64 hogs, inside validate()'s wider limits (the CLI's): a live
+    // The window's ranges, 10 µs … 1 s period and 0 … 64 hogs, inside validate()'s wider limits (the CLI's): a live
     // view with periods over a second would hardly move, and 64 hogs are far past the 16 that show the lesson.
     static constexpr int64_t kMinPeriodNs = LatencyConfig::kMinPeriodNs;
     static constexpr int64_t kMaxPeriodNs = 1'000'000'000;

@@ -16,7 +16,7 @@ struct CpuTopology;
 
 struct LatencyConfig {
     // Limits, in one place: the CLI help, the GUI ranges and validate() all read them.
-    static constexpr int64_t kMinPeriodNs = 20'000;         ///< 20 µs
+    static constexpr int64_t kMinPeriodNs = 10'000;         ///< 10 µs (100 kHz)
     static constexpr int64_t kMaxPeriodNs = 10'000'000'000; ///< 10 s
     /// Hogs per CPU: 256 on one CPU of a loaded 2-vCPU VM start in ~20-30 ms and are joined in ~10 ms, well within
     /// kJoinBudgetMs (bench_hogs, docs/BENCHMARKS.md "Hog start-up").
