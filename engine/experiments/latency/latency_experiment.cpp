@@ -16,7 +16,8 @@ LatencyExperiment::~LatencyExperiment()
 
 void LatencyExperiment::setCollectorPace(int64_t drainNs, int64_t publishNs)
 {
-    static_assert(kRingCapacity * LatencyConfig::kMinPeriodNs > 1'000'000'000, "a ring must hold a second at the shortest period");
+    static_assert(kRingCapacity * LatencyConfig::kMinPeriodNs > 1'000'000'000,
+                  "a ring must hold a second at the shortest period");
     m_pace.drainNs = std::clamp<int64_t>(drainNs, kNsPerMs, 100 * kNsPerMs);
     m_pace.publishNs = std::clamp<int64_t>(publishNs, m_pace.drainNs, 10 * kNsPerSec);
     setRunningPublishInterval(m_pace.publishNs); // the drain interval waits for the next start()
