@@ -155,6 +155,60 @@ private slots:
         QCOMPARE(tableFitCheckTips(&table, "wide again"), 0);
     }
 
+    // A live table's model reports new figures 40-60 times a second; when they fit as before, the refit must leave the
+    // header alone: each of its setters repaints the header even when it changes nothing, which cost a second window
+    // repaint a frame (bench_ui_feed, docs/BENCHMARKS.md).
+    void aRefitThatChangesNothingDoesNotRepaintTheHeader()
+    {
+        QStandardItemModel model(2, 4);
+        model.setHorizontalHeaderLabels({"Thread and its configuration", "Latency p50", "Latency p99", "Dropped"});
+        for (int r = 0; r < 2; ++r) {
+            model.setItem(r, 0, new QStandardItem("FIFO 80 · 50.0 us · 4 hogs"));
+            model.setItem(r, 1, new QStandardItem("12.0 µs"));
+            model.setItem(r, 2, new QStandardItem("40.0 µs"));
+            model.setItem(r, 3, new QStandardItem("0"));
+        }
+        QTableView table;
+        table.setModel(&model);
+        setUpFiguresTable(&table);
+        table.horizontalHeader()->setSectionResizeMode(0, QHeaderView::Stretch);
+        styleTableFont(&table, table.font(), 1.0, 6);
+        int contents = 0;
+        for (int c = 0; c < 4; ++c)
+            contents += static_cast<QAbstractItemView&>(table).sizeHintForColumn(c);
+        table.resize(contents + 2 * table.frameWidth() + 20, 150); // narrower than the headers: the fitting mode
+        table.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&table));
+        QTRY_COMPARE(table.horizontalHeader()->sectionResizeMode(0), QHeaderView::Interactive);
+        QTest::qWait(50);
+
+        struct PaintCounter : QObject {
+            int paints = 0;
+            bool eventFilter(QObject*, QEvent* e) override
+            {
+                paints += e->type() == QEvent::Paint;
+                return false;
+            }
+        } header, cells;
+        table.horizontalHeader()->viewport()->installEventFilter(&header);
+        table.viewport()->installEventFilter(&cells);
+        int change = 0;
+        const auto newFigures = [&](int times) {
+            for (int i = 0; i < times; ++i, ++change) {
+                // New figures in one row or the other, each of the same width.
+                model.item(change % 2, 1)->setText((change / 2) % 2 ? "12.1 µs" : "12.3 µs");
+                QTest::qWait(20);
+            }
+        };
+        newFigures(2); // what the first show left pending (a paint or two of the header) is done
+        header.paints = cells.paints = 0;
+        newFigures(8);
+        QVERIFY2(cells.paints > 0, "the cells were repainted with their new figures");
+        // Qt repaints the header once with each change of the model's data; the refit that follows adds no second paint
+        // (before: two a change, 16 here).
+        QVERIFY2(header.paints <= 8, qPrintable(QString("%1 paints of the header for 8 changes").arg(header.paints)));
+    }
+
     void aFactTileNeverDrawsOutsideItself()
     {
         QWidget row;
