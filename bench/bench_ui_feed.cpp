@@ -23,7 +23,6 @@
 #include "ui/plot/histogram_chart.h"
 #include "ui/plot/timeline_chart.h"
 
-#include <QAbstractScrollArea>
 #include <QApplication>
 #include <QEventLoop>
 #include <QPaintEvent>
@@ -450,14 +449,11 @@ int main(int argc, char** argv)
     auto* page = window.findPage<LatencyPage>();
     app.page = page;
     app.window = &window;
-    auto viewport = [](QWidget* w, const char* name) {
-        QWidget* v = w->findChild<QAbstractScrollArea*>() ? w->findChild<QAbstractScrollArea*>()->viewport() : w;
-        if (v->objectName().isEmpty() || v->objectName() == "qt_scrollarea_viewport")
-            v->setObjectName(name);
-        return v;
-    };
-    app.histogramView = viewport(page->histogramChart(), "histogramViewport");
-    app.timelineView = viewport(page->timelineChart(), "timelineViewport");
+    // The widget each chart paints on (its paint events are the chart's paint cost).
+    app.histogramView = page->histogramChart()->plotSurface();
+    app.histogramView->setObjectName("histogramViewport");
+    app.timelineView = page->timelineChart()->plotSurface();
+    app.timelineView->setObjectName("timelineViewport");
     app.tableView = page->findChild<QTableView*>("statsTable")->viewport();
     app.tableView->setObjectName("statsTableViewport");
 

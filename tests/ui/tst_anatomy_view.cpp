@@ -668,8 +668,7 @@ private slots:
         QSignalSpy clicked(timeline, &TimelineChart::clicked);
         const double tSec = double(t0 + 4000 * kNsPerMs - run->publishedNs) / 1e9;
         const QPoint at = timeline->viewPosition(tSec, 503);
-        QWidget* viewport = timeline->findChild<QAbstractScrollArea*>()->viewport();
-        QTest::mouseClick(viewport, Qt::LeftButton, {}, at);
+        QTest::mouseClick(timeline->plotSurface(), Qt::LeftButton, {}, at);
         QCOMPARE(clicked.count(), 1);
         QVERIFY(std::abs(clicked.first().first().toDouble() - tSec) < 0.05);
         QCOMPARE(page.anatomyPanel()->view()->wakeup()->seq, tracing->figures.worst[0].seq);
@@ -679,8 +678,7 @@ private slots:
         page.anatomyPanel()->selectRow(3);
         HistogramChart* histogram = page.histogramChart();
         QSignalSpy barClicked(histogram, &HistogramChart::clicked);
-        QTest::mouseClick(histogram->findChild<QAbstractScrollArea*>()->viewport(), Qt::LeftButton, {},
-                          histogram->viewPosition(503, 1));
+        QTest::mouseClick(histogram->plotSurface(), Qt::LeftButton, {}, histogram->viewPosition(503, 1));
         QCOMPARE(barClicked.count(), 1);
         QVERIFY(std::abs(barClicked.first().first().toDouble() / 503 - 1) < 0.05);
         QCOMPARE(page.anatomyPanel()->view()->wakeup()->seq, tracing->figures.worst[0].seq);

@@ -192,20 +192,10 @@ private slots:
         HistogramCurve live;
         live.buckets = {{4, 5, 100}, {31, 32, 1}};
         const auto labels = [&chart] {
-            QStringList out;
-            for (QGraphicsItem* i : chart.findChild<QGraphicsView*>()->scene()->items())
-                if (auto* t = dynamic_cast<QGraphicsSimpleTextItem*>(i);
-                    t && t->isVisible() && t->parentItem() && t->parentItem()->isVisible())
-                    out << t->text();
-            out.sort();
-            return out;
+            return chart.visibleMarkerLabels();
         };
         const auto markerX = [&chart] {
-            QList<double> out;
-            for (QGraphicsItem* i : chart.findChild<QGraphicsView*>()->scene()->items())
-                if (auto* l = dynamic_cast<QGraphicsLineItem*>(i); l && l->isVisible() && l->zValue() >= 100)
-                    out << l->line().x1();
-            return out;
+            return chart.visibleMarkerLineX();
         };
         chart.setLive(live, {{5, "p50 5 µs", MarkerRole::Median}});
         QCOMPARE(labels(), QStringList{"p50 5 µs"});

@@ -105,6 +105,7 @@ LatencyPage::LatencyPage(std::unique_ptr<LatencySource> source, const SystemProb
     options->addWidget(m_clearReference);
 
     m_table->setModel(m_model);
+    useFiguresHeader(m_table);
     connect(m_model, &QAbstractItemModel::rowsInserted, this, &LatencyPage::styleTable);
     connect(m_model, &QAbstractItemModel::rowsRemoved, this, &LatencyPage::styleTable);
     m_table->setObjectName("statsTable");

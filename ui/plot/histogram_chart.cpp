@@ -1,9 +1,9 @@
 #include "ui/plot/histogram_chart.h"
 
 #include "ui/plot/axis_auto_range.h"
+#include "ui/plot/chart_canvas.h"
 #include "ui/plot/chart_setup.h"
 #include "ui/plot/chart_style.h"
-#include "ui/plot/marker_overlay.h"
 #include "ui/plot/plot_math.h"
 
 #include <QEvent>
@@ -58,7 +58,8 @@ struct HistogramChart::Impl {
     bool logX = true;
     plot::AxisAutoRange xRange{plot::AxisAutoRange::Scale::Log};
     plot::AxisAutoRange yRange{plot::AxisAutoRange::Scale::Log};
-    std::unique_ptr<plot::MarkerOverlay> overlay;
+    plot::ChartCanvas* canvas = nullptr; ///< draws the chart's frame and, over it, the curves and markers
+    static constexpr size_t kReference = 0, kLive = 1, kFirstOverlay = 2; ///< the canvas's curves, bottom to top
     HistogramCurve liveCurve;
     std::optional<HistogramCurve> refCurve;
     std::vector<uint64_t> refCounts;
@@ -121,8 +122,8 @@ struct HistogramChart::Impl {
         for (size_t i = 0; i < overlays.size(); ++i) {
             overlayCounts[i] = plot::rebin(overlays[i].curve.buckets, edges);
             const bool any = !overlays[i].curve.buckets.empty();
-            overlaySeries[i]->replace(any ? plot::stepPoints(edges, overlayCounts[i], plot::kCountFloor)
-                                          : QList<QPointF>{});
+            curve(kFirstOverlay + i).points =
+                any ? plot::stepPoints(edges, overlayCounts[i], plot::kCountFloor) : QList<QPointF>{};
         }
     }
 
@@ -138,9 +139,8 @@ struct HistogramChart::Impl {
             xLinear->setRange(lo, hi);
         }
         edges = logX ? plot::logEdges(lo, hi, kLogBinsPerDecade) : plot::linearEdges(lo, hi, kLinearBins);
-        overlay->setAxis(lo, hi, logX);
         refCounts = refCurve ? plot::rebin(refCurve->buckets, edges) : std::vector<uint64_t>{};
-        reference->replace(refCurve ? plot::stepPoints(edges, refCounts, plot::kCountFloor) : QList<QPointF>{});
+        curve(kReference).points = refCurve ? plot::stepPoints(edges, refCounts, plot::kCountFloor) : QList<QPointF>{};
         rebinOverlays();
         ++axisUpdates;
     }
@@ -182,8 +182,29 @@ struct HistogramChart::Impl {
             ++axisUpdates;
         }
         fitCountLabels();
-        live->replace(e.any ? plot::stepPoints(edges, counts, plot::kCountFloor) : QList<QPointF>{});
-        overlay->relayout();
+        curve(kLive).points = e.any ? plot::stepPoints(edges, counts, plot::kCountFloor) : QList<QPointF>{};
+        canvas->setAxes({xRange.lower(), xRange.upper(), logX}, {yRange.lower(), yRange.upper(), true});
+        canvas->refresh();
+    }
+
+    plot::CanvasCurve& curve(size_t i)
+    {
+        std::vector<plot::CanvasCurve>& all = canvas->curves();
+        if (all.size() <= i)
+            all.resize(i + 1);
+        return all[i];
+    }
+    /// The pens and visibility of the series (the legend's entries) on the canvas's curves.
+    void copyPens()
+    {
+        curve(kReference).pen = reference->pen();
+        curve(kReference).visible = reference->isVisible();
+        curve(kLive).pen = live->pen();
+        curve(kLive).visible = live->isVisible();
+        for (size_t i = 0; i < overlaySeries.size(); ++i) {
+            curve(kFirstOverlay + i).pen = overlaySeries[i]->pen();
+            curve(kFirstOverlay + i).visible = overlaySeries[i]->isVisible();
+        }
     }
 };
 
@@ -214,18 +235,18 @@ HistogramChart::HistogramChart(QWidget* parent)
     d->xLog->setParent(this);
     d->attachX();
 
-    d->overlay = std::make_unique<plot::MarkerOverlay>(d->chart);
     d->view = plot::fillWithChartView(this, d->chart, 40, 14);
-    // Every line here is horizontal or vertical (the step line, the markers): antialiasing would only blur them, and
-    // it is the most expensive part of a software-rendered frame at 40 frames a second.
-    d->view->setRenderHint(QPainter::Antialiasing, false);
-    connect(d->chart, &QChart::plotAreaChanged, this, [this] { d->overlay->relayout(); });
-    d->view->viewport()->installEventFilter(this);
+    // Every line here is horizontal or vertical (the step line, the markers) and drawn without antialiasing, which
+    // would only blur them and is the most expensive part of a software-rendered frame.
+    d->canvas = new plot::ChartCanvas(d->view, this);
+    connect(d->chart, &QChart::plotAreaChanged, this, [this] { d->canvas->refresh(); });
+    d->canvas->installEventFilter(this);
 
     d->configureRanges();
     changeEvent(nullptr);
     d->redraw(true);
     d->reference->setVisible(false);
+    d->copyPens();
 }
 
 HistogramChart::~HistogramChart() = default;
@@ -260,8 +281,9 @@ void HistogramChart::changeEvent(QEvent* event)
     d->reference->setPen(refPen);
     for (QLineSeries* s : d->overlaySeries)
         d->styleOverlay(s, s->pen().color());
-    d->overlay->setStyle(pal, plot::chartFont(font(), 1.0));
-    d->overlay->relayout();
+    d->copyPens();
+    d->canvas->markers().setStyle(pal, plot::chartFont(font(), 1.0));
+    d->canvas->refresh();
 }
 
 void HistogramChart::setLogLatencyAxis(bool log)
@@ -285,7 +307,7 @@ void HistogramChart::setLive(const HistogramCurve& curve, const std::vector<Vert
     // setName relays out the legend: only on a real change.
     if (d->live->name() != curve.name)
         d->live->setName(curve.name);
-    d->overlay->setMarkers(markers);
+    d->canvas->markers().setMarkers(markers);
     d->redraw(false);
 }
 
@@ -296,18 +318,20 @@ void HistogramChart::setReference(const HistogramCurve* curve)
     else
         d->refCurve.reset();
     d->reference->setVisible(curve != nullptr);
+    d->copyPens();
     if (curve && d->reference->name() != curve->name)
         d->reference->setName(curve->name);
     // The bins may stay as they are; the frozen counts are recomputed for them once.
     d->refCounts = d->refCurve ? plot::rebin(d->refCurve->buckets, d->edges) : std::vector<uint64_t>{};
-    d->reference->replace(d->refCurve ? plot::stepPoints(d->edges, d->refCounts, plot::kCountFloor) : QList<QPointF>{});
+    d->curve(Impl::kReference).points =
+        d->refCurve ? plot::stepPoints(d->edges, d->refCounts, plot::kCountFloor) : QList<QPointF>{};
     d->redraw(false);
 }
 
 void HistogramChart::clear()
 {
     d->liveCurve = {};
-    d->overlay->setMarkers({});
+    d->canvas->markers().setMarkers({});
     d->xRange.reset();
     d->yRange.reset();
     d->redraw(true);
@@ -331,6 +355,7 @@ void HistogramChart::setOverlays(const std::vector<HistogramOverlay>& overlays)
             d->styleOverlay(s, overlays[i].color);
     }
     d->overlays = overlays;
+    d->copyPens();
     d->rebinOverlays();
     d->redraw(false);
 }
@@ -338,6 +363,8 @@ void HistogramChart::setOverlays(const std::vector<HistogramOverlay>& overlays)
 void HistogramChart::setLiveVisible(bool visible)
 {
     d->live->setVisible(visible);
+    d->copyPens();
+    d->canvas->refresh();
 }
 
 void HistogramChart::setTitle(const QString& title)
@@ -352,7 +379,8 @@ int HistogramChart::overlayCount() const
 
 QList<QPointF> HistogramChart::overlayPoints(int index) const
 {
-    return index >= 0 && index < overlayCount() ? d->overlaySeries[size_t(index)]->points() : QList<QPointF>{};
+    return index >= 0 && index < overlayCount() ? d->curve(Impl::kFirstOverlay + size_t(index)).points
+                                                : QList<QPointF>{};
 }
 
 QString HistogramChart::overlayName(int index) const
@@ -362,11 +390,11 @@ QString HistogramChart::overlayName(int index) const
 
 QList<QPointF> HistogramChart::livePoints() const
 {
-    return d->live->points();
+    return d->curve(Impl::kLive).points;
 }
 QList<QPointF> HistogramChart::referencePoints() const
 {
-    return d->reference->points();
+    return d->curve(Impl::kReference).points;
 }
 double HistogramChart::latencyAxisMin() const
 {
@@ -386,24 +414,34 @@ int HistogramChart::axisUpdates() const
 }
 int HistogramChart::visibleMarkers() const
 {
-    return d->overlay->visibleCount();
+    return d->canvas->markers().visibleCount();
 }
 
 QPoint HistogramChart::viewPosition(double latencyUs, double count) const
 {
-    const QPointF chartPos = d->chart->mapToPosition(QPointF(latencyUs, count), d->live);
-    return d->view->mapFromScene(d->chart->mapToScene(chartPos));
+    return d->canvas->toPixel(QPointF(latencyUs, count)).toPoint();
 }
 
 bool HistogramChart::eventFilter(QObject* watched, QEvent* event)
 {
-    if (watched == d->view->viewport() && event->type() == QEvent::MouseButtonRelease) {
+    if (watched == d->canvas && event->type() == QEvent::MouseButtonRelease) {
         const auto* m = static_cast<QMouseEvent*>(event);
-        const QPointF chartPos = d->chart->mapFromScene(d->view->mapToScene(m->position().toPoint()));
-        if (m->button() == Qt::LeftButton && d->chart->plotArea().contains(chartPos))
-            emit clicked(d->chart->mapToValue(chartPos, d->live).x());
+        if (m->button() == Qt::LeftButton && d->canvas->plotArea().contains(m->position()))
+            emit clicked(d->canvas->toValue(m->position()).x());
     }
     return QWidget::eventFilter(watched, event);
+}
+QStringList HistogramChart::visibleMarkerLabels() const
+{
+    return d->canvas->markers().visibleLabels();
+}
+QList<double> HistogramChart::visibleMarkerLineX() const
+{
+    return d->canvas->markers().visibleLineX();
+}
+QWidget* HistogramChart::plotSurface() const
+{
+    return d->canvas;
 }
 QString HistogramChart::liveName() const
 {

@@ -53,6 +53,11 @@ public:
     double countAxisMax() const;
     int axisUpdates() const; ///< how often an axis range was actually changed
     int visibleMarkers() const;
+    /// The labels of the markers shown, sorted, and the x pixel of each line shown (tests).
+    QStringList visibleMarkerLabels() const;
+    QList<double> visibleMarkerLineX() const;
+    /// The widget the plot is drawn on, where a click lands (tests click it at viewPosition()).
+    QWidget* plotSurface() const;
     QString liveName() const;
     QString referenceName() const;
     int overlayCount() const;

@@ -2,13 +2,8 @@
 
 #include "ui/plot/chart_style.h"
 
-#include <QBrush>
 #include <QFontMetricsF>
-#include <QGraphicsLineItem>
-#include <QGraphicsRectItem>
-#include <QGraphicsSimpleTextItem>
-#include <QPen>
-#include <QtCharts/QChart>
+#include <QPainter>
 
 #include <algorithm>
 #include <array>
@@ -16,15 +11,6 @@
 #include <numeric>
 
 namespace rtscope::plot {
-
-namespace {
-// Above the series (Qt Charts keeps those well below 100), so a marker is never hidden by the curve.
-constexpr double kMarkerZ = 100;
-} // namespace
-
-MarkerOverlay::MarkerOverlay(QChart* chart)
-    : m_chart(chart)
-{}
 
 void MarkerOverlay::setMarkers(const std::vector<VerticalMarker>& markers)
 {
@@ -54,24 +40,9 @@ double MarkerOverlay::toPixel(double x, double left, double width) const
     return left + (x - m_lo) / (m_hi - m_lo) * width;
 }
 
-void MarkerOverlay::ensureItems(size_t n)
+void MarkerOverlay::relayout(const QRectF& area)
 {
-    while (m_items.size() < n) {
-        Item item;
-        item.line = new QGraphicsLineItem(m_chart);
-        item.box = new QGraphicsRectItem(m_chart);
-        item.text = new QGraphicsSimpleTextItem(item.box);
-        item.line->setZValue(kMarkerZ);
-        item.box->setZValue(kMarkerZ + 1);
-        m_items.push_back(item);
-    }
-}
-
-void MarkerOverlay::relayout()
-{
-    ensureItems(m_markers.size());
-    const QRectF area = m_chart->plotArea();
-    const ChartColors colors = chartColors(m_palette);
+    m_placed.clear();
     const QFontMetricsF fm(m_font);
     const double rowHeight = fm.height() + 4;
 
@@ -82,39 +53,23 @@ void MarkerOverlay::relayout()
     std::array<double, kMaxLabelRows> rowEnd;
     rowEnd.fill(-1e9);
 
-    m_visible = 0;
     for (size_t k = 0; k < order.size(); ++k) {
         const VerticalMarker& m = m_markers[order[k]];
-        Item& item = m_items[k];
         const double px = toPixel(m.x, area.left(), area.width());
         const bool inside = area.width() > 0 && px >= area.left() - 0.5 && px <= area.right() + 0.5;
-        item.line->setVisible(inside);
-        item.box->setVisible(inside);
         if (!inside)
             continue;
-        ++m_visible;
-        const QColor color = markerColor(m.role, m_palette);
+        Placed placed;
+        placed.color = markerColor(m.role, m_palette);
         const bool solid = m.role == MarkerRole::Max || m.role == MarkerRole::Reference;
-        QPen pen(color, lineWidth(solid ? 2.0 : 1.8));
-        pen.setCosmetic(true);
+        placed.pen = QPen(placed.color, lineWidth(solid ? 2.0 : 1.8));
+        placed.pen.setCosmetic(true);
         if (m.role == MarkerRole::Change || m.role == MarkerRole::Reset)
-            pen.setStyle(Qt::DashLine);
+            placed.pen.setStyle(Qt::DashLine);
         else if (!solid)
-            pen.setStyle(Qt::DashDotLine);
-        // Every setter below repaints its item and the text ones lay the text out again: 40 or 60 times a second
-        // only what changed is set.
-        if (item.line->pen() != pen)
-            item.line->setPen(pen);
-        const QLineF line(px, area.top(), px, area.bottom());
-        if (item.line->line() != line)
-            item.line->setLine(line);
-
-        if (item.text->font() != m_font)
-            item.text->setFont(m_font);
-        if (item.text->brush() != QBrush(color))
-            item.text->setBrush(color);
-        if (item.text->text() != m.label)
-            item.text->setText(m.label);
+            placed.pen.setStyle(Qt::DashDotLine);
+        placed.line = QLineF(px, area.top(), px, area.bottom());
+        placed.text = m.label;
         const double w = fm.horizontalAdvance(m.label) + 8;
         // Right of the line unless that runs off the plot area.
         double left = px + 3;
@@ -129,23 +84,42 @@ void MarkerOverlay::relayout()
         if (row == kMaxLabelRows)
             row = int(std::min_element(rowEnd.begin(), rowEnd.end()) - rowEnd.begin());
         rowEnd[size_t(row)] = std::max(left + w, px) + 4;
-        const QRectF box(0, 0, w, rowHeight - 2);
-        if (item.box->rect() != box)
-            item.box->setRect(box);
-        const QPointF at(left, area.top() + 2 + row * rowHeight);
-        if (item.box->pos() != at)
-            item.box->setPos(at);
-        if (item.box->brush() != QBrush(colors.markerBackground))
-            item.box->setBrush(colors.markerBackground);
-        if (item.box->pen().style() != Qt::NoPen)
-            item.box->setPen(Qt::NoPen);
-        if (item.text->pos() != QPointF(4, 1))
-            item.text->setPos(4, 1);
+        placed.box = QRectF(left, area.top() + 2 + row * rowHeight, w, rowHeight - 2);
+        m_placed.push_back(std::move(placed));
     }
-    for (size_t k = m_markers.size(); k < m_items.size(); ++k) {
-        m_items[k].line->setVisible(false);
-        m_items[k].box->setVisible(false);
+}
+
+void MarkerOverlay::paint(QPainter& painter) const
+{
+    const QColor background = chartColors(m_palette).markerBackground;
+    painter.setFont(m_font);
+    for (const Placed& p : m_placed) {
+        painter.setPen(p.pen);
+        painter.drawLine(p.line);
     }
+    // The labels over every line, so a line never crosses another marker's text.
+    for (const Placed& p : m_placed) {
+        painter.fillRect(p.box, background);
+        painter.setPen(p.color);
+        painter.drawText(p.box.adjusted(4, 1, 0, 0), Qt::AlignLeft | Qt::AlignTop | Qt::TextSingleLine, p.text);
+    }
+}
+
+QStringList MarkerOverlay::visibleLabels() const
+{
+    QStringList out;
+    for (const Placed& p : m_placed)
+        out << p.text;
+    out.sort();
+    return out;
+}
+
+QList<double> MarkerOverlay::visibleLineX() const
+{
+    QList<double> out;
+    for (const Placed& p : m_placed)
+        out << p.line.x1();
+    return out;
 }
 
 } // namespace rtscope::plot

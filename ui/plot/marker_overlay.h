@@ -1,17 +1,17 @@
 #pragma once
-// Labelled vertical lines drawn over a chart's plot area (percentiles, configuration changes). They are plain
-// graphics items positioned from the axis range, so a hundred markers cost no series and no legend entries.
+// Labelled vertical lines drawn over a chart's plot area (percentiles, configuration changes), painted with the data
+// layer of a ChartCanvas: a hundred markers cost no series, no legend entries and no scene items.
 #include "ui/plot/plot_data.h"
 
 #include <QFont>
 #include <QPalette>
+#include <QPen>
+#include <QRectF>
+#include <QString>
 
 #include <vector>
 
-class QChart;
-class QGraphicsLineItem;
-class QGraphicsRectItem;
-class QGraphicsSimpleTextItem;
+class QPainter;
 
 namespace rtscope::plot {
 
@@ -19,35 +19,36 @@ class MarkerOverlay {
 public:
     static constexpr int kMaxLabelRows = 4;
 
-    explicit MarkerOverlay(QChart* chart);
-
     void setMarkers(const std::vector<VerticalMarker>& markers);
     void setAxis(double lo, double hi, bool log);
     void setStyle(const QPalette& palette, const QFont& font);
-    /// Places the items for the current plot area; call after any change of data, axis or size.
-    void relayout();
+    /// Places the lines and labels in @p area (the plot area); call after any change of data, axis or size.
+    void relayout(const QRectF& area);
+    void paint(QPainter& painter) const;
 
-    int visibleCount() const { return m_visible; }
+    int visibleCount() const { return int(m_placed.size()); }
     const std::vector<VerticalMarker>& markers() const { return m_markers; }
+    /// The labels shown, sorted, and the x pixel of each line shown (for tests).
+    QStringList visibleLabels() const;
+    QList<double> visibleLineX() const;
 
 private:
-    struct Item {
-        QGraphicsLineItem* line = nullptr;
-        QGraphicsRectItem* box = nullptr;
-        QGraphicsSimpleTextItem* text = nullptr;
+    struct Placed {
+        QLineF line;
+        QPen pen;
+        QRectF box;
+        QString text;
+        QColor color;
     };
     double toPixel(double x, double left, double width) const;
-    void ensureItems(size_t n);
 
-    QChart* m_chart;
     std::vector<VerticalMarker> m_markers;
-    std::vector<Item> m_items;
+    std::vector<Placed> m_placed;
     double m_lo = 0;
     double m_hi = 1;
     bool m_log = false;
     QPalette m_palette;
     QFont m_font;
-    int m_visible = 0;
 };
 
 } // namespace rtscope::plot

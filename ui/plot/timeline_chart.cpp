@@ -1,9 +1,9 @@
 #include "ui/plot/timeline_chart.h"
 
 #include "ui/plot/axis_auto_range.h"
+#include "ui/plot/chart_canvas.h"
 #include "ui/plot/chart_setup.h"
 #include "ui/plot/chart_style.h"
-#include "ui/plot/marker_overlay.h"
 #include "ui/plot/plot_math.h"
 
 #include <QEvent>
@@ -36,7 +36,7 @@ struct TimelineChart::Impl {
     bool logY = true;
     double window = 10;
     plot::AxisAutoRange yRange{plot::AxisAutoRange::Scale::Log};
-    std::unique_ptr<plot::MarkerOverlay> overlay;
+    plot::ChartCanvas* canvas = nullptr; ///< draws the chart's frame and, over it, the envelopes and markers
     int columns = 0;
     int axisUpdates = 0;
 
@@ -90,7 +90,16 @@ struct TimelineChart::Impl {
             QPen pen(c, plot::lineWidth(1.0));
             pen.setCosmetic(true);
             seriesOf(i)->setPen(pen);
+            curve(i).pen = pen;
         }
+    }
+
+    plot::CanvasCurve& curve(size_t i)
+    {
+        std::vector<plot::CanvasCurve>& c = canvas->curves();
+        if (c.size() <= i)
+            c.resize(i + 1);
+        return c[i];
     }
 
     /// Whole seconds up to 10 s, then 5 and 10 s; a replay's whole recording may span an hour, so beyond two minutes
@@ -135,7 +144,6 @@ struct TimelineChart::Impl {
             yLinear->setLabelFormat(yRange.upper() >= 20 ? "%.0f" : "%.1f");
             yLinear->setRange(yRange.lower(), yRange.upper());
         }
-        overlay->setAxis(-window, 0, false);
         ++axisUpdates;
     }
 
@@ -161,16 +169,15 @@ struct TimelineChart::Impl {
             applyY();
         columns = std::max(50, int(chart->plotArea().width()));
         for (size_t i = 0; i < all().size(); ++i) {
-            QLineSeries* s = seriesOf(i);
             if (i >= curves.size()) {
-                s->clear();
+                curve(i).points.clear();
                 continue;
             }
             const std::vector<TimelinePoint> cols = plot::decimateColumns(curves[i].points, -window, 0, columns);
-            s->replace(plot::envelopePoints(cols, logY ? yRange.lower() : -1e300));
+            curve(i).points = plot::envelopePoints(cols, logY ? yRange.lower() : -1e300);
         }
-        overlay->setAxis(-window, 0, false);
-        overlay->relayout();
+        canvas->setAxes({-window, 0, false}, {yRange.lower(), yRange.upper(), logY});
+        canvas->refresh();
     }
 };
 
@@ -201,16 +208,15 @@ TimelineChart::TimelineChart(QWidget* parent)
     d->yLog->setParent(this);
     d->attachY();
 
-    d->overlay = std::make_unique<plot::MarkerOverlay>(d->chart);
     d->view = plot::fillWithChartView(this, d->chart, 40, 14);
-    // Every line here is horizontal or vertical (the envelope, the markers): antialiasing would only blur them, and
-    // it is the most expensive part of a software-rendered frame at 40 frames a second.
-    d->view->setRenderHint(QPainter::Antialiasing, false);
+    // Every line here is horizontal or vertical (the envelope, the markers) and drawn without antialiasing, which
+    // would only blur them and is the most expensive part of a software-rendered frame.
+    d->canvas = new plot::ChartCanvas(d->view, this);
     connect(d->chart, &QChart::plotAreaChanged, this, [this] {
         d->fitXTicks();
         d->redraw(false);
     });
-    d->view->viewport()->installEventFilter(this);
+    d->canvas->installEventFilter(this);
 
     changeEvent(nullptr);
     d->applyX();
@@ -230,8 +236,8 @@ void TimelineChart::changeEvent(QEvent* event)
     plot::styleAxis(d->yLinear, pal, font());
     plot::styleAxis(d->yLog, pal, font());
     d->restyleCurves(pal);
-    d->overlay->setStyle(pal, plot::chartFont(font(), 1.0));
-    d->overlay->relayout();
+    d->canvas->markers().setStyle(pal, plot::chartFont(font(), 1.0));
+    d->canvas->refresh();
 }
 
 void TimelineChart::setWindowSeconds(double seconds)
@@ -267,7 +273,7 @@ void TimelineChart::setData(const std::vector<TimelinePoint>& points, const std:
 {
     if (d->curves.size() == 1 && !d->curves.front().color.isValid()) {
         d->curves.front().points = points; // 40 times a second: no copy of the curve's name and colour
-        d->overlay->setMarkers(markers);
+        d->canvas->markers().setMarkers(markers);
         d->redraw(false);
         return;
     }
@@ -286,7 +292,7 @@ void TimelineChart::setCurves(const std::vector<TimelineCurve>& curves, const st
         for (QLegendMarker* m : d->chart->legend()->markers(seriesList[i]))
             m->setVisible(i < d->curves.size());
     d->chart->legend()->setVisible(d->curves.size() > 1);
-    d->overlay->setMarkers(markers);
+    d->canvas->markers().setMarkers(markers);
     d->redraw(false);
 }
 
@@ -299,14 +305,14 @@ void TimelineChart::clear()
 {
     d->curves.assign(1, TimelineCurve{});
     d->chart->legend()->hide();
-    d->overlay->setMarkers({});
+    d->canvas->markers().setMarkers({});
     d->yRange.reset();
     d->redraw(true);
 }
 
 QList<QPointF> TimelineChart::envelope() const
 {
-    return d->series->points();
+    return d->curve(0).points;
 }
 int TimelineChart::curveCount() const
 {
@@ -314,7 +320,7 @@ int TimelineChart::curveCount() const
 }
 QList<QPointF> TimelineChart::curveEnvelope(int index) const
 {
-    return index >= 0 && index < curveCount() ? d->seriesOf(size_t(index))->points() : QList<QPointF>();
+    return index >= 0 && index < curveCount() ? d->curve(size_t(index)).points : QList<QPointF>();
 }
 QString TimelineChart::curveName(int index) const
 {
@@ -334,7 +340,19 @@ int TimelineChart::axisUpdates() const
 }
 int TimelineChart::visibleMarkers() const
 {
-    return d->overlay->visibleCount();
+    return d->canvas->markers().visibleCount();
+}
+QStringList TimelineChart::visibleMarkerLabels() const
+{
+    return d->canvas->markers().visibleLabels();
+}
+QList<double> TimelineChart::visibleMarkerLineX() const
+{
+    return d->canvas->markers().visibleLineX();
+}
+QWidget* TimelineChart::plotSurface() const
+{
+    return d->canvas;
 }
 
 double TimelineChart::secondsPerColumn() const
@@ -344,17 +362,15 @@ double TimelineChart::secondsPerColumn() const
 
 QPoint TimelineChart::viewPosition(double tSec, double latencyUs) const
 {
-    const QPointF chartPos = d->chart->mapToPosition(QPointF(tSec, latencyUs), d->series);
-    return d->view->mapFromScene(d->chart->mapToScene(chartPos));
+    return d->canvas->toPixel(QPointF(tSec, latencyUs)).toPoint();
 }
 
 bool TimelineChart::eventFilter(QObject* watched, QEvent* event)
 {
-    if (watched == d->view->viewport() && event->type() == QEvent::MouseButtonRelease) {
+    if (watched == d->canvas && event->type() == QEvent::MouseButtonRelease) {
         const auto* m = static_cast<QMouseEvent*>(event);
-        const QPointF chartPos = d->chart->mapFromScene(d->view->mapToScene(m->position().toPoint()));
-        if (m->button() == Qt::LeftButton && d->chart->plotArea().contains(chartPos)) {
-            const QPointF v = d->chart->mapToValue(chartPos, d->series);
+        if (m->button() == Qt::LeftButton && d->canvas->plotArea().contains(m->position())) {
+            const QPointF v = d->canvas->toValue(m->position());
             emit clicked(v.x(), v.y());
         }
     }

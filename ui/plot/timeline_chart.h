@@ -47,6 +47,11 @@ public:
     double latencyAxisMax() const;
     int axisUpdates() const;
     int visibleMarkers() const;
+    /// The labels of the markers shown, sorted, and the x pixel of each line shown (tests).
+    QStringList visibleMarkerLabels() const;
+    QList<double> visibleMarkerLineX() const;
+    /// The widget the plot is drawn on, where a click lands (tests click it at viewPosition()).
+    QWidget* plotSurface() const;
     /// The time one pixel column of the plot spans, in seconds (the precision of a click).
     double secondsPerColumn() const;
     /// The chart position of @p tSec, @p latencyUs in the view's coordinates (for tests that click a point).

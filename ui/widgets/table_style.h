@@ -18,6 +18,9 @@ int styleTableFont(QTableView* table, const QFont& base, double scale, int paddi
 /// A table of figures to be read, not edited: no selection or focus, alternating rows, no wrapping, no row numbers,
 /// columns as wide as their contents.
 void setUpFiguresTable(QTableView* table);
+/// Gives @p table a header that new figures in its model do not repaint (only a column sized to its contents that
+/// changes width does): a live table's model reports new data with every frame. Call before configuring the header.
+void useFiguresHeader(QTableView* table);
 /// setUpFiguresTable() with the last column stretched, and styleTableFont() from the table's own font.
 int styleFiguresTable(QTableView* table, double scale, int padding, int* headerLineHeight = nullptr);
 

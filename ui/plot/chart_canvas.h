@@ -1,0 +1,69 @@
+#pragma once
+// A chart drawn in two layers: the frame (title, axes, grid, legend) is a QChart rendered into a picture only when it
+// changes; the data (curves, vertical markers) is painted over it with QPainter on every frame. A live page's frame
+// is then one repaint of this widget in the same pass as its tables, instead of a scene that reports its changes a
+// pass later and repaints the window again (docs/BENCHMARKS.md, "Where a frame's time goes").
+#include "ui/plot/marker_overlay.h"
+
+#include <QList>
+#include <QPen>
+#include <QPixmap>
+#include <QPointF>
+#include <QWidget>
+
+#include <vector>
+
+class QChart;
+class QChartView;
+
+namespace rtscope::plot {
+
+/// One axis of the data layer: its range and scale, the same the chart's axis shows.
+struct CanvasAxis {
+    double lo = 0;
+    double hi = 1;
+    bool log = false;
+};
+
+/// One curve of the data layer, in axis units, drawn as a polyline clipped to the plot area.
+struct CanvasCurve {
+    QList<QPointF> points;
+    QPen pen;
+    bool visible = true;
+};
+
+class ChartCanvas : public QWidget {
+public:
+    /// Pictures @p view's chart (the view is kept, hidden, as the chart's owner; its series carry the legend's
+    /// entries and pens but no points). Fills @p parent edge to edge.
+    ChartCanvas(QChartView* view, QWidget* parent);
+
+    void setAxes(const CanvasAxis& x, const CanvasAxis& y);
+    /// The curves, drawn in this order (later ones on top).
+    std::vector<CanvasCurve>& curves() { return m_curves; }
+    MarkerOverlay& markers() { return m_markers; }
+    /// Asks for a paint of the data layer (the frame is pictured again only when the chart changed).
+    void refresh();
+
+    /// The plot area in this widget's coordinates.
+    QRectF plotArea() const;
+    QPointF toPixel(QPointF value) const;
+    QPointF toValue(QPointF pixel) const;
+
+protected:
+    void paintEvent(QPaintEvent* event) override;
+    void resizeEvent(QResizeEvent* event) override;
+
+private:
+    double mapX(double v, const QRectF& area) const;
+    double mapY(double v, const QRectF& area) const;
+
+    QChart* m_chart;
+    QPixmap m_frame;
+    bool m_frameDirty = true;
+    CanvasAxis m_x, m_y;
+    std::vector<CanvasCurve> m_curves;
+    MarkerOverlay m_markers;
+};
+
+} // namespace rtscope::plot
