@@ -14,6 +14,11 @@ Error invalid(const std::vector<std::string>& problems)
 }
 } // namespace
 
+LiveLatencySource::LiveLatencySource()
+{
+    m_experiment.setCollectorPace(CollectorPace().drainNs, kLivePublishNs);
+}
+
 Error LiveLatencySource::start(const LatencyConfig& config, const CpuTopology& cpus)
 {
     return m_experiment.start(config, cpus);
@@ -42,12 +47,6 @@ bool LiveLatencySource::running() const
 void LiveLatencySource::setSeriesWindow(int64_t ns)
 {
     m_experiment.setSeriesWindow(ns);
-}
-
-void LiveLatencySource::setPresentationPace(bool on)
-{
-    const CollectorPace normal;
-    m_experiment.setCollectorPace(normal.drainNs, on ? kPresentationPublishNs : normal.publishNs);
 }
 
 std::shared_ptr<const LatencySnapshot> LiveLatencySource::snapshot() const

@@ -36,14 +36,12 @@ public:
     /// The machine the last run was measured on when it is not this one (a remote target, docs/remote.md), for the
     /// labels of what is held from it; empty for this machine.
     virtual std::string measuredOn() const { return {}; }
-    /// Publish a snapshot at least once per presentation frame (60 a second) while @p on, else at the normal pace;
-    /// also to a running run. A source without a collector of its own ignores it.
-    virtual void setPresentationPace(bool /*on*/) {}
 };
 
 /// The real thing: a LatencyExperiment with its threads.
 class LiveLatencySource final : public LatencySource {
 public:
+    LiveLatencySource();
     Error start(const LatencyConfig& config, const CpuTopology& cpus) override;
     void stop() override;
     Error reconfigure(const LatencyConfig& config) override;
@@ -53,11 +51,10 @@ public:
     void setSeriesWindow(int64_t ns) override;
     std::shared_ptr<const LatencySnapshot> snapshot() const override;
     std::vector<int> busyCpus() const override;
-    void setPresentationPace(bool on) override;
 
-    /// A presentation frame every 16 ms needs a snapshot newer than the last one at each: published at twice
-    /// the frame rate (docs/BENCHMARKS.md, "UI"); the normal pace is the collector's default.
-    static constexpr int64_t kPresentationPublishNs = 8'000'000;
+    /// A frame every 16 ms (LatencyPage::kRefreshMs, both window modes) needs a snapshot newer than the last one at
+    /// each: published at twice the frame rate (docs/BENCHMARKS.md, "The desktop app fed at 20 kHz").
+    static constexpr int64_t kLivePublishNs = 8'000'000;
 
     LatencyExperiment& experiment() { return m_experiment; }
 

@@ -394,7 +394,6 @@ bool LatencyPage::resetOnChange() const
 void LatencyPage::setPresenting(bool on)
 {
     m_timer->setInterval(on ? kPresentationRefreshMs : kRefreshMs);
-    source().setPresentationPace(on);
 }
 
 void LatencyPage::refreshNow()

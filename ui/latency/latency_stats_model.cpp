@@ -56,7 +56,7 @@ void LatencyStatsModel::setLive(const std::optional<LatencyRunSummary>& s)
 void LatencyStatsModel::setLiveRows(const std::vector<LiveRow>& rows)
 {
     const int had = int(m_live.size()), has = int(rows.size());
-    // 40 times a second the rows only change their figures: dataChanged, never a reset, keeps the view cheap.
+    // 60 times a second the rows only change their figures: dataChanged, never a reset, keeps the view cheap.
     if (has > had) {
         beginInsertRows({}, had, has - 1);
         m_live.insert(m_live.end(), rows.begin() + had, rows.end());

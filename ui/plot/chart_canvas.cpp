@@ -3,6 +3,7 @@
 #include <QGraphicsLayout>
 #include <QGraphicsScene>
 #include <QPaintEngine>
+#include <QPaintEvent>
 #include <QPainter>
 #include <QResizeEvent>
 #include <QVBoxLayout>
@@ -47,7 +48,9 @@ void ChartCanvas::setAxes(const CanvasAxis& x, const CanvasAxis& y)
 void ChartCanvas::refresh()
 {
     m_markers.relayout(plotArea());
-    update();
+    // Only the plot area changes with the data (the marker labels sit inside it too): the axes, title and legend are
+    // neither painted nor flushed again, which is most of a large chart's pixels.
+    update(plotArea().toAlignedRect().adjusted(-2, -2, 2, 2));
 }
 
 QRectF ChartCanvas::plotArea() const
@@ -98,7 +101,7 @@ void ChartCanvas::resizeEvent(QResizeEvent* event)
     m_frameDirty = true;
 }
 
-void ChartCanvas::paintEvent(QPaintEvent*)
+void ChartCanvas::paintEvent(QPaintEvent* event)
 {
     // The chart lays itself out a pass after a change, and a widget never shown may not have had its resize event yet;
     // a picture taken then (the first paint, an export of a window never shown) must not show it half done.
@@ -120,8 +123,12 @@ void ChartCanvas::paintEvent(QPaintEvent*)
         m_chart->scene()->render(&frame, whole, m_chart->sceneBoundingRect());
         m_frameDirty = false;
     }
-    if (p.paintEngine() && p.paintEngine()->type() == QPaintEngine::Raster)
-        p.drawPixmap(0, 0, m_frame);
+    if (p.paintEngine() && p.paintEngine()->type() == QPaintEngine::Raster) {
+        const QRect dirty = event->rect();
+        const qreal dpr = m_frame.devicePixelRatio();
+        p.drawPixmap(dirty, m_frame,
+                     QRectF(dirty.x() * dpr, dirty.y() * dpr, dirty.width() * dpr, dirty.height() * dpr).toRect());
+    }
     const QRectF area = plotArea();
     if (area.width() <= 0 || area.height() <= 0)
         return;
