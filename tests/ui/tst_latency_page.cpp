@@ -107,6 +107,37 @@ class TestLatencyPage : public QObject {
     SystemProbe m_probe;
 
 private slots:
+    // 60 times a second the live row gets new figures, most of them as they were: only the cells whose text changed
+    // are reported, one cell each, so the table repaints those cells and not its whole viewport (docs/BENCHMARKS.md).
+    void newFiguresReportOnlyTheCellsThatChanged()
+    {
+        LatencyStatsModel m;
+        LatencyRunSummary s;
+        s.label = "FIFO 80";
+        s.samples = 1000;
+        s.minNs = 4'000;
+        s.p50Ns = 5'000;
+        s.maxNs = 90'000;
+        m.setLive(s);
+        QSignalSpy changed(&m, &QAbstractItemModel::dataChanged);
+        m.setLive(s);
+        QCOMPARE(changed.count(), 0);
+        s.samples = 1001;
+        s.maxNs = 95'000;
+        m.setLive(s);
+        QCOMPARE(changed.count(), 2);
+        QList<int> columns;
+        for (const QList<QVariant>& args : changed) {
+            const auto from = args[0].value<QModelIndex>(), to = args[1].value<QModelIndex>();
+            QCOMPARE(from, to);
+            QCOMPARE(from.row(), 0);
+            columns << from.column();
+        }
+        std::sort(columns.begin(), columns.end());
+        QCOMPARE(columns, (QList<int>{LatencyStatsModel::Samples, LatencyStatsModel::Max}));
+        QCOMPARE(cell(m, 0, LatencyStatsModel::Samples).toULongLong(), 1001ULL);
+    }
+
     void initTestCase() { m_probe = rtscope::test::probeWithWakeSignal(); }
 
     void replayedSamplesGiveExactFiguresAndBins()

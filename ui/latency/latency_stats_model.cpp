@@ -9,6 +9,7 @@
 #include <QPalette>
 
 #include <algorithm>
+#include <vector>
 
 namespace rtscope {
 
@@ -69,11 +70,28 @@ void LatencyStatsModel::setLiveRows(const std::vector<LiveRow>& rows)
     const bool renamed = !std::equal(rows.begin(), rows.end(), m_live.begin(), [](const LiveRow& a, const LiveRow& b) {
         return a.name == b.name && a.color == b.color;
     });
+    // The figures shown before, to report only the cells whose text changed: a view repaints one changed cell, but
+    // its whole viewport for a range (60 times a second, most figures stay as they were).
+    const int kept = std::min(had, has);
+    std::vector<QString> before;
+    if (!renamed) {
+        before.reserve(size_t(kept) * ColumnCount);
+        for (int r = 0; r < kept; ++r)
+            for (int c = 0; c < ColumnCount; ++c)
+                before.push_back(data(index(r, c)).toString());
+    }
     std::copy(rows.begin(), rows.end(), m_live.begin());
-    if (has > 0)
-        emit dataChanged(index(0, 0), index(has - 1, ColumnCount - 1));
-    if (renamed && has > 0)
-        emit headerDataChanged(Qt::Vertical, 0, has - 1);
+    if (renamed) {
+        if (has > 0) {
+            emit dataChanged(index(0, 0), index(has - 1, ColumnCount - 1));
+            emit headerDataChanged(Qt::Vertical, 0, has - 1);
+        }
+        return;
+    }
+    for (int r = 0; r < kept; ++r)
+        for (int c = 0; c < ColumnCount; ++c)
+            if (data(index(r, c)).toString() != before[size_t(r * ColumnCount + c)])
+                emit dataChanged(index(r, c), index(r, c));
 }
 
 void LatencyStatsModel::setReference(const std::optional<LatencyRunSummary>& s)

@@ -85,9 +85,16 @@ public:
         table->horizontalHeader()->viewport()->installEventFilter(this);
         if (QAbstractItemModel* model = table->model()) {
             const auto later = [this] {
+                m_measured.clear(); // every column is measured again
                 m_pending.start();
             };
-            connect(model, &QAbstractItemModel::dataChanged, this, later);
+            // New figures: only their columns are measured again (a live table's, 60 times a second).
+            connect(model, &QAbstractItemModel::dataChanged, this,
+                    [this](const QModelIndex& from, const QModelIndex& to) {
+                        for (int c = from.column(); c <= to.column() && size_t(c) < m_measured.size(); ++c)
+                            m_measured[size_t(c)] = -1;
+                        m_pending.start();
+                    });
             connect(model, &QAbstractItemModel::headerDataChanged, this, later);
             connect(model, &QAbstractItemModel::layoutChanged, this, later);
             connect(model, &QAbstractItemModel::modelReset, this, later);
@@ -97,7 +104,11 @@ public:
         m_pending.start();
     }
 
-    void refit() { m_pending.start(); }
+    void refit()
+    {
+        m_measured.clear();
+        m_pending.start();
+    }
 
 protected:
     bool eventFilter(QObject* watched, QEvent* event) override
@@ -130,6 +141,8 @@ protected:
             return false; // the view's own tooltip: the model's ToolTipRole
         }
         const QEvent::Type t = event->type();
+        if (t == QEvent::FontChange || t == QEvent::StyleChange || t == QEvent::Show)
+            m_measured.clear();
         if (t == QEvent::Resize || t == QEvent::FontChange || t == QEvent::StyleChange || t == QEvent::Show)
             m_pending.start();
         return false;
@@ -157,8 +170,7 @@ private:
         for (int i = 0; i < n; ++i) {
             if (header->isSectionHidden(i))
                 continue;
-            content[size_t(i)] =
-                std::max(static_cast<QAbstractItemView*>(m_table)->sizeHintForColumn(i), header->minimumSectionSize());
+            content[size_t(i)] = std::max(measured(i), header->minimumSectionSize());
             want[size_t(i)] = std::max(content[size_t(i)], header->sectionSizeHint(i));
             // A stretched column (names, configurations) takes the spare width when there is some and gives way
             // first when there is none: its text elides beyond an eighth of the table, before any header does.
@@ -248,8 +260,20 @@ private:
         return v.empty() ? 0 : v.back();
     }
 
+    /// The width column @p i's cells want, measured again only after its data, the font or the layout changed.
+    int measured(int i)
+    {
+        const int n = m_table->horizontalHeader()->count();
+        if (int(m_measured.size()) != n)
+            m_measured.assign(size_t(n), -1);
+        if (m_measured[size_t(i)] < 0)
+            m_measured[size_t(i)] = static_cast<QAbstractItemView*>(m_table)->sizeHintForColumn(i);
+        return m_measured[size_t(i)];
+    }
+
     QTableView* m_table;
     QTimer m_pending;
+    std::vector<int> m_measured; ///< per column, -1: to be measured
     std::vector<QHeaderView::ResizeMode> m_modes;
     bool m_stretchLast = false;
     bool m_fitting = false;
@@ -350,6 +374,11 @@ void useFiguresHeader(QTableView* table)
     header->setSectionsClickable(old->sectionsClickable());
     header->setHighlightSections(old->highlightSections());
     header->setDefaultAlignment(old->defaultAlignment());
+    // Set up after the fitter (styleTableFont first): the eliding style and the tooltips go over to the new header.
+    if (old->style() != table->style())
+        header->setStyle(old->style());
+    if (QObject* fitter = table->findChild<QObject*>(kTableFitterName, Qt::FindDirectChildrenOnly))
+        header->viewport()->installEventFilter(fitter);
     table->setHorizontalHeader(header); // the table deletes the old one
 }
 
