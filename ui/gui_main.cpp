@@ -139,7 +139,7 @@ int runGui(int argc, char** argv)
             error = why;
             waiting.quit();
         });
-        window.target()->setTokenFile(options.targetToken);
+        window.setTargetTokenFile(options.targetToken);
         if (!window.connectTarget(target, &error)) {
             printProblems({QString("%1: %2").arg(flag, error)});
             return 1;

@@ -297,6 +297,22 @@ MainWindow::~MainWindow()
     disconnectTarget(); // the remote source refers to the connection: both go before the pages
 }
 
+TargetConnection* MainWindow::ensureTarget()
+{
+    if (!m_target) {
+        m_target = new TargetConnection(this);
+        connect(m_target, &TargetConnection::lost, this, &MainWindow::updateTargetBanner);
+        connect(m_target, &TargetConnection::opened, this, &MainWindow::targetOpened);
+        connect(m_target, &TargetConnection::failed, this, &MainWindow::targetFailed);
+    }
+    return m_target;
+}
+
+void MainWindow::setTargetTokenFile(const QString& path)
+{
+    ensureTarget()->setTokenFile(path);
+}
+
 bool MainWindow::connectTarget(const QString& target, QString* error)
 {
     const bool report = std::exchange(m_reportConnectFailure, false);
@@ -312,12 +328,7 @@ bool MainWindow::connectTarget(const QString& target, QString* error)
     const std::optional<TargetSpec> spec = parseTargetText(target, tr("target"), problem);
     if (!spec)
         return refuse(problem);
-    if (!m_target) {
-        m_target = new TargetConnection(this);
-        connect(m_target, &TargetConnection::lost, this, &MainWindow::updateTargetBanner);
-        connect(m_target, &TargetConnection::opened, this, &MainWindow::targetOpened);
-        connect(m_target, &TargetConnection::failed, this, &MainWindow::targetFailed);
-    }
+    ensureTarget();
     closeConnectingDialog(); // an attempt in progress is replaced by this one (begin() cancels it)
     if (const QString why = m_target->begin(*spec); !why.isEmpty())
         return refuse(why);

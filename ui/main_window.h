@@ -90,8 +90,10 @@ public:
     void cancelConnectTarget();
     /// Closes the link (the agent stops and leaves) and measures this machine again.
     void disconnectTarget();
-    /// Null until a target was first connected.
+    /// Null until a target was first asked for (connectTarget(), setTargetTokenFile()).
     TargetConnection* target() const { return m_target; }
+    /// The token file a tcp:// target's token is read from (`--target-token`), for this and later connections.
+    void setTargetTokenFile(const QString& path);
     bool targetConnected() const { return m_localLatencySource != nullptr; }
     /// A connection attempt is in progress.
     bool targetConnecting() const;
@@ -114,6 +116,7 @@ protected:
     void closeEvent(QCloseEvent* event) override;
 
 private:
+    TargetConnection* ensureTarget();
     void toggleRun();
     void updateActions();
     void updateGuiPlacement();

@@ -114,6 +114,24 @@ private slots:
         QCOMPARE(image.size(), QSize(1280, 800));
     }
 
+    // --target-cmd at launch (docs/remote.md, Desktop app): the window connects before it starts, measures the target
+    // and takes its picture. It crashed before it connected: the token file was set on a connection not yet made.
+    void aTargetGivenAtLaunchIsMeasured()
+    {
+        const QString shot = m_dir.filePath("target.png");
+        QProcess p;
+        p.setProcessEnvironment(offscreen(m_dir.path()));
+        p.start(binary(),
+                {"--target-cmd", binary() + " agent --stdio", "--start", "--size", "1280x800", "--screenshot", shot,
+                 "--screenshot-after", "2", "--quit-after-screenshot", "--settings", m_dir.filePath("target.ini")});
+        QVERIFY(p.waitForFinished(60000));
+        const QByteArray err = p.readAllStandardError();
+        QCOMPARE(p.exitStatus(), QProcess::NormalExit);
+        QVERIFY2(p.exitCode() == 0, err.constData());
+        QVERIFY2(err.contains("screenshot"), err.constData());
+        QVERIFY(!QImage(shot).isNull());
+    }
+
     void outputsInMissingFoldersOrThroughLinksAreRefused_data()
     {
         QTest::addColumn<QStringList>("args");

@@ -92,7 +92,7 @@ public:
             connect(model, &QAbstractItemModel::dataChanged, this,
                     [this](const QModelIndex& from, const QModelIndex& to) {
                         for (int c = from.column(); c <= to.column() && size_t(c) < m_measured.size(); ++c)
-                            m_measured[size_t(c)] = -1;
+                            m_measured[size_t(c)] = -1; // a header's title is not data: its width stays
                         m_pending.start();
                     });
             connect(model, &QAbstractItemModel::headerDataChanged, this, later);
@@ -171,7 +171,7 @@ private:
             if (header->isSectionHidden(i))
                 continue;
             content[size_t(i)] = std::max(measured(i), header->minimumSectionSize());
-            want[size_t(i)] = std::max(content[size_t(i)], header->sectionSizeHint(i));
+            want[size_t(i)] = std::max(content[size_t(i)], headerWant(i));
             // A stretched column (names, configurations) takes the spare width when there is some and gives way
             // first when there is none: its text elides beyond an eighth of the table, before any header does.
             if (m_modes[size_t(i)] == QHeaderView::Stretch)
@@ -263,17 +263,33 @@ private:
     /// The width column @p i's cells want, measured again only after its data, the font or the layout changed.
     int measured(int i)
     {
-        const int n = m_table->horizontalHeader()->count();
-        if (int(m_measured.size()) != n)
-            m_measured.assign(size_t(n), -1);
+        sizeCaches();
         if (m_measured[size_t(i)] < 0)
             m_measured[size_t(i)] = static_cast<QAbstractItemView*>(m_table)->sizeHintForColumn(i);
         return m_measured[size_t(i)];
     }
+    /// The width column @p i's header title wants (laid out text of a bold font: as costly as a cell's, and it
+    /// changes only with the titles, the font or the style, which clear both caches).
+    int headerWant(int i)
+    {
+        sizeCaches();
+        if (m_headerWant[size_t(i)] < 0)
+            m_headerWant[size_t(i)] = m_table->horizontalHeader()->sectionSizeHint(i);
+        return m_headerWant[size_t(i)];
+    }
+    void sizeCaches()
+    {
+        const size_t n = size_t(m_table->horizontalHeader()->count());
+        if (m_measured.size() != n || m_headerWant.size() != n) {
+            m_measured.assign(n, -1);
+            m_headerWant.assign(n, -1);
+        }
+    }
 
     QTableView* m_table;
     QTimer m_pending;
-    std::vector<int> m_measured; ///< per column, -1: to be measured
+    std::vector<int> m_measured;   ///< per column, -1: to be measured
+    std::vector<int> m_headerWant; ///< per column, -1: to be measured
     std::vector<QHeaderView::ResizeMode> m_modes;
     bool m_stretchLast = false;
     bool m_fitting = false;
