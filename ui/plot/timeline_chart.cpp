@@ -342,14 +342,6 @@ int TimelineChart::visibleMarkers() const
 {
     return d->canvas->markers().visibleCount();
 }
-QStringList TimelineChart::visibleMarkerLabels() const
-{
-    return d->canvas->markers().visibleLabels();
-}
-QList<double> TimelineChart::visibleMarkerLineX() const
-{
-    return d->canvas->markers().visibleLineX();
-}
 QWidget* TimelineChart::plotSurface() const
 {
     return d->canvas;

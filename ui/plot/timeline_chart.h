@@ -47,9 +47,6 @@ public:
     double latencyAxisMax() const;
     int axisUpdates() const;
     int visibleMarkers() const;
-    /// The labels of the markers shown, sorted, and the x pixel of each line shown (tests).
-    QStringList visibleMarkerLabels() const;
-    QList<double> visibleMarkerLineX() const;
     /// The widget the plot is drawn on, where a click lands (tests click it at viewPosition()).
     QWidget* plotSurface() const;
     /// The time one pixel column of the plot spans, in seconds (the precision of a click).
