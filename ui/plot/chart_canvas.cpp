@@ -2,11 +2,11 @@
 
 #include <QGraphicsLayout>
 #include <QGraphicsScene>
+#include <QLayout>
 #include <QPaintEngine>
 #include <QPaintEvent>
 #include <QPainter>
 #include <QResizeEvent>
-#include <QVBoxLayout>
 #include <QtCharts/QChart>
 #include <QtCharts/QChartView>
 
@@ -23,13 +23,7 @@ ChartCanvas::ChartCanvas(QChartView* view, QWidget* parent)
     setAttribute(Qt::WA_OpaquePaintEvent);
     setMinimumSize(view->minimumSize());
     view->hide();
-    if (auto* layout = parent->layout())
-        layout->addWidget(this);
-    else {
-        auto* fill = new QVBoxLayout(parent);
-        fill->setContentsMargins(0, 0, 0, 0);
-        fill->addWidget(this);
-    }
+    parent->layout()->addWidget(this); // the one plot::fillWithChartView() made for the view
     // The chart's own changes (axes, labels, legend, title, style, layout) arrive here a pass of the event loop after
     // they were made; the data layer never touches the chart, so a live frame does not come this way.
     connect(m_chart->scene(), &QGraphicsScene::changed, this, [this] {

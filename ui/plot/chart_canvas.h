@@ -35,7 +35,7 @@ struct CanvasCurve {
 class ChartCanvas : public QWidget {
 public:
     /// Pictures @p view's chart (the view is kept, hidden, as the chart's owner; its series carry the legend's
-    /// entries and pens but no points). Fills @p parent edge to edge.
+    /// entries and pens but no points). Takes the view's place in @p parent's layout (plot::fillWithChartView).
     ChartCanvas(QChartView* view, QWidget* parent);
 
     void setAxes(const CanvasAxis& x, const CanvasAxis& y);

@@ -51,6 +51,18 @@ bool readPercent(std::string_view token, double& out)
 
 } // namespace
 
+void OsnoiseCounts::add(const OsnoiseCounts& other)
+{
+    runtimeUs += other.runtimeUs;
+    noiseUs += other.noiseUs;
+    maxSingleUs = std::max(maxSingleUs, other.maxSingleUs);
+    hw += other.hw;
+    nmi += other.nmi;
+    irq += other.irq;
+    softirq += other.softirq;
+    thread += other.thread;
+}
+
 double OsnoiseCpuSummary::availablePercent() const
 {
     if (runtimeUs <= 0)
@@ -139,14 +151,7 @@ OsnoiseTrace readOsnoiseTrace(std::string_view text, std::string source)
             it->cpu = period->cpu;
         }
         ++it->periods;
-        it->runtimeUs += period->runtimeUs;
-        it->noiseUs += period->noiseUs;
-        it->maxSingleUs = std::max(it->maxSingleUs, period->maxSingleUs);
-        it->hw += period->hw;
-        it->nmi += period->nmi;
-        it->irq += period->irq;
-        it->softirq += period->softirq;
-        it->thread += period->thread;
+        it->add(*period);
     }
     return out;
 }

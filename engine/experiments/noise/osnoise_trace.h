@@ -20,24 +20,27 @@
 
 namespace rtscope {
 
-/// @brief One period summary line of the osnoise tracer.
-struct OsnoisePeriod {
-    int cpu = -1;
+/// @brief What the osnoise tracer counts over a period (and a sum of periods): time, noise and the interference by
+/// kind.
+struct OsnoiseCounts {
     int64_t runtimeUs = 0;
     int64_t noiseUs = 0;
-    double availablePercent = 100;
     int64_t maxSingleUs = 0;
     uint64_t hw = 0, nmi = 0, irq = 0, softirq = 0, thread = 0;
+    /// Adds @p other's times and counts; the longest single noise is the longer of the two.
+    void add(const OsnoiseCounts& other);
+};
+
+/// @brief One period summary line of the osnoise tracer.
+struct OsnoisePeriod : OsnoiseCounts {
+    int cpu = -1;
+    double availablePercent = 100;
 };
 
 /// @brief Every period of one CPU added up, as `rtla osnoise top` sums them.
-struct OsnoiseCpuSummary {
+struct OsnoiseCpuSummary : OsnoiseCounts {
     int cpu = -1;
     uint64_t periods = 0;
-    int64_t runtimeUs = 0;
-    int64_t noiseUs = 0;
-    int64_t maxSingleUs = 0;
-    uint64_t hw = 0, nmi = 0, irq = 0, softirq = 0, thread = 0;
     /// (runtime − noise) / runtime in %, from the sums (not an average of the periods' percentages).
     double availablePercent() const;
 };
