@@ -14,9 +14,13 @@ int ColumnTableModel::columnCount(const QModelIndex& parent) const
 
 QVariant ColumnTableModel::headerData(int section, Qt::Orientation orientation, int role) const
 {
-    if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
+    if (orientation != Qt::Horizontal)
         return {};
-    return headerText(section);
+    if (role == Qt::DisplayRole)
+        return headerText(section);
+    if (role == Qt::ToolTipRole)
+        return headerToolTip(section);
+    return {};
 }
 
 QVariant ColumnTableModel::headerText(int column) const
@@ -24,6 +28,12 @@ QVariant ColumnTableModel::headerText(int column) const
     if (column < 0 || column >= m_headers.size())
         return {};
     return m_headers[column];
+}
+
+QString ColumnTableModel::cell(int row, const QString& header) const
+{
+    const qsizetype column = m_headers.indexOf(header);
+    return column < 0 ? QString() : data(index(row, int(column))).toString();
 }
 
 void ColumnTableModel::allCellsChanged()

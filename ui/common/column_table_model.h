@@ -1,21 +1,32 @@
 #pragma once
-// What the result tables (contention, inversion, drift, sleep floor, run summary) share: a fixed list of column
-// headers that drives columnCount() and headerData(), and the one way their rows are replaced — in place while the
-// table keeps its shape, with a model reset when it does not.
+// What the result tables share: a fixed list of column headers that drives columnCount() and headerData() (with a
+// tooltip where a column has one), the role for unformatted values, and the one way their rows are replaced — in place
+// while the table keeps its shape, with a model reset when it does not. RowTableModel adds the vector of rows that
+// most of them are.
 #include <QAbstractTableModel>
 #include <QFont>
 #include <QStringList>
 
+#include <algorithm>
+#include <functional>
 #include <utility>
+#include <vector>
 
 namespace rtscope {
 
 class ColumnTableModel : public QAbstractTableModel {
     Q_OBJECT
 public:
+    /// The unformatted value of a cell (ns as qlonglong, counts as qulonglong, ratios as double), for sorting and
+    /// tests; what each column gives is said by its model.
+    static constexpr int RawValueRole = Qt::UserRole + 1;
+
     int columnCount(const QModelIndex& parent = {}) const override;
-    /// The horizontal headers (headerText()); nothing for the vertical ones or other roles.
+    /// The horizontal headers (headerText(), headerToolTip()); nothing for the vertical ones or other roles.
     QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
+    /// The text shown in row @p row under the header @p header; empty when there is no such cell (tests and the
+    /// screenshot checks).
+    QString cell(int row, const QString& header) const;
 
 protected:
     /// @p headers in column order: their count is the column count.
@@ -24,11 +35,17 @@ protected:
     /// The header of @p column: the one given, or nothing past the last column. A table whose header says more
     /// than a fixed text (the drift table's nominal rate) overrides it.
     virtual QVariant headerText(int column) const;
+    /// The tooltip of @p column's header: none unless the table says one.
+    virtual QVariant headerToolTip(int /*column*/) const { return {}; }
     /// Whether @p index names a cell of the table (a row below rowCount(), a column below columnCount()).
     bool isCell(const QModelIndex& index) const
     {
         return index.isValid() && index.row() < rowCount() && index.column() < columnCount();
     }
+    /// The headers, as given.
+    const QStringList& headers() const { return m_headers; }
+    /// New headers, and so a new column count: only between beginResetModel() and endResetModel().
+    void setHeaders(QStringList headers) { m_headers = std::move(headers); }
     /// dataChanged() over every cell, when there is a row.
     void allCellsChanged();
     /// @p rows becomes @p newRows: in place, with allCellsChanged(), while @p sameShape; else with a model reset.
@@ -55,6 +72,32 @@ protected:
 
 private:
     QStringList m_headers;
+};
+
+/// A ColumnTableModel whose rows are a vector of @p Row: rowCount() is their count.
+template <class Row> class RowTableModel : public ColumnTableModel {
+public:
+    int rowCount(const QModelIndex& parent = {}) const override { return parent.isValid() ? 0 : int(m_rows.size()); }
+
+protected:
+    using ColumnTableModel::ColumnTableModel;
+
+    /// The row @p index is in; only for an index that isCell().
+    const Row& rowAt(const QModelIndex& index) const { return m_rows[size_t(index.row())]; }
+    /// replaceRows() on this table's rows.
+    void assignRows(std::vector<Row> rows, bool sameShape) { replaceRows(m_rows, std::move(rows), sameShape); }
+    /// assignRows(), in place when @p rows have the same @p key (a member or a function of a row), in the same order.
+    template <class Key> void assignRowsBy(std::vector<Row> rows, Key key)
+    {
+        const bool same =
+            std::equal(rows.begin(), rows.end(), m_rows.begin(), m_rows.end(),
+                       [&](const Row& a, const Row& b) { return std::invoke(key, a) == std::invoke(key, b); });
+        assignRows(std::move(rows), same);
+    }
+    /// clearRows() on this table's rows.
+    void clearAllRows() { clearRows(m_rows); }
+
+    std::vector<Row> m_rows;
 };
 
 } // namespace rtscope

@@ -12,33 +12,25 @@ double compareSortValue(const BinPercentile& p)
 } // namespace
 
 CompareTableModel::CompareTableModel(QObject* parent)
-    : QAbstractTableModel(parent)
-{}
+    : RowTableModel({tr("File"), tr("Host"), tr("Kernel"), tr("CPUs"), tr("Samples"), tr("p50 (µs)"), tr("p99 (µs)"),
+                     tr("p99.9 (µs)"), tr("p99.99 (µs)"), tr("Max (µs)"), tr("Overflows")},
+                    parent)
+{
+    Q_ASSERT(columnCount() == ColumnCount);
+}
 
 void CompareTableModel::setResults(std::vector<ComparedResult> results, std::vector<QColor> colors)
 {
-    beginResetModel();
-    m_results = std::move(results);
-    m_colors = std::move(colors);
-    m_colors.resize(m_results.size());
-    endResetModel();
-}
-
-int CompareTableModel::rowCount(const QModelIndex& parent) const
-{
-    return parent.isValid() ? 0 : int(m_results.size());
-}
-
-int CompareTableModel::columnCount(const QModelIndex& parent) const
-{
-    return parent.isValid() ? 0 : ColumnCount;
+    colors.resize(results.size());
+    m_colors = std::move(colors); // read by data() only, and nothing is emitted before assignRows() resets
+    assignRows(std::move(results), false);
 }
 
 QVariant CompareTableModel::data(const QModelIndex& index, int role) const
 {
-    if (!index.isValid() || index.row() >= rowCount())
+    if (!isCell(index))
         return {};
-    const ComparedResult& r = m_results[size_t(index.row())];
+    const ComparedResult& r = rowAt(index);
     const auto percentile = [&](const BinPercentile& p) -> QVariant {
         if (role == SortRole)
             return compareSortValue(p);
@@ -92,16 +84,6 @@ QVariant CompareTableModel::data(const QModelIndex& index, int role) const
     default:
         return {};
     }
-}
-
-QVariant CompareTableModel::headerData(int section, Qt::Orientation orientation, int role) const
-{
-    if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
-        return QAbstractTableModel::headerData(section, orientation, role);
-    static const char* const kNames[ColumnCount] = {"File",        "Host",     "Kernel",   "CPUs",
-                                                    "Samples",     "p50 (µs)", "p99 (µs)", "p99.9 (µs)",
-                                                    "p99.99 (µs)", "Max (µs)", "Overflows"};
-    return section >= 0 && section < ColumnCount ? QVariant(tr(kNames[section])) : QVariant();
 }
 
 } // namespace rtscope

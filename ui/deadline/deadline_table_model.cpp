@@ -5,52 +5,27 @@
 namespace rtscope {
 
 DeadlineTableModel::DeadlineTableModel(QObject* parent)
-    : QAbstractTableModel(parent)
+    : RowTableModel({}, parent)
 {}
 
 void DeadlineTableModel::setRows(const QStringList& headers, std::vector<Row> rows)
 {
-    if (headers != m_headers) {
+    if (headers != this->headers()) {
         beginResetModel();
-        m_headers = headers;
+        setHeaders(headers);
         m_rows = std::move(rows);
         endResetModel();
         return;
     }
-    if (rows.size() != m_rows.size()) {
-        beginResetModel();
-        m_rows = std::move(rows);
-        endResetModel();
-        return;
-    }
-    m_rows = std::move(rows);
-    if (!m_rows.empty())
-        emit dataChanged(index(0, 0), index(rowCount() - 1, columnCount() - 1));
-}
-
-QString DeadlineTableModel::cell(int row, const QString& header) const
-{
-    const int col = m_headers.indexOf(header);
-    if (row < 0 || size_t(row) >= m_rows.size() || col < 0)
-        return {};
-    return m_rows[size_t(row)].cells.value(col);
-}
-
-int DeadlineTableModel::rowCount(const QModelIndex& parent) const
-{
-    return parent.isValid() ? 0 : int(m_rows.size());
-}
-
-int DeadlineTableModel::columnCount(const QModelIndex& parent) const
-{
-    return parent.isValid() ? 0 : int(m_headers.size());
+    const bool sameCount = rows.size() == m_rows.size();
+    assignRows(std::move(rows), sameCount);
 }
 
 QVariant DeadlineTableModel::data(const QModelIndex& index, int role) const
 {
-    if (!index.isValid() || size_t(index.row()) >= m_rows.size())
+    if (!isCell(index))
         return {};
-    const Row& r = m_rows[size_t(index.row())];
+    const Row& r = rowAt(index);
     switch (role) {
     case Qt::DisplayRole:
         return r.cells.value(index.column());
@@ -65,13 +40,6 @@ QVariant DeadlineTableModel::data(const QModelIndex& index, int role) const
     default:
         return {};
     }
-}
-
-QVariant DeadlineTableModel::headerData(int section, Qt::Orientation orientation, int role) const
-{
-    if (orientation == Qt::Horizontal && role == Qt::DisplayRole)
-        return m_headers.value(section);
-    return {};
 }
 
 } // namespace rtscope

@@ -20,41 +20,29 @@ QString machineText(const std::string& machineText)
 
 } // namespace
 
+FindingsModel::FindingsModel(QObject* parent)
+    : RowTableModel(
+          {tr("#"), tr("Tail"), tr("Culprit"), tr("Fix"), tr("Applies"), tr("Trial"), tr("p99 without → with")}, parent)
+{
+    Q_ASSERT(columnCount() == ColumnCount);
+}
+
 void FindingsModel::setFindings(const std::vector<Finding>& findings)
 {
-    const bool sameRows = findings.size() == m_findings.size() &&
-                          std::equal(findings.begin(), findings.end(), m_findings.begin(),
-                                     [](const Finding& a, const Finding& b) { return a.id == b.id; });
-    if (!sameRows)
-        beginResetModel();
-    m_findings = findings;
-    if (!sameRows)
-        endResetModel();
-    else if (!m_findings.empty())
-        emit dataChanged(index(0, 0), index(rowCount() - 1, ColumnCount - 1));
+    assignRowsBy(findings, &Finding::id);
 }
 
 const Finding* FindingsModel::finding(int row) const
 {
-    return row >= 0 && row < rowCount() ? &m_findings[size_t(row)] : nullptr;
+    return row >= 0 && row < rowCount() ? &m_rows[size_t(row)] : nullptr;
 }
 
 int FindingsModel::rowOf(const std::string& id) const
 {
-    for (size_t i = 0; i < m_findings.size(); ++i)
-        if (m_findings[i].id == id)
+    for (size_t i = 0; i < m_rows.size(); ++i)
+        if (m_rows[i].id == id)
             return int(i);
     return -1;
-}
-
-int FindingsModel::rowCount(const QModelIndex& parent) const
-{
-    return parent.isValid() ? 0 : int(m_findings.size());
-}
-
-int FindingsModel::columnCount(const QModelIndex& parent) const
-{
-    return parent.isValid() ? 0 : ColumnCount;
 }
 
 QString FindingsModel::verdictText(const Finding& f)
@@ -126,30 +114,10 @@ QVariant FindingsModel::data(const QModelIndex& index, int role) const
     return {};
 }
 
-QVariant FindingsModel::headerData(int section, Qt::Orientation orientation, int role) const
+QVariant FindingsModel::headerToolTip(int column) const
 {
-    if (orientation == Qt::Horizontal && role == Qt::ToolTipRole && section == Share)
+    if (column == Share)
         return tr("The share of the worst wake-ups' lateness this finding explains");
-    if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
-        return QAbstractTableModel::headerData(section, orientation, role);
-    switch (Column(section)) {
-    case Rank:
-        return tr("#");
-    case Share:
-        return tr("Tail");
-    case Culprit:
-        return tr("Culprit");
-    case Fix:
-        return tr("Fix");
-    case When:
-        return tr("Applies");
-    case Verdict:
-        return tr("Trial");
-    case P99:
-        return tr("p99 without → with");
-    case ColumnCount:
-        break;
-    }
     return {};
 }
 

@@ -14,19 +14,19 @@
 namespace rtscope {
 
 LatencyStatsModel::LatencyStatsModel(QObject* parent)
-    : QAbstractTableModel(parent)
-{}
+    // The unit on a second line: one word wide, so every column, "dropped" included, fits at 1366×768.
+    : ColumnTableModel({tr("samples"), tr("min\nµs"), tr("avg\nµs"), tr("p50\nµs"), tr("p90\nµs"), tr("p99\nµs"),
+                        tr("p99.9\nµs"), tr("max\nµs"), tr("skipped"), tr("dropped"), tr("config")},
+                       parent)
+{
+    Q_ASSERT(columnCount() == ColumnCount);
+}
 
 int LatencyStatsModel::rowCount(const QModelIndex& parent) const
 {
     if (parent.isValid())
         return 0;
     return int(m_live.size()) + int(m_reference.has_value());
-}
-
-int LatencyStatsModel::columnCount(const QModelIndex& parent) const
-{
-    return parent.isValid() ? 0 : ColumnCount;
 }
 
 LatencyStatsModel::RowKind LatencyStatsModel::rowKind(int row) const
@@ -206,27 +206,22 @@ QVariant LatencyStatsModel::headerData(int section, Qt::Orientation orientation,
         }
         return {};
     }
-    if (section < 0 || section >= ColumnCount)
-        return {};
-    if (role == Qt::DisplayRole) {
-        // The unit on a second line: one word wide, so every column, "dropped" included, fits at 1366×768.
-        static const char* const names[] = {"samples",   "min\nµs", "avg\nµs", "p50\nµs", "p90\nµs", "p99\nµs",
-                                            "p99.9\nµs", "max\nµs", "skipped", "dropped", "config"};
-        return tr(names[section]);
+    return ColumnTableModel::headerData(section, orientation, role);
+}
+
+QVariant LatencyStatsModel::headerToolTip(int column) const
+{
+    switch (column) {
+    case Skipped:
+        return tr("Periods missed entirely");
+    case Dropped:
+        return tr("Samples lost because the ring buffer was full (must be 0)");
+    case Config:
+        return tr("The configuration that produced the figures");
+    default:
+        return column >= 0 && column < ColumnCount ? tr("Latency = actual wake-up − deadline, in microseconds")
+                                                   : QVariant();
     }
-    if (role == Qt::ToolTipRole) {
-        switch (section) {
-        case Skipped:
-            return tr("Periods missed entirely");
-        case Dropped:
-            return tr("Samples lost because the ring buffer was full (must be 0)");
-        case Config:
-            return tr("The configuration that produced the figures");
-        default:
-            return tr("Latency = actual wake-up − deadline, in microseconds");
-        }
-    }
-    return {};
 }
 
 } // namespace rtscope

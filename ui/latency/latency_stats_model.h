@@ -3,7 +3,7 @@
 // held, one for the reference, so the runs of a comparison sit next to each other with the configs that produced them.
 #include "ui/common/latency_view_data.h"
 
-#include <QAbstractTableModel>
+#include "ui/common/column_table_model.h"
 #include <QColor>
 
 #include <optional>
@@ -11,13 +11,12 @@
 
 namespace rtscope {
 
-class LatencyStatsModel : public QAbstractTableModel {
+class LatencyStatsModel : public ColumnTableModel {
     Q_OBJECT
 public:
     enum Column { Samples, Min, Avg, P50, P90, P99, P999, Max, Skipped, Dropped, Config, ColumnCount };
     enum class RowKind { Live, Reference };
-    /// The unformatted value: nanoseconds (qlonglong or double for Avg), counts (qulonglong), the label.
-    static constexpr int RawValueRole = Qt::UserRole + 1;
+    // RawValueRole: nanoseconds (qlonglong or double for Avg), counts (qulonglong), the label.
 
     explicit LatencyStatsModel(QObject* parent = nullptr);
 
@@ -39,9 +38,12 @@ public:
     RowKind rowKind(int row) const;
 
     int rowCount(const QModelIndex& parent = {}) const override;
-    int columnCount(const QModelIndex& parent = {}) const override;
     QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
+    /// The columns' headers, and each row's name in the run's colour.
     QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
+
+protected:
+    QVariant headerToolTip(int column) const override;
 
 private:
     const LatencyRunSummary& summary(int row) const;

@@ -36,52 +36,28 @@ QString noiseCountText(uint64_t count)
 }
 
 NoiseCulpritModel::NoiseCulpritModel(QObject* parent)
-    : QAbstractTableModel(parent)
-{}
+    : RowTableModel({tr("Kind"), tr("Name"), tr("CPU"), tr("PID · sched"), tr("Count"), tr("Total"), tr("% of CPU"),
+                     tr("Max single")},
+                    parent)
+{
+    Q_ASSERT(columnCount() == Columns);
+}
 
 void NoiseCulpritModel::setCulprits(const std::vector<NoiseCulprit>& culprits)
 {
-    if (culprits.size() != m_rows.size()) {
-        beginResetModel();
-        m_rows = culprits;
-        endResetModel();
-        return;
-    }
-    m_rows = culprits;
-    if (!m_rows.empty())
-        emit dataChanged(index(0, 0), index(rowCount() - 1, Columns - 1));
+    assignRows(culprits, culprits.size() == m_rows.size());
 }
 
 void NoiseCulpritModel::clear()
 {
-    beginResetModel();
-    m_rows.clear();
-    endResetModel();
-}
-
-int NoiseCulpritModel::rowCount(const QModelIndex& parent) const
-{
-    return parent.isValid() ? 0 : int(m_rows.size());
-}
-
-int NoiseCulpritModel::columnCount(const QModelIndex& parent) const
-{
-    return parent.isValid() ? 0 : Columns;
-}
-
-QString NoiseCulpritModel::cell(int row, const QString& header) const
-{
-    for (int c = 0; c < Columns; ++c)
-        if (headerData(c, Qt::Horizontal).toString() == header)
-            return data(index(row, c)).toString();
-    return {};
+    clearAllRows();
 }
 
 QVariant NoiseCulpritModel::data(const QModelIndex& index, int role) const
 {
-    if (!index.isValid() || index.row() >= int(m_rows.size()))
+    if (!isCell(index))
         return {};
-    const NoiseCulprit& r = m_rows[size_t(index.row())];
+    const NoiseCulprit& r = rowAt(index);
     if (role == Qt::DecorationRole && index.column() == Kind)
         return NoiseCpuBars::partColor(noisePartOf(r.kind), plot::isDarkPalette(QGuiApplication::palette()));
     if (role == Qt::TextAlignmentRole)
@@ -145,47 +121,20 @@ QVariant NoiseCulpritModel::data(const QModelIndex& index, int role) const
     return {};
 }
 
-QVariant NoiseCulpritModel::headerData(int section, Qt::Orientation orientation, int role) const
+QVariant NoiseCulpritModel::headerToolTip(int column) const
 {
-    if (orientation != Qt::Horizontal)
-        return {};
-    if (role == Qt::ToolTipRole) {
-        switch (Column(section)) {
-        case Count:
-            return tr("How many times it ran inside a gap of the poller");
-        case Total:
-            return tr("Its time inside the poller's gaps, over the whole run");
-        case Percent:
-            return tr("That time as a share of the measured CPU's runtime");
-        case MaxSingle:
-            return tr("Its longest single stretch inside one gap");
-        default:
-            return {};
-        }
-    }
-    if (role != Qt::DisplayRole)
-        return {};
-    switch (Column(section)) {
-    case Kind:
-        return tr("Kind");
-    case Name:
-        return tr("Name");
-    case Cpu:
-        return tr("CPU");
-    case PidSched:
-        return tr("PID · sched");
+    switch (column) {
     case Count:
-        return tr("Count");
+        return tr("How many times it ran inside a gap of the poller");
     case Total:
-        return tr("Total");
+        return tr("Its time inside the poller's gaps, over the whole run");
     case Percent:
-        return tr("% of CPU");
+        return tr("That time as a share of the measured CPU's runtime");
     case MaxSingle:
-        return tr("Max single");
-    case Columns:
-        break;
+        return tr("Its longest single stretch inside one gap");
+    default:
+        return {};
     }
-    return {};
 }
 
 } // namespace rtscope

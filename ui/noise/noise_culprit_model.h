@@ -6,7 +6,7 @@
 #include "engine/experiments/noise/noise_snapshot.h"
 #include "ui/plot/noise_cpu_bars.h"
 
-#include <QAbstractTableModel>
+#include "ui/common/column_table_model.h"
 
 #include <vector>
 
@@ -17,11 +17,10 @@ NoisePart noisePartOf(NoiseKind kind);
 /// A count in groups of three digits with thin spaces ("40 000 000"): readable from the back of a room.
 QString noiseCountText(uint64_t count);
 
-class NoiseCulpritModel : public QAbstractTableModel {
+class NoiseCulpritModel : public RowTableModel<NoiseCulprit> {
     Q_OBJECT
 public:
-    /// Unformatted values (ns as qlonglong, percent as double, counts as qulonglong), for sorting and tests.
-    static constexpr int RawValueRole = Qt::UserRole + 1;
+    // RawValueRole: ns as qlonglong, percent as double, counts as qulonglong.
     enum Column { Kind, Name, Cpu, PidSched, Count, Total, Percent, MaxSingle, Columns };
 
     explicit NoiseCulpritModel(QObject* parent = nullptr);
@@ -29,16 +28,11 @@ public:
     void setCulprits(const std::vector<NoiseCulprit>& culprits);
     void clear();
     const std::vector<NoiseCulprit>& culprits() const { return m_rows; }
-    /// The text shown in row @p row under the header @p header (tests and the screenshot check).
-    QString cell(int row, const QString& header) const;
 
-    int rowCount(const QModelIndex& parent = {}) const override;
-    int columnCount(const QModelIndex& parent = {}) const override;
     QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
-    QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
 
-private:
-    std::vector<NoiseCulprit> m_rows;
+protected:
+    QVariant headerToolTip(int column) const override;
 };
 
 } // namespace rtscope

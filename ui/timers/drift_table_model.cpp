@@ -22,19 +22,19 @@ QString slopeText(double nsPerTick)
 } // namespace
 
 DriftTableModel::DriftTableModel(QObject* parent)
-    : ColumnTableModel({tr("Method"), tr("Tick N"), tr("Drift after N"), tr("Slope"), tr("Rate"), tr("of nominal"),
-                        tr("Missed"), tr("Lateness p50"), tr("p99"), tr("Dropped")},
-                       parent)
+    : RowTableModel({tr("Method"), tr("Tick N"), tr("Drift after N"), tr("Slope"), tr("Rate"), tr("of nominal"),
+                     tr("Missed"), tr("Lateness p50"), tr("p99"), tr("Dropped")},
+                    parent)
 {
     Q_ASSERT(columnCount() == Count);
 }
 
 void DriftTableModel::setSnapshot(const DriftSnapshot& s)
 {
-    std::vector<Row> rows;
+    std::vector<DriftTableRow> rows;
     rows.reserve(s.methods.size());
     for (const DriftMethodStats& m : s.methods) {
-        Row r;
+        DriftTableRow r;
         r.method = m.method;
         r.lastTick = m.lastTick;
         r.driftNs = m.driftNs;
@@ -50,28 +50,20 @@ void DriftTableModel::setSnapshot(const DriftSnapshot& s)
         rows.push_back(std::move(r));
     }
     m_nominalHz = s.nominalHz;
-    bool sameMethods = rows.size() == m_rows.size();
-    for (size_t i = 0; sameMethods && i < rows.size(); ++i)
-        sameMethods = rows[i].method == m_rows[i].method;
-    replaceRows(m_rows, std::move(rows), sameMethods);
+    assignRowsBy(std::move(rows), &DriftTableRow::method);
     emit headerDataChanged(Qt::Horizontal, 0, Count - 1);
 }
 
 void DriftTableModel::clear()
 {
-    clearRows(m_rows);
-}
-
-int DriftTableModel::rowCount(const QModelIndex& parent) const
-{
-    return parent.isValid() ? 0 : int(m_rows.size());
+    clearAllRows();
 }
 
 QVariant DriftTableModel::data(const QModelIndex& index, int role) const
 {
     if (!isCell(index))
         return {};
-    const Row& r = m_rows[size_t(index.row())];
+    const DriftTableRow& r = rowAt(index);
     if (role == RawValueRole) {
         switch (Column(index.column())) {
         case Method:

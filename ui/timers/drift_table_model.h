@@ -9,11 +9,26 @@
 
 namespace rtscope {
 
-class DriftTableModel : public ColumnTableModel {
+/// One method's row of the drift table.
+struct DriftTableRow {
+    WaiterKind method = WaiterKind::Absolute;
+    int64_t lastTick = 0;
+    int64_t driftNs = 0;
+    double slopeNs = 0;
+    double rateHz = 0;
+    double ratePercent = 0;
+    uint64_t missed = 0;
+    int64_t p50Ns = 0;
+    int64_t p99Ns = 0;
+    uint64_t drops = 0;
+    uint64_t wakes = 0;
+    std::string error;
+};
+
+class DriftTableModel : public RowTableModel<DriftTableRow> {
     Q_OBJECT
 public:
-    /// Unformatted values (ns as qlonglong, slope and rates as double, counts as qulonglong).
-    static constexpr int RawValueRole = Qt::UserRole + 1;
+    // RawValueRole: ns as qlonglong, slope and rates as double, counts as qulonglong.
     enum Column { Method, Ticks, Drift, Slope, RateHz, RatePercent, Missed, LatenessP50, LatenessP99, Dropped, Count };
 
     explicit DriftTableModel(QObject* parent = nullptr);
@@ -22,7 +37,6 @@ public:
     void setSnapshot(const DriftSnapshot& snapshot);
     void clear();
 
-    int rowCount(const QModelIndex& parent = {}) const override;
     QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
 
 protected:
@@ -30,21 +44,6 @@ protected:
     QVariant headerText(int column) const override;
 
 private:
-    struct Row {
-        WaiterKind method = WaiterKind::Absolute;
-        int64_t lastTick = 0;
-        int64_t driftNs = 0;
-        double slopeNs = 0;
-        double rateHz = 0;
-        double ratePercent = 0;
-        uint64_t missed = 0;
-        int64_t p50Ns = 0;
-        int64_t p99Ns = 0;
-        uint64_t drops = 0;
-        uint64_t wakes = 0;
-        std::string error;
-    };
-    std::vector<Row> m_rows;
     double m_nominalHz = 0;
 };
 

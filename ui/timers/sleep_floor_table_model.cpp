@@ -23,42 +23,31 @@ QString ratio(double r)
 } // namespace
 
 SleepFloorTableModel::SleepFloorTableModel(QObject* parent)
-    : ColumnTableModel({tr("Requested"), tr("Method"), tr("Samples"), tr("Median"), tr("p99"), tr("Max"),
-                        tr("Overshoot"), tr("× request"), tr("CPU per wait"), tr("CPU share")},
-                       parent)
+    : RowTableModel({tr("Requested"), tr("Method"), tr("Samples"), tr("Median"), tr("p99"), tr("Max"), tr("Overshoot"),
+                     tr("× request"), tr("CPU per wait"), tr("CPU share")},
+                    parent)
 {
     Q_ASSERT(columnCount() == Count);
 }
 
 void SleepFloorTableModel::setSnapshot(const SleepFloorSnapshot& s)
 {
-    const bool sameShape = s.cells.size() == m_cells.size() && s.config.methods.size() == m_methods;
-    if (!sameShape) {
-        beginResetModel();
-        m_cells = s.cells;
-        m_methods = std::max<size_t>(1, s.config.methods.size());
-        endResetModel();
-        return;
-    }
-    m_cells = s.cells;
-    allCellsChanged();
+    const size_t methods = std::max<size_t>(1, s.config.methods.size());
+    const bool sameShape = s.cells.size() == m_rows.size() && methods == m_methods;
+    m_methods = methods; // read by data() only, and nothing is emitted before assignRows() resets or updates
+    assignRows(s.cells, sameShape);
 }
 
 void SleepFloorTableModel::clear()
 {
-    clearRows(m_cells);
-}
-
-int SleepFloorTableModel::rowCount(const QModelIndex& parent) const
-{
-    return parent.isValid() ? 0 : int(m_cells.size());
+    clearAllRows();
 }
 
 QVariant SleepFloorTableModel::data(const QModelIndex& index, int role) const
 {
     if (!isCell(index))
         return {};
-    const SleepFloorCell& c = m_cells[size_t(index.row())];
+    const SleepFloorCell& c = rowAt(index);
     const bool any = c.samples > 0;
     if (role == RawValueRole) {
         switch (Column(index.column())) {

@@ -9,11 +9,10 @@
 
 namespace rtscope {
 
-class SleepFloorTableModel : public ColumnTableModel {
+class SleepFloorTableModel : public RowTableModel<SleepFloorCell> {
     Q_OBJECT
 public:
-    /// Unformatted values (ns as qlonglong, ratios as double, counts as qulonglong).
-    static constexpr int RawValueRole = Qt::UserRole + 1;
+    // RawValueRole: ns as qlonglong, ratios as double, counts as qulonglong.
     enum Column { Request, Method, Samples, Median, P99, Max, Overshoot, Ratio, CpuPerWait, CpuShare, Count };
 
     explicit SleepFloorTableModel(QObject* parent = nullptr);
@@ -21,11 +20,9 @@ public:
     void setSnapshot(const SleepFloorSnapshot& snapshot);
     void clear();
 
-    int rowCount(const QModelIndex& parent = {}) const override;
     QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
 
 private:
-    std::vector<SleepFloorCell> m_cells;
     size_t m_methods = 1;
 };
 

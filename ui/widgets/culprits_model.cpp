@@ -10,43 +10,23 @@
 namespace rtscope {
 
 CulpritsModel::CulpritsModel(QObject* parent)
-    : QAbstractTableModel(parent)
-{}
+    : RowTableModel({tr("Kind"), tr("Name"), tr("ID"), tr("Priority"), tr("Wake-ups"), tr("Total"), tr("Worst")},
+                    parent)
+{
+    Q_ASSERT(columnCount() == ColumnCount);
+}
 
 void CulpritsModel::setCulprits(const std::vector<CulpritRow>& rows, uint64_t analysed)
 {
-    const bool same = rows.size() == m_rows.size() && std::equal(rows.begin(), rows.end(), m_rows.begin(),
-                                                                 [](const CulpritRow& x, const CulpritRow& y) {
-                                                                     return x.kind == y.kind && x.id == y.id;
-                                                                 });
-    if (same) {
-        m_rows = rows;
-        m_analysed = analysed;
-        if (!m_rows.empty())
-            emit dataChanged(index(0, 0), index(int(m_rows.size()) - 1, ColumnCount - 1));
-        return;
-    }
-    beginResetModel();
-    m_rows = rows;
-    m_analysed = analysed;
-    endResetModel();
-}
-
-int CulpritsModel::rowCount(const QModelIndex& parent) const
-{
-    return parent.isValid() ? 0 : int(m_rows.size());
-}
-
-int CulpritsModel::columnCount(const QModelIndex& parent) const
-{
-    return parent.isValid() ? 0 : ColumnCount;
+    m_analysed = analysed; // read by data() only, and nothing is emitted before assignRowsBy() resets or updates
+    assignRowsBy(rows, [](const CulpritRow& r) { return std::pair(r.kind, r.id); });
 }
 
 QVariant CulpritsModel::data(const QModelIndex& index, int role) const
 {
-    if (!index.isValid() || size_t(index.row()) >= m_rows.size())
+    if (!isCell(index))
         return {};
-    const CulpritRow& r = m_rows[size_t(index.row())];
+    const CulpritRow& r = rowAt(index);
     const bool task = r.kind == CulpritKind::Task;
     if (role == RawValueRole) {
         switch (index.column()) {
@@ -101,11 +81,8 @@ QVariant CulpritsModel::data(const QModelIndex& index, int role) const
             return int(Qt::AlignRight | Qt::AlignVCenter);
         return int(Qt::AlignLeft | Qt::AlignVCenter);
     }
-    if (role == Qt::FontRole && index.column() == Name) {
-        QFont f;
-        f.setBold(true);
-        return f;
-    }
+    if (role == Qt::FontRole && index.column() == Name)
+        return boldFont();
     if (role == Qt::ToolTipRole && index.column() == Wakeups && m_analysed > 0)
         return tr("%1 of the %2 wake-ups analysed (%3 %)")
             .arg(r.wakeups)
@@ -130,46 +107,21 @@ QVariant CulpritsModel::data(const QModelIndex& index, int role) const
     return {};
 }
 
-QVariant CulpritsModel::headerData(int section, Qt::Orientation orientation, int role) const
+QVariant CulpritsModel::headerToolTip(int column) const
 {
-    if (orientation != Qt::Horizontal)
+    switch (column) {
+    case Wakeups:
+        return tr("How many of the %1 analysed wake-ups it held up (and their share)").arg(m_analysed);
+    case Total:
+        return tr("Its time between the timer and the switch-in, summed over every wake-up it delayed");
+    case Worst:
+        return tr("Its largest share of one wake-up's latency");
+    case Prio:
+        return tr("As the scheduler events name it: RT n = SCHED_FIFO or SCHED_RR priority n; nice n = "
+                  "SCHED_OTHER, BATCH or IDLE at that nice value; DEADLINE");
+    default:
         return {};
-    if (role == Qt::DisplayRole) {
-        switch (section) {
-        case Kind:
-            return tr("Kind");
-        case Name:
-            return tr("Name");
-        case Id:
-            return tr("ID");
-        case Prio:
-            return tr("Priority");
-        case Wakeups:
-            return tr("Wake-ups");
-        case Total:
-            return tr("Total");
-        case Worst:
-            return tr("Worst");
-        default:
-            return {};
-        }
     }
-    if (role == Qt::ToolTipRole) {
-        switch (section) {
-        case Wakeups:
-            return tr("How many of the %1 analysed wake-ups it held up (and their share)").arg(m_analysed);
-        case Total:
-            return tr("Its time between the timer and the switch-in, summed over every wake-up it delayed");
-        case Worst:
-            return tr("Its largest share of one wake-up's latency");
-        case Prio:
-            return tr("As the scheduler events name it: RT n = SCHED_FIFO or SCHED_RR priority n; nice n = "
-                      "SCHED_OTHER, BATCH or IDLE at that nice value; DEADLINE");
-        default:
-            return {};
-        }
-    }
-    return {};
 }
 
 } // namespace rtscope

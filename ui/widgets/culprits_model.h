@@ -4,20 +4,19 @@
 // most total time first), with how many wake-ups it delayed, its total and its worst share of one.
 #include "engine/pipeline/wakeup_anatomy.h"
 
-#include <QAbstractTableModel>
+#include "ui/common/column_table_model.h"
 
 #include <cstdint>
 #include <vector>
 
 namespace rtscope {
 
-class CulpritsModel : public QAbstractTableModel {
+class CulpritsModel : public RowTableModel<CulpritRow> {
     Q_OBJECT
 public:
     enum Column { Kind, Name, Id, Prio, Wakeups, Total, Worst, ColumnCount };
-    /// Unformatted: ns (qlonglong) for Total and Worst, the count (qulonglong), the id (qlonglong), the kernel prio
-    /// (int, −2 unknown), the rest as shown.
-    static constexpr int RawValueRole = Qt::UserRole + 1;
+    // RawValueRole: ns (qlonglong) for Total and Worst, the count (qulonglong), the id (qlonglong), the kernel prio
+    // (int, −2 unknown), the rest as shown.
 
     explicit CulpritsModel(QObject* parent = nullptr);
 
@@ -26,13 +25,12 @@ public:
     void setCulprits(const std::vector<CulpritRow>& rows, uint64_t analysed);
     const std::vector<CulpritRow>& rows() const { return m_rows; }
 
-    int rowCount(const QModelIndex& parent = {}) const override;
-    int columnCount(const QModelIndex& parent = {}) const override;
     QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
-    QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
+
+protected:
+    QVariant headerToolTip(int column) const override;
 
 private:
-    std::vector<CulpritRow> m_rows;
     uint64_t m_analysed = 0;
 };
 

@@ -8,6 +8,8 @@
 #include <QFont>
 
 #include <algorithm>
+#include <tuple>
+#include <utility>
 
 namespace rtscope {
 
@@ -69,12 +71,14 @@ QString mainCulprit(const WakeupAnatomy& a)
 }
 
 WorstWakeupsModel::WorstWakeupsModel(QObject* parent)
-    : QAbstractTableModel(parent)
-{}
+    : RowTableModel({tr("Rank"), tr("Latency"), tr("CPU"), tr("When"), tr("Culprit"), tr("Verdict")}, parent)
+{
+    Q_ASSERT(columnCount() == ColumnCount);
+}
 
 void WorstWakeupsModel::setTracing(std::shared_ptr<const LatencyTracing> tracing, int64_t startNs, int64_t nowNs)
 {
-    std::vector<Row> rows;
+    std::vector<WorstWakeupRow> rows;
     if (tracing) {
         const AnatomyFigures& f = tracing->figures;
         int rank = 0;
@@ -89,27 +93,13 @@ void WorstWakeupsModel::setTracing(std::shared_ptr<const LatencyTracing> tracing
                 rows.push_back({&*it, true, 0});
         }
     }
-    const bool same = rows.size() == m_rows.size() &&
-                      std::equal(rows.begin(), rows.end(), m_rows.begin(), [](const Row& x, const Row& y) {
-                          return x.wakeup->thread == y.wakeup->thread && x.wakeup->seq == y.wakeup->seq &&
-                                 x.over == y.over && x.rank == y.rank;
-                      });
-    if (same) {
-        // The same wake-ups: only "when" moves on (and the rows now point into the new figures).
-        m_tracing = std::move(tracing);
-        m_rows = std::move(rows);
-        m_startNs = startNs;
-        m_nowNs = nowNs;
-        if (!m_rows.empty())
-            emit dataChanged(index(0, 0), index(int(m_rows.size()) - 1, ColumnCount - 1));
-        return;
-    }
-    beginResetModel();
-    m_tracing = std::move(tracing);
-    m_rows = std::move(rows);
+    // The old rows point into the old tracing: it lives until they are replaced. With the same wake-ups listed, only
+    // "when" moves on (and the rows now point into the new figures).
+    const std::shared_ptr<const LatencyTracing> old = std::exchange(m_tracing, std::move(tracing));
     m_startNs = startNs;
     m_nowNs = nowNs;
-    endResetModel();
+    assignRowsBy(std::move(rows),
+                 [](const WorstWakeupRow& r) { return std::tuple(r.wakeup->thread, r.wakeup->seq, r.over, r.rank); });
 }
 
 const TracedWakeup* WorstWakeupsModel::wakeup(int row) const
@@ -130,21 +120,11 @@ int WorstWakeupsModel::rowOf(size_t thread, uint64_t seq) const
     return -1;
 }
 
-int WorstWakeupsModel::rowCount(const QModelIndex& parent) const
-{
-    return parent.isValid() ? 0 : int(m_rows.size());
-}
-
-int WorstWakeupsModel::columnCount(const QModelIndex& parent) const
-{
-    return parent.isValid() ? 0 : ColumnCount;
-}
-
 QVariant WorstWakeupsModel::data(const QModelIndex& index, int role) const
 {
-    if (!index.isValid() || size_t(index.row()) >= m_rows.size())
+    if (!isCell(index))
         return {};
-    const Row& r = m_rows[size_t(index.row())];
+    const WorstWakeupRow& r = rowAt(index);
     const WakeupAnatomy& a = r.wakeup->anatomy;
     const int64_t threshold = m_tracing ? m_tracing->thresholdNs : 0;
     const int cpu = a.runCpu >= 0 ? a.runCpu : a.query.cpu;
@@ -200,49 +180,23 @@ QVariant WorstWakeupsModel::data(const QModelIndex& index, int role) const
             return int(Qt::AlignRight | Qt::AlignVCenter);
         return int(Qt::AlignLeft | Qt::AlignVCenter);
     }
-    if (role == Qt::FontRole && index.column() == Latency) {
-        QFont f;
-        f.setBold(true);
-        return f;
-    }
+    if (role == Qt::FontRole && index.column() == Latency)
+        return boldFont();
     if (role == Qt::ForegroundRole && index.column() == List && r.over)
         return QBrush(QColor(colors::kWarningRed));
     return {};
 }
 
-QVariant WorstWakeupsModel::headerData(int section, Qt::Orientation orientation, int role) const
+QVariant WorstWakeupsModel::headerToolTip(int column) const
 {
-    if (orientation != Qt::Horizontal)
+    switch (column) {
+    case List:
+        return tr("#N: the Nth worst wake-up so far; \"over …\": later than the threshold");
+    case Culprit:
+        return tr("The cause of the largest part of the latency");
+    default:
         return {};
-    if (role == Qt::DisplayRole) {
-        switch (section) {
-        case List:
-            return tr("Rank");
-        case Latency:
-            return tr("Latency");
-        case Cpu:
-            return tr("CPU");
-        case When:
-            return tr("When");
-        case Culprit:
-            return tr("Culprit");
-        case Verdict:
-            return tr("Verdict");
-        default:
-            return {};
-        }
     }
-    if (role == Qt::ToolTipRole) {
-        switch (section) {
-        case List:
-            return tr("#N: the Nth worst wake-up so far; \"over …\": later than the threshold");
-        case Culprit:
-            return tr("The cause of the largest part of the latency");
-        default:
-            return {};
-        }
-    }
-    return {};
 }
 
 } // namespace rtscope

@@ -5,7 +5,7 @@
 // alive (shared_ptr), so wakeup(row) stays valid until the next setTracing().
 #include "engine/experiments/latency/latency_run.h"
 
-#include <QAbstractTableModel>
+#include "ui/common/column_table_model.h"
 
 #include <memory>
 #include <vector>
@@ -17,12 +17,18 @@ namespace rtscope {
 /// or every part, is unknown.
 QString mainCulprit(const WakeupAnatomy& anatomy);
 
-class WorstWakeupsModel : public QAbstractTableModel {
+/// A row of the list: a wake-up of the run's LatencyTracing.
+struct WorstWakeupRow {
+    const TracedWakeup* wakeup = nullptr;
+    bool over = false;
+    int rank = 0; ///< 1-based among the worst; 0 for one over the threshold only
+};
+
+class WorstWakeupsModel : public RowTableModel<WorstWakeupRow> {
     Q_OBJECT
 public:
     enum Column { List, Latency, Cpu, When, Culprit, Verdict, ColumnCount };
-    /// Unformatted: latency and "when" in ns (qlonglong), the CPU (int), the rest as shown.
-    static constexpr int RawValueRole = Qt::UserRole + 1;
+    // RawValueRole: latency and "when" in ns (qlonglong), the CPU (int), the rest as shown.
 
     explicit WorstWakeupsModel(QObject* parent = nullptr);
 
@@ -37,20 +43,13 @@ public:
     /// The row of the wake-up with @p seq of measuring thread @p thread; -1 when it is not listed.
     int rowOf(size_t thread, uint64_t seq) const;
 
-    int rowCount(const QModelIndex& parent = {}) const override;
-    int columnCount(const QModelIndex& parent = {}) const override;
     QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
-    QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
+
+protected:
+    QVariant headerToolTip(int column) const override;
 
 private:
-    struct Row {
-        const TracedWakeup* wakeup = nullptr;
-        bool over = false;
-        int rank = 0; ///< 1-based among the worst; 0 for one over the threshold only
-    };
-
     std::shared_ptr<const LatencyTracing> m_tracing;
-    std::vector<Row> m_rows;
     int64_t m_startNs = 0;
     int64_t m_nowNs = 0;
 };

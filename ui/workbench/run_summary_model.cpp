@@ -11,9 +11,9 @@
 namespace rtscope {
 
 RunSummaryModel::RunSummaryModel(const QString& nameHeader, QObject* parent)
-    : ColumnTableModel({nameHeader, tr("Samples"), tr("Min (µs)"), tr("Avg (µs)"), tr("p50 (µs)"), tr("p99 (µs)"),
-                        tr("p99.9 (µs)"), tr("Max (µs)"), tr("Skipped"), tr("Dropped"), tr("Gaps"), tr("Notes")},
-                       parent)
+    : RowTableModel({nameHeader, tr("Samples"), tr("Min (µs)"), tr("Avg (µs)"), tr("p50 (µs)"), tr("p99 (µs)"),
+                     tr("p99.9 (µs)"), tr("Max (µs)"), tr("Skipped"), tr("Dropped"), tr("Gaps"), tr("Notes")},
+                    parent)
 {
     Q_ASSERT(columnCount() == ColumnCount);
 }
@@ -21,7 +21,7 @@ RunSummaryModel::RunSummaryModel(const QString& nameHeader, QObject* parent)
 void RunSummaryModel::setRows(std::vector<SummaryRow> rows)
 {
     const bool sameCount = rows.size() == m_rows.size();
-    replaceRows(m_rows, std::move(rows), sameCount);
+    assignRows(std::move(rows), sameCount);
 }
 
 void RunSummaryModel::setCheckable(bool on)
@@ -36,11 +36,6 @@ bool RunSummaryModel::isChecked(int row) const
     if (row < 0 || row >= rowCount())
         return false;
     return std::find(m_unchecked.begin(), m_unchecked.end(), m_rows[size_t(row)].name) == m_unchecked.end();
-}
-
-int RunSummaryModel::rowCount(const QModelIndex& parent) const
-{
-    return parent.isValid() ? 0 : int(m_rows.size());
 }
 
 QVariant RunSummaryModel::raw(const SummaryRow& r, int column) const
@@ -102,7 +97,7 @@ QVariant RunSummaryModel::data(const QModelIndex& index, int role) const
 {
     if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
         return {};
-    const SummaryRow& r = m_rows[size_t(index.row())];
+    const SummaryRow& r = rowAt(index);
     const int column = index.column();
     const bool lost = r.summary && (r.summary->drops > 0 || r.summary->seqGaps > 0);
     switch (role) {
@@ -150,7 +145,7 @@ bool RunSummaryModel::setData(const QModelIndex& index, const QVariant& value, i
     if (!m_checkable || role != Qt::CheckStateRole || index.column() != Name ||
         !checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
         return false;
-    const QString& name = m_rows[size_t(index.row())].name;
+    const QString& name = rowAt(index).name;
     const bool checked = value.toInt() == Qt::Checked;
     auto it = std::find(m_unchecked.begin(), m_unchecked.end(), name);
     if (checked && it != m_unchecked.end())

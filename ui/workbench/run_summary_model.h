@@ -20,12 +20,11 @@ struct SummaryRow {
     bool failed = false;                      ///< the note is an error (drawn in red)
 };
 
-class RunSummaryModel : public ColumnTableModel {
+class RunSummaryModel : public RowTableModel<SummaryRow> {
     Q_OBJECT
 public:
     enum Column { Name, Samples, Min, Avg, P50, P99, P999, Max, Skipped, Dropped, Gaps, Note, ColumnCount };
-    /// The unformatted value: nanoseconds (qlonglong, double for Avg), counts (qulonglong), text; null without figures.
-    static constexpr int RawValueRole = Qt::UserRole + 1;
+    // RawValueRole: nanoseconds (qlonglong, double for Avg), counts (qulonglong), text; null without figures.
 
     explicit RunSummaryModel(const QString& nameHeader, QObject* parent = nullptr);
 
@@ -36,7 +35,6 @@ public:
     void setCheckable(bool on);
     bool isChecked(int row) const;
 
-    int rowCount(const QModelIndex& parent = {}) const override;
     QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
     bool setData(const QModelIndex& index, const QVariant& value, int role = Qt::EditRole) override;
     Qt::ItemFlags flags(const QModelIndex& index) const override;
@@ -50,7 +48,6 @@ private:
     QVariant raw(const SummaryRow& row, int column) const;
     QVariant display(const SummaryRow& row, int column) const;
 
-    std::vector<SummaryRow> m_rows;
     std::vector<QString> m_unchecked; ///< names of unticked rows, so a refresh keeps the user's choice
     bool m_checkable = false;
 };

@@ -46,10 +46,10 @@ QString sleepReasonsText(const ContentionKindSummary& k)
 
 ContentionTableModel::ContentionTableModel(QObject* parent)
     // Two-line headers keep the twelve columns on screen.
-    : ColumnTableModel({tr("Kind"), tr("State"), tr("Acq. / s"), tr("vs\nmutex"), tr("Wait\np50"), tr("p99"), tr("max"),
-                        tr("Switches /1k\nvol · invol"), tr("CPU /\nacq."), tr("Fairness\n(Jain)"),
-                        tr("Uncont. · spun\n· slept (%)"), tr("Dropped")},
-                       parent)
+    : RowTableModel({tr("Kind"), tr("State"), tr("Acq. / s"), tr("vs\nmutex"), tr("Wait\np50"), tr("p99"), tr("max"),
+                     tr("Switches /1k\nvol · invol"), tr("CPU /\nacq."), tr("Fairness\n(Jain)"),
+                     tr("Uncont. · spun\n· slept (%)"), tr("Dropped")},
+                    parent)
 {
     Q_ASSERT(columnCount() == Count);
 }
@@ -59,20 +59,12 @@ void ContentionTableModel::setKinds(const std::vector<ContentionKindSummary>& ki
     std::vector<ContentionKindSummary> rows;
     for (size_t i : throughputRanking(kinds))
         rows.push_back(kinds[i]);
-    bool sameOrder = rows.size() == m_rows.size();
-    for (size_t i = 0; sameOrder && i < rows.size(); ++i)
-        sameOrder = rows[i].kind == m_rows[i].kind;
-    replaceRows(m_rows, std::move(rows), sameOrder);
+    assignRowsBy(std::move(rows), &ContentionKindSummary::kind);
 }
 
 void ContentionTableModel::clear()
 {
-    clearRows(m_rows);
-}
-
-int ContentionTableModel::rowCount(const QModelIndex& parent) const
-{
-    return parent.isValid() ? 0 : int(m_rows.size());
+    clearAllRows();
 }
 
 QVariant ContentionTableModel::raw(const ContentionKindSummary& k, int column) const
@@ -151,7 +143,7 @@ QVariant ContentionTableModel::data(const QModelIndex& index, int role) const
 {
     if (!isCell(index))
         return {};
-    const ContentionKindSummary& k = m_rows[size_t(index.row())];
+    const ContentionKindSummary& k = rowAt(index);
     switch (role) {
     case Qt::DisplayRole:
         return display(k, index.column());

@@ -10,11 +10,10 @@
 
 namespace rtscope {
 
-class ContentionTableModel : public ColumnTableModel {
+class ContentionTableModel : public RowTableModel<ContentionKindSummary> {
     Q_OBJECT
 public:
-    /// Unformatted values (rates and ratios as double, ns as qlonglong, counts as qulonglong).
-    static constexpr int RawValueRole = Qt::UserRole + 1;
+    // RawValueRole: rates and ratios as double, ns as qlonglong, counts as qulonglong.
     enum Column {
         Kind,
         State,
@@ -39,14 +38,11 @@ public:
     void clear();
     const ContentionKindSummary& row(int r) const { return m_rows[size_t(r)]; }
 
-    int rowCount(const QModelIndex& parent = {}) const override;
     QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
 
 private:
     QVariant display(const ContentionKindSummary& k, int column) const;
     QVariant raw(const ContentionKindSummary& k, int column) const;
-
-    std::vector<ContentionKindSummary> m_rows;
 };
 
 /// "rtscope adaptive slept because: owner on this CPU 494 · spin limit 173 · owner blocked 0 (703 futex sleeps)";

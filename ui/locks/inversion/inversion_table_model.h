@@ -13,8 +13,7 @@ namespace rtscope {
 class InversionTableModel : public ColumnTableModel {
     Q_OBJECT
 public:
-    /// Unformatted values (ns as qlonglong, counts as qulonglong).
-    static constexpr int RawValueRole = Qt::UserRole + 1;
+    // RawValueRole: ns as qlonglong, counts as qulonglong.
     enum Column { Run, Lock, Periods, Contended, Missed, WaitP50, WaitP99, WaitMax, MediumRan, Dropped, Count };
 
     explicit InversionTableModel(QObject* parent = nullptr);

@@ -11,20 +11,22 @@ constexpr int kDeadline = 6; // SCHED_DEADLINE
 } // namespace
 
 ThreadsModel::ThreadsModel(QObject* parent)
-    : QAbstractTableModel(parent)
-{}
+    : RowTableModel({tr("PID"), tr("TID"), tr("Name"), tr("Policy"), tr("RT prio"), tr("Nice"), tr("Allowed CPUs"),
+                     tr("State"), tr("Kind"), tr("vs. yours")},
+                    parent)
+{
+    Q_ASSERT(columnCount() == ColumnCount);
+}
 
 void ThreadsModel::setThreads(std::vector<SystemThread> threads)
 {
-    beginResetModel();
-    m_threads = std::move(threads);
-    endResetModel();
+    assignRows(std::move(threads), false);
 }
 
 int ThreadsModel::rowOf(pid_t tid) const
 {
-    for (size_t i = 0; i < m_threads.size(); ++i)
-        if (m_threads[i].tid == tid)
+    for (size_t i = 0; i < m_rows.size(); ++i)
+        if (m_rows[i].tid == tid)
             return int(i);
     return -1;
 }
@@ -33,8 +35,7 @@ void ThreadsModel::setReference(rtscope::Policy policy, int priority)
 {
     m_policy = policy;
     m_priority = isRealtime(policy) ? priority : 0;
-    if (!m_threads.empty())
-        emit dataChanged(index(0, 0), index(rowCount() - 1, ColumnCount - 1));
+    allCellsChanged();
 }
 
 void ThreadsModel::setDark(bool dark)
@@ -42,7 +43,7 @@ void ThreadsModel::setDark(bool dark)
     if (dark == m_dark)
         return;
     m_dark = dark;
-    if (!m_threads.empty())
+    if (!m_rows.empty())
         emit dataChanged(index(0, 0), index(rowCount() - 1, ColumnCount - 1), {Qt::BackgroundRole});
 }
 
@@ -85,16 +86,6 @@ QString ThreadsModel::kindText(const SystemThread& t)
     return t.kernelThread ? tr("kernel") : tr("user");
 }
 
-int ThreadsModel::rowCount(const QModelIndex& parent) const
-{
-    return parent.isValid() ? 0 : int(m_threads.size());
-}
-
-int ThreadsModel::columnCount(const QModelIndex& parent) const
-{
-    return parent.isValid() ? 0 : ColumnCount;
-}
-
 QVariant ThreadsModel::raw(const SystemThread& t, int column) const
 {
     switch (column) {
@@ -127,7 +118,7 @@ QVariant ThreadsModel::data(const QModelIndex& index, int role) const
 {
     if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
         return {};
-    const SystemThread& t = m_threads[size_t(index.row())];
+    const SystemThread& t = rowAt(index);
     const int column = index.column();
     switch (role) {
     case RawValueRole:
@@ -178,32 +169,9 @@ QVariant ThreadsModel::data(const QModelIndex& index, int role) const
 
 QVariant ThreadsModel::headerData(int section, Qt::Orientation orientation, int role) const
 {
-    if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
+    if (orientation == Qt::Vertical)
         return QAbstractTableModel::headerData(section, orientation, role);
-    switch (section) {
-    case Pid:
-        return tr("PID");
-    case Tid:
-        return tr("TID");
-    case Name:
-        return tr("Name");
-    case Policy:
-        return tr("Policy");
-    case Priority:
-        return tr("RT prio");
-    case Nice:
-        return tr("Nice");
-    case Cpus:
-        return tr("Allowed CPUs");
-    case State:
-        return tr("State");
-    case Kind:
-        return tr("Kind");
-    case Relation:
-        return tr("vs. yours");
-    default:
-        return {};
-    }
+    return ColumnTableModel::headerData(section, orientation, role);
 }
 
 ThreadsFilterModel::ThreadsFilterModel(QObject* parent)

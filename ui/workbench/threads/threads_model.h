@@ -5,7 +5,8 @@
 #include "engine/rt/sched_policy.h"
 #include "engine/rt/system_threads.h"
 
-#include <QAbstractTableModel>
+#include "ui/common/column_table_model.h"
+
 #include <QRegularExpression>
 #include <QSortFilterProxyModel>
 
@@ -13,20 +14,19 @@
 
 namespace rtscope {
 
-class ThreadsModel : public QAbstractTableModel {
+class ThreadsModel : public RowTableModel<SystemThread> {
     Q_OBJECT
 public:
     enum Column { Pid, Tid, Name, Policy, Priority, Nice, Cpus, State, Kind, Relation, ColumnCount };
     /// How a listed thread stands against yours.
     enum class Standing { PreemptsYours, YoursPreempts, Level, Fair };
-    /// Numbers as numbers (for sorting), text as text.
-    static constexpr int RawValueRole = Qt::UserRole + 1;
+    // RawValueRole: numbers as numbers (for sorting), text as text.
 
     explicit ThreadsModel(QObject* parent = nullptr);
 
     void setThreads(std::vector<SystemThread> threads);
-    const std::vector<SystemThread>& threads() const { return m_threads; }
-    const SystemThread& thread(int row) const { return m_threads[size_t(row)]; }
+    const std::vector<SystemThread>& threads() const { return m_rows; }
+    const SystemThread& thread(int row) const { return m_rows[size_t(row)]; }
     /// The row of thread @p tid, or −1.
     int rowOf(pid_t tid) const;
 
@@ -38,9 +38,8 @@ public:
     /// Threads of this process are shown in bold ("rtscope-…").
     void setOwnPid(pid_t pid) { m_ownPid = pid; }
 
-    int rowCount(const QModelIndex& parent = {}) const override;
-    int columnCount(const QModelIndex& parent = {}) const override;
     QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
+    /// The columns' headers, and the rows numbered (the table shows the numbers).
     QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
 
     static QString kindText(const SystemThread& thread);
@@ -49,7 +48,6 @@ private:
     QVariant raw(const SystemThread& t, int column) const;
     QString standingText(Standing s) const;
 
-    std::vector<SystemThread> m_threads;
     rtscope::Policy m_policy = rtscope::Policy::Fifo;
     int m_priority = 80;
     bool m_dark = false;
