@@ -154,25 +154,17 @@ DeadlineControls::DeadlineControls(const std::vector<int>& cpus, QWidget* parent
     rows->addRow(tr("FIFO &CPU"), m_w.cpu);
     setConfig(DeadlineConfig{});
 
-    auto changed = [this] {
-        emit edited();
-    };
-    connect(m_w.lesson, &QComboBox::currentIndexChanged, this, [this] {
-        showLessonRows();
-        emit edited();
-    });
-    connect(m_w.tasks, &QLineEdit::editingFinished, this, changed);
-    for (DurationSpinBox* s : {m_w.duration, m_w.runawayRuntime, m_w.runawayPeriod, m_w.goodRuntime, m_w.goodPeriod,
-                               m_w.goodWork, m_w.shortWork, m_w.shortPeriod, m_w.longWork, m_w.longPeriod})
-        connect(s, &DurationSpinBox::valueChanged, this, changed);
-    connect(m_w.counterCpu, &QComboBox::currentIndexChanged, this, changed);
-    connect(m_w.runawayPolicy, &QComboBox::currentIndexChanged, this, [this] {
-        showLessonRows();
-        emit edited();
-    });
-    connect(m_w.runawayPriority, &QSpinBox::valueChanged, this, changed);
-    connect(m_w.priority, &QSpinBox::valueChanged, this, changed);
-    connect(m_w.cpu, &QComboBox::currentIndexChanged, this, changed);
+    watchFields(
+        this,
+        [this] {
+            showLessonRows();
+            emit edited();
+        },
+        m_w.lesson, m_w.runawayPolicy);
+    watchFields(
+        this, [this] { emit edited(); }, m_w.tasks, m_w.duration, m_w.runawayRuntime, m_w.runawayPeriod,
+        m_w.goodRuntime, m_w.goodPeriod, m_w.goodWork, m_w.shortWork, m_w.shortPeriod, m_w.longWork, m_w.longPeriod,
+        m_w.counterCpu, m_w.runawayPriority, m_w.priority, m_w.cpu);
 }
 
 DeadlineControls::~DeadlineControls() = default;

@@ -59,13 +59,10 @@ DoctorControls::DoctorControls(const std::vector<int>& cpus, QWidget* parent)
     form->addRow(QString(), m_tryFixes);
     setPlan(DoctorPlan{});
 
-    for (QComboBox* box : {m_cpu, m_policy, m_load, m_depth})
-        connect(box, &QComboBox::currentIndexChanged, this, &DoctorControls::edited);
+    watchFields(
+        this, [this] { emit edited(); }, m_cpu, m_policy, m_load, m_depth, m_priority, m_periodUs, m_tryFixes);
     connect(m_policy, &QComboBox::currentIndexChanged, this,
             [this] { m_priority->setEnabled(isRealtime(Policy(comboData(m_policy, int(Policy::Fifo))))); });
-    for (QSpinBox* box : {m_priority, m_periodUs})
-        connect(box, &QSpinBox::valueChanged, this, &DoctorControls::edited);
-    connect(m_tryFixes, &QCheckBox::toggled, this, &DoctorControls::edited);
 }
 
 DoctorPlan DoctorControls::plan(DoctorPlan base) const

@@ -74,16 +74,13 @@ NoiseControls::NoiseControls(const std::vector<int>& cpus, QWidget* parent)
     m_length->setCurrentIndex(0); // the window's live mode: until stopped
     updateEnabled();
 
-    auto changed = [this] {
-        updateEnabled();
-        emit edited();
-    };
-    connect(m_policy, &QComboBox::currentIndexChanged, this, changed);
-    connect(m_priority, &QSpinBox::valueChanged, this, changed);
-    connect(m_threshold, &DurationSpinBox::valueChanged, this, changed);
-    connect(m_length, &QComboBox::currentIndexChanged, this, changed);
-    connect(m_duration, &DurationSpinBox::valueChanged, this, changed);
-    connect(m_trace, &QCheckBox::toggled, this, changed);
+    watchFields(
+        this,
+        [this] {
+            updateEnabled();
+            emit edited();
+        },
+        m_policy, m_priority, m_threshold, m_length, m_duration, m_trace);
 }
 
 void NoiseControls::setCpuButtons(const std::vector<int>& cpus)

@@ -101,9 +101,9 @@ StarvationConfig StarvationConfigMapper::config(const StarvationConfig& base) co
 }
 
 StarvationControls::StarvationControls(const std::vector<int>& cpus, QWidget* parent)
-    : ExperimentControls(tr("The spinner runs on one CPU only, bounded by its own deadline checks and by a "
-                            "watchdog on another CPU."),
-                         tr("The settings are fixed while the spinner runs: stop to change them."), parent)
+    : MappedControls(tr("The spinner runs on one CPU only, bounded by its own deadline checks and by a "
+                        "watchdog on another CPU."),
+                     tr("The settings are fixed while the spinner runs: stop to change them."), parent)
 {
     StarvationControlWidgets w;
     w.burst = newField<DurationSpinBox>("burst",
@@ -124,8 +124,8 @@ StarvationControls::StarvationControls(const std::vector<int>& cpus, QWidget* pa
     w.controlCounter = new QCheckBox(tr("Control counter on another CPU"), form());
     w.controlCounter->setObjectName("controlCounter");
     w.controlCounter->setToolTip(tr("One more counter away from the spinner: it must not notice the bursts"));
-    m_mapper = std::make_unique<StarvationConfigMapper>(w);
-    m_mapper->populate(cpus);
+    setUpMapper(w, cpus);
+    m_autoNamesCpu = false; // auto is not one CPU here
     w.priority->setToolTip(tr("Real-time priority %1–%2: the watchdog runs above it at %3")
                                .arg(w.priority->minimum())
                                .arg(w.priority->maximum())
@@ -142,26 +142,9 @@ StarvationControls::StarvationControls(const std::vector<int>& cpus, QWidget* pa
     rows->addRow(tr("Spinner &CPU"), w.cpu);
     rows->addRow(w.controlCounter);
 
-    auto changed = [this] {
-        emit edited();
-    };
-    connect(w.burst, &DurationSpinBox::valueChanged, this, changed);
-    connect(w.gap, &DurationSpinBox::valueChanged, this, changed);
-    connect(w.bursts, &QSpinBox::valueChanged, this, changed);
-    connect(w.policy, &QComboBox::currentIndexChanged, this, changed);
-    connect(w.priority, &QSpinBox::valueChanged, this, changed);
-    connect(w.counters, &QSpinBox::valueChanged, this, changed);
-    connect(w.counterNice, &QSpinBox::valueChanged, this, changed);
-    connect(w.cpu, &QComboBox::currentIndexChanged, this, changed);
-    connect(w.controlCounter, &QCheckBox::toggled, this, changed);
-}
-
-StarvationControls::~StarvationControls() = default;
-
-void StarvationControls::setCpus(const std::vector<int>& cpus)
-{
-    if (refillCpuCombo(m_mapper->widgets().cpu, cpus))
-        emit edited();
+    watchFields(
+        this, [this] { emit edited(); }, w.burst, w.gap, w.bursts, w.policy, w.priority, w.counters, w.counterNice,
+        w.cpu, w.controlCounter);
 }
 
 } // namespace rtscope

@@ -52,20 +52,10 @@ private:
 };
 
 /// The frame (problems, run status, the hint, read-only while the spinner runs, edited()) is ExperimentControls'.
-class StarvationControls : public ExperimentControls {
+class StarvationControls : public MappedControls<StarvationConfigMapper> {
     Q_OBJECT
 public:
     explicit StarvationControls(const std::vector<int>& cpus, QWidget* parent = nullptr);
-    ~StarvationControls() override;
-
-    StarvationConfigMapper& mapper() { return *m_mapper; }
-    /// The CPU choices become @p cpus, as LatencyControls::setCpus() (edited() once when a chosen CPU fell back to
-    /// auto).
-    void setCpus(const std::vector<int>& cpus);
-    const StarvationControlWidgets& widgets() const { return m_mapper->widgets(); }
-
-private:
-    std::unique_ptr<StarvationConfigMapper> m_mapper;
 };
 
 } // namespace rtscope

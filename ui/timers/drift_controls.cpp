@@ -127,9 +127,9 @@ void DriftConfigMapper::updateEnabled()
 }
 
 DriftControls::DriftControls(const std::vector<int>& cpus, QWidget* parent)
-    : ExperimentControls(tr("Every method runs in its own thread, all from one shared start t0. Press Start; "
-                            "the run ends by itself after its ticks."),
-                         parent)
+    : MappedControls(tr("Every method runs in its own thread, all from one shared start t0. Press Start; "
+                        "the run ends by itself after its ticks."),
+                     parent)
 {
     DriftControlWidgets w;
     w.period = new PeriodEditor(DriftConfig::kMinPeriodNs, DriftConfig::kMaxPeriodNs, form());
@@ -153,8 +153,7 @@ DriftControls::DriftControls(const std::vector<int>& cpus, QWidget* parent)
     w.cpu = newField<QComboBox>(
         "cpu", tr("The CPU every method runs on (all share it: same machine, same moment, same noise)"));
     QGroupBox* methodBox = methodSwitches(form(), kDriftMethods, driftMethodLabel, driftMethodName, w.methods);
-    m_mapper = std::make_unique<DriftConfigMapper>(w);
-    m_mapper->populate(cpus);
+    setUpMapper(w, cpus);
 
     auto* length = new QHBoxLayout;
     length->addWidget(w.lengthMode);
@@ -172,30 +171,8 @@ DriftControls::DriftControls(const std::vector<int>& cpus, QWidget* parent)
     form->addRow(tr("&CPU"), w.cpu);
     stackFormOverMethods(this->form(), form, methodBox);
 
-    auto changed = [this] {
-        m_mapper->updateEnabled();
-        emit edited();
-    };
-    connect(w.period, &PeriodEditor::periodChanged, this, changed);
-    connect(w.workPercent, &QSpinBox::valueChanged, this, changed);
-    connect(w.lengthMode, &QComboBox::currentIndexChanged, this, changed);
-    connect(w.ticks, &QSpinBox::valueChanged, this, changed);
-    connect(w.duration, &DurationSpinBox::valueChanged, this, changed);
-    connect(w.policy, &QComboBox::currentIndexChanged, this, changed);
-    connect(w.priority, &QSpinBox::valueChanged, this, changed);
-    connect(w.slack, &QComboBox::currentIndexChanged, this, changed);
-    connect(w.slackCustom, &DurationSpinBox::valueChanged, this, changed);
-    connect(w.cpu, &QComboBox::currentIndexChanged, this, changed);
-    for (auto& [k, box] : w.methods)
-        connect(box, &QCheckBox::toggled, this, changed);
-}
-
-DriftControls::~DriftControls() = default;
-
-void DriftControls::setCpus(const std::vector<int>& cpus)
-{
-    if (refillCpuCombo(m_mapper->widgets().cpu, cpus, autoCpuText(cpus)))
-        emit edited();
+    watchMapped(w.period, w.workPercent, w.lengthMode, w.ticks, w.duration, w.policy, w.priority, w.slack,
+                w.slackCustom, w.cpu, w.methods);
 }
 
 } // namespace rtscope

@@ -63,20 +63,10 @@ private:
     DriftControlWidgets m_w;
 };
 
-class DriftControls : public ExperimentControls {
+class DriftControls : public MappedControls<DriftConfigMapper> {
     Q_OBJECT
 public:
     explicit DriftControls(const std::vector<int>& cpus, QWidget* parent = nullptr);
-    ~DriftControls() override;
-
-    DriftConfigMapper& mapper() { return *m_mapper; }
-    /// The CPU choices become @p cpus, as LatencyControls::setCpus() (edited() once when a chosen CPU fell back to
-    /// auto).
-    void setCpus(const std::vector<int>& cpus);
-    const DriftControlWidgets& widgets() const { return m_mapper->widgets(); }
-
-private:
-    std::unique_ptr<DriftConfigMapper> m_mapper;
 };
 
 } // namespace rtscope

@@ -157,9 +157,9 @@ void SleepFloorConfigMapper::updateEnabled()
 }
 
 SleepFloorControls::SleepFloorControls(const std::vector<int>& cpus, QWidget* parent)
-    : ExperimentControls(tr("One pinned thread asks for every length with every method, taking turns sample "
-                            "by sample. The sweep ends by itself."),
-                         parent)
+    : MappedControls(tr("One pinned thread asks for every length with every method, taking turns sample "
+                        "by sample. The sweep ends by itself."),
+                     parent)
 {
     SleepFloorControlWidgets w;
     w.requests = newField<QLineEdit>("requests",
@@ -179,8 +179,7 @@ SleepFloorControls::SleepFloorControls(const std::vector<int>& cpus, QWidget* pa
     w.margin = newField<DurationSpinBox>("margin", tr("Hybrid: sleep until this long before the deadline, then spin"));
     w.cpu = newField<QComboBox>("cpu");
     QGroupBox* methodBox = methodSwitches(form(), kSleepMethods, sleepMethodLabel, sleepMethodName, w.methods);
-    m_mapper = std::make_unique<SleepFloorConfigMapper>(w);
-    m_mapper->populate(cpus);
+    setUpMapper(w, cpus);
 
     auto* form = new QFormLayout;
     form->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
@@ -194,29 +193,8 @@ SleepFloorControls::SleepFloorControls(const std::vector<int>& cpus, QWidget* pa
     form->addRow(tr("&CPU"), w.cpu);
     stackFormOverMethods(this->form(), form, methodBox);
 
-    auto changed = [this] {
-        m_mapper->updateEnabled();
-        emit edited();
-    };
-    connect(w.requests, &QLineEdit::editingFinished, this, changed);
-    connect(w.samples, &QSpinBox::valueChanged, this, changed);
-    connect(w.slack, &QComboBox::currentIndexChanged, this, changed);
-    connect(w.slackCustom, &DurationSpinBox::valueChanged, this, changed);
-    connect(w.policy, &QComboBox::currentIndexChanged, this, changed);
-    connect(w.priority, &QSpinBox::valueChanged, this, changed);
-    connect(w.load, &QCheckBox::toggled, this, changed);
-    connect(w.margin, &DurationSpinBox::valueChanged, this, changed);
-    connect(w.cpu, &QComboBox::currentIndexChanged, this, changed);
-    for (auto& [m, box] : w.methods)
-        connect(box, &QCheckBox::toggled, this, changed);
-}
-
-SleepFloorControls::~SleepFloorControls() = default;
-
-void SleepFloorControls::setCpus(const std::vector<int>& cpus)
-{
-    if (refillCpuCombo(m_mapper->widgets().cpu, cpus, autoCpuText(cpus)))
-        emit edited();
+    watchMapped(w.requests, w.samples, w.slack, w.slackCustom, w.policy, w.priority, w.load, w.margin, w.cpu,
+                w.methods);
 }
 
 } // namespace rtscope

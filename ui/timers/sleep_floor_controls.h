@@ -63,20 +63,10 @@ private:
     SleepFloorControlWidgets m_w;
 };
 
-class SleepFloorControls : public ExperimentControls {
+class SleepFloorControls : public MappedControls<SleepFloorConfigMapper> {
     Q_OBJECT
 public:
     explicit SleepFloorControls(const std::vector<int>& cpus, QWidget* parent = nullptr);
-    ~SleepFloorControls() override;
-
-    SleepFloorConfigMapper& mapper() { return *m_mapper; }
-    /// The CPU choices become @p cpus, as LatencyControls::setCpus() (edited() once when a chosen CPU fell back to
-    /// auto).
-    void setCpus(const std::vector<int>& cpus);
-    const SleepFloorControlWidgets& widgets() const { return m_mapper->widgets(); }
-
-private:
-    std::unique_ptr<SleepFloorConfigMapper> m_mapper;
 };
 
 } // namespace rtscope

@@ -2,9 +2,12 @@
 // The frame the experiment control panels share: a form, the problem panel (validate()'s sentences, shown as
 // they are), a run-status line and a hint. While a run is on the form is read-only: a run's config is fixed.
 // A panel whose changes apply to the running experiment at once (LatencyControls) simply never calls setRunning().
+#include "ui/widgets/field_edits.h"
+
 #include <QStringList>
 #include <QWidget>
 
+#include <memory>
 #include <vector>
 
 class QComboBox;
@@ -86,5 +89,47 @@ QString autoCpuText(const std::vector<int>& cpus);
 /// while it is among @p cpus, else the first choice (auto) is. Emits nothing (the controls' setCpus() does, once).
 /// Returns whether the choice fell back, i.e. the config the controls show changed.
 bool refillCpuCombo(QComboBox* box, const std::vector<int>& cpus, const QString& autoText = QString());
+
+/// Controls whose widgets and config meet in a @p Mapper: a class with populate(cpus), unrepresentable(config),
+/// setConfig(config), config(base), updateEnabled() and widgets() (a struct of the fields, a `cpu` box among them).
+/// The subclass makes the fields, then setUpMapper() and watchMapped().
+template <class Mapper> class MappedControls : public ExperimentControls {
+public:
+    Mapper& mapper() { return *m_mapper; }
+    const auto& widgets() const { return m_mapper->widgets(); }
+    /// The CPU choices become @p cpus (the measured machine's: a remote target's, docs/remote.md); when the chosen CPU
+    /// is not among them the box falls back to its first choice (auto) and edited() is emitted once, so the page takes
+    /// the config now shown.
+    void setCpus(const std::vector<int>& cpus)
+    {
+        if (refillCpuCombo(m_mapper->widgets().cpu, cpus, m_autoNamesCpu ? autoCpuText(cpus) : QString()))
+            emit edited();
+    }
+
+protected:
+    using ExperimentControls::ExperimentControls;
+
+    /// The mapper of @p widgets, its choices filled for @p cpus.
+    template <class Widgets> void setUpMapper(const Widgets& widgets, const std::vector<int>& cpus)
+    {
+        m_mapper = std::make_unique<Mapper>(widgets);
+        m_mapper->populate(cpus);
+    }
+    /// An edit of any of @p fields updates which fields are enabled, then emits edited().
+    template <class... Fields> void watchMapped(const Fields&... fields)
+    {
+        watchFields(
+            this,
+            [this] {
+                m_mapper->updateEnabled();
+                emit edited();
+            },
+            fields...);
+    }
+
+    std::unique_ptr<Mapper> m_mapper;
+    /// Whether "auto" names the CPU it lands on (autoCpuText()); false where auto is not one CPU.
+    bool m_autoNamesCpu = true;
+};
 
 } // namespace rtscope

@@ -13,8 +13,8 @@
 namespace rtscope {
 
 LatencyControls::LatencyControls(const std::vector<int>& cpus, QWidget* parent)
-    : ExperimentControls(
-          tr("Every change applies to the running experiment at once and leaves a marker on the timeline."), parent)
+    : MappedControls(tr("Every change applies to the running experiment at once and leaves a marker on the timeline."),
+                     parent)
 {
     LatencyControlWidgets w;
     w.policy = newField<QComboBox>("policy", tr("Scheduling policy of the measuring thread"));
@@ -42,8 +42,7 @@ LatencyControls::LatencyControls(const std::vector<int>& cpus, QWidget* parent)
     traceLayout->setSpacing(2);
     traceLayout->addWidget(w.trace);
     traceLayout->addWidget(m_traceNote);
-    m_mapper = std::make_unique<LatencyConfigMapper>(w);
-    m_mapper->populate(cpus);
+    setUpMapper(w, cpus);
     w.priority->setToolTip(tr("Real-time priority %1–%2 (sched_get_priority_min/max), for FIFO and RR only")
                                .arg(w.priority->minimum())
                                .arg(w.priority->maximum()));
@@ -62,25 +61,11 @@ LatencyControls::LatencyControls(const std::vector<int>& cpus, QWidget* parent)
     m_mapper->updateEnabled(); // again, now that the deadline rows are in the form
     setTraceProbe(TraceSession::probe());
 
-    auto changed = [this] {
-        emit edited();
-    };
-    connect(w.policy, &QComboBox::currentIndexChanged, this, [this, changed] {
-        m_mapper->updateEnabled();
-        changed();
-    });
-    connect(w.priority, &QSpinBox::valueChanged, this, changed);
-    connect(w.period, &PeriodEditor::periodChanged, this, changed);
-    connect(w.runtime, &DurationSpinBox::valueChanged, this, changed);
-    connect(w.deadline, &DurationSpinBox::valueChanged, this, changed);
-    connect(w.hogs, &QSpinBox::valueChanged, this, changed);
-    connect(w.cpu, &QComboBox::currentIndexChanged, this, changed);
-    connect(w.hogCpu, &QComboBox::currentIndexChanged, this, changed);
-    connect(w.waiter, &QComboBox::currentIndexChanged, this, changed);
-    connect(w.trace, &QCheckBox::toggled, this, changed);
+    watchMapped(w.policy);
+    watchFields(
+        this, [this] { emit edited(); }, w.priority, w.period, w.runtime, w.deadline, w.hogs, w.cpu, w.hogCpu, w.waiter,
+        w.trace);
 }
-
-LatencyControls::~LatencyControls() = default;
 
 void LatencyControls::setCpus(const std::vector<int>& cpus)
 {

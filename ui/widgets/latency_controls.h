@@ -15,18 +15,13 @@ class QLabel;
 
 namespace rtscope {
 
-class LatencyControls : public ExperimentControls {
+class LatencyControls : public MappedControls<LatencyConfigMapper> {
     Q_OBJECT
 public:
     explicit LatencyControls(const std::vector<int>& cpus, QWidget* parent = nullptr);
-    ~LatencyControls() override;
 
-    LatencyConfigMapper& mapper() { return *m_mapper; }
-    /// The CPU choices become @p cpus (the measured machine's: a remote target's, docs/remote.md); when a chosen CPU
-    /// is not among them the box falls back to its first choice and edited() is emitted once, so the page takes the
-    /// config now shown.
+    /// MappedControls::setCpus() for both CPU boxes, the measuring and the hogs'.
     void setCpus(const std::vector<int>& cpus);
-    const LatencyControlWidgets& widgets() const { return m_mapper->widgets(); }
 
     // For pages that reuse these controls with a field more or less (per-CPU, sweep): the form's rows.
     void insertRow(int row, const QString& label, QWidget* field);
@@ -47,7 +42,6 @@ public:
     QString traceNote() const;
 
 private:
-    std::unique_ptr<LatencyConfigMapper> m_mapper;
     QWidget* m_traceRow = nullptr;
     QLabel* m_traceNote = nullptr;
     TraceProbe m_traceProbe;

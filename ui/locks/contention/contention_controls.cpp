@@ -149,9 +149,9 @@ void ContentionConfigMapper::updateEnabled()
 }
 
 ContentionControls::ContentionControls(const std::vector<int>& cpus, QWidget* parent)
-    : ExperimentControls(tr("Each ticked kind runs in turn with the same settings, for the duration each. Press "
-                            "Start; the run ends by itself after the last kind."),
-                         tr("The settings are fixed during a run: stop to change them."), parent)
+    : MappedControls(tr("Each ticked kind runs in turn with the same settings, for the duration each. Press "
+                        "Start; the run ends by itself after the last kind."),
+                     tr("The settings are fixed during a run: stop to change them."), parent)
 {
     QWidget* f = form();
     ContentionControlWidgets w;
@@ -187,8 +187,7 @@ ContentionControls::ContentionControls(const std::vector<int>& cpus, QWidget* pa
     w.stealing->setObjectName("stealing");
     w.stealing->setToolTip(tr("rtscope adaptive: a running waiter may take the lock ahead of a woken sleeper. "
                               "Faster, less fair."));
-    m_mapper = std::make_unique<ContentionConfigMapper>(w);
-    m_mapper->populate(cpus);
+    setUpMapper(w, cpus);
 
     auto* grid = new QFormLayout;
     grid->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
@@ -208,27 +207,8 @@ ContentionControls::ContentionControls(const std::vector<int>& cpus, QWidget* pa
     layout->addWidget(kindBox);
     layout->addLayout(grid);
 
-    auto changed = [this] {
-        m_mapper->updateEnabled();
-        emit edited();
-    };
-    for (auto& [k, box] : w.kinds)
-        connect(box, &QCheckBox::toggled, this, changed);
-    for (QSpinBox* s : {w.threads, w.priority, w.nice, w.spinLimit})
-        connect(s, &QSpinBox::valueChanged, this, changed);
-    for (QComboBox* b : {w.placement, w.cpu, w.policy})
-        connect(b, &QComboBox::currentIndexChanged, this, changed);
-    for (DurationSpinBox* d : {w.hold, w.work, w.duration})
-        connect(d, &DurationSpinBox::valueChanged, this, changed);
-    connect(w.stealing, &QCheckBox::toggled, this, changed);
-}
-
-ContentionControls::~ContentionControls() = default;
-
-void ContentionControls::setCpus(const std::vector<int>& cpus)
-{
-    if (refillCpuCombo(m_mapper->widgets().cpu, cpus, autoCpuText(cpus)))
-        emit edited();
+    watchMapped(w.kinds, w.threads, w.priority, w.nice, w.spinLimit, w.placement, w.cpu, w.policy, w.hold, w.work,
+                w.duration, w.stealing);
 }
 
 } // namespace rtscope

@@ -55,20 +55,10 @@ private:
     ContentionControlWidgets m_w;
 };
 
-class ContentionControls : public ExperimentControls {
+class ContentionControls : public MappedControls<ContentionConfigMapper> {
     Q_OBJECT
 public:
     explicit ContentionControls(const std::vector<int>& cpus, QWidget* parent = nullptr);
-    ~ContentionControls() override;
-
-    ContentionConfigMapper& mapper() { return *m_mapper; }
-    /// The CPU choices become @p cpus, as LatencyControls::setCpus() (edited() once when a chosen CPU fell back to
-    /// auto).
-    void setCpus(const std::vector<int>& cpus);
-    const ContentionControlWidgets& widgets() const { return m_mapper->widgets(); }
-
-private:
-    std::unique_ptr<ContentionConfigMapper> m_mapper;
 };
 
 } // namespace rtscope

@@ -88,10 +88,10 @@ InversionConfig InversionConfigMapper::config(const InversionConfig& base) const
 }
 
 InversionControls::InversionControls(const std::vector<int>& cpus, QWidget* parent)
-    : ExperimentControls(tr("Three SCHED_FIFO threads on one CPU, never the first one: it stays free for this window, "
-                            "the collector and the watchdog. The medium burst is bounded by its own clock and by the "
-                            "watchdog."),
-                         tr("The settings are fixed during a run: stop to change them."), parent)
+    : MappedControls(tr("Three SCHED_FIFO threads on one CPU, never the first one: it stays free for this window, "
+                        "the collector and the watchdog. The medium burst is bounded by its own clock and by the "
+                        "watchdog."),
+                     tr("The settings are fixed during a run: stop to change them."), parent)
     , m_compare(new QComboBox(form()))
 {
     QWidget* f = form();
@@ -113,8 +113,8 @@ InversionControls::InversionControls(const std::vector<int>& cpus, QWidget* pare
         newField<QSpinBox>("highPriority", tr("Also the ceiling of the ceiling lock; 99 is kept for the watchdog"));
     for (QSpinBox* s : {w.lowPriority, w.mediumPriority, w.highPriority})
         s->setKeyboardTracking(false);
-    m_mapper = std::make_unique<InversionConfigMapper>(w);
-    m_mapper->populate(cpus);
+    setUpMapper(w, cpus);
+    m_autoNamesCpu = false; // auto is not one CPU here
 
     m_compare->setObjectName("compareWith");
     m_compare->addItem(tr("nothing: stop"), kNoCompare);
@@ -143,23 +143,9 @@ InversionControls::InversionControls(const std::vector<int>& cpus, QWidget* pare
     grid->addRow(tr("FIFO priorities"), priorities);
     grid->addRow(tr("&After the run"), m_compare);
 
-    auto changed = [this] {
-        emit edited();
-    };
-    connect(w.lock, &QComboBox::currentIndexChanged, this, changed);
-    connect(w.cpu, &QComboBox::currentIndexChanged, this, changed);
-    for (DurationSpinBox* d : {w.burst, w.hold, w.period, w.duration})
-        connect(d, &DurationSpinBox::valueChanged, this, changed);
-    for (QSpinBox* s : {w.lowPriority, w.mediumPriority, w.highPriority})
-        connect(s, &QSpinBox::valueChanged, this, changed);
-}
-
-InversionControls::~InversionControls() = default;
-
-void InversionControls::setCpus(const std::vector<int>& cpus)
-{
-    if (refillCpuCombo(m_mapper->widgets().cpu, cpus))
-        emit edited();
+    watchFields(
+        this, [this] { emit edited(); }, w.lock, w.cpu, w.burst, w.hold, w.period, w.duration, w.lowPriority,
+        w.mediumPriority, w.highPriority);
 }
 
 std::optional<LockKind> InversionControls::compareWith() const

@@ -47,24 +47,16 @@ private:
     InversionControlWidgets m_w;
 };
 
-class InversionControls : public ExperimentControls {
+class InversionControls : public MappedControls<InversionConfigMapper> {
     Q_OBJECT
 public:
     explicit InversionControls(const std::vector<int>& cpus, QWidget* parent = nullptr);
-    ~InversionControls() override;
-
-    InversionConfigMapper& mapper() { return *m_mapper; }
-    /// The CPU choices become @p cpus, as LatencyControls::setCpus() (edited() once when a chosen CPU fell back to
-    /// auto).
-    void setCpus(const std::vector<int>& cpus);
-    const InversionControlWidgets& widgets() const { return m_mapper->widgets(); }
 
     /// The lock of the follow-up run, if one is chosen.
     std::optional<LockKind> compareWith() const;
     void setCompareWith(std::optional<LockKind> lock);
 
 private:
-    std::unique_ptr<InversionConfigMapper> m_mapper;
     QComboBox* m_compare;
 };
 
