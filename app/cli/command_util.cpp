@@ -1,5 +1,6 @@
 #include "app/cli/command_util.h"
 
+#include "engine/experiments/latency/latency_flags.h"
 #include "engine/export/report_json.h"
 #include "engine/formats/output_file.h"
 #include "engine/formats/probe_json.h"
@@ -111,13 +112,13 @@ CLI::Option* noValueBelow(CLI::Option* option, long long min)
 
 std::string policyHelp(bool deadline)
 {
-    return policyNameList(deadline, " or ") + " (default: other; fifo if -p is given)";
+    return latency_flag_help::policy(deadline);
 }
 
 void addPolicyOptions(CLI::App* sub, std::string& policy, int& priority, const std::string& policyHelp)
 {
     sub->add_option("--policy", policy, policyHelp);
-    sub->add_option("-p,--priority", priority, "RT priority 1-99 for fifo/rr");
+    sub->add_option("-p,--priority", priority, latency_flag_help::priority());
 }
 
 void readPolicy(const std::string& text, int priority, Policy& dst, std::vector<std::string>& problems, bool deadline)

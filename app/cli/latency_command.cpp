@@ -6,6 +6,7 @@
 #include "app/cli/remote_target.h"
 
 #include "engine/experiments/latency/latency_experiment.h"
+#include "engine/experiments/latency/latency_flags.h"
 #include "engine/export/latency_export.h"
 #include "engine/export/report_json.h"
 #include "engine/export/run_identity.h"
@@ -83,11 +84,10 @@ LatencyConfig toConfig(const LatencyOptions& o, std::vector<std::string>& proble
     else
         problems.push_back("hog-policy must be one of other, batch, idle (got '" + o.hogPolicy + "')");
     c.hogNice = o.hogNice;
-    c.hogCpu = o.hogCpu;
-    if (auto w = parseWaiter(o.waiter))
-        c.waiter = *w;
-    else
-        problems.push_back("waiter must be one of " + waiterNameList() + " (got '" + o.waiter + "')");
+    LatencyFlagText hogsAndWaiter;
+    hogsAndWaiter.hogCpu = o.hogCpu;
+    hogsAndWaiter.waiter = o.waiter;
+    applyLatencyFlags(hogsAndWaiter, {}, c, problems);
     // 0 means "until stopped" inside; on the command line that is leaving -D and -l out, and a given 0 is a length
     // out of range.
     if (!o.duration.empty()) {
@@ -456,8 +456,8 @@ Command addLatencyCommand(CLI::App& app)
                     "policy deadline: relative deadline, runtime..period (default: the period; bare number: us)");
     sub->add_option("--hog-policy", o->hogPolicy, "hog policy: other, batch or idle")->capture_default_str();
     sub->add_option("--hog-nice", o->hogNice, "hog nice -20..19")->capture_default_str();
-    noValueBelow(sub->add_option("--hog-cpu", o->hogCpu, "CPU for the hogs (default: the measuring CPU)"));
-    sub->add_option("--waiter", o->waiter, waiterNameList(" or "))->capture_default_str();
+    noValueBelow(sub->add_option("--hog-cpu", o->hogCpu, latency_flag_help::hogCpu()));
+    sub->add_option("--waiter", o->waiter, latency_flag_help::waiter())->capture_default_str();
     auto* dur = sub->add_option("-D,--duration", o->duration,
                                 "run time 1ms..30 days, e.g. 10s or 500ms (bare number: seconds)");
     auto* smp = sub->add_option("-l,--samples", o->samples, "stop after N samples, 1..1e12");

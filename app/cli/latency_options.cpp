@@ -1,6 +1,7 @@
 #include "app/cli/latency_options.h"
 
 #include "app/cli/command_util.h"
+#include "engine/experiments/latency/latency_flags.h"
 #include "engine/rt/cpu_topology.h"
 #include "engine/util/clock.h"
 
@@ -12,10 +13,11 @@ CLI::Option* addLatencyOptions(CLI::App* sub, LatencyThreadFlags& f, const Laten
 {
     if (which.policy)
         addPolicyOptions(sub, f.policy, f.priority, policyHelp(which.deadline));
-    sub->add_option("-i,--period", f.period, "period 10us..10s; units ns, us, ms, s (bare number: us)")
-        ->capture_default_str();
-    CLI::Option* hogs = sub->add_option("--hogs", f.hogs, which.hogsHelp)->capture_default_str();
-    auto* cpu = noValueBelow(sub->add_option("-a,--cpu", f.cpu, "measuring CPU (default: the highest usable CPU)"));
+    sub->add_option("-i,--period", f.period, latency_flag_help::period())->capture_default_str();
+    CLI::Option* hogs =
+        sub->add_option("--hogs", f.hogs, which.hogsHelp ? std::string(which.hogsHelp) : latency_flag_help::hogs())
+            ->capture_default_str();
+    auto* cpu = noValueBelow(sub->add_option("-a,--cpu", f.cpu, latency_flag_help::cpu()));
     if (which.cpus)
         sub->add_option("--cpus", f.cpus,
                         "one measuring thread per CPU at once: all, or a list like 0,2-3 (cyclictest -t -a)")
@@ -26,13 +28,16 @@ CLI::Option* addLatencyOptions(CLI::App* sub, LatencyThreadFlags& f, const Laten
 void readLatencyOptions(const LatencyThreadFlags& f, const LatencyFlagSet& which, LatencyConfig& c,
                         std::vector<std::string>& problems)
 {
+    LatencyFlagText text;
     if (which.policy) {
-        readPolicy(f.policy, f.priority, c.policy, problems, which.deadline);
-        c.priority = f.priority;
+        if (!f.policy.empty())
+            text.policy = f.policy;
+        text.priority = f.priority; // always: 0 when left out, as cyclictest
     }
-    readDuration("period", f.period, kNsPerUs, kBareMicroseconds, c.periodNs, problems);
-    c.hogs = f.hogs;
-    c.cpu = f.cpu;
+    text.period = f.period;
+    text.hogs = f.hogs;
+    text.cpu = f.cpu;
+    applyLatencyFlags(text, {.deadline = which.deadline}, c, problems);
     if (which.cpus && !f.cpus.empty())
         readCpuList("cpus", f.cpus, CpuTopology::current(), c.cpus, problems);
 }

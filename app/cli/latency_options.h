@@ -29,8 +29,8 @@ struct LatencyFlagSet {
     bool policy = true;    ///< --policy, -p (not the sweep: its settings list them)
     bool deadline = false; ///< --policy takes "deadline" (latency: it implements SCHED_DEADLINE)
     bool cpus = true;      ///< --cpus, one measuring thread per CPU (not the sweep)
-    /// --hogs' help.
-    const char* hogsHelp = "CPU-hog threads on each measuring CPU, 0..256";
+    /// --hogs' help; null: latency_flag_help::hogs().
+    const char* hogsHelp = nullptr;
 };
 
 /// Registers --policy/-p, -i/--period, --hogs, -a/--cpu and --cpus on @p sub as @p which says (-a and --cpus exclude

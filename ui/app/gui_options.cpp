@@ -1,5 +1,6 @@
 #include "ui/app/gui_options.h"
 
+#include "engine/experiments/latency/latency_flags.h"
 #include "engine/formats/output_file.h"
 #include "engine/remote/agent_client.h"
 #include "engine/util/input_file.h"
@@ -23,6 +24,8 @@ namespace {
 // A --config-json is a preset or a --json report; the largest report (every bin of a wide histogram) is a few MiB,
 // the same bound as an imported cyclictest file.
 constexpr size_t kMaxConfigJsonBytes = size_t(64) << 20;
+// The window's default real-time priority, which "--policy fifo" alone gets.
+constexpr int kGuiDefaultRtPriority = 80;
 
 std::optional<int> intOption(const QCommandLineParser& p, const QString& name, QStringList& problems)
 {
@@ -62,6 +65,16 @@ std::optional<double> secondsOption(const QCommandLineParser& p, const QString& 
     }
     return v;
 }
+
+// A flag's help as the CLI words it, as a sentence: after @p lead where the words are a list of values.
+QString help(const std::string& words, const char* lead = nullptr)
+{
+    QString s = QString::fromStdString(words);
+    if (lead)
+        return QString("%1: %2.").arg(QLatin1String(lead), s);
+    s[0] = s[0].toUpper();
+    return s + '.';
+}
 } // namespace
 
 QStringList parseGuiOptions(const QStringList& arguments, GuiOptions& o, QString* helpText)
@@ -82,13 +95,14 @@ QStringList parseGuiOptions(const QStringList& arguments, GuiOptions& o, QString
         {"compare",
          "Compare the files given after the options (cyclictest -h or --json results, recordings) in a window of "
          "their own: a histogram curve and a table row per file, the worst maximum first."},
-        {"policy", "Policy of the measuring thread: " + QString::fromStdString(policyNameList()) + ".", "policy"},
-        {"priority", "Real-time priority for fifo/rr (a priority alone means fifo).", "n"},
-        {"period", "Period, e.g. 1ms, 250us (bare numbers are µs).", "duration"},
-        {"hogs", "Number of CPU hogs, 0-64.", "n"},
-        {"cpu", "Measuring CPU.", "n"},
-        {"hog-cpu", "CPU of the hogs.", "n"},
-        {"waiter", "How to wait: " + QString::fromStdString(waiterNameList()) + ".", "kind"},
+        // The latency flags say what `rtscope latency --help` says (engine/experiments/latency/latency_flags.h).
+        {"policy", help(latency_flag_help::policy(false), "Policy of the measuring thread"), "policy"},
+        {"priority", help(latency_flag_help::priority()), "n"},
+        {"period", help(latency_flag_help::period()), "duration"},
+        {"hogs", help(latency_flag_help::hogs()), "n"},
+        {"cpu", help(latency_flag_help::cpu()), "n"},
+        {"hog-cpu", help(latency_flag_help::hogCpu()), "n"},
+        {"waiter", help(latency_flag_help::waiter(), "How to wait"), "kind"},
         {"trace", "Explain spikes from the kernel's trace events (the Latency page's \"Explain spikes (kernel "
                   "tracing)\"): why each late wake-up was late, under \"Why late?\"."},
         {"target",
@@ -255,44 +269,22 @@ LatencyConfig latencyConfigFromOptions(const GuiOptions& o, const LatencyConfig&
             }
         }
     }
-    if (!o.policy.isEmpty()) {
-        if (auto p = parsePolicy(o.policy.toStdString()))
-            c.policy = *p;
-        else
-            problems << QString("policy must be one of %1 (got '%2')")
-                            .arg(QString::fromStdString(policyNameList()), o.policy);
-    } else if (o.priority && *o.priority > 0 && !isRealtime(c.policy)) {
-        c.policy = Policy::Fifo; // like cyclictest -p and `rtscope latency -p`: a priority alone means FIFO
-    }
-    if (o.priority)
-        c.priority = *o.priority;
-    else if (!o.policy.isEmpty() && isRealtime(c.policy) && c.priority == 0)
-        c.priority = 80; // the window's default RT priority, so "--policy fifo" alone works
-    else if (!o.policy.isEmpty() && !isRealtime(c.policy))
-        c.priority = 0;
-    if (!o.period.isEmpty()) {
-        if (auto ns = parseDuration(o.period.toStdString()))
-            c.periodNs = *ns;
-        else
-            problems << QString("period: '%1' is not a duration; use a number with ns, us, ms or s (bare numbers are "
-                                "microseconds)")
-                            .arg(o.period);
-    }
-    if (o.hogs)
-        c.hogs = *o.hogs;
-    if (o.cpu)
-        c.cpu = *o.cpu;
-    if (o.hogCpu)
-        c.hogCpu = *o.hogCpu;
-    if (o.trace)
-        c.trace = true; // not given: the saved or --config-json setting stays
-    if (!o.waiter.isEmpty()) {
-        if (auto w = parseWaiter(o.waiter.toStdString()))
-            c.waiter = *w;
-        else
-            problems << QString("waiter must be one of %1 (got '%2')")
-                            .arg(QString::fromStdString(waiterNameList()), o.waiter);
-    }
+    LatencyFlagText flags;
+    const auto text = [](const QString& value) {
+        return value.isEmpty() ? std::nullopt : std::optional<std::string>(value.toStdString());
+    };
+    flags.policy = text(o.policy);
+    flags.priority = o.priority;
+    flags.period = text(o.period);
+    flags.hogs = o.hogs;
+    flags.cpu = o.cpu;
+    flags.hogCpu = o.hogCpu;
+    flags.waiter = text(o.waiter);
+    flags.trace = o.trace;
+    std::vector<std::string> errors;
+    applyLatencyFlags(flags, {.deadline = false, .defaultRtPriority = kGuiDefaultRtPriority}, c, errors);
+    for (const std::string& e : errors)
+        problems << QString::fromStdString(e);
     return c;
 }
 
