@@ -155,6 +155,12 @@ struct PageCapabilities {
     bool resetStatistics = false;
 };
 
+/// Whether @p Config is an experiment of the engine's registry (engine/experiments/registry.h): it has a name there.
+// clang-format off
+template <class Config>
+concept RegisteredExperiment = requires { ExperimentTraits<Config>::kName; };
+// clang-format on
+
 /// Whether a page of @p Config run by @p Experiment can run on a remote target through the agent (RemoteExperiment):
 /// an experiment of the registry, other than latency (whose pages have a remote source of their own).
 // clang-format off
@@ -192,7 +198,7 @@ public:
     /// settings, the per-CPU page, a test's fake) says its own.
     QString name() const override
     {
-        if constexpr (requires { ExperimentTraits<Config>::kName; })
+        if constexpr (RegisteredExperiment<Config>)
             return experimentName<Config>();
         else
             return QString();
