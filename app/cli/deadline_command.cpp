@@ -382,24 +382,17 @@ TableRun<DeadlineSnapshot> deadlineTable(std::function<std::string()> header, co
 
 RunResult runDeadline(const DeadlineConfig& config, const RunOutput& out)
 {
-    DeadlineExperiment exp;
-    exp.setLockAllMemory(true);
-    return runTable(exp, config, out, deadlineTable([&] { return exp.config().label(); }, config));
+    return runTableHere<DeadlineExperiment>(config, out, deadlineTable);
 }
 
 namespace {
 
 int run(const DeadlineOptions& o)
 {
-    if (o.target.given())
-        return runCommandOnTarget<DeadlineConfig>(
-            "deadline", o.target, o.output.runOutput(),
-            [&](const CpuTopology&, std::vector<std::string>& problems) { return toConfig(o, problems); },
-            deadlineTable);
-    std::vector<std::string> problems;
-    const DeadlineConfig config = toConfig(o, problems);
-    return runIfValid("deadline", config, std::move(problems), CpuTopology::current(),
-                      [&](const DeadlineConfig& c) { return runDeadline(c, o.output.runOutput()).exitCode; });
+    return runTableCommand<DeadlineConfig>(
+        "deadline", o.target, o.output.runOutput(),
+        [&](const CpuTopology&, std::vector<std::string>& problems) { return toConfig(o, problems); }, deadlineTable,
+        [&](const DeadlineConfig& c) { return runDeadline(c, o.output.runOutput()); });
 }
 
 Command addDeadlineCommand(CLI::App& app)

@@ -123,23 +123,17 @@ TableRun<DriftSnapshot> driftTable(std::function<std::string()> header, const Dr
 
 int run(const DriftOptions& o)
 {
-    if (o.target.given())
-        return runCommandOnTarget<DriftConfig>(
-            "drift", o.target, o.output.runOutput(),
-            [&](const CpuTopology&, std::vector<std::string>& problems) { return toConfig(o, problems); }, driftTable);
-    std::vector<std::string> problems;
-    const DriftConfig config = toConfig(o, problems);
-    return runIfValid("drift", config, std::move(problems), CpuTopology::current(),
-                      [&](const DriftConfig& c) { return runDrift(c, o.output.runOutput()).exitCode; });
+    return runTableCommand<DriftConfig>(
+        "drift", o.target, o.output.runOutput(),
+        [&](const CpuTopology&, std::vector<std::string>& problems) { return toConfig(o, problems); }, driftTable,
+        [&](const DriftConfig& c) { return runDrift(c, o.output.runOutput()); });
 }
 
 } // namespace
 
 RunResult runDrift(const DriftConfig& config, const RunOutput& out)
 {
-    DriftExperiment exp;
-    exp.setLockAllMemory(true);
-    return runTable(exp, config, out, driftTable([&] { return exp.config().label(); }, config));
+    return runTableHere<DriftExperiment>(config, out, driftTable);
 }
 
 namespace {

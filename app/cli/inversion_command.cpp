@@ -151,28 +151,22 @@ TableRun<InversionSnapshot> inversionTable(std::function<std::string()> header, 
 
 int run(const InversionOptions& o)
 {
-    if (o.target.given())
-        return runCommandOnTarget<InversionConfig>(
-            "inversion", o.target, o.output.runOutput(),
-            [&](const CpuTopology&, std::vector<std::string>& problems) { return toConfig(o, problems); },
-            inversionTable,
-            // The exports carry the run's timeline: as much of it as the agent keeps (docs/remote.md, Start).
-            nlohmann::json{{"timeline_window_ns", kAgentViewMaxNs}});
-    std::vector<std::string> problems;
-    const InversionConfig config = toConfig(o, problems);
-    return runIfValid("inversion", config, std::move(problems), CpuTopology::current(),
-                      [&](const InversionConfig& c) { return runInversion(c, o.output.runOutput()).exitCode; });
+    return runTableCommand<InversionConfig>(
+        "inversion", o.target, o.output.runOutput(),
+        [&](const CpuTopology&, std::vector<std::string>& problems) { return toConfig(o, problems); }, inversionTable,
+        [&](const InversionConfig& c) { return runInversion(c, o.output.runOutput()); },
+        // The exports carry the run's timeline: as much of it as the agent keeps (docs/remote.md, Start).
+        nlohmann::json{{"timeline_window_ns", kAgentViewMaxNs}});
 }
 
 } // namespace
 
 RunResult runInversion(const InversionConfig& config, const RunOutput& out)
 {
-    InversionExperiment exp;
-    exp.setLockAllMemory(true);
-    exp.setTimelineWindow(0); // the exports carry the whole run
-    exp.setPublishInterval(250'000'000);
-    return runTable(exp, config, out, inversionTable([&] { return exp.config().label(); }, config));
+    return runTableHere<InversionExperiment>(config, out, inversionTable, [](InversionExperiment& exp) {
+        exp.setTimelineWindow(0); // the exports carry the whole run
+        exp.setPublishInterval(250'000'000);
+    });
 }
 
 namespace {

@@ -184,24 +184,17 @@ TableRun<ContentionSnapshot> contentionTable(std::function<std::string()> header
 
 int run(const LocksOptions& o)
 {
-    if (o.target.given())
-        return runCommandOnTarget<ContentionConfig>(
-            "locks", o.target, o.output.runOutput(),
-            [&](const CpuTopology&, std::vector<std::string>& problems) { return toConfig(o, problems); },
-            contentionTable);
-    std::vector<std::string> problems;
-    const ContentionConfig config = toConfig(o, problems);
-    return runIfValid("locks", config, std::move(problems), CpuTopology::current(),
-                      [&](const ContentionConfig& c) { return runContention(c, o.output.runOutput()).exitCode; });
+    return runTableCommand<ContentionConfig>(
+        "locks", o.target, o.output.runOutput(),
+        [&](const CpuTopology&, std::vector<std::string>& problems) { return toConfig(o, problems); }, contentionTable,
+        [&](const ContentionConfig& c) { return runContention(c, o.output.runOutput()); });
 }
 
 } // namespace
 
 RunResult runContention(const ContentionConfig& config, const RunOutput& out)
 {
-    ContentionExperiment exp;
-    exp.setLockAllMemory(true);
-    return runTable(exp, config, out, contentionTable([&] { return exp.config().label(); }, config));
+    return runTableHere<ContentionExperiment>(config, out, contentionTable);
 }
 
 namespace {

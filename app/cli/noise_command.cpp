@@ -220,25 +220,21 @@ int run(const NoiseOptions& o)
             problems.push_back(osnoiseProblem);
         return c;
     };
-    if (o.target.given())
-        return runCommandOnTarget<NoiseConfig>("noise", o.target, out, configFor,
-                                               [&](std::function<std::string()> header, const NoiseConfig&) {
-                                                   return noiseTable(std::move(header), out.histfile, osnoise);
-                                               });
-    std::vector<std::string> problems;
-    const NoiseConfig config = configFor(CpuTopology::current(), problems);
-    return runIfValid("noise", config, std::move(problems), CpuTopology::current(),
-                      [&](const NoiseConfig& c) { return runNoise(c, out, osnoise).exitCode; });
+    return runTableCommand<NoiseConfig>(
+        "noise", o.target, out, configFor,
+        [&](std::function<std::string()> header, const NoiseConfig&) {
+            return noiseTable(std::move(header), out.histfile, osnoise);
+        },
+        [&](const NoiseConfig& c) { return runNoise(c, out, osnoise); });
 }
 
 } // namespace
 
 RunResult runNoise(const NoiseConfig& config, const RunOutput& out, std::shared_ptr<const OsnoiseTrace> osnoise)
 {
-    NoiseExperiment exp;
-    exp.setLockAllMemory(true);
-    return runTable(exp, config, out,
-                    noiseTable([&] { return exp.config().label(); }, out.histfile, std::move(osnoise)));
+    return runTableHere<NoiseExperiment>(config, out, [&](std::function<std::string()> header, const NoiseConfig&) {
+        return noiseTable(std::move(header), out.histfile, std::move(osnoise));
+    });
 }
 
 namespace {

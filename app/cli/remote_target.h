@@ -159,6 +159,34 @@ int runCommandOnTarget(const std::string& command, const RemoteTarget& target, c
     });
 }
 
+/// @brief A table command's whole run: on @p target when one is given (runCommandOnTarget()), else here — the flags
+/// read against this computer's CPUs by @p configFor(topology, problems), validated (runIfValid()), and run by
+/// @p runHere(config), which returns the RunResult (usually runTableHere()). @p view: as runCommandOnTarget()'s.
+template <class Config, class ConfigFor, class MakeTable, class RunHere>
+int runTableCommand(const std::string& command, const RemoteTarget& target, const RunOutput& out, ConfigFor&& configFor,
+                    MakeTable&& makeTable, RunHere&& runHere, const nlohmann::json& view = nlohmann::json::object())
+{
+    if (target.given())
+        return runCommandOnTarget<Config>(command, target, out, configFor, makeTable, view);
+    std::vector<std::string> problems;
+    const CpuTopology here = CpuTopology::current();
+    const Config config = configFor(here, problems);
+    return runIfValid(command, config, std::move(problems), here, [&](const Config& c) { return runHere(c).exitCode; });
+}
+
+/// @brief A run of @p config here by a new @p Experiment (its memory locked) through runTable(), with the TableRun
+/// @p makeTable(label, config) builds — the local twin of runTableOnTarget(). @p prepare(exp) sets what the command
+/// sets before the start.
+template <class Experiment, class Config, class MakeTable, class Prepare = void (*)(Experiment&)>
+RunResult runTableHere(
+    const Config& config, const RunOutput& out, MakeTable&& makeTable, Prepare&& prepare = [](Experiment&) {})
+{
+    Experiment exp;
+    exp.setLockAllMemory(true);
+    prepare(exp);
+    return runTable(exp, config, out, makeTable([&exp] { return exp.config().label(); }, config));
+}
+
 /// @brief A run in the agent @p target reaches, printed as a local run is. @p cpuList is --cpus as given (empty: not
 /// given): "all" is the target's CPUs, read from its hello's probe.
 RunResult runRemoteLatency(const LatencyConfig& config, const RunOutput& out, const std::optional<LatencyLimit>& limit,

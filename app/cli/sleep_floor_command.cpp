@@ -133,24 +133,17 @@ TableRun<SleepFloorSnapshot> sleepFloorTable(std::function<std::string()> label,
 
 int run(const SleepFloorOptions& o)
 {
-    if (o.target.given())
-        return runCommandOnTarget<SleepFloorConfig>(
-            "sleep-floor", o.target, o.output.runOutput(),
-            [&](const CpuTopology&, std::vector<std::string>& problems) { return toConfig(o, problems); },
-            sleepFloorTable);
-    std::vector<std::string> problems;
-    const SleepFloorConfig config = toConfig(o, problems);
-    return runIfValid("sleep-floor", config, std::move(problems), CpuTopology::current(),
-                      [&](const SleepFloorConfig& c) { return runSleepFloor(c, o.output.runOutput()).exitCode; });
+    return runTableCommand<SleepFloorConfig>(
+        "sleep-floor", o.target, o.output.runOutput(),
+        [&](const CpuTopology&, std::vector<std::string>& problems) { return toConfig(o, problems); }, sleepFloorTable,
+        [&](const SleepFloorConfig& c) { return runSleepFloor(c, o.output.runOutput()); });
 }
 
 } // namespace
 
 RunResult runSleepFloor(const SleepFloorConfig& config, const RunOutput& out)
 {
-    SleepFloorExperiment exp;
-    exp.setLockAllMemory(true);
-    return runTable(exp, config, out, sleepFloorTable([&] { return exp.config().label(); }, config));
+    return runTableHere<SleepFloorExperiment>(config, out, sleepFloorTable);
 }
 
 namespace {
