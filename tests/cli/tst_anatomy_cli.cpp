@@ -4,6 +4,7 @@
 // as the culprit and explains the worst wake-ups, with the cyclictest outputs where they were; and a run where
 // tracing cannot work (an unprivileged user) that still measures, exits 0 and says why.
 #include "tests/common/cli_process.h"
+#include "tests/common/data_rows.h"
 #include "tests/common/traced_run.h"
 
 // The CLI's code is in the rtscope binary, which the tests do not link: the one file under test is compiled here.
@@ -418,9 +419,7 @@ private slots:
 
     void unavailableTracingStillMeasuresAndSaysWhy_data()
     {
-        QTest::addColumn<bool>("quiet");
-        QTest::newRow("normal") << false;
-        QTest::newRow("-q") << true;
+        test::addRows<bool>("quiet", {{"normal", false}, {"-q", true}});
     }
     void unavailableTracingStillMeasuresAndSaysWhy()
     {

@@ -9,6 +9,7 @@
 #include "engine/util/clock.h"
 #include "engine/util/loop_clock.h"
 
+#include "tests/common/data_rows.h"
 #include "tests/common/experiment_run.h"
 #include "tests/common/planted_culprit.h"
 #include "tests/common/test_main.h"
@@ -331,12 +332,7 @@ private slots:
     }
 
     // Every thread (the pollers, a real-time one included, and the trace reader) stopped and joined within 100 ms.
-    void stopJoinsWithinAHundredMilliseconds_data()
-    {
-        QTest::addColumn<bool>("fifo");
-        QTest::newRow("other") << false;
-        QTest::newRow("fifo") << true;
-    }
+    void stopJoinsWithinAHundredMilliseconds_data() { test::addRows<bool>("fifo", {{"other", false}, {"fifo", true}}); }
     void stopJoinsWithinAHundredMilliseconds()
     {
         QFETCH(bool, fifo);

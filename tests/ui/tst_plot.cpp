@@ -5,6 +5,7 @@
 #include "ui/plot/plot_math.h"
 #include "ui/plot/timeline_chart.h"
 
+#include "tests/common/data_rows.h"
 #include "tests/common/test_main.h"
 
 #include <QGraphicsLineItem>
@@ -51,9 +52,7 @@ class TestPlot : public QObject {
 private slots:
     void niceNumbers_data()
     {
-        QTest::addColumn<double>("value");
-        QTest::addColumn<double>("ceil");
-        QTest::addColumn<double>("floor");
+        test::addColumns<double, double, double>("value", "ceil", "floor");
         QTest::newRow("1") << 1.0 << 1.0 << 1.0;
         QTest::newRow("1.3") << 1.3 << 2.0 << 1.0;
         QTest::newRow("3") << 3.0 << 5.0 << 2.0;
