@@ -164,8 +164,7 @@ private slots:
 
     void badTraceFlagsExitTwoWithTheSentence_data()
     {
-        QTest::addColumn<QStringList>("args");
-        QTest::addColumn<QString>("expected");
+        addRefusalColumns();
         QTest::newRow("threshold without --trace")
             << QStringList{"latency", "--trace-threshold", "100us"} << "trace-threshold needs --trace";
         QTest::newRow("top without --trace") << QStringList{"latency", "--trace-top", "5"} << "trace-top needs --trace";
@@ -184,14 +183,7 @@ private slots:
                                  << "trace-top must be between 1 and 100 (got 101)";
         QTest::newRow("top text") << QStringList{"latency", "--trace", "--trace-top", "many"} << "--trace-top";
     }
-    void badTraceFlagsExitTwoWithTheSentence()
-    {
-        QFETCH(QStringList, args);
-        QFETCH(QString, expected);
-        Run r;
-        const QString problem = refusalProblem(args, expected, &r);
-        QVERIFY2(problem.isEmpty(), qPrintable(problem));
-    }
+    void badTraceFlagsExitTwoWithTheSentence() { checkRefusalRow(); }
 
     void textOfHandMadeFigures()
     {

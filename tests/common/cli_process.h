@@ -75,6 +75,26 @@ inline QString refusalProblem(const QStringList& args, const QString& expected, 
     return {};
 }
 
+/// The columns of a table of refusals, each row checked by checkRefusalRow(): the arguments ("args", a QStringList)
+/// and what standard error must say ("expected", a QString).
+inline void addRefusalColumns()
+{
+    QTest::addColumn<QStringList>("args");
+    QTest::addColumn<QString>("expected");
+}
+
+/// The running row of a table of refusals (addRefusalColumns()): `rtscope args` refused as bad input, saying
+/// expected, as refusalProblem() checks. @p result, when given, gets the run. False, with the failure recorded, when
+/// it was not.
+inline bool checkRefusalRow(Run* result = nullptr)
+{
+    QFETCH(QStringList, args);
+    QFETCH(QString, expected);
+    const QString problem = refusalProblem(args, expected, result);
+    return QTest::qVerify(problem.isEmpty(), "refusalProblem(args, expected).isEmpty()", qPrintable(problem), __FILE__,
+                          __LINE__);
+}
+
 /// The flags among @p flags that `rtscope @p command --help` does not mention (or why the help failed).
 inline QStringList missingFromHelp(const QStringList& command, const QStringList& flags)
 {
