@@ -111,11 +111,7 @@ private slots:
         QFETCH(qint64, margin);
         QFETCH(qint64, poll);
         QFETCH(QString, expected);
-        WatchdogConfig c;
-        c.cpu = cpu;
-        c.priority = priority;
-        c.marginNs = margin;
-        c.pollNs = poll;
+        const WatchdogConfig c{.cpu = cpu, .priority = priority, .marginNs = margin, .pollNs = poll};
         CpuTopology t;
         t.online = {0, 1};
         t.allowed = {0, 1};
