@@ -11,6 +11,7 @@
 
 #include "tests/common/data_rows.h"
 #include "tests/common/experiment_run.h"
+#include "tests/common/find_by.h"
 #include "tests/common/planted_culprit.h"
 #include "tests/common/test_main.h"
 #include "tests/common/test_util.h"
@@ -37,10 +38,7 @@ namespace {
 
 const NoiseCulprit* noiseCulpritNamed(const NoiseSnapshot& snap, const std::string& name)
 {
-    for (const NoiseCulprit& c : snap.culprits)
-        if (c.name == name)
-            return &c;
-    return nullptr;
+    return rtscope::test::findBy(snap.culprits, &NoiseCulprit::name, name);
 }
 
 // What must hold for any finished run's CPU: the kinds add up to the noise, the histogram to the loops.
