@@ -10,6 +10,7 @@
 #include "engine/recording/recording_writer.h"
 #include "engine/rt/cpu_topology.h"
 #include "engine/util/clock.h"
+#include "tests/common/latency_samples.h"
 #include "tests/common/thread_census.h"
 
 #include "tests/common/test_main.h"
@@ -42,16 +43,9 @@ SystemProbe testProbe()
 std::vector<LatencySample> samples(const std::vector<int64_t>& latencies, uint64_t firstSeq, int64_t startNs,
                                    int64_t periodNs = kNsPerMs)
 {
-    std::vector<LatencySample> out;
-    for (size_t i = 0; i < latencies.size(); ++i) {
-        LatencySample s;
-        s.seq = firstSeq + i;
-        s.deadlineNs = startNs + int64_t(i) * periodNs;
-        s.latencyNs = latencies[i];
-        s.wakeNs = s.deadlineNs + s.latencyNs;
-        s.skipped = latencies[i] > periodNs ? uint32_t(latencies[i] / periodNs) : 0;
-        out.push_back(s);
-    }
+    std::vector<LatencySample> out = rtscope::test::periodicSamples(latencies, firstSeq, startNs, periodNs);
+    for (LatencySample& s : out)
+        s.skipped = s.latencyNs > periodNs ? uint32_t(s.latencyNs / periodNs) : 0;
     return out;
 }
 

@@ -4,6 +4,7 @@
 #include "engine/rt/rt_thread.h"
 #include "engine/rt/system_probe.h"
 #include "engine/util/clock.h"
+#include "tests/common/latency_samples.h"
 #include "tests/common/page_test_util.h"
 #include "tests/common/privilege_drop.h"
 #include "tests/common/probed_test.h"
@@ -47,15 +48,8 @@ std::vector<int64_t> knownLatencies()
 
 void feed(ReplayLatencySource& src, const std::vector<int64_t>& latencies, int64_t startNs)
 {
-    const uint64_t first = src.replay().nextSeq();
-    for (size_t i = 0; i < latencies.size(); ++i) {
-        LatencySample s;
-        s.seq = first + i;
-        s.deadlineNs = startNs + int64_t(i) * kNsPerMs;
-        s.latencyNs = latencies[i];
-        s.wakeNs = s.deadlineNs + s.latencyNs;
+    for (const LatencySample& s : rtscope::test::periodicSamples(latencies, src.replay().nextSeq(), startNs))
         src.replay().add(s);
-    }
 }
 
 // Where the display puts a recorded value: the middle of its histogram bucket, in µs.
