@@ -10,6 +10,7 @@
 #include "engine/recording/recording_writer.h"
 #include "engine/rt/cpu_topology.h"
 #include "engine/util/clock.h"
+#include "tests/common/board_probe.h"
 #include "tests/common/latency_samples.h"
 #include "tests/common/thread_census.h"
 
@@ -29,11 +30,8 @@ constexpr int64_t kRecordingT0 = 5'000 * kNsPerSec;
 
 SystemProbe testProbe()
 {
-    SystemProbe p;
-    p.hostname = "board";
-    p.kernelRelease = "6.1.0-rt-test";
+    SystemProbe p = rtscope::test::rtBoardProbe("board", "6.1.0-rt-test");
     p.scheduler = "CFS";
-    p.preemptModel = "PREEMPT_RT";
     p.preemptRt = true;
     p.onlineCpus = {0, 1, 2, 3};
     p.timerSlackNs = 50'000;

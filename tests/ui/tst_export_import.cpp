@@ -10,6 +10,7 @@
 #include "engine/rt/rt_thread.h"
 #include "engine/rt/system_probe.h"
 #include "engine/util/clock.h"
+#include "tests/common/board_probe.h"
 #include "tests/common/fifo_guard.h"
 #include "tests/common/probed_test.h"
 #include "tests/common/thread_census.h"
@@ -435,11 +436,8 @@ private slots:
     void aRecordingReplaysInTheViews()
     {
         // A known run recorded on a "board": 300 samples at 20 µs, one at 2 ms.
-        SystemProbe board;
-        board.hostname = "board-7";
-        board.kernelRelease = "6.6.21-rt26";
+        SystemProbe board = rtscope::test::rtBoardProbe("board-7", "6.6.21-rt26");
         board.scheduler = "EEVDF";
-        board.preemptModel = "PREEMPT_RT";
         board.cpuModel = "Cortex-A53";
         LatencyConfig c;
         c.cpu = 3;
