@@ -66,13 +66,7 @@ TraceEvent avSwitch(int64_t ts, int32_t prevPid, const char* prevComm, int prevP
 
 TraceEvent avWake(TraceEventType type, int64_t ts, int32_t current)
 {
-    TraceEvent e = avBase(type, ts, current);
-    e.wake.task.pid = kAvTid;
-    setTraceText(e.wake.task.comm, "meas");
-    e.wake.task.prio = 120;
-    e.wake.targetCpu = kAvCpu;
-    e.wake.origCpu = -1;
-    return e;
+    return test::traceWake(type, ts, current, kAvCpu, {kAvTid, "meas", 120}, kAvCpu);
 }
 
 TraceEvent avTimer(TraceEventType type, int64_t ts, int32_t current)
