@@ -4,6 +4,7 @@
 #include "engine/rt/rt_thread.h"
 #include "engine/rt/system_probe.h"
 #include "engine/util/clock.h"
+#include "tests/common/exposed_widget.h"
 #include "tests/common/latency_samples.h"
 #include "tests/common/page_test_util.h"
 #include "tests/common/privilege_drop.h"
@@ -139,9 +140,7 @@ private slots:
         auto owned = std::make_unique<ReplayLatencySource>();
         ReplayLatencySource& src = *owned;
         LatencyPage page(std::move(owned), m_probe);
-        page.resize(1200, 800);
-        page.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&page));
+        QVERIFY(test::showExposed(page, 1200, 800));
         QAbstractItemModelTester tester(page.statsModel(), QAbstractItemModelTester::FailureReportingMode::QtTest);
 
         QVERIFY(page.start());
@@ -363,9 +362,7 @@ private slots:
         auto owned = std::make_unique<LiveLatencySource>();
         LiveLatencySource& src = *owned;
         LatencyPage page(std::move(owned), m_probe);
-        page.resize(1200, 800);
-        page.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&page));
+        QVERIFY(test::showExposed(page, 1200, 800));
         LatencyConfig c = page.config();
         c.periodNs = 1'000'000;
         c.hogs = 0;

@@ -6,6 +6,7 @@
 #include "ui/plot/timeline_chart.h"
 
 #include "tests/common/data_rows.h"
+#include "tests/common/exposed_widget.h"
 #include "tests/common/test_main.h"
 
 #include <QGraphicsLineItem>
@@ -154,9 +155,7 @@ private slots:
     void histogramChartDrawsLiveAndKeepsTheReference()
     {
         HistogramChart chart;
-        chart.resize(800, 500);
-        chart.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&chart));
+        QVERIFY(test::showExposed(chart, 800, 500));
         QVERIFY(chart.logLatencyAxis());
         const HistogramCurve ref = curve({{800, 500}, {2000, 400}, {3900, 3}}, "reference: OTHER");
         chart.setReference(&ref);
@@ -185,9 +184,7 @@ private slots:
     void markerLabelsFollowEveryFrame()
     {
         HistogramChart chart;
-        chart.resize(900, 500);
-        chart.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&chart));
+        QVERIFY(test::showExposed(chart, 900, 500));
         HistogramCurve live;
         live.buckets = {{4, 5, 100}, {31, 32, 1}};
         const auto labels = [&chart] {
@@ -212,9 +209,7 @@ private slots:
     void timelineChartKeepsTheSpikeAndShowsMarkers()
     {
         TimelineChart chart;
-        chart.resize(900, 500);
-        chart.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&chart));
+        QVERIFY(test::showExposed(chart, 900, 500));
         std::vector<TimelinePoint> points;
         for (int i = 0; i < 10000; ++i)
             points.push_back({-10.0 + i * 0.001, 3.0, i == 7777 ? 3000.0 : 6.0});
