@@ -259,24 +259,20 @@ private slots:
         std::istringstream in(csv.str());
         std::string line;
         std::getline(in, line);
-        QCOMPARE(line, std::string("cpu,seq,deadline_ns,wake_ns,latency_ns,skipped_periods,epoch"));
+        QCOMPARE(line, rtscope::test::kSampleCsvHeader);
         size_t rows = 0;
         int64_t maxLatency = 0;
         uint64_t lastSeq = 0;
         while (std::getline(in, line)) {
             ++rows;
-            int cpu = 0;
-            unsigned long long seq = 0;
-            long long deadline = 0, wake = 0, latency = 0;
-            unsigned skipped = 0, epoch = 0;
-            QCOMPARE(std::sscanf(line.c_str(), "%d,%llu,%lld,%lld,%lld,%u,%u", &cpu, &seq, &deadline, &wake, &latency,
-                                 &skipped, &epoch),
-                     7);
-            QCOMPARE(cpu, 2);
-            QCOMPARE(wake - deadline, latency);
-            QVERIFY(deadline >= 0); // relative to the start
-            maxLatency = std::max<int64_t>(maxLatency, latency);
-            lastSeq = seq;
+            const std::optional<rtscope::test::CsvSample> row = rtscope::test::parseCsvSample(line);
+            QVERIFY2(row, line.c_str());
+            const LatencySample& s = row->sample;
+            QCOMPARE(row->cpu, 2);
+            QCOMPARE(s.wakeNs - s.deadlineNs, s.latencyNs);
+            QVERIFY(s.deadlineNs >= 0); // relative to the start
+            maxLatency = std::max(maxLatency, s.latencyNs);
+            lastSeq = s.seq;
         }
         QCOMPARE(rows, size_t(5000));
         QCOMPARE(maxLatency, int64_t(3'200'000));
