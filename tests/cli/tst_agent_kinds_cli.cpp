@@ -115,11 +115,7 @@ class TestAgentKindsCli : public QObject {
     Q_OBJECT
 
 private slots:
-    void initTestCase()
-    {
-        QVERIFY2(QFile::exists(binary()), "RTSCOPE_BINARY must point at the built rtscope");
-        std::signal(SIGPIPE, SIG_IGN);
-    }
+    void initTestCase() { setUpAgentPipes(); }
 
     // Each experiment once on one connection: started with the config as run, a live message while it runs and the
     // final one, the agent back to its own threads after each.

@@ -51,11 +51,7 @@ class TestAgentLink : public QObject {
     Q_OBJECT
 
 private slots:
-    void initTestCase()
-    {
-        QVERIFY2(QFile::exists(binary()), "RTSCOPE_BINARY must point at the built rtscope");
-        std::signal(SIGPIPE, SIG_IGN);
-    }
+    void initTestCase() { setUpAgentPipes(); }
 
     void wireBytesPerSampleOverStdio()
     {

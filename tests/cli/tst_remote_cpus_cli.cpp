@@ -34,8 +34,7 @@ class TestRemoteCpusCli : public QObject {
 private slots:
     void initTestCase()
     {
-        QVERIFY2(QFile::exists(binary()), "RTSCOPE_BINARY must point at the built rtscope");
-        std::signal(SIGPIPE, SIG_IGN);
+        setUpAgentPipes();
         AgentProcess p;
         QVERIFY(!spawnAgentProcess(remoteCpusAgentCommand(), p));
         {

@@ -192,6 +192,14 @@ inline Run runWithoutRtPrivilege(const QStringList& args, MaybeSkip& skip)
     return r;
 }
 
+/// The start of a unit that talks to `rtscope agent --stdio` over pipes: RTSCOPE_BINARY must name the built rtscope,
+/// and a write to an agent that has gone fails (EPIPE) instead of killing the test (SIGPIPE ignored).
+inline void setUpAgentPipes()
+{
+    QVERIFY2(QFile::exists(binary()), "RTSCOPE_BINARY must point at the built rtscope");
+    std::signal(SIGPIPE, SIG_IGN);
+}
+
 /// The base of a CLI unit's test class: a scratch folder, and setUp() for initTestCase, which checks that
 /// RTSCOPE_BINARY names the built rtscope and that the folder is there.
 class CliTest : public QObject {
