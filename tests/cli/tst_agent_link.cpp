@@ -56,7 +56,7 @@ private slots:
     void wireBytesPerSampleOverStdio()
     {
         AgentProcess p;
-        QVERIFY(!spawnAgentProcess("exec '" + binary().toStdString() + "' agent --stdio", p));
+        QVERIFY(!spawnAgentProcess(agentStdioCommand(), p));
         uint64_t wire = 0;
         uint64_t recordingBytes = 0;
         std::string recording;

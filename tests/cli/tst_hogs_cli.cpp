@@ -125,7 +125,7 @@ private slots:
     void agentLeavesWhenItsControllerGoesDuringTheStart()
     {
         AgentProcess p;
-        QVERIFY(!spawnAgentProcess("exec '" + binary().toStdString() + "' agent --stdio", p));
+        QVERIFY(!spawnAgentProcess(agentStdioCommand(), p));
         AgentFrameDecoder d;
         QVERIFY(test::agentCliRead(p.fromAgent, d, AgentFrameType::Hello, 10'000));
         const std::string hello = encodeAgentJsonFrame(AgentFrameType::Hello, agentHello(nullptr));

@@ -16,6 +16,7 @@
 #include <QTemporaryDir>
 #include <QTest>
 #include <csignal>
+#include <string>
 #include <sys/types.h>
 #include <unistd.h>
 
@@ -190,6 +191,14 @@ inline Run runWithoutRtPrivilege(const QStringList& args, MaybeSkip& skip)
     if (r.exitCode == -1 || (r.err.contains("Permission denied") && !r.err.contains("rtscope")))
         skip = Skip{SkipKind::Other, "cannot run the binary as nobody here: " + r.err};
     return r;
+}
+
+/// The command that starts this build's agent on pipes, `rtscope agent --stdio` and then @p flags, as --target-cmd
+/// and spawnAgentProcess() take it. exec: the agent replaces the shell, so its pid is the child's (for the thread
+/// census).
+inline std::string agentStdioCommand(const std::string& flags = {})
+{
+    return "exec '" + binary().toStdString() + "' agent --stdio" + (flags.empty() ? "" : " " + flags);
 }
 
 /// The start of a unit that talks to `rtscope agent --stdio` over pipes: RTSCOPE_BINARY must name the built rtscope,
