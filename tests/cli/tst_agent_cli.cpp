@@ -37,12 +37,6 @@ namespace {
 // The stop budget (kJoinBudgetMs) plus as much again for noticing the EOF and leaving on a loaded 2-CPU machine.
 constexpr double kAgentCliStopBoundMs = 2 * kJoinBudgetMs;
 
-std::string agentCliCommand()
-{
-    // exec: the agent replaces the shell, so its pid is the child's (for the thread census).
-    return "exec '" + binary().toStdString() + "' agent --stdio";
-}
-
 // Waits until @p pid has no thread but its main one left running, or is gone; returns the milliseconds since @p t0
 // (nowNs()) or -1 after @p timeoutMs.
 double agentCliMsUntilThreadsGone(pid_t pid, int64_t t0, int timeoutMs)
@@ -83,7 +77,7 @@ private slots:
     void helloStartStopOverAPipe()
     {
         AgentProcess p;
-        QVERIFY(!spawnAgentProcess(agentCliCommand(), p));
+        QVERIFY(!spawnAgentProcess(agentStdioCommand(), p));
         {
             AgentClient client(p.fromAgent, p.toAgent);
             const Error connected = client.connect(10'000);
@@ -119,9 +113,9 @@ private slots:
     // replay of what was received.
     void latencyTargetCmdEndToEnd()
     {
-        const Run r =
-            run({"latency", "--target-cmd", QString::fromStdString(agentCliCommand()), "--period", "500us", "-l", "400",
-                 "--json", path("remote.json"), "--record", path("remote.rtrec"), "--histfile", path("remote.hist")});
+        const Run r = run({"latency", "--target-cmd", QString::fromStdString(agentStdioCommand()), "--period", "500us",
+                           "-l", "400", "--json", path("remote.json"), "--record", path("remote.rtrec"), "--histfile",
+                           path("remote.hist")});
         QVERIFY2(r.exitCode == 0, qPrintable(r.err + r.out));
         QVERIFY2(r.out.contains("# target: "), qPrintable(r.out));
         QVERIFY2(r.out.contains("400 samples"), qPrintable(r.out));
@@ -139,7 +133,7 @@ private slots:
         const Run local = run({"latency", "-a", "4000", "-l", "10"});
         QCOMPARE(local.exitCode, 2);
         const Run remote =
-            run({"latency", "--target-cmd", QString::fromStdString(agentCliCommand()), "-a", "4000", "-l", "10"});
+            run({"latency", "--target-cmd", QString::fromStdString(agentStdioCommand()), "-a", "4000", "-l", "10"});
         QCOMPARE(remote.exitCode, 2);
         const QString sentence = local.err.trimmed().split('\n').first();
         QVERIFY2(remote.err.contains(sentence), qPrintable(remote.err + " | local: " + sentence));
@@ -151,7 +145,7 @@ private slots:
     void closedStdinStopsEveryThread()
     {
         AgentProcess p;
-        QVERIFY(!spawnAgentProcess(agentCliCommand(), p));
+        QVERIFY(!spawnAgentProcess(agentStdioCommand(), p));
         AgentFrameDecoder d;
         QVERIFY(agentCliRead(p.fromAgent, d, AgentFrameType::Hello, 10'000));
         agentCliSend(p.toAgent, encodeAgentJsonFrame(AgentFrameType::Hello, agentHello(nullptr)));
@@ -179,7 +173,7 @@ private slots:
         QCOMPARE(prctl(PR_SET_CHILD_SUBREAPER, 1), 0);
         QProcess client;
         client.setProcessChannelMode(QProcess::ForwardedErrorChannel);
-        client.start(binary(), {"latency", "--target-cmd", QString::fromStdString(agentCliCommand()), "--period",
+        client.start(binary(), {"latency", "--target-cmd", QString::fromStdString(agentStdioCommand()), "--period",
                                 "200us", "--hogs", "1"});
         QVERIFY(client.waitForStarted());
         // The agent is the client's child: wait for it and for its run to be going.
@@ -214,7 +208,7 @@ private slots:
     void hostileInputIsAnsweredAndSurvived()
     {
         AgentProcess p;
-        QVERIFY(!spawnAgentProcess(agentCliCommand(), p));
+        QVERIFY(!spawnAgentProcess(agentStdioCommand(), p));
         AgentFrameDecoder d;
         QVERIFY(agentCliRead(p.fromAgent, d, AgentFrameType::Hello, 10'000));
         const auto expectError = [&](const std::string& bytes, const std::string& expected) {
@@ -269,7 +263,7 @@ private slots:
     void threadListThroughTheClient()
     {
         AgentProcess p;
-        QVERIFY(!spawnAgentProcess(agentCliCommand(), p));
+        QVERIFY(!spawnAgentProcess(agentStdioCommand(), p));
         {
             AgentClient client(p.fromAgent, p.toAgent);
             QVERIFY(!client.connect(10'000));

@@ -37,12 +37,6 @@ namespace {
 // The stop budget (kJoinBudgetMs) plus as much again for noticing the frame or the EOF on a loaded 2-CPU machine.
 constexpr double kAgentKindsStopBoundMs = 2 * kJoinBudgetMs;
 
-std::string agentKindsCommand()
-{
-    // exec: the agent's pid is the child's; --allow-commands: the sweep's load command is one of the things tried.
-    return "exec '" + binary().toStdString() + "' agent --stdio --allow-commands";
-}
-
 // Milliseconds from @p t0 until @p pid has at most @p tasks tasks left, or -1 after @p timeoutMs.
 double agentKindsMsUntil(pid_t pid, int tasks, int64_t t0, int timeoutMs)
 {
@@ -62,7 +56,8 @@ struct AgentKindsSession {
 
     Error open()
     {
-        if (Error e = spawnAgentProcess(agentKindsCommand(), process))
+        // --allow-commands: the sweep's load command is one of the things tried.
+        if (Error e = spawnAgentProcess(agentStdioCommand("--allow-commands"), process))
             return e;
         client = std::make_unique<AgentClient>(process.fromAgent, process.toAgent);
         if (Error e = client->connect(10'000))
@@ -115,11 +110,7 @@ class TestAgentKindsCli : public QObject {
     Q_OBJECT
 
 private slots:
-    void initTestCase()
-    {
-        QVERIFY2(QFile::exists(binary()), "RTSCOPE_BINARY must point at the built rtscope");
-        std::signal(SIGPIPE, SIG_IGN);
-    }
+    void initTestCase() { setUpAgentPipes(); }
 
     // Each experiment once on one connection: started with the config as run, a live message while it runs and the
     // final one, the agent back to its own threads after each.

@@ -51,16 +51,12 @@ class TestAgentLink : public QObject {
     Q_OBJECT
 
 private slots:
-    void initTestCase()
-    {
-        QVERIFY2(QFile::exists(binary()), "RTSCOPE_BINARY must point at the built rtscope");
-        std::signal(SIGPIPE, SIG_IGN);
-    }
+    void initTestCase() { setUpAgentPipes(); }
 
     void wireBytesPerSampleOverStdio()
     {
         AgentProcess p;
-        QVERIFY(!spawnAgentProcess("exec '" + binary().toStdString() + "' agent --stdio", p));
+        QVERIFY(!spawnAgentProcess(agentStdioCommand(), p));
         uint64_t wire = 0;
         uint64_t recordingBytes = 0;
         std::string recording;

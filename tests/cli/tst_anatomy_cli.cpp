@@ -4,6 +4,7 @@
 // as the culprit and explains the worst wake-ups, with the cyclictest outputs where they were; and a run where
 // tracing cannot work (an unprivileged user) that still measures, exits 0 and says why.
 #include "tests/common/cli_process.h"
+#include "tests/common/data_rows.h"
 #include "tests/common/traced_run.h"
 
 // The CLI's code is in the rtscope binary, which the tests do not link: the one file under test is compiled here.
@@ -163,8 +164,7 @@ private slots:
 
     void badTraceFlagsExitTwoWithTheSentence_data()
     {
-        QTest::addColumn<QStringList>("args");
-        QTest::addColumn<QString>("expected");
+        addRefusalColumns();
         QTest::newRow("threshold without --trace")
             << QStringList{"latency", "--trace-threshold", "100us"} << "trace-threshold needs --trace";
         QTest::newRow("top without --trace") << QStringList{"latency", "--trace-top", "5"} << "trace-top needs --trace";
@@ -183,14 +183,7 @@ private slots:
                                  << "trace-top must be between 1 and 100 (got 101)";
         QTest::newRow("top text") << QStringList{"latency", "--trace", "--trace-top", "many"} << "--trace-top";
     }
-    void badTraceFlagsExitTwoWithTheSentence()
-    {
-        QFETCH(QStringList, args);
-        QFETCH(QString, expected);
-        Run r;
-        const QString problem = refusalProblem(args, expected, &r);
-        QVERIFY2(problem.isEmpty(), qPrintable(problem));
-    }
+    void badTraceFlagsExitTwoWithTheSentence() { checkRefusalRow(); }
 
     void textOfHandMadeFigures()
     {
@@ -418,9 +411,7 @@ private slots:
 
     void unavailableTracingStillMeasuresAndSaysWhy_data()
     {
-        QTest::addColumn<bool>("quiet");
-        QTest::newRow("normal") << false;
-        QTest::newRow("-q") << true;
+        test::addRows<bool>("quiet", {{"normal", false}, {"-q", true}});
     }
     void unavailableTracingStillMeasuresAndSaysWhy()
     {

@@ -42,8 +42,7 @@ private slots:
 
     void badInputExitsTwoNamingTheField_data()
     {
-        QTest::addColumn<QStringList>("args");
-        QTest::addColumn<QString>("expected");
+        addRefusalColumns();
         QTest::newRow("period too short")
             << QStringList{"latency", "--period", "5us"} << "period must be between 10.0 us and 10.000 s";
         QTest::newRow("period garbage") << QStringList{"latency", "--period", "fast"}
@@ -71,13 +70,7 @@ private slots:
         QTest::newRow("unknown flag") << QStringList{"latency", "--turbo"} << "turbo";
         QTest::newRow("unknown command") << QStringList{"lantency"} << "unknown command 'lantency'";
     }
-    void badInputExitsTwoNamingTheField()
-    {
-        QFETCH(QStringList, args);
-        QFETCH(QString, expected);
-        const QString problem = refusalProblem(args, expected);
-        QVERIFY2(problem.isEmpty(), qPrintable(problem));
-    }
+    void badInputExitsTwoNamingTheField() { checkRefusalRow(); }
 
     // The shortest period, 10 µs (100 kHz): the ring holds 1.3 s of it, so a run loses nothing however late the
     // collector is drained (docs/BENCHMARKS.md "100 kHz live": a minute at FIFO 80, 0 lost).

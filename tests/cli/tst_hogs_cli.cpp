@@ -77,11 +77,7 @@ class TestHogsCli : public QObject {
     Q_OBJECT
 
 private slots:
-    void initTestCase()
-    {
-        QVERIFY2(QFile::exists(binary()), "RTSCOPE_BINARY must point at the built rtscope");
-        std::signal(SIGPIPE, SIG_IGN);
-    }
+    void initTestCase() { setUpAgentPipes(); }
 
     // One past the limit, and the limit times the CPUs past the total: exit 2, the field and its range.
     void tooManyHogsPerCpuAreRefusedWithTheRange()
@@ -129,7 +125,7 @@ private slots:
     void agentLeavesWhenItsControllerGoesDuringTheStart()
     {
         AgentProcess p;
-        QVERIFY(!spawnAgentProcess("exec '" + binary().toStdString() + "' agent --stdio", p));
+        QVERIFY(!spawnAgentProcess(agentStdioCommand(), p));
         AgentFrameDecoder d;
         QVERIFY(test::agentCliRead(p.fromAgent, d, AgentFrameType::Hello, 10'000));
         const std::string hello = encodeAgentJsonFrame(AgentFrameType::Hello, agentHello(nullptr));

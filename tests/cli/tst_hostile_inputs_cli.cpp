@@ -202,8 +202,7 @@ private slots:
     // Outputs on a filesystem of the kernel's: refused before the run (nothing on stdout), not after it.
     void kernelFilesystemOutputsAreRefusedUpFront_data()
     {
-        QTest::addColumn<QStringList>("args");
-        QTest::addColumn<QString>("expected");
+        addRefusalColumns();
         const QStringList latency{"latency", "-D", "2s", "-q"};
         QTest::newRow("--json /proc") << latency + QStringList{"--json", "/proc/x.json"}
                                       << "--json: '/proc/x.json' is on proc, a filesystem of the kernel's";
@@ -216,13 +215,7 @@ private slots:
         QTest::newRow("--histfile cgroup2")
             << latency + QStringList{"--histfile", "/sys/fs/cgroup/unified/x.hist"} << "is on cgroup2";
     }
-    void kernelFilesystemOutputsAreRefusedUpFront()
-    {
-        QFETCH(QStringList, args);
-        QFETCH(QString, expected);
-        const QString problem = refusalProblem(args, expected);
-        QVERIFY2(problem.isEmpty(), qPrintable(problem));
-    }
+    void kernelFilesystemOutputsAreRefusedUpFront() { checkRefusalRow(); }
 
     // `latency --csv` killed with -9 leaves its scratch directory (the temporary recording); the next --csv run
     // removes it, as the desktop app removes the spools of a killed app.

@@ -36,8 +36,7 @@ private slots:
 
     void badInputExitsTwoNamingTheField_data()
     {
-        QTest::addColumn<QStringList>("args");
-        QTest::addColumn<QString>("expected");
+        addRefusalColumns();
         QTest::newRow("threads") << QStringList{"locks", "--threads", "1"}
                                  << "threads must be between 2 and 32 (got 1)";
         QTest::newRow("threads text") << QStringList{"locks", "--threads", "many"} << "--threads";
@@ -75,13 +74,7 @@ private slots:
         QTest::newRow("inversion duration")
             << QStringList{"inversion", "-D", "soon"} << "duration: 'soon' is not a duration";
     }
-    void badInputExitsTwoNamingTheField()
-    {
-        QFETCH(QStringList, args);
-        QFETCH(QString, expected);
-        const QString problem = refusalProblem(args, expected);
-        QVERIFY2(problem.isEmpty(), qPrintable(problem));
-    }
+    void badInputExitsTwoNamingTheField() { checkRefusalRow(); }
 
     void locksWritesJsonAndCsv()
     {

@@ -64,8 +64,7 @@ private slots:
 
     void badInputExitsTwoNamingTheField_data()
     {
-        QTest::addColumn<QStringList>("args");
-        QTest::addColumn<QString>("expected");
+        addRefusalColumns();
         QTest::newRow("threshold 0") << QStringList{"noise", "-T", "0"} << "rtscope noise: threshold must be between";
         QTest::newRow("threshold negative")
             << QStringList{"noise", "--threshold", "-5us"} << "rtscope noise: threshold must be between";
@@ -88,13 +87,10 @@ private slots:
     }
     void badInputExitsTwoNamingTheField()
     {
-        QFETCH(QStringList, args);
-        QFETCH(QString, expected);
         ::unlink(kNoiseCliFifo);
         QCOMPARE(mkfifo(kNoiseCliFifo, 0600), 0);
         const auto removeFifo = qScopeGuard([] { ::unlink(kNoiseCliFifo); });
-        const QString problem = refusalProblem(args, expected);
-        QVERIFY2(problem.isEmpty(), qPrintable(problem));
+        checkRefusalRow();
     }
 
     // The table, and files whose figures agree with it: every CPU's kinds add up to its noise, the histogram counts

@@ -19,13 +19,6 @@
 using namespace rtscope;
 using namespace rtscope::test;
 
-namespace {
-std::string remoteCpusAgentCommand()
-{
-    return "exec '" + binary().toStdString() + "' agent --stdio";
-}
-} // namespace
-
 class TestRemoteCpusCli : public QObject {
     Q_OBJECT
     QTemporaryDir m_dir;
@@ -34,10 +27,9 @@ class TestRemoteCpusCli : public QObject {
 private slots:
     void initTestCase()
     {
-        QVERIFY2(QFile::exists(binary()), "RTSCOPE_BINARY must point at the built rtscope");
-        std::signal(SIGPIPE, SIG_IGN);
+        setUpAgentPipes();
         AgentProcess p;
-        QVERIFY(!spawnAgentProcess(remoteCpusAgentCommand(), p));
+        QVERIFY(!spawnAgentProcess(agentStdioCommand(), p));
         {
             AgentClient client(p.fromAgent, p.toAgent);
             const Error e = client.connect(10'000);
@@ -55,7 +47,7 @@ private slots:
     void allIsEveryCpuOfTheTarget()
     {
         const QString json = m_dir.filePath("all.json");
-        const Run r = run({"latency", "--target-cmd", QString::fromStdString(remoteCpusAgentCommand()), "--cpus", "all",
+        const Run r = run({"latency", "--target-cmd", QString::fromStdString(agentStdioCommand()), "--cpus", "all",
                            "--period", "1ms", "-l", "100", "-q", "--json", json});
         QVERIFY2(r.exitCode == 0, qPrintable(r.err + r.out));
         const nlohmann::json j = nlohmann::json::parse(readAll(json).toStdString());
@@ -95,8 +87,8 @@ private slots:
         // The same machine: the CPU beyond the target's is beyond this one's too, so the local run says it as well.
         const Run local = run({"latency", "--cpus", beyond, "-l", "10"});
         QCOMPARE(local.exitCode, 2);
-        const Run remote = run({"latency", "--target-cmd", QString::fromStdString(remoteCpusAgentCommand()), "--cpus",
-                                beyond, "-l", "10"});
+        const Run remote =
+            run({"latency", "--target-cmd", QString::fromStdString(agentStdioCommand()), "--cpus", beyond, "-l", "10"});
         QCOMPARE(remote.exitCode, 2);
         const QString sentence = local.err.trimmed().split('\n').first();
         QVERIFY2(sentence.contains(QString::number(m_targetCpus.back() + 1)), qPrintable(sentence));

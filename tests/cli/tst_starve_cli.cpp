@@ -61,8 +61,7 @@ private slots:
 
     void badInputExitsTwoNamingTheField_data()
     {
-        QTest::addColumn<QStringList>("args");
-        QTest::addColumn<QString>("expected");
+        addRefusalColumns();
         QTest::newRow("burst over 5 s") << QStringList{"starve", "--burst", "6s"}
                                         << "burst must be between 10.00 ms and 5.000 s (got 6.000 s)";
         QTest::newRow("burst garbage") << QStringList{"starve", "--burst", "soon"} << "burst: 'soon' is not a duration";
@@ -84,13 +83,11 @@ private slots:
     }
     void badInputExitsTwoNamingTheField()
     {
-        QFETCH(QStringList, args);
-        QFETCH(QString, expected);
         if (CpuTopology::current().online.size() < 2)
             RTSCOPE_SKIP(Cpus, "a one-CPU machine refuses every placement first");
         Run r;
-        const QString problem = refusalProblem(args, expected, &r);
-        QVERIFY2(problem.isEmpty(), qPrintable(problem));
+        if (!checkRefusalRow(&r))
+            return;
         QVERIFY2(r.err.startsWith("rtscope starve: "), qPrintable(r.err));
     }
 

@@ -36,8 +36,7 @@ private slots:
 
     void badInputExitsTwoNamingTheField_data()
     {
-        QTest::addColumn<QStringList>("args");
-        QTest::addColumn<QString>("expected");
+        addRefusalColumns();
         QTest::newRow("period 0") << QStringList{"drift", "--period", "0"}
                                   << "rtscope drift: period must be between 100.0 us and 1.000 s (got 0 ns)";
         QTest::newRow("period garbage") << QStringList{"drift", "--period", "soon"}
@@ -91,13 +90,7 @@ private slots:
         QTest::newRow("margin") << QStringList{"sleep-floor", "--margin", "-1us"}
                                 << "margin must be between 0 ns and 10.00 ms (got -1.0 us)";
     }
-    void badInputExitsTwoNamingTheField()
-    {
-        QFETCH(QStringList, args);
-        QFETCH(QString, expected);
-        const QString problem = refusalProblem(args, expected);
-        QVERIFY2(problem.isEmpty(), qPrintable(problem));
-    }
+    void badInputExitsTwoNamingTheField() { checkRefusalRow(); }
 
     void everyProblemIsListed()
     {

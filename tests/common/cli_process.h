@@ -16,6 +16,7 @@
 #include <QTemporaryDir>
 #include <QTest>
 #include <csignal>
+#include <string>
 #include <sys/types.h>
 #include <unistd.h>
 
@@ -73,6 +74,26 @@ inline QString refusalProblem(const QStringList& args, const QString& expected, 
     if (!r.out.isEmpty())
         return "something ran: " + r.out;
     return {};
+}
+
+/// The columns of a table of refusals, each row checked by checkRefusalRow(): the arguments ("args", a QStringList)
+/// and what standard error must say ("expected", a QString).
+inline void addRefusalColumns()
+{
+    QTest::addColumn<QStringList>("args");
+    QTest::addColumn<QString>("expected");
+}
+
+/// The running row of a table of refusals (addRefusalColumns()): `rtscope args` refused as bad input, saying
+/// expected, as refusalProblem() checks. @p result, when given, gets the run. False, with the failure recorded, when
+/// it was not.
+inline bool checkRefusalRow(Run* result = nullptr)
+{
+    QFETCH(QStringList, args);
+    QFETCH(QString, expected);
+    const QString problem = refusalProblem(args, expected, result);
+    return QTest::qVerify(problem.isEmpty(), "refusalProblem(args, expected).isEmpty()", qPrintable(problem), __FILE__,
+                          __LINE__);
 }
 
 /// The flags among @p flags that `rtscope @p command --help` does not mention (or why the help failed).
@@ -170,6 +191,22 @@ inline Run runWithoutRtPrivilege(const QStringList& args, MaybeSkip& skip)
     if (r.exitCode == -1 || (r.err.contains("Permission denied") && !r.err.contains("rtscope")))
         skip = Skip{SkipKind::Other, "cannot run the binary as nobody here: " + r.err};
     return r;
+}
+
+/// The command that starts this build's agent on pipes, `rtscope agent --stdio` and then @p flags, as --target-cmd
+/// and spawnAgentProcess() take it. exec: the agent replaces the shell, so its pid is the child's (for the thread
+/// census).
+inline std::string agentStdioCommand(const std::string& flags = {})
+{
+    return "exec '" + binary().toStdString() + "' agent --stdio" + (flags.empty() ? "" : " " + flags);
+}
+
+/// The start of a unit that talks to `rtscope agent --stdio` over pipes: RTSCOPE_BINARY must name the built rtscope,
+/// and a write to an agent that has gone fails (EPIPE) instead of killing the test (SIGPIPE ignored).
+inline void setUpAgentPipes()
+{
+    QVERIFY2(QFile::exists(binary()), "RTSCOPE_BINARY must point at the built rtscope");
+    std::signal(SIGPIPE, SIG_IGN);
 }
 
 /// The base of a CLI unit's test class: a scratch folder, and setUp() for initTestCase, which checks that

@@ -5,13 +5,16 @@
 #include "engine/rt/cpu_topology.h"
 #include "engine/rt/sched_deadline.h"
 #include "engine/rt/system_probe.h"
+#include "engine/util/clock.h"
 #include "tests/common/test_skip.h"
 
 #include <QString>
 #include <QStringList>
 #include <QTest>
 
+#include <atomic>
 #include <cerrno>
+#include <ctime>
 #include <pthread.h>
 #include <sched.h>
 #include <string>
@@ -104,6 +107,17 @@ inline void pinCallingThread(int cpu)
     CPU_ZERO(&set);
     CPU_SET(cpu, &set);
     pthread_setaffinity_np(pthread_self(), sizeof set, &set);
+}
+
+/// Sleeps until @p deadlineNs on CLOCK_MONOTONIC; false when a stop request (@p stop) interrupted the wait or came
+/// during it.
+inline bool sleepUntilUnlessStopped(int64_t deadlineNs, const std::atomic<bool>& stop)
+{
+    const timespec ts = toTimespec(deadlineNs);
+    while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, nullptr) == EINTR)
+        if (stop.load(std::memory_order_relaxed))
+            return false;
+    return !stop.load(std::memory_order_relaxed);
 }
 
 /// Keeps the calling (SCHED_OTHER) test thread off @p cpu for a scope. Real-time spinners of other labs run on

@@ -18,7 +18,8 @@ inline TraceEvent traceEvent(TraceEventType type, int64_t ts, int32_t current, i
     return e;
 }
 
-/// One side of a sched_switch: the task's id, name and kernel priority (120 = nice 0, 49 = FIFO 50).
+/// A task as a sched_switch (either side) or a wake-up names it: its id, name and kernel priority (120 = nice 0,
+/// 49 = FIFO 50).
 struct SwitchTask {
     int32_t pid = 0;
     const char* comm = "";
@@ -36,6 +37,19 @@ inline TraceEvent traceSwitch(int64_t ts, int cpu, SwitchTask prev, int64_t prev
     e.sw.next.pid = next.pid;
     setTraceText(e.sw.next.comm, next.comm);
     e.sw.next.prio = next.prio;
+    return e;
+}
+
+/// A wake-up event (sched_waking, sched_wakeup) of this type at ts on cpu, with current the task running there: it
+/// wakes task, to run on targetCpu (origCpu −1: no migration).
+inline TraceEvent traceWake(TraceEventType type, int64_t ts, int32_t current, int cpu, SwitchTask task, int targetCpu)
+{
+    TraceEvent e = traceEvent(type, ts, current, cpu);
+    e.wake.task.pid = task.pid;
+    setTraceText(e.wake.task.comm, task.comm);
+    e.wake.task.prio = task.prio;
+    e.wake.targetCpu = targetCpu;
+    e.wake.origCpu = -1;
     return e;
 }
 

@@ -9,6 +9,7 @@
 #include "engine/rt/rt_thread.h"
 #include "engine/util/clock.h"
 
+#include "tests/common/data_rows.h"
 #include "tests/common/test_main.h"
 #include "tests/common/test_util.h"
 
@@ -232,9 +233,7 @@ private slots:
     // turn. With stealing, the running owner takes it again ahead of the woken sleeper.
     void handOffServesTheSleeperFirst_data()
     {
-        QTest::addColumn<bool>("stealing");
-        QTest::newRow("no stealing") << false;
-        QTest::newRow("stealing") << true;
+        test::addRows<bool>("stealing", {{"no stealing", false}, {"stealing", true}});
     }
     void handOffServesTheSleeperFirst()
     {

@@ -51,13 +51,7 @@ TraceEvent aggSwitch(int64_t ts, int32_t prev, const char* prevComm, int64_t pre
 
 TraceEvent aggWake(TraceEventType type, int64_t ts, int32_t current, int32_t tid, int cpu)
 {
-    TraceEvent e = aggEvent(type, ts, current, cpu);
-    e.wake.task.pid = tid;
-    setTraceText(e.wake.task.comm, "meas");
-    e.wake.task.prio = 49;
-    e.wake.targetCpu = cpu;
-    e.wake.origCpu = -1;
-    return e;
+    return test::traceWake(type, ts, current, cpu, {tid, "meas", 49}, cpu);
 }
 
 TraceEvent aggTimer(TraceEventType type, int64_t ts, int32_t current, int cpu, uint64_t timer)

@@ -17,6 +17,7 @@
 
 #include <QtTest>
 #include <algorithm>
+#include <functional>
 #include <nlohmann/json.hpp>
 
 using namespace rtscope;
@@ -34,7 +35,12 @@ ContentionConfig quick()
     return c;
 }
 
+// A change to the default config, given this machine's CPUs.
+using ContentionEdit = std::function<void(ContentionConfig&, const CpuTopology&)>;
+
 } // namespace
+
+Q_DECLARE_METATYPE(ContentionEdit)
 
 class TestContentionExperiment : public QObject {
     Q_OBJECT
@@ -45,93 +51,71 @@ private slots:
 
     void validationNamesTheFieldAndRange_data()
     {
-        QTest::addColumn<QString>("field");
+        QTest::addColumn<ContentionEdit>("edit");
+        QTest::addColumn<bool>("twoCpus"); // the row needs two usable CPUs
         QTest::addColumn<QString>("expected");
-        QTest::newRow("threads low") << "threads=1"
+        using C = ContentionConfig&;
+        using T = const CpuTopology&;
+        const auto fifo = [](C c) {
+            c.policy = Policy::Fifo;
+            c.priority = 10;
+        };
+        QTest::newRow("threads low") << ContentionEdit([](C c, T) { c.threads = 1; }) << false
                                      << "threads must be between 2 and 32 (got 1)";
-        QTest::newRow("threads high") << "threads=33"
+        QTest::newRow("threads high") << ContentionEdit([](C c, T) { c.threads = 33; }) << false
                                       << "threads must be between 2 and 32 (got 33)";
-        QTest::newRow("hold") << "hold=2ms"
+        QTest::newRow("hold") << ContentionEdit([](C c, T) { c.holdNs = 2'000'000; }) << false
                               << "hold must be between 0 ns and 1.00 ms (got 2.00 ms)";
-        QTest::newRow("work") << "work=-1"
+        QTest::newRow("work") << ContentionEdit([](C c, T) { c.workNs = -1; }) << false
                               << "work must be between 0 ns and 1.00 ms (got -1 ns)";
-        QTest::newRow("duration") << "duration=1ms"
+        QTest::newRow("duration") << ContentionEdit([](C c, T) { c.durationNs = 1'000'000; }) << false
                                   << "duration must be between 10.00 ms and 3600.000 s per kind";
-        QTest::newRow("no kinds") << "kinds="
+        QTest::newRow("no kinds") << ContentionEdit([](C c, T) { c.kinds.clear(); }) << false
                                   << "kinds must name 1 to 5 of spin, mutex, adaptive-glibc, adaptive or pi";
-        QTest::newRow("ceiling") << "kinds=ceiling"
+        QTest::newRow("ceiling") << ContentionEdit([](C c, T) { c.kinds = {LockKind::Ceiling}; }) << false
                                  << "kinds: ceiling is not a contention kind";
-        QTest::newRow("twice") << "kinds=mutex,mutex"
-                               << "kinds must name each kind once (mutex is given twice)";
-        QTest::newRow("spin limit") << "spin=-5"
+        QTest::newRow("twice") << ContentionEdit([](C c, T) {
+            c.kinds = {LockKind::Mutex, LockKind::Mutex};
+        }) << false << "kinds must name each kind once (mutex is given twice)";
+        QTest::newRow("spin limit") << ContentionEdit([](C c, T) { c.spinLimit = -5; }) << false
                                     << "spin-limit must be between 0 and 10000000 (got -5)";
-        QTest::newRow("cpu") << "cpu=4096"
-                             << "cpu must be one of the online CPUs this process may use";
-        QTest::newRow("cpu with spread") << "cpuspread"
+        QTest::newRow("cpu") << ContentionEdit([](C c, T) {
+            c.placement = Placement::OneCpu;
+            c.cpu = 4096;
+        }) << false << "cpu must be one of the online CPUs this process may use";
+        QTest::newRow("cpu with spread") << ContentionEdit([](C c, T cpus) { c.cpu = cpus.lastUsable(); }) << false
                                          << "cpu applies to placement one-cpu only";
-        QTest::newRow("fifo spread") << "fifo-spread"
+        QTest::newRow("fifo spread") << ContentionEdit([fifo](C c, T) { fifo(c); }) << false
                                      << "placement must be one-cpu with policy fifo";
-        QTest::newRow("fifo spin") << "fifo-spin"
-                                   << "kinds: spin cannot run with policy fifo";
-        QTest::newRow("fifo cpu 0") << "fifo-cpu0"
-                                    << "with policy fifo: that CPU stays free for the UI";
-        QTest::newRow("fifo long") << "fifo-long"
-                                   << "duration must be between 10.00 ms and 60.000 s per kind with policy fifo";
-        QTest::newRow("priority other") << "prio-other"
+        QTest::newRow("fifo spin") << ContentionEdit([fifo](C c, T) {
+            fifo(c);
+            c.placement = Placement::OneCpu;
+        }) << false << "kinds: spin cannot run with policy fifo";
+        QTest::newRow("fifo cpu 0") << ContentionEdit([fifo](C c, T) {
+            fifo(c);
+            c.placement = Placement::OneCpu;
+            c.cpu = usableCpus().front();
+            c.kinds = {LockKind::Mutex};
+        }) << true << "with policy fifo: that CPU stays free for the UI";
+        QTest::newRow("fifo long") << ContentionEdit([fifo](C c, T) {
+            fifo(c);
+            c.placement = Placement::OneCpu;
+            c.kinds = {LockKind::Mutex};
+            c.durationNs = 61'000'000'000;
+        }) << false << "duration must be between 10.00 ms and 60.000 s per kind with policy fifo";
+        QTest::newRow("priority other") << ContentionEdit([](C c, T) { c.priority = 5; }) << false
                                         << "priority must be 0 for other";
     }
     void validationNamesTheFieldAndRange()
     {
-        QFETCH(QString, field);
+        QFETCH(ContentionEdit, edit);
+        QFETCH(bool, twoCpus);
         QFETCH(QString, expected);
+        if (twoCpus && usableCpus().size() < 2)
+            RTSCOPE_SKIP(Cpus, "needs two usable CPUs");
         const CpuTopology cpus = CpuTopology::current();
         ContentionConfig c;
-        if (field == "threads=1")
-            c.threads = 1;
-        else if (field == "threads=33")
-            c.threads = 33;
-        else if (field == "hold=2ms")
-            c.holdNs = 2'000'000;
-        else if (field == "work=-1")
-            c.workNs = -1;
-        else if (field == "duration=1ms")
-            c.durationNs = 1'000'000;
-        else if (field == "kinds=")
-            c.kinds.clear();
-        else if (field == "kinds=ceiling")
-            c.kinds = {LockKind::Ceiling};
-        else if (field == "kinds=mutex,mutex")
-            c.kinds = {LockKind::Mutex, LockKind::Mutex};
-        else if (field == "spin=-5")
-            c.spinLimit = -5;
-        else if (field == "cpu=4096") {
-            c.placement = Placement::OneCpu;
-            c.cpu = 4096;
-        } else if (field == "cpuspread")
-            c.cpu = cpus.lastUsable();
-        else if (field == "fifo-spread") {
-            c.policy = Policy::Fifo;
-            c.priority = 10;
-        } else if (field == "fifo-spin") {
-            c.policy = Policy::Fifo;
-            c.priority = 10;
-            c.placement = Placement::OneCpu;
-        } else if (field == "fifo-cpu0") {
-            if (usableCpus().size() < 2)
-                RTSCOPE_SKIP(Cpus, "needs two usable CPUs");
-            c.policy = Policy::Fifo;
-            c.priority = 10;
-            c.placement = Placement::OneCpu;
-            c.cpu = usableCpus().front();
-            c.kinds = {LockKind::Mutex};
-        } else if (field == "fifo-long") {
-            c.policy = Policy::Fifo;
-            c.priority = 10;
-            c.placement = Placement::OneCpu;
-            c.kinds = {LockKind::Mutex};
-            c.durationNs = 61'000'000'000;
-        } else if (field == "prio-other")
-            c.priority = 5;
+        edit(c, cpus);
         const auto problems = c.validate(cpus);
         QStringList all;
         for (const auto& p : problems)

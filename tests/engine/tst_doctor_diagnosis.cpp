@@ -4,6 +4,7 @@
 #include "engine/doctor/diagnosis.h"
 #include "engine/doctor/trial.h"
 
+#include "tests/common/find_by.h"
 #include "tests/common/test_main.h"
 
 #include <QtTest>
@@ -97,10 +98,7 @@ MeasuredLateness lateness(std::vector<CulpritShare> culprits)
 
 const Finding* byId(const std::vector<Finding>& fs, const std::string& id)
 {
-    for (const Finding& f : fs)
-        if (f.id == id)
-            return &f;
-    return nullptr;
+    return rtscope::test::findBy(fs, &Finding::id, id);
 }
 
 PhaseFigures phase(bool withFix, double p99)

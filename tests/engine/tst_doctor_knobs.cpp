@@ -7,6 +7,7 @@
 #include "engine/doctor/machine_facts.h"
 #include "engine/rt/cpu_topology.h"
 
+#include "tests/common/data_rows.h"
 #include "tests/common/doctor_test_util.h"
 #include "tests/common/test_main.h"
 
@@ -78,10 +79,8 @@ class TestDoctorKnobs : public QObject {
 private slots:
     void fileKnobsApplyAndRevert_data()
     {
-        QTest::addColumn<QString>("file");
-        QTest::addColumn<QString>("before");
-        QTest::addColumn<QString>("to");
-        QTest::addColumn<QString>("fileWhileApplied"); // as the kernel shows it
+        // fileWhileApplied: as the kernel shows it
+        test::addColumns<QString, QString, QString, QString>("file", "before", "to", "fileWhileApplied");
         QTest::newRow("irq") << "/proc/irq/24/smp_affinity_list"
                              << "0-1"
                              << "0"
@@ -197,12 +196,7 @@ private slots:
     }
 
     // A managed IRQ: the kernel refuses the write (EPERM on 6.18, EIO before); the sentence says why and where it runs.
-    void managedIrqSaysItCannotMove_data()
-    {
-        QTest::addColumn<int>("err");
-        QTest::newRow("EPERM") << EPERM;
-        QTest::newRow("EIO") << EIO;
-    }
+    void managedIrqSaysItCannotMove_data() { test::addRows<int>("err", {{"EPERM", EPERM}, {"EIO", EIO}}); }
     void managedIrqSaysItCannotMove()
     {
         QFETCH(int, err);
@@ -223,8 +217,7 @@ private slots:
     // Only the sysctls of the list: kernel.core_pattern names a program the kernel runs as root.
     void refusedTargetsAndValuesChangeNothing_data()
     {
-        QTest::addColumn<int>("which");
-        QTest::addColumn<QString>("expected");
+        test::addColumns<int, QString>("which", "expected");
         QTest::newRow("core_pattern") << 0 << "target 'kernel.core_pattern' is not a sysctl the doctor may change";
         QTest::newRow("timer_migration 2") << 1 << "to '2' is not a value sysctl kernel.timer_migration takes (0 or 1)";
         QTest::newRow("thp sometimes") << 2 << "to 'sometimes' is not a value thp enabled takes";
@@ -402,8 +395,7 @@ private slots:
     // The cpuset files a knob may write: a doctor's own directory's, and two of a hierarchy root's.
     void cpusetFilesOfOtherCgroupsAreRefused_data()
     {
-        QTest::addColumn<QString>("target");
-        QTest::addColumn<bool>("allowed");
+        test::addColumns<QString, bool>("target", "allowed");
         QTest::newRow("doctor dir cpus") << "/sys/fs/cgroup/cpuset/rtscope-doctor-isolated/cpuset.cpus" << true;
         QTest::newRow("root load balance") << "/sys/fs/cgroup/cpuset/cpuset.sched_load_balance" << true;
         QTest::newRow("v2 root controllers") << "/sys/fs/cgroup/unified/cgroup.subtree_control" << true;

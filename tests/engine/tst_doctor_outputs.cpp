@@ -4,6 +4,7 @@
 // of command-line words, a tuned profile of INI sections.
 #include "engine/doctor/recipe.h"
 
+#include "tests/common/find_by.h"
 #include "tests/common/test_main.h"
 
 #include <QDir>
@@ -108,10 +109,7 @@ QStringList keys(const nlohmann::json& j)
 
 const RecipeFile* file(const std::vector<RecipeFile>& files, const std::string& name)
 {
-    for (const RecipeFile& f : files)
-        if (f.name == name)
-            return &f;
-    return nullptr;
+    return rtscope::test::findBy(files, &RecipeFile::name, name);
 }
 
 } // namespace

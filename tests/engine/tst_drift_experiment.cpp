@@ -8,6 +8,7 @@
 #include "engine/util/clock.h"
 
 #include "tests/common/experiment_run.h"
+#include "tests/common/find_by.h"
 #include "tests/common/test_main.h"
 #include "tests/common/test_util.h"
 #include "tests/common/thread_census.h"
@@ -46,10 +47,7 @@ int64_t medianDrift(std::span<const DriftTick> ticks, size_t from, size_t to)
 
 const DriftMethodStats* find(const DriftSnapshot& s, WaiterKind k)
 {
-    for (const auto& m : s.methods)
-        if (m.method == k)
-            return &m;
-    return nullptr;
+    return rtscope::test::findBy(s.methods, &DriftMethodStats::method, k);
 }
 
 } // namespace

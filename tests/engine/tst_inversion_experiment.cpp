@@ -18,6 +18,7 @@
 #include <QFile>
 
 #include <QtTest>
+#include <functional>
 #include <nlohmann/json.hpp>
 
 using namespace rtscope;
@@ -39,7 +40,12 @@ InversionConfig quick(LockKind kind)
     return c;
 }
 
+// A change to the default config, given this machine's CPUs.
+using InversionEdit = std::function<void(InversionConfig&, const CpuTopology&)>;
+
 } // namespace
+
+Q_DECLARE_METATYPE(InversionEdit)
 
 class TestInversionExperiment : public QObject {
     Q_OBJECT
@@ -64,59 +70,45 @@ private slots:
 
     void validationNamesTheFieldAndRange_data()
     {
-        QTest::addColumn<QString>("field");
+        QTest::addColumn<InversionEdit>("edit");
+        QTest::addColumn<bool>("reservedCpu"); // the row needs a reserved CPU and two usable ones
         QTest::addColumn<QString>("expected");
-        QTest::newRow("lock") << "lock"
+        using C = InversionConfig&;
+        using T = const CpuTopology&;
+        QTest::newRow("lock") << InversionEdit([](C c, T) { c.lock = LockKind::Spin; }) << false
                               << "lock must be mutex, pi or ceiling (got spin)";
-        QTest::newRow("burst") << "burst"
+        QTest::newRow("burst") << InversionEdit([](C c, T) { c.mediumBurstNs = 2'000'000'000; }) << false
                                << "medium-burst must be between 100.0 us and 1.000 s (got 2.000 s)";
-        QTest::newRow("hold") << "hold"
+        QTest::newRow("hold") << InversionEdit([](C c, T) { c.holdNs = 10'000; }) << false
                               << "hold must be between 100.0 us and 100.00 ms (got 10.0 us)";
-        QTest::newRow("hold vs period") << "holdperiod"
+        QTest::newRow("hold vs period") << InversionEdit([](C c, T) { c.holdNs = 60'000'000; }) << false
                                         << "hold must be at most half the period (got 60.00 ms with period 100.00 ms)";
-        QTest::newRow("period") << "period"
+        QTest::newRow("period") << InversionEdit([](C c, T) { c.periodNs = 1'000'000; }) << false
                                 << "period must be between 10.00 ms and 10.000 s (got 1.00 ms)";
-        QTest::newRow("duration") << "duration"
+        QTest::newRow("duration") << InversionEdit([](C c, T) { c.durationNs = 3600'000'000'000; }) << false
                                   << "duration must be between 100.00 ms and 600.000 s (got 3600.000 s)";
-        QTest::newRow("priority 99") << "prio99"
+        QTest::newRow("priority 99") << InversionEdit([](C c, T) { c.highPriority = 99; }) << false
                                      << "high-priority must be between 1 and 98 (got 99); 99 is kept for the watchdog";
-        QTest::newRow("order") << "order"
-                               << "priorities must rise from low to medium to high (got low 30, medium 20, high 10)";
-        QTest::newRow("reserved cpu") << "cpu0"
-                                      << "that CPU stays free for the UI, the collector and the watchdog";
-        QTest::newRow("cpu") << "cpu4096"
+        QTest::newRow("order") << InversionEdit([](C c, T) {
+            c.lowPriority = 30;
+            c.mediumPriority = 20;
+            c.highPriority = 10;
+        }) << false << "priorities must rise from low to medium to high (got low 30, medium 20, high 10)";
+        QTest::newRow("reserved cpu") << InversionEdit([](C c, T cpus) { c.cpu = InversionConfig::reservedCpu(cpus); })
+                                      << true << "that CPU stays free for the UI, the collector and the watchdog";
+        QTest::newRow("cpu") << InversionEdit([](C c, T) { c.cpu = 4096; }) << false
                              << "cpu must be one of the online CPUs this process may use";
     }
     void validationNamesTheFieldAndRange()
     {
-        QFETCH(QString, field);
+        QFETCH(InversionEdit, edit);
+        QFETCH(bool, reservedCpu);
         QFETCH(QString, expected);
         const CpuTopology cpus = CpuTopology::current();
+        if (reservedCpu && (InversionConfig::reservedCpu(cpus) < 0 || cpus.allowed.size() < 2))
+            RTSCOPE_SKIP(Cpus, "needs two usable CPUs");
         InversionConfig c;
-        if (field == "lock")
-            c.lock = LockKind::Spin;
-        else if (field == "burst")
-            c.mediumBurstNs = 2'000'000'000;
-        else if (field == "hold")
-            c.holdNs = 10'000;
-        else if (field == "holdperiod")
-            c.holdNs = 60'000'000;
-        else if (field == "period")
-            c.periodNs = 1'000'000;
-        else if (field == "duration")
-            c.durationNs = 3600'000'000'000;
-        else if (field == "prio99")
-            c.highPriority = 99;
-        else if (field == "order") {
-            c.lowPriority = 30;
-            c.mediumPriority = 20;
-            c.highPriority = 10;
-        } else if (field == "cpu0") {
-            if (InversionConfig::reservedCpu(cpus) < 0 || cpus.allowed.size() < 2)
-                RTSCOPE_SKIP(Cpus, "needs two usable CPUs");
-            c.cpu = InversionConfig::reservedCpu(cpus);
-        } else if (field == "cpu4096")
-            c.cpu = 4096;
+        edit(c, cpus);
         QStringList all;
         for (const auto& p : c.validate(cpus))
             all << QString::fromStdString(p);

@@ -14,6 +14,7 @@
 #include "tests/common/test_main.h"
 #include "tests/common/test_util.h"
 #include "tests/common/thread_census.h"
+#include "tests/common/tracefs_state.h"
 
 #include <QDir>
 #include <QFile>
@@ -69,36 +70,6 @@ private:
     std::map<uint64_t, LatencySample> m_samples;
 };
 
-std::string lanReadFile(const std::string& path)
-{
-    std::ifstream in(path);
-    std::ostringstream out;
-    out << in.rdbuf();
-    return out.str();
-}
-
-// The top-level settings a run must never change.
-std::map<std::string, std::string> lanGlobalSettings(const std::string& dir)
-{
-    std::map<std::string, std::string> out;
-    for (const char* f : {"tracing_on", "current_tracer", "set_event", "trace_clock", "events/enable",
-                          "tracing_cpumask", "buffer_size_kb", "set_event_pid", "trace_options",
-                          "events/sched/sched_switch/enable", "events/irq/enable", "events/timer/enable"})
-        out[f] = lanReadFile(dir + "/" + f);
-    return out;
-}
-
-// This process's instances under @p dir ("rtscope-<pid>-<n>").
-std::vector<std::string> lanOurInstances(const std::string& dir)
-{
-    std::vector<std::string> out;
-    const QString prefix = QString("rtscope-%1-").arg(getpid());
-    for (const QString& name : QDir(QString::fromStdString(dir + "/instances")).entryList(QDir::Dirs))
-        if (name.startsWith(prefix))
-            out.push_back(dir + "/instances/" + name.toStdString());
-    return out;
-}
-
 // The tids of this process's threads named @p name.
 std::set<int> lanThreadsNamed(const char* name)
 {
@@ -110,15 +81,6 @@ std::set<int> lanThreadsNamed(const char* name)
             out.insert(tid.toInt());
     }
     return out;
-}
-
-bool lanSleepUntil(int64_t deadline, const std::atomic<bool>& stop)
-{
-    const timespec ts = toTimespec(deadline);
-    while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, nullptr) == EINTR)
-        if (stop.load(std::memory_order_relaxed))
-            return false;
-    return !stop.load(std::memory_order_relaxed);
 }
 
 LatencyConfig lanConfig(int cpu, Policy policy, int priority, uint64_t samples)
@@ -244,7 +206,7 @@ private slots:
         QVERIFY(!exp.start(c, m_topology));
         QTRY_VERIFY(exp.snapshot() && exp.snapshot()->threads.front().samples > 10);
         QVERIFY(!exp.snapshot()->tracing);
-        QVERIFY(lanOurInstances(m_dir).empty());
+        QVERIFY(test::tracefsOurInstances(m_dir).empty());
         QCOMPARE(test::threadsAlive("rtscope-trace", true), 0);
         const auto snap = test::runExperimentToEnd(exp, 20000);
         QVERIFY(!snap->tracing);
@@ -258,14 +220,14 @@ private slots:
     {
         constexpr int64_t kLeadNs = 150 * kNsPerUs;
         constexpr int64_t kSpinNs = 300 * kNsPerUs;
-        const auto before = lanGlobalSettings(m_dir);
+        const auto before = test::tracefsGlobalSettings(m_dir);
         LanTap tap;
         LatencyExperiment exp;
         exp.setRunSink(&tap);
         LatencyConfig c = lanConfig(m_cpu, Policy::Fifo, 50, 600);
         c.traceThresholdNs = 200 * kNsPerUs;
         QVERIFY(!exp.start(c, m_topology));
-        QCOMPARE(int(lanOurInstances(m_dir).size()), 1);
+        QCOMPARE(int(test::tracefsOurInstances(m_dir).size()), 1);
 
         struct Spin {
             int64_t deadlineNs, startNs, endNs;
@@ -281,7 +243,7 @@ private slots:
         const Error se = spinner.start(spec, [&](const std::atomic<bool>& stop) {
             std::optional<LatencySample> first;
             while (!(first = tap.first()) && !stop.load(std::memory_order_relaxed))
-                if (!lanSleepUntil(nowNs() + kNsPerMs, stop))
+                if (!test::sleepUntilUnlessStopped(nowNs() + kNsPerMs, stop))
                     return;
             if (!first)
                 return;
@@ -289,7 +251,7 @@ private slots:
             // the end.
             for (uint64_t n = first->seq + 30; n + 20 < c.maxSamples; n += 10) {
                 const int64_t d = first->deadlineNs + int64_t(n - first->seq) * c.periodNs;
-                if (!lanSleepUntil(d - kLeadNs, stop))
+                if (!test::sleepUntilUnlessStopped(d - kLeadNs, stop))
                     return;
                 const int64_t start = nowNs();
                 while (nowNs() < d + kSpinNs && !stop.load(std::memory_order_relaxed)) {
@@ -313,9 +275,9 @@ private slots:
         QCOMPARE(t.top, 20);
         QCOMPARE(snap->threads.front().samples, uint64_t(600));
         lanReport("planted FIFO", *snap);
-        QVERIFY(lanOurInstances(m_dir).empty());
+        QVERIFY(test::tracefsOurInstances(m_dir).empty());
         QCOMPARE(test::threadsAlive("rtscope-trace", true), 0);
-        QCOMPARE(lanGlobalSettings(m_dir), before);
+        QCOMPARE(test::tracefsGlobalSettings(m_dir), before);
         const auto samples = tap.samples();
         checkKept(*snap, samples);
         // Nearly every wake-up is analysed: all but the first few (their window reaches back before the session).
@@ -405,7 +367,7 @@ private slots:
         const LatencyTracing& t = *snap->tracing;
         lanReport("OTHER, 4 hogs", *snap);
         checkKept(*snap, tap.samples());
-        QVERIFY(lanOurInstances(m_dir).empty());
+        QVERIFY(test::tracefsOurInstances(m_dir).empty());
         QVERIFY2(t.figures.wakeupsComplete * 2 >= t.figures.wakeupsAnalysed,
                  "under hogs most anatomies should be complete");
         // The table's first task is a hog: one of this run's, or (the machine is shared with other rtscope runs,
@@ -445,19 +407,20 @@ private slots:
     // session was up (the measuring thread's SCHED_FIFO refused); no global tracing setting changed.
     void instanceGoesOnEveryExit()
     {
-        const auto before = lanGlobalSettings(m_dir);
+        const auto before = test::tracefsGlobalSettings(m_dir);
         {
             LatencyExperiment exp;
             QVERIFY(!exp.start(lanConfig(m_cpu, Policy::Other, 0, 0), m_topology));
             QTRY_VERIFY(exp.snapshot() && exp.snapshot()->threads.front().samples > 20);
-            const auto instances = lanOurInstances(m_dir);
+            const auto instances = test::tracefsOurInstances(m_dir);
             QCOMPARE(int(instances.size()), 1);
             // Recording the measured CPU only, on the mono clock.
-            QCOMPARE(std::stoull(lanReadFile(instances.front() + "/tracing_cpumask"), nullptr, 16), 1ull << m_cpu);
-            QVERIFY(lanReadFile(instances.front() + "/trace_clock").find("[mono]") != std::string::npos);
+            QCOMPARE(std::stoull(test::tracefsFileText(instances.front() + "/tracing_cpumask"), nullptr, 16),
+                     1ull << m_cpu);
+            QVERIFY(test::tracefsFileText(instances.front() + "/trace_clock").find("[mono]") != std::string::npos);
             QCOMPARE(test::threadsAlive("rtscope-trace", true), 1);
         } // the destructor stops the run
-        QVERIFY(lanOurInstances(m_dir).empty());
+        QVERIFY(test::tracefsOurInstances(m_dir).empty());
         QCOMPARE(test::threadsAlive("rtscope-trace", true), 0);
         QCOMPARE(test::threadsAlive(), 0);
         {
@@ -470,11 +433,11 @@ private slots:
             }
             QVERIFY2(e, "the kernel accepted SCHED_FIFO without privilege");
             QVERIFY(!exp.running());
-            QVERIFY(lanOurInstances(m_dir).empty());
+            QVERIFY(test::tracefsOurInstances(m_dir).empty());
             QCOMPARE(test::threadsAlive("rtscope-trace", true), 0);
             QCOMPARE(test::threadsAlive(), 0);
         }
-        QCOMPARE(lanGlobalSettings(m_dir), before);
+        QCOMPARE(test::tracefsGlobalSettings(m_dir), before);
     }
 
     // (e) Tracing unavailable (the session pointed at a directory without tracefs): the run runs all the same, and
@@ -498,7 +461,7 @@ private slots:
         QCOMPARE(t.stats.events, uint64_t(0));
         QCOMPARE(t.figures.wakeupsSeen, uint64_t(0));
         QVERIFY(t.figures.worst.empty());
-        QVERIFY(lanOurInstances(m_dir).empty());
+        QVERIFY(test::tracefsOurInstances(m_dir).empty());
         QCOMPARE(test::threadsAlive("rtscope-trace", true), 0);
     }
 
@@ -513,11 +476,11 @@ private slots:
         QVERIFY(!exp.start(c, m_topology));
         QTRY_VERIFY(exp.snapshot() && exp.snapshot()->threads.front().samples > 20);
         QVERIFY(!exp.snapshot()->tracing);
-        QVERIFY(lanOurInstances(m_dir).empty());
+        QVERIFY(test::tracefsOurInstances(m_dir).empty());
 
         c.trace = true;
         QVERIFY(!exp.reconfigure(c));
-        QCOMPARE(int(lanOurInstances(m_dir).size()), 1);
+        QCOMPARE(int(test::tracefsOurInstances(m_dir).size()), 1);
         QTRY_VERIFY_WITH_TIMEOUT(exp.snapshot()->tracing && exp.snapshot()->tracing->figures.wakeupsAnalysed > 50,
                                  5000);
         QVERIFY(exp.snapshot()->tracing->active);
@@ -541,9 +504,9 @@ private slots:
             LatencyConfig moved = c;
             moved.cpu = cpus.front();
             QVERIFY(!exp.reconfigure(moved));
-            const auto instances = lanOurInstances(m_dir);
+            const auto instances = test::tracefsOurInstances(m_dir);
             QCOMPARE(int(instances.size()), 1);
-            QCOMPARE(std::stoull(lanReadFile(instances.front() + "/tracing_cpumask"), nullptr, 16),
+            QCOMPARE(std::stoull(test::tracefsFileText(instances.front() + "/tracing_cpumask"), nullptr, 16),
                      1ull << cpus.front());
             // A snapshot of the moved run (the last one published may still be of the old CPU).
             QTRY_VERIFY_WITH_TIMEOUT(exp.snapshot()->config.cpu == cpus.front() && exp.snapshot()->tracing &&
@@ -558,7 +521,7 @@ private slots:
 
         c.trace = false;
         QVERIFY(!exp.reconfigure(c));
-        QVERIFY(lanOurInstances(m_dir).empty());
+        QVERIFY(test::tracefsOurInstances(m_dir).empty());
         QCOMPARE(test::threadsAlive("rtscope-trace", true), 0);
         QTRY_VERIFY(!exp.snapshot()->tracing);
         exp.stop();

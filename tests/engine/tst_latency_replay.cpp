@@ -3,6 +3,7 @@
 #include "engine/experiments/latency/latency_replay.h"
 #include "engine/util/clock.h"
 
+#include "tests/common/latency_samples.h"
 #include "tests/common/test_main.h"
 
 #include <QtTest>
@@ -16,16 +17,7 @@ constexpr int64_t kReplayT0 = 1'000 * kNsPerSec;
 std::vector<LatencySample> samples(const std::vector<int64_t>& latencies, uint64_t firstSeq = 0,
                                    int64_t startNs = kReplayT0, int64_t periodNs = kNsPerMs)
 {
-    std::vector<LatencySample> out;
-    for (size_t i = 0; i < latencies.size(); ++i) {
-        LatencySample s;
-        s.seq = firstSeq + i;
-        s.deadlineNs = startNs + int64_t(i) * periodNs;
-        s.latencyNs = latencies[i];
-        s.wakeNs = s.deadlineNs + s.latencyNs;
-        out.push_back(s);
-    }
-    return out;
+    return rtscope::test::periodicSamples(latencies, firstSeq, startNs, periodNs);
 }
 
 QStringList labels(const LatencySnapshot& s)

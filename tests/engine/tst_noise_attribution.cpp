@@ -4,6 +4,7 @@
 #include "engine/experiments/noise/noise_attribution.h"
 #include "engine/util/clock.h"
 
+#include "tests/common/find_by.h"
 #include "tests/common/test_main.h"
 #include "tests/common/trace_event_util.h"
 
@@ -64,10 +65,7 @@ int64_t kindNs(const NoiseCpuAttribution& a, NoiseKind k)
 
 const NoiseCulprit* findCulprit(const std::vector<NoiseCulprit>& list, const std::string& name)
 {
-    for (const NoiseCulprit& c : list)
-        if (c.name == name)
-            return &c;
-    return nullptr;
+    return rtscope::test::findBy(list, &NoiseCulprit::name, name);
 }
 
 } // namespace

@@ -4,6 +4,7 @@
 #include "engine/experiments/noise/noise_snapshot.h"
 #include "engine/rt/cpu_topology.h"
 
+#include "tests/common/data_rows.h"
 #include "tests/common/test_main.h"
 #include "tests/common/test_util.h"
 
@@ -27,12 +28,8 @@ private slots:
     // One row per bad field: the sentence that must appear (and it must be the only one).
     void validation_data()
     {
-        QTest::addColumn<QString>("cpus");
-        QTest::addColumn<QString>("policy");
-        QTest::addColumn<int>("priority");
-        QTest::addColumn<qint64>("threshold");
-        QTest::addColumn<qint64>("duration");
-        QTest::addColumn<QString>("expected");
+        test::addColumns<QString, QString, int, qint64, qint64, QString>("cpus", "policy", "priority", "threshold",
+                                                                         "duration", "expected");
 
         QTest::newRow("threshold 0") << "1"
                                      << "other" << 0 << qint64(0) << qint64(5'000'000'000)

@@ -9,7 +9,9 @@
 #include "engine/util/clock.h"
 #include "engine/util/loop_clock.h"
 
+#include "tests/common/data_rows.h"
 #include "tests/common/experiment_run.h"
+#include "tests/common/find_by.h"
 #include "tests/common/planted_culprit.h"
 #include "tests/common/test_main.h"
 #include "tests/common/test_util.h"
@@ -36,10 +38,7 @@ namespace {
 
 const NoiseCulprit* noiseCulpritNamed(const NoiseSnapshot& snap, const std::string& name)
 {
-    for (const NoiseCulprit& c : snap.culprits)
-        if (c.name == name)
-            return &c;
-    return nullptr;
+    return rtscope::test::findBy(snap.culprits, &NoiseCulprit::name, name);
 }
 
 // What must hold for any finished run's CPU: the kinds add up to the noise, the histogram to the loops.
@@ -331,12 +330,7 @@ private slots:
     }
 
     // Every thread (the pollers, a real-time one included, and the trace reader) stopped and joined within 100 ms.
-    void stopJoinsWithinAHundredMilliseconds_data()
-    {
-        QTest::addColumn<bool>("fifo");
-        QTest::newRow("other") << false;
-        QTest::newRow("fifo") << true;
-    }
+    void stopJoinsWithinAHundredMilliseconds_data() { test::addRows<bool>("fifo", {{"other", false}, {"fifo", true}}); }
     void stopJoinsWithinAHundredMilliseconds()
     {
         QFETCH(bool, fifo);

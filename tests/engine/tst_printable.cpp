@@ -2,6 +2,7 @@
 // bidirectional controls written as \xNN, and everything else, valid UTF-8 such as "µ" included, as it was.
 #include "engine/util/printable.h"
 
+#include "tests/common/data_rows.h"
 #include "tests/common/test_main.h"
 
 #include <QtTest>
@@ -14,8 +15,7 @@ class TestPrintable : public QObject {
 private slots:
     void escapes_data()
     {
-        QTest::addColumn<QByteArray>("in");
-        QTest::addColumn<QByteArray>("out");
+        test::addColumns<QByteArray, QByteArray>("in", "out");
         QTest::newRow("plain ASCII") << QByteArray("board-7 (rtscope latency -p 80)")
                                      << QByteArray("board-7 (rtscope latency -p 80)");
         QTest::newRow("empty") << QByteArray("") << QByteArray("");

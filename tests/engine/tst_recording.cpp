@@ -10,6 +10,8 @@
 #include "engine/recording/recording_writer.h"
 #include "engine/rt/cpu_topology.h"
 #include "engine/util/clock.h"
+#include "tests/common/board_probe.h"
+#include "tests/common/latency_samples.h"
 #include "tests/common/thread_census.h"
 
 #include "tests/common/test_main.h"
@@ -28,11 +30,8 @@ constexpr int64_t kRecordingT0 = 5'000 * kNsPerSec;
 
 SystemProbe testProbe()
 {
-    SystemProbe p;
-    p.hostname = "board";
-    p.kernelRelease = "6.1.0-rt-test";
+    SystemProbe p = rtscope::test::rtBoardProbe("board", "6.1.0-rt-test");
     p.scheduler = "CFS";
-    p.preemptModel = "PREEMPT_RT";
     p.preemptRt = true;
     p.onlineCpus = {0, 1, 2, 3};
     p.timerSlackNs = 50'000;
@@ -42,16 +41,9 @@ SystemProbe testProbe()
 std::vector<LatencySample> samples(const std::vector<int64_t>& latencies, uint64_t firstSeq, int64_t startNs,
                                    int64_t periodNs = kNsPerMs)
 {
-    std::vector<LatencySample> out;
-    for (size_t i = 0; i < latencies.size(); ++i) {
-        LatencySample s;
-        s.seq = firstSeq + i;
-        s.deadlineNs = startNs + int64_t(i) * periodNs;
-        s.latencyNs = latencies[i];
-        s.wakeNs = s.deadlineNs + s.latencyNs;
-        s.skipped = latencies[i] > periodNs ? uint32_t(latencies[i] / periodNs) : 0;
-        out.push_back(s);
-    }
+    std::vector<LatencySample> out = rtscope::test::periodicSamples(latencies, firstSeq, startNs, periodNs);
+    for (LatencySample& s : out)
+        s.skipped = s.latencyNs > periodNs ? uint32_t(s.latencyNs / periodNs) : 0;
     return out;
 }
 
@@ -267,24 +259,20 @@ private slots:
         std::istringstream in(csv.str());
         std::string line;
         std::getline(in, line);
-        QCOMPARE(line, std::string("cpu,seq,deadline_ns,wake_ns,latency_ns,skipped_periods,epoch"));
+        QCOMPARE(line, rtscope::test::kSampleCsvHeader);
         size_t rows = 0;
         int64_t maxLatency = 0;
         uint64_t lastSeq = 0;
         while (std::getline(in, line)) {
             ++rows;
-            int cpu = 0;
-            unsigned long long seq = 0;
-            long long deadline = 0, wake = 0, latency = 0;
-            unsigned skipped = 0, epoch = 0;
-            QCOMPARE(std::sscanf(line.c_str(), "%d,%llu,%lld,%lld,%lld,%u,%u", &cpu, &seq, &deadline, &wake, &latency,
-                                 &skipped, &epoch),
-                     7);
-            QCOMPARE(cpu, 2);
-            QCOMPARE(wake - deadline, latency);
-            QVERIFY(deadline >= 0); // relative to the start
-            maxLatency = std::max<int64_t>(maxLatency, latency);
-            lastSeq = seq;
+            const std::optional<rtscope::test::CsvSample> row = rtscope::test::parseCsvSample(line);
+            QVERIFY2(row, line.c_str());
+            const LatencySample& s = row->sample;
+            QCOMPARE(row->cpu, 2);
+            QCOMPARE(s.wakeNs - s.deadlineNs, s.latencyNs);
+            QVERIFY(s.deadlineNs >= 0); // relative to the start
+            maxLatency = std::max(maxLatency, s.latencyNs);
+            lastSeq = s.seq;
         }
         QCOMPARE(rows, size_t(5000));
         QCOMPARE(maxLatency, int64_t(3'200'000));

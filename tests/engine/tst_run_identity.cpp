@@ -7,6 +7,7 @@
 #include "engine/pipeline/histogram.h"
 #include "engine/rt/system_probe.h"
 
+#include "tests/common/board_probe.h"
 #include "tests/common/test_main.h"
 
 #include <QtTest>
@@ -37,11 +38,8 @@ LatencySnapshot identityTestSnapshot()
 
 RunIdentity identityTestIdentity()
 {
-    SystemProbe p;
-    p.hostname = "board-7";
-    p.kernelRelease = "6.18.0-rt5";
+    SystemProbe p = rtscope::test::rtBoardProbe("board-7", "6.18.0-rt5");
     p.kernelVersion = "#1 SMP PREEMPT_RT";
-    p.preemptModel = "PREEMPT_RT";
     p.cpuModel = "Test CPU\n# Max Latencies: 00000"; // a hostile value must not forge a line
     p.isolatedCpus = {1};
     RunIdentity id = latencyRunIdentity(p, identityTestSnapshot(), "rtscope latency --hogs 2", 1'700'000'000);

@@ -18,12 +18,7 @@ constexpr int64_t kSleepAggNowNs = 1'000'000'000; ///< a collector's clock, far 
 
 SleepSample sleepAggSample(uint16_t request, uint8_t method, int64_t actualNs, int64_t cpuNs = 0)
 {
-    SleepSample s;
-    s.request = request;
-    s.method = method;
-    s.actualNs = actualNs;
-    s.cpuNs = cpuNs;
-    return s;
+    return {.request = request, .method = method, .sample = 0, .actualNs = actualNs, .cpuNs = cpuNs};
 }
 
 int64_t sleepAggRank(std::vector<int64_t> values, double percent)

@@ -2,6 +2,7 @@
 // arrive exactly once and in order.
 #include "engine/pipeline/spsc_ring.h"
 
+#include "tests/common/data_rows.h"
 #include "tests/common/test_main.h"
 
 #include <QtTest>
@@ -27,8 +28,7 @@ class TestSpscRing : public QObject {
 private slots:
     void capacityRoundsUpToPowerOfTwo_data()
     {
-        QTest::addColumn<int>("requested");
-        QTest::addColumn<int>("expected");
+        rtscope::test::addColumns<int, int>("requested", "expected");
         QTest::newRow("0") << 0 << 2;
         QTest::newRow("1") << 1 << 2;
         QTest::newRow("2") << 2 << 2;
@@ -175,8 +175,7 @@ private slots:
     // duplicated, reordered or torn. The producer retries on full, so drops here mean "ring was full", not loss.
     void fuzzTwoThreads_data()
     {
-        QTest::addColumn<int>("capacity");
-        QTest::addColumn<bool>("batch");
+        rtscope::test::addColumns<int, bool>("capacity", "batch");
         QTest::newRow("cap 4, single pops") << 4 << false;
         QTest::newRow("cap 64, batch pops") << 64 << true;
         QTest::newRow("cap 1024, single pops") << 1024 << false;

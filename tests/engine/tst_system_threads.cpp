@@ -4,6 +4,7 @@
 #include "engine/rt/system_probe.h"
 #include "engine/rt/system_threads.h"
 
+#include "tests/common/data_rows.h"
 #include "tests/common/test_main.h"
 #include "tests/common/test_util.h"
 
@@ -19,13 +20,8 @@ private slots:
 
     void parseProcStat_data()
     {
-        QTest::addColumn<QString>("line");
-        QTest::addColumn<bool>("ok");
-        QTest::addColumn<QString>("name");
-        QTest::addColumn<int>("policy");
-        QTest::addColumn<int>("prio");
-        QTest::addColumn<bool>("kthread");
-        QTest::addColumn<qulonglong>("startTime");
+        test::addColumns<QString, bool, QString, int, int, bool, qulonglong>("line", "ok", "name", "policy", "prio",
+                                                                             "kthread", "startTime");
         // Real line shapes (fields from proc(5)); the comm of the second has spaces and parentheses.
         const QString tail = " 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0";
         QTest::newRow("migration")

@@ -4,6 +4,7 @@
 #include "engine/experiments/timers/sleep_floor_config.h"
 #include "engine/rt/cpu_topology.h"
 
+#include "tests/common/data_rows.h"
 #include "tests/common/test_main.h"
 #include "tests/common/test_util.h"
 
@@ -245,12 +246,8 @@ private slots:
 
     void sleepFloorValidation_data()
     {
-        QTest::addColumn<QList<qint64>>("requests");
-        QTest::addColumn<qint64>("samples");
-        QTest::addColumn<QString>("methods");
-        QTest::addColumn<qint64>("slack");
-        QTest::addColumn<qint64>("margin");
-        QTest::addColumn<QString>("expected");
+        test::addColumns<QList<qint64>, qint64, QString, qint64, qint64, QString>("requests", "samples", "methods",
+                                                                                  "slack", "margin", "expected");
 
         const QList<qint64> def{0, 1, 1000, 1'000'000};
         const QString all = "nanosleep,rel,abs,busy,hybrid";

@@ -10,6 +10,7 @@
 #include "tests/common/test_main.h"
 #include "tests/common/test_util.h"
 #include "tests/common/thread_census.h"
+#include "tests/common/tracefs_state.h"
 
 #include <QDir>
 #include <QRegularExpression>
@@ -58,35 +59,6 @@ struct TrsLog {
         return out;
     }
 };
-
-std::string trsReadFile(const std::string& path)
-{
-    std::ifstream in(path);
-    std::ostringstream out;
-    out << in.rdbuf();
-    return out.str();
-}
-
-// The top-level settings a session must never change.
-std::map<std::string, std::string> trsGlobalSettings(const std::string& dir)
-{
-    std::map<std::string, std::string> out;
-    for (const char* f : {"tracing_on", "current_tracer", "set_event", "trace_clock", "events/enable",
-                          "tracing_cpumask", "buffer_size_kb", "set_event_pid", "trace_options",
-                          "events/sched/sched_switch/enable", "events/irq/enable", "events/timer/enable"})
-        out[f] = trsReadFile(dir + "/" + f);
-    return out;
-}
-
-std::vector<std::string> trsOurInstances(const std::string& dir)
-{
-    std::vector<std::string> out;
-    const std::string prefix = "rtscope-" + std::to_string(getpid()) + "-";
-    for (const QString& name : QDir(QString::fromStdString(dir + "/instances")).entryList(QDir::Dirs))
-        if (name.toStdString().rfind(prefix, 0) == 0)
-            out.push_back(name.toStdString());
-    return out;
-}
 
 bool trsExists(const std::string& path)
 {
@@ -141,16 +113,6 @@ struct TrsSpin {
     int64_t endNs = 0;   // … to here, then slept
 };
 
-// Sleeps until @p deadline on CLOCK_MONOTONIC; false when a stop request interrupted the wait.
-bool trsSleepUntil(int64_t deadline, const std::atomic<bool>& stop)
-{
-    const timespec ts = toTimespec(deadline);
-    while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, nullptr) == EINTR)
-        if (stop.load(std::memory_order_relaxed))
-            return false;
-    return !stop.load(std::memory_order_relaxed);
-}
-
 ThreadSpec trsSpec(const char* name, Policy policy, int priority, int cpu)
 {
     ThreadSpec spec;
@@ -169,7 +131,7 @@ Error trsStartMeasuring(RtThread& t, Policy policy, int priority, int cpu, int64
     return t.start(trsSpec("trace-measure", policy, priority, cpu), [&, base, periodNs](const std::atomic<bool>& stop) {
         for (int k = 0; k < int(samples.size()); ++k) {
             const int64_t d = base + k * periodNs;
-            if (!trsSleepUntil(d, stop))
+            if (!test::sleepUntilUnlessStopped(d, stop))
                 return;
             samples[size_t(k)] = {d, nowNs()};
             sampled.store(k + 1, std::memory_order_release);
@@ -287,7 +249,7 @@ private slots:
         QVERIFY2(p.reason.find("run rtscope as root") != std::string::npos, p.reason.c_str());
         QCOMPARE(e.kind, ErrorKind::Permission);
         QCOMPARE(e.message, p.reason);
-        QVERIFY(trsOurInstances(m_dir).empty());
+        QVERIFY(test::tracefsOurInstances(m_dir).empty());
         QCOMPARE(test::threadsAlive("rtscope-trace", true), 0);
     }
 
@@ -383,7 +345,7 @@ private slots:
 
     void instanceLivesWithTheSession()
     {
-        const auto before = trsGlobalSettings(m_dir);
+        const auto before = test::tracefsGlobalSettings(m_dir);
         std::string dir;
         {
             TrsLog log;
@@ -398,20 +360,20 @@ private slots:
             QVERIFY(QString::fromStdString(s.instanceName()).contains(QRegularExpression("^rtscope-[0-9]+-[0-9]+$")));
             QVERIFY(QString::fromStdString(s.instanceName()).startsWith(QString("rtscope-%1-").arg(getpid())));
             QVERIFY(trsExists(dir));
-            QVERIFY2(trsReadFile(dir + "/trace_clock").find("[mono]") != std::string::npos,
-                     trsReadFile(dir + "/trace_clock").c_str());
-            QCOMPARE(trsReadFile(dir + "/tracing_on"), std::string("1\n"));
+            QVERIFY2(test::tracefsFileText(dir + "/trace_clock").find("[mono]") != std::string::npos,
+                     test::tracefsFileText(dir + "/trace_clock").c_str());
+            QCOMPARE(test::tracefsFileText(dir + "/tracing_on"), std::string("1\n"));
             // Only the measured CPU records, into the buffer asked for.
-            QCOMPARE(std::stoull(trsReadFile(dir + "/tracing_cpumask"), nullptr, 16), 1ull << m_cpu);
+            QCOMPARE(std::stoull(test::tracefsFileText(dir + "/tracing_cpumask"), nullptr, 16), 1ull << m_cpu);
             // (the kernel rounds it up to whole sub-buffers: 4096 KiB asked reads 4099)
-            QVERIFY(std::stoi(trsReadFile(dir + "/per_cpu/cpu" + std::to_string(m_cpu) + "/buffer_size_kb")) >=
-                    c.bufferKbPerCpu);
-            QCOMPARE(trsReadFile(dir + "/events/sched/sched_switch/enable"), std::string("1\n"));
+            QVERIFY(std::stoi(test::tracefsFileText(dir + "/per_cpu/cpu" + std::to_string(m_cpu) +
+                                                    "/buffer_size_kb")) >= c.bufferKbPerCpu);
+            QCOMPARE(test::tracefsFileText(dir + "/events/sched/sched_switch/enable"), std::string("1\n"));
             QCOMPARE(test::threadsAlive("rtscope-trace", true), 1);
             if (s.readerCpu() >= 0) // pinned off the measured CPU when there is another
                 QVERIFY(s.readerCpu() != m_cpu);
             // Running: the global settings are what they were.
-            QCOMPARE(trsGlobalSettings(m_dir), before);
+            QCOMPARE(test::tracefsGlobalSettings(m_dir), before);
             const Error stopped = s.stop();
             QVERIFY2(!stopped, stopped.message.c_str());
             QVERIFY(!trsExists(dir));
@@ -433,15 +395,15 @@ private slots:
         }
         QVERIFY(!trsExists(dir));
         QCOMPARE(test::threadsAlive("rtscope-trace", true), 0);
-        QVERIFY(trsOurInstances(m_dir).empty());
-        QCOMPARE(trsGlobalSettings(m_dir), before);
+        QVERIFY(test::tracefsOurInstances(m_dir).empty());
+        QCOMPARE(test::tracefsGlobalSettings(m_dir), before);
     }
 
     // A start that fails after its instance exists (a ring buffer larger than the memory: the kernel refuses the
     // size) removes the instance and starts no thread.
     void failedStartLeavesNothing()
     {
-        const auto before = trsGlobalSettings(m_dir);
+        const auto before = test::tracefsGlobalSettings(m_dir);
         TrsLog log;
         TraceSession s;
         TraceConfig c;
@@ -451,9 +413,9 @@ private slots:
         QVERIFY(bool(e));
         QVERIFY2(e.message.find("could not size the trace buffer") != std::string::npos, e.message.c_str());
         QVERIFY(!s.running());
-        QVERIFY(trsOurInstances(m_dir).empty());
+        QVERIFY(test::tracefsOurInstances(m_dir).empty());
         QCOMPARE(test::threadsAlive("rtscope-trace", true), 0);
-        QCOMPARE(trsGlobalSettings(m_dir), before);
+        QCOMPARE(test::tracefsGlobalSettings(m_dir), before);
 
         // A config refused up front creates nothing either.
         c.bufferKbPerCpu = 4096;
@@ -463,7 +425,7 @@ private slots:
         QCOMPARE(refused.kind, ErrorKind::InvalidConfig);
         QVERIFY2(refused.message.find("CPU 4096 is not usable") != std::string::npos, refused.message.c_str());
         QVERIFY2(refused.message.find("poll period") != std::string::npos, refused.message.c_str());
-        QVERIFY(trsOurInstances(m_dir).empty());
+        QVERIFY(test::tracefsOurInstances(m_dir).empty());
     }
 
     // An instance left by a process that was killed is removed by the next start; a live process's is not.
@@ -549,7 +511,7 @@ private slots:
                 const int64_t base = nowNs() + kNsPerMs;
                 for (int k = 0; k < int(samples.size()); ++k) {
                     const int64_t d = base + k * 50 * kNsPerUs;
-                    if (!trsSleepUntil(d, stop))
+                    if (!test::sleepUntilUnlessStopped(d, stop))
                         return;
                     samples[size_t(k)] = {d, nowNs()};
                     sampled.store(k + 1, std::memory_order_release);
@@ -626,7 +588,7 @@ private slots:
             spinner.start(trsSpec("planted-hog", Policy::Fifo, 60, m_cpu), [&](const std::atomic<bool>& stop) {
                 for (int k = 15, i = 0; k < kPeriods - 5; k += 10, ++i) {
                     const int64_t d = base + k * kPeriodNs;
-                    if (!trsSleepUntil(d - kLeadNs, stop))
+                    if (!test::sleepUntilUnlessStopped(d - kLeadNs, stop))
                         return;
                     const int64_t start = nowNs();
                     while (nowNs() < d + kSpinNs && !stop.load(std::memory_order_relaxed)) {
@@ -635,7 +597,7 @@ private slots:
                     spun.store(i + 1, std::memory_order_release);
                 }
                 // Asleep until stopped: its exit must not land on a wake-up either.
-                trsSleepUntil(base + (kPeriods + 100) * kPeriodNs, stop);
+                test::sleepUntilUnlessStopped(base + (kPeriods + 100) * kPeriodNs, stop);
             });
         QVERIFY2(!se, se.message.c_str());
         const pid_t hogTid = spinner.tid();

@@ -41,13 +41,7 @@ TraceEvent anatSwitch(int64_t ts, int32_t prevPid, const char* prevComm, int pre
 TraceEvent anatWake(TraceEventType type, int64_t ts, int32_t current, int32_t pid = kAnatTid, int cpu = kAnatCpu,
                     const char* comm = "meas", int prio = 49)
 {
-    TraceEvent e = anatBase(type, ts, current, cpu);
-    e.wake.task.pid = pid;
-    setTraceText(e.wake.task.comm, comm);
-    e.wake.task.prio = prio;
-    e.wake.targetCpu = kAnatCpu;
-    e.wake.origCpu = -1;
-    return e;
+    return test::traceWake(type, ts, current, cpu, {pid, comm, prio}, kAnatCpu);
 }
 
 TraceEvent anatTimer(TraceEventType type, int64_t ts, int32_t current, uint64_t timer = kAnatOwnTimer,

@@ -7,6 +7,7 @@
 #include "engine/rt/watchdog.h"
 #include "engine/util/clock.h"
 
+#include "tests/common/data_rows.h"
 #include "tests/common/experiment_run.h"
 #include "tests/common/test_main.h"
 #include "tests/common/test_util.h"
@@ -91,11 +92,7 @@ private slots:
 
     void validateNamesTheField_data()
     {
-        QTest::addColumn<int>("cpu");
-        QTest::addColumn<int>("priority");
-        QTest::addColumn<qint64>("margin");
-        QTest::addColumn<qint64>("poll");
-        QTest::addColumn<QString>("expected");
+        test::addColumns<int, int, qint64, qint64, QString>("cpu", "priority", "margin", "poll", "expected");
         QTest::newRow("cpu") << 4096 << 99 << qint64(kMarginNs) << qint64(kPollNs)
                              << "watchdog cpu must be one of the online CPUs";
         QTest::newRow("priority 0") << 0 << 0 << qint64(kMarginNs) << qint64(kPollNs)
@@ -114,11 +111,7 @@ private slots:
         QFETCH(qint64, margin);
         QFETCH(qint64, poll);
         QFETCH(QString, expected);
-        WatchdogConfig c;
-        c.cpu = cpu;
-        c.priority = priority;
-        c.marginNs = margin;
-        c.pollNs = poll;
+        const WatchdogConfig c{.cpu = cpu, .priority = priority, .marginNs = margin, .pollNs = poll};
         CpuTopology t;
         t.online = {0, 1};
         t.allowed = {0, 1};
@@ -196,9 +189,7 @@ private slots:
     // it; from then on a SCHED_OTHER counter on CPU 1 shares the CPU although the spinner keeps spinning.
     void demotesASpinnerThatIgnoresItsDeadline_data()
     {
-        QTest::addColumn<bool>("cpuTime");
-        QTest::newRow("wall-clock overrun") << false;
-        QTest::newRow("cpu-time overrun") << true;
+        test::addRows<bool>("cpuTime", {{"wall-clock overrun", false}, {"cpu-time overrun", true}});
     }
     void demotesASpinnerThatIgnoresItsDeadline()
     {

@@ -7,6 +7,7 @@
 #include "engine/rt/system_probe.h"
 #include "engine/trace/trace_session.h"
 #include "engine/util/clock.h"
+#include "tests/common/exposed_widget.h"
 #include "tests/common/page_test_util.h"
 #include "ui/common/colors.h"
 #include "ui/common/latency_source.h"
@@ -66,13 +67,7 @@ TraceEvent avSwitch(int64_t ts, int32_t prevPid, const char* prevComm, int prevP
 
 TraceEvent avWake(TraceEventType type, int64_t ts, int32_t current)
 {
-    TraceEvent e = avBase(type, ts, current);
-    e.wake.task.pid = kAvTid;
-    setTraceText(e.wake.task.comm, "meas");
-    e.wake.task.prio = 120;
-    e.wake.targetCpu = kAvCpu;
-    e.wake.origCpu = -1;
-    return e;
+    return test::traceWake(type, ts, current, kAvCpu, {kAvTid, "meas", 120}, kAvCpu);
 }
 
 TraceEvent avTimer(TraceEventType type, int64_t ts, int32_t current)
@@ -573,9 +568,7 @@ private slots:
     void panelFollowsTheWorstUntilTheUserPicks()
     {
         AnatomyPanel panel;
-        panel.resize(1400, 600);
-        panel.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&panel));
+        QVERIFY(test::showExposed(panel, 1400, 600));
         const LatencySnapshot s = avSnapshot(avTracing());
         panel.setRun(s);
         QVERIFY(panel.followsWorst());
@@ -632,9 +625,7 @@ private slots:
         auto owned = std::make_unique<ReplayLatencySource>();
         ReplayLatencySource& src = *owned;
         LatencyPage page(std::move(owned), m_probe);
-        page.resize(1500, 1000);
-        page.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&page));
+        QVERIFY(test::showExposed(page, 1500, 1000));
         QVERIFY(page.start());
         const int64_t t0 = nowNs() - 10 * kNsPerSec;
         const uint64_t first = src.replay().nextSeq();
@@ -691,9 +682,7 @@ private slots:
         auto owned = std::make_unique<AvTracedSource>();
         AvTracedSource& src = *owned;
         CpusPage page(std::move(owned), m_probe);
-        page.resize(1400, 900);
-        page.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&page));
+        QVERIFY(test::showExposed(page, 1400, 900));
         LatencyConfig c = page.config();
         c.trace = false;
         QVERIFY(page.applyConfig(c).isEmpty());
@@ -727,9 +716,7 @@ private slots:
         auto owned = std::make_unique<AvTracedSource>();
         AvTracedSource& src = *owned;
         LatencyPage page(std::move(owned), m_probe);
-        page.resize(1400, 1000);
-        page.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&page));
+        QVERIFY(test::showExposed(page, 1400, 1000));
         QVERIFY(page.start());
         avFeed(src, nowNs() - 2 * kNsPerSec);
         src.publish();
@@ -760,9 +747,7 @@ private slots:
         if (!probe.usable)
             RTSCOPE_SKIP(Tracefs, "kernel tracing is not available here: " + probe.reason);
         LatencyPage page(std::make_unique<LiveLatencySource>(), m_probe);
-        page.resize(1500, 1000);
-        page.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&page));
+        QVERIFY(test::showExposed(page, 1500, 1000));
         LatencyConfig c;
         c.policy = Policy::Other;
         c.periodNs = kNsPerMs;

@@ -6,6 +6,7 @@
 #include "engine/rt/cpu_topology.h"
 #include "engine/rt/system_probe.h"
 #include "engine/util/clock.h"
+#include "tests/common/exposed_widget.h"
 #include "tests/common/page_test_util.h"
 #include "ui/common/gui_thread_affinity.h"
 #include "ui/common/text_format.h"
@@ -262,9 +263,7 @@ private slots:
     void knownSnapshotShowsExactlyItsFigures()
     {
         ContentionPage page(m_probe);
-        page.resize(1400, 900);
-        page.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&page));
+        QVERIFY(test::showExposed(page, 1400, 900));
         const ContentionTableModel& m = *page.tableModel();
         QAbstractItemModelTester tester(page.tableModel(), QAbstractItemModelTester::FailureReportingMode::QtTest);
         page.showSnapshot(knownSnapshot());

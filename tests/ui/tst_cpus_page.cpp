@@ -7,6 +7,7 @@
 #include "engine/rt/rt_thread.h"
 #include "engine/rt/system_probe.h"
 #include "engine/util/clock.h"
+#include "tests/common/exposed_widget.h"
 #include "tests/common/probed_test.h"
 #include "tests/common/thread_census.h"
 #include "ui/common/latency_source.h"
@@ -132,9 +133,7 @@ private slots:
         auto owned = std::make_unique<PerCpuReplaySource>();
         PerCpuReplaySource& src = *owned;
         CpusPage page(std::move(owned), m_probe);
-        page.resize(1400, 900);
-        page.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&page));
+        QVERIFY(test::showExposed(page, 1400, 900));
         QAbstractItemModelTester tester(page.statsModel(), QAbstractItemModelTester::FailureReportingMode::QtTest);
 
         const std::vector<int> cpus = allowedCpus();
@@ -218,9 +217,7 @@ private slots:
     void liveOnEveryOnlineCpuAndStopJoins()
     {
         CpusPage page(std::make_unique<LiveLatencySource>(), m_probe);
-        page.resize(1400, 900);
-        page.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&page));
+        QVERIFY(test::showExposed(page, 1400, 900));
         const std::vector<int> cpus = allowedCpus();
         LatencyConfig c = page.config();
         c.cpus = cpus;

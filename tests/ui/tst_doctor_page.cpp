@@ -5,6 +5,7 @@
 #include "engine/doctor/journal.h"
 #include "engine/rt/cpu_topology.h"
 #include "engine/rt/system_probe.h"
+#include "tests/common/data_rows.h"
 #include "tests/common/doctor_test_util.h"
 #include "tests/common/planted_culprit.h"
 #include "tests/common/test_main.h"
@@ -154,9 +155,7 @@ private slots:
     // back.
     void tryHoldsWhatHelpedUntilRevertOrClose_data()
     {
-        QTest::addColumn<bool>("byClosing");
-        QTest::newRow("Revert all") << false;
-        QTest::newRow("closing the window") << true;
+        test::addRows<bool>("byClosing", {{"Revert all", false}, {"closing the window", true}});
     }
     void tryHoldsWhatHelpedUntilRevertOrClose()
     {

@@ -6,6 +6,7 @@
 #include "engine/rt/rt_thread.h"
 #include "engine/rt/system_probe.h"
 #include "engine/util/units.h"
+#include "tests/common/data_rows.h"
 #include "tests/common/page_test_util.h"
 #include "ui/common/text_format.h"
 #include "ui/plot/drift_chart.h"
@@ -86,11 +87,9 @@ private slots:
 
     void everyControlReachesItsField_data()
     {
-        QTest::addColumn<QString>("control");
-        QTest::addColumn<qlonglong>("value");
-        QTest::addColumn<QString>("field");
-        QTest::addColumn<qlonglong>("expected");
-        QTest::addColumn<QString>("startAs"); // a variation of the start config, so the change is real
+        // startAs: a variation of the start config, so the change is real
+        test::addColumns<QString, qlonglong, QString, qlonglong, QString>("control", "value", "field", "expected",
+                                                                          "startAs");
 
         for (qlonglong ns : {100'000LL, 250'000LL, 1'000'000LL, 1'000'000'000LL})
             QTest::addRow("period %lld ns", ns) << "periodSpin" << ns << "periodNs" << ns << "";
@@ -212,8 +211,7 @@ private slots:
 
     void invalidValuesShowTheValidationSentence_data()
     {
-        QTest::addColumn<DriftConfig>("config");
-        QTest::addColumn<QString>("sentence");
+        test::addColumns<DriftConfig, QString>("config", "sentence");
         DriftConfig c;
         c.periodNs = 0;
         QTest::newRow("period 0") << c << "period must be between 100.0 µs and 1.000 s (got 0 ns)";

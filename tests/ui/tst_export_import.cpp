@@ -10,7 +10,9 @@
 #include "engine/rt/rt_thread.h"
 #include "engine/rt/system_probe.h"
 #include "engine/util/clock.h"
+#include "tests/common/board_probe.h"
 #include "tests/common/fifo_guard.h"
+#include "tests/common/latency_samples.h"
 #include "tests/common/probed_test.h"
 #include "tests/common/thread_census.h"
 #include "ui/app/file_menu.h"
@@ -379,22 +381,17 @@ private slots:
         std::ifstream csv(path("run.csv").toStdString());
         std::string line;
         std::getline(csv, line);
-        QCOMPARE(line, std::string("cpu,seq,deadline_ns,wake_ns,latency_ns,skipped_periods,epoch"));
+        QCOMPARE(line, rtscope::test::kSampleCsvHeader);
         Histogram fromCsv(10'000);
         uint64_t rows = 0;
         std::vector<uint64_t> overflowSeqs;
         while (std::getline(csv, line)) {
-            int cpu = 0;
-            unsigned long long seq = 0;
-            long long deadline = 0, wake = 0, latency = 0;
-            unsigned skipped = 0, epoch = 0;
-            QCOMPARE(std::sscanf(line.c_str(), "%d,%llu,%lld,%lld,%lld,%u,%u", &cpu, &seq, &deadline, &wake, &latency,
-                                 &skipped, &epoch),
-                     7);
-            QCOMPARE(cpu, t.cpu);
-            fromCsv.record(latency);
-            if (latency >= 10'000'000 && overflowSeqs.size() < 10'000)
-                overflowSeqs.push_back(seq);
+            const std::optional<rtscope::test::CsvSample> row = rtscope::test::parseCsvSample(line);
+            QVERIFY2(row, line.c_str());
+            QCOMPARE(row->cpu, t.cpu);
+            fromCsv.record(row->sample.latencyNs);
+            if (row->sample.latencyNs >= 10'000'000 && overflowSeqs.size() < 10'000)
+                overflowSeqs.push_back(row->sample.seq);
             ++rows;
         }
         QCOMPARE(rows, t.samples);
@@ -435,11 +432,8 @@ private slots:
     void aRecordingReplaysInTheViews()
     {
         // A known run recorded on a "board": 300 samples at 20 µs, one at 2 ms.
-        SystemProbe board;
-        board.hostname = "board-7";
-        board.kernelRelease = "6.6.21-rt26";
+        SystemProbe board = rtscope::test::rtBoardProbe("board-7", "6.6.21-rt26");
         board.scheduler = "EEVDF";
-        board.preemptModel = "PREEMPT_RT";
         board.cpuModel = "Cortex-A53";
         LatencyConfig c;
         c.cpu = 3;

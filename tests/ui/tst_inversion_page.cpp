@@ -5,6 +5,7 @@
 #include "engine/experiments/locks/inversion_experiment.h"
 #include "engine/rt/cpu_topology.h"
 #include "engine/rt/system_probe.h"
+#include "tests/common/exposed_widget.h"
 #include "tests/common/page_test_util.h"
 #include "ui/common/gui_thread_affinity.h"
 #include "ui/common/text_format.h"
@@ -238,9 +239,7 @@ private slots:
     void knownRunsShowExactlyTheirFigures()
     {
         InversionPage page(m_probe);
-        page.resize(1400, 950);
-        page.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&page));
+        QVERIFY(test::showExposed(page, 1400, 950));
         QAbstractItemModelTester tester(page.tableModel(), QAbstractItemModelTester::FailureReportingMode::QtTest);
         QSignalSpy reference(&page, &ExperimentPage::referenceChanged);
         QCOMPARE(page.periodsShown(), 2);

@@ -6,6 +6,7 @@
 #include "ui/widgets/latency_controls.h"
 #include "ui/widgets/period_editor.h"
 
+#include "tests/common/data_rows.h"
 #include "tests/common/test_main.h"
 #include <QCheckBox>
 #include <QComboBox>
@@ -77,11 +78,8 @@ class TestLatencyConfigMapper : public QObject {
 private slots:
     void everyControlReachesItsField_data()
     {
-        QTest::addColumn<QString>("control");
-        QTest::addColumn<qlonglong>("value");
-        QTest::addColumn<QString>("field");
-        QTest::addColumn<qlonglong>("expected");
-        QTest::addColumn<bool>("fifoFirst");
+        test::addColumns<QString, qlonglong, QString, qlonglong, bool>("control", "value", "field", "expected",
+                                                                       "fifoFirst");
         for (Policy p : {Policy::Other, Policy::Batch, Policy::Idle, Policy::Fifo, Policy::RR})
             QTest::addRow("policy %s", policyName(p)) << "policy" << qlonglong(p) << "policy" << qlonglong(p) << false;
         for (int prio : {priorityMin(Policy::Fifo), 50, priorityMax(Policy::Fifo)})
@@ -240,8 +238,7 @@ private slots:
 
     void durationSpinBoxReadsUnits_data()
     {
-        QTest::addColumn<QString>("text");
-        QTest::addColumn<qlonglong>("ns");
+        test::addColumns<QString, qlonglong>("text", "ns");
         QTest::newRow("250us") << "250us" << 250'000LL;
         QTest::newRow("µs") << QString::fromUtf8("250 µs") << 250'000LL;
         QTest::newRow("1.5ms") << "1.5ms" << 1'500'000LL;

@@ -4,6 +4,8 @@
 #include "engine/rt/rt_thread.h"
 #include "engine/rt/system_probe.h"
 #include "engine/util/clock.h"
+#include "tests/common/exposed_widget.h"
+#include "tests/common/latency_samples.h"
 #include "tests/common/page_test_util.h"
 #include "tests/common/privilege_drop.h"
 #include "tests/common/probed_test.h"
@@ -47,15 +49,8 @@ std::vector<int64_t> knownLatencies()
 
 void feed(ReplayLatencySource& src, const std::vector<int64_t>& latencies, int64_t startNs)
 {
-    const uint64_t first = src.replay().nextSeq();
-    for (size_t i = 0; i < latencies.size(); ++i) {
-        LatencySample s;
-        s.seq = first + i;
-        s.deadlineNs = startNs + int64_t(i) * kNsPerMs;
-        s.latencyNs = latencies[i];
-        s.wakeNs = s.deadlineNs + s.latencyNs;
+    for (const LatencySample& s : rtscope::test::periodicSamples(latencies, src.replay().nextSeq(), startNs))
         src.replay().add(s);
-    }
 }
 
 // Where the display puts a recorded value: the middle of its histogram bucket, in µs.
@@ -145,9 +140,7 @@ private slots:
         auto owned = std::make_unique<ReplayLatencySource>();
         ReplayLatencySource& src = *owned;
         LatencyPage page(std::move(owned), m_probe);
-        page.resize(1200, 800);
-        page.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&page));
+        QVERIFY(test::showExposed(page, 1200, 800));
         QAbstractItemModelTester tester(page.statsModel(), QAbstractItemModelTester::FailureReportingMode::QtTest);
 
         QVERIFY(page.start());
@@ -369,9 +362,7 @@ private slots:
         auto owned = std::make_unique<LiveLatencySource>();
         LiveLatencySource& src = *owned;
         LatencyPage page(std::move(owned), m_probe);
-        page.resize(1200, 800);
-        page.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&page));
+        QVERIFY(test::showExposed(page, 1200, 800));
         LatencyConfig c = page.config();
         c.periodNs = 1'000'000;
         c.hogs = 0;

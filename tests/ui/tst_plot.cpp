@@ -5,6 +5,8 @@
 #include "ui/plot/plot_math.h"
 #include "ui/plot/timeline_chart.h"
 
+#include "tests/common/data_rows.h"
+#include "tests/common/exposed_widget.h"
 #include "tests/common/test_main.h"
 
 #include <QGraphicsLineItem>
@@ -51,9 +53,7 @@ class TestPlot : public QObject {
 private slots:
     void niceNumbers_data()
     {
-        QTest::addColumn<double>("value");
-        QTest::addColumn<double>("ceil");
-        QTest::addColumn<double>("floor");
+        test::addColumns<double, double, double>("value", "ceil", "floor");
         QTest::newRow("1") << 1.0 << 1.0 << 1.0;
         QTest::newRow("1.3") << 1.3 << 2.0 << 1.0;
         QTest::newRow("3") << 3.0 << 5.0 << 2.0;
@@ -155,9 +155,7 @@ private slots:
     void histogramChartDrawsLiveAndKeepsTheReference()
     {
         HistogramChart chart;
-        chart.resize(800, 500);
-        chart.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&chart));
+        QVERIFY(test::showExposed(chart, 800, 500));
         QVERIFY(chart.logLatencyAxis());
         const HistogramCurve ref = curve({{800, 500}, {2000, 400}, {3900, 3}}, "reference: OTHER");
         chart.setReference(&ref);
@@ -186,9 +184,7 @@ private slots:
     void markerLabelsFollowEveryFrame()
     {
         HistogramChart chart;
-        chart.resize(900, 500);
-        chart.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&chart));
+        QVERIFY(test::showExposed(chart, 900, 500));
         HistogramCurve live;
         live.buckets = {{4, 5, 100}, {31, 32, 1}};
         const auto labels = [&chart] {
@@ -213,9 +209,7 @@ private slots:
     void timelineChartKeepsTheSpikeAndShowsMarkers()
     {
         TimelineChart chart;
-        chart.resize(900, 500);
-        chart.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&chart));
+        QVERIFY(test::showExposed(chart, 900, 500));
         std::vector<TimelinePoint> points;
         for (int i = 0; i < 10000; ++i)
             points.push_back({-10.0 + i * 0.001, 3.0, i == 7777 ? 3000.0 : 6.0});

@@ -6,6 +6,7 @@
 #include "engine/rt/rt_thread.h"
 #include "engine/rt/system_probe.h"
 #include "engine/util/units.h"
+#include "tests/common/data_rows.h"
 #include "tests/common/page_test_util.h"
 #include "ui/common/text_format.h"
 #include "ui/plot/sleep_floor_chart.h"
@@ -95,11 +96,8 @@ private slots:
 
     void everyControlReachesItsField_data()
     {
-        QTest::addColumn<QString>("control");
-        QTest::addColumn<QVariant>("value");
-        QTest::addColumn<QString>("field");
-        QTest::addColumn<qlonglong>("expected");
-        QTest::addColumn<QString>("startAs");
+        test::addColumns<QString, QVariant, QString, qlonglong, QString>("control", "value", "field", "expected",
+                                                                         "startAs");
 
         QTest::newRow("requests with units") << "requests" << QVariant("0, 1ns, 2.5us, 3ms") << "requests"
                                              << requestHash({0, 1, 2'500, 3'000'000}) << "";
@@ -208,8 +206,7 @@ private slots:
 
     void invalidValuesShowTheValidationSentence_data()
     {
-        QTest::addColumn<SleepFloorConfig>("config");
-        QTest::addColumn<QString>("sentence");
+        test::addColumns<SleepFloorConfig, QString>("config", "sentence");
         SleepFloorConfig c;
         c.samples = 0;
         QTest::newRow("samples 0") << c << "samples must be between 1 and 100000 (got 0)";

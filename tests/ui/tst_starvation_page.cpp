@@ -5,6 +5,7 @@
 #include "engine/rt/cpu_topology.h"
 #include "engine/rt/system_probe.h"
 #include "engine/util/clock.h"
+#include "tests/common/exposed_widget.h"
 #include "tests/common/page_test_util.h"
 #include "ui/common/gui_thread_affinity.h"
 #include "ui/plot/starvation_chart.h"
@@ -207,9 +208,7 @@ private slots:
     {
         RTSCOPE_SKIP_IF(missingFifoOrCpus());
         StarvationPage page(m_probe);
-        page.resize(1200, 800);
-        page.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&page));
+        QVERIFY(test::showExposed(page, 1200, 800));
         QAbstractItemModelTester tester(page.burstModel(), QAbstractItemModelTester::FailureReportingMode::QtTest);
         QSignalSpy running(&page, &ExperimentPage::runningChanged);
         QVERIFY(rtscope::test::startRun(page, shortConfig(300'000'000, 300'000'000)));
@@ -285,9 +284,7 @@ private slots:
                                 ? temporary.path()
                                 : qEnvironmentVariable("RTSCOPE_SCREENSHOT_DIR");
         StarvationPage page(m_probe);
-        page.resize(1400, 850);
-        page.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&page));
+        QVERIFY(test::showExposed(page, 1400, 850));
         StarvationConfig c = shortConfig(1'500'000'000, 1'000'000'000);
         c.controlCounter = true;
         QVERIFY(rtscope::test::startRun(page, c));

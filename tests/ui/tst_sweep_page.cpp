@@ -4,6 +4,7 @@
 #include "engine/rt/rt_thread.h"
 #include "engine/rt/system_probe.h"
 #include "engine/util/clock.h"
+#include "tests/common/exposed_widget.h"
 #include "tests/common/page_test_util.h"
 #include "tests/common/privilege_drop.h"
 #include "ui/plot/histogram_chart.h"
@@ -91,9 +92,7 @@ private slots:
     {
         RTSCOPE_SKIP_IF(rtscope::test::withoutFifo(m_probe));
         SweepPage page(m_probe);
-        page.resize(1400, 900);
-        page.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&page));
+        QVERIFY(test::showExposed(page, 1400, 900));
         QAbstractItemModelTester tester(page.tableModel(), QAbstractItemModelTester::FailureReportingMode::QtTest);
         SweepConfig c = sweepOf("other,fifo:1,fifo:80", 300 * kNsPerMs);
         c.base.hogs = 1;

@@ -11,6 +11,7 @@
 #include "ui/main_window.h"
 #include "ui/widgets/table_style.h"
 
+#include "tests/common/exposed_widget.h"
 #include "tests/common/test_main.h"
 #include <QHBoxLayout>
 #include <QHeaderView>
@@ -116,9 +117,7 @@ private slots:
         table.horizontalHeader()->setSectionResizeMode(0, QHeaderView::Stretch);
         styleTableFont(&table, table.font(), 1.0, 6);
         // Wide: the page's modes, nothing elided.
-        table.resize(1200, 200);
-        table.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&table));
+        QVERIFY(test::showExposed(table, 1200, 200));
         QTRY_COMPARE(table.horizontalHeader()->sectionResizeMode(0), QHeaderView::Stretch);
         QCOMPARE(tableFitCheckTips(&table, "wide"), 0);
 
@@ -220,9 +219,7 @@ private slots:
         tile->setValue("1 ns", "how finely the clock can be <i>read</i>");
         other->setValue(QString::fromUtf8("50.0 µs"),
                         "median of a 0 ns sleep: nanosleep 104.9 µs · rel 104.2 µs · abs 104.3 µs · busy-wait: 140 ns");
-        row.resize(360, 60);
-        row.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&row));
+        QVERIFY(test::showExposed(row, 360, 60));
         QTest::qWait(50);
         for (FactTile* t : {tile, other}) {
             QCOMPARE(t->value(), t == tile ? QString("1 ns") : QString::fromUtf8("50.0 µs"));
@@ -263,9 +260,7 @@ private slots:
         QTemporaryDir dir;
         QSettings settings(dir.filePath("fit.ini"), QSettings::IniFormat);
         MainWindow window(createExperimentPages(probe), probe, &settings);
-        window.resize(1366, 768);
-        window.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        QVERIFY(test::showExposed(window, 1366, 768));
         int tables = 0, tiles = 0;
         for (int i = 0; i < window.pageCount(); ++i) {
             window.setCurrentPage(i);
