@@ -581,13 +581,7 @@ public:
     }
 };
 
-struct WaiterNames {
-    WaiterKind kind;
-    const char* name;
-    const char* label;
-};
-
-constexpr WaiterNames kNames[] = {
+constexpr NamedValue<WaiterKind> kWaiterNames[] = {
     {WaiterKind::Absolute, "abs", "absolute clock_nanosleep"},
     {WaiterKind::Relative, "rel", "relative clock_nanosleep"},
     {WaiterKind::Timerfd, "timerfd", "timerfd (periodic)"},
@@ -613,40 +607,33 @@ int waiterTimerSignal()
 
 const char* waiterName(WaiterKind k)
 {
-    for (const WaiterNames& n : kNames)
-        if (n.kind == k)
-            return n.name;
-    return "?";
+    return nameOf(kWaiterNames, k);
 }
 
 const char* waiterLabel(WaiterKind k)
 {
-    for (const WaiterNames& n : kNames)
-        if (n.kind == k)
-            return n.label;
-    return "?";
+    return labelOf(kWaiterNames, k);
 }
 
 std::string waiterNameList(std::string_view lastJoin)
 {
     return nameList(
-        kNames, [](const WaiterNames& n) { return n.name; }, lastJoin);
+        kWaiterNames, [](const NamedValue<WaiterKind>& n) { return n.name; }, lastJoin);
 }
 
 std::vector<WaiterKind> waiterKinds()
 {
     std::vector<WaiterKind> kinds;
-    for (const WaiterNames& n : kNames)
-        kinds.push_back(n.kind);
+    for (const NamedValue<WaiterKind>& n : kWaiterNames)
+        kinds.push_back(n.value);
     return kinds;
 }
 
 std::optional<WaiterKind> parseWaiter(std::string_view name)
 {
     const std::string n = lowered(name);
-    for (const WaiterNames& w : kNames)
-        if (n == w.name)
-            return w.kind;
+    if (const std::optional<WaiterKind> k = valueNamed(kWaiterNames, n))
+        return k;
     struct Alias {
         const char* alias;
         WaiterKind kind;
@@ -659,9 +646,8 @@ std::optional<WaiterKind> parseWaiter(std::string_view name)
         {"posix-timer", WaiterKind::Posix}, {"busy-wait", WaiterKind::Busy},
         {"spin", WaiterKind::Busy},
     };
-    for (const Alias& a : kAliases)
-        if (n == a.alias)
-            return a.kind;
+    if (const Alias* a = findRow(kAliases, &Alias::alias, n))
+        return a->kind;
     return std::nullopt;
 }
 

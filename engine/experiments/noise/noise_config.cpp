@@ -5,6 +5,7 @@
 #include "engine/experiments/timers/timer_config_util.h"
 #include "engine/rt/cpu_topology.h"
 #include "engine/util/json_fields.h"
+#include "engine/util/name_list.h"
 #include "engine/util/units.h"
 
 #include <algorithm>
@@ -13,42 +14,27 @@
 
 namespace rtscope {
 
+namespace {
+
+constexpr NamedValue<NoiseKind> kNoiseKindNames[] = {
+    {NoiseKind::Irq, "irq", "IRQ"},
+    {NoiseKind::Softirq, "softirq", "softirq"},
+    {NoiseKind::Nmi, "nmi", "NMI"},
+    {NoiseKind::Thread, "thread", "thread"},
+    {NoiseKind::Unexplained, "unexplained", "unexplained (HW/VM)"},
+    {NoiseKind::Untraced, "untraced", "untraced"},
+};
+
+} // namespace
+
 const char* noiseKindName(NoiseKind kind)
 {
-    switch (kind) {
-    case NoiseKind::Irq:
-        return "irq";
-    case NoiseKind::Softirq:
-        return "softirq";
-    case NoiseKind::Nmi:
-        return "nmi";
-    case NoiseKind::Thread:
-        return "thread";
-    case NoiseKind::Unexplained:
-        return "unexplained";
-    case NoiseKind::Untraced:
-        return "untraced";
-    }
-    return "?";
+    return nameOf(kNoiseKindNames, kind);
 }
 
 const char* noiseKindLabel(NoiseKind kind)
 {
-    switch (kind) {
-    case NoiseKind::Irq:
-        return "IRQ";
-    case NoiseKind::Softirq:
-        return "softirq";
-    case NoiseKind::Nmi:
-        return "NMI";
-    case NoiseKind::Thread:
-        return "thread";
-    case NoiseKind::Unexplained:
-        return "unexplained (HW/VM)";
-    case NoiseKind::Untraced:
-        return "untraced";
-    }
-    return "?";
+    return labelOf(kNoiseKindNames, kind);
 }
 
 namespace {

@@ -16,13 +16,7 @@ namespace rtscope {
 
 namespace {
 
-struct SleepMethodNames {
-    SleepMethod method;
-    const char* name;
-    const char* label;
-};
-
-constexpr SleepMethodNames kNames[] = {
+constexpr NamedValue<SleepMethod> kSleepMethodNames[] = {
     {SleepMethod::Nanosleep, "nanosleep", "nanosleep"},
     {SleepMethod::Relative, "rel", "clock_nanosleep relative"},
     {SleepMethod::Absolute, "abs", "clock_nanosleep absolute"},
@@ -37,18 +31,12 @@ constexpr int64_t kFloorAllowanceNs = 100'000;
 
 const char* sleepMethodName(SleepMethod m)
 {
-    for (const auto& n : kNames)
-        if (n.method == m)
-            return n.name;
-    return "?";
+    return nameOf(kSleepMethodNames, m);
 }
 
 const char* sleepMethodLabel(SleepMethod m)
 {
-    for (const auto& n : kNames)
-        if (n.method == m)
-            return n.label;
-    return "?";
+    return labelOf(kSleepMethodNames, m);
 }
 
 std::optional<SleepMethod> parseSleepMethod(std::string_view name)
@@ -56,9 +44,8 @@ std::optional<SleepMethod> parseSleepMethod(std::string_view name)
     std::string n(name);
     for (char& c : n)
         c = char(std::tolower(static_cast<unsigned char>(c)));
-    for (const auto& m : kNames)
-        if (n == m.name)
-            return m.method;
+    if (const std::optional<SleepMethod> m = valueNamed(kSleepMethodNames, n))
+        return m;
     struct Alias {
         const char* alias;
         SleepMethod method;
@@ -68,15 +55,14 @@ std::optional<SleepMethod> parseSleepMethod(std::string_view name)
         {"absolute", SleepMethod::Absolute}, {"busy-wait", SleepMethod::Busy},
         {"spin", SleepMethod::Busy},         {"sleep-spin", SleepMethod::Hybrid},
     };
-    for (const auto& a : kAliases)
-        if (n == a.alias)
-            return a.method;
+    if (const Alias* a = findRow(kAliases, &Alias::alias, n))
+        return a->method;
     return std::nullopt;
 }
 
 std::string sleepMethodList()
 {
-    return nameList(kNames, [](const auto& n) { return n.name; });
+    return nameList(kSleepMethodNames, [](const auto& n) { return n.name; });
 }
 
 std::vector<std::string> SleepFloorConfig::validate(const CpuTopology& cpus) const
