@@ -30,16 +30,6 @@ bool add(Knobs& knobs, Error& error, RootFs& fs, KnobKind kind, const std::strin
     return true;
 }
 
-bool hasWord(const std::string& text, const std::string& word)
-{
-    std::istringstream in(text);
-    std::string w;
-    while (in >> w)
-        if (w == word)
-            return true;
-    return false;
-}
-
 } // namespace
 
 CpusetHierarchies findCpusetHierarchies(const RootFs& fs)
@@ -60,11 +50,11 @@ CpusetHierarchies findCpusetHierarchies(const RootFs& fs)
         std::string source, point, type, options;
         f >> source >> point >> type >> options;
         std::replace(options.begin(), options.end(), ',', ' ');
-        if (type == "cgroup" && h.v1.empty() && hasWord(options, "cpuset")) {
+        if (type == "cgroup" && h.v1.empty() && containsWord(options, "cpuset")) {
             h.v1 = point;
         } else if (type == "cgroup2" && h.v2.empty()) {
             const Expected<std::string> offered = fs.readLine(point + "/cgroup.controllers");
-            if (offered && hasWord(*offered, "cpuset"))
+            if (offered && containsWord(*offered, "cpuset"))
                 h.v2 = point;
             else if (cgroup2.empty()) {
                 cgroup2 = point;
@@ -117,7 +107,7 @@ Expected<Knobs> cpusetV1Partition(RootFs& fs, const std::string& mount, int cpu)
 Expected<Knobs> cpusetV2Partition(RootFs& fs, const std::string& mount, int cpu, PartitionType type)
 {
     const Expected<std::string> controllers = fs.readLine(mount + "/cgroup.controllers");
-    if (!controllers || !hasWord(*controllers, "cpuset"))
+    if (!controllers || !containsWord(*controllers, "cpuset"))
         return failure(ErrorKind::Unavailable,
                        "the cgroup2 root " + fs.shown(mount) + " offers no cpuset controller (" +
                            (controllers ? "it offers: " + *controllers : controllers.error().message) +

@@ -1,6 +1,7 @@
 #include "engine/doctor/knob.h"
 
 #include "engine/doctor/knob_rules.h"
+#include "engine/util/name_list.h"
 
 namespace rtscope::doctor {
 
@@ -29,17 +30,13 @@ constexpr KindName kKindNames[] = {
 
 const char* kindName(KnobKind kind)
 {
-    for (const KindName& k : kKindNames)
-        if (k.kind == kind)
-            return k.name;
-    return "?";
+    return rowField(kKindNames, &KindName::kind, kind, &KindName::name, "?");
 }
 
 std::optional<KnobKind> kindFromName(std::string_view name)
 {
-    for (const KindName& k : kKindNames)
-        if (name == k.name)
-            return k.kind;
+    if (const KindName* k = findRow(kKindNames, &KindName::name, name))
+        return k->kind;
     return std::nullopt;
 }
 

@@ -23,6 +23,7 @@
 #include <concepts>
 #include <cstddef>
 #include <cstdint>
+#include <ctime>
 #include <functional>
 #include <memory>
 #include <string>
@@ -258,5 +259,24 @@ private:
     Collector m_collector;
     SnapshotPublisher<Snapshot> m_publisher;
 };
+
+/// @brief For a run's start(): waits until each of @p workers (pointers to a worker with atomic `ready` and `done`
+/// flags) is ready or already done, looking every 200 µs for at most 2 s; after that, an Error that says
+/// "<threads> did not start within 2 s".
+template <class Workers> Error waitUntilWorkersReady(const Workers& workers, const std::string& threads)
+{
+    const int64_t end = nowNs() + 2 * kNsPerSec;
+    for (;;) {
+        bool all = true;
+        for (const auto& w : workers)
+            all = all && (w->ready.load(std::memory_order_acquire) || w->done.load(std::memory_order_acquire));
+        if (all)
+            return {};
+        if (nowNs() > end)
+            return {ErrorKind::System, threads + " did not start within 2 s"};
+        const timespec pause{0, 200'000};
+        nanosleep(&pause, nullptr);
+    }
+}
 
 } // namespace rtscope

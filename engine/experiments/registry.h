@@ -31,33 +31,30 @@ namespace rtscope {
 
 template <class Config> struct ExperimentTraits;
 
-/// What an experiment's traits say unless they say otherwise: the view options a client may send with a start (the
-/// agent's "series_window_ns" and "timeline_window_ns", docs/remote.md) that the experiment takes. An experiment
-/// that takes one says so in its traits and has the setter (setSeriesWindow(ns), setTimelineWindow(ns)).
+/// Every experiment's traits name its factory (Experiment), its name (kName) and its reader (fromJson: the config
+/// from JSON, with its problems). What an experiment's traits say unless they say otherwise: the view options a client
+/// may send with a start (the agent's "series_window_ns" and "timeline_window_ns", docs/remote.md) that the experiment
+/// takes. An experiment that takes one says so in its traits and has the setter (setSeriesWindow(ns),
+/// setTimelineWindow(ns)).
 struct ExperimentTraitDefaults {
     static constexpr bool kTakesSeriesWindow = false;
     static constexpr bool kTakesTimelineWindow = false;
+    /// The CPUs a config is placed on and validated against: the calling thread's, unless the traits say otherwise.
+    static CpuTopology placementTopology() { return CpuTopology::current(); }
 };
 
 template <> struct ExperimentTraits<LatencyConfig> : ExperimentTraitDefaults {
     using Experiment = LatencyExperiment; ///< the factory: what runs this config
     static constexpr bool kTakesSeriesWindow = true;
     static constexpr std::string_view kName = "latency";
-    static LatencyConfig fromJson(const nlohmann::json& j, std::vector<std::string>& e)
-    {
-        return latencyConfigFromJson(j, e);
-    }
-    static CpuTopology placementTopology() { return CpuTopology::current(); }
+    static constexpr auto fromJson = latencyConfigFromJson;
 };
 
 template <> struct ExperimentTraits<StarvationConfig> : ExperimentTraitDefaults {
     using Experiment = StarvationExperiment; ///< the factory: what runs this config
     static constexpr bool kTakesSeriesWindow = true;
     static constexpr std::string_view kName = "starvation";
-    static StarvationConfig fromJson(const nlohmann::json& j, std::vector<std::string>& e)
-    {
-        return starvationConfigFromJson(j, e);
-    }
+    static constexpr auto fromJson = starvationConfigFromJson;
     /// The spinner's CPU is chosen among the process's CPUs, not the calling thread's (StarvationConfig).
     static CpuTopology placementTopology() { return StarvationConfig::placementTopology(); }
 };
@@ -65,73 +62,45 @@ template <> struct ExperimentTraits<StarvationConfig> : ExperimentTraitDefaults 
 template <> struct ExperimentTraits<DriftConfig> : ExperimentTraitDefaults {
     using Experiment = DriftExperiment; ///< the factory: what runs this config
     static constexpr std::string_view kName = "drift";
-    static DriftConfig fromJson(const nlohmann::json& j, std::vector<std::string>& e)
-    {
-        return driftConfigFromJson(j, e);
-    }
-    static CpuTopology placementTopology() { return CpuTopology::current(); }
+    static constexpr auto fromJson = driftConfigFromJson;
 };
 
 template <> struct ExperimentTraits<SleepFloorConfig> : ExperimentTraitDefaults {
     using Experiment = SleepFloorExperiment; ///< the factory: what runs this config
     static constexpr std::string_view kName = "sleep-floor";
-    static SleepFloorConfig fromJson(const nlohmann::json& j, std::vector<std::string>& e)
-    {
-        return sleepFloorConfigFromJson(j, e);
-    }
-    static CpuTopology placementTopology() { return CpuTopology::current(); }
+    static constexpr auto fromJson = sleepFloorConfigFromJson;
 };
 
 template <> struct ExperimentTraits<InversionConfig> : ExperimentTraitDefaults {
     using Experiment = InversionExperiment; ///< the factory: what runs this config
     static constexpr bool kTakesTimelineWindow = true;
     static constexpr std::string_view kName = "inversion";
-    static InversionConfig fromJson(const nlohmann::json& j, std::vector<std::string>& e)
-    {
-        return inversionConfigFromJson(j, e);
-    }
-    static CpuTopology placementTopology() { return CpuTopology::current(); }
+    static constexpr auto fromJson = inversionConfigFromJson;
 };
 
 template <> struct ExperimentTraits<ContentionConfig> : ExperimentTraitDefaults {
     using Experiment = ContentionExperiment; ///< the factory: what runs this config
     static constexpr std::string_view kName = "contention";
-    static ContentionConfig fromJson(const nlohmann::json& j, std::vector<std::string>& e)
-    {
-        return contentionConfigFromJson(j, e);
-    }
-    static CpuTopology placementTopology() { return CpuTopology::current(); }
+    static constexpr auto fromJson = contentionConfigFromJson;
 };
 
 template <> struct ExperimentTraits<DeadlineConfig> : ExperimentTraitDefaults {
     using Experiment = DeadlineExperiment; ///< the factory: what runs this config
     static constexpr std::string_view kName = "deadline";
-    static DeadlineConfig fromJson(const nlohmann::json& j, std::vector<std::string>& e)
-    {
-        return deadlineConfigFromJson(j, e);
-    }
-    static CpuTopology placementTopology() { return CpuTopology::current(); }
+    static constexpr auto fromJson = deadlineConfigFromJson;
 };
 
 template <> struct ExperimentTraits<NoiseConfig> : ExperimentTraitDefaults {
     using Experiment = NoiseExperiment; ///< the factory: what runs this config
     static constexpr std::string_view kName = "noise";
-    static NoiseConfig fromJson(const nlohmann::json& j, std::vector<std::string>& e)
-    {
-        return noiseConfigFromJson(j, e);
-    }
-    static CpuTopology placementTopology() { return CpuTopology::current(); }
+    static constexpr auto fromJson = noiseConfigFromJson;
 };
 
 /// Not in ExperimentConfigs: no preset names a sweep (see above). The agent runs it by this name.
 template <> struct ExperimentTraits<SweepConfig> : ExperimentTraitDefaults {
     using Experiment = SweepExperiment; ///< the factory: what runs this config
     static constexpr std::string_view kName = "sweep";
-    static SweepConfig fromJson(const nlohmann::json& j, std::vector<std::string>& e)
-    {
-        return sweepConfigFromJson(j, e);
-    }
-    static CpuTopology placementTopology() { return CpuTopology::current(); }
+    static constexpr auto fromJson = sweepConfigFromJson;
 };
 
 template <class... Configs> struct ExperimentList {};

@@ -3,6 +3,7 @@
 #include "engine/locks/adaptive_lock.h"
 #include "engine/locks/pthread_lock.h"
 #include "engine/locks/spin_lock.h"
+#include "engine/util/name_list.h"
 
 #include <algorithm>
 #include <cctype>
@@ -10,42 +11,27 @@
 
 namespace rtscope {
 
+namespace {
+
+constexpr NamedValue<LockKind> kLockKindNames[] = {
+    {LockKind::Spin, "spin", "TTAS spinlock"},
+    {LockKind::Mutex, "mutex", "pthread mutex"},
+    {LockKind::AdaptiveGlibc, "adaptive-glibc", "glibc adaptive mutex"},
+    {LockKind::Adaptive, "adaptive", "rtscope adaptive lock"},
+    {LockKind::Pi, "pi", "priority-inheritance mutex"},
+    {LockKind::Ceiling, "ceiling", "priority-ceiling mutex"},
+};
+
+} // namespace
+
 const char* lockKindName(LockKind k)
 {
-    switch (k) {
-    case LockKind::Spin:
-        return "spin";
-    case LockKind::Mutex:
-        return "mutex";
-    case LockKind::AdaptiveGlibc:
-        return "adaptive-glibc";
-    case LockKind::Adaptive:
-        return "adaptive";
-    case LockKind::Pi:
-        return "pi";
-    case LockKind::Ceiling:
-        return "ceiling";
-    }
-    return "?";
+    return nameOf(kLockKindNames, k);
 }
 
 const char* lockKindLabel(LockKind k)
 {
-    switch (k) {
-    case LockKind::Spin:
-        return "TTAS spinlock";
-    case LockKind::Mutex:
-        return "pthread mutex";
-    case LockKind::AdaptiveGlibc:
-        return "glibc adaptive mutex";
-    case LockKind::Adaptive:
-        return "rtscope adaptive lock";
-    case LockKind::Pi:
-        return "priority-inheritance mutex";
-    case LockKind::Ceiling:
-        return "priority-ceiling mutex";
-    }
-    return "?";
+    return labelOf(kLockKindNames, k);
 }
 
 std::optional<LockKind> parseLockKind(std::string_view name)

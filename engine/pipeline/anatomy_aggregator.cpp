@@ -61,12 +61,7 @@ void AnatomyAggregator::clear()
     m_startNs = INT64_MIN;
     m_newestNs = INT64_MIN;
     m_cpuNewest.clear();
-    m_pending.clear();
-    m_culprits.clear();
-    m_worst.clear();
-    m_over.clear();
-    m_counts = {};
-    ++m_version;
+    resetStatistics();
 }
 
 void AnatomyAggregator::resetStatistics()

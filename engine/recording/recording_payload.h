@@ -25,22 +25,8 @@ public:
     bool u16(uint16_t& v) { return le(v, 2); }
     bool u32(uint32_t& v) { return le(v, 4); }
     bool u64(uint64_t& v) { return le(v, 8); }
-    bool i64(int64_t& v)
-    {
-        uint64_t u = 0;
-        if (!le(u, 8))
-            return false;
-        v = int64_t(u);
-        return true;
-    }
-    bool i32(int32_t& v)
-    {
-        uint32_t u = 0;
-        if (!le(u, 4))
-            return false;
-        v = int32_t(u);
-        return true;
-    }
+    bool i64(int64_t& v) { return twosComplement<uint64_t>(v); }
+    bool i32(int32_t& v) { return twosComplement<uint32_t>(v); }
     bool f64(double& v)
     {
         uint64_t bits = 0;
@@ -93,6 +79,15 @@ private:
             x |= uint64_t(uint8_t(m_bytes[m_pos + size_t(i)])) << (8 * i);
         m_pos += size_t(n);
         v = T(x);
+        return true;
+    }
+    // A signed integer, stored as the unsigned U of its width.
+    template <class U, class S> bool twosComplement(S& v)
+    {
+        U u = 0;
+        if (!le(u, int(sizeof(U))))
+            return false;
+        v = S(u);
         return true;
     }
     std::string_view m_bytes;

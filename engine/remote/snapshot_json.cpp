@@ -499,37 +499,6 @@ std::shared_ptr<SweepSnapshot> sweepSnapshotFromJson(const nlohmann::json& j, st
     return finish(std::move(s), before, errors);
 }
 
-std::shared_ptr<StarvationSnapshot> snapshotFromJson(std::type_identity<StarvationConfig>, const nlohmann::json& j,
-                                                     std::vector<std::string>& errors)
-{
-    return starvationSnapshotFromJson(j, errors);
-}
-std::shared_ptr<DriftSnapshot> snapshotFromJson(std::type_identity<DriftConfig>, const nlohmann::json& j,
-                                                std::vector<std::string>& errors)
-{
-    return driftSnapshotFromJson(j, errors);
-}
-std::shared_ptr<SleepFloorSnapshot> snapshotFromJson(std::type_identity<SleepFloorConfig>, const nlohmann::json& j,
-                                                     std::vector<std::string>& errors)
-{
-    return sleepFloorSnapshotFromJson(j, errors);
-}
-std::shared_ptr<InversionSnapshot> snapshotFromJson(std::type_identity<InversionConfig>, const nlohmann::json& j,
-                                                    std::vector<std::string>& errors)
-{
-    return inversionSnapshotFromJson(j, errors);
-}
-std::shared_ptr<ContentionSnapshot> snapshotFromJson(std::type_identity<ContentionConfig>, const nlohmann::json& j,
-                                                     std::vector<std::string>& errors)
-{
-    return contentionSnapshotFromJson(j, errors);
-}
-std::shared_ptr<DeadlineSnapshot> snapshotFromJson(std::type_identity<DeadlineConfig>, const nlohmann::json& j,
-                                                   std::vector<std::string>& errors)
-{
-    return deadlineSnapshotFromJson(j, errors);
-}
-
 std::shared_ptr<NoiseSnapshot> noiseSnapshotFromJson(const nlohmann::json& j, std::vector<std::string>& errors)
 {
     const size_t before = errors.size();
@@ -547,16 +516,4 @@ std::shared_ptr<NoiseSnapshot> noiseSnapshotFromJson(const nlohmann::json& j, st
     }
     return finish(std::move(s), before, errors);
 }
-std::shared_ptr<NoiseSnapshot> snapshotFromJson(std::type_identity<NoiseConfig>, const nlohmann::json& j,
-                                                std::vector<std::string>& errors)
-{
-    return noiseSnapshotFromJson(j, errors);
-}
-
-std::shared_ptr<SweepSnapshot> snapshotFromJson(std::type_identity<SweepConfig>, const nlohmann::json& j,
-                                                std::vector<std::string>& errors)
-{
-    return sweepSnapshotFromJson(j, errors);
-}
-
 } // namespace rtscope

@@ -25,6 +25,7 @@
 #include <cstddef>
 #include <memory>
 #include <string>
+#include <tuple>
 #include <type_traits>
 #include <vector>
 
@@ -58,23 +59,34 @@ std::shared_ptr<NoiseSnapshot> noiseSnapshotFromJson(const nlohmann::json& j, st
 /// the config's at its index, a current setting past the list.
 std::shared_ptr<SweepSnapshot> sweepSnapshotFromJson(const nlohmann::json& j, std::vector<std::string>& errors);
 
+namespace snapshot_json_detail {
+
+// Every snapshot reader but the latency one; snapshotFromJson() picks the one whose snapshot's ConfigType is its.
+inline constexpr std::tuple kReaders{
+    &starvationSnapshotFromJson, &driftSnapshotFromJson,    &sleepFloorSnapshotFromJson, &inversionSnapshotFromJson,
+    &contentionSnapshotFromJson, &deadlineSnapshotFromJson, &noiseSnapshotFromJson,      &sweepSnapshotFromJson};
+
+template <class Reader>
+using ReadConfig =
+    typename std::invoke_result_t<Reader, const nlohmann::json&, std::vector<std::string>&>::element_type::ConfigType;
+
+template <class Config, size_t I = 0> constexpr auto readerFor()
+{
+    using Reader = std::tuple_element_t<I, std::remove_const_t<decltype(kReaders)>>;
+    if constexpr (std::is_same_v<ReadConfig<Reader>, Config>)
+        return std::get<I>(kReaders);
+    else
+        return readerFor<Config, I + 1>();
+}
+
+} // namespace snapshot_json_detail
+
 /// @brief The reader of an experiment's snapshot by its config type (the registry's, engine/experiments/registry.h):
 /// generic code over the experiments reads with snapshotFromJson(std::type_identity<Config>{}, j, errors).
-std::shared_ptr<StarvationSnapshot> snapshotFromJson(std::type_identity<StarvationConfig>, const nlohmann::json& j,
-                                                     std::vector<std::string>& errors);
-std::shared_ptr<DriftSnapshot> snapshotFromJson(std::type_identity<DriftConfig>, const nlohmann::json& j,
-                                                std::vector<std::string>& errors);
-std::shared_ptr<SleepFloorSnapshot> snapshotFromJson(std::type_identity<SleepFloorConfig>, const nlohmann::json& j,
-                                                     std::vector<std::string>& errors);
-std::shared_ptr<InversionSnapshot> snapshotFromJson(std::type_identity<InversionConfig>, const nlohmann::json& j,
-                                                    std::vector<std::string>& errors);
-std::shared_ptr<ContentionSnapshot> snapshotFromJson(std::type_identity<ContentionConfig>, const nlohmann::json& j,
-                                                     std::vector<std::string>& errors);
-std::shared_ptr<DeadlineSnapshot> snapshotFromJson(std::type_identity<DeadlineConfig>, const nlohmann::json& j,
-                                                   std::vector<std::string>& errors);
-std::shared_ptr<NoiseSnapshot> snapshotFromJson(std::type_identity<NoiseConfig>, const nlohmann::json& j,
-                                                std::vector<std::string>& errors);
-std::shared_ptr<SweepSnapshot> snapshotFromJson(std::type_identity<SweepConfig>, const nlohmann::json& j,
-                                                std::vector<std::string>& errors);
+template <class Config>
+auto snapshotFromJson(std::type_identity<Config>, const nlohmann::json& j, std::vector<std::string>& errors)
+{
+    return snapshot_json_detail::readerFor<Config>()(j, errors);
+}
 
 } // namespace rtscope

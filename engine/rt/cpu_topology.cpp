@@ -116,4 +116,9 @@ std::string formatCpuList(const std::vector<int>& cpus)
     return out.str();
 }
 
+std::string formatCpuListOrNone(const std::vector<int>& cpus)
+{
+    return cpus.empty() ? "none" : formatCpuList(cpus);
+}
+
 } // namespace rtscope

@@ -26,6 +26,8 @@ struct CpuTopology {
 
 /// @brief "0-3,5" from a sorted list.
 std::string formatCpuList(const std::vector<int>& cpus);
+/// @brief As formatCpuList(), "none" for an empty list.
+std::string formatCpuListOrNone(const std::vector<int>& cpus);
 /// @brief The problems of a list of CPUs a config names (@p field: "cpus"), one sentence for all the CPUs that are
 /// not usable ("0-1000" on a 2-CPU machine is one mistake, not 999) and one for those listed twice; appended to
 /// @p out. True when the list had neither.

@@ -1,5 +1,6 @@
 #include "engine/rt/rt_thread.h"
 
+#include "engine/rt/cpu_topology.h"
 #include "engine/rt/memory_lock.h"
 #include "engine/rt/rt_environment.h"
 #include "engine/util/clock.h"
@@ -85,23 +86,6 @@ struct StackRegion {
         out.locked = lockRange(const_cast<char*>(area), bytes, false);
 }
 
-std::string cpuListText(const std::vector<int>& cpus)
-{
-    std::string text;
-    for (size_t i = 0; i < cpus.size();) {
-        size_t j = i;
-        while (j + 1 < cpus.size() && cpus[j + 1] == cpus[j] + 1)
-            ++j;
-        if (!text.empty())
-            text += ',';
-        text += std::to_string(cpus[i]);
-        if (j > i)
-            text += '-' + std::to_string(cpus[j]);
-        i = j + 1;
-    }
-    return text.empty() ? "none" : text;
-}
-
 std::string threadName(const ThreadSpec& spec)
 {
     return spec.name.empty() ? std::string("thread") : "thread '" + spec.name + "'";
@@ -124,7 +108,7 @@ Error cpuError(const ThreadSpec& spec, const char* why)
 {
     const std::vector<int> allowed = cpusForNewThreads();
     return {ErrorKind::Unavailable, "Cannot pin " + threadWhat(spec) + " to CPU " + std::to_string(spec.cpu) + ": " +
-                                        why + "; the CPUs this process may use are " + cpuListText(allowed) +
+                                        why + "; the CPUs this process may use are " + formatCpuListOrNone(allowed) +
                                         " (choose one of them, or widen the cpuset/affinity)."};
 }
 

@@ -1,5 +1,6 @@
 #include "engine/rt/system_probe.h"
 
+#include "engine/rt/cpu_topology.h"
 #include "engine/rt/rt_environment.h"
 #include "engine/rt/rt_thread.h"
 #include "engine/rt/throttle_settings.h"
@@ -36,16 +37,6 @@ std::string trim(std::string s)
     while (i < s.size() && std::isspace(static_cast<unsigned char>(s[i])))
         ++i;
     return s.substr(i);
-}
-
-bool hasToken(const std::string& text, const std::string& token)
-{
-    std::istringstream in(text);
-    std::string word;
-    while (in >> word)
-        if (word == token)
-            return true;
-    return false;
 }
 
 std::pair<int, int> kernelMajorMinor(const std::string& release)
@@ -91,18 +82,18 @@ std::string configuredPreempt(const std::string& release)
 
 std::string preemptModelOf(const std::string& release, const std::string& version, bool& rt)
 {
-    rt = readFirstLine("/sys/kernel/realtime") == "1" || hasToken(version, "PREEMPT_RT");
+    rt = readFirstLine("/sys/kernel/realtime") == "1" || containsWord(version, "PREEMPT_RT");
     if (rt)
         return "PREEMPT_RT";
-    if (hasToken(version, "PREEMPT_DYNAMIC")) {
+    if (containsWord(version, "PREEMPT_DYNAMIC")) {
         std::string mode = dynamicPreemptMode();
         if (mode.empty())
             mode = configuredPreempt(release);
         return mode.empty() ? "PREEMPT_DYNAMIC" : "PREEMPT_DYNAMIC (" + mode + ")";
     }
-    if (hasToken(version, "PREEMPT_LAZY"))
+    if (containsWord(version, "PREEMPT_LAZY"))
         return "PREEMPT_LAZY";
-    if (hasToken(version, "PREEMPT"))
+    if (containsWord(version, "PREEMPT"))
         return "PREEMPT";
     const std::string configured = configuredPreempt(release);
     return configured.empty() ? "unknown" : configured;
@@ -119,7 +110,7 @@ std::string cpuinfoField(const std::string& key, bool& hypervisorFlag)
         const std::string k = trim(line.substr(0, colon));
         if (value.empty() && k == key)
             value = trim(line.substr(colon + 1));
-        if (k == "flags" && hasToken(line.substr(colon + 1), "hypervisor"))
+        if (k == "flags" && containsWord(line.substr(colon + 1), "hypervisor"))
             hypervisorFlag = true;
         if (k == "flags" && !value.empty())
             break;
@@ -137,23 +128,18 @@ std::string cpuidHypervisor()
     std::memcpy(sig + 0, &b, 4);
     std::memcpy(sig + 4, &c, 4);
     std::memcpy(sig + 8, &d, 4);
+    struct Signature {
+        const char* signature;
+        const char* name;
+    };
+    static constexpr Signature kSignatures[] = {{"KVMKVMKVM", "KVM"},           {"Microsoft Hv", "Hyper-V"},
+                                                {"VMwareVMware", "VMware"},     {"XenVMMXenVMM", "Xen"},
+                                                {"TCGTCGTCGTCG", "QEMU (TCG)"}, {"ACRNACRNACRN", "ACRN"},
+                                                {" lrpepyh  vr", "Parallels"},  {"VBoxVBoxVBox", "VirtualBox"}};
     const std::string s(sig);
-    if (s == "KVMKVMKVM")
-        return "KVM";
-    if (s == "Microsoft Hv")
-        return "Hyper-V";
-    if (s == "VMwareVMware")
-        return "VMware";
-    if (s == "XenVMMXenVMM")
-        return "Xen";
-    if (s == "TCGTCGTCGTCG")
-        return "QEMU (TCG)";
-    if (s == "ACRNACRNACRN")
-        return "ACRN";
-    if (s == " lrpepyh  vr")
-        return "Parallels";
-    if (s == "VBoxVBoxVBox")
-        return "VirtualBox";
+    for (const Signature& k : kSignatures)
+        if (s == k.signature)
+            return k.name;
     return {};
 #else
     return {};
@@ -211,23 +197,6 @@ void* exitAtOnce(void*)
 std::string yesNo(bool b)
 {
     return b ? "yes" : "no";
-}
-
-std::string cpuListOrNone(const std::vector<int>& cpus)
-{
-    std::string text;
-    for (size_t i = 0; i < cpus.size();) {
-        size_t j = i;
-        while (j + 1 < cpus.size() && cpus[j + 1] == cpus[j] + 1)
-            ++j;
-        if (!text.empty())
-            text += ',';
-        text += std::to_string(cpus[i]);
-        if (j > i)
-            text += '-' + std::to_string(cpus[j]);
-        i = j + 1;
-    }
-    return text.empty() ? "none" : text;
 }
 
 } // namespace
@@ -407,10 +376,10 @@ std::string SystemProbe::toText() const
         {"cap_sys_nice", yesNo(capSysNice)},
         {"root", yesNo(isRoot)},
         {"rt available", rtAvailable ? "yes" : "no: " + rtUnavailableReason},
-        {"online cpus", cpuListOrNone(onlineCpus)},
-        {"allowed cpus", cpuListOrNone(allowedCpus)},
-        {"isolated cpus", cpuListOrNone(isolatedCpus)},
-        {"nohz_full cpus", cpuListOrNone(nohzFullCpus)},
+        {"online cpus", formatCpuListOrNone(onlineCpus)},
+        {"allowed cpus", formatCpuListOrNone(allowedCpus)},
+        {"isolated cpus", formatCpuListOrNone(isolatedCpus)},
+        {"nohz_full cpus", formatCpuListOrNone(nohzFullCpus)},
         {"virtual machine",
          virtualMachine ? "yes" + (hypervisor.empty() ? std::string() : " (" + hypervisor + ")") : std::string("no")},
         {"cpu_dma_latency", dmaLatencyAvailable ? "available" : "unavailable: " + dmaLatencyReason},

@@ -98,12 +98,13 @@ struct Schedule {
     }
 };
 
-class AbsoluteWaiter final : public Waiter {
+// The kinds that keep their own schedule and nothing else to set up or tear down (Absolute, Busy): the start, a
+// new period and the result of a wake-up are theirs in common; each kind's waitNext() is its own.
+class ScheduledWaiter : public Waiter {
 public:
-    explicit AbsoluteWaiter(const std::atomic<bool>* interrupt)
+    explicit ScheduledWaiter(const std::atomic<bool>* interrupt)
         : m_interrupt(interrupt)
     {}
-    WaiterKind kind() const override { return WaiterKind::Absolute; }
 
     Error start(int64_t firstDeadlineNs, int64_t periodNs) override
     {
@@ -112,6 +113,34 @@ public:
         m_schedule = {firstDeadlineNs, periodNs};
         return {};
     }
+
+    void setPeriod(int64_t periodNs) override
+    {
+        if (periodNs > 0)
+            m_schedule = {nowNs() + periodNs, periodNs};
+    }
+
+    void stop() override {}
+
+protected:
+    // The wake-up at @p wakeNs for the tick due at @p deadline; the schedule moves past it and the ticks missed.
+    WaitResult wokeAt(int64_t wakeNs, int64_t deadline)
+    {
+        WaitResult r;
+        r.wakeNs = wakeNs;
+        r.deadlineNs = deadline;
+        r.skipped = m_schedule.advancePast(wakeNs);
+        return r;
+    }
+
+    const std::atomic<bool>* m_interrupt;
+    Schedule m_schedule;
+};
+
+class AbsoluteWaiter final : public ScheduledWaiter {
+public:
+    using ScheduledWaiter::ScheduledWaiter;
+    WaiterKind kind() const override { return WaiterKind::Absolute; }
 
     WaitResult waitNext() override
     {
@@ -125,24 +154,8 @@ public:
             return interruptedAt(deadline);
         if (rc != 0)
             return failedAt(deadline, rc);
-        WaitResult r;
-        r.wakeNs = nowNs();
-        r.deadlineNs = deadline;
-        r.skipped = m_schedule.advancePast(r.wakeNs);
-        return r;
+        return wokeAt(nowNs(), deadline);
     }
-
-    void setPeriod(int64_t periodNs) override
-    {
-        if (periodNs > 0)
-            m_schedule = {nowNs() + periodNs, periodNs};
-    }
-
-    void stop() override {}
-
-private:
-    const std::atomic<bool>* m_interrupt;
-    Schedule m_schedule;
 };
 
 class RelativeWaiter final : public Waiter {
@@ -547,20 +560,10 @@ private:
     int64_t m_ticks = 0;
 };
 
-class BusyWaiter final : public Waiter {
+class BusyWaiter final : public ScheduledWaiter {
 public:
-    explicit BusyWaiter(const std::atomic<bool>* interrupt)
-        : m_interrupt(interrupt)
-    {}
+    using ScheduledWaiter::ScheduledWaiter;
     WaiterKind kind() const override { return WaiterKind::Busy; }
-
-    Error start(int64_t firstDeadlineNs, int64_t periodNs) override
-    {
-        if (periodNs <= 0)
-            return badPeriod(periodNs);
-        m_schedule = {firstDeadlineNs, periodNs};
-        return {};
-    }
 
     WaitResult waitNext() override
     {
@@ -574,33 +577,11 @@ public:
                 return interruptedAt(deadline);
             now = nowNs();
         }
-        WaitResult r;
-        r.wakeNs = now;
-        r.deadlineNs = deadline;
-        r.skipped = m_schedule.advancePast(now);
-        return r;
+        return wokeAt(now, deadline);
     }
-
-    void setPeriod(int64_t periodNs) override
-    {
-        if (periodNs > 0)
-            m_schedule = {nowNs() + periodNs, periodNs};
-    }
-
-    void stop() override {}
-
-private:
-    const std::atomic<bool>* m_interrupt;
-    Schedule m_schedule;
 };
 
-struct WaiterNames {
-    WaiterKind kind;
-    const char* name;
-    const char* label;
-};
-
-constexpr WaiterNames kNames[] = {
+constexpr NamedValue<WaiterKind> kWaiterNames[] = {
     {WaiterKind::Absolute, "abs", "absolute clock_nanosleep"},
     {WaiterKind::Relative, "rel", "relative clock_nanosleep"},
     {WaiterKind::Timerfd, "timerfd", "timerfd (periodic)"},
@@ -626,40 +607,33 @@ int waiterTimerSignal()
 
 const char* waiterName(WaiterKind k)
 {
-    for (const WaiterNames& n : kNames)
-        if (n.kind == k)
-            return n.name;
-    return "?";
+    return nameOf(kWaiterNames, k);
 }
 
 const char* waiterLabel(WaiterKind k)
 {
-    for (const WaiterNames& n : kNames)
-        if (n.kind == k)
-            return n.label;
-    return "?";
+    return labelOf(kWaiterNames, k);
 }
 
 std::string waiterNameList(std::string_view lastJoin)
 {
     return nameList(
-        kNames, [](const WaiterNames& n) { return n.name; }, lastJoin);
+        kWaiterNames, [](const NamedValue<WaiterKind>& n) { return n.name; }, lastJoin);
 }
 
 std::vector<WaiterKind> waiterKinds()
 {
     std::vector<WaiterKind> kinds;
-    for (const WaiterNames& n : kNames)
-        kinds.push_back(n.kind);
+    for (const NamedValue<WaiterKind>& n : kWaiterNames)
+        kinds.push_back(n.value);
     return kinds;
 }
 
 std::optional<WaiterKind> parseWaiter(std::string_view name)
 {
     const std::string n = lowered(name);
-    for (const WaiterNames& w : kNames)
-        if (n == w.name)
-            return w.kind;
+    if (const std::optional<WaiterKind> k = valueNamed(kWaiterNames, n))
+        return k;
     struct Alias {
         const char* alias;
         WaiterKind kind;
@@ -672,9 +646,8 @@ std::optional<WaiterKind> parseWaiter(std::string_view name)
         {"posix-timer", WaiterKind::Posix}, {"busy-wait", WaiterKind::Busy},
         {"spin", WaiterKind::Busy},
     };
-    for (const Alias& a : kAliases)
-        if (n == a.alias)
-            return a.kind;
+    if (const Alias* a = findRow(kAliases, &Alias::alias, n))
+        return a->kind;
     return std::nullopt;
 }
 

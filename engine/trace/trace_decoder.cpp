@@ -8,32 +8,28 @@ namespace rtscope {
 
 namespace {
 
+// The field of type U at @p p, widened as its signed twin S when @p isSigned.
+template <class U, class S> int64_t decoderLoad(const uint8_t* p, bool isSigned)
+{
+    U v;
+    std::memcpy(&v, p, sizeof v);
+    return isSigned ? int64_t(S(v)) : int64_t(v);
+}
+
 int64_t decoderNumber(const uint8_t* data, int size, int offset, int width, bool isSigned)
 {
     if (offset < 0 || offset + width > size)
         return 0;
     const uint8_t* p = data + offset;
     switch (width) {
-    case 1: {
-        uint8_t v;
-        std::memcpy(&v, p, 1);
-        return isSigned ? int64_t(int8_t(v)) : int64_t(v);
-    }
-    case 2: {
-        uint16_t v;
-        std::memcpy(&v, p, 2);
-        return isSigned ? int64_t(int16_t(v)) : int64_t(v);
-    }
-    case 4: {
-        uint32_t v;
-        std::memcpy(&v, p, 4);
-        return isSigned ? int64_t(int32_t(v)) : int64_t(v);
-    }
-    case 8: {
-        int64_t v;
-        std::memcpy(&v, p, 8);
-        return v;
-    }
+    case 1:
+        return decoderLoad<uint8_t, int8_t>(p, isSigned);
+    case 2:
+        return decoderLoad<uint16_t, int16_t>(p, isSigned);
+    case 4:
+        return decoderLoad<uint32_t, int32_t>(p, isSigned);
+    case 8:
+        return decoderLoad<uint64_t, int64_t>(p, true);
     default:
         return 0;
     }

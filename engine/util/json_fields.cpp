@@ -76,7 +76,7 @@ std::string JsonFields::itemPath(std::string_view key, size_t index) const
     return pathOf(key) + "[" + std::to_string(index) + "]";
 }
 
-void JsonFields::rejectUnknown(std::initializer_list<std::string_view> known)
+void JsonFields::rejectUnknown(std::span<const std::string_view> known)
 {
     if (!m_ok)
         return;
@@ -108,28 +108,31 @@ const nlohmann::json* JsonFields::find(const JsonField& f)
     return &*it;
 }
 
-bool JsonFields::boolean(const JsonField& f, bool& dst)
+const nlohmann::json* JsonFields::findOfType(const JsonField& f, bool (nlohmann::json::*isType)() const noexcept,
+                                             const char* phrase)
 {
     const nlohmann::json* v = find(f);
+    if (v && !(v->*isType)()) {
+        problem(f, phrase);
+        return nullptr;
+    }
+    return v;
+}
+
+bool JsonFields::boolean(const JsonField& f, bool& dst)
+{
+    const nlohmann::json* v = findOfType(f, &nlohmann::json::is_boolean, m_wording->notBoolean);
     if (!v)
         return false;
-    if (!v->is_boolean()) {
-        problem(f, m_wording->notBoolean);
-        return false;
-    }
     dst = v->get<bool>();
     return true;
 }
 
 bool JsonFields::number(const JsonField& f, double& dst, double lo, double hi)
 {
-    const nlohmann::json* v = find(f);
+    const nlohmann::json* v = findOfType(f, &nlohmann::json::is_number, m_wording->notNumber);
     if (!v)
         return false;
-    if (!v->is_number()) {
-        problem(f, m_wording->notNumber);
-        return false;
-    }
     const auto x = v->get<double>();
     if (!(x >= lo && x <= hi)) {
         problem(f, m_wording->outOfRange);
@@ -141,13 +144,9 @@ bool JsonFields::number(const JsonField& f, double& dst, double lo, double hi)
 
 bool JsonFields::string(const JsonField& f, std::string& dst)
 {
-    const nlohmann::json* v = find(f);
+    const nlohmann::json* v = findOfType(f, &nlohmann::json::is_string, m_wording->notString);
     if (!v)
         return false;
-    if (!v->is_string()) {
-        problem(f, m_wording->notString);
-        return false;
-    }
     dst = v->get<std::string>();
     return true;
 }

@@ -10,6 +10,7 @@
 #include <limits>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <type_traits>
@@ -104,7 +105,11 @@ public:
     std::string itemPath(std::string_view key, size_t index) const;
 
     /// @brief One "unknown field 'x'" per key that is not in @p known ("path: unknown field 'x'" when nested).
-    void rejectUnknown(std::initializer_list<std::string_view> known);
+    void rejectUnknown(std::initializer_list<std::string_view> known)
+    {
+        rejectUnknown(std::span<const std::string_view>(known.begin(), known.size()));
+    }
+    void rejectUnknown(std::span<const std::string_view> known);
 
     /// @brief Adds "<path of key><separator><phrase>".
     void report(std::string_view key, std::string_view phrase);
@@ -214,6 +219,10 @@ private:
 
     /// The field's own phrase if it has one, else @p phrase, after its path.
     void problem(const JsonField& f, std::string_view phrase);
+    /// The field's value when it is there and @p isType says it has the right type; else nullptr, after @p phrase
+    /// when it has another.
+    const nlohmann::json* findOfType(const JsonField& f, bool (nlohmann::json::*isType)() const noexcept,
+                                     const char* phrase);
 
     /// @p v as a T in @p lo … @p hi; else nullopt, after giving @p refuse the wording's phrase for what is wrong.
     template <class T, class Refuse>

@@ -4,6 +4,7 @@
 #include <cctype>
 #include <charconv>
 #include <cstdio>
+#include <sstream>
 
 namespace rtscope {
 
@@ -278,6 +279,16 @@ std::string withMicroSign(std::string_view text)
         }
     }
     return out;
+}
+
+bool containsWord(const std::string& text, const std::string& word)
+{
+    std::istringstream in(text);
+    std::string w;
+    while (in >> w)
+        if (w == word)
+            return true;
+    return false;
 }
 
 } // namespace rtscope

@@ -47,4 +47,7 @@ std::string formatLimit(int64_t v);
 /// @brief Splits "a,b,c" into trimmed, non-empty items.
 std::vector<std::string> splitList(std::string_view text, char sep = ',');
 
+/// @brief Whether @p word is one of the whitespace-separated words of @p text ("PREEMPT_RT" in a kernel version).
+bool containsWord(const std::string& text, const std::string& word);
+
 } // namespace rtscope

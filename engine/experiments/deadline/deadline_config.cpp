@@ -1,5 +1,6 @@
 #include "engine/experiments/deadline/deadline_config.h"
 
+#include "engine/experiments/config_json.h"
 #include "engine/rt/cpu_topology.h"
 #include "engine/util/json_fields.h"
 #include "engine/util/units.h"
@@ -171,40 +172,10 @@ std::string DeadlineConfig::label() const
            " per phase";
 }
 
-nlohmann::json toJson(const DeadlineConfig& c)
-{
-    nlohmann::json tasks = nlohmann::json::array();
-    for (const DeadlineParams& p : c.tasks)
-        tasks.push_back({{"runtime_ns", p.runtimeNs}, {"period_ns", p.periodNs}});
-    return nlohmann::json{{"lesson", deadlineLessonName(c.lesson)},
-                          {"tasks", tasks},
-                          {"duration_ns", c.durationNs},
-                          {"runaway_runtime_ns", c.runaway.runtimeNs},
-                          {"runaway_period_ns", c.runaway.periodNs},
-                          {"good_runtime_ns", c.good.runtimeNs},
-                          {"good_period_ns", c.good.periodNs},
-                          {"good_work_ns", c.goodWorkNs},
-                          {"counter_cpu", c.counterCpu},
-                          {"runaway_policy", deadlineRunawayPolicyName(c.runawayPolicy)},
-                          {"runaway_priority", c.runawayPriority},
-                          {"short_work_ns", c.shortWorkNs},
-                          {"short_period_ns", c.shortPeriodNs},
-                          {"long_work_ns", c.longWorkNs},
-                          {"long_period_ns", c.longPeriodNs},
-                          {"priority", c.priority},
-                          {"cpu", c.cpu}};
-}
+namespace {
 
-DeadlineConfig deadlineConfigFromJson(const nlohmann::json& j, std::vector<std::string>& errors)
+void readDeadlineTasks(JsonFields& f, DeadlineConfig& c)
 {
-    DeadlineConfig c;
-    JsonFields f(j, errors, "deadline config");
-    if (!f.ok())
-        return c;
-    f.rejectUnknown({"lesson", "tasks", "duration_ns", "runaway_runtime_ns", "runaway_period_ns", "good_runtime_ns",
-                     "good_period_ns", "good_work_ns", "counter_cpu", "runaway_policy", "runaway_priority",
-                     "short_work_ns", "short_period_ns", "long_work_ns", "long_period_ns", "priority", "cpu"});
-    f.name("lesson", c.lesson, parseDeadlineLesson, "admission, isolation, edf");
     std::vector<DeadlineParams> tasks;
     if (f.list("tasks", [&](const nlohmann::json&, size_t i) {
             JsonFields t = f.element("tasks", i);
@@ -219,23 +190,51 @@ DeadlineConfig deadlineConfigFromJson(const nlohmann::json& j, std::vector<std::
             return true;
         }))
         c.tasks = std::move(tasks);
-    f.integer("duration_ns", c.durationNs);
-    f.integer("runaway_runtime_ns", c.runaway.runtimeNs);
-    f.integer("runaway_period_ns", c.runaway.periodNs);
+}
+
+void writeDeadlineTasks(nlohmann::json& j, const DeadlineConfig& c)
+{
+    nlohmann::json tasks = nlohmann::json::array();
+    for (const DeadlineParams& p : c.tasks)
+        tasks.push_back({{"runtime_ns", p.runtimeNs}, {"period_ns", p.periodNs}});
+    j["tasks"] = tasks;
+}
+
+// The keys of toJson(DeadlineConfig), in the order deadlineConfigFromJson reads them. A reservation's deadline is
+// its period (deadlineConfigFromJson sets it after the table).
+constexpr auto kDeadlineFields = std::tuple{
+    jsonName("lesson", &DeadlineConfig::lesson, deadlineLessonName, parseDeadlineLesson, "admission, isolation, edf"),
+    jsonCustom("tasks", readDeadlineTasks, writeDeadlineTasks),
+    jsonValue("duration_ns", &DeadlineConfig::durationNs),
+    jsonValue("runaway_runtime_ns", jsonNested(&DeadlineConfig::runaway, &DeadlineParams::runtimeNs)),
+    jsonValue("runaway_period_ns", jsonNested(&DeadlineConfig::runaway, &DeadlineParams::periodNs)),
+    jsonValue("good_runtime_ns", jsonNested(&DeadlineConfig::good, &DeadlineParams::runtimeNs)),
+    jsonValue("good_period_ns", jsonNested(&DeadlineConfig::good, &DeadlineParams::periodNs)),
+    jsonValue("good_work_ns", &DeadlineConfig::goodWorkNs),
+    jsonValue("counter_cpu", &DeadlineConfig::counterCpu),
+    jsonName("runaway_policy", &DeadlineConfig::runawayPolicy, deadlineRunawayPolicyName, parseDeadlineRunawayPolicy,
+             "deadline, fifo"),
+    jsonValue("runaway_priority", &DeadlineConfig::runawayPriority),
+    jsonValue("short_work_ns", &DeadlineConfig::shortWorkNs),
+    jsonValue("short_period_ns", &DeadlineConfig::shortPeriodNs),
+    jsonValue("long_work_ns", &DeadlineConfig::longWorkNs),
+    jsonValue("long_period_ns", &DeadlineConfig::longPeriodNs),
+    jsonValue("priority", &DeadlineConfig::priority),
+    jsonValue("cpu", &DeadlineConfig::cpu),
+};
+
+} // namespace
+
+nlohmann::json toJson(const DeadlineConfig& c)
+{
+    return tableToJson(c, kDeadlineFields);
+}
+
+DeadlineConfig deadlineConfigFromJson(const nlohmann::json& j, std::vector<std::string>& errors)
+{
+    DeadlineConfig c = configFromJson<DeadlineConfig>(j, errors, "deadline config", kDeadlineFields);
     c.runaway.deadlineNs = c.runaway.periodNs;
-    f.integer("good_runtime_ns", c.good.runtimeNs);
-    f.integer("good_period_ns", c.good.periodNs);
     c.good.deadlineNs = c.good.periodNs;
-    f.integer("good_work_ns", c.goodWorkNs);
-    f.integer("counter_cpu", c.counterCpu);
-    f.name("runaway_policy", c.runawayPolicy, parseDeadlineRunawayPolicy, "deadline, fifo");
-    f.integer("runaway_priority", c.runawayPriority);
-    f.integer("short_work_ns", c.shortWorkNs);
-    f.integer("short_period_ns", c.shortPeriodNs);
-    f.integer("long_work_ns", c.longWorkNs);
-    f.integer("long_period_ns", c.longPeriodNs);
-    f.integer("priority", c.priority);
-    f.integer("cpu", c.cpu);
     return c;
 }
 

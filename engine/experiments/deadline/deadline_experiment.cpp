@@ -27,27 +27,30 @@ int64_t deadlineTickNs()
     return clock_getres(CLOCK_MONOTONIC_COARSE, &res) == 0 ? fromTimespec(res) : 0;
 }
 
-ThreadSpec deadlineSpec(const std::string& name, const DeadlineParams& p, DeadlineOverrunCounter* overruns = nullptr)
+// Every thread of the lab: a small stack, prefaulted in part.
+ThreadSpec deadlineLabSpec(const std::string& name, Policy policy)
 {
     ThreadSpec s;
-    s.policy = Policy::Deadline;
-    s.deadline = p;
-    s.overruns = overruns;
+    s.policy = policy;
     s.name = name;
     s.stackBytes = 64 * 1024;
     s.prefaultBytes = 16 * 1024;
     return s;
 }
 
+ThreadSpec deadlineSpec(const std::string& name, const DeadlineParams& p, DeadlineOverrunCounter* overruns = nullptr)
+{
+    ThreadSpec s = deadlineLabSpec(name, Policy::Deadline);
+    s.deadline = p;
+    s.overruns = overruns;
+    return s;
+}
+
 ThreadSpec pinnedSpec(const std::string& name, Policy policy, int priority, int cpu)
 {
-    ThreadSpec s;
-    s.policy = policy;
+    ThreadSpec s = deadlineLabSpec(name, policy);
     s.priority = priority;
     s.cpu = cpu;
-    s.name = name;
-    s.stackBytes = 64 * 1024;
-    s.prefaultBytes = 16 * 1024;
     return s;
 }
 

@@ -1,5 +1,6 @@
 #include "engine/experiments/latency/latency_config.h"
 
+#include "engine/experiments/config_json.h"
 #include "engine/rt/cpu_topology.h"
 #include "engine/util/json_fields.h"
 #include "engine/util/units.h"
@@ -173,87 +174,57 @@ std::string LatencyConfig::label() const
     return s.str();
 }
 
+namespace {
+
+// The keys of toJson(LatencyConfig), in the order latencyConfigFromJson reads them.
+constexpr auto kLatencyFields = std::tuple{
+    jsonName("policy", &LatencyConfig::policy, policyName, parseLatencyPolicy, [] { return policyNameList(true); }),
+    jsonValue("priority", &LatencyConfig::priority),
+    jsonValue("nice", &LatencyConfig::nice),
+    jsonValue("period_ns", &LatencyConfig::periodNs),
+    jsonValue("runtime_ns", &LatencyConfig::runtimeNs),
+    jsonValue("deadline_ns", &LatencyConfig::deadlineNs),
+    jsonValue("cpu", &LatencyConfig::cpu),
+    jsonIntegerList<int>("cpus", &LatencyConfig::cpus, "must be an array of CPU numbers", 0, 65535),
+    jsonName("waiter", &LatencyConfig::waiter, waiterName, parseWaiter, [] { return waiterNameList(); }),
+    jsonValue("hogs", &LatencyConfig::hogs),
+    jsonPolicy("hog_policy", &LatencyConfig::hogPolicy),
+    jsonValue("hog_nice", &LatencyConfig::hogNice),
+    jsonValue("hog_cpu", &LatencyConfig::hogCpu),
+    jsonValue("duration_ns", &LatencyConfig::durationNs),
+    jsonValue("samples", &LatencyConfig::maxSamples),
+    jsonValue("histogram_us", &LatencyConfig::histogramUs),
+    jsonValue("dma_latency", &LatencyConfig::dmaLatency),
+    jsonValue("trace", &LatencyConfig::trace),
+    jsonValue("trace_threshold_ns", &LatencyConfig::traceThresholdNs),
+    jsonValue("trace_top", &LatencyConfig::traceTop),
+};
+
+} // namespace
+
 nlohmann::json toJson(const LatencyConfig& c)
 {
-    nlohmann::json j{{"policy", policyName(c.policy)},
-                     {"priority", c.priority},
-                     {"nice", c.nice},
-                     {"period_ns", c.periodNs},
-                     {"cpu", c.cpu},
-                     {"cpus", c.cpus},
-                     {"waiter", waiterName(c.waiter)},
-                     {"hogs", c.hogs},
-                     {"hog_policy", policyName(c.hogPolicy)},
-                     {"hog_nice", c.hogNice},
-                     {"hog_cpu", c.hogCpu},
-                     {"duration_ns", c.durationNs},
-                     {"samples", c.maxSamples},
-                     {"histogram_us", c.histogramUs},
-                     {"dma_latency", c.dmaLatency}};
-    // The latency anatomy's fields only when one of them is not its default: a config without tracing writes what
-    // it wrote before the fields existed (presets, recordings and --json stay as they were), and reads back the same.
-    const LatencyConfig defaults;
-    // The deadline fields likewise, only for that policy or when set.
-    if (isDeadline(c.policy) || c.runtimeNs != 0 || c.deadlineNs != 0) {
-        j["runtime_ns"] = c.runtimeNs;
-        j["deadline_ns"] = c.deadlineNs;
+    nlohmann::json j = tableToJson(c, kLatencyFields);
+    // The deadline fields only for that policy or when set: a config of another policy writes what it wrote before
+    // the fields existed (presets, recordings and --json stay as they were), and reads back the same.
+    if (!isDeadline(c.policy) && c.runtimeNs == 0 && c.deadlineNs == 0) {
+        j.erase("runtime_ns");
+        j.erase("deadline_ns");
     }
-    if (c.trace != defaults.trace || c.traceThresholdNs != defaults.traceThresholdNs ||
-        c.traceTop != defaults.traceTop) {
-        j["trace"] = c.trace;
-        j["trace_threshold_ns"] = c.traceThresholdNs;
-        j["trace_top"] = c.traceTop;
+    // The latency anatomy's fields likewise, only when one of them is not its default.
+    const LatencyConfig defaults;
+    if (c.trace == defaults.trace && c.traceThresholdNs == defaults.traceThresholdNs &&
+        c.traceTop == defaults.traceTop) {
+        j.erase("trace");
+        j.erase("trace_threshold_ns");
+        j.erase("trace_top");
     }
     return j;
 }
 
 LatencyConfig latencyConfigFromJson(const nlohmann::json& j, std::vector<std::string>& errors)
 {
-    LatencyConfig c;
-    JsonFields f(j, errors, "latency config");
-    if (!f.ok())
-        return c;
-    f.rejectUnknown({"policy",
-                     "priority",
-                     "nice",
-                     "period_ns",
-                     "cpu",
-                     "cpus",
-                     "waiter",
-                     "hogs",
-                     "hog_policy",
-                     "hog_nice",
-                     "hog_cpu",
-                     "duration_ns",
-                     "samples",
-                     "histogram_us",
-                     "dma_latency",
-                     "trace",
-                     "trace_threshold_ns",
-                     "trace_top",
-                     "runtime_ns",
-                     "deadline_ns"});
-    f.name("policy", c.policy, parseLatencyPolicy, policyNameList(true));
-    f.integer("priority", c.priority);
-    f.integer("nice", c.nice);
-    f.integer("period_ns", c.periodNs);
-    f.integer("runtime_ns", c.runtimeNs);
-    f.integer("deadline_ns", c.deadlineNs);
-    f.integer("cpu", c.cpu);
-    f.integerList({"cpus", Presence::Optional, "must be an array of CPU numbers"}, c.cpus, {0, 65535});
-    f.name("waiter", c.waiter, parseWaiter, waiterNameList());
-    f.integer("hogs", c.hogs);
-    f.name("hog_policy", c.hogPolicy, parsePolicy, policyNameList());
-    f.integer("hog_nice", c.hogNice);
-    f.integer("hog_cpu", c.hogCpu);
-    f.integer("duration_ns", c.durationNs);
-    f.integer("samples", c.maxSamples);
-    f.integer("histogram_us", c.histogramUs);
-    f.boolean("dma_latency", c.dmaLatency);
-    f.boolean("trace", c.trace);
-    f.integer("trace_threshold_ns", c.traceThresholdNs);
-    f.integer("trace_top", c.traceTop);
-    return c;
+    return configFromJson<LatencyConfig>(j, errors, "latency config", kLatencyFields);
 }
 
 } // namespace rtscope

@@ -1,5 +1,6 @@
 #include "engine/experiments/locks/contention_config.h"
 
+#include "engine/experiments/config_json.h"
 #include "engine/experiments/locks/lock_lab_config_util.h"
 #include "engine/rt/cpu_topology.h"
 #include "engine/util/json_fields.h"
@@ -164,33 +165,11 @@ std::string ContentionConfig::label() const
     return s.str();
 }
 
-nlohmann::json toJson(const ContentionConfig& c)
-{
-    nlohmann::json kinds = nlohmann::json::array();
-    for (LockKind k : c.kinds)
-        kinds.push_back(lockKindName(k));
-    return nlohmann::json{{"kinds", kinds},
-                          {"threads", c.threads},
-                          {"placement", placementName(c.placement)},
-                          {"cpu", c.cpu},
-                          {"policy", policyName(c.policy)},
-                          {"priority", c.priority},
-                          {"nice", c.nice},
-                          {"hold_ns", c.holdNs},
-                          {"work_ns", c.workNs},
-                          {"duration_ns", c.durationNs},
-                          {"spin_limit", c.spinLimit},
-                          {"stealing", c.stealing}};
-}
+namespace {
 
-ContentionConfig contentionConfigFromJson(const nlohmann::json& j, std::vector<std::string>& errors)
+// Every entry of "kinds" is read: one sentence per name that is not a lock kind.
+void readLockKinds(JsonFields& f, ContentionConfig& c)
 {
-    ContentionConfig c;
-    JsonFields f(j, errors, "contention config");
-    if (!f.ok())
-        return c;
-    f.rejectUnknown({"kinds", "threads", "placement", "cpu", "policy", "priority", "nice", "hold_ns", "work_ns",
-                     "duration_ns", "spin_limit", "stealing"});
     std::vector<LockKind> kinds;
     const auto kind = [&](const nlohmann::json& item, size_t) {
         const std::optional<LockKind> k = item.is_string() ? parseLockKind(item.get<std::string>()) : std::nullopt;
@@ -198,22 +177,46 @@ ContentionConfig contentionConfigFromJson(const nlohmann::json& j, std::vector<s
             f.report("kinds", "entries must be lock kind names (spin, mutex, adaptive-glibc, adaptive, pi)");
         else
             kinds.push_back(*k);
-        return true; // every entry is read: one sentence per name that is not a lock kind
+        return true;
     };
     if (f.list({"kinds", Presence::Optional, "must be an array of lock kind names"}, kind))
         c.kinds = std::move(kinds);
-    f.integer("threads", c.threads);
-    f.name("placement", c.placement, parsePlacement, "spread, one-cpu");
-    f.integer("cpu", c.cpu);
-    f.name("policy", c.policy, parsePolicy, policyNameList());
-    f.integer("priority", c.priority);
-    f.integer("nice", c.nice);
-    f.integer("hold_ns", c.holdNs);
-    f.integer("work_ns", c.workNs);
-    f.integer("duration_ns", c.durationNs);
-    f.integer("spin_limit", c.spinLimit);
-    f.boolean("stealing", c.stealing);
-    return c;
+}
+
+void writeLockKinds(nlohmann::json& j, const ContentionConfig& c)
+{
+    nlohmann::json kinds = nlohmann::json::array();
+    for (LockKind k : c.kinds)
+        kinds.push_back(lockKindName(k));
+    j["kinds"] = kinds;
+}
+
+// The keys of toJson(ContentionConfig), in the order contentionConfigFromJson reads them.
+constexpr auto kContentionFields = std::tuple{
+    jsonCustom("kinds", readLockKinds, writeLockKinds),
+    jsonValue("threads", &ContentionConfig::threads),
+    jsonName("placement", &ContentionConfig::placement, placementName, parsePlacement, "spread, one-cpu"),
+    jsonValue("cpu", &ContentionConfig::cpu),
+    jsonPolicy("policy", &ContentionConfig::policy),
+    jsonValue("priority", &ContentionConfig::priority),
+    jsonValue("nice", &ContentionConfig::nice),
+    jsonValue("hold_ns", &ContentionConfig::holdNs),
+    jsonValue("work_ns", &ContentionConfig::workNs),
+    jsonValue("duration_ns", &ContentionConfig::durationNs),
+    jsonValue("spin_limit", &ContentionConfig::spinLimit),
+    jsonValue("stealing", &ContentionConfig::stealing),
+};
+
+} // namespace
+
+nlohmann::json toJson(const ContentionConfig& c)
+{
+    return tableToJson(c, kContentionFields);
+}
+
+ContentionConfig contentionConfigFromJson(const nlohmann::json& j, std::vector<std::string>& errors)
+{
+    return configFromJson<ContentionConfig>(j, errors, "contention config", kContentionFields);
 }
 
 } // namespace rtscope

@@ -1,5 +1,6 @@
 #include "engine/experiments/locks/inversion_config.h"
 
+#include "engine/experiments/config_json.h"
 #include "engine/experiments/locks/lock_lab_config_util.h"
 #include "engine/rt/cpu_topology.h"
 #include "engine/rt/sched_policy.h"
@@ -99,32 +100,31 @@ std::string InversionConfig::label() const
     return s.str();
 }
 
+namespace {
+
+// The keys of toJson(InversionConfig), in the order inversionConfigFromJson reads them.
+constexpr auto kInversionFields = std::tuple{
+    jsonName("lock", &InversionConfig::lock, lockKindName, parseLockKind, "mutex, pi, ceiling"),
+    jsonValue("medium_burst_ns", &InversionConfig::mediumBurstNs),
+    jsonValue("hold_ns", &InversionConfig::holdNs),
+    jsonValue("period_ns", &InversionConfig::periodNs),
+    jsonValue("duration_ns", &InversionConfig::durationNs),
+    jsonValue("cpu", &InversionConfig::cpu),
+    jsonValue("low_priority", &InversionConfig::lowPriority),
+    jsonValue("medium_priority", &InversionConfig::mediumPriority),
+    jsonValue("high_priority", &InversionConfig::highPriority),
+};
+
+} // namespace
+
 nlohmann::json toJson(const InversionConfig& c)
 {
-    return nlohmann::json{
-        {"lock", lockKindName(c.lock)},  {"medium_burst_ns", c.mediumBurstNs},  {"hold_ns", c.holdNs},
-        {"period_ns", c.periodNs},       {"duration_ns", c.durationNs},         {"cpu", c.cpu},
-        {"low_priority", c.lowPriority}, {"medium_priority", c.mediumPriority}, {"high_priority", c.highPriority}};
+    return tableToJson(c, kInversionFields);
 }
 
 InversionConfig inversionConfigFromJson(const nlohmann::json& j, std::vector<std::string>& errors)
 {
-    InversionConfig c;
-    JsonFields f(j, errors, "inversion config");
-    if (!f.ok())
-        return c;
-    f.rejectUnknown({"lock", "medium_burst_ns", "hold_ns", "period_ns", "duration_ns", "cpu", "low_priority",
-                     "medium_priority", "high_priority"});
-    f.name("lock", c.lock, parseLockKind, "mutex, pi, ceiling");
-    f.integer("medium_burst_ns", c.mediumBurstNs);
-    f.integer("hold_ns", c.holdNs);
-    f.integer("period_ns", c.periodNs);
-    f.integer("duration_ns", c.durationNs);
-    f.integer("cpu", c.cpu);
-    f.integer("low_priority", c.lowPriority);
-    f.integer("medium_priority", c.mediumPriority);
-    f.integer("high_priority", c.highPriority);
-    return c;
+    return configFromJson<InversionConfig>(j, errors, "inversion config", kInversionFields);
 }
 
 } // namespace rtscope

@@ -1,9 +1,11 @@
 #include "engine/experiments/noise/noise_config.h"
 
+#include "engine/experiments/config_json.h"
 #include "engine/experiments/noise/noise_snapshot.h"
 #include "engine/experiments/timers/timer_config_util.h"
 #include "engine/rt/cpu_topology.h"
 #include "engine/util/json_fields.h"
+#include "engine/util/name_list.h"
 #include "engine/util/units.h"
 
 #include <algorithm>
@@ -12,42 +14,27 @@
 
 namespace rtscope {
 
+namespace {
+
+constexpr NamedValue<NoiseKind> kNoiseKindNames[] = {
+    {NoiseKind::Irq, "irq", "IRQ"},
+    {NoiseKind::Softirq, "softirq", "softirq"},
+    {NoiseKind::Nmi, "nmi", "NMI"},
+    {NoiseKind::Thread, "thread", "thread"},
+    {NoiseKind::Unexplained, "unexplained", "unexplained (HW/VM)"},
+    {NoiseKind::Untraced, "untraced", "untraced"},
+};
+
+} // namespace
+
 const char* noiseKindName(NoiseKind kind)
 {
-    switch (kind) {
-    case NoiseKind::Irq:
-        return "irq";
-    case NoiseKind::Softirq:
-        return "softirq";
-    case NoiseKind::Nmi:
-        return "nmi";
-    case NoiseKind::Thread:
-        return "thread";
-    case NoiseKind::Unexplained:
-        return "unexplained";
-    case NoiseKind::Untraced:
-        return "untraced";
-    }
-    return "?";
+    return nameOf(kNoiseKindNames, kind);
 }
 
 const char* noiseKindLabel(NoiseKind kind)
 {
-    switch (kind) {
-    case NoiseKind::Irq:
-        return "IRQ";
-    case NoiseKind::Softirq:
-        return "softirq";
-    case NoiseKind::Nmi:
-        return "NMI";
-    case NoiseKind::Thread:
-        return "thread";
-    case NoiseKind::Unexplained:
-        return "unexplained (HW/VM)";
-    case NoiseKind::Untraced:
-        return "untraced";
-    }
-    return "?";
+    return labelOf(kNoiseKindNames, kind);
 }
 
 namespace {
@@ -122,31 +109,28 @@ std::string NoiseConfig::label() const
     return s.str();
 }
 
+namespace {
+
+// The keys of toJson(NoiseConfig), in the order noiseConfigFromJson reads them.
+constexpr auto kNoiseFields = std::tuple{
+    jsonIntegerList<int>("cpus", &NoiseConfig::cpus, "must be an array of CPU numbers", 0),
+    jsonPolicy("policy", &NoiseConfig::policy),
+    jsonValue("priority", &NoiseConfig::priority),
+    jsonValue("threshold_ns", &NoiseConfig::thresholdNs),
+    jsonValue("duration_ns", &NoiseConfig::durationNs),
+    jsonValue("trace", &NoiseConfig::trace),
+};
+
+} // namespace
+
 nlohmann::json toJson(const NoiseConfig& c)
 {
-    return nlohmann::json{{"cpus", c.cpus},
-                          {"policy", policyName(c.policy)},
-                          {"priority", c.priority},
-                          {"threshold_ns", c.thresholdNs},
-                          {"duration_ns", c.durationNs},
-                          {"trace", c.trace}};
+    return tableToJson(c, kNoiseFields);
 }
 
 NoiseConfig noiseConfigFromJson(const nlohmann::json& j, std::vector<std::string>& errors)
 {
-    NoiseConfig c;
-    JsonFields f(j, errors, "noise config");
-    if (!f.ok())
-        return c;
-    f.rejectUnknown({"cpus", "policy", "priority", "threshold_ns", "duration_ns", "trace"});
-    f.integerList({"cpus", Presence::Optional, "must be an array of CPU numbers"}, c.cpus,
-                  IntegerListRule<int>(0, std::numeric_limits<int>::max()));
-    f.name("policy", c.policy, parsePolicy, policyNameList());
-    f.integer("priority", c.priority);
-    f.integer("threshold_ns", c.thresholdNs);
-    f.integer("duration_ns", c.durationNs);
-    f.boolean("trace", c.trace);
-    return c;
+    return configFromJson<NoiseConfig>(j, errors, "noise config", kNoiseFields);
 }
 
 } // namespace rtscope

@@ -2,6 +2,7 @@
 
 #include "engine/rt/cpu_topology.h"
 #include "engine/util/clock.h"
+#include "engine/util/name_list.h"
 #include "engine/util/units.h"
 
 #include <algorithm>
@@ -178,34 +179,25 @@ Error prepareDirectWrites(NoiseDemoLoad::Shared& shared, int64_t bytes)
 
 } // namespace
 
+namespace {
+
+constexpr NamedValue<NoiseDemoKind> kNoiseDemoKindNames[] = {
+    {NoiseDemoKind::None, "none", "no demo load"},
+    {NoiseDemoKind::DiskIo, "disk-io", "disk I/O (interrupts, softirqs)"},
+    {NoiseDemoKind::RtThread, "rt-thread", "periodic RT thread (thread noise)"},
+    {NoiseDemoKind::TimerStorm, "timer-storm", "timer storm (timer interrupts)"},
+};
+
+} // namespace
+
 const char* noiseDemoKindName(NoiseDemoKind kind)
 {
-    switch (kind) {
-    case NoiseDemoKind::None:
-        return "none";
-    case NoiseDemoKind::DiskIo:
-        return "disk-io";
-    case NoiseDemoKind::RtThread:
-        return "rt-thread";
-    case NoiseDemoKind::TimerStorm:
-        return "timer-storm";
-    }
-    return "none";
+    return nameOf(kNoiseDemoKindNames, kind, "none");
 }
 
 const char* noiseDemoKindLabel(NoiseDemoKind kind)
 {
-    switch (kind) {
-    case NoiseDemoKind::None:
-        return "no demo load";
-    case NoiseDemoKind::DiskIo:
-        return "disk I/O (interrupts, softirqs)";
-    case NoiseDemoKind::RtThread:
-        return "periodic RT thread (thread noise)";
-    case NoiseDemoKind::TimerStorm:
-        return "timer storm (timer interrupts)";
-    }
-    return "no demo load";
+    return labelOf(kNoiseDemoKindNames, kind, "no demo load");
 }
 
 NoiseDemoKind noiseDemoKindFromName(const std::string& name, bool* ok)

@@ -23,7 +23,6 @@ namespace rtscope {
 
 namespace {
 
-constexpr int64_t kNoiseReadyTimeoutNs = 2 * kNsPerSec;
 // The poller publishes its counters and its progress at least this often (in loops), and after every gap.
 constexpr unsigned kNoisePublishLoops = 1024;
 // How long the loop clock's rate is measured against CLOCK_MONOTONIC before the pollers start.
@@ -273,23 +272,7 @@ Error NoiseRun::start()
     }
     for (size_t i = 0; i < m_pollers.size(); ++i)
         m_attribution->setTid(i, m_pollers[i]->tid.load(std::memory_order_relaxed));
-    return waitUntilReady();
-}
-
-Error NoiseRun::waitUntilReady()
-{
-    const int64_t end = nowNs() + kNoiseReadyTimeoutNs;
-    for (;;) {
-        bool all = true;
-        for (auto& p : m_pollers)
-            all = all && (p->ready.load(std::memory_order_acquire) || p->done.load(std::memory_order_acquire));
-        if (all)
-            return {};
-        if (nowNs() > end)
-            return {ErrorKind::System, "the noise lab's polling threads did not start within 2 s"};
-        const timespec pause{0, 200'000};
-        nanosleep(&pause, nullptr);
-    }
+    return waitUntilWorkersReady(m_pollers, "the noise lab's polling threads");
 }
 
 void NoiseRun::pollLoop(Poller& p, const std::atomic<bool>& stop)

@@ -82,7 +82,6 @@ private:
     struct Counters; ///< steal and SMI at the start and as last read
 
     void pollLoop(Poller& p, const std::atomic<bool>& stop);
-    Error waitUntilReady();
     void startTracing();
     void addHeat(Poller& p, const NoiseGap& gap);
     void growHeat(Poller& p, int64_t window);

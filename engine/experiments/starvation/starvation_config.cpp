@@ -1,5 +1,6 @@
 #include "engine/experiments/starvation/starvation_config.h"
 
+#include "engine/experiments/config_json.h"
 #include "engine/rt/cpu_topology.h"
 #include "engine/rt/rt_environment.h"
 #include "engine/util/json_fields.h"
@@ -225,44 +226,35 @@ std::string StarvationConfig::label() const
     return s.str();
 }
 
+namespace {
+
+// The keys of toJson(StarvationConfig), in the order starvationConfigFromJson reads them. parsePolicy() knows every
+// policy; validate() says why other, batch and idle cannot starve a CPU.
+constexpr auto kStarvationFields = std::tuple{
+    jsonPolicy("policy", &StarvationConfig::policy, "fifo, rr"),
+    jsonValue("priority", &StarvationConfig::priority),
+    jsonValue("burst_ns", &StarvationConfig::burstNs),
+    jsonValue("gap_ns", &StarvationConfig::gapNs),
+    jsonValue("bursts", &StarvationConfig::bursts),
+    jsonValue("counters", &StarvationConfig::counters),
+    jsonValue("counter_nice", &StarvationConfig::counterNice),
+    jsonValue("cpu", &StarvationConfig::cpu),
+    jsonValue("control_counter", &StarvationConfig::controlCounter),
+    jsonValue("control_cpu", &StarvationConfig::controlCpu),
+    jsonValue("sampler_priority", &StarvationConfig::samplerPriority),
+    jsonIntegerList<int>("reserved_cpus", &StarvationConfig::reservedCpus, "must be an array of CPU numbers"),
+};
+
+} // namespace
+
 nlohmann::json toJson(const StarvationConfig& c)
 {
-    return nlohmann::json{{"policy", policyName(c.policy)},
-                          {"priority", c.priority},
-                          {"burst_ns", c.burstNs},
-                          {"gap_ns", c.gapNs},
-                          {"bursts", c.bursts},
-                          {"counters", c.counters},
-                          {"counter_nice", c.counterNice},
-                          {"cpu", c.cpu},
-                          {"control_counter", c.controlCounter},
-                          {"control_cpu", c.controlCpu},
-                          {"sampler_priority", c.samplerPriority},
-                          {"reserved_cpus", c.reservedCpus}};
+    return tableToJson(c, kStarvationFields);
 }
 
 StarvationConfig starvationConfigFromJson(const nlohmann::json& j, std::vector<std::string>& errors)
 {
-    StarvationConfig c;
-    JsonFields f(j, errors, "starvation config");
-    if (!f.ok())
-        return c;
-    f.rejectUnknown({"policy", "priority", "burst_ns", "gap_ns", "bursts", "counters", "counter_nice", "cpu",
-                     "control_counter", "control_cpu", "sampler_priority", "reserved_cpus"});
-    // parsePolicy() knows every policy; validate() says why other, batch and idle cannot starve a CPU.
-    f.name("policy", c.policy, parsePolicy, "fifo, rr");
-    f.integer("priority", c.priority);
-    f.integer("burst_ns", c.burstNs);
-    f.integer("gap_ns", c.gapNs);
-    f.integer("bursts", c.bursts);
-    f.integer("counters", c.counters);
-    f.integer("counter_nice", c.counterNice);
-    f.integer("cpu", c.cpu);
-    f.boolean("control_counter", c.controlCounter);
-    f.integer("control_cpu", c.controlCpu);
-    f.integer("sampler_priority", c.samplerPriority);
-    f.integerList({"reserved_cpus", Presence::Optional, "must be an array of CPU numbers"}, c.reservedCpus);
-    return c;
+    return configFromJson<StarvationConfig>(j, errors, "starvation config", kStarvationFields);
 }
 
 } // namespace rtscope

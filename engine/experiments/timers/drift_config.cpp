@@ -1,5 +1,6 @@
 #include "engine/experiments/timers/drift_config.h"
 
+#include "engine/experiments/config_json.h"
 #include "engine/experiments/timers/timer_config_util.h"
 #include "engine/rt/cpu_topology.h"
 #include "engine/util/clock.h"
@@ -149,45 +150,36 @@ std::string DriftConfig::label() const
     return s.str();
 }
 
+namespace {
+
+// The keys of toJson(DriftConfig), in the order driftConfigFromJson reads them. "ticks" is written as the run's
+// tick count (the duration's when one is set) and read as the ticks asked for.
+constexpr auto kDriftFields = std::tuple{
+    jsonValue("period_ns", &DriftConfig::periodNs),
+    jsonValue("work_ns", &DriftConfig::workNs),
+    jsonCustom(
+        "ticks", [](JsonFields& f, DriftConfig& c) { f.integer("ticks", c.ticks); },
+        [](nlohmann::json& j, const DriftConfig& c) { j["ticks"] = c.tickCount(); }),
+    jsonValue("duration_ns", &DriftConfig::durationNs),
+    jsonPolicy("policy", &DriftConfig::policy),
+    jsonValue("priority", &DriftConfig::priority),
+    jsonValue("timer_slack_ns", &DriftConfig::timerSlackNs),
+    jsonValue("cpu", &DriftConfig::cpu),
+    jsonValue("stall_tick", &DriftConfig::stallTick),
+    jsonValue("stall_ns", &DriftConfig::stallNs),
+    jsonMethodList("methods", &DriftConfig::methods, driftMethodName, parseDriftMethod, driftMethodList),
+};
+
+} // namespace
+
 nlohmann::json toJson(const DriftConfig& c)
 {
-    nlohmann::json methods = nlohmann::json::array();
-    for (WaiterKind k : c.methods)
-        methods.push_back(driftMethodName(k));
-    return nlohmann::json{{"period_ns", c.periodNs},
-                          {"work_ns", c.workNs},
-                          {"ticks", c.tickCount()},
-                          {"duration_ns", c.durationNs},
-                          {"methods", methods},
-                          {"policy", policyName(c.policy)},
-                          {"priority", c.priority},
-                          {"timer_slack_ns", c.timerSlackNs},
-                          {"cpu", c.cpu},
-                          {"stall_tick", c.stallTick},
-                          {"stall_ns", c.stallNs}};
+    return tableToJson(c, kDriftFields);
 }
 
 DriftConfig driftConfigFromJson(const nlohmann::json& j, std::vector<std::string>& errors)
 {
-    DriftConfig c;
-    JsonFields f(j, errors, "drift config");
-    if (!f.ok())
-        return c;
-    f.rejectUnknown({"period_ns", "work_ns", "ticks", "duration_ns", "methods", "policy", "priority", "timer_slack_ns",
-                     "cpu", "stall_tick", "stall_ns"});
-    f.integer("period_ns", c.periodNs);
-    f.integer("work_ns", c.workNs);
-    f.integer("ticks", c.ticks);
-    f.integer("duration_ns", c.durationNs);
-    f.name("policy", c.policy, parsePolicy, policyNameList());
-    f.integer("priority", c.priority);
-    f.integer("timer_slack_ns", c.timerSlackNs);
-    f.integer("cpu", c.cpu);
-    f.integer("stall_tick", c.stallTick);
-    f.integer("stall_ns", c.stallNs);
-    readMethodList(
-        f, "methods", c.methods, [](std::string_view n) { return parseDriftMethod(n); }, driftMethodList());
-    return c;
+    return configFromJson<DriftConfig>(j, errors, "drift config", kDriftFields);
 }
 
 } // namespace rtscope

@@ -14,7 +14,6 @@ namespace rtscope {
 
 namespace {
 
-constexpr int64_t kReadyTimeoutNs = 2 * kNsPerSec;
 // Between "every worker is armed" and the first deadline t0 + P: enough for each worker to see t0 and arm its
 // timer, so the first tick is not reported missed because a thread was still waking up.
 constexpr int64_t kStartLeadNs = 5 * kNsPerMs;
@@ -91,7 +90,7 @@ Error DriftRun::start()
             return e; // the host stops what did start
         w.tid.store(w.thread.tid(), std::memory_order_relaxed);
     }
-    if (Error e = waitUntilReady())
+    if (Error e = waitUntilWorkersReady(m_workers, "the drift method threads"))
         return e;
 
     const int64_t t0 = nowNs() + kStartLeadNs;
@@ -103,22 +102,6 @@ Error DriftRun::start()
     m_live.store(true);
     m_t0.store(t0, std::memory_order_release);
     return {};
-}
-
-Error DriftRun::waitUntilReady()
-{
-    const int64_t end = nowNs() + kReadyTimeoutNs;
-    for (;;) {
-        bool all = true;
-        for (auto& w : m_workers)
-            all = all && (w->ready.load(std::memory_order_acquire) || w->done.load(std::memory_order_acquire));
-        if (all)
-            return {};
-        if (nowNs() > end)
-            return {ErrorKind::System, "the drift method threads did not start within 2 s"};
-        const timespec pause{0, 200'000};
-        nanosleep(&pause, nullptr);
-    }
 }
 
 void DriftRun::methodLoop(Worker& w, const std::atomic<bool>& stop)

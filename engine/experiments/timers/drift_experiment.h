@@ -78,7 +78,6 @@ private:
     struct Worker;
 
     void methodLoop(Worker& w, const std::atomic<bool>& stop);
-    Error waitUntilReady();
 
     DriftConfig m_config;
     RunEnvironment m_env;

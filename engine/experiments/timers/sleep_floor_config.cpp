@@ -1,5 +1,6 @@
 #include "engine/experiments/timers/sleep_floor_config.h"
 
+#include "engine/experiments/config_json.h"
 #include "engine/experiments/timers/timer_config_util.h"
 #include "engine/rt/cpu_topology.h"
 #include "engine/util/json_fields.h"
@@ -15,13 +16,7 @@ namespace rtscope {
 
 namespace {
 
-struct SleepMethodNames {
-    SleepMethod method;
-    const char* name;
-    const char* label;
-};
-
-constexpr SleepMethodNames kNames[] = {
+constexpr NamedValue<SleepMethod> kSleepMethodNames[] = {
     {SleepMethod::Nanosleep, "nanosleep", "nanosleep"},
     {SleepMethod::Relative, "rel", "clock_nanosleep relative"},
     {SleepMethod::Absolute, "abs", "clock_nanosleep absolute"},
@@ -36,18 +31,12 @@ constexpr int64_t kFloorAllowanceNs = 100'000;
 
 const char* sleepMethodName(SleepMethod m)
 {
-    for (const auto& n : kNames)
-        if (n.method == m)
-            return n.name;
-    return "?";
+    return nameOf(kSleepMethodNames, m);
 }
 
 const char* sleepMethodLabel(SleepMethod m)
 {
-    for (const auto& n : kNames)
-        if (n.method == m)
-            return n.label;
-    return "?";
+    return labelOf(kSleepMethodNames, m);
 }
 
 std::optional<SleepMethod> parseSleepMethod(std::string_view name)
@@ -55,9 +44,8 @@ std::optional<SleepMethod> parseSleepMethod(std::string_view name)
     std::string n(name);
     for (char& c : n)
         c = char(std::tolower(static_cast<unsigned char>(c)));
-    for (const auto& m : kNames)
-        if (n == m.name)
-            return m.method;
+    if (const std::optional<SleepMethod> m = valueNamed(kSleepMethodNames, n))
+        return m;
     struct Alias {
         const char* alias;
         SleepMethod method;
@@ -67,15 +55,14 @@ std::optional<SleepMethod> parseSleepMethod(std::string_view name)
         {"absolute", SleepMethod::Absolute}, {"busy-wait", SleepMethod::Busy},
         {"spin", SleepMethod::Busy},         {"sleep-spin", SleepMethod::Hybrid},
     };
-    for (const auto& a : kAliases)
-        if (n == a.alias)
-            return a.method;
+    if (const Alias* a = findRow(kAliases, &Alias::alias, n))
+        return a->method;
     return std::nullopt;
 }
 
 std::string sleepMethodList()
 {
-    return nameList(kNames, [](const auto& n) { return n.name; });
+    return nameList(kSleepMethodNames, [](const auto& n) { return n.name; });
 }
 
 std::vector<std::string> SleepFloorConfig::validate(const CpuTopology& cpus) const
@@ -152,41 +139,31 @@ std::string SleepFloorConfig::label() const
     return s.str();
 }
 
+namespace {
+
+// The keys of toJson(SleepFloorConfig), in the order sleepFloorConfigFromJson reads them.
+constexpr auto kSleepFloorFields = std::tuple{
+    jsonIntegerList<int64_t>("requests_ns", &SleepFloorConfig::requestsNs, "must be a list of integers"),
+    jsonValue("samples", &SleepFloorConfig::samples),
+    jsonMethodList("methods", &SleepFloorConfig::methods, sleepMethodName, parseSleepMethod, sleepMethodList),
+    jsonValue("timer_slack_ns", &SleepFloorConfig::timerSlackNs),
+    jsonPolicy("policy", &SleepFloorConfig::policy),
+    jsonValue("priority", &SleepFloorConfig::priority),
+    jsonValue("cpu", &SleepFloorConfig::cpu),
+    jsonValue("background_load", &SleepFloorConfig::backgroundLoad),
+    jsonValue("hybrid_margin_ns", &SleepFloorConfig::hybridMarginNs),
+};
+
+} // namespace
+
 nlohmann::json toJson(const SleepFloorConfig& c)
 {
-    nlohmann::json methods = nlohmann::json::array();
-    for (SleepMethod m : c.methods)
-        methods.push_back(sleepMethodName(m));
-    return nlohmann::json{{"requests_ns", c.requestsNs},
-                          {"samples", c.samples},
-                          {"methods", methods},
-                          {"timer_slack_ns", c.timerSlackNs},
-                          {"policy", policyName(c.policy)},
-                          {"priority", c.priority},
-                          {"cpu", c.cpu},
-                          {"background_load", c.backgroundLoad},
-                          {"hybrid_margin_ns", c.hybridMarginNs}};
+    return tableToJson(c, kSleepFloorFields);
 }
 
 SleepFloorConfig sleepFloorConfigFromJson(const nlohmann::json& j, std::vector<std::string>& errors)
 {
-    SleepFloorConfig c;
-    JsonFields f(j, errors, "sleep-floor config");
-    if (!f.ok())
-        return c;
-    f.rejectUnknown({"requests_ns", "samples", "methods", "timer_slack_ns", "policy", "priority", "cpu",
-                     "background_load", "hybrid_margin_ns"});
-    f.integerList({"requests_ns", Presence::Optional, "must be a list of integers"}, c.requestsNs);
-    f.integer("samples", c.samples);
-    readMethodList(
-        f, "methods", c.methods, [](std::string_view n) { return parseSleepMethod(n); }, sleepMethodList());
-    f.integer("timer_slack_ns", c.timerSlackNs);
-    f.name("policy", c.policy, parsePolicy, policyNameList());
-    f.integer("priority", c.priority);
-    f.integer("cpu", c.cpu);
-    f.boolean("background_load", c.backgroundLoad);
-    f.integer("hybrid_margin_ns", c.hybridMarginNs);
-    return c;
+    return configFromJson<SleepFloorConfig>(j, errors, "sleep-floor config", kSleepFloorFields);
 }
 
 } // namespace rtscope

@@ -3,12 +3,15 @@
 /// floor), so both word the same problem the same way.
 #include "engine/rt/sched_policy.h"
 #include "engine/util/json_fields.h"
+#include "engine/util/json_table.h"
 
 #include <algorithm>
 #include <cstdint>
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace rtscope {
@@ -77,6 +80,22 @@ void readMethodList(JsonFields& f, const char* key, std::vector<T>& dst, Parse p
         });
     if (isList && known)
         dst = std::move(parsed);
+}
+
+/// @brief The method list as a field of a config's table (engine/util/json_table.h): written as the methods' names,
+/// read by readMethodList().
+template <class T, class Access>
+constexpr auto jsonMethodList(const char* key, Access access, const char* (*name)(T),
+                              std::optional<T> (*parse)(std::string_view), std::string (*choices)())
+{
+    return jsonCustom(
+        key, [=](JsonFields& f, auto& c) { readMethodList(f, key, std::invoke(access, c), parse, choices()); },
+        [=](nlohmann::json& j, const auto& c) {
+            nlohmann::json methods = nlohmann::json::array();
+            for (T m : std::invoke(access, c))
+                methods.push_back(name(m));
+            j[key] = methods;
+        });
 }
 
 } // namespace rtscope
