@@ -174,6 +174,17 @@ void warnAboutOtherMeasurements(const std::string& command, const std::vector<in
         std::fprintf(stderr, "rtscope %s: warning: %s\n", command.c_str(), w.c_str());
 }
 
+ThreadSpec threadSpec(Policy policy, int priority, int nice, int cpu, const char* name)
+{
+    ThreadSpec spec;
+    spec.policy = policy;
+    spec.priority = priority;
+    spec.nice = nice;
+    spec.cpu = cpu;
+    spec.name = name;
+    return spec;
+}
+
 RunResult notStarted(const std::string& command, const Error& e)
 {
     RunResult result;

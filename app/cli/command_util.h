@@ -96,6 +96,8 @@ void warnAboutOtherMeasurements(const std::string& command, const std::vector<in
 /// Prints "rtscope CMD: why" for an experiment that did not start; the result carries exitCodeFor(its kind). A start
 /// interrupted by a stop signal (ErrorKind::Interrupted) takes the signal, names it and exits 0, nothing written.
 RunResult notStarted(const std::string& command, const Error& e);
+/// A thread as an experiment starts it (policy, priority, nice, CPU, name), for HeadlessRun::firstThread.
+ThreadSpec threadSpec(Policy policy, int priority, int nice, int cpu, const char* name);
 /// "# rtscope VERSION CMD: LABEL", the first line of a run.
 void printRunHeader(const std::string& command, const std::string& label);
 

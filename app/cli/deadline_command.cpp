@@ -378,14 +378,10 @@ TableRun<DeadlineSnapshot> deadlineTable(std::function<std::string()> header, co
     };
 }
 
-} // namespace
-
 RunResult runDeadline(const DeadlineConfig& config, const RunOutput& out)
 {
     return runTableHere<DeadlineExperiment>(config, out, deadlineTable);
 }
-
-namespace {
 
 int run(const DeadlineOptions& o)
 {
@@ -439,5 +435,19 @@ Command addDeadlineCommand(CLI::App& app)
 } // namespace
 
 const CommandRegistration kDeadlineRegistration("deadline", 45, &addDeadlineCommand);
+const HeadlessRegistration<DeadlineConfig> kDeadlineHeadless({
+    .run = runDeadline,
+    .firstThread =
+        // The lab's first privileged thread: the edf lesson's FIFO task; the others' first deadline task (never
+        // pinned).
+    [](const DeadlineConfig& c, const CpuTopology& topo) {
+        if (c.lesson == DeadlineLesson::Edf)
+            return threadSpec(Policy::Fifo, c.priority, 0, c.resolvedCpu(topo), "rtscope-dl-fifo");
+        ThreadSpec spec = threadSpec(Policy::Deadline, 0, 0, -1, "rtscope-dl-probe");
+        spec.deadline =
+            c.lesson == DeadlineLesson::Isolation ? c.good : c.admissionTasks(DeadlineLimits::read()).front();
+        return spec;
+    },
+});
 
 } // namespace rtscope::cli

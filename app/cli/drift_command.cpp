@@ -121,6 +121,11 @@ TableRun<DriftSnapshot> driftTable(std::function<std::string()> header, const Dr
     };
 }
 
+RunResult runDrift(const DriftConfig& config, const RunOutput& out)
+{
+    return runTableHere<DriftExperiment>(config, out, driftTable);
+}
+
 int run(const DriftOptions& o)
 {
     return runTableCommand<DriftConfig>(
@@ -128,15 +133,6 @@ int run(const DriftOptions& o)
         [&](const CpuTopology&, std::vector<std::string>& problems) { return toConfig(o, problems); }, driftTable,
         [&](const DriftConfig& c) { return runDrift(c, o.output.runOutput()); });
 }
-
-} // namespace
-
-RunResult runDrift(const DriftConfig& config, const RunOutput& out)
-{
-    return runTableHere<DriftExperiment>(config, out, driftTable);
-}
-
-namespace {
 
 Command addDriftCommand(CLI::App& app)
 {
@@ -167,5 +163,12 @@ Command addDriftCommand(CLI::App& app)
 } // namespace
 
 const CommandRegistration kDriftRegistration("drift", 20, &addDriftCommand);
+const HeadlessRegistration<DriftConfig> kDriftHeadless({
+    .run = runDrift,
+    .firstThread =
+        [](const DriftConfig& c, const CpuTopology& topo) {
+            return threadSpec(c.policy, c.priority, 0, c.resolvedCpu(topo), "rtscope-drift");
+        },
+});
 
 } // namespace rtscope::cli

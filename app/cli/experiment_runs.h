@@ -1,7 +1,7 @@
 #pragma once
-// The body of each experiment subcommand as a function of a validated config, so `rtscope run --preset` runs a
-// preset's phases through exactly the code `rtscope latency`, `starve`, `drift`, … use: same header, progress,
-// table, summary, exports and exit codes.
+// The body of each experiment subcommand as a function of a validated config (HeadlessRun, registered by the
+// subcommand's file), so `rtscope run --preset` runs a preset's phases through exactly the code `rtscope latency`,
+// `starve`, `drift`, … use: same header, progress, table, summary, exports and exit codes.
 #include "engine/export/latency_limit.h"
 
 #include <cstdint>
@@ -12,15 +12,9 @@
 #include <vector>
 
 namespace rtscope {
-struct ContentionConfig;
-struct DeadlineConfig;
-struct DriftConfig;
-struct NoiseConfig;
-struct OsnoiseTrace;
-struct InversionConfig;
+class CpuTopology;
 struct LatencyConfig;
-struct SleepFloorConfig;
-struct StarvationConfig;
+struct ThreadSpec;
 } // namespace rtscope
 
 namespace rtscope::cli {
@@ -50,19 +44,32 @@ struct RunResult {
     std::vector<RunFigure> figures; ///< empty when the run did not start
 };
 
-/// Each runs @p config, which the caller has validated, prints what the subcommand prints, writes @p out's
-/// files, and returns the exit code with the report and headline figures.
-/// runLatency's @p limit (`--fail-above`, app/cli/fail_limit.h) adds the verdict line and exit code 4.
+/// Runs @p config, which the caller has validated, prints what `rtscope latency` prints, writes @p out's files,
+/// and returns the exit code with the report and headline figures. @p limit (`--fail-above`, app/cli/fail_limit.h)
+/// adds the verdict line and exit code 4.
 RunResult runLatency(const LatencyConfig& config, const RunOutput& out,
                      const std::optional<LatencyLimit>& limit = std::nullopt);
-RunResult runStarvation(const StarvationConfig& config, const RunOutput& out);
-RunResult runDrift(const DriftConfig& config, const RunOutput& out);
-RunResult runSleepFloor(const SleepFloorConfig& config, const RunOutput& out);
-RunResult runContention(const ContentionConfig& config, const RunOutput& out);
-RunResult runInversion(const InversionConfig& config, const RunOutput& out);
-RunResult runDeadline(const DeadlineConfig& config, const RunOutput& out);
-/// @p osnoise: the kernel osnoise tracer's summary (--osnoise-file), shown beside the run; null for none.
-RunResult runNoise(const NoiseConfig& config, const RunOutput& out,
-                   std::shared_ptr<const OsnoiseTrace> osnoise = nullptr);
+
+/// What `rtscope run` needs of an experiment to run a preset's phase through the subcommand's own code. The
+/// experiment's command file registers one (HeadlessRegistration below); `rtscope run` finds it by the config's
+/// type, and refuses a preset whose experiment has none, naming it. No list of experiments in app/cli to extend.
+template <class Config> struct HeadlessRun {
+    /// Runs a validated config as the subcommand does: header, progress, table, summary, exports, exit code.
+    RunResult (*run)(const Config&, const RunOutput&) = nullptr;
+    /// The first thread the run starts that may need a privilege, as the experiment starts it (name, policy,
+    /// priority, CPU), so that a refusal reads word for word as the subcommand's and comes before any phase runs.
+    ThreadSpec (*firstThread)(const Config&, const CpuTopology&) = nullptr;
+    /// A phase has a length: a run that would go on until stopped is bounded by @p phaseNs here (null: the
+    /// experiment's runs end by themselves). @p report: the caller keeps the run's report (`rtscope run --json`).
+    void (*fitToPhase)(Config&, RunOutput&, int64_t phaseNs, bool report) = nullptr;
+};
+
+/// The registered HeadlessRun of each config type; empty (null run) until its command file registers it.
+template <class Config> inline HeadlessRun<Config> headlessRun{};
+
+/// `const HeadlessRegistration<XConfig> kXHeadless({.run = …, .firstThread = …});` in app/cli/x_command.cpp.
+template <class Config> struct HeadlessRegistration {
+    explicit HeadlessRegistration(const HeadlessRun<Config>& run) { headlessRun<Config> = run; }
+};
 
 } // namespace rtscope::cli

@@ -149,6 +149,14 @@ TableRun<InversionSnapshot> inversionTable(std::function<std::string()> header, 
     };
 }
 
+RunResult runInversion(const InversionConfig& config, const RunOutput& out)
+{
+    return runTableHere<InversionExperiment>(config, out, inversionTable, [](InversionExperiment& exp) {
+        exp.setTimelineWindow(0); // the exports carry the whole run
+        exp.setPublishInterval(250'000'000);
+    });
+}
+
 int run(const InversionOptions& o)
 {
     return runTableCommand<InversionConfig>(
@@ -158,18 +166,6 @@ int run(const InversionOptions& o)
         // The exports carry the run's timeline: as much of it as the agent keeps (docs/remote.md, Start).
         nlohmann::json{{"timeline_window_ns", kAgentViewMaxNs}});
 }
-
-} // namespace
-
-RunResult runInversion(const InversionConfig& config, const RunOutput& out)
-{
-    return runTableHere<InversionExperiment>(config, out, inversionTable, [](InversionExperiment& exp) {
-        exp.setTimelineWindow(0); // the exports carry the whole run
-        exp.setPublishInterval(250'000'000);
-    });
-}
-
-namespace {
 
 Command addInversionCommand(CLI::App& app)
 {
@@ -205,5 +201,12 @@ Command addInversionCommand(CLI::App& app)
 } // namespace
 
 const CommandRegistration kInversionRegistration("inversion", 60, &addInversionCommand);
+const HeadlessRegistration<InversionConfig> kInversionHeadless({
+    .run = runInversion,
+    .firstThread =
+        [](const InversionConfig& c, const CpuTopology& topo) {
+            return threadSpec(Policy::Fifo, c.highPriority, 0, c.resolvedCpu(topo), "rtscope-inv-high");
+        },
+});
 
 } // namespace rtscope::cli

@@ -498,5 +498,24 @@ Command addLatencyCommand(CLI::App& app)
 } // namespace
 
 const CommandRegistration kLatencyRegistration("latency", 10, &addLatencyCommand);
+const HeadlessRegistration<LatencyConfig> kLatencyHeadless({
+    .run = [](const LatencyConfig& c, const RunOutput& out) { return runLatency(c, out); },
+    .firstThread =
+        [](const LatencyConfig& c, const CpuTopology& topo) {
+            ThreadSpec spec =
+                threadSpec(c.policy, c.priority, c.nice, c.resolvedCpus(topo).front(), kMeasuringThreadName);
+            if (isDeadline(c.policy))
+                spec.deadline = c.deadlineParams();
+            return spec;
+        },
+    .fitToPhase =
+        [](LatencyConfig& c, RunOutput&, int64_t phaseNs, bool report) {
+            if (c.durationNs == 0 && c.maxSamples == 0)
+                c.durationNs = phaseNs;
+            // The report's cyclictest histogram, as `rtscope latency --json` keeps it by default.
+            if (report && c.histogramUs == 0)
+                c.histogramUs = kDefaultHistogramUs;
+        },
+});
 
 } // namespace rtscope::cli

@@ -182,6 +182,11 @@ TableRun<ContentionSnapshot> contentionTable(std::function<std::string()> header
     };
 }
 
+RunResult runContention(const ContentionConfig& config, const RunOutput& out)
+{
+    return runTableHere<ContentionExperiment>(config, out, contentionTable);
+}
+
 int run(const LocksOptions& o)
 {
     return runTableCommand<ContentionConfig>(
@@ -189,15 +194,6 @@ int run(const LocksOptions& o)
         [&](const CpuTopology&, std::vector<std::string>& problems) { return toConfig(o, problems); }, contentionTable,
         [&](const ContentionConfig& c) { return runContention(c, o.output.runOutput()); });
 }
-
-} // namespace
-
-RunResult runContention(const ContentionConfig& config, const RunOutput& out)
-{
-    return runTableHere<ContentionExperiment>(config, out, contentionTable);
-}
-
-namespace {
 
 Command addLocksCommand(CLI::App& app)
 {
@@ -234,5 +230,12 @@ Command addLocksCommand(CLI::App& app)
 } // namespace
 
 const CommandRegistration kLocksRegistration("locks", 50, &addLocksCommand);
+const HeadlessRegistration<ContentionConfig> kLocksHeadless({
+    .run = runContention,
+    .firstThread =
+        [](const ContentionConfig& c, const CpuTopology& topo) {
+            return threadSpec(c.policy, c.priority, c.nice, c.workerCpus(topo).front(), "rtscope-lock");
+        },
+});
 
 } // namespace rtscope::cli

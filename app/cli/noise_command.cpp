@@ -202,6 +202,14 @@ TableRun<NoiseSnapshot> noiseTable(std::function<std::string()> header, const st
     };
 }
 
+RunResult runNoise(const NoiseConfig& config, const RunOutput& out,
+                   std::shared_ptr<const OsnoiseTrace> osnoise = nullptr)
+{
+    return runTableHere<NoiseExperiment>(config, out, [&](std::function<std::string()> header, const NoiseConfig&) {
+        return noiseTable(std::move(header), out.histfile, std::move(osnoise));
+    });
+}
+
 int run(const NoiseOptions& o)
 {
     RunOutput out = o.output.runOutput();
@@ -227,17 +235,6 @@ int run(const NoiseOptions& o)
         },
         [&](const NoiseConfig& c) { return runNoise(c, out, osnoise); });
 }
-
-} // namespace
-
-RunResult runNoise(const NoiseConfig& config, const RunOutput& out, std::shared_ptr<const OsnoiseTrace> osnoise)
-{
-    return runTableHere<NoiseExperiment>(config, out, [&](std::function<std::string()> header, const NoiseConfig&) {
-        return noiseTable(std::move(header), out.histfile, std::move(osnoise));
-    });
-}
-
-namespace {
 
 Command addNoiseCommand(CLI::App& app)
 {
@@ -275,5 +272,17 @@ Command addNoiseCommand(CLI::App& app)
 } // namespace
 
 const CommandRegistration kNoiseRegistration("noise", 35, &addNoiseCommand);
+const HeadlessRegistration<NoiseConfig> kNoiseHeadless({
+    .run = [](const NoiseConfig& c, const RunOutput& out) { return runNoise(c, out); },
+    .firstThread =
+        [](const NoiseConfig& c, const CpuTopology& topo) {
+            return threadSpec(c.policy, c.priority, 0, c.resolvedCpus(topo).front(), "rtscope-noise");
+        },
+    .fitToPhase =
+        [](NoiseConfig& c, RunOutput&, int64_t phaseNs, bool) {
+            if (c.durationNs == 0)
+                c.durationNs = phaseNs;
+        },
+});
 
 } // namespace rtscope::cli

@@ -27,50 +27,11 @@ struct RunOptions {
     bool quiet = false;
 };
 
-// Bins for the latency report's cyclictest histogram, as `rtscope latency --json` keeps them by default.
-constexpr int kJsonHistogramUs = 10000;
-
-// Runs one phase of each experiment. The configs are the preset's, with the length of runs that would go on until
-// stopped set to the preset's phase length: a headless run has to end.
-RunResult runPhaseOf(LatencyConfig c, int64_t phaseNs, const RunOptions& o, const RunOutput& out)
+// A command file that does not register its experiment's HeadlessRun (experiment_runs.h) is named before anything
+// runs (and by `--list`, which the CLI tests check), rather than crashing on a null function.
+template <class Config> bool isHeadlessRunRegistered()
 {
-    if (c.durationNs == 0 && c.maxSamples == 0)
-        c.durationNs = phaseNs;
-    if (!o.json.empty() && c.histogramUs == 0)
-        c.histogramUs = kJsonHistogramUs;
-    return runLatency(c, out);
-}
-RunResult runPhaseOf(const StarvationConfig& c, int64_t phaseNs, const RunOptions&, RunOutput out)
-{
-    if (c.bursts == 0)
-        out.stopAfterNs = phaseNs;
-    return runStarvation(c, out);
-}
-RunResult runPhaseOf(const DriftConfig& c, int64_t, const RunOptions&, const RunOutput& out)
-{
-    return runDrift(c, out);
-}
-RunResult runPhaseOf(const SleepFloorConfig& c, int64_t, const RunOptions&, const RunOutput& out)
-{
-    return runSleepFloor(c, out);
-}
-RunResult runPhaseOf(const ContentionConfig& c, int64_t, const RunOptions&, const RunOutput& out)
-{
-    return runContention(c, out);
-}
-RunResult runPhaseOf(const InversionConfig& c, int64_t, const RunOptions&, const RunOutput& out)
-{
-    return runInversion(c, out);
-}
-RunResult runPhaseOf(const DeadlineConfig& c, int64_t, const RunOptions&, const RunOutput& out)
-{
-    return runDeadline(c, out);
-}
-RunResult runPhaseOf(NoiseConfig c, int64_t phaseNs, const RunOptions&, const RunOutput& out)
-{
-    if (c.durationNs == 0)
-        c.durationNs = phaseNs;
-    return runNoise(c, out);
+    return headlessRun<Config>.run != nullptr && headlessRun<Config>.firstThread != nullptr;
 }
 
 // Reads a phase the preset parser has already validated (so nothing is refused) and hands it to @p f as its
@@ -89,61 +50,13 @@ RunResult runPhase(const Preset& p, size_t phase, const RunOptions& o)
     RunOutput out;
     out.quiet = o.quiet;
     RunResult result;
-    withPhaseConfig(p, phase, [&](const auto& c) { result = runPhaseOf(c, phaseNs, o, out); });
+    withPhaseConfig(p, phase, [&]<class Config>(Config c) {
+        const HeadlessRun<Config>& h = headlessRun<Config>;
+        if (h.fitToPhase)
+            h.fitToPhase(c, out, phaseNs, !o.json.empty());
+        result = h.run(c, out);
+    });
     return result;
-}
-
-// The thread a phase starts that needs a privilege, as its experiment starts it: same name, policy, priority and
-// CPU, so that a refusal reads word for word as the subcommand's.
-ThreadSpec threadSpec(Policy policy, int priority, int nice, int cpu, const char* name)
-{
-    ThreadSpec spec;
-    spec.policy = policy;
-    spec.priority = priority;
-    spec.nice = nice;
-    spec.cpu = cpu;
-    spec.name = name;
-    return spec;
-}
-ThreadSpec firstThreadOf(const LatencyConfig& c, const CpuTopology& topo)
-{
-    ThreadSpec spec = threadSpec(c.policy, c.priority, c.nice, c.resolvedCpus(topo).front(), kMeasuringThreadName);
-    if (isDeadline(c.policy))
-        spec.deadline = c.deadlineParams();
-    return spec;
-}
-ThreadSpec firstThreadOf(const StarvationConfig& c, const CpuTopology&)
-{
-    return threadSpec(c.policy, c.priority, 0, c.resolvedCpu(StarvationConfig::placementTopology()), "rtscope-spinner");
-}
-ThreadSpec firstThreadOf(const DriftConfig& c, const CpuTopology& topo)
-{
-    return threadSpec(c.policy, c.priority, 0, c.resolvedCpu(topo), "rtscope-drift");
-}
-ThreadSpec firstThreadOf(const SleepFloorConfig& c, const CpuTopology& topo)
-{
-    return threadSpec(c.policy, c.priority, 0, c.resolvedCpu(topo), "rtscope-sleep");
-}
-ThreadSpec firstThreadOf(const ContentionConfig& c, const CpuTopology& topo)
-{
-    return threadSpec(c.policy, c.priority, c.nice, c.workerCpus(topo).front(), "rtscope-lock");
-}
-ThreadSpec firstThreadOf(const InversionConfig& c, const CpuTopology& topo)
-{
-    return threadSpec(Policy::Fifo, c.highPriority, 0, c.resolvedCpu(topo), "rtscope-inv-high");
-}
-ThreadSpec firstThreadOf(const NoiseConfig& c, const CpuTopology& topo)
-{
-    return threadSpec(c.policy, c.priority, 0, c.resolvedCpus(topo).front(), "rtscope-noise");
-}
-// The lab's first privileged thread: the edf lesson's FIFO task; the others' first deadline task (never pinned).
-ThreadSpec firstThreadOf(const DeadlineConfig& c, const CpuTopology& topo)
-{
-    if (c.lesson == DeadlineLesson::Edf)
-        return threadSpec(Policy::Fifo, c.priority, 0, c.resolvedCpu(topo), "rtscope-dl-fifo");
-    ThreadSpec spec = threadSpec(Policy::Deadline, 0, 0, -1, "rtscope-dl-probe");
-    spec.deadline = c.lesson == DeadlineLesson::Isolation ? c.good : c.admissionTasks(DeadlineLimits::read()).front();
-    return spec;
 }
 
 // The phase's thread that needs a privilege; nullopt when the phase needs none.
@@ -151,7 +64,7 @@ std::optional<ThreadSpec> privilegedThread(const Preset& p, size_t phase)
 {
     const CpuTopology topo = CpuTopology::current();
     ThreadSpec spec;
-    withPhaseConfig(p, phase, [&](const auto& c) { spec = firstThreadOf(c, topo); });
+    withPhaseConfig(p, phase, [&]<class Config>(const Config& c) { spec = headlessRun<Config>.firstThread(c, topo); });
     if (!isRealtime(spec.policy) && !isDeadline(spec.policy) && spec.nice >= 0)
         return std::nullopt;
     return spec;
@@ -161,6 +74,13 @@ std::optional<ThreadSpec> privilegedThread(const Preset& p, size_t phase)
 // start must not first spend the reference phase's run time to find out.
 Error checkPhases(const Preset& p)
 {
+    bool registered = false;
+    withExperimentConfigType(p.experiment, [&]<class Config>(std::type_identity<Config>) {
+        registered = isHeadlessRunRegistered<Config>();
+    });
+    if (!registered)
+        return Error{ErrorKind::System,
+                     "rtscope cannot run a " + p.experiment + " preset headless: its command registers no HeadlessRun"};
     for (size_t i = 0; i < p.phases.size(); ++i)
         if (const std::optional<ThreadSpec> spec = privilegedThread(p, i))
             if (Error e = tryThreadSpec(*spec))
@@ -210,7 +130,7 @@ nlohmann::json figuresJson(const RunResult& r)
     return out;
 }
 
-void printList()
+bool printList()
 {
     std::vector<std::string> errors;
     const std::vector<Preset> presets = builtinPresets(&errors);
@@ -222,13 +142,23 @@ void printList()
                     p.isComparison() ? ", compares two runs" : "");
     for (const std::string& e : errors)
         std::fprintf(stderr, "rtscope run: built-in preset refused: %s\n", e.c_str());
+    bool complete = errors.empty();
+    [&]<class... Configs>(ExperimentList<Configs...>) {
+        for (const auto& [name, registered] :
+             {std::pair{ExperimentTraits<Configs>::kName, isHeadlessRunRegistered<Configs>()}...})
+            if (!registered) {
+                std::fprintf(stderr, "rtscope run: %s presets cannot run: its command registers no HeadlessRun\n",
+                             std::string(name).c_str());
+                complete = false;
+            }
+    }(ExperimentConfigs{});
+    return complete;
 }
 
 int run(const RunOptions& o)
 {
     if (o.list) {
-        printList();
-        return ExitOk;
+        return printList() ? ExitOk : ExitFailure;
     }
     if (o.preset.empty()) {
         std::fprintf(stderr, "rtscope run: give --preset NAME or FILE, or --list to see the built-in presets\n");

@@ -131,6 +131,11 @@ TableRun<SleepFloorSnapshot> sleepFloorTable(std::function<std::string()> label,
     };
 }
 
+RunResult runSleepFloor(const SleepFloorConfig& config, const RunOutput& out)
+{
+    return runTableHere<SleepFloorExperiment>(config, out, sleepFloorTable);
+}
+
 int run(const SleepFloorOptions& o)
 {
     return runTableCommand<SleepFloorConfig>(
@@ -138,15 +143,6 @@ int run(const SleepFloorOptions& o)
         [&](const CpuTopology&, std::vector<std::string>& problems) { return toConfig(o, problems); }, sleepFloorTable,
         [&](const SleepFloorConfig& c) { return runSleepFloor(c, o.output.runOutput()); });
 }
-
-} // namespace
-
-RunResult runSleepFloor(const SleepFloorConfig& config, const RunOutput& out)
-{
-    return runTableHere<SleepFloorExperiment>(config, out, sleepFloorTable);
-}
-
-namespace {
 
 Command addSleepFloorCommand(CLI::App& app)
 {
@@ -176,5 +172,12 @@ Command addSleepFloorCommand(CLI::App& app)
 } // namespace
 
 const CommandRegistration kSleepFloorRegistration("sleep-floor", 30, &addSleepFloorCommand);
+const HeadlessRegistration<SleepFloorConfig> kSleepFloorHeadless({
+    .run = runSleepFloor,
+    .firstThread =
+        [](const SleepFloorConfig& c, const CpuTopology& topo) {
+            return threadSpec(c.policy, c.priority, 0, c.resolvedCpu(topo), "rtscope-sleep");
+        },
+});
 
 } // namespace rtscope::cli

@@ -319,6 +319,18 @@ RunResult finishStarvation(Experiment& exp, const StarvationConfig& config, cons
     return result;
 }
 
+RunResult runStarvation(const StarvationConfig& config, const RunOutput& out)
+{
+    leaveTheSpinnerCpu(config);
+    StarvationExperiment exp;
+    exp.setLockAllMemory(true);
+    exp.setSeriesWindow(seriesWindowNs(config, 0));
+    // The lab's threads are pinned by attribute: the cpuset bounds them, not this thread's affinity.
+    if (Error e = exp.start(config, StarvationConfig::placementTopology()))
+        return notStarted("starve", e);
+    return finishStarvation(exp, config, out, {}, {});
+}
+
 int run(const StarveOptions& o)
 {
     if (o.target.given())
@@ -341,22 +353,6 @@ int run(const StarveOptions& o)
     return runIfValid("starve", config, std::move(problems), cpus,
                       [&](const StarvationConfig& c) { return runStarvation(c, o.output.runOutput()).exitCode; });
 }
-
-} // namespace
-
-RunResult runStarvation(const StarvationConfig& config, const RunOutput& out)
-{
-    leaveTheSpinnerCpu(config);
-    StarvationExperiment exp;
-    exp.setLockAllMemory(true);
-    exp.setSeriesWindow(seriesWindowNs(config, 0));
-    // The lab's threads are pinned by attribute: the cpuset bounds them, not this thread's affinity.
-    if (Error e = exp.start(config, StarvationConfig::placementTopology()))
-        return notStarted("starve", e);
-    return finishStarvation(exp, config, out, {}, {});
-}
-
-namespace {
 
 Command addStarveCommand(CLI::App& app)
 {
@@ -395,5 +391,18 @@ Command addStarveCommand(CLI::App& app)
 } // namespace
 
 const CommandRegistration kStarveRegistration("starve", 40, &addStarveCommand);
+const HeadlessRegistration<StarvationConfig> kStarveHeadless({
+    .run = runStarvation,
+    .firstThread =
+        [](const StarvationConfig& c, const CpuTopology&) {
+            return threadSpec(c.policy, c.priority, 0, c.resolvedCpu(StarvationConfig::placementTopology()),
+                              "rtscope-spinner");
+        },
+    .fitToPhase =
+        [](StarvationConfig& c, RunOutput& out, int64_t phaseNs, bool) {
+            if (c.bursts == 0)
+                out.stopAfterNs = phaseNs;
+        },
+});
 
 } // namespace rtscope::cli
