@@ -387,8 +387,7 @@ int run(const DeadlineOptions& o)
 {
     return runTableCommand<DeadlineConfig>(
         "deadline", o.target, o.output.runOutput(),
-        [&](const CpuTopology&, std::vector<std::string>& problems) { return toConfig(o, problems); }, deadlineTable,
-        [&](const DeadlineConfig& c) { return runDeadline(c, o.output.runOutput()); });
+        [&](const CpuTopology&, std::vector<std::string>& problems) { return toConfig(o, problems); }, deadlineTable);
 }
 
 Command addDeadlineCommand(CLI::App& app)

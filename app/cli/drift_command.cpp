@@ -130,8 +130,7 @@ int run(const DriftOptions& o)
 {
     return runTableCommand<DriftConfig>(
         "drift", o.target, o.output.runOutput(),
-        [&](const CpuTopology&, std::vector<std::string>& problems) { return toConfig(o, problems); }, driftTable,
-        [&](const DriftConfig& c) { return runDrift(c, o.output.runOutput()); });
+        [&](const CpuTopology&, std::vector<std::string>& problems) { return toConfig(o, problems); }, driftTable);
 }
 
 Command addDriftCommand(CLI::App& app)

@@ -14,6 +14,7 @@
 namespace rtscope {
 class CpuTopology;
 struct LatencyConfig;
+struct OsnoiseTrace;
 struct ThreadSpec;
 } // namespace rtscope
 
@@ -28,6 +29,8 @@ struct RunOutput {
     int64_t stopAfterNs = 0; ///< starvation with bursts 0 (until stopped): end after this long; 0 = never
     std::string record;      ///< latency: the run as a recording (docs/recording-format.md)
     std::string traceDat;    ///< latency with tracing: the raw kernel trace as a trace-cmd .dat file
+    /// noise: the kernel osnoise tracer's summary (--osnoise-file), shown beside the run; null for none.
+    std::shared_ptr<const OsnoiseTrace> osnoise;
 };
 
 /// A headline figure of a run, for the comparison line of `rtscope run`.

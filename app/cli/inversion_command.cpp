@@ -162,7 +162,6 @@ int run(const InversionOptions& o)
     return runTableCommand<InversionConfig>(
         "inversion", o.target, o.output.runOutput(),
         [&](const CpuTopology&, std::vector<std::string>& problems) { return toConfig(o, problems); }, inversionTable,
-        [&](const InversionConfig& c) { return runInversion(c, o.output.runOutput()); },
         // The exports carry the run's timeline: as much of it as the agent keeps (docs/remote.md, Start).
         nlohmann::json{{"timeline_window_ns", kAgentViewMaxNs}});
 }

@@ -238,7 +238,8 @@ int run(const LatencyOptions& o)
         return runRemoteLatency(config, out, limit, o.target, o.thread.cpus).exitCode;
     }
     return runIfValid("latency", config, std::move(problems), CpuTopology::current(), [&](const LatencyConfig& c) {
-        return runLatency(c, RunOutput{o.quiet, o.json, o.csv, o.histfile, 0, o.record, o.traceDat}, limit).exitCode;
+        return runLatency(c, RunOutput{o.quiet, o.json, o.csv, o.histfile, 0, o.record, o.traceDat, nullptr}, limit)
+            .exitCode;
     });
 }
 

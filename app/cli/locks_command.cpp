@@ -191,8 +191,7 @@ int run(const LocksOptions& o)
 {
     return runTableCommand<ContentionConfig>(
         "locks", o.target, o.output.runOutput(),
-        [&](const CpuTopology&, std::vector<std::string>& problems) { return toConfig(o, problems); }, contentionTable,
-        [&](const ContentionConfig& c) { return runContention(c, o.output.runOutput()); });
+        [&](const CpuTopology&, std::vector<std::string>& problems) { return toConfig(o, problems); }, contentionTable);
 }
 
 Command addLocksCommand(CLI::App& app)

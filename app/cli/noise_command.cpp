@@ -161,10 +161,12 @@ std::string progressLine(const NoiseSnapshot& s)
 }
 
 // The parts of a noise run that are its own, on this machine or a target; @p header gives the run's label,
-// @p histfile (if any) receives the loop-length histogram, and @p osnoise (if any) is shown beside the run.
-TableRun<NoiseSnapshot> noiseTable(std::function<std::string()> header, const std::string& histfile,
-                                   std::shared_ptr<const OsnoiseTrace> osnoise)
+// @p out's histfile (if any) receives the loop-length histogram, and its osnoise trace (if any) is shown beside the
+// run.
+TableRun<NoiseSnapshot> noiseTable(std::function<std::string()> header, const RunOutput& out)
 {
+    const std::string histfile = out.histfile;
+    const std::shared_ptr<const OsnoiseTrace> osnoise = out.osnoise;
     return TableRun<NoiseSnapshot>{
         .command = "noise",
         .header = std::move(header),
@@ -202,11 +204,10 @@ TableRun<NoiseSnapshot> noiseTable(std::function<std::string()> header, const st
     };
 }
 
-RunResult runNoise(const NoiseConfig& config, const RunOutput& out,
-                   std::shared_ptr<const OsnoiseTrace> osnoise = nullptr)
+RunResult runNoise(const NoiseConfig& config, const RunOutput& out)
 {
     return runTableHere<NoiseExperiment>(config, out, [&](std::function<std::string()> header, const NoiseConfig&) {
-        return noiseTable(std::move(header), out.histfile, std::move(osnoise));
+        return noiseTable(std::move(header), out);
     });
 }
 
@@ -228,12 +229,10 @@ int run(const NoiseOptions& o)
             problems.push_back(osnoiseProblem);
         return c;
     };
+    out.osnoise = osnoise;
     return runTableCommand<NoiseConfig>(
         "noise", o.target, out, configFor,
-        [&](std::function<std::string()> header, const NoiseConfig&) {
-            return noiseTable(std::move(header), out.histfile, osnoise);
-        },
-        [&](const NoiseConfig& c) { return runNoise(c, out, osnoise); });
+        [&](std::function<std::string()> header, const NoiseConfig&) { return noiseTable(std::move(header), out); });
 }
 
 Command addNoiseCommand(CLI::App& app)
@@ -273,7 +272,7 @@ Command addNoiseCommand(CLI::App& app)
 
 const CommandRegistration kNoiseRegistration("noise", 35, &addNoiseCommand);
 const HeadlessRegistration<NoiseConfig> kNoiseHeadless({
-    .run = [](const NoiseConfig& c, const RunOutput& out) { return runNoise(c, out); },
+    .run = runNoise,
     .firstThread =
         [](const NoiseConfig& c, const CpuTopology& topo) {
             return threadSpec(c.policy, c.priority, 0, c.resolvedCpus(topo).front(), "rtscope-noise");

@@ -160,18 +160,20 @@ int runCommandOnTarget(const std::string& command, const RemoteTarget& target, c
 }
 
 /// @brief A table command's whole run: on @p target when one is given (runCommandOnTarget()), else here — the flags
-/// read against this computer's CPUs by @p configFor(topology, problems), validated (runIfValid()), and run by
-/// @p runHere(config), which returns the RunResult (usually runTableHere()). @p view: as runCommandOnTarget()'s.
-template <class Config, class ConfigFor, class MakeTable, class RunHere>
+/// read against this computer's CPUs by @p configFor(topology, problems), validated (runIfValid()), and run by the
+/// HeadlessRun the command registered (experiment_runs.h), the one `rtscope run` uses. @p view: as
+/// runCommandOnTarget()'s.
+template <class Config, class ConfigFor, class MakeTable>
 int runTableCommand(const std::string& command, const RemoteTarget& target, const RunOutput& out, ConfigFor&& configFor,
-                    MakeTable&& makeTable, RunHere&& runHere, const nlohmann::json& view = nlohmann::json::object())
+                    MakeTable&& makeTable, const nlohmann::json& view = nlohmann::json::object())
 {
     if (target.given())
         return runCommandOnTarget<Config>(command, target, out, configFor, makeTable, view);
     std::vector<std::string> problems;
     const CpuTopology here = CpuTopology::current();
     const Config config = configFor(here, problems);
-    return runIfValid(command, config, std::move(problems), here, [&](const Config& c) { return runHere(c).exitCode; });
+    return runIfValid(command, config, std::move(problems), here,
+                      [&](const Config& c) { return headlessRun<Config>.run(c, out).exitCode; });
 }
 
 /// @brief A run of @p config here by a new @p Experiment (its memory locked) through runTable(), with the TableRun

@@ -140,8 +140,7 @@ int run(const SleepFloorOptions& o)
 {
     return runTableCommand<SleepFloorConfig>(
         "sleep-floor", o.target, o.output.runOutput(),
-        [&](const CpuTopology&, std::vector<std::string>& problems) { return toConfig(o, problems); }, sleepFloorTable,
-        [&](const SleepFloorConfig& c) { return runSleepFloor(c, o.output.runOutput()); });
+        [&](const CpuTopology&, std::vector<std::string>& problems) { return toConfig(o, problems); }, sleepFloorTable);
 }
 
 Command addSleepFloorCommand(CLI::App& app)
