@@ -581,19 +581,14 @@ size_t LatencyRun::drainLocked()
     size_t total = 0;
     for (size_t k = 0; k < m_workers.size(); ++k) {
         Worker& w = *m_workers[k];
-        for (;;) {
-            const size_t n = w.ring->popBatch(m_drainBatch.data(), m_drainBatch.size());
-            for (size_t i = 0; i < n; ++i)
-                w.agg.add(m_drainBatch[i]);
-            if (n && m_sinkActive)
-                m_sink->onSamples(k, std::span<const LatencySample>(m_drainBatch.data(), n));
-            if (n)
-                m_tracer.addWakeups(k, w.tid.load(std::memory_order_acquire), w.cpu,
-                                    std::span<const LatencySample>(m_drainBatch.data(), n));
-            total += n;
-            if (n < m_drainBatch.size())
-                break;
-        }
+        total += m_drainBatch.drain(*w.ring, [this, k, &w](std::span<const LatencySample> batch) {
+            for (const LatencySample& s : batch)
+                w.agg.add(s);
+            if (!batch.empty() && m_sinkActive)
+                m_sink->onSamples(k, batch);
+            if (!batch.empty())
+                m_tracer.addWakeups(k, w.tid.load(std::memory_order_acquire), w.cpu, batch);
+        });
         if (m_sinkActive)
             sendDrops(k, w.ring->drops());
     }

@@ -405,16 +405,12 @@ size_t NoiseRun::drain()
         Poller& p = *m_pollers[i];
         // Progress first: every gap that ends by then is in the ring now.
         const int64_t progress = p.lastNs.load(std::memory_order_acquire);
-        for (;;) {
-            const size_t n = p.ring->popBatch(m_drainBatch.data(), m_drainBatch.size());
-            for (size_t k = 0; k < n; ++k) {
-                m_attribution->addGap(i, m_drainBatch[k]);
-                addHeat(p, m_drainBatch[k]);
+        total += m_drainBatch.drain(*p.ring, [this, i, &p](std::span<const NoiseGap> batch) {
+            for (const NoiseGap& g : batch) {
+                m_attribution->addGap(i, g);
+                addHeat(p, g);
             }
-            total += n;
-            if (n < m_drainBatch.size())
-                break;
-        }
+        });
         m_attribution->setProgress(i, progress);
     }
     m_attribution->settle(std::max(m_attribution->defaultWatermarkNs(), nowNs() - kMaxSettleDelayNs));

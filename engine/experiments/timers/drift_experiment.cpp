@@ -200,15 +200,10 @@ size_t DriftRun::drain()
 {
     size_t total = 0;
     for (size_t i = 0; i < m_workers.size(); ++i) {
-        SpscRing<DriftSample>& ring = *m_workers[i]->ring;
-        for (;;) {
-            const size_t n = ring.popBatch(m_drainBatch.data(), m_drainBatch.size());
-            for (size_t k = 0; k < n; ++k)
-                m_aggregator.add(i, m_drainBatch[k]);
-            total += n;
-            if (n < m_drainBatch.size())
-                break;
-        }
+        total += m_drainBatch.drain(*m_workers[i]->ring, [this, i](std::span<const DriftSample> batch) {
+            for (const DriftSample& s : batch)
+                m_aggregator.add(i, s);
+        });
     }
     return total;
 }

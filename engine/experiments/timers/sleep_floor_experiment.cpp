@@ -227,16 +227,10 @@ std::vector<int> SleepFloorRun::busyCpus() const
 
 size_t SleepFloorRun::drain()
 {
-    size_t total = 0;
-    for (;;) {
-        const size_t n = m_ring->popBatch(m_drainBatch.data(), m_drainBatch.size());
-        for (size_t i = 0; i < n; ++i)
-            m_aggregator.add(m_drainBatch[i]);
-        total += n;
-        if (n < m_drainBatch.size())
-            break;
-    }
-    return total;
+    return m_drainBatch.drain(*m_ring, [this](std::span<const SleepSample> batch) {
+        for (const SleepSample& s : batch)
+            m_aggregator.add(s);
+    });
 }
 
 std::shared_ptr<SleepFloorSnapshot> SleepFloorRun::makeSnapshot(bool running)
