@@ -210,17 +210,12 @@ void LatencyRun::stopAllWorkers()
 
 Error LatencyRun::startWorker(Worker& w)
 {
-    ThreadSpec spec;
-    spec.policy = m_config.policy;
-    spec.priority = m_config.priority;
+    ThreadSpec spec = m_env.threadSpec(m_config.policy, m_config.priority, w.cpu, kMeasuringThreadName);
     spec.nice = m_config.nice;
-    spec.cpu = w.cpu;
     if (isDeadline(m_config.policy)) {
         spec.deadline = m_config.deadlineParams();
         spec.overruns = &w.overruns;
     }
-    spec.name = kMeasuringThreadName;
-    spec.lockStack = !m_env.allLocked();
     // Every waiter but the busy one blocks each period, so it may take real-time priority from rtkit, whose
     // RLIMIT_RTTIME kills a thread that spins (docs/rt-privileges.md, "rtkit").
     spec.grantable = m_config.waiter != WaiterKind::Busy;

@@ -260,12 +260,7 @@ Error NoiseRun::start()
         return e;
     for (auto& pp : m_pollers) {
         Poller& p = *pp;
-        ThreadSpec spec;
-        spec.policy = m_config.policy;
-        spec.priority = m_config.priority;
-        spec.cpu = p.cpu;
-        spec.name = "rtscope-noise";
-        spec.lockStack = !m_env.allLocked();
+        const ThreadSpec spec = m_env.threadSpec(m_config.policy, m_config.priority, p.cpu, "rtscope-noise");
         if (Error e = p.thread.start(spec, [this, &p](const std::atomic<bool>& stop) { pollLoop(p, stop); }))
             return e; // the host stops what did start
         p.tid.store(p.thread.tid(), std::memory_order_relaxed);

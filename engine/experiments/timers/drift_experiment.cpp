@@ -80,12 +80,7 @@ Error DriftRun::start()
 {
     for (auto& wp : m_workers) {
         Worker& w = *wp;
-        ThreadSpec spec;
-        spec.policy = m_config.policy;
-        spec.priority = m_config.priority;
-        spec.cpu = m_config.cpu;
-        spec.name = "rtscope-drift";
-        spec.lockStack = !m_env.allLocked();
+        const ThreadSpec spec = m_env.threadSpec(m_config.policy, m_config.priority, m_config.cpu, "rtscope-drift");
         if (Error e = w.thread.start(spec, [this, &w](const std::atomic<bool>& stop) { methodLoop(w, stop); }))
             return e; // the host stops what did start
         w.tid.store(w.thread.tid(), std::memory_order_relaxed);

@@ -130,12 +130,7 @@ Error SleepFloorRun::start()
     if (Error e = startLoad())
         return e; // the host stops the load threads that did start
     m_startNs = nowNs();
-    ThreadSpec spec;
-    spec.policy = m_config.policy;
-    spec.priority = m_config.priority;
-    spec.cpu = m_config.cpu;
-    spec.name = "rtscope-sleep";
-    spec.lockStack = !m_env.allLocked();
+    const ThreadSpec spec = m_env.threadSpec(m_config.policy, m_config.priority, m_config.cpu, "rtscope-sleep");
     if (Error e = m_measuring.start(spec, [this](const std::atomic<bool>& stop) { measuringLoop(stop); }))
         return e;
     m_tid.store(m_measuring.tid(), std::memory_order_relaxed);
