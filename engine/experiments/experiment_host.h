@@ -52,6 +52,18 @@ struct RunEnvironment {
     /// given up (a stop request, a controller gone). Empty: never. ExperimentHost::setStartInterrupt().
     std::function<bool()> interrupted;
     bool allLocked() const { return memoryLock.mode == MemoryLockMode::All; }
+    /// @brief A thread of the run's real-time path: @p policy at @p priority on @p cpu, named @p name, locking its
+    /// own stack unless mlockall is in force; the rest as ThreadSpec has it, for the run to change.
+    ThreadSpec threadSpec(Policy policy, int priority, int cpu, std::string name) const
+    {
+        ThreadSpec spec;
+        spec.policy = policy;
+        spec.priority = priority;
+        spec.cpu = cpu;
+        spec.name = std::move(name);
+        spec.lockStack = !allLocked();
+        return spec;
+    }
     /// @brief The Interrupted error when interrupted() says so, else none: a run's start() asks it between steps.
     Error checkInterrupted(std::string_view during) const
     {

@@ -43,65 +43,44 @@ struct ExperimentTraitDefaults {
     static CpuTopology placementTopology() { return CpuTopology::current(); }
 };
 
-template <> struct ExperimentTraits<LatencyConfig> : ExperimentTraitDefaults {
-    using Experiment = LatencyExperiment; ///< the factory: what runs this config
-    static constexpr bool kTakesSeriesWindow = true;
-    static constexpr std::string_view kName = "latency";
-    static constexpr auto fromJson = latencyConfigFromJson;
+/// What every experiment's traits say the same way: @p Host is the factory (an ExperimentHost), whose run names the
+/// experiment, and @p FromJson the reader.
+template <class Host, auto FromJson> struct ExperimentTraitsOf : ExperimentTraitDefaults {
+    using Experiment = Host; ///< the factory: what runs this config
+    static constexpr std::string_view kName = Host::RunType::kName;
+    static constexpr auto fromJson = FromJson;
 };
 
-template <> struct ExperimentTraits<StarvationConfig> : ExperimentTraitDefaults {
-    using Experiment = StarvationExperiment; ///< the factory: what runs this config
+template <> struct ExperimentTraits<LatencyConfig> : ExperimentTraitsOf<LatencyExperiment, latencyConfigFromJson> {
     static constexpr bool kTakesSeriesWindow = true;
-    static constexpr std::string_view kName = "starvation";
-    static constexpr auto fromJson = starvationConfigFromJson;
+};
+
+template <>
+struct ExperimentTraits<StarvationConfig> : ExperimentTraitsOf<StarvationExperiment, starvationConfigFromJson> {
+    static constexpr bool kTakesSeriesWindow = true;
     /// The spinner's CPU is chosen among the process's CPUs, not the calling thread's (StarvationConfig).
     static CpuTopology placementTopology() { return StarvationConfig::placementTopology(); }
 };
 
-template <> struct ExperimentTraits<DriftConfig> : ExperimentTraitDefaults {
-    using Experiment = DriftExperiment; ///< the factory: what runs this config
-    static constexpr std::string_view kName = "drift";
-    static constexpr auto fromJson = driftConfigFromJson;
-};
+template <> struct ExperimentTraits<DriftConfig> : ExperimentTraitsOf<DriftExperiment, driftConfigFromJson> {};
 
-template <> struct ExperimentTraits<SleepFloorConfig> : ExperimentTraitDefaults {
-    using Experiment = SleepFloorExperiment; ///< the factory: what runs this config
-    static constexpr std::string_view kName = "sleep-floor";
-    static constexpr auto fromJson = sleepFloorConfigFromJson;
-};
+template <>
+struct ExperimentTraits<SleepFloorConfig> : ExperimentTraitsOf<SleepFloorExperiment, sleepFloorConfigFromJson> {};
 
-template <> struct ExperimentTraits<InversionConfig> : ExperimentTraitDefaults {
-    using Experiment = InversionExperiment; ///< the factory: what runs this config
+template <>
+struct ExperimentTraits<InversionConfig> : ExperimentTraitsOf<InversionExperiment, inversionConfigFromJson> {
     static constexpr bool kTakesTimelineWindow = true;
-    static constexpr std::string_view kName = "inversion";
-    static constexpr auto fromJson = inversionConfigFromJson;
 };
 
-template <> struct ExperimentTraits<ContentionConfig> : ExperimentTraitDefaults {
-    using Experiment = ContentionExperiment; ///< the factory: what runs this config
-    static constexpr std::string_view kName = "contention";
-    static constexpr auto fromJson = contentionConfigFromJson;
-};
+template <>
+struct ExperimentTraits<ContentionConfig> : ExperimentTraitsOf<ContentionExperiment, contentionConfigFromJson> {};
 
-template <> struct ExperimentTraits<DeadlineConfig> : ExperimentTraitDefaults {
-    using Experiment = DeadlineExperiment; ///< the factory: what runs this config
-    static constexpr std::string_view kName = "deadline";
-    static constexpr auto fromJson = deadlineConfigFromJson;
-};
+template <> struct ExperimentTraits<DeadlineConfig> : ExperimentTraitsOf<DeadlineExperiment, deadlineConfigFromJson> {};
 
-template <> struct ExperimentTraits<NoiseConfig> : ExperimentTraitDefaults {
-    using Experiment = NoiseExperiment; ///< the factory: what runs this config
-    static constexpr std::string_view kName = "noise";
-    static constexpr auto fromJson = noiseConfigFromJson;
-};
+template <> struct ExperimentTraits<NoiseConfig> : ExperimentTraitsOf<NoiseExperiment, noiseConfigFromJson> {};
 
 /// Not in ExperimentConfigs: no preset names a sweep (see above). The agent runs it by this name.
-template <> struct ExperimentTraits<SweepConfig> : ExperimentTraitDefaults {
-    using Experiment = SweepExperiment; ///< the factory: what runs this config
-    static constexpr std::string_view kName = "sweep";
-    static constexpr auto fromJson = sweepConfigFromJson;
-};
+template <> struct ExperimentTraits<SweepConfig> : ExperimentTraitsOf<SweepExperiment, sweepConfigFromJson> {};
 
 template <class... Configs> struct ExperimentList {};
 /// Every experiment, in the order presets and `rtscope run --help` list them.

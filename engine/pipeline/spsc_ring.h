@@ -8,6 +8,7 @@
 #include <cstring>
 #include <memory>
 #include <new>
+#include <span>
 #include <type_traits>
 
 namespace rtscope {
@@ -155,6 +156,20 @@ public:
     T* data() noexcept { return m_items.get(); }
     static constexpr size_t size() noexcept { return N; }
     const T& operator[](size_t i) const noexcept { return m_items[i]; }
+
+    /// @brief Empties @p ring through this buffer, a batch at a time: @p onBatch(std::span<const T>) for each batch
+    /// popped (the last one short, possibly empty). Returns how many items it popped.
+    template <class OnBatch> size_t drain(SpscRing<T>& ring, OnBatch&& onBatch)
+    {
+        size_t total = 0;
+        for (;;) {
+            const size_t n = ring.popBatch(data(), N);
+            onBatch(std::span<const T>(data(), n));
+            total += n;
+            if (n < N)
+                return total;
+        }
+    }
 
 private:
     std::unique_ptr<T[]> m_items = std::make_unique<T[]>(N);

@@ -34,6 +34,14 @@ template <class V> void fields(V& v, RunStatus& s)
     v("error", s.error);
 }
 
+// What every snapshot starts with (SnapshotOf<Config>): its config, then the common header.
+template <class V, class S> void snapshotHeader(V& v, S& s)
+{
+    SnapshotOf<typename S::ConfigType>& h = s;
+    v("config", h.config);
+    fields(v, static_cast<RunStatus&>(h));
+}
+
 template <class V> void fields(V& v, SeriesPoint& s)
 {
     v("t_ns", s.tNs);
@@ -110,8 +118,7 @@ template <class V> void fields(V& v, WatchdogTrip& s)
 
 template <class V> void fields(V& v, StarvationSnapshot& s)
 {
-    v("config", s.config);
-    fields(v, static_cast<RunStatus&>(s));
+    snapshotHeader(v, s);
     v("controller_cpu", s.controllerCpu);
     v("spinner_tid", s.spinnerTid);
     v("interrupted", s.interrupted);
@@ -164,8 +171,7 @@ template <class V> void fields(V& v, DriftMethodStats& s)
 
 template <class V> void fields(V& v, DriftSnapshot& s)
 {
-    v("config", s.config);
-    fields(v, static_cast<RunStatus&>(s));
+    snapshotHeader(v, s);
     v("t0_ns", s.t0Ns);
     v("nominal_hz", s.nominalHz);
     v("effective_slack_ns", s.effectiveSlackNs);
@@ -200,8 +206,7 @@ template <class V> void fields(V& v, SleepFloorCell& s)
 
 template <class V> void fields(V& v, SleepFloorSnapshot& s)
 {
-    v("config", s.config);
-    fields(v, static_cast<RunStatus&>(s));
+    snapshotHeader(v, s);
     v("clock_resolution_ns", s.clockResolutionNs);
     v("timer_slack_ns", s.timerSlackNs);
     v("effective_slack_ns", s.effectiveSlackNs);
@@ -252,8 +257,7 @@ template <class V> void fields(V& v, InversionSnapshot& s)
     v("timeline", s.timeline);
     v("timeline_from_ns", s.timelineFromNs);
     v("timeline_truncated", s.timelineTruncated);
-    v("config", s.config);
-    fields(v, static_cast<RunStatus&>(s));
+    snapshotHeader(v, s);
     v("watchdog_cpu", s.watchdogCpu);
     v("t0_ns", s.t0Ns);
     v("low_sections", s.lowSections);
@@ -310,8 +314,7 @@ template <class V> void fields(V& v, ContentionKindResult& s)
 
 template <class V> void fields(V& v, ContentionSnapshot& s)
 {
-    v("config", s.config);
-    fields(v, static_cast<RunStatus&>(s));
+    snapshotHeader(v, s);
     v("worker_cpus", s.workerCpus, size_t(ContentionConfig::kMaxThreads));
     v("current_kind", s.currentKind);
     v("kinds", s.kinds);
@@ -395,8 +398,7 @@ template <class V> void fields(V& v, DeadlineJob& s)
 
 template <class V> void fields(V& v, DeadlineSnapshot& s)
 {
-    v("config", s.config);
-    fields(v, static_cast<RunStatus&>(s));
+    snapshotHeader(v, s);
     v("tick_ns", s.tickNs);
     v("slot_names", s.slotNames, size_t(DeadlineAggregator::kMaxSlots));
     v("slot_declared", s.slotDeclared, size_t(DeadlineAggregator::kMaxSlots));
@@ -453,8 +455,7 @@ constexpr size_t kSnapshotMaxLatencyThreads = CPU_SETSIZE;
 
 template <class V> void fields(V& v, LatencySnapshot& s)
 {
-    v("config", s.config);
-    fields(v, static_cast<RunStatus&>(s));
+    snapshotHeader(v, s);
     v("reset_ns", s.resetNs);
     v("stop_requested_ns", s.stopRequestedNs);
     v("threads", s.threads, kSnapshotMaxLatencyThreads);
@@ -484,8 +485,7 @@ template <class V> void fields(V& v, SweepResult& s)
 
 template <class V> void fields(V& v, SweepSnapshot& s)
 {
-    v("config", s.config);
-    fields(v, static_cast<RunStatus&>(s));
+    snapshotHeader(v, s);
     v("results", s.results, SweepConfig::kMaxSettings);
     v("current", s.current);
     v("total", s.total);
@@ -536,8 +536,7 @@ template <class V> void fields(V& v, NoiseCpuStats& s)
 
 template <class V> void fields(V& v, NoiseSnapshot& s)
 {
-    v("config", s.config);
-    fields(v, static_cast<RunStatus&>(s));
+    snapshotHeader(v, s);
     v("elapsed_ns", s.elapsedNs);
     v("cpus", s.cpus, size_t(NoiseConfig::kMaxCpus));
     v("culprits", s.culprits, NoiseSnapshot::kMaxCulprits);

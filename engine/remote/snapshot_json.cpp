@@ -329,8 +329,14 @@ void checkFit(bool ok, const std::string& sentence, std::vector<std::string>& er
         errors.push_back(sentence);
 }
 
-template <class S> std::shared_ptr<S> finish(std::shared_ptr<S> s, size_t before, std::vector<std::string>& errors)
+// readSnapshot(), then @p check(snapshot, errors) on what was read: the snapshot when neither found a problem.
+template <class S, class Check>
+std::shared_ptr<S> readChecked(const nlohmann::json& j, std::vector<std::string>& errors, Check check)
 {
+    const size_t before = errors.size();
+    auto s = readSnapshot<S>(j, errors);
+    if (s)
+        check(static_cast<const S&>(*s), errors);
     return s && errors.size() == before ? s : nullptr;
 }
 
@@ -372,60 +378,56 @@ nlohmann::json toJson(const NoiseSnapshot& s)
 std::shared_ptr<StarvationSnapshot> starvationSnapshotFromJson(const nlohmann::json& j,
                                                                std::vector<std::string>& errors)
 {
-    const size_t before = errors.size();
-    auto s = readSnapshot<StarvationSnapshot>(j, errors);
-    if (s) {
-        checkFit(s->starvedCounters >= 0 && size_t(s->starvedCounters) <= s->counters.size(),
-                 "starved_counters " + std::to_string(s->starvedCounters) + " must be 0 … the " +
-                     std::to_string(s->counters.size()) + " counters",
-                 errors);
-        checkFit(s->bursts.size() <= StarvationAggregator::kMaxBurstRecords,
-                 "bursts has more than " + std::to_string(StarvationAggregator::kMaxBurstRecords) + " records", errors);
-    }
-    return finish(std::move(s), before, errors);
+    return readChecked<StarvationSnapshot>(
+        j, errors, [](const StarvationSnapshot& s, std::vector<std::string>& errors) {
+            checkFit(s.starvedCounters >= 0 && size_t(s.starvedCounters) <= s.counters.size(),
+                     "starved_counters " + std::to_string(s.starvedCounters) + " must be 0 … the " +
+                         std::to_string(s.counters.size()) + " counters",
+                     errors);
+            checkFit(s.bursts.size() <= StarvationAggregator::kMaxBurstRecords,
+                     "bursts has more than " + std::to_string(StarvationAggregator::kMaxBurstRecords) + " records",
+                     errors);
+        });
 }
 
 std::shared_ptr<DriftSnapshot> driftSnapshotFromJson(const nlohmann::json& j, std::vector<std::string>& errors)
 {
-    const size_t before = errors.size();
-    auto s = readSnapshot<DriftSnapshot>(j, errors);
-    if (s)
-        checkFit(s->methods.size() <= s->config.methods.size(),
-                 "methods has " + std::to_string(s->methods.size()) + " rows for the config's " +
-                     std::to_string(s->config.methods.size()) + " methods",
+    return readChecked<DriftSnapshot>(j, errors, [](const DriftSnapshot& s, std::vector<std::string>& errors) {
+        checkFit(s.methods.size() <= s.config.methods.size(),
+                 "methods has " + std::to_string(s.methods.size()) + " rows for the config's " +
+                     std::to_string(s.config.methods.size()) + " methods",
                  errors);
-    return finish(std::move(s), before, errors);
+    });
 }
 
 std::shared_ptr<SleepFloorSnapshot> sleepFloorSnapshotFromJson(const nlohmann::json& j,
                                                                std::vector<std::string>& errors)
 {
-    const size_t before = errors.size();
-    auto s = readSnapshot<SleepFloorSnapshot>(j, errors);
-    if (s) {
-        const size_t requests = s->config.requestsNs.size();
-        const size_t methods = s->config.methods.size();
-        checkFit(s->cells.size() == requests * methods,
-                 "cells has " + std::to_string(s->cells.size()) + " entries; the config's " + std::to_string(requests) +
-                     " requests × " + std::to_string(methods) + " methods need " + std::to_string(requests * methods),
-                 errors);
-        checkFit(s->floorNs.empty() || s->floorNs.size() == methods,
-                 "floor_ns has " + std::to_string(s->floorNs.size()) + " entries for the config's " +
-                     std::to_string(methods) + " methods",
-                 errors);
-        checkFit(s->currentRequest >= -1 && s->currentRequest < int64_t(requests),
-                 "current_request " + std::to_string(s->currentRequest) + " must be -1 … " +
-                     std::to_string(int64_t(requests) - 1),
-                 errors);
-        for (const SleepSample& x : s->rawSamples())
-            if (x.request >= requests || x.method >= methods) {
-                errors.push_back("samples: a sample names request " + std::to_string(x.request) + " and method " +
-                                 std::to_string(x.method) + ", outside the config's " + std::to_string(requests) +
-                                 " × " + std::to_string(methods));
-                break;
-            }
-    }
-    return finish(std::move(s), before, errors);
+    return readChecked<SleepFloorSnapshot>(
+        j, errors, [](const SleepFloorSnapshot& s, std::vector<std::string>& errors) {
+            const size_t requests = s.config.requestsNs.size();
+            const size_t methods = s.config.methods.size();
+            checkFit(s.cells.size() == requests * methods,
+                     "cells has " + std::to_string(s.cells.size()) + " entries; the config's " +
+                         std::to_string(requests) + " requests × " + std::to_string(methods) + " methods need " +
+                         std::to_string(requests * methods),
+                     errors);
+            checkFit(s.floorNs.empty() || s.floorNs.size() == methods,
+                     "floor_ns has " + std::to_string(s.floorNs.size()) + " entries for the config's " +
+                         std::to_string(methods) + " methods",
+                     errors);
+            checkFit(s.currentRequest >= -1 && s.currentRequest < int64_t(requests),
+                     "current_request " + std::to_string(s.currentRequest) + " must be -1 … " +
+                         std::to_string(int64_t(requests) - 1),
+                     errors);
+            for (const SleepSample& x : s.rawSamples())
+                if (x.request >= requests || x.method >= methods) {
+                    errors.push_back("samples: a sample names request " + std::to_string(x.request) + " and method " +
+                                     std::to_string(x.method) + ", outside the config's " + std::to_string(requests) +
+                                     " × " + std::to_string(methods));
+                    break;
+                }
+        });
 }
 
 std::shared_ptr<InversionSnapshot> inversionSnapshotFromJson(const nlohmann::json& j, std::vector<std::string>& errors)
@@ -436,84 +438,73 @@ std::shared_ptr<InversionSnapshot> inversionSnapshotFromJson(const nlohmann::jso
 std::shared_ptr<ContentionSnapshot> contentionSnapshotFromJson(const nlohmann::json& j,
                                                                std::vector<std::string>& errors)
 {
-    const size_t before = errors.size();
-    auto s = readSnapshot<ContentionSnapshot>(j, errors);
-    if (s) {
-        checkFit(s->kinds.size() == s->config.kinds.size(),
-                 "kinds has " + std::to_string(s->kinds.size()) + " entries for the config's " +
-                     std::to_string(s->config.kinds.size()) + " lock kinds",
-                 errors);
-        checkFit(s->currentKind >= -1 && s->currentKind < int64_t(s->kinds.size()),
-                 "current_kind " + std::to_string(s->currentKind) + " must be -1 … " +
-                     std::to_string(int64_t(s->kinds.size()) - 1),
-                 errors);
-        for (size_t i = 0; i < s->kinds.size(); ++i)
-            if (!s->kinds[i]) {
-                errors.push_back("kinds[" + std::to_string(i) + "] must be an object (a pending kind has one too)");
-                break;
-            }
-    }
-    return finish(std::move(s), before, errors);
+    return readChecked<ContentionSnapshot>(
+        j, errors, [](const ContentionSnapshot& s, std::vector<std::string>& errors) {
+            checkFit(s.kinds.size() == s.config.kinds.size(),
+                     "kinds has " + std::to_string(s.kinds.size()) + " entries for the config's " +
+                         std::to_string(s.config.kinds.size()) + " lock kinds",
+                     errors);
+            checkFit(s.currentKind >= -1 && s.currentKind < int64_t(s.kinds.size()),
+                     "current_kind " + std::to_string(s.currentKind) + " must be -1 … " +
+                         std::to_string(int64_t(s.kinds.size()) - 1),
+                     errors);
+            for (size_t i = 0; i < s.kinds.size(); ++i)
+                if (!s.kinds[i]) {
+                    errors.push_back("kinds[" + std::to_string(i) + "] must be an object (a pending kind has one too)");
+                    break;
+                }
+        });
 }
 
 std::shared_ptr<DeadlineSnapshot> deadlineSnapshotFromJson(const nlohmann::json& j, std::vector<std::string>& errors)
 {
-    const size_t before = errors.size();
-    auto s = readSnapshot<DeadlineSnapshot>(j, errors);
-    if (s)
-        for (const DeadlineJob& job : s->jobs)
+    return readChecked<DeadlineSnapshot>(j, errors, [](const DeadlineSnapshot& s, std::vector<std::string>& errors) {
+        for (const DeadlineJob& job : s.jobs)
             if (job.slot < 0 || job.slot >= DeadlineAggregator::kMaxSlots) {
                 errors.push_back("jobs: a job names slot " + std::to_string(job.slot) + ", outside 0 … " +
                                  std::to_string(DeadlineAggregator::kMaxSlots - 1));
                 break;
             }
-    return finish(std::move(s), before, errors);
+    });
 }
 
 std::shared_ptr<SweepSnapshot> sweepSnapshotFromJson(const nlohmann::json& j, std::vector<std::string>& errors)
 {
-    const size_t before = errors.size();
-    auto s = readSnapshot<SweepSnapshot>(j, errors);
-    if (s) {
+    return readChecked<SweepSnapshot>(j, errors, [](const SweepSnapshot& s, std::vector<std::string>& errors) {
         // The page walks the config's settings and indexes the results and the running setting by them.
-        const size_t settings = s->config.settings.size();
-        checkFit(s->total == settings,
-                 "total " + std::to_string(s->total) + " must be the config's " + std::to_string(settings) +
-                     " settings",
+        const size_t settings = s.config.settings.size();
+        checkFit(s.total == settings,
+                 "total " + std::to_string(s.total) + " must be the config's " + std::to_string(settings) + " settings",
                  errors);
-        checkFit(s->results.size() <= settings,
-                 "results has " + std::to_string(s->results.size()) + " rows for the config's " +
+        checkFit(s.results.size() <= settings,
+                 "results has " + std::to_string(s.results.size()) + " rows for the config's " +
                      std::to_string(settings) + " settings",
                  errors);
-        checkFit(s->current < std::max<size_t>(settings, 1),
-                 "current " + std::to_string(s->current) + " must be 0 … " +
+        checkFit(s.current < std::max<size_t>(settings, 1),
+                 "current " + std::to_string(s.current) + " must be 0 … " +
                      std::to_string(std::max<size_t>(settings, 1) - 1),
                  errors);
-        for (size_t i = 0; i < s->results.size() && i < settings; ++i)
-            if (!(s->results[i].setting == s->config.settings[i])) {
+        for (size_t i = 0; i < s.results.size() && i < settings; ++i)
+            if (!(s.results[i].setting == s.config.settings[i])) {
                 errors.push_back("results[" + std::to_string(i) + "].setting is not the config's setting " +
-                                 std::to_string(i) + " (" + s->config.settings[i].label() + ")");
+                                 std::to_string(i) + " (" + s.config.settings[i].label() + ")");
                 break;
             }
-    }
-    return finish(std::move(s), before, errors);
+    });
 }
 
 std::shared_ptr<NoiseSnapshot> noiseSnapshotFromJson(const nlohmann::json& j, std::vector<std::string>& errors)
 {
-    const size_t before = errors.size();
-    auto s = readSnapshot<NoiseSnapshot>(j, errors);
-    if (s) {
-        checkFit(s->cpus.size() <= std::max<size_t>(s->config.cpus.size(), 1),
-                 "cpus has " + std::to_string(s->cpus.size()) + " rows for the config's " +
-                     std::to_string(s->config.cpus.size()) + " CPUs",
+    return readChecked<NoiseSnapshot>(j, errors, [](const NoiseSnapshot& s, std::vector<std::string>& errors) {
+        checkFit(s.cpus.size() <= std::max<size_t>(s.config.cpus.size(), 1),
+                 "cpus has " + std::to_string(s.cpus.size()) + " rows for the config's " +
+                     std::to_string(s.config.cpus.size()) + " CPUs",
                  errors);
-        for (const NoiseCpuStats& c : s->cpus)
+        for (const NoiseCpuStats& c : s.cpus)
             checkFit(c.histogram.empty() || c.histogram.size() == kNoiseHistogramBuckets,
                      "cpus: a histogram has " + std::to_string(c.histogram.size()) + " buckets, not 0 or " +
                          std::to_string(kNoiseHistogramBuckets),
                      errors);
-    }
-    return finish(std::move(s), before, errors);
+    });
 }
 } // namespace rtscope

@@ -11,6 +11,7 @@
 #include <csignal>
 #include <cstring>
 #include <ctime>
+#include <optional>
 #include <string>
 #include <sys/prctl.h>
 #include <sys/time.h>
@@ -81,6 +82,67 @@ void drainPending(int sig)
     }
 }
 
+// The start of a waiter whose timer could not be armed: the call that failed (its errno, read before the teardown
+// can change it), after @p w is torn down.
+Error stopAfterFailure(Waiter& w, const char* call)
+{
+    const int err = errno;
+    w.stop();
+    return systemError(call, err);
+}
+
+// Shared by the kinds that wait for their timer's signal with sigwaitinfo (Itimer, Posix): the wait for @p timerSig
+// or the wake signal. Empty when the timer's signal came; otherwise the interrupted or failed wait for @p deadline.
+std::optional<WaitResult> awaitTimerSignal(int timerSig, int64_t deadline)
+{
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, timerSig);
+    sigaddset(&set, wakeSignal());
+    const int sig = sigwaitinfo(&set, nullptr);
+    if (sig < 0 && errno == EINTR)
+        return interruptedAt(deadline);
+    if (sig < 0)
+        return failedAt(deadline, errno);
+    if (sig != timerSig)
+        return interruptedAt(deadline);
+    return std::nullopt;
+}
+
+// Shared by the kinds whose kernel timer counts its expirations (Timerfd, Posix): tick k is due at t0 + k·P, and a
+// wake-up answers the latest tick that expired.
+struct KernelTicks {
+    int64_t t0 = 0;
+    int64_t period = 0;
+    int64_t consumed = 0; // expirations consumed so far
+
+    // A new schedule from @p firstNs: the absolute timer setting that arms it.
+    itimerspec restart(int64_t firstNs, int64_t periodNs)
+    {
+        t0 = firstNs;
+        period = periodNs;
+        consumed = 0;
+        itimerspec spec{};
+        spec.it_value = toTimespec(firstNs);
+        spec.it_interval = toTimespec(periodNs);
+        return spec;
+    }
+
+    // The tick the next wake-up is expected for.
+    int64_t expected() const { return t0 + consumed * period; }
+
+    // The wake-up at @p wakeNs after @p expirations (at least 1) more ticks expired.
+    WaitResult wokeAt(int64_t wakeNs, uint64_t expirations)
+    {
+        WaitResult r;
+        r.wakeNs = wakeNs;
+        consumed += int64_t(expirations);
+        r.deadlineNs = t0 + (consumed - 1) * period;
+        r.skipped = uint32_t(std::min<uint64_t>(expirations - 1, UINT32_MAX));
+        return r;
+    }
+};
+
 // Shared by the kinds that keep their own schedule t0 + k·P (Absolute, Itimer, Busy): after the wake-up for
 // m_next, move to the next tick and skip, counting them, the ticks whose time has already passed.
 struct Schedule {
@@ -98,13 +160,22 @@ struct Schedule {
     }
 };
 
-// The kinds that keep their own schedule and nothing else to set up or tear down (Absolute, Busy): the start, a
-// new period and the result of a wake-up are theirs in common; each kind's waitNext() is its own.
-class ScheduledWaiter : public Waiter {
+// Every kind: the flag (none when null) that, once set, interrupts a wait.
+class InterruptibleWaiter : public Waiter {
 public:
-    explicit ScheduledWaiter(const std::atomic<bool>* interrupt)
+    explicit InterruptibleWaiter(const std::atomic<bool>* interrupt)
         : m_interrupt(interrupt)
     {}
+
+protected:
+    const std::atomic<bool>* m_interrupt;
+};
+
+// The kinds that keep their own schedule and nothing else to set up or tear down (Absolute, Busy): the start, a
+// new period and the result of a wake-up are theirs in common; each kind's waitNext() is its own.
+class ScheduledWaiter : public InterruptibleWaiter {
+public:
+    using InterruptibleWaiter::InterruptibleWaiter;
 
     Error start(int64_t firstDeadlineNs, int64_t periodNs) override
     {
@@ -133,7 +204,6 @@ protected:
         return r;
     }
 
-    const std::atomic<bool>* m_interrupt;
     Schedule m_schedule;
 };
 
@@ -158,11 +228,9 @@ public:
     }
 };
 
-class RelativeWaiter final : public Waiter {
+class RelativeWaiter final : public InterruptibleWaiter {
 public:
-    explicit RelativeWaiter(const std::atomic<bool>* interrupt)
-        : m_interrupt(interrupt)
-    {}
+    using InterruptibleWaiter::InterruptibleWaiter;
     WaiterKind kind() const override { return WaiterKind::Relative; }
 
     Error start(int64_t firstDeadlineNs, int64_t periodNs) override
@@ -206,17 +274,14 @@ public:
     void stop() override {}
 
 private:
-    const std::atomic<bool>* m_interrupt;
     int64_t m_period = 0;
     int64_t m_first = 0;
     bool m_haveFirst = false;
 };
 
-class TimerfdWaiter final : public Waiter {
+class TimerfdWaiter final : public InterruptibleWaiter {
 public:
-    explicit TimerfdWaiter(const std::atomic<bool>* interrupt)
-        : m_interrupt(interrupt)
-    {}
+    using InterruptibleWaiter::InterruptibleWaiter;
     ~TimerfdWaiter() override { stop(); }
     WaiterKind kind() const override { return WaiterKind::Timerfd; }
 
@@ -228,17 +293,14 @@ public:
         m_fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC);
         if (m_fd < 0)
             return systemError("timerfd_create", errno);
-        if (!arm(firstDeadlineNs, periodNs)) {
-            const int err = errno;
-            stop();
-            return systemError("timerfd_settime", err);
-        }
+        if (!arm(firstDeadlineNs, periodNs))
+            return stopAfterFailure(*this, "timerfd_settime");
         return {};
     }
 
     WaitResult waitNext() override
     {
-        const int64_t expected = m_t0 + m_ticks * m_period;
+        const int64_t expected = m_ticks.expected();
         if (stopRequested(m_interrupt))
             return interruptedAt(expected);
         uint64_t expirations = 0;
@@ -247,14 +309,9 @@ public:
             return interruptedAt(expected);
         if (n != ssize_t(sizeof expirations) || expirations == 0)
             return failedAt(expected, n < 0 ? errno : EIO);
-        WaitResult r;
-        r.wakeNs = nowNs();
         // The kernel's hrtimer expires exactly at t0 + k·P; read() says how many did since the last read, and
         // the wake-up answers the latest of them.
-        m_ticks += int64_t(expirations);
-        r.deadlineNs = m_t0 + (m_ticks - 1) * m_period;
-        r.skipped = uint32_t(std::min<uint64_t>(expirations - 1, UINT32_MAX));
-        return r;
+        return m_ticks.wokeAt(nowNs(), expirations);
     }
 
     void setPeriod(int64_t periodNs) override
@@ -274,21 +331,13 @@ public:
 private:
     bool arm(int64_t firstNs, int64_t periodNs)
     {
-        m_t0 = firstNs;
-        m_period = periodNs;
-        m_ticks = 0;
-        itimerspec spec{};
-        spec.it_value = toTimespec(firstNs);
-        spec.it_interval = toTimespec(periodNs);
+        const itimerspec spec = m_ticks.restart(firstNs, periodNs);
         // Re-arming resets the expiration count, so no tick of the old period leaks into the new schedule.
         return timerfd_settime(m_fd, TFD_TIMER_ABSTIME, &spec, nullptr) == 0;
     }
 
-    const std::atomic<bool>* m_interrupt;
     int m_fd = -1;
-    int64_t m_t0 = 0;
-    int64_t m_period = 0;
-    int64_t m_ticks = 0; // expirations consumed so far
+    KernelTicks m_ticks;
 };
 
 // ITIMER_REAL exists once per process, so only one Itimer waiter may be armed at a time.
@@ -309,11 +358,9 @@ void forwardAlarm(int)
     errno = savedErrno;
 }
 
-class ItimerWaiter final : public Waiter {
+class ItimerWaiter final : public InterruptibleWaiter {
 public:
-    explicit ItimerWaiter(const std::atomic<bool>* interrupt)
-        : m_interrupt(interrupt)
-    {}
+    using InterruptibleWaiter::InterruptibleWaiter;
     ~ItimerWaiter() override { stop(); }
     WaiterKind kind() const override { return WaiterKind::Itimer; }
 
@@ -345,11 +392,8 @@ public:
             sigaction(SIGALRM, &sa, nullptr);
         }
         drainPending(SIGALRM);
-        if (!arm(firstDeadlineNs, periodNs)) {
-            const int err = errno;
-            stop();
-            return systemError("setitimer", err);
-        }
+        if (!arm(firstDeadlineNs, periodNs))
+            return stopAfterFailure(*this, "setitimer");
         return {};
     }
 
@@ -358,17 +402,8 @@ public:
         const int64_t deadline = m_schedule.next;
         if (stopRequested(m_interrupt))
             return interruptedAt(deadline);
-        sigset_t set;
-        sigemptyset(&set);
-        sigaddset(&set, SIGALRM);
-        sigaddset(&set, wakeSignal());
-        const int sig = sigwaitinfo(&set, nullptr);
-        if (sig < 0 && errno == EINTR)
-            return interruptedAt(deadline);
-        if (sig < 0)
-            return failedAt(deadline, errno);
-        if (sig != SIGALRM)
-            return interruptedAt(deadline);
+        if (std::optional<WaitResult> notTicked = awaitTimerSignal(SIGALRM, deadline))
+            return *notTicked;
         WaitResult r;
         r.wakeNs = nowNs();
         r.deadlineNs = deadline;
@@ -456,17 +491,14 @@ private:
         return uint32_t(std::min<int64_t>(ticks - 1, UINT32_MAX));
     }
 
-    const std::atomic<bool>* m_interrupt;
     Schedule m_schedule;
     int64_t m_kernelOffsetNs = 0;
     bool m_armed = false;
 };
 
-class PosixTimerWaiter final : public Waiter {
+class PosixTimerWaiter final : public InterruptibleWaiter {
 public:
-    explicit PosixTimerWaiter(const std::atomic<bool>* interrupt)
-        : m_interrupt(interrupt)
-    {}
+    using InterruptibleWaiter::InterruptibleWaiter;
     ~PosixTimerWaiter() override { stop(); }
     WaiterKind kind() const override { return WaiterKind::Posix; }
 
@@ -487,40 +519,23 @@ public:
         if (timer_create(CLOCK_MONOTONIC, &sev, &m_timer) != 0)
             return systemError("timer_create", errno);
         m_created = true;
-        if (!arm(firstDeadlineNs, periodNs)) {
-            const int err = errno;
-            stop();
-            return systemError("timer_settime", err);
-        }
+        if (!arm(firstDeadlineNs, periodNs))
+            return stopAfterFailure(*this, "timer_settime");
         return {};
     }
 
     WaitResult waitNext() override
     {
-        const int64_t expected = m_t0 + m_ticks * m_period;
+        const int64_t expected = m_ticks.expected();
         if (stopRequested(m_interrupt))
             return interruptedAt(expected);
-        sigset_t set;
-        sigemptyset(&set);
-        sigaddset(&set, posixTimerSignal());
-        sigaddset(&set, wakeSignal());
-        siginfo_t info{};
-        const int sig = sigwaitinfo(&set, &info);
-        if (sig < 0 && errno == EINTR)
-            return interruptedAt(expected);
-        if (sig < 0)
-            return failedAt(expected, errno);
-        if (sig != posixTimerSignal())
-            return interruptedAt(expected);
-        WaitResult r;
-        r.wakeNs = nowNs();
+        if (std::optional<WaitResult> notTicked = awaitTimerSignal(posixTimerSignal(), expected))
+            return *notTicked;
+        const int64_t wakeNs = nowNs();
         // The timer is re-armed when its signal is dequeued; the periods that expired in the meantime are the
         // overrun (timer_getoverrun(2)). Like timerfd, the wake-up answers the latest expired tick.
         const int overrun = std::max(timer_getoverrun(m_timer), 0);
-        m_ticks += 1 + overrun;
-        r.deadlineNs = m_t0 + (m_ticks - 1) * m_period;
-        r.skipped = uint32_t(overrun);
-        return r;
+        return m_ticks.wokeAt(wakeNs, 1 + uint64_t(overrun));
     }
 
     void setPeriod(int64_t periodNs) override
@@ -543,21 +558,13 @@ public:
 private:
     bool arm(int64_t firstNs, int64_t periodNs)
     {
-        m_t0 = firstNs;
-        m_period = periodNs;
-        m_ticks = 0;
-        itimerspec spec{};
-        spec.it_value = toTimespec(firstNs);
-        spec.it_interval = toTimespec(periodNs);
+        const itimerspec spec = m_ticks.restart(firstNs, periodNs);
         return timer_settime(m_timer, TIMER_ABSTIME, &spec, nullptr) == 0;
     }
 
-    const std::atomic<bool>* m_interrupt;
     timer_t m_timer{};
     bool m_created = false;
-    int64_t m_t0 = 0;
-    int64_t m_period = 0;
-    int64_t m_ticks = 0;
+    KernelTicks m_ticks;
 };
 
 class BusyWaiter final : public ScheduledWaiter {

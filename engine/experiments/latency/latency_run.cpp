@@ -210,17 +210,12 @@ void LatencyRun::stopAllWorkers()
 
 Error LatencyRun::startWorker(Worker& w)
 {
-    ThreadSpec spec;
-    spec.policy = m_config.policy;
-    spec.priority = m_config.priority;
+    ThreadSpec spec = m_env.threadSpec(m_config.policy, m_config.priority, w.cpu, kMeasuringThreadName);
     spec.nice = m_config.nice;
-    spec.cpu = w.cpu;
     if (isDeadline(m_config.policy)) {
         spec.deadline = m_config.deadlineParams();
         spec.overruns = &w.overruns;
     }
-    spec.name = kMeasuringThreadName;
-    spec.lockStack = !m_env.allLocked();
     // Every waiter but the busy one blocks each period, so it may take real-time priority from rtkit, whose
     // RLIMIT_RTTIME kills a thread that spins (docs/rt-privileges.md, "rtkit").
     spec.grantable = m_config.waiter != WaiterKind::Busy;
@@ -581,19 +576,14 @@ size_t LatencyRun::drainLocked()
     size_t total = 0;
     for (size_t k = 0; k < m_workers.size(); ++k) {
         Worker& w = *m_workers[k];
-        for (;;) {
-            const size_t n = w.ring->popBatch(m_drainBatch.data(), m_drainBatch.size());
-            for (size_t i = 0; i < n; ++i)
-                w.agg.add(m_drainBatch[i]);
-            if (n && m_sinkActive)
-                m_sink->onSamples(k, std::span<const LatencySample>(m_drainBatch.data(), n));
-            if (n)
-                m_tracer.addWakeups(k, w.tid.load(std::memory_order_acquire), w.cpu,
-                                    std::span<const LatencySample>(m_drainBatch.data(), n));
-            total += n;
-            if (n < m_drainBatch.size())
-                break;
-        }
+        total += m_drainBatch.drain(*w.ring, [this, k, &w](std::span<const LatencySample> batch) {
+            for (const LatencySample& s : batch)
+                w.agg.add(s);
+            if (!batch.empty() && m_sinkActive)
+                m_sink->onSamples(k, batch);
+            if (!batch.empty())
+                m_tracer.addWakeups(k, w.tid.load(std::memory_order_acquire), w.cpu, batch);
+        });
         if (m_sinkActive)
             sendDrops(k, w.ring->drops());
     }

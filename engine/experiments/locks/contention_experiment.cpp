@@ -132,15 +132,10 @@ ContentionRun::~ContentionRun()
 
 ThreadSpec ContentionRun::workerSpec(int cpu) const
 {
-    ThreadSpec spec;
-    spec.policy = m_config.policy;
-    spec.priority = m_config.priority;
+    ThreadSpec spec = m_env.threadSpec(m_config.policy, m_config.priority, cpu, "rtscope-lock");
     spec.nice = m_config.nice;
-    spec.cpu = cpu;
-    spec.name = "rtscope-lock";
     spec.stackBytes = 128 * 1024;
     spec.prefaultBytes = 32 * 1024;
-    spec.lockStack = !m_env.allLocked();
     return spec;
 }
 

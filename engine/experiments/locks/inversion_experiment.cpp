@@ -143,11 +143,32 @@ void InversionRun::threadDone()
     m_threadsDone.fetch_add(1, std::memory_order_acq_rel);
 }
 
+int InversionRun::enterLane(int lane)
+{
+    const int slot = m_slots[lane];
+    m_tids[lane].store(int(gettid()));
+    m_watchdog.bindThread(slot, gettid());
+    return slot;
+}
+
+int64_t InversionRun::holdLock(SpscRing<TimelineSegment>& ring, InversionLane lane, int slot, int64_t acquiredNs,
+                               int64_t holdNs)
+{
+    int64_t segStart = acquiredNs;
+    // CPU work, not wall time: a preempted holder must still finish its section, as a real one would.
+    const int64_t end = busyWork(acquiredNs, holdNs, &m_stop, [&](int64_t from, int64_t to) {
+        (void)ring.tryPush({segStart, from, lane, SegmentState::HoldingLock});
+        segStart = to;
+    });
+    m_lock->unlock();
+    m_watchdog.disarm(slot);
+    (void)ring.tryPush({segStart, end, lane, SegmentState::HoldingLock});
+    return end;
+}
+
 void InversionRun::lowLoop(const std::atomic<bool>& stop)
 {
-    const int slot = m_slots[kLow];
-    m_tids[kLow].store(int(gettid()));
-    m_watchdog.bindThread(slot, gettid());
+    const int slot = enterLane(kLow);
     // Its pushes never wait: a full ring counts the drop (the snapshot's ringDrops), so their result is unused.
     SpscRing<TimelineSegment>& ring = *m_segmentRings[kLow];
     const int64_t period = m_config.periodNs;
@@ -165,15 +186,7 @@ void InversionRun::lowLoop(const std::atomic<bool>& stop)
         }
         const int64_t acquired = nowNs();
         m_watchdog.arm(slot, acquired + worstCase);
-        int64_t segStart = acquired;
-        // CPU work, not wall time: a preempted holder must still finish its section, as a real one would.
-        const int64_t end = busyWork(acquired, hold, &m_stop, [&](int64_t from, int64_t to) {
-            (void)ring.tryPush({segStart, from, InversionLane::Low, SegmentState::HoldingLock});
-            segStart = to;
-        });
-        m_lock->unlock();
-        m_watchdog.disarm(slot);
-        (void)ring.tryPush({segStart, end, InversionLane::Low, SegmentState::HoldingLock});
+        const int64_t end = holdLock(ring, InversionLane::Low, slot, acquired, hold);
         m_lowSections.store(++sections, std::memory_order_relaxed);
         k += (end - release) / period; // releases that passed while it worked are skipped, not caught up
     }
@@ -182,9 +195,7 @@ void InversionRun::lowLoop(const std::atomic<bool>& stop)
 
 void InversionRun::mediumLoop(const std::atomic<bool>& stop)
 {
-    const int slot = m_slots[kMedium];
-    m_tids[kMedium].store(int(gettid()));
-    m_watchdog.bindThread(slot, gettid());
+    const int slot = enterLane(kMedium);
     // Its pushes never wait: a full ring counts the drop (the snapshot's ringDrops), so their result is unused.
     SpscRing<TimelineSegment>& ring = *m_segmentRings[kMedium];
     const int64_t period = m_config.periodNs;
@@ -221,9 +232,7 @@ void InversionRun::mediumLoop(const std::atomic<bool>& stop)
 
 void InversionRun::highLoop(const std::atomic<bool>& stop)
 {
-    const int slot = m_slots[kHigh];
-    m_tids[kHigh].store(int(gettid()));
-    m_watchdog.bindThread(slot, gettid());
+    const int slot = enterLane(kHigh);
     // Its pushes never wait: a full ring counts the drop (the snapshot's ringDrops), so their result is unused.
     SpscRing<TimelineSegment>& ring = *m_segmentRings[kHigh];
     const int64_t period = m_config.periodNs;
@@ -244,14 +253,7 @@ void InversionRun::highLoop(const std::atomic<bool>& stop)
         p.contended = a.path != AcquirePath::Uncontended;
         m_watchdog.arm(slot, p.acquiredNs + InversionConfig::kHighHoldNs + kWatchdogSlackNs);
         (void)ring.tryPush({release, p.acquiredNs, InversionLane::High, SegmentState::WaitingForLock});
-        int64_t segStart = p.acquiredNs;
-        p.doneNs = busyWork(p.acquiredNs, InversionConfig::kHighHoldNs, &m_stop, [&](int64_t from, int64_t to) {
-            (void)ring.tryPush({segStart, from, InversionLane::High, SegmentState::HoldingLock});
-            segStart = to;
-        });
-        m_lock->unlock();
-        m_watchdog.disarm(slot);
-        (void)ring.tryPush({segStart, p.doneNs, InversionLane::High, SegmentState::HoldingLock});
+        p.doneNs = holdLock(ring, InversionLane::High, slot, p.acquiredNs, InversionConfig::kHighHoldNs);
         p.missed = p.acquiredNs > release + period;
         p.skipped = uint32_t((p.doneNs - release) / period);
         (void)m_periodRing->tryPush(p);

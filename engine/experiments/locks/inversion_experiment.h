@@ -89,6 +89,12 @@ private:
     bool sleepUntil(int64_t ns, const std::atomic<bool>& stop);
     bool stopping(const std::atomic<bool>& stop) const;
     void threadDone();
+    /// @brief What the thread of @p lane (0 low … 2 high) does first: its tid for the snapshot and its watchdog
+    /// slot, which it returns.
+    int enterLane(int lane);
+    /// @brief The lock, taken at @p acquiredNs, held for @p holdNs of CPU work and released, the watchdog's @p slot
+    /// disarmed: the holding segments on @p ring; the end of the work.
+    int64_t holdLock(SpscRing<TimelineSegment>& ring, InversionLane lane, int slot, int64_t acquiredNs, int64_t holdNs);
 
     InversionConfig m_config;
     int m_watchdogCpu = -1;

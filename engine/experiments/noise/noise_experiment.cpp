@@ -260,12 +260,7 @@ Error NoiseRun::start()
         return e;
     for (auto& pp : m_pollers) {
         Poller& p = *pp;
-        ThreadSpec spec;
-        spec.policy = m_config.policy;
-        spec.priority = m_config.priority;
-        spec.cpu = p.cpu;
-        spec.name = "rtscope-noise";
-        spec.lockStack = !m_env.allLocked();
+        const ThreadSpec spec = m_env.threadSpec(m_config.policy, m_config.priority, p.cpu, "rtscope-noise");
         if (Error e = p.thread.start(spec, [this, &p](const std::atomic<bool>& stop) { pollLoop(p, stop); }))
             return e; // the host stops what did start
         p.tid.store(p.thread.tid(), std::memory_order_relaxed);
@@ -405,16 +400,12 @@ size_t NoiseRun::drain()
         Poller& p = *m_pollers[i];
         // Progress first: every gap that ends by then is in the ring now.
         const int64_t progress = p.lastNs.load(std::memory_order_acquire);
-        for (;;) {
-            const size_t n = p.ring->popBatch(m_drainBatch.data(), m_drainBatch.size());
-            for (size_t k = 0; k < n; ++k) {
-                m_attribution->addGap(i, m_drainBatch[k]);
-                addHeat(p, m_drainBatch[k]);
+        total += m_drainBatch.drain(*p.ring, [this, i, &p](std::span<const NoiseGap> batch) {
+            for (const NoiseGap& g : batch) {
+                m_attribution->addGap(i, g);
+                addHeat(p, g);
             }
-            total += n;
-            if (n < m_drainBatch.size())
-                break;
-        }
+        });
         m_attribution->setProgress(i, progress);
     }
     m_attribution->settle(std::max(m_attribution->defaultWatermarkNs(), nowNs() - kMaxSettleDelayNs));

@@ -80,12 +80,7 @@ Error DriftRun::start()
 {
     for (auto& wp : m_workers) {
         Worker& w = *wp;
-        ThreadSpec spec;
-        spec.policy = m_config.policy;
-        spec.priority = m_config.priority;
-        spec.cpu = m_config.cpu;
-        spec.name = "rtscope-drift";
-        spec.lockStack = !m_env.allLocked();
+        const ThreadSpec spec = m_env.threadSpec(m_config.policy, m_config.priority, m_config.cpu, "rtscope-drift");
         if (Error e = w.thread.start(spec, [this, &w](const std::atomic<bool>& stop) { methodLoop(w, stop); }))
             return e; // the host stops what did start
         w.tid.store(w.thread.tid(), std::memory_order_relaxed);
@@ -200,15 +195,10 @@ size_t DriftRun::drain()
 {
     size_t total = 0;
     for (size_t i = 0; i < m_workers.size(); ++i) {
-        SpscRing<DriftSample>& ring = *m_workers[i]->ring;
-        for (;;) {
-            const size_t n = ring.popBatch(m_drainBatch.data(), m_drainBatch.size());
-            for (size_t k = 0; k < n; ++k)
-                m_aggregator.add(i, m_drainBatch[k]);
-            total += n;
-            if (n < m_drainBatch.size())
-                break;
-        }
+        total += m_drainBatch.drain(*m_workers[i]->ring, [this, i](std::span<const DriftSample> batch) {
+            for (const DriftSample& s : batch)
+                m_aggregator.add(i, s);
+        });
     }
     return total;
 }

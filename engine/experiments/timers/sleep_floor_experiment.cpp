@@ -130,12 +130,7 @@ Error SleepFloorRun::start()
     if (Error e = startLoad())
         return e; // the host stops the load threads that did start
     m_startNs = nowNs();
-    ThreadSpec spec;
-    spec.policy = m_config.policy;
-    spec.priority = m_config.priority;
-    spec.cpu = m_config.cpu;
-    spec.name = "rtscope-sleep";
-    spec.lockStack = !m_env.allLocked();
+    const ThreadSpec spec = m_env.threadSpec(m_config.policy, m_config.priority, m_config.cpu, "rtscope-sleep");
     if (Error e = m_measuring.start(spec, [this](const std::atomic<bool>& stop) { measuringLoop(stop); }))
         return e;
     m_tid.store(m_measuring.tid(), std::memory_order_relaxed);
@@ -227,16 +222,10 @@ std::vector<int> SleepFloorRun::busyCpus() const
 
 size_t SleepFloorRun::drain()
 {
-    size_t total = 0;
-    for (;;) {
-        const size_t n = m_ring->popBatch(m_drainBatch.data(), m_drainBatch.size());
-        for (size_t i = 0; i < n; ++i)
-            m_aggregator.add(m_drainBatch[i]);
-        total += n;
-        if (n < m_drainBatch.size())
-            break;
-    }
-    return total;
+    return m_drainBatch.drain(*m_ring, [this](std::span<const SleepSample> batch) {
+        for (const SleepSample& s : batch)
+            m_aggregator.add(s);
+    });
 }
 
 std::shared_ptr<SleepFloorSnapshot> SleepFloorRun::makeSnapshot(bool running)
