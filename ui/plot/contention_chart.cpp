@@ -256,8 +256,7 @@ struct ContentionChart::Impl {
             const ContentionWaitCurve& w = data.waits[i];
             if (s->name() != w.curve.name)
                 s->setName(w.curve.name);
-            QPen pen(lockKindColor(w.colorIndex, pal), plot::lineWidth(2.6));
-            pen.setCosmetic(true);
+            const QPen pen = plot::chartPen(lockKindColor(w.colorIndex, pal), 2.6);
             if (s->pen() != pen)
                 s->setPen(pen);
             s->replace(plot::stepPoints(edges, counts[i], plot::kCountFloor));

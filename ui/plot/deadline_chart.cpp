@@ -179,11 +179,8 @@ struct DeadlineChart::Impl {
                 series = sc;
             } else {
                 auto* line = new QLineSeries;
-                QPen pen(c, plot::lineWidth(s.role == DeadlineRole::Limit ? 2 : 2.6));
-                pen.setCosmetic(true);
-                if (s.style == DeadlineSeries::Style::Dashed)
-                    pen.setStyle(Qt::DashLine);
-                line->setPen(pen);
+                line->setPen(plot::chartPen(c, s.role == DeadlineRole::Limit ? 2 : 2.6,
+                                            s.style == DeadlineSeries::Style::Dashed ? Qt::DashLine : Qt::SolidLine));
                 series = line;
             }
             series->setName(s.name);

@@ -95,9 +95,7 @@ struct DriftChart::Impl {
         int absolute = 0;
         for (size_t i = 0; i < series.size() && i < curves.size(); ++i) {
             const bool rel = curves[i].relative;
-            QPen pen(curveColor(rel ? 0 : absolute++, rel, dark), plot::lineWidth(rel ? 3.5 : 2.5));
-            pen.setCosmetic(true);
-            series[i]->setPen(pen);
+            series[i]->setPen(plot::chartPen(curveColor(rel ? 0 : absolute++, rel, dark), rel ? 3.5 : 2.5));
         }
     }
 

@@ -109,12 +109,7 @@ struct HistogramChart::Impl {
         return s;
     }
 
-    void styleOverlay(QLineSeries* s, const QColor& color) const
-    {
-        QPen pen(color, plot::lineWidth(2.4));
-        pen.setCosmetic(true);
-        s->setPen(pen);
-    }
+    void styleOverlay(QLineSeries* s, const QColor& color) const { s->setPen(plot::chartPen(color, 2.4)); }
 
     void rebinOverlays()
     {
@@ -273,12 +268,8 @@ void HistogramChart::changeEvent(QEvent* event)
     plot::styleAxis(d->xLinear, pal, font());
     plot::styleAxis(d->xLog, pal, font());
     const plot::ChartColors c = plot::chartColors(pal);
-    QPen livePen(c.live, plot::lineWidth(2.6));
-    livePen.setCosmetic(true);
-    d->live->setPen(livePen);
-    QPen refPen(c.reference, plot::lineWidth(3.2));
-    refPen.setCosmetic(true);
-    d->reference->setPen(refPen);
+    d->live->setPen(plot::chartPen(c.live, 2.6));
+    d->reference->setPen(plot::chartPen(c.reference, 3.2));
     for (QLineSeries* s : d->overlaySeries)
         d->styleOverlay(s, s->pen().color());
     d->copyPens();

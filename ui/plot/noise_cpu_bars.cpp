@@ -240,8 +240,7 @@ void NoiseCpuBars::drawRow(QPainter& p, const NoiseBarRow& row, const RowLayout&
 {
     const plot::ChartColors c = plot::chartColors(palette());
     const bool dark = plot::isDarkPalette(palette());
-    QFont big = plot::chartFont(font(), 1.35);
-    big.setBold(true);
+    const QFont big = plot::labelFont(font(), 1.35, true);
     const QFont plain = plot::chartFont(font(), 1.0);
     const QFontMetrics bm(big), fm(plain);
 

@@ -49,6 +49,11 @@ double niceTickInterval(double span, int ticks)
     return niceCeil(span / ticks);
 }
 
+int tickDecimals(double step)
+{
+    return step >= 1 ? 0 : int(std::ceil(-std::log10(step) - 1e-9));
+}
+
 std::vector<double> linearEdges(double lo, double hi, int bins)
 {
     bins = std::max(1, bins);

@@ -19,6 +19,8 @@ double decadeCeil(double v);
 double decadeFloor(double v);
 /// A tick interval giving roughly @p ticks intervals over [0, span], on the 1-2-5 ladder.
 double niceTickInterval(double span, int ticks);
+/// The decimals a tick label needs when the ticks are @p step apart: 0 for whole steps, 1 for 0.5, 2 for 0.02.
+int tickDecimals(double step);
 
 /// n + 1 equally spaced edges over [lo, hi].
 std::vector<double> linearEdges(double lo, double hi, int bins);

@@ -113,9 +113,7 @@ struct SleepFloorChart::Impl {
         const bool dark = plot::isDarkPalette(pal);
         for (size_t i = 0; i < medians.size(); ++i) {
             const QColor c = methodColor(int(i), dark);
-            QPen pen(c, plot::lineWidth(3.0), spins[i] ? Qt::DashLine : Qt::SolidLine);
-            pen.setCosmetic(true);
-            medians[i]->setPen(pen);
+            medians[i]->setPen(plot::chartPen(c, 3.0, spins[i] ? Qt::DashLine : Qt::SolidLine));
             medians[i]->setColor(c);
             QColor fill = c;
             fill.setAlphaF(0.55f);
@@ -125,12 +123,9 @@ struct SleepFloorChart::Impl {
         QColor text = pal.color(QPalette::Text);
         QColor ident = text;
         ident.setAlphaF(0.55f);
-        QPen idPen(ident, plot::lineWidth(2.0), Qt::DashLine);
-        idPen.setCosmetic(true);
-        identity->setPen(idPen);
-        QPen resPen(dark ? QColor(colors::kAmber300) : QColor(colors::kAmberDark), plot::lineWidth(2.5), Qt::DotLine);
-        resPen.setCosmetic(true);
-        resolution->setPen(resPen);
+        identity->setPen(plot::chartPen(ident, 2.0, Qt::DashLine));
+        resolution->setPen(
+            plot::chartPen(dark ? QColor(colors::kAmber300) : QColor(colors::kAmberDark), 2.5, Qt::DotLine));
     }
 
     int builtXStep = 0, builtYStep = 0;

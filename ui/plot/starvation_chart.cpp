@@ -166,11 +166,7 @@ struct StarvationChart::Impl {
             const bool control = i < data.lines.size() && data.lines[i].control;
             QColor c = control ? plot::chartColors(palette).reference
                                : (dark ? kDarkColors : kLightColors)[i % std::size(kLightColors)];
-            QPen pen(c, plot::lineWidth(2.6));
-            pen.setCosmetic(true);
-            if (control)
-                pen.setStyle(Qt::DashLine);
-            series[i]->setPen(pen);
+            series[i]->setPen(plot::chartPen(c, 2.6, control ? Qt::DashLine : Qt::SolidLine));
         }
     }
 
@@ -259,8 +255,7 @@ void StarvationChart::changeEvent(QEvent* event)
     if (!plot::restylesFor(event))
         return;
     d->palette = palette();
-    d->font = plot::chartFont(font(), 1.05);
-    d->font.setBold(true);
+    d->font = plot::labelFont(font(), 1.05, true);
     plot::styleChart(d->chart, d->palette, font());
     d->restyleLines();
     d->relayoutBands();

@@ -90,10 +90,8 @@ struct SweepChart::Impl {
 
     void style(QLineSeries* s, MarkerRole role) const
     {
-        QPen pen(plot::markerColor(role, palette), plot::lineWidth(role == MarkerRole::Max ? 3.0 : 2.6));
-        pen.setCosmetic(true);
-        if (role == MarkerRole::Median)
-            pen.setStyle(Qt::DashLine);
+        const QPen pen = plot::chartPen(plot::markerColor(role, palette), role == MarkerRole::Max ? 3.0 : 2.6,
+                                        role == MarkerRole::Median ? Qt::DashLine : Qt::SolidLine);
         s->setPen(pen);
         s->setBrush(pen.color());
         s->setMarkerSize(plot::lineWidth(9)); // the points grow with the lines, or thick lines would hide them
@@ -179,9 +177,7 @@ struct SweepChart::Impl {
                 failed.push_back(item);
             }
             QGraphicsSimpleTextItem* item = failed[used++];
-            QFont f = plot::chartFont(font, 1.15);
-            f.setBold(true);
-            item->setFont(f);
+            item->setFont(plot::labelFont(font, 1.15, true));
             item->setBrush(plot::markerColor(MarkerRole::P999, palette));
             item->setText(QObject::tr("failed"));
             const QPointF at = chart->mapToPosition(QPointF(double(i), mid), anchor);

@@ -87,8 +87,7 @@ struct TimelineChart::Impl {
             const QColor c =
                 i < curves.size() && curves[i].color.isValid() ? curves[i].color : plot::chartColors(pal).live;
             // One pixel: the envelope is dense enough to read as a band, and a 1-px cosmetic pen takes the fast path.
-            QPen pen(c, plot::lineWidth(1.0));
-            pen.setCosmetic(true);
+            const QPen pen = plot::chartPen(c, 1.0);
             seriesOf(i)->setPen(pen);
             curve(i).pen = pen;
         }
