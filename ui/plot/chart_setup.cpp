@@ -3,6 +3,7 @@
 #include <QEvent>
 #include <QVBoxLayout>
 #include <QWidget>
+#include <QtCharts/QAbstractSeries>
 #include <QtCharts/QChart>
 #include <QtCharts/QChartView>
 #include <QtCharts/QLogValueAxis>
@@ -46,6 +47,29 @@ QChartView* fillWithChartView(QWidget* host, QChart* chart, int widthChars, int 
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addWidget(view);
     return view;
+}
+
+void addSeries(QChart* chart, QAbstractSeries* series)
+{
+    chart->addSeries(series);
+    for (QAbstractAxis* axis : chart->axes())
+        series->attachAxis(axis);
+}
+
+void swapAxis(QChart* chart, QAbstractAxis* hidden, QAbstractAxis* shown, Qt::Alignment alignment, QObject* keeper)
+{
+    const Qt::Orientation orientation = alignment & (Qt::AlignLeft | Qt::AlignRight) ? Qt::Vertical : Qt::Horizontal;
+    if (chart->axes(orientation).contains(hidden)) {
+        for (QAbstractSeries* s : chart->series())
+            s->detachAxis(hidden);
+        chart->removeAxis(hidden);
+        hidden->setParent(keeper);
+    }
+    if (!chart->axes(orientation).contains(shown)) {
+        chart->addAxis(shown, alignment);
+        for (QAbstractSeries* s : chart->series())
+            s->attachAxis(shown);
+    }
 }
 
 bool restylesFor(const QEvent* event)

@@ -218,9 +218,7 @@ struct ContentionChart::Impl {
     {
         while (waitSeries.size() < data.waits.size()) {
             auto* s = new QLineSeries;
-            waitChart->addSeries(s);
-            s->attachAxis(waitX);
-            s->attachAxis(waitY);
+            plot::addSeries(waitChart, s);
             waitSeries.push_back(s);
         }
         double lo = 0, hi = 0;

@@ -1,6 +1,7 @@
 #include "ui/plot/deadline_chart.h"
 
 #include "ui/common/colors.h"
+#include "ui/plot/chart_setup.h"
 #include "ui/plot/chart_style.h"
 #include "ui/plot/plot_math.h"
 
@@ -129,9 +130,7 @@ struct DeadlineChart::Impl {
             QPen pen(deadlineRoleColor(DeadlineRole::Limit, palette), plot::lineWidth(3));
             pen.setStyle(Qt::DashLine);
             line->setPen(pen);
-            chart->addSeries(line);
-            line->attachAxis(x);
-            line->attachAxis(y);
+            plot::addSeries(chart, line);
         }
     }
 
@@ -185,9 +184,7 @@ struct DeadlineChart::Impl {
             }
             series->setName(s.name);
             series->replace(s.points);
-            chart->addSeries(series);
-            series->attachAxis(x);
-            series->attachAxis(yAxis);
+            plot::addSeries(chart, series);
         }
     }
 

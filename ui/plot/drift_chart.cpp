@@ -58,28 +58,14 @@ struct DriftChart::Impl {
 
     void attachY()
     {
-        QAbstractAxis* remove = logY ? static_cast<QAbstractAxis*>(yLinear) : yLog;
-        QAbstractAxis* add = y();
-        if (chart->axes(Qt::Vertical).contains(remove)) {
-            for (QLineSeries* s : series)
-                s->detachAxis(remove);
-            chart->removeAxis(remove);
-            remove->setParent(owner); // removeAxis gives up ownership
-        }
-        if (!chart->axes(Qt::Vertical).contains(add)) {
-            chart->addAxis(add, Qt::AlignLeft);
-            for (QLineSeries* s : series)
-                s->attachAxis(add);
-        }
+        plot::swapAxis(chart, logY ? static_cast<QAbstractAxis*>(yLinear) : yLog, y(), Qt::AlignLeft, owner);
     }
 
     void ensureSeries(size_t n)
     {
         while (series.size() < n) {
             auto* s = new QLineSeries;
-            chart->addSeries(s);
-            s->attachAxis(x);
-            s->attachAxis(y());
+            plot::addSeries(chart, s);
             series.push_back(s);
         }
         for (size_t i = 0; i < series.size(); ++i) {

@@ -75,24 +75,17 @@ struct SleepFloorChart::Impl {
     int xStep = 1, yStep = 1; ///< label every n-th decade (thinned on a small plot)
     bool fitting = false;
 
-    void attach(QAbstractSeries* s)
-    {
-        chart->addSeries(s);
-        s->attachAxis(x);
-        s->attachAxis(y);
-    }
-
     void ensureCurves(size_t n)
     {
         while (medians.size() < n) {
             auto* m = new QLineSeries;
             m->setPointsVisible(true);
-            attach(m);
+            plot::addSeries(chart, m);
             medians.push_back(m);
             auto* p = new QScatterSeries;
             p->setMarkerShape(QScatterSeries::MarkerShapeTriangle);
             p->setMarkerSize(13);
-            attach(p);
+            plot::addSeries(chart, p);
             p99s.push_back(p);
             spins.push_back(false);
         }
@@ -230,10 +223,10 @@ SleepFloorChart::SleepFloorChart(QWidget* parent)
     d->chart->addAxis(d->y, Qt::AlignLeft);
     d->identity = new QLineSeries;
     d->identity->setName(tr("actual = requested"));
-    d->attach(d->identity);
+    plot::addSeries(d->chart, d->identity);
     d->resolution = new QLineSeries;
     d->resolution->setName(tr("clock_getres"));
-    d->attach(d->resolution);
+    plot::addSeries(d->chart, d->resolution);
 
     d->view = plot::fillWithChartView(this, d->chart, 50, 16);
     d->view->setRenderHint(QPainter::Antialiasing);

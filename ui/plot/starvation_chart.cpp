@@ -230,9 +230,7 @@ StarvationChart::StarvationChart(QWidget* parent)
     d->chart->addAxis(d->y, Qt::AlignLeft);
     for (int i = 0; i < kMaxLines; ++i) {
         auto* s = new QLineSeries;
-        d->chart->addSeries(s);
-        s->attachAxis(d->x);
-        s->attachAxis(d->y);
+        plot::addSeries(d->chart, s);
         s->setVisible(false);
         d->series.push_back(s);
     }

@@ -79,9 +79,7 @@ struct SweepChart::Impl {
             auto* s = new QLineSeries;
             s->setName(roleName(kRoles[role]));
             s->setPointsVisible(true);
-            chart->addSeries(s);
-            s->attachAxis(x);
-            s->attachAxis(y);
+            plot::addSeries(chart, s);
             style(s, kRoles[role]);
             pool.push_back(s);
         }

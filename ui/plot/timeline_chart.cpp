@@ -8,7 +8,6 @@
 
 #include <QEvent>
 #include <QFontMetricsF>
-#include <QMouseEvent>
 #include <QVBoxLayout>
 #include <QtCharts/QChart>
 #include <QtCharts/QChartView>
@@ -42,19 +41,10 @@ struct TimelineChart::Impl {
 
     void attachY()
     {
-        QAbstractAxis* remove = logY ? static_cast<QAbstractAxis*>(yLinear) : yLog;
-        QAbstractAxis* add = logY ? static_cast<QAbstractAxis*>(yLog) : yLinear;
-        if (chart->axes(Qt::Vertical).contains(remove)) {
-            for (QLineSeries* s : all())
-                s->detachAxis(remove);
-            chart->removeAxis(remove);
-            remove->setParent(owner); // removeAxis gives up ownership: keep it with the widget
-        }
-        if (!chart->axes(Qt::Vertical).contains(add)) {
-            chart->addAxis(add, Qt::AlignLeft);
-            for (QLineSeries* s : all())
-                s->attachAxis(add);
-        }
+        if (logY)
+            plot::swapAxis(chart, yLinear, yLog, Qt::AlignLeft, owner);
+        else
+            plot::swapAxis(chart, yLog, yLinear, Qt::AlignLeft, owner);
         yRange.setScale(logY ? plot::AxisAutoRange::Scale::Log : plot::AxisAutoRange::Scale::Linear);
         yRange.setMinimumUpper(10);
         yRange.setLowestLower(0.1);
@@ -73,9 +63,7 @@ struct TimelineChart::Impl {
             return series;
         while (more.size() < i) {
             auto* s = new QLineSeries;
-            chart->addSeries(s);
-            s->attachAxis(x);
-            s->attachAxis(logY ? static_cast<QAbstractAxis*>(yLog) : yLinear);
+            plot::addSeries(chart, s);
             more.push_back(s);
         }
         return more[i - 1];
@@ -89,16 +77,8 @@ struct TimelineChart::Impl {
             // One pixel: the envelope is dense enough to read as a band, and a 1-px cosmetic pen takes the fast path.
             const QPen pen = plot::chartPen(c, 1.0);
             seriesOf(i)->setPen(pen);
-            curve(i).pen = pen;
+            canvas->curve(i).pen = pen;
         }
-    }
-
-    plot::CanvasCurve& curve(size_t i)
-    {
-        std::vector<plot::CanvasCurve>& c = canvas->curves();
-        if (c.size() <= i)
-            c.resize(i + 1);
-        return c[i];
     }
 
     /// Whole seconds up to 10 s, then 5 and 10 s; a replay's whole recording may span an hour, so beyond two minutes
@@ -169,11 +149,11 @@ struct TimelineChart::Impl {
         columns = std::max(50, int(chart->plotArea().width()));
         for (size_t i = 0; i < all().size(); ++i) {
             if (i >= curves.size()) {
-                curve(i).points.clear();
+                canvas->curve(i).points.clear();
                 continue;
             }
             const std::vector<TimelinePoint> cols = plot::decimateColumns(curves[i].points, -window, 0, columns);
-            curve(i).points = plot::envelopePoints(cols, logY ? yRange.lower() : -1e300);
+            canvas->curve(i).points = plot::envelopePoints(cols, logY ? yRange.lower() : -1e300);
         }
         canvas->setAxes({-window, 0, false}, {yRange.lower(), yRange.upper(), logY});
         canvas->refresh();
@@ -215,7 +195,7 @@ TimelineChart::TimelineChart(QWidget* parent)
         d->fitXTicks();
         d->redraw(false);
     });
-    d->canvas->installEventFilter(this);
+    d->canvas->setClickHandler([this](QPointF value) { emit clicked(value.x(), value.y()); });
 
     changeEvent(nullptr);
     d->applyX();
@@ -311,7 +291,7 @@ void TimelineChart::clear()
 
 QList<QPointF> TimelineChart::envelope() const
 {
-    return d->curve(0).points;
+    return d->canvas->curve(0).points;
 }
 int TimelineChart::curveCount() const
 {
@@ -319,7 +299,7 @@ int TimelineChart::curveCount() const
 }
 QList<QPointF> TimelineChart::curveEnvelope(int index) const
 {
-    return index >= 0 && index < curveCount() ? d->curve(size_t(index)).points : QList<QPointF>();
+    return index >= 0 && index < curveCount() ? d->canvas->curve(size_t(index)).points : QList<QPointF>();
 }
 QString TimelineChart::curveName(int index) const
 {
@@ -354,18 +334,6 @@ double TimelineChart::secondsPerColumn() const
 QPoint TimelineChart::viewPosition(double tSec, double latencyUs) const
 {
     return d->canvas->toPixel(QPointF(tSec, latencyUs)).toPoint();
-}
-
-bool TimelineChart::eventFilter(QObject* watched, QEvent* event)
-{
-    if (watched == d->canvas && event->type() == QEvent::MouseButtonRelease) {
-        const auto* m = static_cast<QMouseEvent*>(event);
-        if (m->button() == Qt::LeftButton && d->canvas->plotArea().contains(m->position())) {
-            const QPointF v = d->canvas->toValue(m->position());
-            emit clicked(v.x(), v.y());
-        }
-    }
-    return QWidget::eventFilter(watched, event);
 }
 
 } // namespace rtscope
