@@ -290,7 +290,7 @@ struct ContentionChart::Impl {
 };
 
 ContentionChart::ContentionChart(QWidget* parent)
-    : QWidget(parent)
+    : plot::RestyledWidget(parent)
     , d(std::make_unique<Impl>())
 {
     d->owner = this;
@@ -371,12 +371,9 @@ ContentionChart::ContentionChart(QWidget* parent)
 
 ContentionChart::~ContentionChart() = default;
 
-void ContentionChart::changeEvent(QEvent* event)
+void ContentionChart::restyle()
 {
-    QWidget::changeEvent(event);
-    if (event->type() == QEvent::PaletteChange || event->type() == QEvent::FontChange ||
-        event->type() == QEvent::StyleChange)
-        d->restyle();
+    d->restyle();
 }
 
 void ContentionChart::setData(const ContentionChartData& data)

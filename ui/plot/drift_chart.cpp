@@ -187,7 +187,7 @@ struct DriftChart::Impl {
 };
 
 DriftChart::DriftChart(QWidget* parent)
-    : QWidget(parent)
+    : plot::RestyledWidget(parent)
     , d(std::make_unique<Impl>())
 {
     d->owner = this;
@@ -218,18 +218,14 @@ DriftChart::DriftChart(QWidget* parent)
         d->redraw();
     });
     connect(d->chart, &QChart::plotAreaChanged, this, [this] { d->redraw(); });
-    changeEvent(nullptr);
+    restyle();
     d->redraw();
 }
 
 DriftChart::~DriftChart() = default;
 
-void DriftChart::changeEvent(QEvent* event)
+void DriftChart::restyle()
 {
-    if (event)
-        QWidget::changeEvent(event);
-    if (!plot::restylesFor(event))
-        return;
     const QPalette pal = palette();
     plot::styleChart(d->chart, pal, font());
     plot::styleAxis(d->yLinear, pal, font());

@@ -182,7 +182,7 @@ struct HistogramChart::Impl {
 };
 
 HistogramChart::HistogramChart(QWidget* parent)
-    : QWidget(parent)
+    : plot::RestyledWidget(parent)
     , d(std::make_unique<Impl>())
 {
     d->owner = this;
@@ -216,7 +216,7 @@ HistogramChart::HistogramChart(QWidget* parent)
     d->canvas->setClickHandler([this](QPointF value) { emit clicked(value.x()); });
 
     d->configureRanges();
-    changeEvent(nullptr);
+    restyle();
     d->redraw(true);
     d->reference->setVisible(false);
     d->copyPens();
@@ -235,12 +235,8 @@ QString HistogramChart::valueAxisTitle() const
     return d->logX ? d->xLog->titleText() : d->xLinear->titleText();
 }
 
-void HistogramChart::changeEvent(QEvent* event)
+void HistogramChart::restyle()
 {
-    if (event)
-        QWidget::changeEvent(event);
-    if (!plot::restylesFor(event))
-        return;
     const QPalette pal = palette();
     plot::styleChart(d->chart, pal, font());
     plot::styleAxis(d->xLinear, pal, font());

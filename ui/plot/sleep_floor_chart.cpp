@@ -206,7 +206,7 @@ struct SleepFloorChart::Impl {
 };
 
 SleepFloorChart::SleepFloorChart(QWidget* parent)
-    : QWidget(parent)
+    : plot::RestyledWidget(parent)
     , d(std::make_unique<Impl>())
 {
     d->owner = this;
@@ -232,17 +232,13 @@ SleepFloorChart::SleepFloorChart(QWidget* parent)
     d->view->setRenderHint(QPainter::Antialiasing);
     d->rebuildAxes({0, 1, 10, 100, 1'000, 10'000, 100'000, 1'000'000, 10'000'000}, 0, 8);
     connect(d->chart, &QChart::plotAreaChanged, this, [this] { d->refit(); });
-    changeEvent(nullptr);
+    restyle();
 }
 
 SleepFloorChart::~SleepFloorChart() = default;
 
-void SleepFloorChart::changeEvent(QEvent* event)
+void SleepFloorChart::restyle()
 {
-    if (event)
-        QWidget::changeEvent(event);
-    if (!plot::restylesFor(event))
-        return;
     plot::styleChart(d->chart, palette(), font());
     d->style();
 }

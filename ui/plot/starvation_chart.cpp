@@ -218,7 +218,7 @@ struct StarvationChart::Impl {
 };
 
 StarvationChart::StarvationChart(QWidget* parent)
-    : QWidget(parent)
+    : plot::RestyledWidget(parent)
     , d(std::make_unique<Impl>())
 {
     d->chart = plot::newChart(tr("Progress of the counter threads"));
@@ -239,19 +239,15 @@ StarvationChart::StarvationChart(QWidget* parent)
     d->view->setRenderHint(QPainter::Antialiasing);
     connect(d->chart, &QChart::plotAreaChanged, this, [this] { d->redraw(); });
 
-    changeEvent(nullptr);
+    restyle();
     d->applyY();
     d->redraw();
 }
 
 StarvationChart::~StarvationChart() = default;
 
-void StarvationChart::changeEvent(QEvent* event)
+void StarvationChart::restyle()
 {
-    if (event)
-        QWidget::changeEvent(event);
-    if (!plot::restylesFor(event))
-        return;
     d->palette = palette();
     d->font = plot::labelFont(font(), 1.05, true);
     plot::styleChart(d->chart, d->palette, font());

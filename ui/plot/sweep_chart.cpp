@@ -189,7 +189,7 @@ struct SweepChart::Impl {
 };
 
 SweepChart::SweepChart(QWidget* parent)
-    : QWidget(parent)
+    : plot::RestyledWidget(parent)
     , d(std::make_unique<Impl>())
 {
     d->chart = plot::newChart(tr("Latency against the setting"));
@@ -208,18 +208,14 @@ SweepChart::SweepChart(QWidget* parent)
     connect(d->chart, &QChart::plotAreaChanged, this, [this] { d->placeFailedLabels(); });
     for (size_t r = 0; r < kRoles.size(); ++r)
         d->segment(r, 0);
-    changeEvent(nullptr);
+    restyle();
     setPoints({});
 }
 
 SweepChart::~SweepChart() = default;
 
-void SweepChart::changeEvent(QEvent* event)
+void SweepChart::restyle()
 {
-    if (event)
-        QWidget::changeEvent(event);
-    if (!plot::restylesFor(event))
-        return;
     d->palette = palette();
     d->font = font();
     plot::styleChart(d->chart, d->palette, d->font);

@@ -161,7 +161,7 @@ struct TimelineChart::Impl {
 };
 
 TimelineChart::TimelineChart(QWidget* parent)
-    : QWidget(parent)
+    : plot::RestyledWidget(parent)
     , d(std::make_unique<Impl>())
 {
     d->owner = this;
@@ -197,19 +197,15 @@ TimelineChart::TimelineChart(QWidget* parent)
     });
     d->canvas->setClickHandler([this](QPointF value) { emit clicked(value.x(), value.y()); });
 
-    changeEvent(nullptr);
+    restyle();
     d->applyX();
     d->redraw(true);
 }
 
 TimelineChart::~TimelineChart() = default;
 
-void TimelineChart::changeEvent(QEvent* event)
+void TimelineChart::restyle()
 {
-    if (event)
-        QWidget::changeEvent(event);
-    if (!plot::restylesFor(event))
-        return;
     const QPalette pal = palette();
     plot::styleChart(d->chart, pal, font());
     plot::styleAxis(d->yLinear, pal, font());
