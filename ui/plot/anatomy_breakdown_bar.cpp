@@ -17,7 +17,7 @@ constexpr double kSwimBarMargin = 10;
 } // namespace
 
 AnatomyBreakdownBar::AnatomyBreakdownBar(QWidget* parent)
-    : QWidget(parent)
+    : plot::LaidOutWidget(parent)
 {
     setAttribute(Qt::WA_OpaquePaintEvent);
     setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Expanding);
@@ -83,22 +83,6 @@ QSize AnatomyBreakdownBar::sizeHint() const
 QSize AnatomyBreakdownBar::minimumSizeHint() const
 {
     return QSize(int(kSwimBarMargin * 2 + kSwimBarWidth + 14 + 140), 160);
-}
-
-void AnatomyBreakdownBar::resizeEvent(QResizeEvent* event)
-{
-    QWidget::resizeEvent(event);
-    relayout();
-}
-
-void AnatomyBreakdownBar::changeEvent(QEvent* event)
-{
-    QWidget::changeEvent(event);
-    if (event->type() == QEvent::FontChange || event->type() == QEvent::PaletteChange) {
-        updateGeometry();
-        relayout();
-        update();
-    }
 }
 
 QRectF AnatomyBreakdownBar::blockRect(int index) const

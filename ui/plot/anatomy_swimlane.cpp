@@ -63,7 +63,7 @@ void fillSwimKind(QPainter& p, SwimKind kind, const QRectF& r, QColor fill)
 } // namespace
 
 AnatomySwimlane::AnatomySwimlane(QWidget* parent)
-    : QWidget(parent)
+    : plot::LaidOutWidget(parent)
 {
     setAttribute(Qt::WA_OpaquePaintEvent);
     setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Expanding);
@@ -141,22 +141,6 @@ QSize AnatomySwimlane::minimumSizeHint() const
 void AnatomySwimlane::relayout()
 {
     m_layout = layoutSwimlane(m_data, QSizeF(size()), font());
-}
-
-void AnatomySwimlane::resizeEvent(QResizeEvent* event)
-{
-    QWidget::resizeEvent(event);
-    relayout();
-}
-
-void AnatomySwimlane::changeEvent(QEvent* event)
-{
-    QWidget::changeEvent(event);
-    if (event->type() == QEvent::FontChange || event->type() == QEvent::PaletteChange) {
-        updateGeometry();
-        relayout();
-        update();
-    }
 }
 
 bool AnatomySwimlane::event(QEvent* event)

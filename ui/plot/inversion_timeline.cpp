@@ -26,7 +26,7 @@ enum LegendKind { LowHolding, HighHolding, MediumRunning, Inversion, HighWaiting
 } // namespace
 
 InversionTimeline::InversionTimeline(QWidget* parent)
-    : QWidget(parent)
+    : plot::LaidOutWidget(parent)
 {
     setAttribute(Qt::WA_OpaquePaintEvent);
     setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Preferred);
@@ -63,22 +63,6 @@ QSize InversionTimeline::minimumSizeHint() const
     const QFontMetricsF fm(plot::labelFont(font(), 1.05));
     const double h = fm.height() * 4 + 3 * kMinLaneHeight + legendHeight(400) + 16;
     return QSize(400, int(h));
-}
-
-void InversionTimeline::resizeEvent(QResizeEvent* event)
-{
-    QWidget::resizeEvent(event);
-    relayout();
-}
-
-void InversionTimeline::changeEvent(QEvent* event)
-{
-    QWidget::changeEvent(event);
-    if (event->type() == QEvent::FontChange || event->type() == QEvent::PaletteChange) {
-        updateGeometry();
-        relayout();
-        update();
-    }
 }
 
 double InversionTimeline::xOf(int64_t ns) const

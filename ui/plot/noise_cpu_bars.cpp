@@ -21,7 +21,7 @@ constexpr std::array<NoisePart, 7> kNoiseLegendParts = {NoisePart::Available, No
 } // namespace
 
 NoiseCpuBars::NoiseCpuBars(QWidget* parent)
-    : QWidget(parent)
+    : plot::LaidOutWidget(parent)
 {
     setObjectName("noiseCpuBars");
     setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Preferred);
@@ -118,21 +118,6 @@ QSize NoiseCpuBars::sizeHint() const
 QSize NoiseCpuBars::minimumSizeHint() const
 {
     return {400, legendHeight() + rowHeight() + 8};
-}
-
-void NoiseCpuBars::resizeEvent(QResizeEvent* event)
-{
-    QWidget::resizeEvent(event);
-    relayout();
-}
-
-void NoiseCpuBars::changeEvent(QEvent* event)
-{
-    QWidget::changeEvent(event);
-    if (event->type() == QEvent::FontChange || event->type() == QEvent::PaletteChange) {
-        relayout();
-        updateGeometry();
-    }
 }
 
 void NoiseCpuBars::relayout()
