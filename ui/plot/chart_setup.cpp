@@ -6,6 +6,8 @@
 #include <QtCharts/QAbstractSeries>
 #include <QtCharts/QChart>
 #include <QtCharts/QChartView>
+#include <QtCharts/QLegend>
+#include <QtCharts/QLegendMarker>
 #include <QtCharts/QLogValueAxis>
 #include <QtCharts/QValueAxis>
 
@@ -70,6 +72,13 @@ void swapAxis(QChart* chart, QAbstractAxis* hidden, QAbstractAxis* shown, Qt::Al
         for (QAbstractSeries* s : chart->series())
             s->attachAxis(shown);
     }
+}
+
+void hideLegendOfHiddenSeries(QChart* chart)
+{
+    const QList<QLegendMarker*> markers = chart->legend()->markers();
+    for (QLegendMarker* m : markers)
+        m->setVisible(m->series()->isVisible());
 }
 
 bool restylesFor(const QEvent* event)

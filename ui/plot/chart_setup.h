@@ -30,6 +30,8 @@ void addSeries(QChart* chart, QAbstractSeries* series);
 /// Shows @p shown at @p alignment instead of @p hidden, its linear or log twin, for every series of @p chart. The
 /// axis taken off is given to @p keeper (removeAxis gives up ownership).
 void swapAxis(QChart* chart, QAbstractAxis* hidden, QAbstractAxis* shown, Qt::Alignment alignment, QObject* keeper);
+/// Shows the legend entry of each series of @p chart only while the series is visible.
+void hideLegendOfHiddenSeries(QChart* chart);
 /// Whether a chart restyles for @p event: a palette, font or style change, or null (the first styling).
 bool restylesFor(const QEvent* event);
 

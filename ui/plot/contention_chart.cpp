@@ -63,6 +63,14 @@ struct BarLabels {
         for (size_t i = n; i < items.size(); ++i)
             items[i]->hide();
     }
+    /// The texts of the first @p n items, last first: the top bar's label first, as the page lists the kinds.
+    QStringList topFirst(size_t n) const
+    {
+        QStringList out;
+        for (size_t j = n; j-- > 0;)
+            out << items[j]->text();
+        return out;
+    }
 };
 
 // Writes @p text at the end of a bar from 0 to @p value at category @p y: right of it when the plot has room,
@@ -221,17 +229,10 @@ struct ContentionChart::Impl {
             plot::addSeries(waitChart, s);
             waitSeries.push_back(s);
         }
-        double lo = 0, hi = 0;
-        bool any = false;
+        plot::BucketExtent e;
         for (const ContentionWaitCurve& w : data.waits)
-            for (const HistogramBucket& b : w.curve.buckets) {
-                if (!b.count)
-                    continue;
-                lo = any ? std::min(lo, b.lowUs) : b.lowUs;
-                hi = any ? std::max(hi, b.highUs) : b.highUs;
-                any = true;
-            }
-        if (xRange.update(any ? lo : 0.1, any ? hi : 10))
+            e.add(w.curve);
+        if (xRange.update(e.any ? e.min : 0.1, e.any ? e.max : 10))
             waitX->setRange(xRange.lower(), xRange.upper());
         const std::vector<double> edges = plot::logEdges(xRange.lower(), xRange.upper(), kBinsPerDecade);
         uint64_t maxCount = 1;
@@ -260,10 +261,7 @@ struct ContentionChart::Impl {
             s->replace(plot::stepPoints(edges, counts[i], plot::kCountFloor));
             s->setVisible(true);
         }
-        // Hidden series keep no legend entry.
-        const QList<QLegendMarker*> markers = waitChart->legend()->markers();
-        for (QLegendMarker* m : markers)
-            m->setVisible(m->series()->isVisible());
+        plot::hideLegendOfHiddenSeries(waitChart);
     }
 
     void restyle()
@@ -414,11 +412,7 @@ QList<double> ContentionChart::throughputValues() const
 
 QStringList ContentionChart::throughputLabels() const
 {
-    QStringList out;
-    const int n = int(d->data.bars.size());
-    for (int j = n - 1; j >= 0; --j)
-        out << d->rateLabels.items[size_t(j)]->text();
-    return out;
+    return d->rateLabels.topFirst(d->data.bars.size());
 }
 
 QList<double> ContentionChart::switchValues(bool voluntary) const
@@ -432,11 +426,7 @@ QList<double> ContentionChart::switchValues(bool voluntary) const
 
 QStringList ContentionChart::switchLabels() const
 {
-    QStringList out;
-    const int n = int(d->data.bars.size());
-    for (int j = n - 1; j >= 0; --j)
-        out << d->switchLabels.items[size_t(j)]->text();
-    return out;
+    return d->switchLabels.topFirst(d->data.bars.size());
 }
 
 int ContentionChart::waitCurveCount() const

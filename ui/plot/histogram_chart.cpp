@@ -26,23 +26,6 @@ namespace rtscope {
 namespace {
 constexpr int kLinearBins = 200;
 constexpr int kLogBinsPerDecade = 50;
-
-struct Extent {
-    double min = 0;
-    double max = 0;
-    bool any = false;
-};
-
-void extend(Extent& e, const HistogramCurve& c)
-{
-    for (const HistogramBucket& b : c.buckets) {
-        if (!b.count)
-            continue;
-        e.min = e.any ? std::min(e.min, b.lowUs) : b.lowUs;
-        e.max = e.any ? std::max(e.max, b.highUs) : b.highUs;
-        e.any = true;
-    }
-}
 } // namespace
 
 struct HistogramChart::Impl {
@@ -138,12 +121,12 @@ struct HistogramChart::Impl {
 
     void redraw(bool forceAxes)
     {
-        Extent e;
-        extend(e, liveCurve);
+        plot::BucketExtent e;
+        e.add(liveCurve);
         if (refCurve)
-            extend(e, *refCurve);
+            e.add(*refCurve);
         for (const HistogramOverlay& o : overlays)
-            extend(e, o.curve);
+            e.add(o.curve);
         const double lo = e.any ? std::max(e.min, 0.0) : (logX ? 1.0 : 0.0);
         const double hi = e.any ? e.max : 100.0;
         if (xRange.update(lo, hi) || forceAxes)

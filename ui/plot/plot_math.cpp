@@ -91,6 +91,17 @@ std::vector<uint64_t> rebin(const std::vector<HistogramBucket>& buckets, const s
     return counts;
 }
 
+void BucketExtent::add(const HistogramCurve& curve)
+{
+    for (const HistogramBucket& b : curve.buckets) {
+        if (!b.count)
+            continue;
+        min = any ? std::min(min, b.lowUs) : b.lowUs;
+        max = any ? std::max(max, b.highUs) : b.highUs;
+        any = true;
+    }
+}
+
 QList<QPointF> stepPoints(const std::vector<double>& edges, const std::vector<uint64_t>& counts, double floor)
 {
     QList<QPointF> out;

@@ -31,6 +31,14 @@ std::vector<double> logEdges(double lo, double hi, int perDecade);
 /// edges go to the first or last bin, so nothing recorded disappears from the picture.
 std::vector<uint64_t> rebin(const std::vector<HistogramBucket>& buckets, const std::vector<double>& edges);
 
+/// The span of the non-empty buckets of one or more histograms: what their value axis must show.
+struct BucketExtent {
+    double min = 0;
+    double max = 0;
+    bool any = false; ///< whether a non-empty bucket was seen; min and max mean nothing before
+    void add(const HistogramCurve& curve);
+};
+
 /// The count at which empty bins are drawn on a log count axis: below its first decade, so an empty bin reads as
 /// nothing rather than disappearing from the line.
 inline constexpr double kCountFloor = 0.5;

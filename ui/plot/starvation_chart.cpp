@@ -200,10 +200,7 @@ struct StarvationChart::Impl {
             }
             series[i]->replace(pts);
         }
-        // Hide the legend entries of the unused series.
-        const auto markers = chart->legend()->markers();
-        for (auto* m : markers)
-            m->setVisible(m->series()->isVisible());
+        plot::hideLegendOfHiddenSeries(chart);
         applyX();
         // A whole number of nice ticks above the data: the 1-2-5 ladder alone would leave half the plot empty.
         const double tick = plot::niceTickInterval(std::max(yMax, 1e6) * 1.08, 5);
