@@ -40,6 +40,16 @@ QValueAxis* newDynamicAxis(const QString& title)
     return axis;
 }
 
+void setTickedRange(QValueAxis* axis, double lo, double hi, double interval, const char* labelFormat)
+{
+    axis->setTickType(QValueAxis::TicksDynamic);
+    axis->setTickAnchor(0);
+    axis->setTickInterval(interval);
+    axis->setLabelFormat(QString::fromLatin1(labelFormat));
+    if (axis->min() != lo || axis->max() != hi)
+        axis->setRange(lo, hi);
+}
+
 QChartView* fillWithChartView(QWidget* host, QChart* chart, int widthChars, int heightLines)
 {
     auto* view = new QChartView(chart, host);

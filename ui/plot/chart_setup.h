@@ -22,6 +22,8 @@ QChart* newChart(const QString& title, const QMargins& margins = QMargins(4, 4, 
 QLogValueAxis* newLogAxis(const QString& title, const char* labelFormat = "%.7g", int minorTicks = 8);
 /// A value axis with dynamic ticks (the chart sets their interval), titled @p title.
 QValueAxis* newDynamicAxis(const QString& title);
+/// Puts @p axis on [lo, hi] with ticks @p interval apart from 0, labelled with @p labelFormat ("%.1f").
+void setTickedRange(QValueAxis* axis, double lo, double hi, double interval, const char* labelFormat);
 /// A view of @p chart filling @p host edge to edge, at least @p widthChars average characters wide and
 /// @p heightLines lines high in @p host's font.
 QChartView* fillWithChartView(QWidget* host, QChart* chart, int widthChars, int heightLines);

@@ -111,11 +111,7 @@ struct DeadlineChart::Impl {
         x->setTitleText(data.xTitle);
         auto* y = new QValueAxis;
         const double upper = std::max(10.0, top * 100 * 1.1);
-        y->setTickAnchor(0);
-        y->setTickType(QValueAxis::TicksDynamic);
-        y->setTickInterval(plot::niceTickInterval(upper, 6));
-        y->setLabelFormat("%.0f %%");
-        y->setRange(0, upper);
+        plot::setTickedRange(y, 0, upper, plot::niceTickInterval(upper, 6), "%.0f %%");
         y->setTitleText(data.yTitle);
         chart->addAxis(x, Qt::AlignBottom);
         chart->addAxis(y, Qt::AlignLeft);
@@ -137,12 +133,8 @@ struct DeadlineChart::Impl {
     void buildTime()
     {
         auto* x = new QValueAxis;
-        x->setTickType(QValueAxis::TicksDynamic);
-        x->setTickAnchor(0);
-        const double span = std::max(1e-3, data.xMax - data.xMin);
-        x->setTickInterval(plot::niceTickInterval(span, 8));
-        x->setLabelFormat(x->tickInterval() < 1 ? "%.1f" : "%.0f");
-        x->setRange(data.xMin, data.xMax);
+        const double xInterval = plot::niceTickInterval(std::max(1e-3, data.xMax - data.xMin), 8);
+        plot::setTickedRange(x, data.xMin, data.xMax, xInterval, xInterval < 1 ? "%.1f" : "%.0f");
         x->setTitleText(data.xTitle);
         chart->addAxis(x, Qt::AlignBottom);
         QAbstractAxis* yAxis = nullptr;
@@ -156,11 +148,9 @@ struct DeadlineChart::Impl {
             yAxis = y;
         } else {
             auto* y = new QValueAxis;
-            y->setTickType(QValueAxis::TicksDynamic);
-            y->setTickAnchor(0);
-            y->setTickInterval(plot::niceTickInterval(std::max(1e-3, data.yMax), 6));
-            y->setLabelFormat(y->tickInterval() < 1 ? "%.1f" : "%.0f");
-            y->setRange(0, std::max(1e-3, data.yMax));
+            const double yMax = std::max(1e-3, data.yMax);
+            const double yInterval = plot::niceTickInterval(yMax, 6);
+            plot::setTickedRange(y, 0, yMax, yInterval, yInterval < 1 ? "%.1f" : "%.0f");
             yAxis = y;
         }
         yAxis->setTitleText(data.yTitle);

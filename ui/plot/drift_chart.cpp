@@ -94,10 +94,7 @@ struct DriftChart::Impl {
     void setXRange(double lo, double hi)
     {
         applying = true;
-        x->setTickType(QValueAxis::TicksDynamic);
-        x->setTickAnchor(0);
-        x->setTickInterval(std::max(1.0, plot::niceTickInterval(hi - lo, 8)));
-        x->setRange(lo, hi);
+        plot::setTickedRange(x, lo, hi, std::max(1.0, plot::niceTickInterval(hi - lo, 8)), "%.0f");
         applying = false;
     }
 
@@ -115,12 +112,7 @@ struct DriftChart::Impl {
             // A little headroom, so the highest line never runs along the frame.
             const double l = std::floor((std::min(lo, 0.0) - 0.04 * span) / step) * step;
             const double h = std::ceil((std::max(hi, 0.0) + 0.04 * span) / step) * step;
-            yLinear->setTickType(QValueAxis::TicksDynamic);
-            yLinear->setTickAnchor(0);
-            yLinear->setTickInterval(step);
-            yLinear->setLabelFormat(step >= 1 ? "%.0f" : "%.1f");
-            if (yLinear->min() != l || yLinear->max() != h)
-                yLinear->setRange(l, h);
+            plot::setTickedRange(yLinear, l, h, step, step >= 1 ? "%.0f" : "%.1f");
         }
         applying = false;
     }

@@ -95,10 +95,7 @@ struct HistogramChart::Impl {
         if (logX) {
             xLog->setRange(lo, hi);
         } else {
-            xLinear->setTickAnchor(0);
-            xLinear->setTickInterval(plot::niceTickInterval(hi - lo, 8));
-            xLinear->setLabelFormat(hi >= 20 ? "%.0f" : "%.1f");
-            xLinear->setRange(lo, hi);
+            plot::setTickedRange(xLinear, lo, hi, plot::niceTickInterval(hi - lo, 8), hi >= 20 ? "%.0f" : "%.1f");
         }
         edges = logX ? plot::logEdges(lo, hi, kLogBinsPerDecade) : plot::linearEdges(lo, hi, kLinearBins);
         refCounts = refCurve ? plot::rebin(refCurve->buckets, edges) : std::vector<uint64_t>{};

@@ -82,20 +82,15 @@ struct StarvationChart::Impl {
         const double span = std::max(1e-3, data.xMax - data.xMin);
         if (x->min() == data.xMin && x->max() == data.xMax)
             return;
-        x->setTickAnchor(0);
-        x->setTickInterval(plot::niceTickInterval(span, 8));
-        x->setLabelFormat(x->tickInterval() < 1 ? "%.1f" : "%.0f");
-        x->setRange(data.xMin, data.xMax);
+        const double interval = plot::niceTickInterval(span, 8);
+        plot::setTickedRange(x, data.xMin, data.xMax, interval, interval < 1 ? "%.1f" : "%.0f");
     }
 
     void applyY()
     {
         // The axis is in millions of operations per second: "300" reads better from the back row than "3e+08".
         const double upper = yUpper / kMillion;
-        y->setTickAnchor(0);
-        y->setTickInterval(plot::niceTickInterval(upper, 5));
-        y->setLabelFormat(upper >= 20 ? "%.0f" : "%.1f");
-        y->setRange(0, upper);
+        plot::setTickedRange(y, 0, upper, plot::niceTickInterval(upper, 5), upper >= 20 ? "%.0f" : "%.1f");
     }
 
     void placeBands(const std::vector<TimeBand>& bands, std::vector<Band>& items, const QColor& color, bool window,

@@ -99,9 +99,7 @@ struct TimelineChart::Impl {
 
     void applyX()
     {
-        x->setTickAnchor(0);
-        x->setTickInterval(xTickInterval());
-        x->setRange(-window, 0);
+        plot::setTickedRange(x, -window, 0, xTickInterval(), "%.0f");
         ++axisUpdates;
     }
 
@@ -118,10 +116,8 @@ struct TimelineChart::Impl {
         if (logY) {
             yLog->setRange(yRange.lower(), yRange.upper());
         } else {
-            yLinear->setTickAnchor(0);
-            yLinear->setTickInterval(plot::niceTickInterval(yRange.upper(), 6));
-            yLinear->setLabelFormat(yRange.upper() >= 20 ? "%.0f" : "%.1f");
-            yLinear->setRange(yRange.lower(), yRange.upper());
+            plot::setTickedRange(yLinear, yRange.lower(), yRange.upper(), plot::niceTickInterval(yRange.upper(), 6),
+                                 yRange.upper() >= 20 ? "%.0f" : "%.1f");
         }
         ++axisUpdates;
     }
