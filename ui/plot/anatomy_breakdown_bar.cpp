@@ -17,7 +17,7 @@ constexpr double kSwimBarMargin = 10;
 } // namespace
 
 AnatomyBreakdownBar::AnatomyBreakdownBar(QWidget* parent)
-    : QWidget(parent)
+    : plot::LaidOutWidget(parent)
 {
     setAttribute(Qt::WA_OpaquePaintEvent);
     setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Expanding);
@@ -63,9 +63,9 @@ QString AnatomyBreakdownBar::labelText(int index) const
 
 QSize AnatomyBreakdownBar::sizeHint() const
 {
-    const QFontMetricsF fm(anatomyFont(font(), 0.95));
-    const QFontMetricsF bold(anatomyFont(font(), 0.95, true)); // the known parts' labels
-    const QFontMetricsF title(anatomyFont(font(), 1.0, true));
+    const QFontMetricsF fm(plot::labelFont(font(), 0.95));
+    const QFontMetricsF bold(plot::labelFont(font(), 0.95, true)); // the known parts' labels
+    const QFontMetricsF title(plot::labelFont(font(), 1.0, true));
     double w = title.horizontalAdvance(tr("%1 late, split into").arg(m_data.latencyText)) - kSwimBarWidth - 14;
     for (int i = 0; i < int(m_data.parts.size()); ++i) {
         w = std::max(w, bold.horizontalAdvance(labelText(i)) + 14);
@@ -85,22 +85,6 @@ QSize AnatomyBreakdownBar::minimumSizeHint() const
     return QSize(int(kSwimBarMargin * 2 + kSwimBarWidth + 14 + 140), 160);
 }
 
-void AnatomyBreakdownBar::resizeEvent(QResizeEvent* event)
-{
-    QWidget::resizeEvent(event);
-    relayout();
-}
-
-void AnatomyBreakdownBar::changeEvent(QEvent* event)
-{
-    QWidget::changeEvent(event);
-    if (event->type() == QEvent::FontChange || event->type() == QEvent::PaletteChange) {
-        updateGeometry();
-        relayout();
-        update();
-    }
-}
-
 QRectF AnatomyBreakdownBar::blockRect(int index) const
 {
     return index >= 0 && size_t(index) < m_blocks.size() ? m_blocks[size_t(index)] : QRectF();
@@ -108,8 +92,8 @@ QRectF AnatomyBreakdownBar::blockRect(int index) const
 
 void AnatomyBreakdownBar::relayout()
 {
-    const QFontMetricsF tf(anatomyFont(font(), 1.0, true));
-    const QFontMetricsF fm(anatomyFont(font(), 0.95));
+    const QFontMetricsF tf(plot::labelFont(font(), 1.0, true));
+    const QFontMetricsF fm(plot::labelFont(font(), 0.95));
     const double top = tf.height() + 10;
     const double bottom = height() - 8;
     m_bar = QRectF(kSwimBarMargin, top, kSwimBarWidth, std::max(20.0, bottom - top));
@@ -159,7 +143,7 @@ void AnatomyBreakdownBar::paintEvent(QPaintEvent*)
     if (m_data.parts.empty())
         return;
 
-    const QFont titleFont = anatomyFont(font(), 1.0, true);
+    const QFont titleFont = plot::labelFont(font(), 1.0, true);
     p.setFont(titleFont);
     p.setPen(text);
     p.drawText(QPointF(kSwimBarMargin, QFontMetricsF(titleFont).ascent() + 4),
@@ -181,8 +165,8 @@ void AnatomyBreakdownBar::paintEvent(QPaintEvent*)
     p.setBrush(Qt::NoBrush);
     p.drawRect(m_bar.adjusted(0.5, 0.5, -0.5, -0.5));
 
-    const QFont f = anatomyFont(font(), 0.95);
-    const QFont fb = anatomyFont(font(), 0.95, true);
+    const QFont f = plot::labelFont(font(), 0.95);
+    const QFont fb = plot::labelFont(font(), 0.95, true);
     const QFontMetricsF fm(f);
     const double lx = m_bar.right() + 14;
     for (size_t i = 0; i < m_data.parts.size(); ++i) {

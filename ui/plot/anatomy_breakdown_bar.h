@@ -3,10 +3,11 @@
 // time order, each as tall as its share, labelled beside; an unknown part is listed without a block. A QPainter
 // widget taking plain data (ui/widgets/anatomy_view_data.h builds it); it stands beside the swimlane
 // (anatomy_swimlane.h), whose colours it shares.
+#include "ui/plot/laid_out_widget.h"
+
 #include <QColor>
 #include <QRectF>
 #include <QString>
-#include <QWidget>
 
 #include <cstdint>
 #include <optional>
@@ -32,7 +33,7 @@ struct AnatomyBreakdownData {
     std::vector<BreakdownPart> parts;
 };
 
-class AnatomyBreakdownBar : public QWidget {
+class AnatomyBreakdownBar : public plot::LaidOutWidget {
     Q_OBJECT
 public:
     explicit AnatomyBreakdownBar(QWidget* parent = nullptr);
@@ -54,11 +55,9 @@ public:
 
 protected:
     void paintEvent(QPaintEvent* event) override;
-    void resizeEvent(QResizeEvent* event) override;
-    void changeEvent(QEvent* event) override;
 
 private:
-    void relayout();
+    void relayout() override;
 
     AnatomyBreakdownData m_data;
     QRectF m_bar;

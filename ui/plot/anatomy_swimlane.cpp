@@ -63,7 +63,7 @@ void fillSwimKind(QPainter& p, SwimKind kind, const QRectF& r, QColor fill)
 } // namespace
 
 AnatomySwimlane::AnatomySwimlane(QWidget* parent)
-    : QWidget(parent)
+    : plot::LaidOutWidget(parent)
 {
     setAttribute(Qt::WA_OpaquePaintEvent);
     setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Expanding);
@@ -114,7 +114,7 @@ QString AnatomySwimlane::kindName(SwimKind kind)
 
 QSize AnatomySwimlane::sizeHint() const
 {
-    const QFontMetricsF fm(anatomyFont(font(), 1.0, true));
+    const QFontMetricsF fm(plot::labelFont(font(), 1.0, true));
     const int lanes = std::max<int>(1, int(m_data.lanes.size()));
     return QSize(900, int(fm.height() * 4 + 20 + lanes * std::max(30.0, minLaneHeight()) +
                           int(swimlaneLegendHeight(m_data, 900, font()))));
@@ -130,8 +130,8 @@ QSize AnatomySwimlane::minimumSizeHint() const
     // What the layout needs for lanes no thinner than minLaneHeight(): the line labels above (two rows, the usual
     // count), the lanes, the time axis and the legend at the narrowest width; a parent with less gives a scroll bar
     // (AnatomyPanel), not squeezed lanes.
-    const QFontMetricsF nameFm(anatomyFont(font(), 1.0, true));
-    const QFontMetricsF fm(anatomyFont(font(), 1.0));
+    const QFontMetricsF nameFm(plot::labelFont(font(), 1.0, true));
+    const QFontMetricsF fm(plot::labelFont(font(), 1.0));
     const int lanes = std::max<int>(1, int(m_data.lanes.size()));
     const double labels = m_data.lines.empty() ? 0 : 2 * (nameFm.height() + 1);
     return QSize(360, int(std::ceil(8 + labels + lanes * minLaneHeight() + fm.height() + 12 +
@@ -141,22 +141,6 @@ QSize AnatomySwimlane::minimumSizeHint() const
 void AnatomySwimlane::relayout()
 {
     m_layout = layoutSwimlane(m_data, QSizeF(size()), font());
-}
-
-void AnatomySwimlane::resizeEvent(QResizeEvent* event)
-{
-    QWidget::resizeEvent(event);
-    relayout();
-}
-
-void AnatomySwimlane::changeEvent(QEvent* event)
-{
-    QWidget::changeEvent(event);
-    if (event->type() == QEvent::FontChange || event->type() == QEvent::PaletteChange) {
-        updateGeometry();
-        relayout();
-        update();
-    }
 }
 
 bool AnatomySwimlane::event(QEvent* event)
@@ -264,8 +248,8 @@ void AnatomySwimlane::drawSegment(QPainter& p, int lane, const SwimSegment& s, c
     // The label inside, when it fits (else the tooltip has it).
     if (s.label.isEmpty())
         return;
-    const QFont f =
-        anatomyFont(font(), 0.95, swimIsPart(s.kind) || s.kind == SwimKind::RtTask || s.kind == SwimKind::OtherTask);
+    const QFont f = plot::labelFont(font(), 0.95,
+                                    swimIsPart(s.kind) || s.kind == SwimKind::RtTask || s.kind == SwimKind::OtherTask);
     const QFontMetricsF fm(f);
     const QRectF lr = m_layout.lanes[size_t(lane)];
     const double w = fm.horizontalAdvance(s.label);
@@ -287,7 +271,7 @@ void AnatomySwimlane::drawSegment(QPainter& p, int lane, const SwimSegment& s, c
 void AnatomySwimlane::drawGroupLabels(QPainter& p) const
 {
     // Tasks of one name taking turns (sixteen hogs): slices too short for the name each, the name once over them.
-    const QFont f = anatomyFont(font(), 0.95, true);
+    const QFont f = plot::labelFont(font(), 0.95, true);
     const QFontMetricsF fm(f);
     p.setFont(f);
     const bool dark = plot::isDarkPalette(palette());
@@ -355,7 +339,7 @@ void AnatomySwimlane::paintEvent(QPaintEvent*)
     const QColor text = pal.color(QPalette::Text);
     p.fillRect(rect(), pal.color(QPalette::Base));
     if (m_data.lanes.empty() || m_data.toNs <= m_data.fromNs) {
-        const QFont f = anatomyFont(font(), 1.1, true);
+        const QFont f = plot::labelFont(font(), 1.1, true);
         p.setFont(f);
         QColor c = text;
         c.setAlphaF(0.65f);
@@ -365,7 +349,7 @@ void AnatomySwimlane::paintEvent(QPaintEvent*)
     }
 
     // Lanes: a light band every other one, the name at the left.
-    const QFont nameFont = anatomyFont(font(), 1.0, true);
+    const QFont nameFont = plot::labelFont(font(), 1.0, true);
     const QFontMetricsF nameFm(nameFont);
     QColor band = text;
     band.setAlphaF(plot::isDarkPalette(pal) ? 0.07f : 0.045f);
@@ -394,7 +378,7 @@ void AnatomySwimlane::paintEvent(QPaintEvent*)
     drawAxis(p);
 
     // The legend.
-    p.setFont(anatomyFont(font(), 0.95));
+    p.setFont(plot::labelFont(font(), 0.95));
     for (const SwimlaneLegendEntry& i : m_layout.legend) {
         drawSwatch(p, i.swatch, i.kind);
         p.setPen(text);
@@ -406,7 +390,7 @@ void AnatomySwimlane::drawLines(QPainter& p) const
 {
     // The lines, across every lane, labelled above the plot.
     const QColor text = palette().color(QPalette::Text);
-    const QFont lineFont = anatomyFont(font(), 1.0, true);
+    const QFont lineFont = plot::labelFont(font(), 1.0, true);
     const QFontMetricsF lfm(lineFont);
     p.setFont(lineFont);
     const std::vector<double>& xs = m_layout.lineX;
@@ -435,7 +419,7 @@ void AnatomySwimlane::drawAxis(QPainter& p) const
 {
     const QColor text = palette().color(QPalette::Text);
     const QRectF& plotRect = m_layout.plot;
-    const QFont axisFont = anatomyFont(font(), 1.0);
+    const QFont axisFont = plot::labelFont(font(), 1.0);
     const QFontMetricsF fm(axisFont);
     p.setFont(axisFont);
     p.setPen(QPen(text, plot::lineWidth(1.2)));
@@ -446,7 +430,7 @@ void AnatomySwimlane::drawAxis(QPainter& p) const
         p.drawText(QPointF(std::clamp(t.x - w / 2, 0.0, width() - w), plotRect.bottom() + 6 + fm.ascent()), t.label);
     }
     if (!m_data.axisTitle.isEmpty()) {
-        p.setFont(anatomyFont(font(), 1.0, true));
+        p.setFont(plot::labelFont(font(), 1.0, true));
         p.drawText(QPointF(m_layout.axisTitleLeft, plotRect.bottom() + 6 + fm.ascent()), m_data.axisTitle);
     }
 }

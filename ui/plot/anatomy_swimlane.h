@@ -6,12 +6,12 @@
 // events) and drawing where layoutSwimlane() (anatomy_swimlane_layout.h) puts each piece; what no event tells is
 // drawn hatched and called unknown. The stacked bar beside it is anatomy_breakdown_bar.h.
 #include "ui/plot/anatomy_swimlane_layout.h"
+#include "ui/plot/laid_out_widget.h"
 
 #include <QColor>
 #include <QRectF>
 #include <QString>
 #include <QStringList>
-#include <QWidget>
 
 #include <cstdint>
 #include <utility>
@@ -21,7 +21,7 @@ class QPainter;
 
 namespace rtscope {
 
-class AnatomySwimlane : public QWidget {
+class AnatomySwimlane : public plot::LaidOutWidget {
     Q_OBJECT
 public:
     explicit AnatomySwimlane(QWidget* parent = nullptr);
@@ -57,12 +57,10 @@ public:
 
 protected:
     void paintEvent(QPaintEvent* event) override;
-    void resizeEvent(QResizeEvent* event) override;
-    void changeEvent(QEvent* event) override;
     bool event(QEvent* event) override;
 
 private:
-    void relayout();
+    void relayout() override;
     void drawSegment(QPainter& p, int lane, const SwimSegment& s, const QRectF& r) const;
     void drawGroupLabels(QPainter& p) const;
     void drawLines(QPainter& p) const;

@@ -22,11 +22,6 @@ constexpr double kSwimMinSegmentPx = 2;   // a segment shorter than this is stil
 constexpr double kSwimMinInterruptPx = 3; // interrupts are short and matter: a little wider
 constexpr int kSwimMaxLabelRows = 4;
 
-int swimDecimals(double step)
-{
-    return step >= 1 ? 0 : int(std::ceil(-std::log10(step) - 1e-9));
-}
-
 double swimXOf(const AnatomySwimlaneData& data, const QRectF& plot, int64_t ns)
 {
     const double span = double(std::max<int64_t>(1, data.toNs - data.fromNs));
@@ -117,14 +112,14 @@ void layoutTicks(const AnatomySwimlaneData& data, const QFont& font, SwimlaneLay
 {
     if (data.toNs <= data.fromNs)
         return;
-    const QFontMetricsF fm(anatomyFont(font, 1.0));
+    const QFontMetricsF fm(plot::labelFont(font, 1.0));
     const QRectF& plot = out.plot;
     const double spanUs = double(data.toNs - data.fromNs) / 1e3;
     const double step = plot::niceTickInterval(spanUs, std::max(2, int(plot.width() / kSwimTickSpacingPx)));
     const double fromUs = double(data.fromNs - data.originNs) / 1e3;
     const double toUs = double(data.toNs - data.originNs) / 1e3;
-    const int decimals = swimDecimals(step);
-    const QFontMetricsF titleFm(anatomyFont(font, 1.0, true));
+    const int decimals = plot::tickDecimals(step);
+    const QFontMetricsF titleFm(plot::labelFont(font, 1.0, true));
     const double titleWidth = titleFm.horizontalAdvance(data.axisTitle);
     out.axisTitleLeft = titleWidth <= plot.left() - 12 ? plot.left() - 10 - titleWidth : plot.right() - titleWidth;
     const double titleLeft = out.axisTitleLeft < plot.left() ? 1e300 : out.axisTitleLeft - 4;
@@ -141,7 +136,7 @@ void layoutTicks(const AnatomySwimlaneData& data, const QFont& font, SwimlaneLay
 double layoutLegend(const AnatomySwimlaneData& data, const QSizeF& size, const QFont& font,
                     std::vector<SwimlaneLegendEntry>* entries)
 {
-    const QFontMetricsF fm(anatomyFont(font, 0.95));
+    const QFontMetricsF fm(plot::labelFont(font, 0.95));
     std::vector<SwimlaneLegendEntry> legend = swimlaneLegend(data);
     double x = kSwimMargin;
     int rows = 1;
@@ -169,13 +164,6 @@ double layoutLegend(const AnatomySwimlaneData& data, const QSizeF& size, const Q
 }
 
 } // namespace
-
-QFont anatomyFont(const QFont& base, double factor, bool bold)
-{
-    QFont f = plot::chartFont(base, factor);
-    f.setBold(bold);
-    return f;
-}
 
 QString swimKindName(SwimKind kind)
 {
@@ -214,7 +202,7 @@ double swimlaneMinLaneHeight(const QFont& font)
 {
     // A lane's name is drawn at its centre: a lane thinner than the name's line lets the names of neighbouring lanes
     // run into each other.
-    return std::max(kSwimMinLaneHeight, QFontMetricsF(anatomyFont(font, 1.0, true)).height() + 4);
+    return std::max(kSwimMinLaneHeight, QFontMetricsF(plot::labelFont(font, 1.0, true)).height() + 4);
 }
 
 std::vector<SwimlaneLegendEntry> swimlaneLegend(const AnatomySwimlaneData& data)
@@ -243,9 +231,9 @@ double swimlaneLegendHeight(const AnatomySwimlaneData& data, double width, const
 SwimlaneLayout layoutSwimlane(const AnatomySwimlaneData& data, const QSizeF& size, const QFont& font)
 {
     SwimlaneLayout out;
-    const QFontMetricsF nameFm(anatomyFont(font, 1.0, true));
-    const QFontMetricsF fm(anatomyFont(font, 1.0));
-    const QFontMetricsF lineFm(anatomyFont(font, 1.0, true)); // the lines' labels
+    const QFontMetricsF nameFm(plot::labelFont(font, 1.0, true));
+    const QFontMetricsF fm(plot::labelFont(font, 1.0));
+    const QFontMetricsF lineFm(plot::labelFont(font, 1.0, true)); // the lines' labels
     double nameWidth = 0;
     for (const QString& n : data.laneNames)
         nameWidth = std::max(nameWidth, nameFm.horizontalAdvance(n));

@@ -63,9 +63,6 @@ struct AnatomySwimlaneData {
     QString emptyText; ///< shown instead of lanes when there is nothing to draw
 };
 
-/// The fonts of the anatomy's widgets: the chart font (chart_style.h) scaled by @p factor, bold when asked.
-QFont anatomyFont(const QFont& base, double factor, bool bold = false);
-
 /// What @p kind is called in the legend ("RT task", "unknown: no event tells").
 QString swimKindName(SwimKind kind);
 

@@ -3,6 +3,7 @@
 #include <QGraphicsLayout>
 #include <QGraphicsScene>
 #include <QLayout>
+#include <QMouseEvent>
 #include <QPaintEngine>
 #include <QPaintEvent>
 #include <QPainter>
@@ -37,6 +38,13 @@ void ChartCanvas::setAxes(const CanvasAxis& x, const CanvasAxis& y)
     m_x = x;
     m_y = y;
     m_markers.setAxis(x.lo, x.hi, x.log);
+}
+
+CanvasCurve& ChartCanvas::curve(size_t i)
+{
+    if (m_curves.size() <= i)
+        m_curves.resize(i + 1);
+    return m_curves[i];
 }
 
 void ChartCanvas::refresh()
@@ -93,6 +101,13 @@ void ChartCanvas::resizeEvent(QResizeEvent* event)
     QWidget::resizeEvent(event);
     m_chart->resize(event->size());
     m_frameDirty = true;
+}
+
+void ChartCanvas::mouseReleaseEvent(QMouseEvent* event)
+{
+    if (m_onClick && event->button() == Qt::LeftButton && plotArea().contains(event->position()))
+        m_onClick(toValue(event->position()));
+    QWidget::mouseReleaseEvent(event); // ignored: the chart widget and its parents see the release as before
 }
 
 void ChartCanvas::paintEvent(QPaintEvent* event)

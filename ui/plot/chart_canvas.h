@@ -11,6 +11,7 @@
 #include <QPointF>
 #include <QWidget>
 
+#include <functional>
 #include <vector>
 
 class QChart;
@@ -41,6 +42,8 @@ public:
     void setAxes(const CanvasAxis& x, const CanvasAxis& y);
     /// The curves, drawn in this order (later ones on top).
     std::vector<CanvasCurve>& curves() { return m_curves; }
+    /// Curve @p i, the list grown to hold it.
+    CanvasCurve& curve(size_t i);
     MarkerOverlay& markers() { return m_markers; }
     /// Asks for a paint of the data layer (the frame is pictured again only when the chart changed).
     void refresh();
@@ -49,10 +52,13 @@ public:
     QRectF plotArea() const;
     QPointF toPixel(QPointF value) const;
     QPointF toValue(QPointF pixel) const;
+    /// Called with the value under a left click inside the plot area.
+    void setClickHandler(std::function<void(QPointF value)> handler) { m_onClick = std::move(handler); }
 
 protected:
     void paintEvent(QPaintEvent* event) override;
     void resizeEvent(QResizeEvent* event) override;
+    void mouseReleaseEvent(QMouseEvent* event) override;
 
 private:
     double mapX(double v, const QRectF& area) const;
@@ -64,6 +70,7 @@ private:
     CanvasAxis m_x, m_y;
     std::vector<CanvasCurve> m_curves;
     MarkerOverlay m_markers;
+    std::function<void(QPointF)> m_onClick;
 };
 
 } // namespace rtscope::plot

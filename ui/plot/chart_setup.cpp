@@ -3,8 +3,11 @@
 #include <QEvent>
 #include <QVBoxLayout>
 #include <QWidget>
+#include <QtCharts/QAbstractSeries>
 #include <QtCharts/QChart>
 #include <QtCharts/QChartView>
+#include <QtCharts/QLegend>
+#include <QtCharts/QLegendMarker>
 #include <QtCharts/QLogValueAxis>
 #include <QtCharts/QValueAxis>
 
@@ -37,6 +40,16 @@ QValueAxis* newDynamicAxis(const QString& title)
     return axis;
 }
 
+void setTickedRange(QValueAxis* axis, double lo, double hi, double interval, const char* labelFormat)
+{
+    axis->setTickType(QValueAxis::TicksDynamic);
+    axis->setTickAnchor(0);
+    axis->setTickInterval(interval);
+    axis->setLabelFormat(QString::fromLatin1(labelFormat));
+    if (axis->min() != lo || axis->max() != hi)
+        axis->setRange(lo, hi);
+}
+
 QChartView* fillWithChartView(QWidget* host, QChart* chart, int widthChars, int heightLines)
 {
     auto* view = new QChartView(chart, host);
@@ -46,6 +59,36 @@ QChartView* fillWithChartView(QWidget* host, QChart* chart, int widthChars, int 
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addWidget(view);
     return view;
+}
+
+void addSeries(QChart* chart, QAbstractSeries* series)
+{
+    chart->addSeries(series);
+    for (QAbstractAxis* axis : chart->axes())
+        series->attachAxis(axis);
+}
+
+void swapAxis(QChart* chart, QAbstractAxis* hidden, QAbstractAxis* shown, Qt::Alignment alignment, QObject* keeper)
+{
+    const Qt::Orientation orientation = alignment & (Qt::AlignLeft | Qt::AlignRight) ? Qt::Vertical : Qt::Horizontal;
+    if (chart->axes(orientation).contains(hidden)) {
+        for (QAbstractSeries* s : chart->series())
+            s->detachAxis(hidden);
+        chart->removeAxis(hidden);
+        hidden->setParent(keeper);
+    }
+    if (!chart->axes(orientation).contains(shown)) {
+        chart->addAxis(shown, alignment);
+        for (QAbstractSeries* s : chart->series())
+            s->attachAxis(shown);
+    }
+}
+
+void hideLegendOfHiddenSeries(QChart* chart)
+{
+    const QList<QLegendMarker*> markers = chart->legend()->markers();
+    for (QLegendMarker* m : markers)
+        m->setVisible(m->series()->isVisible());
 }
 
 bool restylesFor(const QEvent* event)

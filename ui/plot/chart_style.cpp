@@ -27,6 +27,13 @@ double lineWidth(double base)
     return base * g_lineWidthScale;
 }
 
+QPen chartPen(const QColor& color, double baseWidth, Qt::PenStyle style)
+{
+    QPen pen(color, lineWidth(baseWidth), style);
+    pen.setCosmetic(true);
+    return pen;
+}
+
 bool isDarkPalette(const QPalette& palette)
 {
     return palette.color(QPalette::Base).lightnessF() < 0.5;
@@ -80,6 +87,13 @@ QFont chartFont(const QFont& base, double scale)
     return f;
 }
 
+QFont labelFont(const QFont& base, double scale, bool bold)
+{
+    QFont f = chartFont(base, scale);
+    f.setBold(bold);
+    return f;
+}
+
 void styleChart(QChart* chart, const QPalette& palette, const QFont& base)
 {
     const ChartColors c = chartColors(palette);
@@ -88,9 +102,7 @@ void styleChart(QChart* chart, const QPalette& palette, const QFont& base)
     chart->setBackgroundRoundness(0);
     chart->setPlotAreaBackgroundVisible(false);
     chart->setTitleBrush(c.text);
-    QFont title = chartFont(base, 1.2);
-    title.setBold(true);
-    chart->setTitleFont(title);
+    chart->setTitleFont(labelFont(base, 1.2, true));
     chart->legend()->setLabelColor(c.text);
     chart->legend()->setFont(chartFont(base, 1.05));
     for (QAbstractAxis* axis : chart->axes())
@@ -103,9 +115,7 @@ void styleAxis(QAbstractAxis* axis, const QPalette& palette, const QFont& base)
     axis->setLabelsBrush(c.text);
     axis->setLabelsFont(chartFont(base, 1.0));
     axis->setTitleBrush(c.text);
-    QFont title = chartFont(base, 1.05);
-    title.setBold(true);
-    axis->setTitleFont(title);
+    axis->setTitleFont(labelFont(base, 1.05, true));
     QPen line(c.text);
     line.setWidthF(lineWidth(1.2));
     axis->setLinePen(line);

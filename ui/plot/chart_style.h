@@ -6,6 +6,7 @@
 #include <QColor>
 #include <QFont>
 #include <QPalette>
+#include <QPen>
 
 class QChart;
 class QAbstractAxis;
@@ -27,6 +28,9 @@ QColor markerColor(MarkerRole role, const QPalette& palette);
 
 /// Chart fonts: a little larger than the widget font, for a lecture hall.
 QFont chartFont(const QFont& base, double scale = 1.0);
+/// chartFont() bold or not as @p bold says, whatever the base's weight: titles, and the labels the QPainter widgets
+/// write themselves.
+QFont labelFont(const QFont& base, double scale, bool bold = false);
 
 /// One scale for every plotted line (presentation mode thickens them all); 1 by default. Charts read it when
 /// they restyle, which a font or palette change triggers.
@@ -34,6 +38,8 @@ void setLineWidthScale(double scale);
 double lineWidthScale();
 /// @p base pen width × the scale: the width every chart pen is built with.
 double lineWidth(double base);
+/// The pen of a plotted line: lineWidth(@p baseWidth) wide and cosmetic (pixels, whatever the view's transform).
+QPen chartPen(const QColor& color, double baseWidth, Qt::PenStyle style = Qt::SolidLine);
 
 void styleChart(QChart* chart, const QPalette& palette, const QFont& base);
 void styleAxis(QAbstractAxis* axis, const QPalette& palette, const QFont& base);

@@ -63,6 +63,14 @@ struct BarLabels {
         for (size_t i = n; i < items.size(); ++i)
             items[i]->hide();
     }
+    /// The texts of the first @p n items, last first: the top bar's label first, as the page lists the kinds.
+    QStringList topFirst(size_t n) const
+    {
+        QStringList out;
+        for (size_t j = n; j-- > 0;)
+            out << items[j]->text();
+        return out;
+    }
 };
 
 // Writes @p text at the end of a bar from 0 to @p value at category @p y: right of it when the plot has room,
@@ -218,22 +226,13 @@ struct ContentionChart::Impl {
     {
         while (waitSeries.size() < data.waits.size()) {
             auto* s = new QLineSeries;
-            waitChart->addSeries(s);
-            s->attachAxis(waitX);
-            s->attachAxis(waitY);
+            plot::addSeries(waitChart, s);
             waitSeries.push_back(s);
         }
-        double lo = 0, hi = 0;
-        bool any = false;
+        plot::BucketExtent e;
         for (const ContentionWaitCurve& w : data.waits)
-            for (const HistogramBucket& b : w.curve.buckets) {
-                if (!b.count)
-                    continue;
-                lo = any ? std::min(lo, b.lowUs) : b.lowUs;
-                hi = any ? std::max(hi, b.highUs) : b.highUs;
-                any = true;
-            }
-        if (xRange.update(any ? lo : 0.1, any ? hi : 10))
+            e.add(w.curve);
+        if (xRange.update(e.any ? e.min : 0.1, e.any ? e.max : 10))
             waitX->setRange(xRange.lower(), xRange.upper());
         const std::vector<double> edges = plot::logEdges(xRange.lower(), xRange.upper(), kBinsPerDecade);
         uint64_t maxCount = 1;
@@ -256,17 +255,13 @@ struct ContentionChart::Impl {
             const ContentionWaitCurve& w = data.waits[i];
             if (s->name() != w.curve.name)
                 s->setName(w.curve.name);
-            QPen pen(lockKindColor(w.colorIndex, pal), plot::lineWidth(2.6));
-            pen.setCosmetic(true);
+            const QPen pen = plot::chartPen(lockKindColor(w.colorIndex, pal), 2.6);
             if (s->pen() != pen)
                 s->setPen(pen);
             s->replace(plot::stepPoints(edges, counts[i], plot::kCountFloor));
             s->setVisible(true);
         }
-        // Hidden series keep no legend entry.
-        const QList<QLegendMarker*> markers = waitChart->legend()->markers();
-        for (QLegendMarker* m : markers)
-            m->setVisible(m->series()->isVisible());
+        plot::hideLegendOfHiddenSeries(waitChart);
     }
 
     void restyle()
@@ -293,7 +288,7 @@ struct ContentionChart::Impl {
 };
 
 ContentionChart::ContentionChart(QWidget* parent)
-    : QWidget(parent)
+    : plot::RestyledWidget(parent)
     , d(std::make_unique<Impl>())
 {
     d->owner = this;
@@ -374,12 +369,9 @@ ContentionChart::ContentionChart(QWidget* parent)
 
 ContentionChart::~ContentionChart() = default;
 
-void ContentionChart::changeEvent(QEvent* event)
+void ContentionChart::restyle()
 {
-    QWidget::changeEvent(event);
-    if (event->type() == QEvent::PaletteChange || event->type() == QEvent::FontChange ||
-        event->type() == QEvent::StyleChange)
-        d->restyle();
+    d->restyle();
 }
 
 void ContentionChart::setData(const ContentionChartData& data)
@@ -420,11 +412,7 @@ QList<double> ContentionChart::throughputValues() const
 
 QStringList ContentionChart::throughputLabels() const
 {
-    QStringList out;
-    const int n = int(d->data.bars.size());
-    for (int j = n - 1; j >= 0; --j)
-        out << d->rateLabels.items[size_t(j)]->text();
-    return out;
+    return d->rateLabels.topFirst(d->data.bars.size());
 }
 
 QList<double> ContentionChart::switchValues(bool voluntary) const
@@ -438,11 +426,7 @@ QList<double> ContentionChart::switchValues(bool voluntary) const
 
 QStringList ContentionChart::switchLabels() const
 {
-    QStringList out;
-    const int n = int(d->data.bars.size());
-    for (int j = n - 1; j >= 0; --j)
-        out << d->switchLabels.items[size_t(j)]->text();
-    return out;
+    return d->switchLabels.topFirst(d->data.bars.size());
 }
 
 int ContentionChart::waitCurveCount() const

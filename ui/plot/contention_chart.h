@@ -5,12 +5,12 @@
 // axes.
 // One colour per lock kind, the same in all three and in the page's table.
 #include "ui/plot/plot_data.h"
+#include "ui/plot/restyled_widget.h"
 
 #include <QColor>
 #include <QList>
 #include <QPointF>
 #include <QStringList>
-#include <QWidget>
 
 #include <memory>
 #include <vector>
@@ -42,7 +42,7 @@ struct ContentionChartData {
 /// The colour of a lock kind, by its index in the page's list of kinds (distinct in light and dark themes).
 QColor lockKindColor(int colorIndex, const QPalette& palette);
 
-class ContentionChart : public QWidget {
+class ContentionChart : public plot::RestyledWidget {
     Q_OBJECT
 public:
     static constexpr int kMaxKinds = 6;
@@ -67,7 +67,7 @@ public:
     double waitAxisMax() const;
 
 protected:
-    void changeEvent(QEvent* event) override;
+    void restyle() override;
 
 private:
     struct Impl;

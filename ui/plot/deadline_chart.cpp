@@ -1,6 +1,7 @@
 #include "ui/plot/deadline_chart.h"
 
 #include "ui/common/colors.h"
+#include "ui/plot/chart_setup.h"
 #include "ui/plot/chart_style.h"
 #include "ui/plot/plot_math.h"
 
@@ -110,11 +111,7 @@ struct DeadlineChart::Impl {
         x->setTitleText(data.xTitle);
         auto* y = new QValueAxis;
         const double upper = std::max(10.0, top * 100 * 1.1);
-        y->setTickAnchor(0);
-        y->setTickType(QValueAxis::TicksDynamic);
-        y->setTickInterval(plot::niceTickInterval(upper, 6));
-        y->setLabelFormat("%.0f %%");
-        y->setRange(0, upper);
+        plot::setTickedRange(y, 0, upper, plot::niceTickInterval(upper, 6), "%.0f %%");
         y->setTitleText(data.yTitle);
         chart->addAxis(x, Qt::AlignBottom);
         chart->addAxis(y, Qt::AlignLeft);
@@ -129,21 +126,15 @@ struct DeadlineChart::Impl {
             QPen pen(deadlineRoleColor(DeadlineRole::Limit, palette), plot::lineWidth(3));
             pen.setStyle(Qt::DashLine);
             line->setPen(pen);
-            chart->addSeries(line);
-            line->attachAxis(x);
-            line->attachAxis(y);
+            plot::addSeries(chart, line);
         }
     }
 
     void buildTime()
     {
         auto* x = new QValueAxis;
-        x->setTickType(QValueAxis::TicksDynamic);
-        x->setTickAnchor(0);
-        const double span = std::max(1e-3, data.xMax - data.xMin);
-        x->setTickInterval(plot::niceTickInterval(span, 8));
-        x->setLabelFormat(x->tickInterval() < 1 ? "%.1f" : "%.0f");
-        x->setRange(data.xMin, data.xMax);
+        const double xInterval = plot::niceTickInterval(std::max(1e-3, data.xMax - data.xMin), 8);
+        plot::setTickedRange(x, data.xMin, data.xMax, xInterval, xInterval < 1 ? "%.1f" : "%.0f");
         x->setTitleText(data.xTitle);
         chart->addAxis(x, Qt::AlignBottom);
         QAbstractAxis* yAxis = nullptr;
@@ -157,11 +148,9 @@ struct DeadlineChart::Impl {
             yAxis = y;
         } else {
             auto* y = new QValueAxis;
-            y->setTickType(QValueAxis::TicksDynamic);
-            y->setTickAnchor(0);
-            y->setTickInterval(plot::niceTickInterval(std::max(1e-3, data.yMax), 6));
-            y->setLabelFormat(y->tickInterval() < 1 ? "%.1f" : "%.0f");
-            y->setRange(0, std::max(1e-3, data.yMax));
+            const double yMax = std::max(1e-3, data.yMax);
+            const double yInterval = plot::niceTickInterval(yMax, 6);
+            plot::setTickedRange(y, 0, yMax, yInterval, yInterval < 1 ? "%.1f" : "%.0f");
             yAxis = y;
         }
         yAxis->setTitleText(data.yTitle);
@@ -179,18 +168,13 @@ struct DeadlineChart::Impl {
                 series = sc;
             } else {
                 auto* line = new QLineSeries;
-                QPen pen(c, plot::lineWidth(s.role == DeadlineRole::Limit ? 2 : 2.6));
-                pen.setCosmetic(true);
-                if (s.style == DeadlineSeries::Style::Dashed)
-                    pen.setStyle(Qt::DashLine);
-                line->setPen(pen);
+                line->setPen(plot::chartPen(c, s.role == DeadlineRole::Limit ? 2 : 2.6,
+                                            s.style == DeadlineSeries::Style::Dashed ? Qt::DashLine : Qt::SolidLine));
                 series = line;
             }
             series->setName(s.name);
             series->replace(s.points);
-            chart->addSeries(series);
-            series->attachAxis(x);
-            series->attachAxis(yAxis);
+            plot::addSeries(chart, series);
         }
     }
 

@@ -58,28 +58,14 @@ struct DriftChart::Impl {
 
     void attachY()
     {
-        QAbstractAxis* remove = logY ? static_cast<QAbstractAxis*>(yLinear) : yLog;
-        QAbstractAxis* add = y();
-        if (chart->axes(Qt::Vertical).contains(remove)) {
-            for (QLineSeries* s : series)
-                s->detachAxis(remove);
-            chart->removeAxis(remove);
-            remove->setParent(owner); // removeAxis gives up ownership
-        }
-        if (!chart->axes(Qt::Vertical).contains(add)) {
-            chart->addAxis(add, Qt::AlignLeft);
-            for (QLineSeries* s : series)
-                s->attachAxis(add);
-        }
+        plot::swapAxis(chart, logY ? static_cast<QAbstractAxis*>(yLinear) : yLog, y(), Qt::AlignLeft, owner);
     }
 
     void ensureSeries(size_t n)
     {
         while (series.size() < n) {
             auto* s = new QLineSeries;
-            chart->addSeries(s);
-            s->attachAxis(x);
-            s->attachAxis(y());
+            plot::addSeries(chart, s);
             series.push_back(s);
         }
         for (size_t i = 0; i < series.size(); ++i) {
@@ -95,9 +81,7 @@ struct DriftChart::Impl {
         int absolute = 0;
         for (size_t i = 0; i < series.size() && i < curves.size(); ++i) {
             const bool rel = curves[i].relative;
-            QPen pen(curveColor(rel ? 0 : absolute++, rel, dark), plot::lineWidth(rel ? 3.5 : 2.5));
-            pen.setCosmetic(true);
-            series[i]->setPen(pen);
+            series[i]->setPen(plot::chartPen(curveColor(rel ? 0 : absolute++, rel, dark), rel ? 3.5 : 2.5));
         }
     }
 
@@ -110,10 +94,7 @@ struct DriftChart::Impl {
     void setXRange(double lo, double hi)
     {
         applying = true;
-        x->setTickType(QValueAxis::TicksDynamic);
-        x->setTickAnchor(0);
-        x->setTickInterval(std::max(1.0, plot::niceTickInterval(hi - lo, 8)));
-        x->setRange(lo, hi);
+        plot::setTickedRange(x, lo, hi, std::max(1.0, plot::niceTickInterval(hi - lo, 8)), "%.0f");
         applying = false;
     }
 
@@ -131,12 +112,7 @@ struct DriftChart::Impl {
             // A little headroom, so the highest line never runs along the frame.
             const double l = std::floor((std::min(lo, 0.0) - 0.04 * span) / step) * step;
             const double h = std::ceil((std::max(hi, 0.0) + 0.04 * span) / step) * step;
-            yLinear->setTickType(QValueAxis::TicksDynamic);
-            yLinear->setTickAnchor(0);
-            yLinear->setTickInterval(step);
-            yLinear->setLabelFormat(step >= 1 ? "%.0f" : "%.1f");
-            if (yLinear->min() != l || yLinear->max() != h)
-                yLinear->setRange(l, h);
+            plot::setTickedRange(yLinear, l, h, step, step >= 1 ? "%.0f" : "%.1f");
         }
         applying = false;
     }
@@ -203,7 +179,7 @@ struct DriftChart::Impl {
 };
 
 DriftChart::DriftChart(QWidget* parent)
-    : QWidget(parent)
+    : plot::RestyledWidget(parent)
     , d(std::make_unique<Impl>())
 {
     d->owner = this;
@@ -234,18 +210,14 @@ DriftChart::DriftChart(QWidget* parent)
         d->redraw();
     });
     connect(d->chart, &QChart::plotAreaChanged, this, [this] { d->redraw(); });
-    changeEvent(nullptr);
+    restyle();
     d->redraw();
 }
 
 DriftChart::~DriftChart() = default;
 
-void DriftChart::changeEvent(QEvent* event)
+void DriftChart::restyle()
 {
-    if (event)
-        QWidget::changeEvent(event);
-    if (!plot::restylesFor(event))
-        return;
     const QPalette pal = palette();
     plot::styleChart(d->chart, pal, font());
     plot::styleAxis(d->yLinear, pal, font());

@@ -3,11 +3,11 @@
 // method, reduced to the min and max of each pixel column so a 200 000-tick run costs a few thousand points.
 // Linear or log |drift| scale; drag a rectangle to zoom, right-click or resetZoom() to go back.
 #include "engine/experiments/timers/drift_experiment.h"
+#include "ui/plot/restyled_widget.h"
 
 #include <QList>
 #include <QPointF>
 #include <QString>
-#include <QWidget>
 
 #include <memory>
 #include <span>
@@ -21,7 +21,7 @@ struct DriftCurve {
     std::span<const DriftTick> ticks;
 };
 
-class DriftChart : public QWidget {
+class DriftChart : public plot::RestyledWidget {
     Q_OBJECT
 public:
     static constexpr int kMaxCurves = 8;
@@ -52,7 +52,7 @@ public:
     int columns() const;
 
 protected:
-    void changeEvent(QEvent* event) override;
+    void restyle() override;
 
 private:
     struct Impl;

@@ -255,9 +255,7 @@ void HeatStrip::paintEvent(QPaintEvent*)
     p.fillRect(rect(), colors.background);
     const Geometry g = geometry();
 
-    QFont title = plot::chartFont(font(), 1.2);
-    title.setBold(true);
-    p.setFont(title);
+    p.setFont(plot::labelFont(font(), 1.2, true));
     p.setPen(colors.text);
     p.drawText(g.title, Qt::AlignLeft | Qt::AlignVCenter, tr("Per-CPU heat strip"));
 
@@ -304,8 +302,7 @@ void HeatStrip::drawLostFlag(QPainter& p, const QRect& r) const
 void HeatStrip::drawRows(QPainter& p, const Geometry& g) const
 {
     const plot::ChartColors colors = plot::chartColors(palette());
-    QFont label = plot::chartFont(font(), 1.05);
-    label.setBold(true);
+    const QFont label = plot::labelFont(font(), 1.05, true);
     const QFont note = plot::chartFont(font(), 0.9);
     const QFontMetrics lm(label), nm(note);
     for (size_t r = 0; r < m_data.rows.size(); ++r) {
@@ -392,8 +389,7 @@ void HeatStrip::drawAxis(QPainter& p, const Geometry& g) const
 void HeatStrip::drawLegend(QPainter& p, const Geometry& g) const
 {
     const plot::ChartColors colors = plot::chartColors(palette());
-    QFont bold = plot::chartFont(font(), 1.0);
-    bold.setBold(true);
+    const QFont bold = plot::labelFont(font(), 1.0, true);
     const QFont plain = plot::chartFont(font(), 1.0);
     const QFontMetrics bm(bold), fm(plain);
     int x = g.labels.left();

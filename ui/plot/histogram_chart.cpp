@@ -8,7 +8,6 @@
 
 #include <QEvent>
 #include <QFontMetricsF>
-#include <QMouseEvent>
 #include <QVBoxLayout>
 #include <QtCharts/QChart>
 #include <QtCharts/QChartView>
@@ -27,23 +26,6 @@ namespace rtscope {
 namespace {
 constexpr int kLinearBins = 200;
 constexpr int kLogBinsPerDecade = 50;
-
-struct Extent {
-    double min = 0;
-    double max = 0;
-    bool any = false;
-};
-
-void extend(Extent& e, const HistogramCurve& c)
-{
-    for (const HistogramBucket& b : c.buckets) {
-        if (!b.count)
-            continue;
-        e.min = e.any ? std::min(e.min, b.lowUs) : b.lowUs;
-        e.max = e.any ? std::max(e.max, b.highUs) : b.highUs;
-        e.any = true;
-    }
-}
 } // namespace
 
 struct HistogramChart::Impl {
@@ -80,41 +62,21 @@ struct HistogramChart::Impl {
 
     void attachX()
     {
-        QAbstractAxis* remove = logX ? static_cast<QAbstractAxis*>(xLinear) : xLog;
-        QAbstractAxis* add = logX ? static_cast<QAbstractAxis*>(xLog) : xLinear;
-        if (chart->axes(Qt::Horizontal).contains(remove)) {
-            live->detachAxis(remove);
-            reference->detachAxis(remove);
-            for (QLineSeries* s : overlaySeries)
-                s->detachAxis(remove);
-            chart->removeAxis(remove);
-            remove->setParent(owner); // removeAxis gives up ownership: keep it with the widget
-        }
-        if (!chart->axes(Qt::Horizontal).contains(add)) {
-            chart->addAxis(add, Qt::AlignBottom);
-            live->attachAxis(add);
-            reference->attachAxis(add);
-            for (QLineSeries* s : overlaySeries)
-                s->attachAxis(add);
-        }
+        if (logX)
+            plot::swapAxis(chart, xLinear, xLog, Qt::AlignBottom, owner);
+        else
+            plot::swapAxis(chart, xLog, xLinear, Qt::AlignBottom, owner);
     }
 
     QLineSeries* addOverlaySeries()
     {
         auto* s = new QLineSeries;
-        chart->addSeries(s);
-        s->attachAxis(logX ? static_cast<QAbstractAxis*>(xLog) : xLinear);
-        s->attachAxis(yLog);
+        plot::addSeries(chart, s);
         overlaySeries.push_back(s);
         return s;
     }
 
-    void styleOverlay(QLineSeries* s, const QColor& color) const
-    {
-        QPen pen(color, plot::lineWidth(2.4));
-        pen.setCosmetic(true);
-        s->setPen(pen);
-    }
+    void styleOverlay(QLineSeries* s, const QColor& color) const { s->setPen(plot::chartPen(color, 2.4)); }
 
     void rebinOverlays()
     {
@@ -122,7 +84,7 @@ struct HistogramChart::Impl {
         for (size_t i = 0; i < overlays.size(); ++i) {
             overlayCounts[i] = plot::rebin(overlays[i].curve.buckets, edges);
             const bool any = !overlays[i].curve.buckets.empty();
-            curve(kFirstOverlay + i).points =
+            canvas->curve(kFirstOverlay + i).points =
                 any ? plot::stepPoints(edges, overlayCounts[i], plot::kCountFloor) : QList<QPointF>{};
         }
     }
@@ -133,14 +95,12 @@ struct HistogramChart::Impl {
         if (logX) {
             xLog->setRange(lo, hi);
         } else {
-            xLinear->setTickAnchor(0);
-            xLinear->setTickInterval(plot::niceTickInterval(hi - lo, 8));
-            xLinear->setLabelFormat(hi >= 20 ? "%.0f" : "%.1f");
-            xLinear->setRange(lo, hi);
+            plot::setTickedRange(xLinear, lo, hi, plot::niceTickInterval(hi - lo, 8), hi >= 20 ? "%.0f" : "%.1f");
         }
         edges = logX ? plot::logEdges(lo, hi, kLogBinsPerDecade) : plot::linearEdges(lo, hi, kLinearBins);
         refCounts = refCurve ? plot::rebin(refCurve->buckets, edges) : std::vector<uint64_t>{};
-        curve(kReference).points = refCurve ? plot::stepPoints(edges, refCounts, plot::kCountFloor) : QList<QPointF>{};
+        canvas->curve(kReference).points =
+            refCurve ? plot::stepPoints(edges, refCounts, plot::kCountFloor) : QList<QPointF>{};
         rebinOverlays();
         ++axisUpdates;
     }
@@ -158,12 +118,12 @@ struct HistogramChart::Impl {
 
     void redraw(bool forceAxes)
     {
-        Extent e;
-        extend(e, liveCurve);
+        plot::BucketExtent e;
+        e.add(liveCurve);
         if (refCurve)
-            extend(e, *refCurve);
+            e.add(*refCurve);
         for (const HistogramOverlay& o : overlays)
-            extend(e, o.curve);
+            e.add(o.curve);
         const double lo = e.any ? std::max(e.min, 0.0) : (logX ? 1.0 : 0.0);
         const double hi = e.any ? e.max : 100.0;
         if (xRange.update(lo, hi) || forceAxes)
@@ -182,34 +142,27 @@ struct HistogramChart::Impl {
             ++axisUpdates;
         }
         fitCountLabels();
-        curve(kLive).points = e.any ? plot::stepPoints(edges, counts, plot::kCountFloor) : QList<QPointF>{};
+        canvas->curve(kLive).points = e.any ? plot::stepPoints(edges, counts, plot::kCountFloor) : QList<QPointF>{};
         canvas->setAxes({xRange.lower(), xRange.upper(), logX}, {yRange.lower(), yRange.upper(), true});
         canvas->refresh();
     }
 
-    plot::CanvasCurve& curve(size_t i)
-    {
-        std::vector<plot::CanvasCurve>& all = canvas->curves();
-        if (all.size() <= i)
-            all.resize(i + 1);
-        return all[i];
-    }
     /// The pens and visibility of the series (the legend's entries) on the canvas's curves.
     void copyPens()
     {
-        curve(kReference).pen = reference->pen();
-        curve(kReference).visible = reference->isVisible();
-        curve(kLive).pen = live->pen();
-        curve(kLive).visible = live->isVisible();
+        canvas->curve(kReference).pen = reference->pen();
+        canvas->curve(kReference).visible = reference->isVisible();
+        canvas->curve(kLive).pen = live->pen();
+        canvas->curve(kLive).visible = live->isVisible();
         for (size_t i = 0; i < overlaySeries.size(); ++i) {
-            curve(kFirstOverlay + i).pen = overlaySeries[i]->pen();
-            curve(kFirstOverlay + i).visible = overlaySeries[i]->isVisible();
+            canvas->curve(kFirstOverlay + i).pen = overlaySeries[i]->pen();
+            canvas->curve(kFirstOverlay + i).visible = overlaySeries[i]->isVisible();
         }
     }
 };
 
 HistogramChart::HistogramChart(QWidget* parent)
-    : QWidget(parent)
+    : plot::RestyledWidget(parent)
     , d(std::make_unique<Impl>())
 {
     d->owner = this;
@@ -240,10 +193,10 @@ HistogramChart::HistogramChart(QWidget* parent)
     // would only blur them and is the most expensive part of a software-rendered frame.
     d->canvas = new plot::ChartCanvas(d->view, this);
     connect(d->chart, &QChart::plotAreaChanged, this, [this] { d->canvas->refresh(); });
-    d->canvas->installEventFilter(this);
+    d->canvas->setClickHandler([this](QPointF value) { emit clicked(value.x()); });
 
     d->configureRanges();
-    changeEvent(nullptr);
+    restyle();
     d->redraw(true);
     d->reference->setVisible(false);
     d->copyPens();
@@ -262,23 +215,15 @@ QString HistogramChart::valueAxisTitle() const
     return d->logX ? d->xLog->titleText() : d->xLinear->titleText();
 }
 
-void HistogramChart::changeEvent(QEvent* event)
+void HistogramChart::restyle()
 {
-    if (event)
-        QWidget::changeEvent(event);
-    if (!plot::restylesFor(event))
-        return;
     const QPalette pal = palette();
     plot::styleChart(d->chart, pal, font());
     plot::styleAxis(d->xLinear, pal, font());
     plot::styleAxis(d->xLog, pal, font());
     const plot::ChartColors c = plot::chartColors(pal);
-    QPen livePen(c.live, plot::lineWidth(2.6));
-    livePen.setCosmetic(true);
-    d->live->setPen(livePen);
-    QPen refPen(c.reference, plot::lineWidth(3.2));
-    refPen.setCosmetic(true);
-    d->reference->setPen(refPen);
+    d->live->setPen(plot::chartPen(c.live, 2.6));
+    d->reference->setPen(plot::chartPen(c.reference, 3.2));
     for (QLineSeries* s : d->overlaySeries)
         d->styleOverlay(s, s->pen().color());
     d->copyPens();
@@ -323,7 +268,7 @@ void HistogramChart::setReference(const HistogramCurve* curve)
         d->reference->setName(curve->name);
     // The bins may stay as they are; the frozen counts are recomputed for them once.
     d->refCounts = d->refCurve ? plot::rebin(d->refCurve->buckets, d->edges) : std::vector<uint64_t>{};
-    d->curve(Impl::kReference).points =
+    d->canvas->curve(Impl::kReference).points =
         d->refCurve ? plot::stepPoints(d->edges, d->refCounts, plot::kCountFloor) : QList<QPointF>{};
     d->redraw(false);
 }
@@ -379,7 +324,7 @@ int HistogramChart::overlayCount() const
 
 QList<QPointF> HistogramChart::overlayPoints(int index) const
 {
-    return index >= 0 && index < overlayCount() ? d->curve(Impl::kFirstOverlay + size_t(index)).points
+    return index >= 0 && index < overlayCount() ? d->canvas->curve(Impl::kFirstOverlay + size_t(index)).points
                                                 : QList<QPointF>{};
 }
 
@@ -390,11 +335,11 @@ QString HistogramChart::overlayName(int index) const
 
 QList<QPointF> HistogramChart::livePoints() const
 {
-    return d->curve(Impl::kLive).points;
+    return d->canvas->curve(Impl::kLive).points;
 }
 QList<QPointF> HistogramChart::referencePoints() const
 {
-    return d->curve(Impl::kReference).points;
+    return d->canvas->curve(Impl::kReference).points;
 }
 double HistogramChart::latencyAxisMin() const
 {
@@ -422,15 +367,6 @@ QPoint HistogramChart::viewPosition(double latencyUs, double count) const
     return d->canvas->toPixel(QPointF(latencyUs, count)).toPoint();
 }
 
-bool HistogramChart::eventFilter(QObject* watched, QEvent* event)
-{
-    if (watched == d->canvas && event->type() == QEvent::MouseButtonRelease) {
-        const auto* m = static_cast<QMouseEvent*>(event);
-        if (m->button() == Qt::LeftButton && d->canvas->plotArea().contains(m->position()))
-            emit clicked(d->canvas->toValue(m->position()).x());
-    }
-    return QWidget::eventFilter(watched, event);
-}
 QStringList HistogramChart::visibleMarkerLabels() const
 {
     return d->canvas->markers().visibleLabels();

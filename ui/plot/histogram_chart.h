@@ -2,11 +2,11 @@
 // The jitter histogram: latency against count as a step line on a log count axis, linear or log latency axis,
 // percentile markers, and an optional frozen reference curve in a second colour.
 #include "ui/plot/plot_data.h"
+#include "ui/plot/restyled_widget.h"
 
 #include <QColor>
 #include <QList>
 #include <QPointF>
-#include <QWidget>
 
 #include <memory>
 #include <vector>
@@ -20,7 +20,7 @@ struct HistogramOverlay {
     QColor color;
 };
 
-class HistogramChart : public QWidget {
+class HistogramChart : public plot::RestyledWidget {
     Q_OBJECT
 public:
     explicit HistogramChart(QWidget* parent = nullptr);
@@ -72,8 +72,7 @@ signals:
     void clicked(double latencyUs);
 
 protected:
-    void changeEvent(QEvent* event) override;
-    bool eventFilter(QObject* watched, QEvent* event) override;
+    void restyle() override;
 
 private:
     struct Impl;

@@ -23,21 +23,10 @@ constexpr double kSwatchWidth = 28;
 
 enum LegendKind { LowHolding, HighHolding, MediumRunning, Inversion, HighWaiting, PeriodLine };
 
-QFont scaled(const QFont& base, double factor, bool bold = false)
-{
-    QFont f = plot::chartFont(base, factor);
-    f.setBold(bold);
-    return f;
-}
-
-int decimalsFor(double step)
-{
-    return step >= 1 ? 0 : int(std::ceil(-std::log10(step) - 1e-9));
-}
 } // namespace
 
 InversionTimeline::InversionTimeline(QWidget* parent)
-    : QWidget(parent)
+    : plot::LaidOutWidget(parent)
 {
     setAttribute(Qt::WA_OpaquePaintEvent);
     setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Preferred);
@@ -64,32 +53,16 @@ void InversionTimeline::setLegendVisible(bool visible)
 
 QSize InversionTimeline::sizeHint() const
 {
-    const QFontMetricsF fm(scaled(font(), 1.05));
+    const QFontMetricsF fm(plot::labelFont(font(), 1.05));
     const double h = fm.height() * 4 + 3 * kPreferredLaneHeight + legendHeight(800) + 16;
     return QSize(800, int(h));
 }
 
 QSize InversionTimeline::minimumSizeHint() const
 {
-    const QFontMetricsF fm(scaled(font(), 1.05));
+    const QFontMetricsF fm(plot::labelFont(font(), 1.05));
     const double h = fm.height() * 4 + 3 * kMinLaneHeight + legendHeight(400) + 16;
     return QSize(400, int(h));
-}
-
-void InversionTimeline::resizeEvent(QResizeEvent* event)
-{
-    QWidget::resizeEvent(event);
-    relayout();
-}
-
-void InversionTimeline::changeEvent(QEvent* event)
-{
-    QWidget::changeEvent(event);
-    if (event->type() == QEvent::FontChange || event->type() == QEvent::PaletteChange) {
-        updateGeometry();
-        relayout();
-        update();
-    }
 }
 
 double InversionTimeline::xOf(int64_t ns) const
@@ -125,7 +98,7 @@ int InversionTimeline::legendHeight(int width) const
 {
     if (!m_legend)
         return 0;
-    const QFontMetricsF fm(scaled(font(), 1.0));
+    const QFontMetricsF fm(plot::labelFont(font(), 1.0));
     double x = kMargin;
     int rows = 1;
     for (const LegendItem& i : legendItems()) {
@@ -141,9 +114,9 @@ int InversionTimeline::legendHeight(int width) const
 
 void InversionTimeline::relayout()
 {
-    const QFontMetricsF nameFm(scaled(font(), 1.05, true));
-    const QFontMetricsF titleFm(scaled(font(), 1.15, true));
-    const QFontMetricsF fm(scaled(font(), 1.0));
+    const QFontMetricsF nameFm(plot::labelFont(font(), 1.05, true));
+    const QFontMetricsF titleFm(plot::labelFont(font(), 1.15, true));
+    const QFontMetricsF fm(plot::labelFont(font(), 1.0));
     double nameWidth = 0;
     for (const QString& n : m_data.laneNames)
         nameWidth = std::max(nameWidth, nameFm.horizontalAdvance(n));
@@ -179,7 +152,7 @@ void InversionTimeline::relayout()
     const double step = plot::niceTickInterval(spanMs, std::max(2, int(m_plot.width() / kTickSpacingPx)));
     const double fromMs = double(m_data.fromNs - m_data.originNs) / 1e6;
     const double toMs = double(m_data.toNs - m_data.originNs) / 1e6;
-    const int decimals = decimalsFor(step);
+    const int decimals = plot::tickDecimals(step);
     for (double v = std::ceil(fromMs / step - 1e-9) * step; v <= toMs + step * 1e-6; v += step)
         m_ticks.push_back({xOf(m_data.originNs + int64_t(std::llround(v * 1e6))),
                            QString::number(std::abs(v) < step * 1e-6 ? 0.0 : v, 'f', decimals)});
@@ -305,7 +278,7 @@ void InversionTimeline::drawSwatch(QPainter& p, const QRectF& r, int kind) const
 
 void InversionTimeline::drawLegend(QPainter& p, const QRectF& area) const
 {
-    const QFont f = scaled(font(), 1.0);
+    const QFont f = plot::labelFont(font(), 1.0);
     const QFontMetricsF fm(f);
     p.setFont(f);
     double x = area.left() + kMargin, y = area.top() + 4;
@@ -331,14 +304,14 @@ void InversionTimeline::paintEvent(QPaintEvent*)
     p.fillRect(rect(), pal.color(QPalette::Base));
 
     if (!m_data.title.isEmpty()) {
-        const QFont f = scaled(font(), 1.15, true);
+        const QFont f = plot::labelFont(font(), 1.15, true);
         p.setFont(f);
         p.setPen(m_data.titleColor.isValid() ? m_data.titleColor : text);
         p.drawText(QPointF(kMargin, QFontMetricsF(f).ascent() + 4), m_data.title);
     }
 
     // Lanes: a light band each, the name at the left.
-    const QFont nameFont = scaled(font(), 1.05, true);
+    const QFont nameFont = plot::labelFont(font(), 1.05, true);
     p.setFont(nameFont);
     const QFontMetricsF nameFm(nameFont);
     QColor band = text;
@@ -376,7 +349,7 @@ void InversionTimeline::paintEvent(QPaintEvent*)
         p.drawLine(QPointF(x, m_plot.top() - 4), QPointF(x, m_plot.bottom() + 4));
 
     // The time axis.
-    const QFont axisFont = scaled(font(), 1.0);
+    const QFont axisFont = plot::labelFont(font(), 1.0);
     const QFontMetricsF fm(axisFont);
     p.setFont(axisFont);
     QPen axisPen(text, plot::lineWidth(1.2));
@@ -387,7 +360,7 @@ void InversionTimeline::paintEvent(QPaintEvent*)
         const double w = fm.horizontalAdvance(t.label);
         p.drawText(QPointF(std::clamp(t.x - w / 2, 0.0, width() - w), m_plot.bottom() + 6 + fm.ascent()), t.label);
     }
-    const QFont titleFont = scaled(font(), 1.0, true);
+    const QFont titleFont = plot::labelFont(font(), 1.0, true);
     p.setFont(titleFont);
     const QString axisTitle = tr("time (ms) from the start of the first period shown");
     const QFontMetricsF tfm(titleFont);
@@ -396,7 +369,7 @@ void InversionTimeline::paintEvent(QPaintEvent*)
                axisTitle);
 
     if (m_blocks.empty() && !m_data.emptyText.isEmpty()) {
-        const QFont f = scaled(font(), 1.2, true);
+        const QFont f = plot::labelFont(font(), 1.2, true);
         p.setFont(f);
         QColor c = text;
         c.setAlphaF(0.6f);

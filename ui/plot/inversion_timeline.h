@@ -4,10 +4,11 @@
 // and the medium thread running inside such a wait — the inversion itself — is drawn in red. Dashed lines mark
 // the periods. A QPainter widget that stays fast with many segments: only the visible ones are laid out, and
 // segments closer than a pixel are merged into one block (nothing is dropped: a block is at least a pixel wide).
+#include "ui/plot/laid_out_widget.h"
+
 #include <QColor>
 #include <QString>
 #include <QStringList>
-#include <QWidget>
 
 #include <array>
 #include <cstdint>
@@ -50,7 +51,7 @@ struct InversionTimelineData {
     QString emptyText; ///< shown when no lane has a segment in the window
 };
 
-class InversionTimeline : public QWidget {
+class InversionTimeline : public plot::LaidOutWidget {
     Q_OBJECT
 public:
     /// A laid-out block: one or more segments of one lane and activity, in widget pixels.
@@ -85,8 +86,6 @@ public:
 
 protected:
     void paintEvent(QPaintEvent* event) override;
-    void resizeEvent(QResizeEvent* event) override;
-    void changeEvent(QEvent* event) override;
 
 private:
     struct Tick {
@@ -98,7 +97,7 @@ private:
         int kind = 0;
     };
 
-    void relayout();
+    void relayout() override;
     void layoutLane(int lane);
     void addBlock(std::vector<Block>& out, Block b) const;
     std::vector<LegendItem> legendItems() const;

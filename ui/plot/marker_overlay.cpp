@@ -62,12 +62,11 @@ void MarkerOverlay::relayout(const QRectF& area)
         Placed placed;
         placed.color = markerColor(m.role, m_palette);
         const bool solid = m.role == MarkerRole::Max || m.role == MarkerRole::Reference;
-        placed.pen = QPen(placed.color, lineWidth(solid ? 2.0 : 1.8));
-        placed.pen.setCosmetic(true);
-        if (m.role == MarkerRole::Change || m.role == MarkerRole::Reset)
-            placed.pen.setStyle(Qt::DashLine);
-        else if (!solid)
-            placed.pen.setStyle(Qt::DashDotLine);
+        const bool dashed = m.role == MarkerRole::Change || m.role == MarkerRole::Reset;
+        placed.pen = chartPen(placed.color, solid ? 2.0 : 1.8,
+                              dashed  ? Qt::DashLine
+                              : solid ? Qt::SolidLine
+                                      : Qt::DashDotLine);
         placed.line = QLineF(px, area.top(), px, area.bottom());
         placed.text = m.label;
         const double w = fm.horizontalAdvance(m.label) + 8;

@@ -21,7 +21,7 @@ constexpr std::array<NoisePart, 7> kNoiseLegendParts = {NoisePart::Available, No
 } // namespace
 
 NoiseCpuBars::NoiseCpuBars(QWidget* parent)
-    : QWidget(parent)
+    : plot::LaidOutWidget(parent)
 {
     setObjectName("noiseCpuBars");
     setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Preferred);
@@ -118,21 +118,6 @@ QSize NoiseCpuBars::sizeHint() const
 QSize NoiseCpuBars::minimumSizeHint() const
 {
     return {400, legendHeight() + rowHeight() + 8};
-}
-
-void NoiseCpuBars::resizeEvent(QResizeEvent* event)
-{
-    QWidget::resizeEvent(event);
-    relayout();
-}
-
-void NoiseCpuBars::changeEvent(QEvent* event)
-{
-    QWidget::changeEvent(event);
-    if (event->type() == QEvent::FontChange || event->type() == QEvent::PaletteChange) {
-        relayout();
-        updateGeometry();
-    }
 }
 
 void NoiseCpuBars::relayout()
@@ -240,8 +225,7 @@ void NoiseCpuBars::drawRow(QPainter& p, const NoiseBarRow& row, const RowLayout&
 {
     const plot::ChartColors c = plot::chartColors(palette());
     const bool dark = plot::isDarkPalette(palette());
-    QFont big = plot::chartFont(font(), 1.35);
-    big.setBold(true);
+    const QFont big = plot::labelFont(font(), 1.35, true);
     const QFont plain = plot::chartFont(font(), 1.0);
     const QFontMetrics bm(big), fm(plain);
 

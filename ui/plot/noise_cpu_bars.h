@@ -6,10 +6,11 @@
 // usually well under 1 % of a CPU: to scale it would be a hair, so it gets a bar of its own, and the thin bar above
 // keeps the real proportion in view. Colours come from the Okabe–Ito set (legible to colour-blind eyes and on a
 // projector) and are shared with the culprit table. A QPainter widget taking plain data.
+#include "ui/plot/laid_out_widget.h"
+
 #include <QColor>
 #include <QRectF>
 #include <QString>
-#include <QWidget>
 
 #include <vector>
 
@@ -37,7 +38,7 @@ struct NoiseBarsData {
     std::vector<NoiseBarRow> rows;
 };
 
-class NoiseCpuBars : public QWidget {
+class NoiseCpuBars : public plot::LaidOutWidget {
     Q_OBJECT
 public:
     explicit NoiseCpuBars(QWidget* parent = nullptr);
@@ -64,8 +65,6 @@ public:
 
 protected:
     void paintEvent(QPaintEvent* event) override;
-    void resizeEvent(QResizeEvent* event) override;
-    void changeEvent(QEvent* event) override;
 
 private:
     struct Block {
@@ -81,7 +80,7 @@ private:
         QRectF detail;
         std::vector<Block> blocks;
     };
-    void relayout();
+    void relayout() override;
     int rowHeight() const;
     int legendHeight() const;
     void drawLegend(QPainter& p) const;

@@ -49,6 +49,11 @@ double niceTickInterval(double span, int ticks)
     return niceCeil(span / ticks);
 }
 
+int tickDecimals(double step)
+{
+    return step >= 1 ? 0 : int(std::ceil(-std::log10(step) - 1e-9));
+}
+
 std::vector<double> linearEdges(double lo, double hi, int bins)
 {
     bins = std::max(1, bins);
@@ -84,6 +89,17 @@ std::vector<uint64_t> rebin(const std::vector<HistogramBucket>& buckets, const s
         counts[size_t(bin)] += b.count;
     }
     return counts;
+}
+
+void BucketExtent::add(const HistogramCurve& curve)
+{
+    for (const HistogramBucket& b : curve.buckets) {
+        if (!b.count)
+            continue;
+        min = any ? std::min(min, b.lowUs) : b.lowUs;
+        max = any ? std::max(max, b.highUs) : b.highUs;
+        any = true;
+    }
 }
 
 QList<QPointF> stepPoints(const std::vector<double>& edges, const std::vector<uint64_t>& counts, double floor)

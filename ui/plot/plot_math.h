@@ -19,6 +19,8 @@ double decadeCeil(double v);
 double decadeFloor(double v);
 /// A tick interval giving roughly @p ticks intervals over [0, span], on the 1-2-5 ladder.
 double niceTickInterval(double span, int ticks);
+/// The decimals a tick label needs when the ticks are @p step apart: 0 for whole steps, 1 for 0.5, 2 for 0.02.
+int tickDecimals(double step);
 
 /// n + 1 equally spaced edges over [lo, hi].
 std::vector<double> linearEdges(double lo, double hi, int bins);
@@ -28,6 +30,14 @@ std::vector<double> logEdges(double lo, double hi, int perDecade);
 /// Counts of @p buckets per display bin: a bucket goes to the bin holding its midpoint; values outside the
 /// edges go to the first or last bin, so nothing recorded disappears from the picture.
 std::vector<uint64_t> rebin(const std::vector<HistogramBucket>& buckets, const std::vector<double>& edges);
+
+/// The span of the non-empty buckets of one or more histograms: what their value axis must show.
+struct BucketExtent {
+    double min = 0;
+    double max = 0;
+    bool any = false; ///< whether a non-empty bucket was seen; min and max mean nothing before
+    void add(const HistogramCurve& curve);
+};
 
 /// The count at which empty bins are drawn on a log count axis: below its first decade, so an empty bin reads as
 /// nothing rather than disappearing from the line.

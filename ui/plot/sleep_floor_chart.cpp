@@ -75,24 +75,17 @@ struct SleepFloorChart::Impl {
     int xStep = 1, yStep = 1; ///< label every n-th decade (thinned on a small plot)
     bool fitting = false;
 
-    void attach(QAbstractSeries* s)
-    {
-        chart->addSeries(s);
-        s->attachAxis(x);
-        s->attachAxis(y);
-    }
-
     void ensureCurves(size_t n)
     {
         while (medians.size() < n) {
             auto* m = new QLineSeries;
             m->setPointsVisible(true);
-            attach(m);
+            plot::addSeries(chart, m);
             medians.push_back(m);
             auto* p = new QScatterSeries;
             p->setMarkerShape(QScatterSeries::MarkerShapeTriangle);
             p->setMarkerSize(13);
-            attach(p);
+            plot::addSeries(chart, p);
             p99s.push_back(p);
             spins.push_back(false);
         }
@@ -113,9 +106,7 @@ struct SleepFloorChart::Impl {
         const bool dark = plot::isDarkPalette(pal);
         for (size_t i = 0; i < medians.size(); ++i) {
             const QColor c = methodColor(int(i), dark);
-            QPen pen(c, plot::lineWidth(3.0), spins[i] ? Qt::DashLine : Qt::SolidLine);
-            pen.setCosmetic(true);
-            medians[i]->setPen(pen);
+            medians[i]->setPen(plot::chartPen(c, 3.0, spins[i] ? Qt::DashLine : Qt::SolidLine));
             medians[i]->setColor(c);
             QColor fill = c;
             fill.setAlphaF(0.55f);
@@ -125,12 +116,9 @@ struct SleepFloorChart::Impl {
         QColor text = pal.color(QPalette::Text);
         QColor ident = text;
         ident.setAlphaF(0.55f);
-        QPen idPen(ident, plot::lineWidth(2.0), Qt::DashLine);
-        idPen.setCosmetic(true);
-        identity->setPen(idPen);
-        QPen resPen(dark ? QColor(colors::kAmber300) : QColor(colors::kAmberDark), plot::lineWidth(2.5), Qt::DotLine);
-        resPen.setCosmetic(true);
-        resolution->setPen(resPen);
+        identity->setPen(plot::chartPen(ident, 2.0, Qt::DashLine));
+        resolution->setPen(
+            plot::chartPen(dark ? QColor(colors::kAmber300) : QColor(colors::kAmberDark), 2.5, Qt::DotLine));
     }
 
     int builtXStep = 0, builtYStep = 0;
@@ -218,7 +206,7 @@ struct SleepFloorChart::Impl {
 };
 
 SleepFloorChart::SleepFloorChart(QWidget* parent)
-    : QWidget(parent)
+    : plot::RestyledWidget(parent)
     , d(std::make_unique<Impl>())
 {
     d->owner = this;
@@ -235,26 +223,22 @@ SleepFloorChart::SleepFloorChart(QWidget* parent)
     d->chart->addAxis(d->y, Qt::AlignLeft);
     d->identity = new QLineSeries;
     d->identity->setName(tr("actual = requested"));
-    d->attach(d->identity);
+    plot::addSeries(d->chart, d->identity);
     d->resolution = new QLineSeries;
     d->resolution->setName(tr("clock_getres"));
-    d->attach(d->resolution);
+    plot::addSeries(d->chart, d->resolution);
 
     d->view = plot::fillWithChartView(this, d->chart, 50, 16);
     d->view->setRenderHint(QPainter::Antialiasing);
     d->rebuildAxes({0, 1, 10, 100, 1'000, 10'000, 100'000, 1'000'000, 10'000'000}, 0, 8);
     connect(d->chart, &QChart::plotAreaChanged, this, [this] { d->refit(); });
-    changeEvent(nullptr);
+    restyle();
 }
 
 SleepFloorChart::~SleepFloorChart() = default;
 
-void SleepFloorChart::changeEvent(QEvent* event)
+void SleepFloorChart::restyle()
 {
-    if (event)
-        QWidget::changeEvent(event);
-    if (!plot::restylesFor(event))
-        return;
     plot::styleChart(d->chart, palette(), font());
     d->style();
 }

@@ -2,10 +2,11 @@
 // The sleep-floor chart: actual duration against requested duration on log-log axes, with the y = x line (a
 // perfect sleep), one median line per method and its p99 as markers, and clock_getres as a horizontal line. A
 // 0 ns request has no logarithm: it sits one decade left of the smallest non-zero request, labelled "0".
+#include "ui/plot/restyled_widget.h"
+
 #include <QList>
 #include <QPointF>
 #include <QString>
-#include <QWidget>
 
 #include <cstdint>
 #include <memory>
@@ -25,7 +26,7 @@ struct SleepFloorCurve {
     std::vector<Point> points;
 };
 
-class SleepFloorChart : public QWidget {
+class SleepFloorChart : public plot::RestyledWidget {
     Q_OBJECT
 public:
     static constexpr int kMaxCurves = 8;
@@ -52,7 +53,7 @@ public:
     QStringList durationAxisLabels() const;
 
 protected:
-    void changeEvent(QEvent* event) override;
+    void restyle() override;
 
 private:
     struct Impl;

@@ -82,20 +82,15 @@ struct StarvationChart::Impl {
         const double span = std::max(1e-3, data.xMax - data.xMin);
         if (x->min() == data.xMin && x->max() == data.xMax)
             return;
-        x->setTickAnchor(0);
-        x->setTickInterval(plot::niceTickInterval(span, 8));
-        x->setLabelFormat(x->tickInterval() < 1 ? "%.1f" : "%.0f");
-        x->setRange(data.xMin, data.xMax);
+        const double interval = plot::niceTickInterval(span, 8);
+        plot::setTickedRange(x, data.xMin, data.xMax, interval, interval < 1 ? "%.1f" : "%.0f");
     }
 
     void applyY()
     {
         // The axis is in millions of operations per second: "300" reads better from the back row than "3e+08".
         const double upper = yUpper / kMillion;
-        y->setTickAnchor(0);
-        y->setTickInterval(plot::niceTickInterval(upper, 5));
-        y->setLabelFormat(upper >= 20 ? "%.0f" : "%.1f");
-        y->setRange(0, upper);
+        plot::setTickedRange(y, 0, upper, plot::niceTickInterval(upper, 5), upper >= 20 ? "%.0f" : "%.1f");
     }
 
     void placeBands(const std::vector<TimeBand>& bands, std::vector<Band>& items, const QColor& color, bool window,
@@ -166,11 +161,7 @@ struct StarvationChart::Impl {
             const bool control = i < data.lines.size() && data.lines[i].control;
             QColor c = control ? plot::chartColors(palette).reference
                                : (dark ? kDarkColors : kLightColors)[i % std::size(kLightColors)];
-            QPen pen(c, plot::lineWidth(2.6));
-            pen.setCosmetic(true);
-            if (control)
-                pen.setStyle(Qt::DashLine);
-            series[i]->setPen(pen);
+            series[i]->setPen(plot::chartPen(c, 2.6, control ? Qt::DashLine : Qt::SolidLine));
         }
     }
 
@@ -204,10 +195,7 @@ struct StarvationChart::Impl {
             }
             series[i]->replace(pts);
         }
-        // Hide the legend entries of the unused series.
-        const auto markers = chart->legend()->markers();
-        for (auto* m : markers)
-            m->setVisible(m->series()->isVisible());
+        plot::hideLegendOfHiddenSeries(chart);
         applyX();
         // A whole number of nice ticks above the data: the 1-2-5 ladder alone would leave half the plot empty.
         const double tick = plot::niceTickInterval(std::max(yMax, 1e6) * 1.08, 5);
@@ -222,7 +210,7 @@ struct StarvationChart::Impl {
 };
 
 StarvationChart::StarvationChart(QWidget* parent)
-    : QWidget(parent)
+    : plot::RestyledWidget(parent)
     , d(std::make_unique<Impl>())
 {
     d->chart = plot::newChart(tr("Progress of the counter threads"));
@@ -234,9 +222,7 @@ StarvationChart::StarvationChart(QWidget* parent)
     d->chart->addAxis(d->y, Qt::AlignLeft);
     for (int i = 0; i < kMaxLines; ++i) {
         auto* s = new QLineSeries;
-        d->chart->addSeries(s);
-        s->attachAxis(d->x);
-        s->attachAxis(d->y);
+        plot::addSeries(d->chart, s);
         s->setVisible(false);
         d->series.push_back(s);
     }
@@ -245,22 +231,17 @@ StarvationChart::StarvationChart(QWidget* parent)
     d->view->setRenderHint(QPainter::Antialiasing);
     connect(d->chart, &QChart::plotAreaChanged, this, [this] { d->redraw(); });
 
-    changeEvent(nullptr);
+    restyle();
     d->applyY();
     d->redraw();
 }
 
 StarvationChart::~StarvationChart() = default;
 
-void StarvationChart::changeEvent(QEvent* event)
+void StarvationChart::restyle()
 {
-    if (event)
-        QWidget::changeEvent(event);
-    if (!plot::restylesFor(event))
-        return;
     d->palette = palette();
-    d->font = plot::chartFont(font(), 1.05);
-    d->font.setBold(true);
+    d->font = plot::labelFont(font(), 1.05, true);
     plot::styleChart(d->chart, d->palette, font());
     d->restyleLines();
     d->relayoutBands();

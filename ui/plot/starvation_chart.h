@@ -2,10 +2,11 @@
 // The starvation lab's progress chart: one rate line per counter thread (operations per second against seconds
 // since the run started), the spinner's bursts shaded, and the windows in which a starved counter ran anyway
 // (RT throttling / the fair server) highlighted in another colour with their length.
+#include "ui/plot/restyled_widget.h"
+
 #include <QList>
 #include <QPointF>
 #include <QString>
-#include <QWidget>
 
 #include <memory>
 #include <vector>
@@ -33,7 +34,7 @@ struct StarvationChartData {
     double xMax = 1;
 };
 
-class StarvationChart : public QWidget {
+class StarvationChart : public plot::RestyledWidget {
     Q_OBJECT
 public:
     static constexpr int kMaxLines = 9;
@@ -57,7 +58,7 @@ public:
     double yAxisMax() const; ///< in ops/s
 
 protected:
-    void changeEvent(QEvent* event) override;
+    void restyle() override;
 
 private:
     struct Impl;

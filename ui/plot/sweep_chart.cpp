@@ -79,9 +79,7 @@ struct SweepChart::Impl {
             auto* s = new QLineSeries;
             s->setName(roleName(kRoles[role]));
             s->setPointsVisible(true);
-            chart->addSeries(s);
-            s->attachAxis(x);
-            s->attachAxis(y);
+            plot::addSeries(chart, s);
             style(s, kRoles[role]);
             pool.push_back(s);
         }
@@ -90,10 +88,8 @@ struct SweepChart::Impl {
 
     void style(QLineSeries* s, MarkerRole role) const
     {
-        QPen pen(plot::markerColor(role, palette), plot::lineWidth(role == MarkerRole::Max ? 3.0 : 2.6));
-        pen.setCosmetic(true);
-        if (role == MarkerRole::Median)
-            pen.setStyle(Qt::DashLine);
+        const QPen pen = plot::chartPen(plot::markerColor(role, palette), role == MarkerRole::Max ? 3.0 : 2.6,
+                                        role == MarkerRole::Median ? Qt::DashLine : Qt::SolidLine);
         s->setPen(pen);
         s->setBrush(pen.color());
         s->setMarkerSize(plot::lineWidth(9)); // the points grow with the lines, or thick lines would hide them
@@ -179,9 +175,7 @@ struct SweepChart::Impl {
                 failed.push_back(item);
             }
             QGraphicsSimpleTextItem* item = failed[used++];
-            QFont f = plot::chartFont(font, 1.15);
-            f.setBold(true);
-            item->setFont(f);
+            item->setFont(plot::labelFont(font, 1.15, true));
             item->setBrush(plot::markerColor(MarkerRole::P999, palette));
             item->setText(QObject::tr("failed"));
             const QPointF at = chart->mapToPosition(QPointF(double(i), mid), anchor);
@@ -195,7 +189,7 @@ struct SweepChart::Impl {
 };
 
 SweepChart::SweepChart(QWidget* parent)
-    : QWidget(parent)
+    : plot::RestyledWidget(parent)
     , d(std::make_unique<Impl>())
 {
     d->chart = plot::newChart(tr("Latency against the setting"));
@@ -214,18 +208,14 @@ SweepChart::SweepChart(QWidget* parent)
     connect(d->chart, &QChart::plotAreaChanged, this, [this] { d->placeFailedLabels(); });
     for (size_t r = 0; r < kRoles.size(); ++r)
         d->segment(r, 0);
-    changeEvent(nullptr);
+    restyle();
     setPoints({});
 }
 
 SweepChart::~SweepChart() = default;
 
-void SweepChart::changeEvent(QEvent* event)
+void SweepChart::restyle()
 {
-    if (event)
-        QWidget::changeEvent(event);
-    if (!plot::restylesFor(event))
-        return;
     d->palette = palette();
     d->font = font();
     plot::styleChart(d->chart, d->palette, d->font);

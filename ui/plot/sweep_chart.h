@@ -3,11 +3,11 @@
 // order the settings ran, on a log latency axis. Lines join neighbouring settings only: a failed setting breaks
 // them and is labelled "failed" instead of being drawn as a zero; settings still to run are named on the axis.
 #include "ui/plot/plot_data.h"
+#include "ui/plot/restyled_widget.h"
 
 #include <QList>
 #include <QPointF>
 #include <QStringList>
-#include <QWidget>
 
 #include <memory>
 #include <vector>
@@ -25,7 +25,7 @@ struct SweepChartPoint {
     double maxUs = 0;
 };
 
-class SweepChart : public QWidget {
+class SweepChart : public plot::RestyledWidget {
     Q_OBJECT
 public:
     explicit SweepChart(QWidget* parent = nullptr);
@@ -43,7 +43,7 @@ public:
     double latencyAxisMax() const;
 
 protected:
-    void changeEvent(QEvent* event) override;
+    void restyle() override;
 
 private:
     struct Impl;

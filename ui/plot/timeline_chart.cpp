@@ -8,7 +8,6 @@
 
 #include <QEvent>
 #include <QFontMetricsF>
-#include <QMouseEvent>
 #include <QVBoxLayout>
 #include <QtCharts/QChart>
 #include <QtCharts/QChartView>
@@ -42,19 +41,10 @@ struct TimelineChart::Impl {
 
     void attachY()
     {
-        QAbstractAxis* remove = logY ? static_cast<QAbstractAxis*>(yLinear) : yLog;
-        QAbstractAxis* add = logY ? static_cast<QAbstractAxis*>(yLog) : yLinear;
-        if (chart->axes(Qt::Vertical).contains(remove)) {
-            for (QLineSeries* s : all())
-                s->detachAxis(remove);
-            chart->removeAxis(remove);
-            remove->setParent(owner); // removeAxis gives up ownership: keep it with the widget
-        }
-        if (!chart->axes(Qt::Vertical).contains(add)) {
-            chart->addAxis(add, Qt::AlignLeft);
-            for (QLineSeries* s : all())
-                s->attachAxis(add);
-        }
+        if (logY)
+            plot::swapAxis(chart, yLinear, yLog, Qt::AlignLeft, owner);
+        else
+            plot::swapAxis(chart, yLog, yLinear, Qt::AlignLeft, owner);
         yRange.setScale(logY ? plot::AxisAutoRange::Scale::Log : plot::AxisAutoRange::Scale::Linear);
         yRange.setMinimumUpper(10);
         yRange.setLowestLower(0.1);
@@ -73,9 +63,7 @@ struct TimelineChart::Impl {
             return series;
         while (more.size() < i) {
             auto* s = new QLineSeries;
-            chart->addSeries(s);
-            s->attachAxis(x);
-            s->attachAxis(logY ? static_cast<QAbstractAxis*>(yLog) : yLinear);
+            plot::addSeries(chart, s);
             more.push_back(s);
         }
         return more[i - 1];
@@ -87,19 +75,10 @@ struct TimelineChart::Impl {
             const QColor c =
                 i < curves.size() && curves[i].color.isValid() ? curves[i].color : plot::chartColors(pal).live;
             // One pixel: the envelope is dense enough to read as a band, and a 1-px cosmetic pen takes the fast path.
-            QPen pen(c, plot::lineWidth(1.0));
-            pen.setCosmetic(true);
+            const QPen pen = plot::chartPen(c, 1.0);
             seriesOf(i)->setPen(pen);
-            curve(i).pen = pen;
+            canvas->curve(i).pen = pen;
         }
-    }
-
-    plot::CanvasCurve& curve(size_t i)
-    {
-        std::vector<plot::CanvasCurve>& c = canvas->curves();
-        if (c.size() <= i)
-            c.resize(i + 1);
-        return c[i];
     }
 
     /// Whole seconds up to 10 s, then 5 and 10 s; a replay's whole recording may span an hour, so beyond two minutes
@@ -120,9 +99,7 @@ struct TimelineChart::Impl {
 
     void applyX()
     {
-        x->setTickAnchor(0);
-        x->setTickInterval(xTickInterval());
-        x->setRange(-window, 0);
+        plot::setTickedRange(x, -window, 0, xTickInterval(), "%.0f");
         ++axisUpdates;
     }
 
@@ -139,10 +116,8 @@ struct TimelineChart::Impl {
         if (logY) {
             yLog->setRange(yRange.lower(), yRange.upper());
         } else {
-            yLinear->setTickAnchor(0);
-            yLinear->setTickInterval(plot::niceTickInterval(yRange.upper(), 6));
-            yLinear->setLabelFormat(yRange.upper() >= 20 ? "%.0f" : "%.1f");
-            yLinear->setRange(yRange.lower(), yRange.upper());
+            plot::setTickedRange(yLinear, yRange.lower(), yRange.upper(), plot::niceTickInterval(yRange.upper(), 6),
+                                 yRange.upper() >= 20 ? "%.0f" : "%.1f");
         }
         ++axisUpdates;
     }
@@ -170,11 +145,11 @@ struct TimelineChart::Impl {
         columns = std::max(50, int(chart->plotArea().width()));
         for (size_t i = 0; i < all().size(); ++i) {
             if (i >= curves.size()) {
-                curve(i).points.clear();
+                canvas->curve(i).points.clear();
                 continue;
             }
             const std::vector<TimelinePoint> cols = plot::decimateColumns(curves[i].points, -window, 0, columns);
-            curve(i).points = plot::envelopePoints(cols, logY ? yRange.lower() : -1e300);
+            canvas->curve(i).points = plot::envelopePoints(cols, logY ? yRange.lower() : -1e300);
         }
         canvas->setAxes({-window, 0, false}, {yRange.lower(), yRange.upper(), logY});
         canvas->refresh();
@@ -182,7 +157,7 @@ struct TimelineChart::Impl {
 };
 
 TimelineChart::TimelineChart(QWidget* parent)
-    : QWidget(parent)
+    : plot::RestyledWidget(parent)
     , d(std::make_unique<Impl>())
 {
     d->owner = this;
@@ -216,21 +191,17 @@ TimelineChart::TimelineChart(QWidget* parent)
         d->fitXTicks();
         d->redraw(false);
     });
-    d->canvas->installEventFilter(this);
+    d->canvas->setClickHandler([this](QPointF value) { emit clicked(value.x(), value.y()); });
 
-    changeEvent(nullptr);
+    restyle();
     d->applyX();
     d->redraw(true);
 }
 
 TimelineChart::~TimelineChart() = default;
 
-void TimelineChart::changeEvent(QEvent* event)
+void TimelineChart::restyle()
 {
-    if (event)
-        QWidget::changeEvent(event);
-    if (!plot::restylesFor(event))
-        return;
     const QPalette pal = palette();
     plot::styleChart(d->chart, pal, font());
     plot::styleAxis(d->yLinear, pal, font());
@@ -312,7 +283,7 @@ void TimelineChart::clear()
 
 QList<QPointF> TimelineChart::envelope() const
 {
-    return d->curve(0).points;
+    return d->canvas->curve(0).points;
 }
 int TimelineChart::curveCount() const
 {
@@ -320,7 +291,7 @@ int TimelineChart::curveCount() const
 }
 QList<QPointF> TimelineChart::curveEnvelope(int index) const
 {
-    return index >= 0 && index < curveCount() ? d->curve(size_t(index)).points : QList<QPointF>();
+    return index >= 0 && index < curveCount() ? d->canvas->curve(size_t(index)).points : QList<QPointF>();
 }
 QString TimelineChart::curveName(int index) const
 {
@@ -355,18 +326,6 @@ double TimelineChart::secondsPerColumn() const
 QPoint TimelineChart::viewPosition(double tSec, double latencyUs) const
 {
     return d->canvas->toPixel(QPointF(tSec, latencyUs)).toPoint();
-}
-
-bool TimelineChart::eventFilter(QObject* watched, QEvent* event)
-{
-    if (watched == d->canvas && event->type() == QEvent::MouseButtonRelease) {
-        const auto* m = static_cast<QMouseEvent*>(event);
-        if (m->button() == Qt::LeftButton && d->canvas->plotArea().contains(m->position())) {
-            const QPointF v = d->canvas->toValue(m->position());
-            emit clicked(v.x(), v.y());
-        }
-    }
-    return QWidget::eventFilter(watched, event);
 }
 
 } // namespace rtscope

@@ -3,11 +3,11 @@
 // averaged away, labelled vertical lines where the configuration changed. Time is relative seconds (0 = now).
 // Several curves (one per CPU of a replayed recording) share the axes, each in its colour with a legend entry.
 #include "ui/plot/plot_data.h"
+#include "ui/plot/restyled_widget.h"
 
 #include <QColor>
 #include <QList>
 #include <QPointF>
-#include <QWidget>
 
 #include <memory>
 
@@ -19,7 +19,7 @@ struct TimelineCurve {
     std::vector<TimelinePoint> points;
 };
 
-class TimelineChart : public QWidget {
+class TimelineChart : public plot::RestyledWidget {
     Q_OBJECT
 public:
     explicit TimelineChart(QWidget* parent = nullptr);
@@ -59,8 +59,7 @@ signals:
     void clicked(double tSec, double latencyUs);
 
 protected:
-    void changeEvent(QEvent* event) override;
-    bool eventFilter(QObject* watched, QEvent* event) override;
+    void restyle() override;
 
 private:
     struct Impl;
