@@ -1,5 +1,6 @@
 #pragma once
 // Running an engine experiment to its end in a test: what the experiment units shared, each under its own name.
+#include "engine/rt/cpu_topology.h"
 #include "engine/rt/rt_thread.h"
 #include "engine/rt/system_probe.h"
 #include "engine/util/clock.h"
@@ -7,6 +8,8 @@
 
 #include <QString>
 #include <QTest>
+
+#include <initializer_list>
 
 namespace rtscope::test {
 
@@ -39,6 +42,21 @@ template <class Experiment> void stopExperimentWithin100ms(Experiment& exp)
     const int64_t took = nowNs() - t0;
     qInfo("stop took %.1f ms", double(took) / 1e6);
     QVERIFY2(took < 100 * kNsPerMs, qPrintable(QString("stop took %1 ms").arg(double(took) / 1e6)));
+    QCOMPARE(threadsAlive(), 0);
+}
+
+/// @p exp refuses to start @p config on @p cpus: an InvalidConfig error whose message holds each of @p sentences,
+/// and nothing running, no thread started.
+template <class Experiment, class Config>
+void checkStartRefused(Experiment& exp, const Config& config, const CpuTopology& cpus,
+                       std::initializer_list<const char*> sentences)
+{
+    const Error e = exp.start(config, cpus);
+    QCOMPARE(e.kind, ErrorKind::InvalidConfig);
+    for (const char* sentence : sentences)
+        QVERIFY2(QString::fromStdString(e.message).contains(QString::fromUtf8(sentence)),
+                 qPrintable(QString("'%1' does not say '%2'").arg(QString::fromStdString(e.message), sentence)));
+    QVERIFY(!exp.running());
     QCOMPARE(threadsAlive(), 0);
 }
 

@@ -5,6 +5,7 @@
 #include "engine/rt/rt_thread.h"
 #include "engine/rt/sched_policy.h"
 #include "engine/rt/system_probe.h"
+#include "tests/common/config_fields.h"
 #include "tests/common/test_util.h"
 #include "tests/common/thread_census.h"
 #include "ui/common/gui_thread_affinity.h"
@@ -192,19 +193,6 @@ inline void setControlNamed(const QWidget& controls, const QString& name, const 
     QWidget* w = controls.findChild<QWidget*>(name);
     QVERIFY2(w, qPrintable("no control named " + name));
     setControl(w, value);
-}
-
-/// @p c, read back after one control changed @p start: @p expected in @p field, every other of @p fields as in
-/// @p start (a policy may bring its own priority), each field as @p fieldOf reads it.
-template <class Config>
-void checkOnlyFieldChanged(const Config& c, const Config& start, const QString& field, qlonglong expected,
-                           const QStringList& fields,
-                           std::type_identity_t<qlonglong (*)(const Config&, const QString&)> fieldOf)
-{
-    QCOMPARE(fieldOf(c, field), expected);
-    for (const QString& other : fields)
-        if (other != field && !(field == "policy" && other == "priority"))
-            QCOMPARE(fieldOf(c, other), fieldOf(start, other));
 }
 
 /// A timer lab's @p config shown in @p controls (not a user edit) and read back exactly over the defaults; the

@@ -116,11 +116,8 @@ private slots:
         const CpuTopology cpus = CpuTopology::current();
         ContentionConfig c;
         edit(c, cpus);
-        const auto problems = c.validate(cpus);
-        QStringList all;
-        for (const auto& p : problems)
-            all << QString::fromStdString(p);
-        QVERIFY2(all.join("\n").contains(expected), qPrintable(all.join("\n")));
+        const QString problems = joined(c.validate(cpus));
+        QVERIFY2(problems.contains(expected), qPrintable(problems));
 
         ContentionExperiment exp;
         const Error e = exp.start(c, cpus);

@@ -6,6 +6,7 @@
 #include "engine/doctor/journal.h"
 #include "engine/doctor/session.h"
 
+#include "tests/common/data_rows.h"
 #include "tests/common/doctor_test_util.h"
 #include "tests/common/test_main.h"
 
@@ -93,61 +94,41 @@ private slots:
 
     void plantedJournalsAreRefused_data()
     {
-        QTest::addColumn<QString>("field");    // a JSON pointer into the journal; empty: the text replaces it
-        QTest::addColumn<QString>("value");    // JSON
-        QTest::addColumn<QString>("expected"); // in the sentence
-        QTest::newRow("not JSON") << ""
-                                  << "{\"format\": "
-                                  << "it is not JSON";
-        // Nested too deep for any reader to copy or dump it (json_text.h): refused before it is parsed.
-        QTest::newRow("nested 100 000 deep")
-            << ""
-            << "{\"format\":\"rtscope-doctor-journal\",\"note\":" + QString(100000, '[') + QString(100000, ']') + "}"
-            << "it nests lists and objects 100001 levels deep; rtscope reads at most 64";
-        QTest::newRow("other format") << "/format"
-                                      << "\"something-else\""
-                                      << "its format is 'something-else'";
-        QTest::newRow("version 2") << "/version"
-                                   << "2"
-                                   << "it is of version 2, and this rtscope reads version 1";
-        QTest::newRow("earlier boot") << "/boot_id"
-                                      << "\"00000000-0000-0000-0000-000000000000\""
-                                      << "it was written during another boot";
-        QTest::newRow("unknown kind") << "/changes/0/kind"
-                                      << "\"shell-command\""
-                                      << "change 1 is of kind 'shell-command', which is no kind of knob";
-        QTest::newRow("path outside the roots") << "/changes/0/path"
-                                                << "\"/etc/passwd\""
-                                                << "path '/etc/passwd' is outside the paths the doctor may change";
-        QTest::newRow("path climbing out") << "/changes/0/path"
-                                           << "\"/proc/sys/../../etc/shadow\""
-                                           << "is outside the paths the doctor may change";
-        QTest::newRow("path of another knob") << "/changes/0/path"
-                                              << "\"/proc/sys/kernel/watchdog\""
-                                              << "is not the path of sysctl kernel.timer_migration";
-        QTest::newRow("sysctl off the list") << "/changes/0/target"
-                                             << "\"kernel.core_pattern\""
-                                             << "target 'kernel.core_pattern' is not a sysctl the doctor may change";
-        QTest::newRow("value it does not take") << "/changes/0/from"
-                                                << "\"|/tmp/evil\""
-                                                << "from '|/tmp/evil' is not a value sysctl kernel.timer_migration";
-        QTest::newRow("cgroup dir not the doctor's")
-            << "/changes/1"
-            << R"({"kind":"cpuset-dir","target":"/sys/fs/cgroup/cpuset/system","path":"/sys/fs/cgroup/cpuset/system","from":"absent","to":"present","state":"applied"})"
-            << "is not a directory the doctor makes";
-        QTest::newRow("thread target")
-            << "/changes/1"
-            << R"({"kind":"thread-affinity","target":"1","path":"/proc/1/task/1","from":"0-1","to":"0","state":"applied"})"
-            << "target '1' is not a thread as TID@STARTTIME";
-        QTest::newRow("unknown state") << "/changes/0/state"
-                                       << "\"half\""
-                                       << "is in state 'half'";
-        QTest::newRow("missing from") << "/changes/0/from"
-                                      << "null"
-                                      << "changes[0].from";
-        QTest::newRow("unknown field") << "/script"
-                                       << "\"rm -rf /\""
-                                       << "unknown field 'script'";
+        // field: a JSON pointer into the journal; empty: the text replaces it
+        // value: JSON
+        // expected: in the sentence
+        test::addRows<QString, QString, QString>(
+            {"field", "value", "expected"},
+            {{"not JSON", "", "{\"format\": ", "it is not JSON"},
+             // Nested too deep for any reader to copy or dump it (json_text.h): refused before it is parsed.
+             {"nested 100 000 deep", "",
+              "{\"format\":\"rtscope-doctor-journal\",\"note\":" + QString(100000, '[') + QString(100000, ']') + "}",
+              "it nests lists and objects 100001 levels deep; rtscope reads at most 64"},
+             {"other format", "/format", "\"something-else\"", "its format is 'something-else'"},
+             {"version 2", "/version", "2", "it is of version 2, and this rtscope reads version 1"},
+             {"earlier boot", "/boot_id", "\"00000000-0000-0000-0000-000000000000\"",
+              "it was written during another boot"},
+             {"unknown kind", "/changes/0/kind", "\"shell-command\"",
+              "change 1 is of kind 'shell-command', which is no kind of knob"},
+             {"path outside the roots", "/changes/0/path", "\"/etc/passwd\"",
+              "path '/etc/passwd' is outside the paths the doctor may change"},
+             {"path climbing out", "/changes/0/path", "\"/proc/sys/../../etc/shadow\"",
+              "is outside the paths the doctor may change"},
+             {"path of another knob", "/changes/0/path", "\"/proc/sys/kernel/watchdog\"",
+              "is not the path of sysctl kernel.timer_migration"},
+             {"sysctl off the list", "/changes/0/target", "\"kernel.core_pattern\"",
+              "target 'kernel.core_pattern' is not a sysctl the doctor may change"},
+             {"value it does not take", "/changes/0/from", "\"|/tmp/evil\"",
+              "from '|/tmp/evil' is not a value sysctl kernel.timer_migration"},
+             {"cgroup dir not the doctor's", "/changes/1",
+              R"({"kind":"cpuset-dir","target":"/sys/fs/cgroup/cpuset/system","path":"/sys/fs/cgroup/cpuset/system","from":"absent","to":"present","state":"applied"})",
+              "is not a directory the doctor makes"},
+             {"thread target", "/changes/1",
+              R"({"kind":"thread-affinity","target":"1","path":"/proc/1/task/1","from":"0-1","to":"0","state":"applied"})",
+              "target '1' is not a thread as TID@STARTTIME"},
+             {"unknown state", "/changes/0/state", "\"half\"", "is in state 'half'"},
+             {"missing from", "/changes/0/from", "null", "changes[0].from"},
+             {"unknown field", "/script", "\"rm -rf /\"", "unknown field 'script'"}});
     }
     void plantedJournalsAreRefused()
     {
@@ -185,12 +166,11 @@ private slots:
     // The file itself: a link (to a journal that would pass), another user's, writable by others.
     void journalFilesNotOursAreRefused_data()
     {
-        QTest::addColumn<int>("how");
-        QTest::addColumn<QString>("expected");
-        QTest::newRow("symbolic link") << 0 << "is a symbolic link";
-        QTest::newRow("another user's") << 1 << "belongs to user 65534";
-        QTest::newRow("writable by others") << 2 << "is writable by its group or by others";
-        QTest::newRow("a directory") << 3 << "is not a regular file";
+        test::addRows<int, QString>({"how", "expected"},
+                                    {{"symbolic link", 0, "is a symbolic link"},
+                                     {"another user's", 1, "belongs to user 65534"},
+                                     {"writable by others", 2, "is writable by its group or by others"},
+                                     {"a directory", 3, "is not a regular file"}});
     }
     void journalFilesNotOursAreRefused()
     {

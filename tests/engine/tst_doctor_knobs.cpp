@@ -79,48 +79,20 @@ class TestDoctorKnobs : public QObject {
 private slots:
     void fileKnobsApplyAndRevert_data()
     {
-        // fileWhileApplied: as the kernel shows it
-        test::addColumns<QString, QString, QString, QString>("file", "before", "to", "fileWhileApplied");
-        QTest::newRow("irq") << "/proc/irq/24/smp_affinity_list"
-                             << "0-1"
-                             << "0"
-                             << "0\n";
-        QTest::newRow("timer_migration") << "/proc/sys/kernel/timer_migration"
-                                         << "1"
-                                         << "0"
-                                         << "0\n";
-        QTest::newRow("rt runtime") << "/proc/sys/kernel/sched_rt_runtime_us"
-                                    << "950000"
-                                    << "-1"
-                                    << "-1\n";
-        QTest::newRow("watchdog cpumask") << "/proc/sys/kernel/watchdog_cpumask"
-                                          << "0-1"
-                                          << "1"
-                                          << "1\n";
-        QTest::newRow("stat_interval") << "/proc/sys/vm/stat_interval"
-                                       << "1"
-                                       << "10"
-                                       << "10\n";
-        QTest::newRow("thp enabled") << "/sys/kernel/mm/transparent_hugepage/enabled"
-                                     << "madvise"
-                                     << "never"
-                                     << "always madvise [never]\n";
-        QTest::newRow("thp defrag") << "/sys/kernel/mm/transparent_hugepage/defrag"
-                                    << "madvise"
-                                    << "defer+madvise"
-                                    << "always defer [defer+madvise] madvise never\n";
-        QTest::newRow("khugepaged defrag") << "/sys/kernel/mm/transparent_hugepage/khugepaged/defrag"
-                                           << "1"
-                                           << "0"
-                                           << "0\n";
-        QTest::newRow("workqueue") << "/sys/devices/virtual/workqueue/cpumask"
-                                   << "0-1"
-                                   << "0"
-                                   << "1\n";
-        QTest::newRow("idle state") << "/sys/devices/system/cpu/cpu1/cpuidle/state2/disable"
-                                    << "0"
-                                    << "1"
-                                    << "1\n";
+        test::addRows<QString, QString, QString, QString>(
+            {"file", "before", "to", "fileWhileApplied"},
+            {{"irq", "/proc/irq/24/smp_affinity_list", "0-1", "0", "0\n"},
+             {"timer_migration", "/proc/sys/kernel/timer_migration", "1", "0", "0\n"},
+             {"rt runtime", "/proc/sys/kernel/sched_rt_runtime_us", "950000", "-1", "-1\n"},
+             {"watchdog cpumask", "/proc/sys/kernel/watchdog_cpumask", "0-1", "1", "1\n"},
+             {"stat_interval", "/proc/sys/vm/stat_interval", "1", "10", "10\n"},
+             {"thp enabled", "/sys/kernel/mm/transparent_hugepage/enabled", "madvise", "never",
+              "always madvise [never]\n"},
+             {"thp defrag", "/sys/kernel/mm/transparent_hugepage/defrag", "madvise", "defer+madvise",
+              "always defer [defer+madvise] madvise never\n"},
+             {"khugepaged defrag", "/sys/kernel/mm/transparent_hugepage/khugepaged/defrag", "1", "0", "0\n"},
+             {"workqueue", "/sys/devices/virtual/workqueue/cpumask", "0-1", "0", "1\n"},
+             {"idle state", "/sys/devices/system/cpu/cpu1/cpuidle/state2/disable", "0", "1", "1\n"}});
     }
     void fileKnobsApplyAndRevert()
     {
@@ -217,15 +189,16 @@ private slots:
     // Only the sysctls of the list: kernel.core_pattern names a program the kernel runs as root.
     void refusedTargetsAndValuesChangeNothing_data()
     {
-        test::addColumns<int, QString>("which", "expected");
-        QTest::newRow("core_pattern") << 0 << "target 'kernel.core_pattern' is not a sysctl the doctor may change";
-        QTest::newRow("timer_migration 2") << 1 << "to '2' is not a value sysctl kernel.timer_migration takes (0 or 1)";
-        QTest::newRow("thp sometimes") << 2 << "to 'sometimes' is not a value thp enabled takes";
-        QTest::newRow("rt runtime below -1") << 3 << "an integer from -1 to 2147483647";
-        QTest::newRow("irq of no CPU") << 4 << "to '' is not a value irq-affinity 24 takes (a CPU list";
-        QTest::newRow("dma negative") << 5 << "microseconds from 0 to 2000000000";
-        QTest::newRow("thp file off the list") << 6 << "target 'shmem_enabled' is not a THP setting";
-        QTest::newRow("preempt mode") << 7 << "to 'realtime' is not a value preempt-mode";
+        test::addRows<int, QString>(
+            {"which", "expected"},
+            {{"core_pattern", 0, "target 'kernel.core_pattern' is not a sysctl the doctor may change"},
+             {"timer_migration 2", 1, "to '2' is not a value sysctl kernel.timer_migration takes (0 or 1)"},
+             {"thp sometimes", 2, "to 'sometimes' is not a value thp enabled takes"},
+             {"rt runtime below -1", 3, "an integer from -1 to 2147483647"},
+             {"irq of no CPU", 4, "to '' is not a value irq-affinity 24 takes (a CPU list"},
+             {"dma negative", 5, "microseconds from 0 to 2000000000"},
+             {"thp file off the list", 6, "target 'shmem_enabled' is not a THP setting"},
+             {"preempt mode", 7, "to 'realtime' is not a value preempt-mode"}});
     }
     void refusedTargetsAndValuesChangeNothing()
     {
@@ -395,15 +368,16 @@ private slots:
     // The cpuset files a knob may write: a doctor's own directory's, and two of a hierarchy root's.
     void cpusetFilesOfOtherCgroupsAreRefused_data()
     {
-        test::addColumns<QString, bool>("target", "allowed");
-        QTest::newRow("doctor dir cpus") << "/sys/fs/cgroup/cpuset/rtscope-doctor-isolated/cpuset.cpus" << true;
-        QTest::newRow("root load balance") << "/sys/fs/cgroup/cpuset/cpuset.sched_load_balance" << true;
-        QTest::newRow("v2 root controllers") << "/sys/fs/cgroup/unified/cgroup.subtree_control" << true;
-        QTest::newRow("root cpus") << "/sys/fs/cgroup/cpuset/cpuset.cpus" << false;
-        QTest::newRow("another cgroup") << "/sys/fs/cgroup/cpuset/system.slice/cpuset.cpus" << false;
-        QTest::newRow("dot dot") << "/sys/fs/cgroup/cpuset/rtscope-doctor-x/../cpuset.cpus" << false;
-        QTest::newRow("tasks") << "/sys/fs/cgroup/cpuset/rtscope-doctor-x/tasks" << false;
-        QTest::newRow("release_agent") << "/sys/fs/cgroup/cpuset/release_agent" << false;
+        test::addRows<QString, bool>(
+            {"target", "allowed"},
+            {{"doctor dir cpus", "/sys/fs/cgroup/cpuset/rtscope-doctor-isolated/cpuset.cpus", true},
+             {"root load balance", "/sys/fs/cgroup/cpuset/cpuset.sched_load_balance", true},
+             {"v2 root controllers", "/sys/fs/cgroup/unified/cgroup.subtree_control", true},
+             {"root cpus", "/sys/fs/cgroup/cpuset/cpuset.cpus", false},
+             {"another cgroup", "/sys/fs/cgroup/cpuset/system.slice/cpuset.cpus", false},
+             {"dot dot", "/sys/fs/cgroup/cpuset/rtscope-doctor-x/../cpuset.cpus", false},
+             {"tasks", "/sys/fs/cgroup/cpuset/rtscope-doctor-x/tasks", false},
+             {"release_agent", "/sys/fs/cgroup/cpuset/release_agent", false}});
     }
     void cpusetFilesOfOtherCgroupsAreRefused()
     {

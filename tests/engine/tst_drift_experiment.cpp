@@ -282,12 +282,8 @@ private slots:
         DriftConfig c;
         c.workNs = c.periodNs;
         c.methods.clear();
-        const Error e = exp.start(c, CpuTopology::current());
-        QCOMPARE(e.kind, ErrorKind::InvalidConfig);
-        QVERIFY(QString::fromStdString(e.message).contains("work must be between 0 ns and 90 % of the period"));
-        QVERIFY(QString::fromStdString(e.message).contains("methods must name at least one"));
-        QVERIFY(!exp.running());
-        QCOMPARE(threadsAlive(), 0);
+        checkStartRefused(exp, c, CpuTopology::current(),
+                          {"work must be between 0 ns and 90 % of the period", "methods must name at least one"});
     }
 
     void canRunTwiceInARow()

@@ -5,6 +5,7 @@
 #include "engine/recording/recording_reader.h"
 #include "engine/util/input_file.h"
 
+#include "tests/common/data_rows.h"
 #include "tests/common/fifo_guard.h"
 #include "tests/common/test_main.h"
 
@@ -49,14 +50,11 @@ private slots:
 
     void whatIsNoRegularFileIsNamed_data()
     {
-        QTest::addColumn<QString>("path");
-        QTest::addColumn<QString>("kind");
-        QTest::newRow("directory") << "/tmp"
-                                   << "is a directory, not a regular file";
-        QTest::newRow("character device") << "/dev/null"
-                                          << "is a character device, not a regular file";
-        QTest::newRow("missing") << "/nonexistent/x"
-                                 << "cannot open '/nonexistent/x': No such file or directory";
+        test::addRows<QString, QString>(
+            {"path", "kind"},
+            {{"directory", "/tmp", "is a directory, not a regular file"},
+             {"character device", "/dev/null", "is a character device, not a regular file"},
+             {"missing", "/nonexistent/x", "cannot open '/nonexistent/x': No such file or directory"}});
     }
     void whatIsNoRegularFileIsNamed()
     {
@@ -70,10 +68,8 @@ private slots:
     // Each reader of the engine, given a FIFO: a sentence, not a wait for a writer.
     void aFifoIsRefusedByEveryReader_data()
     {
-        QTest::addColumn<QString>("reader");
-        QTest::newRow("openRegularFile") << "open";
-        QTest::newRow("recording") << "recording";
-        QTest::newRow("preset") << "preset";
+        test::addRows<QString>("reader",
+                               {{"openRegularFile", "open"}, {"recording", "recording"}, {"preset", "preset"}});
     }
     void aFifoIsRefusedByEveryReader()
     {

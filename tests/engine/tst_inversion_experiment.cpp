@@ -109,10 +109,8 @@ private slots:
             RTSCOPE_SKIP(Cpus, "needs two usable CPUs");
         InversionConfig c;
         edit(c, cpus);
-        QStringList all;
-        for (const auto& p : c.validate(cpus))
-            all << QString::fromStdString(p);
-        QVERIFY2(all.join("\n").contains(expected), qPrintable(all.join("\n")));
+        const QString problems = joined(c.validate(cpus));
+        QVERIFY2(problems.contains(expected), qPrintable(problems));
         InversionExperiment exp;
         QCOMPARE(exp.start(c, CpuTopology::current()).kind, ErrorKind::InvalidConfig);
         QCOMPARE(threadsAlive(), 0);

@@ -3,6 +3,7 @@
 #include "engine/experiments/latency/latency_config.h"
 #include "engine/util/json_fields.h"
 
+#include "tests/common/data_rows.h"
 #include "tests/common/test_main.h"
 
 #include <QtTest>
@@ -83,51 +84,29 @@ private slots:
     // Every problem a field can have, in the configs' wording: the sentence, and the default kept.
     void sentences_data()
     {
-        QTest::addColumn<QString>("json");
-        QTest::addColumn<QString>("expected");
-        QTest::newRow("float for an integer") << R"({"i": 1.5})"
-                                              << "i must be an integer";
-        QTest::newRow("string for an integer") << R"({"i": "1"})"
-                                               << "i must be an integer";
-        QTest::newRow("above int") << R"({"i": 2147483648})"
-                                   << "i is out of range";
-        QTest::newRow("below int") << R"({"i": -2147483649})"
-                                   << "i is out of range";
-        // Read as int64_t, 2^64 - 1 would wrap to -1: it is out of range, not -1.
-        QTest::newRow("above int64") << R"({"i64": 18446744073709551615})"
-                                     << "i64 is out of range";
-        QTest::newRow("below the field's range") << R"({"ranged": 0})"
-                                                 << "ranged is out of range";
-        QTest::newRow("above the field's range") << R"({"ranged": 11})"
-                                                 << "ranged is out of range";
-        QTest::newRow("negative unsigned") << R"({"u": -1})"
-                                           << "u must not be negative";
-        QTest::newRow("string for a bool") << R"({"b": "yes"})"
-                                           << "b must be true or false";
-        QTest::newRow("string for a number") << R"({"d": "2.5"})"
-                                             << "d must be a number";
-        QTest::newRow("number out of range") << R"({"d": 1e300})"
-                                             << "d is out of range";
-        QTest::newRow("number for a string") << R"({"s": 5})"
-                                             << "s must be a string";
-        QTest::newRow("unknown name") << R"({"c": "blue"})"
-                                      << "c must be one of red, green";
-        QTest::newRow("number for a name") << R"({"c": 1})"
-                                           << "c must be one of red, green";
-        QTest::newRow("object for a list") << R"({"l": {}})"
-                                           << "l must be a list";
-        QTest::newRow("list too long") << R"({"l": [1, 2, 3, 4]})"
-                                       << "l must be a list";
-        QTest::newRow("bad element") << R"({"l": [1, "x"]})"
-                                     << "l[1] must be an integer";
-        QTest::newRow("element out of range") << R"({"l": [1, 2, 300]})"
-                                              << "l[2] is out of range";
-        QTest::newRow("field phrase") << R"({"cpus": [1, -1]})"
-                                      << "cpus must be an array of CPU numbers";
-        QTest::newRow("item phrase") << R"({"p": [-1]})"
-                                     << "p must hold numbers from 0 to 255";
-        QTest::newRow("unknown field") << R"({"colour": 1})"
-                                       << "unknown field 'colour'";
+        test::addRows<QString, QString>(
+            {"json", "expected"}, {{"float for an integer", R"({"i": 1.5})", "i must be an integer"},
+                                   {"string for an integer", R"({"i": "1"})", "i must be an integer"},
+                                   {"above int", R"({"i": 2147483648})", "i is out of range"},
+                                   {"below int", R"({"i": -2147483649})", "i is out of range"},
+                                   // Read as int64_t, 2^64 - 1 would wrap to -1: it is out of range, not -1.
+                                   {"above int64", R"({"i64": 18446744073709551615})", "i64 is out of range"},
+                                   {"below the field's range", R"({"ranged": 0})", "ranged is out of range"},
+                                   {"above the field's range", R"({"ranged": 11})", "ranged is out of range"},
+                                   {"negative unsigned", R"({"u": -1})", "u must not be negative"},
+                                   {"string for a bool", R"({"b": "yes"})", "b must be true or false"},
+                                   {"string for a number", R"({"d": "2.5"})", "d must be a number"},
+                                   {"number out of range", R"({"d": 1e300})", "d is out of range"},
+                                   {"number for a string", R"({"s": 5})", "s must be a string"},
+                                   {"unknown name", R"({"c": "blue"})", "c must be one of red, green"},
+                                   {"number for a name", R"({"c": 1})", "c must be one of red, green"},
+                                   {"object for a list", R"({"l": {}})", "l must be a list"},
+                                   {"list too long", R"({"l": [1, 2, 3, 4]})", "l must be a list"},
+                                   {"bad element", R"({"l": [1, "x"]})", "l[1] must be an integer"},
+                                   {"element out of range", R"({"l": [1, 2, 300]})", "l[2] is out of range"},
+                                   {"field phrase", R"({"cpus": [1, -1]})", "cpus must be an array of CPU numbers"},
+                                   {"item phrase", R"({"p": [-1]})", "p must hold numbers from 0 to 255"},
+                                   {"unknown field", R"({"colour": 1})", "unknown field 'colour'"}});
     }
     void sentences()
     {

@@ -2,6 +2,8 @@
 #include "engine/experiments/latency/latency_config.h"
 #include "engine/rt/cpu_topology.h"
 
+#include "tests/common/data_rows.h"
+#include "tests/common/field_edit.h"
 #include "tests/common/test_main.h"
 #include "tests/common/test_util.h"
 
@@ -15,6 +17,14 @@ Q_DECLARE_METATYPE(std::function<void(rtscope::LatencyConfig&)>)
 
 namespace {
 using Mutator = std::function<void(LatencyConfig&)>;
+
+Mutator scheduled(Policy policy, int priority)
+{
+    return [policy, priority](LatencyConfig& c) {
+        c.policy = policy;
+        c.priority = priority;
+    };
+}
 } // namespace
 
 class TestLatencyConfig : public QObject {
@@ -24,128 +34,60 @@ private slots:
 
     void bounds_data()
     {
-        QTest::addColumn<Mutator>("mutate");
-        QTest::addColumn<QString>("expectedField"); // empty: must be valid
-        auto row = [](const char* name, Mutator m, const char* field) {
-            QTest::newRow(name) << m << QString(field);
-        };
-        row(
-            "fifo 1",
-            [](LatencyConfig& c) {
-                c.policy = Policy::Fifo;
-                c.priority = 1;
-            },
-            "");
-        row(
-            "fifo 99",
-            [](LatencyConfig& c) {
-                c.policy = Policy::Fifo;
-                c.priority = 99;
-            },
-            "");
-        row(
-            "fifo 0",
-            [](LatencyConfig& c) {
-                c.policy = Policy::Fifo;
-                c.priority = 0;
-            },
-            "priority must be between 1 and 99");
-        row(
-            "rr 100",
-            [](LatencyConfig& c) {
-                c.policy = Policy::RR;
-                c.priority = 100;
-            },
-            "priority must be between 1 and 99");
-        row(
-            "other 5", [](LatencyConfig& c) { c.priority = 5; }, "priority must be 0 for other");
-        row(
-            "nice -20", [](LatencyConfig& c) { c.nice = -20; }, "");
-        row(
-            "nice 19", [](LatencyConfig& c) { c.nice = 19; }, "");
-        row(
-            "nice 20", [](LatencyConfig& c) { c.nice = 20; }, "nice must be between -20 and 19");
-        row(
-            "nice -21", [](LatencyConfig& c) { c.nice = -21; }, "nice must be between -20 and 19");
-        row(
-            "period 10us", [](LatencyConfig& c) { c.periodNs = 10'000; }, "");
-        row(
-            "period 10s", [](LatencyConfig& c) { c.periodNs = 10'000'000'000; }, "");
-        row(
-            "period 9999ns", [](LatencyConfig& c) { c.periodNs = 9'999; }, "period must be between 10");
-        row(
-            "period 0", [](LatencyConfig& c) { c.periodNs = 0; }, "period must be between");
-        row(
-            "period 10s+1", [](LatencyConfig& c) { c.periodNs = 10'000'000'001; }, "period must be between");
-        row(
-            "cpu 1", [](LatencyConfig& c) { c.cpu = 1; }, "");
-        row(
-            "cpu 2", [](LatencyConfig& c) { c.cpu = 2; },
-            "cpu must be one of the online CPUs this process may use (0-1)");
-        row(
-            "cpu -7", [](LatencyConfig& c) { c.cpu = -7; }, "cpu must be one of");
-        row(
-            "hogs 256", [](LatencyConfig& c) { c.hogs = 256; }, "");
-        row(
-            "hogs 257", [](LatencyConfig& c) { c.hogs = 257; }, "hogs must be between 0 and 256 per CPU (got 257)");
-        row(
-            "hogs -1", [](LatencyConfig& c) { c.hogs = -1; }, "hogs must be between 0 and 256 per CPU (got -1)");
-        row(
-            "hog fifo", [](LatencyConfig& c) { c.hogPolicy = Policy::Fifo; },
-            "hog-policy must be other, batch or idle");
-        row(
-            "hog idle", [](LatencyConfig& c) { c.hogPolicy = Policy::Idle; }, "");
-        row(
-            "hog nice 20", [](LatencyConfig& c) { c.hogNice = 20; }, "hog-nice must be between -20 and 19");
-        row(
-            "hog cpu 9", [](LatencyConfig& c) { c.hogCpu = 9; }, "hog-cpu must be one of");
-        row(
-            "duration 1ms", [](LatencyConfig& c) { c.durationNs = 1'000'000; }, "");
-        row(
-            "duration 999us", [](LatencyConfig& c) { c.durationNs = 999'000; }, "duration must be between 1");
-        row(
-            "duration negative", [](LatencyConfig& c) { c.durationNs = -5; }, "duration must be between 1");
-        row(
-            "duration 31 days", [](LatencyConfig& c) { c.durationNs = 31LL * 86400 * 1'000'000'000; },
-            "duration must be between");
-        row(
-            "samples and duration",
-            [](LatencyConfig& c) {
-                c.durationNs = 1'000'000'000;
-                c.maxSamples = 10;
-            },
-            "duration and samples are exclusive");
-        row(
-            "samples too many", [](LatencyConfig& c) { c.maxSamples = LatencyConfig::kMaxSamples + 1; },
-            "samples must be between 1");
-        row(
-            "histogram 1000000", [](LatencyConfig& c) { c.histogramUs = 1'000'000; }, "");
-        row(
-            "histogram 1000001", [](LatencyConfig& c) { c.histogramUs = 1'000'001; },
-            "histogram must be between 0 and 1000000 us");
-        row(
-            "histogram -1", [](LatencyConfig& c) { c.histogramUs = -1; }, "histogram must be between 0");
-        row(
-            "trace", [](LatencyConfig& c) { c.trace = true; }, "");
-        row(
-            "trace threshold 0", [](LatencyConfig& c) { c.traceThresholdNs = 0; }, "");
-        row(
-            "trace threshold 10s", [](LatencyConfig& c) { c.traceThresholdNs = 10'000'000'000; }, "");
-        row(
-            "trace threshold 10s+1", [](LatencyConfig& c) { c.traceThresholdNs = 10'000'000'001; },
-            "trace-threshold must be between 0 (none) and 10");
-        row(
-            "trace threshold -1", [](LatencyConfig& c) { c.traceThresholdNs = -1; },
-            "trace-threshold must be between 0 (none) and 10");
-        row(
-            "trace top 1", [](LatencyConfig& c) { c.traceTop = 1; }, "");
-        row(
-            "trace top 100", [](LatencyConfig& c) { c.traceTop = 100; }, "");
-        row(
-            "trace top 0", [](LatencyConfig& c) { c.traceTop = 0; }, "trace-top must be between 1 and 100 (got 0)");
-        row(
-            "trace top 101", [](LatencyConfig& c) { c.traceTop = 101; },
-            "trace-top must be between 1 and 100 (got 101)");
+        using L = LatencyConfig;
+        test::addRows<Mutator, QString>(
+            {"mutate", "expectedField"}, // expectedField empty: must be valid
+            {{"fifo 1", scheduled(Policy::Fifo, 1), ""},
+             {"fifo 99", scheduled(Policy::Fifo, 99), ""},
+             {"fifo 0", scheduled(Policy::Fifo, 0), "priority must be between 1 and 99"},
+             {"rr 100", scheduled(Policy::RR, 100), "priority must be between 1 and 99"},
+             {"other 5", test::setField(&L::priority, 5), "priority must be 0 for other"},
+             {"nice -20", test::setField(&L::nice, -20), ""},
+             {"nice 19", test::setField(&L::nice, 19), ""},
+             {"nice 20", test::setField(&L::nice, 20), "nice must be between -20 and 19"},
+             {"nice -21", test::setField(&L::nice, -21), "nice must be between -20 and 19"},
+             {"period 10us", test::setField(&L::periodNs, 10'000), ""},
+             {"period 10s", test::setField(&L::periodNs, 10'000'000'000), ""},
+             {"period 9999ns", test::setField(&L::periodNs, 9'999), "period must be between 10"},
+             {"period 0", test::setField(&L::periodNs, 0), "period must be between"},
+             {"period 10s+1", test::setField(&L::periodNs, 10'000'000'001), "period must be between"},
+             {"cpu 1", test::setField(&L::cpu, 1), ""},
+             {"cpu 2", test::setField(&L::cpu, 2), "cpu must be one of the online CPUs this process may use (0-1)"},
+             {"cpu -7", test::setField(&L::cpu, -7), "cpu must be one of"},
+             {"hogs 256", test::setField(&L::hogs, 256), ""},
+             {"hogs 257", test::setField(&L::hogs, 257), "hogs must be between 0 and 256 per CPU (got 257)"},
+             {"hogs -1", test::setField(&L::hogs, -1), "hogs must be between 0 and 256 per CPU (got -1)"},
+             {"hog fifo", test::setField(&L::hogPolicy, Policy::Fifo), "hog-policy must be other, batch or idle"},
+             {"hog idle", test::setField(&L::hogPolicy, Policy::Idle), ""},
+             {"hog nice 20", test::setField(&L::hogNice, 20), "hog-nice must be between -20 and 19"},
+             {"hog cpu 9", test::setField(&L::hogCpu, 9), "hog-cpu must be one of"},
+             {"duration 1ms", test::setField(&L::durationNs, 1'000'000), ""},
+             {"duration 999us", test::setField(&L::durationNs, 999'000), "duration must be between 1"},
+             {"duration negative", test::setField(&L::durationNs, -5), "duration must be between 1"},
+             {"duration 31 days", test::setField(&L::durationNs, 31LL * 86400 * 1'000'000'000),
+              "duration must be between"},
+             {"samples and duration", Mutator([](LatencyConfig& c) {
+                  c.durationNs = 1'000'000'000;
+                  c.maxSamples = 10;
+              }),
+              "duration and samples are exclusive"},
+             {"samples too many", test::setField(&L::maxSamples, LatencyConfig::kMaxSamples + 1),
+              "samples must be between 1"},
+             {"histogram 1000000", test::setField(&L::histogramUs, 1'000'000), ""},
+             {"histogram 1000001", test::setField(&L::histogramUs, 1'000'001),
+              "histogram must be between 0 and 1000000 us"},
+             {"histogram -1", test::setField(&L::histogramUs, -1), "histogram must be between 0"},
+             {"trace", test::setField(&L::trace, true), ""},
+             {"trace threshold 0", test::setField(&L::traceThresholdNs, 0), ""},
+             {"trace threshold 10s", test::setField(&L::traceThresholdNs, 10'000'000'000), ""},
+             {"trace threshold 10s+1", test::setField(&L::traceThresholdNs, 10'000'000'001),
+              "trace-threshold must be between 0 (none) and 10"},
+             {"trace threshold -1", test::setField(&L::traceThresholdNs, -1),
+              "trace-threshold must be between 0 (none) and 10"},
+             {"trace top 1", test::setField(&L::traceTop, 1), ""},
+             {"trace top 100", test::setField(&L::traceTop, 100), ""},
+             {"trace top 0", test::setField(&L::traceTop, 0), "trace-top must be between 1 and 100 (got 0)"},
+             {"trace top 101", test::setField(&L::traceTop, 101), "trace-top must be between 1 and 100 (got 101)"}});
     }
     void bounds()
     {
@@ -153,13 +95,7 @@ private slots:
         QFETCH(QString, expectedField);
         LatencyConfig c;
         mutate(c);
-        const auto errors = c.validate(rtscope::test::twoCpuTopology());
-        if (expectedField.isEmpty()) {
-            QVERIFY2(errors.empty(), errors.empty() ? "" : errors.front().c_str());
-            return;
-        }
-        QCOMPARE(errors.size(), size_t(1));
-        QVERIFY2(QString::fromStdString(errors.front()).startsWith(expectedField), errors.front().c_str());
+        rtscope::test::checkOneProblemOrNone(c.validate(rtscope::test::twoCpuTopology()), expectedField);
     }
 
     void everyProblemIsReported()
@@ -206,11 +142,9 @@ private slots:
         QVERIFY(!plain.contains("trace_threshold_ns"));
         QVERIFY(!plain.contains("trace_top"));
         QCOMPARE(plain.size(), size_t(15));
-        for (const auto& mutate : std::vector<Mutator>{[](LatencyConfig& c) { c.trace = true; },
-                                                       [](LatencyConfig& c) { c.traceThresholdNs = 100'000; },
-                                                       [](LatencyConfig& c) {
-                                                           c.traceTop = 25;
-                                                       }}) {
+        using L = LatencyConfig;
+        for (const Mutator& mutate : {test::setField(&L::trace, true), test::setField(&L::traceThresholdNs, 100'000),
+                                      test::setField(&L::traceTop, 25)}) {
             LatencyConfig c;
             mutate(c);
             const nlohmann::json j = toJson(c);
@@ -232,30 +166,19 @@ private slots:
 
     void jsonErrorsNameTheField_data()
     {
-        QTest::addColumn<QString>("json");
-        QTest::addColumn<QString>("expected");
-        QTest::newRow("not object") << "[1,2]"
-                                    << "latency config must be a JSON object";
-        QTest::newRow("unknown key") << R"({"perido_ns": 5})"
-                                     << "unknown field 'perido_ns'";
-        QTest::newRow("string period") << R"({"period_ns": "1ms"})"
-                                       << "period_ns must be an integer";
-        QTest::newRow("bad policy") << R"({"policy": "fast"})"
-                                    << "policy must be one of";
-        QTest::newRow("bad waiter") << R"({"waiter": 3})"
-                                    << "waiter must be one of";
-        QTest::newRow("huge hogs") << R"({"hogs": 99999999999})"
-                                   << "hogs is out of range";
-        QTest::newRow("negative samples") << R"({"samples": -1})"
-                                          << "samples must not be negative";
-        QTest::newRow("dma not bool") << R"({"dma_latency": "yes"})"
-                                      << "dma_latency must be true or false";
-        QTest::newRow("trace not bool") << R"({"trace": 1})"
-                                        << "trace must be true or false";
-        QTest::newRow("trace threshold string") << R"({"trace_threshold_ns": "100us"})"
-                                                << "trace_threshold_ns must be an integer";
-        QTest::newRow("trace top float") << R"({"trace_top": 2.5})"
-                                         << "trace_top must be an integer";
+        test::addRows<QString, QString>(
+            {"json", "expected"},
+            {{"not object", "[1,2]", "latency config must be a JSON object"},
+             {"unknown key", R"({"perido_ns": 5})", "unknown field 'perido_ns'"},
+             {"string period", R"({"period_ns": "1ms"})", "period_ns must be an integer"},
+             {"bad policy", R"({"policy": "fast"})", "policy must be one of"},
+             {"bad waiter", R"({"waiter": 3})", "waiter must be one of"},
+             {"huge hogs", R"({"hogs": 99999999999})", "hogs is out of range"},
+             {"negative samples", R"({"samples": -1})", "samples must not be negative"},
+             {"dma not bool", R"({"dma_latency": "yes"})", "dma_latency must be true or false"},
+             {"trace not bool", R"({"trace": 1})", "trace must be true or false"},
+             {"trace threshold string", R"({"trace_threshold_ns": "100us"})", "trace_threshold_ns must be an integer"},
+             {"trace top float", R"({"trace_top": 2.5})", "trace_top must be an integer"}});
     }
     void jsonErrorsNameTheField()
     {

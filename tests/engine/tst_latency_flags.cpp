@@ -4,6 +4,7 @@
 #include "engine/experiments/latency/latency_flags.h"
 #include "engine/rt/cpu_topology.h"
 
+#include "tests/common/data_rows.h"
 #include "tests/common/test_main.h"
 
 #include <QtTest>
@@ -111,19 +112,14 @@ private slots:
 
     void unreadableValuesAreNamedAndLeaveTheField_data()
     {
-        QTest::addColumn<QString>("flag");
-        QTest::addColumn<QString>("value");
-        QTest::addColumn<QString>("expected");
-        QTest::newRow("policy") << "policy"
-                                << "fifoo"
-                                << "policy must be one of other, batch, idle, fifo, rr (got 'fifoo')";
-        QTest::newRow("period") << "period"
-                                << "1 parsec"
-                                << "period: '1 parsec' is not a duration; use a number with ns, us, ms or s (bare "
-                                   "numbers are microseconds)";
-        QTest::newRow("waiter") << "waiter"
-                                << "sleepy"
-                                << "waiter must be one of abs, rel, timerfd, itimer, posix, busy (got 'sleepy')";
+        test::addRows<QString, QString, QString>(
+            {"flag", "value", "expected"},
+            {{"policy", "policy", "fifoo", "policy must be one of other, batch, idle, fifo, rr (got 'fifoo')"},
+             {"period", "period", "1 parsec",
+              "period: '1 parsec' is not a duration; use a number with ns, us, ms or s (bare "
+              "numbers are microseconds)"},
+             {"waiter", "waiter", "sleepy",
+              "waiter must be one of abs, rel, timerfd, itimer, posix, busy (got 'sleepy')"}});
     }
     void unreadableValuesAreNamedAndLeaveTheField()
     {

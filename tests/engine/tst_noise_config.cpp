@@ -28,49 +28,32 @@ private slots:
     // One row per bad field: the sentence that must appear (and it must be the only one).
     void validation_data()
     {
-        test::addColumns<QString, QString, int, qint64, qint64, QString>("cpus", "policy", "priority", "threshold",
-                                                                         "duration", "expected");
-
-        QTest::newRow("threshold 0") << "1"
-                                     << "other" << 0 << qint64(0) << qint64(5'000'000'000)
-                                     << "threshold must be between 100 ns and 10.00 ms (got 0 ns)";
-        QTest::newRow("threshold negative") << "1"
-                                            << "other" << 0 << qint64(-5) << qint64(5'000'000'000)
-                                            << "threshold must be between 100 ns and 10.00 ms (got -5 ns)";
-        QTest::newRow("threshold too long") << "1"
-                                            << "other" << 0 << qint64(20'000'000) << qint64(5'000'000'000)
-                                            << "threshold must be between 100 ns and 10.00 ms (got 20.00 ms)";
-        QTest::newRow("cpu that does not exist") << "1,7"
-                                                 << "other" << 0 << qint64(1000) << qint64(5'000'000'000)
-                                                 << "cpus must list online CPUs this process may use (0-1); got 7";
-        QTest::newRow("cpu twice") << "1,1"
-                                   << "other" << 0 << qint64(1000) << qint64(5'000'000'000)
-                                   << "cpus lists CPU 1 more than once";
-        QTest::newRow("duration below range")
-            << "1"
-            << "other" << 0 << qint64(1000) << qint64(50'000'000)
-            << "duration must be between 100.00 ms and 86400.000 s, or 0 for until stopped (got 50.00 ms)";
-        QTest::newRow("duration negative")
-            << "1"
-            << "other" << 0 << qint64(1000) << qint64(-1)
-            << "duration must be between 100.00 ms and 86400.000 s, or 0 for until stopped (got -1 ns)";
-        QTest::newRow("fifo on every cpu")
-            << "0,1"
-            << "fifo" << 50 << qint64(1000) << qint64(5'000'000'000)
-            << "cpus: a fifo run needs a usable CPU besides CPU 0-1 (usable: 0-1), because a real-time poller "
-               "takes its whole CPU and must never hold every one; measure fewer CPUs or choose policy other";
-        QTest::newRow("fifo priority 0") << "1"
-                                         << "fifo" << 0 << qint64(1000) << qint64(5'000'000'000)
-                                         << "priority must be between 1 and 99 for fifo (got 0)";
-        QTest::newRow("other with a priority")
-            << "1"
-            << "other" << 5 << qint64(1000) << qint64(5'000'000'000)
-            << "priority must be 0 for other (got 5); choose policy fifo or rr for a real-time priority";
-        QTest::newRow("deadline") << "1"
-                                  << "deadline" << 0 << qint64(1000) << qint64(5'000'000'000)
-                                  << "policy must be one of other, batch, idle, fifo, rr (got deadline): a "
-                                     "SCHED_DEADLINE thread is not pinned and gets only its runtime, so it cannot "
-                                     "poll one CPU";
+        test::addRows<QString, QString, int, qint64, qint64, QString>(
+            {"cpus", "policy", "priority", "threshold", "duration", "expected"},
+            {{"threshold 0", "1", "other", 0, qint64(0), qint64(5'000'000'000),
+              "threshold must be between 100 ns and 10.00 ms (got 0 ns)"},
+             {"threshold negative", "1", "other", 0, qint64(-5), qint64(5'000'000'000),
+              "threshold must be between 100 ns and 10.00 ms (got -5 ns)"},
+             {"threshold too long", "1", "other", 0, qint64(20'000'000), qint64(5'000'000'000),
+              "threshold must be between 100 ns and 10.00 ms (got 20.00 ms)"},
+             {"cpu that does not exist", "1,7", "other", 0, qint64(1000), qint64(5'000'000'000),
+              "cpus must list online CPUs this process may use (0-1); got 7"},
+             {"cpu twice", "1,1", "other", 0, qint64(1000), qint64(5'000'000'000), "cpus lists CPU 1 more than once"},
+             {"duration below range", "1", "other", 0, qint64(1000), qint64(50'000'000),
+              "duration must be between 100.00 ms and 86400.000 s, or 0 for until stopped (got 50.00 ms)"},
+             {"duration negative", "1", "other", 0, qint64(1000), qint64(-1),
+              "duration must be between 100.00 ms and 86400.000 s, or 0 for until stopped (got -1 ns)"},
+             {"fifo on every cpu", "0,1", "fifo", 50, qint64(1000), qint64(5'000'000'000),
+              "cpus: a fifo run needs a usable CPU besides CPU 0-1 (usable: 0-1), because a real-time poller "
+              "takes its whole CPU and must never hold every one; measure fewer CPUs or choose policy other"},
+             {"fifo priority 0", "1", "fifo", 0, qint64(1000), qint64(5'000'000'000),
+              "priority must be between 1 and 99 for fifo (got 0)"},
+             {"other with a priority", "1", "other", 5, qint64(1000), qint64(5'000'000'000),
+              "priority must be 0 for other (got 5); choose policy fifo or rr for a real-time priority"},
+             {"deadline", "1", "deadline", 0, qint64(1000), qint64(5'000'000'000),
+              "policy must be one of other, batch, idle, fifo, rr (got deadline): a "
+              "SCHED_DEADLINE thread is not pinned and gets only its runtime, so it cannot "
+              "poll one CPU"}});
     }
     void validation()
     {

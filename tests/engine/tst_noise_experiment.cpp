@@ -376,12 +376,7 @@ private slots:
         NoiseExperiment exp;
         NoiseConfig c;
         c.thresholdNs = 0;
-        const Error e = exp.start(c, CpuTopology::current());
-        QCOMPARE(e.kind, ErrorKind::InvalidConfig);
-        QVERIFY2(QString::fromStdString(e.message).contains("threshold must be between 100 ns and 10.00 ms"),
-                 e.message.c_str());
-        QVERIFY(!exp.running());
-        QCOMPARE(threadsAlive(), 0);
+        checkStartRefused(exp, c, CpuTopology::current(), {"threshold must be between 100 ns and 10.00 ms"});
     }
 };
 

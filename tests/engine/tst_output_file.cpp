@@ -1,5 +1,6 @@
 #include "engine/formats/output_file.h"
 
+#include "tests/common/data_rows.h"
 #include "tests/common/test_main.h"
 #include "tests/common/test_util.h"
 
@@ -190,9 +191,7 @@ private slots:
     // the file in the other directory is not replaced.
     void aLinkedDirectoryIsNotFollowed_data()
     {
-        QTest::addColumn<int>("how");
-        QTest::newRow("openat2") << int(DirectoryResolve::Kernel);
-        QTest::newRow("walk") << int(DirectoryResolve::Walk);
+        test::addRows<int>("how", {{"openat2", int(DirectoryResolve::Kernel)}, {"walk", int(DirectoryResolve::Walk)}});
     }
     void aLinkedDirectoryIsNotFollowed()
     {
@@ -239,16 +238,11 @@ private slots:
 
     void kernelFilesystemsAreRefused_data()
     {
-        QTest::addColumn<QString>("path");
-        QTest::addColumn<QString>("filesystem");
-        QTest::newRow("proc") << "/proc/x.json"
-                              << "proc";
-        QTest::newRow("sysfs") << "/sys/x.rtrec"
-                               << "sysfs";
-        QTest::newRow("tracefs") << "/sys/kernel/tracing/t.dat"
-                                 << "tracefs";
-        QTest::newRow("cgroup2") << "/sys/fs/cgroup/unified/x.csv"
-                                 << "cgroup2";
+        test::addRows<QString, QString>({"path", "filesystem"},
+                                        {{"proc", "/proc/x.json", "proc"},
+                                         {"sysfs", "/sys/x.rtrec", "sysfs"},
+                                         {"tracefs", "/sys/kernel/tracing/t.dat", "tracefs"},
+                                         {"cgroup2", "/sys/fs/cgroup/unified/x.csv", "cgroup2"}});
     }
     void kernelFilesystemsAreRefused()
     {

@@ -4,6 +4,7 @@
 #include "engine/presets/preset.h"
 #include "engine/rt/cpu_topology.h"
 
+#include "tests/common/data_rows.h"
 #include "tests/common/test_main.h"
 #include "tests/common/test_util.h"
 #include <QFile>
@@ -114,67 +115,57 @@ private slots:
 
     void refusals_data()
     {
-        QTest::addColumn<QString>("text");
-        QTest::addColumn<QString>("expected");
-
-        // The example docs/presets.md gives under Errors: file, field path, range, the value given.
-        QTest::newRow("priority out of range")
-            << QString::fromStdString(latencyPreset({{"priority", 120}}))
-            << "p.json: phases[1].priority must be between 1 and 99 for fifo (got 120)";
-        QTest::newRow("CLI flag name becomes the JSON field")
-            << QString::fromStdString(latencyPreset({{"period_ns", 5}}))
-            << "p.json: phases[1].period_ns must be between 10.0 us and 10.000 s (got 5 ns)";
-        QTest::newRow("hog cpu") << QString::fromStdString(latencyPreset({{"hog_cpu", 7}}))
-                                 << "p.json: phases[1].hog_cpu must be one of the online CPUs";
-        QTest::newRow("wrong type in a phase")
-            << QString::fromStdString(latencyPreset({{"hogs", "many"}})) << "p.json: phases[1].hogs must be an integer";
-        QTest::newRow("unknown field in a phase") << QString::fromStdString(latencyPreset({{"colour", "red"}}))
-                                                  << "p.json: phases[1]: unknown field 'colour'";
-        QTest::newRow("unknown top-level field")
-            << QString::fromStdString(latencyPreset({}, {{"colour", "red"}})) << "p.json: unknown field 'colour'";
-        QTest::newRow("phase seconds too short") << QString::fromStdString(latencyPreset({}, {{"phase_seconds", 0.5}}))
-                                                 << "p.json: phase_seconds must be between 1 and 600 seconds (got 0.5)";
-        QTest::newRow("phase seconds as text") << QString::fromStdString(latencyPreset({}, {{"phase_seconds", "8"}}))
-                                               << "p.json: phase_seconds must be between 1 and 600 seconds (got \"8\")";
-        QTest::newRow("labels per phase") << QString::fromStdString(latencyPreset({}, {{"labels", {"only one"}}}))
-                                          << "p.json: labels must have one entry per phase (2; got 1)";
-        QTest::newRow("unknown experiment")
-            << QString::fromStdString(latencyPreset({}, {{"experiment", "warp"}}))
-            << "p.json: experiment must be one of latency, starvation, drift, sleep-floor, inversion, contention, "
-               "deadline, noise (got 'warp')";
-        QTest::newRow("missing title") << QString::fromStdString(latencyPreset({}, {{"title", ""}}))
-                                       << "p.json: title must be 1 to 120 characters long (got 0)";
-        QTest::newRow("three phases") << "{\"title\":\"t\",\"experiment\":\"drift\",\"phases\":[{},{},{}]}"
-                                      << "p.json: phases must be a list of 1 or 2 configurations (got 3 entries)";
-        QTest::newRow("no phases") << "{\"title\":\"t\",\"experiment\":\"drift\",\"phases\":[]}"
-                                   << "p.json: phases must be a list of 1 or 2 configurations (got 0 entries)";
-        QTest::newRow("phase not an object") << "{\"title\":\"t\",\"experiment\":\"drift\",\"phases\":[42]}"
-                                             << "p.json: phases[0] must be a JSON object: a drift configuration";
-        QTest::newRow("not JSON") << "{\"title\": "
-                                  << "p.json: not valid JSON (parse error at line 1, column 11";
-        QTest::newRow("not an object") << "[1, 2]"
-                                       << "p.json: a preset must be a JSON object";
-
-        // Each experiment's own validate(), with its field names mapped to the file's.
-        QTest::newRow("starvation priority")
-            << QString::fromStdString(onePhase("starvation", {{"priority", 99}}))
-            << "p.json: phases[0].priority must be between 1 and 98 (got 99): the watchdog runs above it at 99";
-        QTest::newRow("starvation burst") << QString::fromStdString(onePhase("starvation", {{"burst_ns", 9000000000}}))
-                                          << "p.json: phases[0].burst_ns must be between 10.00 ms and 5.000 s";
-        QTest::newRow("drift stall") << QString::fromStdString(onePhase("drift", {{"stall_ns", 1000}}))
-                                     << "p.json: phases[0].stall_tick must be between 1 and 499";
-        QTest::newRow("drift method") << QString::fromStdString(onePhase("drift", {{"methods", {"busy"}}}))
-                                      << "p.json: phases[0].methods: unknown method \"busy\"";
-        QTest::newRow("sleep floor margin")
-            << QString::fromStdString(onePhase("sleep-floor", {{"hybrid_margin_ns", -1}}))
-            << "p.json: phases[0].hybrid_margin_ns must be between 0 ns and 10.00 ms";
-        QTest::newRow("sleep floor slack")
-            << QString::fromStdString(onePhase("sleep-floor", {{"timer_slack_ns", 20000000}}))
-            << "p.json: phases[0].timer_slack_ns must be between 0 (the default) and 10.00 ms";
-        QTest::newRow("inversion priorities") << QString::fromStdString(onePhase("inversion", {{"low_priority", 40}}))
-                                              << "p.json: phases[0]: priorities must rise from low to medium to high";
-        QTest::newRow("contention threads") << QString::fromStdString(onePhase("contention", {{"threads", 1}}))
-                                            << "p.json: phases[0].threads must be between 2 and 32 (got 1)";
+        test::addRows<QString, QString>(
+            {"text", "expected"},
+            {// The example docs/presets.md gives under Errors: file, field path, range, the value given.
+             {"priority out of range", QString::fromStdString(latencyPreset({{"priority", 120}})),
+              "p.json: phases[1].priority must be between 1 and 99 for fifo (got 120)"},
+             {"CLI flag name becomes the JSON field", QString::fromStdString(latencyPreset({{"period_ns", 5}})),
+              "p.json: phases[1].period_ns must be between 10.0 us and 10.000 s (got 5 ns)"},
+             {"hog cpu", QString::fromStdString(latencyPreset({{"hog_cpu", 7}})),
+              "p.json: phases[1].hog_cpu must be one of the online CPUs"},
+             {"wrong type in a phase", QString::fromStdString(latencyPreset({{"hogs", "many"}})),
+              "p.json: phases[1].hogs must be an integer"},
+             {"unknown field in a phase", QString::fromStdString(latencyPreset({{"colour", "red"}})),
+              "p.json: phases[1]: unknown field 'colour'"},
+             {"unknown top-level field", QString::fromStdString(latencyPreset({}, {{"colour", "red"}})),
+              "p.json: unknown field 'colour'"},
+             {"phase seconds too short", QString::fromStdString(latencyPreset({}, {{"phase_seconds", 0.5}})),
+              "p.json: phase_seconds must be between 1 and 600 seconds (got 0.5)"},
+             {"phase seconds as text", QString::fromStdString(latencyPreset({}, {{"phase_seconds", "8"}})),
+              "p.json: phase_seconds must be between 1 and 600 seconds (got \"8\")"},
+             {"labels per phase", QString::fromStdString(latencyPreset({}, {{"labels", {"only one"}}})),
+              "p.json: labels must have one entry per phase (2; got 1)"},
+             {"unknown experiment", QString::fromStdString(latencyPreset({}, {{"experiment", "warp"}})),
+              "p.json: experiment must be one of latency, starvation, drift, sleep-floor, inversion, contention, "
+              "deadline, noise (got 'warp')"},
+             {"missing title", QString::fromStdString(latencyPreset({}, {{"title", ""}})),
+              "p.json: title must be 1 to 120 characters long (got 0)"},
+             {"three phases", "{\"title\":\"t\",\"experiment\":\"drift\",\"phases\":[{},{},{}]}",
+              "p.json: phases must be a list of 1 or 2 configurations (got 3 entries)"},
+             {"no phases", "{\"title\":\"t\",\"experiment\":\"drift\",\"phases\":[]}",
+              "p.json: phases must be a list of 1 or 2 configurations (got 0 entries)"},
+             {"phase not an object", "{\"title\":\"t\",\"experiment\":\"drift\",\"phases\":[42]}",
+              "p.json: phases[0] must be a JSON object: a drift configuration"},
+             {"not JSON", "{\"title\": ", "p.json: not valid JSON (parse error at line 1, column 11"},
+             {"not an object", "[1, 2]", "p.json: a preset must be a JSON object"},
+             // Each experiment's own validate(), with its field names mapped to the file's.
+             {"starvation priority", QString::fromStdString(onePhase("starvation", {{"priority", 99}})),
+              "p.json: phases[0].priority must be between 1 and 98 (got 99): the watchdog runs above it at 99"},
+             {"starvation burst", QString::fromStdString(onePhase("starvation", {{"burst_ns", 9000000000}})),
+              "p.json: phases[0].burst_ns must be between 10.00 ms and 5.000 s"},
+             {"drift stall", QString::fromStdString(onePhase("drift", {{"stall_ns", 1000}})),
+              "p.json: phases[0].stall_tick must be between 1 and 499"},
+             {"drift method", QString::fromStdString(onePhase("drift", {{"methods", {"busy"}}})),
+              "p.json: phases[0].methods: unknown method \"busy\""},
+             {"sleep floor margin", QString::fromStdString(onePhase("sleep-floor", {{"hybrid_margin_ns", -1}})),
+              "p.json: phases[0].hybrid_margin_ns must be between 0 ns and 10.00 ms"},
+             {"sleep floor slack", QString::fromStdString(onePhase("sleep-floor", {{"timer_slack_ns", 20000000}})),
+              "p.json: phases[0].timer_slack_ns must be between 0 (the default) and 10.00 ms"},
+             {"inversion priorities", QString::fromStdString(onePhase("inversion", {{"low_priority", 40}})),
+              "p.json: phases[0]: priorities must rise from low to medium to high"},
+             {"contention threads", QString::fromStdString(onePhase("contention", {{"threads", 1}})),
+              "p.json: phases[0].threads must be between 2 and 32 (got 1)"}});
     }
 
     void refusals()
@@ -201,38 +192,37 @@ private slots:
 
     void hostileFilesAreRefusedWithoutACrash_data()
     {
-        QTest::addColumn<QByteArray>("text");
-        QTest::addColumn<QString>("expected");
-        QTest::newRow("oversized") << QByteArray(int(Preset::kMaxFileBytes) + 1, ' ')
-                                   << "p.json: the file is 262145 bytes; a preset must be at most 262144 bytes";
-        // Deep nesting within the size limit: refused before parsing (copying such a value would recurse).
-        QTest::newRow("deep nesting") << QByteArray(100000, '[') + QByteArray(100000, ']')
-                                      << "p.json: the file nests lists and objects 100000 levels deep; rtscope "
-                                         "reads at most 16";
-        QTest::newRow("brackets in a string are text")
-            << QByteArray("{\"title\":\"") + QByteArray(1000, '[') + "\",\"experiment\":\"drift\",\"phases\":[7]}"
-            << "p.json: phases[0] must be a JSON object";
-        QTest::newRow("deep nesting in a phase")
-            << QByteArray("{\"title\":\"t\",\"experiment\":\"latency\",\"phases\":[{\"cpus\":") +
-                   QByteArray(50000, '[') + QByteArray(50000, ']') + "}]}"
-            << "p.json: the file nests lists and objects 50003 levels deep";
-        QTest::newRow("nesting just allowed")
-            << QByteArray("{\"title\":\"t\",\"experiment\":\"latency\",\"phases\":[{\"cpus\":") + QByteArray(13, '[') +
-                   QByteArray(13, ']') + "}]}"
-            << "p.json: phases[0].cpus must be an array of CPU numbers";
-        QTest::newRow("NUL byte") << QByteArray("{\"title\":\"a\0b\"}", 15) << "p.json: not valid JSON";
-        QTest::newRow("invalid UTF-8") << QByteArray("{\"title\":\"\xff\xfe\"}") << "p.json: not valid JSON";
-        QTest::newRow("huge number")
-            << QByteArray("{\"title\":\"t\",\"experiment\":\"latency\",\"phases\":[{\"hogs\":1e300}]}")
-            << "p.json: phases[0].hogs must be an integer";
-        QTest::newRow("integer overflow")
-            << QByteArray(
-                   "{\"title\":\"t\",\"experiment\":\"latency\",\"phases\":[{\"hogs\":99999999999999999999999}]}")
-            << "p.json: phases[0].hogs must be an integer";
-        QTest::newRow("long title") << QByteArray("{\"title\":\"") + QByteArray(5000, 'x') +
-                                           "\",\"experiment\":\"latency\",\"phases\":[{}]}"
-                                    << "p.json: title must be 1 to 120 characters long (got 5000)";
-        QTest::newRow("empty file") << QByteArray() << "p.json: not valid JSON";
+        test::addRows<QByteArray, QString>(
+            {"text", "expected"},
+            {{"oversized", QByteArray(int(Preset::kMaxFileBytes) + 1, ' '),
+              "p.json: the file is 262145 bytes; a preset must be at most 262144 bytes"},
+             // Deep nesting within the size limit: refused before parsing (copying such a value would recurse).
+             {"deep nesting", QByteArray(100000, '[') + QByteArray(100000, ']'),
+              "p.json: the file nests lists and objects 100000 levels deep; rtscope "
+              "reads at most 16"},
+             {"brackets in a string are text",
+              QByteArray("{\"title\":\"") + QByteArray(1000, '[') + "\",\"experiment\":\"drift\",\"phases\":[7]}",
+              "p.json: phases[0] must be a JSON object"},
+             {"deep nesting in a phase",
+              QByteArray("{\"title\":\"t\",\"experiment\":\"latency\",\"phases\":[{\"cpus\":") +
+                  QByteArray(50000, '[') + QByteArray(50000, ']') + "}]}",
+              "p.json: the file nests lists and objects 50003 levels deep"},
+             {"nesting just allowed",
+              QByteArray("{\"title\":\"t\",\"experiment\":\"latency\",\"phases\":[{\"cpus\":") + QByteArray(13, '[') +
+                  QByteArray(13, ']') + "}]}",
+              "p.json: phases[0].cpus must be an array of CPU numbers"},
+             {"NUL byte", QByteArray("{\"title\":\"a\0b\"}", 15), "p.json: not valid JSON"},
+             {"invalid UTF-8", QByteArray("{\"title\":\"\xff\xfe\"}"), "p.json: not valid JSON"},
+             {"huge number", QByteArray("{\"title\":\"t\",\"experiment\":\"latency\",\"phases\":[{\"hogs\":1e300}]}"),
+              "p.json: phases[0].hogs must be an integer"},
+             {"integer overflow",
+              QByteArray(
+                  "{\"title\":\"t\",\"experiment\":\"latency\",\"phases\":[{\"hogs\":99999999999999999999999}]}"),
+              "p.json: phases[0].hogs must be an integer"},
+             {"long title",
+              QByteArray("{\"title\":\"") + QByteArray(5000, 'x') + "\",\"experiment\":\"latency\",\"phases\":[{}]}",
+              "p.json: title must be 1 to 120 characters long (got 5000)"},
+             {"empty file", QByteArray(), "p.json: not valid JSON"}});
     }
 
     void hostileFilesAreRefusedWithoutACrash()

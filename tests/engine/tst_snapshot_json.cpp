@@ -6,6 +6,7 @@
 #include "engine/remote/snapshot_json.h"
 #include "engine/util/clock.h"
 
+#include "tests/common/data_rows.h"
 #include "tests/common/short_experiment_configs.h"
 #include "tests/common/test_main.h"
 #include <QtTest>
@@ -171,87 +172,40 @@ private slots:
 
     void hostileInputNamesTheField_data()
     {
-        QTest::addColumn<QString>("kind");
-        QTest::addColumn<QString>("pointer"); // JSON pointer of the field to replace
-        QTest::addColumn<QString>("value");   // its new value, as JSON
-        QTest::addColumn<QString>("sentence");
-        QTest::newRow("counter ops a string") << "starvation"
-                                              << "/counters/0/ops"
-                                              << "\"many\""
-                                              << "counters[0].ops must be an unsigned integer";
-        QTest::newRow("negative unsigned") << "starvation"
-                                           << "/generation"
-                                           << "-1"
-                                           << "generation must be an unsigned integer";
-        QTest::newRow("int beyond its type") << "starvation"
-                                             << "/controller_cpu"
-                                             << "4294967296"
-                                             << "controller_cpu must be an integer in";
-        QTest::newRow("lead-in longer than its array") << "starvation"
-                                                       << "/lead_in"
-                                                       << "[1,2,3,4,5,6,7,8,9,10,11,12]"
-                                                       << "lead_in has 12 elements, more than the";
-        QTest::newRow("starved counters past the list") << "starvation"
-                                                        << "/starved_counters"
-                                                        << "7"
-                                                        << "starved_counters 7 must be 0 … the";
-        QTest::newRow("drift method out of range") << "drift"
-                                                   << "/methods/0/method"
-                                                   << "99"
-                                                   << "methods[0].method must be an integer in 0 … 5";
-        QTest::newRow("drift ticks not a list") << "drift"
-                                                << "/methods/1/ticks"
-                                                << "{}"
-                                                << "methods[1].ticks must be a list";
-        QTest::newRow("drift tick not an object") << "drift"
-                                                  << "/methods/1/ticks/0"
-                                                  << "3"
-                                                  << "methods[1].ticks[0] must be an object";
-        QTest::newRow("config field") << "drift"
-                                      << "/config/period_ns"
-                                      << "\"fast\""
-                                      << "config: period_ns";
-        QTest::newRow("sleep cells that do not fit")
-            << "sleep-floor"
-            << "/cells"
-            << "[]"
-            << "cells has 0 entries; the config's 2 requests × 2 methods need 4";
-        QTest::newRow("sleep sample of no request") << "sleep-floor"
-                                                    << "/samples/0/request"
-                                                    << "7"
-                                                    << "samples: a sample names request 7";
-        QTest::newRow("histogram bucket out of range") << "inversion"
-                                                       << "/high_wait/buckets/0/0"
-                                                       << "99999999"
-                                                       << "high_wait.buckets names bucket 99999999";
-        QTest::newRow("histogram count that does not add up") << "inversion"
-                                                              << "/high_wait/count"
-                                                              << "1"
-                                                              << "high_wait buckets and overflow do not add up";
-        QTest::newRow("segment lane") << "inversion"
-                                      << "/timeline/0/lane"
-                                      << "3"
-                                      << "timeline[0].lane must be an integer in 0 … 2";
-        QTest::newRow("contention kinds short") << "contention"
-                                                << "/kinds/1"
-                                                << "null"
-                                                << "kinds[1] must be an object";
-        QTest::newRow("contention kind missing") << "contention"
-                                                 << "/current_kind"
-                                                 << "5"
-                                                 << "current_kind 5 must be -1 … 1";
-        QTest::newRow("jobs per cpu too long")
-            << "deadline"
-            << "/tasks/0/jobs_per_cpu" << QString::fromStdString(nlohmann::json(std::vector<int>(1025, 0)).dump())
-            << "tasks[0].jobs_per_cpu has 1025 elements, more than the 1024";
-        QTest::newRow("deadline job slot") << "deadline"
-                                           << "/jobs/0/slot"
-                                           << "40"
-                                           << "jobs: a job names slot 40";
-        QTest::newRow("bool a number") << "deadline"
-                                       << "/running"
-                                       << "1"
-                                       << "running must be true or false";
+        // pointer: JSON pointer of the field to replace
+        // value: its new value, as JSON
+        test::addRows<QString, QString, QString, QString>(
+            {"kind", "pointer", "value", "sentence"},
+            {{"counter ops a string", "starvation", "/counters/0/ops", "\"many\"",
+              "counters[0].ops must be an unsigned integer"},
+             {"negative unsigned", "starvation", "/generation", "-1", "generation must be an unsigned integer"},
+             {"int beyond its type", "starvation", "/controller_cpu", "4294967296",
+              "controller_cpu must be an integer in"},
+             {"lead-in longer than its array", "starvation", "/lead_in", "[1,2,3,4,5,6,7,8,9,10,11,12]",
+              "lead_in has 12 elements, more than the"},
+             {"starved counters past the list", "starvation", "/starved_counters", "7",
+              "starved_counters 7 must be 0 … the"},
+             {"drift method out of range", "drift", "/methods/0/method", "99",
+              "methods[0].method must be an integer in 0 … 5"},
+             {"drift ticks not a list", "drift", "/methods/1/ticks", "{}", "methods[1].ticks must be a list"},
+             {"drift tick not an object", "drift", "/methods/1/ticks/0", "3", "methods[1].ticks[0] must be an object"},
+             {"config field", "drift", "/config/period_ns", "\"fast\"", "config: period_ns"},
+             {"sleep cells that do not fit", "sleep-floor", "/cells", "[]",
+              "cells has 0 entries; the config's 2 requests × 2 methods need 4"},
+             {"sleep sample of no request", "sleep-floor", "/samples/0/request", "7",
+              "samples: a sample names request 7"},
+             {"histogram bucket out of range", "inversion", "/high_wait/buckets/0/0", "99999999",
+              "high_wait.buckets names bucket 99999999"},
+             {"histogram count that does not add up", "inversion", "/high_wait/count", "1",
+              "high_wait buckets and overflow do not add up"},
+             {"segment lane", "inversion", "/timeline/0/lane", "3", "timeline[0].lane must be an integer in 0 … 2"},
+             {"contention kinds short", "contention", "/kinds/1", "null", "kinds[1] must be an object"},
+             {"contention kind missing", "contention", "/current_kind", "5", "current_kind 5 must be -1 … 1"},
+             {"jobs per cpu too long", "deadline", "/tasks/0/jobs_per_cpu",
+              QString::fromStdString(nlohmann::json(std::vector<int>(1025, 0)).dump()),
+              "tasks[0].jobs_per_cpu has 1025 elements, more than the 1024"},
+             {"deadline job slot", "deadline", "/jobs/0/slot", "40", "jobs: a job names slot 40"},
+             {"bool a number", "deadline", "/running", "1", "running must be true or false"}});
     }
 
     void hostileInputNamesTheField()
@@ -311,36 +265,23 @@ private slots:
 
     void sweepHostileInputNamesTheField_data()
     {
-        QTest::addColumn<QString>("pointer");
-        QTest::addColumn<QString>("value");
-        QTest::addColumn<QString>("sentence");
-        QTest::newRow("policy out of range") << "/results/0/setting/policy"
-                                             << "99"
-                                             << "results[0].setting.policy must be an integer in 0 … 5";
-        QTest::newRow("total not the settings") << "/total"
-                                                << "7"
-                                                << "total 7 must be the config's 2 settings";
-        QTest::newRow("current past the settings") << "/current"
-                                                   << "2"
-                                                   << "current 2 must be 0 … 1";
-        QTest::newRow("result of another setting") << "/results/1/setting/priority"
-                                                   << "50"
-                                                   << "results[1].setting is not the config's setting 1 (FIFO 1)";
-        QTest::newRow("config settings unreadable") << "/config/settings"
-                                                    << "\"fast\""
-                                                    << "config: settings: 'fast' is not a policy";
-        QTest::newRow("samples a string") << "/results/0/stats/samples"
-                                          << "\"many\""
-                                          << "results[0].stats.samples must be an unsigned integer";
-        QTest::newRow("histogram that does not add up") << "/results/0/stats/histogram/count"
-                                                        << "1"
-                                                        << "results[0].stats.histogram buckets and overflow do not";
-        QTest::newRow("live not an object") << "/live"
-                                            << "[]"
-                                            << "live must be an object";
-        QTest::newRow("results longer than the settings allowed")
-            << "/results" << QString::fromStdString(nlohmann::json(std::vector<int>(33, 0)).dump())
-            << "results has 33 elements, more than the 32 allowed";
+        test::addRows<QString, QString, QString>(
+            {"pointer", "value", "sentence"},
+            {{"policy out of range", "/results/0/setting/policy", "99",
+              "results[0].setting.policy must be an integer in 0 … 5"},
+             {"total not the settings", "/total", "7", "total 7 must be the config's 2 settings"},
+             {"current past the settings", "/current", "2", "current 2 must be 0 … 1"},
+             {"result of another setting", "/results/1/setting/priority", "50",
+              "results[1].setting is not the config's setting 1 (FIFO 1)"},
+             {"config settings unreadable", "/config/settings", "\"fast\"", "config: settings: 'fast' is not a policy"},
+             {"samples a string", "/results/0/stats/samples", "\"many\"",
+              "results[0].stats.samples must be an unsigned integer"},
+             {"histogram that does not add up", "/results/0/stats/histogram/count", "1",
+              "results[0].stats.histogram buckets and overflow do not"},
+             {"live not an object", "/live", "[]", "live must be an object"},
+             {"results longer than the settings allowed", "/results",
+              QString::fromStdString(nlohmann::json(std::vector<int>(33, 0)).dump()),
+              "results has 33 elements, more than the 32 allowed"}});
     }
 
     void sweepHostileInputNamesTheField()

@@ -278,11 +278,8 @@ private slots:
         StarvationExperiment exp;
         StarvationConfig c = shortRun();
         c.cpu = kControllerCpu;
-        const Error e = exp.start(c, StarvationConfig::placementTopology());
-        QCOMPARE(e.kind, ErrorKind::InvalidConfig);
-        QVERIFY2(QString::fromStdString(e.message).contains("cpu must not be a reserved CPU"), e.message.c_str());
-        QVERIFY(!exp.running());
-        QCOMPARE(rtscope::test::threadsAlive(), 0);
+        rtscope::test::checkStartRefused(exp, c, StarvationConfig::placementTopology(),
+                                         {"cpu must not be a reserved CPU"});
     }
 
     // docs/experiments/starvation.md: the counters sharing the spinner's CPU make exactly zero progress while it spins,

@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "tests/common/data_rows.h"
 #include "tests/common/experiment_run.h"
 #include "tests/common/test_main.h"
 #include "tests/common/test_util.h"
@@ -38,20 +39,14 @@ private slots:
 
     void parseSettings_data()
     {
-        QTest::addColumn<QString>("text");
-        QTest::addColumn<QString>("expected"); // labels joined by '|', or the start of the error
-        QTest::newRow("typical") << "other,fifo:1,fifo:50,rr:80"
-                                 << "OTHER|FIFO 1|FIFO 50|RR 80";
-        QTest::newRow("spaces") << " other , fifo:10 "
-                                << "OTHER|FIFO 10";
-        QTest::newRow("fifo without prio") << "fifo"
-                                           << "settings: 'fifo' needs a priority";
-        QTest::newRow("bad prio") << "fifo:x"
-                                  << "settings: 'fifo:x' has no valid priority";
-        QTest::newRow("bad policy") << "turbo"
-                                    << "settings: 'turbo' is not a policy";
-        QTest::newRow("empty") << ","
-                               << "settings must list at least one";
+        // expected: labels joined by '|', or the start of the error
+        test::addRows<QString, QString>({"text", "expected"},
+                                        {{"typical", "other,fifo:1,fifo:50,rr:80", "OTHER|FIFO 1|FIFO 50|RR 80"},
+                                         {"spaces", " other , fifo:10 ", "OTHER|FIFO 10"},
+                                         {"fifo without prio", "fifo", "settings: 'fifo' needs a priority"},
+                                         {"bad prio", "fifo:x", "settings: 'fifo:x' has no valid priority"},
+                                         {"bad policy", "turbo", "settings: 'turbo' is not a policy"},
+                                         {"empty", ",", "settings must list at least one"}});
     }
     void parseSettings()
     {
@@ -116,35 +111,28 @@ private slots:
 
     void badJsonGivesSentencesNamingTheFieldAndRange_data()
     {
-        QTest::addColumn<QString>("json");
-        QTest::addColumn<QString>("sentence"); // from sweepConfigFromJson, or else from validate()
-        QTest::newRow("not an object") << "[1]"
-                                       << "sweep config must be a JSON object";
-        QTest::newRow("unknown field") << R"({"colour": "red"})"
-                                       << "unknown field 'colour'";
-        QTest::newRow("settings not text")
-            << R"({"settings": 5})"
-            << "settings must be a string of 1 to 32 settings like \"other,fifo:50,fifo:80\"";
-        QTest::newRow("setting without priority") << R"({"settings": "other,fifo"})"
-                                                  << "settings: 'fifo' needs a priority, e.g. fifo:80";
-        QTest::newRow("each not a number") << R"({"each_ns": "5s"})"
-                                           << "each_ns must be an integer number of nanoseconds between 100.00 ms and "
-                                              "3600.000 s";
-        QTest::newRow("base field") << R"({"base": {"hogs": "many"}})"
-                                    << "base: hogs must be an integer";
-        QTest::newRow("load_cmd not text") << R"({"load_cmd": 3})"
-                                           << "load_cmd must be a string of at most 4096 characters";
-        QTest::newRow("each out of range") << R"({"settings": "other", "each_ns": 1000})"
-                                           << "each must be between 100.00 ms and 3600.000 s (got 1.0 us)";
-        QTest::newRow("too many settings") << QString(R"({"settings": "%1other"})").arg(QString("other,").repeated(32))
-                                           << "settings must list between 1 and 32 settings (got 33)";
-        QTest::newRow("base priority") << R"({"settings": "fifo:120"})"
-                                       << "FIFO 120: priority must be between 1 and 99 for fifo (got 120)";
-        QTest::newRow("load and hogs") << R"({"settings": "other", "base": {"hogs": 2}, "load_cmd": "yes"})"
-                                       << "load-cmd and hogs are exclusive";
-        QTest::newRow("trace") << R"({"settings": "other", "base": {"trace": true}})"
-                               << "base: trace is not a sweep option (the latency anatomy runs on the Latency page); "
-                                  "leave it unset";
+        test::addRows<QString, QString>(
+            {"json", "sentence"}, // the sentence from sweepConfigFromJson, or else from validate()
+            {{"not an object", "[1]", "sweep config must be a JSON object"},
+             {"unknown field", R"({"colour": "red"})", "unknown field 'colour'"},
+             {"settings not text", R"({"settings": 5})",
+              "settings must be a string of 1 to 32 settings like \"other,fifo:50,fifo:80\""},
+             {"setting without priority", R"({"settings": "other,fifo"})",
+              "settings: 'fifo' needs a priority, e.g. fifo:80"},
+             {"each not a number", R"({"each_ns": "5s"})",
+              "each_ns must be an integer number of nanoseconds between 100.00 ms and 3600.000 s"},
+             {"base field", R"({"base": {"hogs": "many"}})", "base: hogs must be an integer"},
+             {"load_cmd not text", R"({"load_cmd": 3})", "load_cmd must be a string of at most 4096 characters"},
+             {"each out of range", R"({"settings": "other", "each_ns": 1000})",
+              "each must be between 100.00 ms and 3600.000 s (got 1.0 us)"},
+             {"too many settings", QString(R"({"settings": "%1other"})").arg(QString("other,").repeated(32)),
+              "settings must list between 1 and 32 settings (got 33)"},
+             {"base priority", R"({"settings": "fifo:120"})",
+              "FIFO 120: priority must be between 1 and 99 for fifo (got 120)"},
+             {"load and hogs", R"({"settings": "other", "base": {"hogs": 2}, "load_cmd": "yes"})",
+              "load-cmd and hogs are exclusive"},
+             {"trace", R"({"settings": "other", "base": {"trace": true}})",
+              "base: trace is not a sweep option (the latency anatomy runs on the Latency page); leave it unset"}});
     }
     void badJsonGivesSentencesNamingTheFieldAndRange()
     {

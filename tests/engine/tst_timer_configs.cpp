@@ -246,49 +246,37 @@ private slots:
 
     void sleepFloorValidation_data()
     {
-        test::addColumns<QList<qint64>, qint64, QString, qint64, qint64, QString>("requests", "samples", "methods",
-                                                                                  "slack", "margin", "expected");
-
         const QList<qint64> def{0, 1, 1000, 1'000'000};
         const QString all = "nanosleep,rel,abs,busy,hybrid";
-        QTest::newRow("valid") << def << qint64(200) << all << qint64(0) << qint64(100'000) << "";
-        QTest::newRow("no requests") << QList<qint64>{} << qint64(200) << all << qint64(0) << qint64(100'000)
-                                     << "requests must list at least one length between 0 ns and 100.00 ms (got none)";
-        QTest::newRow("negative request")
-            << QList<qint64>{0, -1000} << qint64(200) << all << qint64(0) << qint64(100'000)
-            << "requests must each be between 0 ns and 100.00 ms (got -1.0 us)";
-        QTest::newRow("request too long")
-            << QList<qint64>{0, 200'000'000} << qint64(200) << all << qint64(0) << qint64(100'000)
-            << "requests must each be between 0 ns and 100.00 ms (got 200.00 ms)";
-        QTest::newRow("repeated request") << QList<qint64>{0, 1000, 1000} << qint64(200) << all << qint64(0)
-                                          << qint64(100'000) << "requests must not repeat 1.0 us";
         QList<qint64> many;
         for (int i = 0; i < 33; ++i)
             many << i;
-        QTest::newRow("33 requests") << many << qint64(1) << all << qint64(0) << qint64(100'000)
-                                     << "requests must list between 1 and 32 lengths (got 33)";
-        QTest::newRow("samples 0") << def << qint64(0) << all << qint64(0) << qint64(100'000)
-                                   << "samples must be between 1 and 100000 (got 0)";
-        QTest::newRow("samples negative") << def << qint64(-5) << all << qint64(0) << qint64(100'000)
-                                          << "samples must be between 1 and 100000 (got -5)";
-        QTest::newRow("samples too many") << def << qint64(100'001) << all << qint64(0) << qint64(100'000)
-                                          << "samples must be between 1 and 100000 (got 100001)";
-        QTest::newRow("no methods") << def << qint64(200) << "" << qint64(0) << qint64(100'000)
-                                    << "methods must name at least one of nanosleep, rel, abs, busy, hybrid (got none)";
-        QTest::newRow("repeated method") << def << qint64(200) << "busy,busy" << qint64(0) << qint64(100'000)
-                                         << "methods must not repeat 'busy'";
-        QTest::newRow("slack 1 ns") << def << qint64(200) << all << qint64(1) << qint64(100'000) << "";
-        QTest::newRow("slack too long") << def << qint64(200) << all << qint64(20'000'000) << qint64(100'000)
-                                        << "slack must be between 0 (the default) and 10.00 ms (got 20.00 ms)";
-        QTest::newRow("margin negative") << def << qint64(200) << all << qint64(0) << qint64(-1)
-                                         << "margin must be between 0 ns and 10.00 ms (got -1 ns)";
-        QTest::newRow("too long a run") << QList<qint64>{100'000'000} << qint64(10'000) << "busy" << qint64(0)
-                                        << qint64(100'000)
-                                        << "samples × requests × methods would take about 1000.000 s; the run must "
-                                           "be at most 600.000 s";
-        QTest::newRow("too many samples") << many.mid(0, 32) << qint64(100'000) << "busy" << qint64(0) << qint64(0)
-                                          << "samples × requests × methods must be at most 1000000 (got 100000 × 32 × "
-                                             "1 = 3200000)";
+        test::addRows<QList<qint64>, qint64, QString, qint64, qint64, QString>(
+            {"requests", "samples", "methods", "slack", "margin", "expected"},
+            {{"valid", def, 200, all, 0, 100'000, ""},
+             {"no requests", QList<qint64>{}, 200, all, 0, 100'000,
+              "requests must list at least one length between 0 ns and 100.00 ms (got none)"},
+             {"negative request", QList<qint64>{0, -1000}, 200, all, 0, 100'000,
+              "requests must each be between 0 ns and 100.00 ms (got -1.0 us)"},
+             {"request too long", QList<qint64>{0, 200'000'000}, 200, all, 0, 100'000,
+              "requests must each be between 0 ns and 100.00 ms (got 200.00 ms)"},
+             {"repeated request", QList<qint64>{0, 1000, 1000}, 200, all, 0, 100'000,
+              "requests must not repeat 1.0 us"},
+             {"33 requests", many, 1, all, 0, 100'000, "requests must list between 1 and 32 lengths (got 33)"},
+             {"samples 0", def, 0, all, 0, 100'000, "samples must be between 1 and 100000 (got 0)"},
+             {"samples negative", def, -5, all, 0, 100'000, "samples must be between 1 and 100000 (got -5)"},
+             {"samples too many", def, 100'001, all, 0, 100'000, "samples must be between 1 and 100000 (got 100001)"},
+             {"no methods", def, 200, "", 0, 100'000,
+              "methods must name at least one of nanosleep, rel, abs, busy, hybrid (got none)"},
+             {"repeated method", def, 200, "busy,busy", 0, 100'000, "methods must not repeat 'busy'"},
+             {"slack 1 ns", def, 200, all, 1, 100'000, ""},
+             {"slack too long", def, 200, all, 20'000'000, 100'000,
+              "slack must be between 0 (the default) and 10.00 ms (got 20.00 ms)"},
+             {"margin negative", def, 200, all, 0, -1, "margin must be between 0 ns and 10.00 ms (got -1 ns)"},
+             {"too long a run", QList<qint64>{100'000'000}, 10'000, "busy", 0, 100'000,
+              "samples × requests × methods would take about 1000.000 s; the run must be at most 600.000 s"},
+             {"too many samples", many.mid(0, 32), 100'000, "busy", 0, 0,
+              "samples × requests × methods must be at most 1000000 (got 100000 × 32 × 1 = 3200000)"}});
     }
     void sleepFloorValidation()
     {

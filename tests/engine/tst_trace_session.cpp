@@ -139,6 +139,14 @@ Error trsStartMeasuring(RtThread& t, Policy policy, int priority, int cpu, int64
     });
 }
 
+// The anatomy of @p tid's wake-up on @p cpu for @p s, from the sorted @p events within @p windowNs of it.
+WakeupAnatomy trsAnatomy(const std::vector<TraceEvent>& events, pid_t tid, int cpu, const TrsSample& s,
+                         int64_t windowNs)
+{
+    const WakeupQuery q{tid, cpu, s.deadlineNs, s.wakeNs};
+    return analyzeWakeup(q, wakeupWindow(events, q, windowNs));
+}
+
 // Time in interrupt context (IRQs, softirqs, x86 vectors; nested ones once) on @p cpu within [from, to], straight
 // from the events.
 int64_t trsInterruptTime(const std::vector<TraceEvent>& sorted, int cpu, int64_t from, int64_t to)
@@ -546,9 +554,7 @@ private slots:
             return s.deadlineNs > firstGap->lost.sinceNs && s.wakeNs < firstGap->ts;
         });
         QVERIFY(inGap != samples.begin() + sampled.load());
-        const WakeupAnatomy a =
-            analyzeWakeup({tid, m_cpu, inGap->deadlineNs, inGap->wakeNs},
-                          wakeupWindow(events, {tid, m_cpu, inGap->deadlineNs, inGap->wakeNs}, 3 * kNsPerMs));
+        const WakeupAnatomy a = trsAnatomy(events, tid, m_cpu, *inGap, 3 * kNsPerMs);
         QVERIFY(a.eventsLost);
         QVERIFY(!a.complete());
         QVERIFY2(a.note.find("lost") != std::string::npos, a.note.c_str());
@@ -622,8 +628,7 @@ private slots:
         QStringList failures, missed;
         for (int k = 2; k < kPeriods; ++k) {
             const TrsSample& s = samples[size_t(k)];
-            const WakeupQuery q{tid, m_cpu, s.deadlineNs, s.wakeNs};
-            const WakeupAnatomy a = analyzeWakeup(q, wakeupWindow(events, q, 3 * kPeriodNs));
+            const WakeupAnatomy a = trsAnatomy(events, tid, m_cpu, s, 3 * kPeriodNs);
             // Every anatomy: the events agree with the measured times, and the parts add up to the latency.
             if (!a.consistent)
                 failures << QString("k=%1 inconsistent: %2").arg(k).arg(QString::fromStdString(a.note));
@@ -760,8 +765,7 @@ private slots:
         QStringList failures;
         for (int k = 2; k < n; ++k) {
             const TrsSample& s = samples[size_t(k)];
-            const WakeupQuery q{tid, m_cpu, s.deadlineNs, s.wakeNs};
-            const WakeupAnatomy a = analyzeWakeup(q, wakeupWindow(events, q, 3 * kPeriodNs));
+            const WakeupAnatomy a = trsAnatomy(events, tid, m_cpu, s, 3 * kPeriodNs);
             if (!a.consistent)
                 failures << QString("k=%1 inconsistent: %2").arg(k).arg(QString::fromStdString(a.note));
             table.add(a);

@@ -1,5 +1,6 @@
 #include "engine/util/units.h"
 
+#include "tests/common/data_rows.h"
 #include "tests/common/test_main.h"
 
 #include <QtTest>
@@ -249,23 +250,14 @@ void TestUnits::parseCpuList()
 
 void TestUnits::splitList_data()
 {
-    QTest::addColumn<QString>("text");
-    QTest::addColumn<QString>("sep");
-    QTest::addColumn<QStringList>("items");
-    QTest::newRow("simple") << "a,b,c"
-                            << "," << QStringList{"a", "b", "c"};
-    QTest::newRow("trimmed") << " a , b\t,c "
-                             << "," << QStringList{"a", "b", "c"};
-    QTest::newRow("empties dropped") << ",a,,b, ,"
-                                     << "," << QStringList{"a", "b"};
-    QTest::newRow("empty") << ""
-                           << "," << QStringList{};
-    QTest::newRow("only separators") << ",,,"
-                                     << "," << QStringList{};
-    QTest::newRow("other separator") << "x:y z: w"
-                                     << ":" << QStringList{"x", "y z", "w"};
-    QTest::newRow("no separator") << "alone"
-                                  << "," << QStringList{"alone"};
+    test::addRows<QString, QString, QStringList>({"text", "sep", "items"},
+                                                 {{"simple", "a,b,c", ",", QStringList{"a", "b", "c"}},
+                                                  {"trimmed", " a , b\t,c ", ",", QStringList{"a", "b", "c"}},
+                                                  {"empties dropped", ",a,,b, ,", ",", QStringList{"a", "b"}},
+                                                  {"empty", "", ",", QStringList{}},
+                                                  {"only separators", ",,,", ",", QStringList{}},
+                                                  {"other separator", "x:y z: w", ":", QStringList{"x", "y z", "w"}},
+                                                  {"no separator", "alone", ",", QStringList{"alone"}}});
 }
 
 void TestUnits::splitList()

@@ -147,6 +147,18 @@ private:
             QCOMPARE(irqs, *a.irqNs);
     }
 
+    // The four parts of the complete anatomy @p a: @p timerUs, @p irqUs, @p schedulingUs and @p returnUs µs, which
+    // add up (checkSum).
+    static void checkParts(const WakeupAnatomy& a, int64_t timerUs, int64_t irqUs, int64_t schedulingUs,
+                           int64_t returnUs)
+    {
+        QCOMPARE(*a.timerIrqDelayNs, timerUs * kAnatUs);
+        QCOMPARE(*a.irqNs, irqUs * kAnatUs);
+        QCOMPARE(*a.schedulingNs, schedulingUs * kAnatUs);
+        QCOMPARE(*a.returnToUserNs, returnUs * kAnatUs);
+        checkSum(a);
+    }
+
 private slots:
     void cleanWakeup()
     {
@@ -161,13 +173,9 @@ private slots:
         QCOMPARE(*a.switchInNs, anatAt(13));
         QCOMPARE(a.timerFunction, kAnatHrtimerWakeup);
         QVERIFY(!a.idleAtTimer);
-        QCOMPARE(*a.timerIrqDelayNs, 6 * kAnatUs);
-        QCOMPARE(*a.irqNs, 5 * kAnatUs);
-        QCOMPARE(*a.schedulingNs, 2 * kAnatUs);
-        QCOMPARE(*a.returnToUserNs, 3 * kAnatUs);
+        checkParts(a, 6, 5, 2, 3);
         QCOMPARE(a.unaccountedNs, int64_t(0));
         QVERIFY(a.note.empty());
-        checkSum(a);
 
         QCOMPARE(a.tasks.size(), size_t(1));
         QCOMPARE(a.tasks[0].pid, 50);
@@ -213,11 +221,7 @@ private slots:
         ev.insert(ev.end() - 1, anatVector(TraceEventType::VectorExit, anatAt(12.5), 50));
         const WakeupAnatomy a = analyzeWakeup(query(16), ev);
         QVERIFY2(a.complete(), a.note.c_str());
-        QCOMPARE(*a.timerIrqDelayNs, 6 * kAnatUs);
-        QCOMPARE(*a.irqNs, 6 * kAnatUs);
-        QCOMPARE(*a.schedulingNs, 1 * kAnatUs);
-        QCOMPARE(*a.returnToUserNs, 3 * kAnatUs);
-        checkSum(a);
+        checkParts(a, 6, 6, 1, 3);
         QCOMPARE(a.interrupts.size(), size_t(3));
         int64_t own = 0, other = 0;
         for (const AnatomyInterrupt& i : a.interrupts)
@@ -253,11 +257,7 @@ private slots:
     {
         const WakeupAnatomy a = analyzeWakeup(query(303), anatHigherPriority());
         QVERIFY2(a.complete(), a.note.c_str());
-        QCOMPARE(*a.timerIrqDelayNs, 5 * kAnatUs);
-        QCOMPARE(*a.irqNs, 5 * kAnatUs);
-        QCOMPARE(*a.schedulingNs, 290 * kAnatUs);
-        QCOMPARE(*a.returnToUserNs, 3 * kAnatUs);
-        checkSum(a);
+        checkParts(a, 5, 5, 290, 3);
         QCOMPARE(a.tasks.size(), size_t(1));
         QCOMPARE(a.tasks[0].pid, 200);
         QCOMPARE(a.tasks[0].comm, std::string("hog"));
@@ -340,12 +340,8 @@ private slots:
         ev.push_back(anatSwitch(anatAt(80), 0, "swapper/1", 120, 0, kAnatTid, "meas", 49));
         const WakeupAnatomy a = analyzeWakeup(query(84), ev);
         QVERIFY2(a.complete(), a.note.c_str());
+        checkParts(a, 21, 55, 4, 4);
         QVERIFY(a.idleAtTimer);
-        QCOMPARE(*a.timerIrqDelayNs, 21 * kAnatUs);
-        QCOMPARE(*a.irqNs, 55 * kAnatUs);
-        QCOMPARE(*a.schedulingNs, 4 * kAnatUs);
-        QCOMPARE(*a.returnToUserNs, 4 * kAnatUs);
-        checkSum(a);
 
         auto find = [&](CulpritKind kind, int64_t id) {
             return std::find_if(a.interrupts.begin(), a.interrupts.end(),

@@ -41,31 +41,20 @@ qlonglong methodMask(const std::vector<WaiterKind>& methods)
     return rtscope::test::enumMask(methods);
 }
 
-qlonglong field(const DriftConfig& c, const QString& name)
-{
-    if (name == "periodNs")
-        return c.periodNs;
-    if (name == "workNs")
-        return c.workNs;
-    if (name == "ticks")
-        return c.ticks;
-    if (name == "durationNs")
-        return c.durationNs;
-    if (name == "policy")
-        return qlonglong(c.policy);
-    if (name == "priority")
-        return c.priority;
-    if (name == "timerSlackNs")
-        return c.timerSlackNs;
-    if (name == "cpu")
-        return c.cpu;
-    if (name == "methods")
-        return methodMask(c.methods);
-    qFatal("unknown field %s", qPrintable(name));
-}
-
-const QStringList kFields = {"periodNs", "workNs",       "ticks", "durationNs", "policy",
-                             "priority", "timerSlackNs", "cpu",   "methods"};
+const test::ConfigFields<DriftConfig> kDriftFields = {
+    {"periodNs", &DriftConfig::periodNs},
+    {"workNs", &DriftConfig::workNs},
+    {"ticks", &DriftConfig::ticks},
+    {"durationNs", &DriftConfig::durationNs},
+    {"policy", &DriftConfig::policy},
+    {"priority", &DriftConfig::priority},
+    {"timerSlackNs", &DriftConfig::timerSlackNs},
+    {"cpu", &DriftConfig::cpu},
+    {"methods",
+     [](const DriftConfig& c) {
+         return methodMask(c.methods);
+     }},
+};
 
 DriftConfig shortRun()
 {
@@ -159,7 +148,7 @@ private slots:
         setControlNamed(controls, control, value);
         QTRY_VERIFY_WITH_TIMEOUT(edited.count() >= 1, 2000); // the period slider is throttled
         const DriftConfig c = controls.mapper().config(start);
-        checkOnlyFieldChanged(c, start, field, expected, kFields, ::field);
+        checkOnlyFieldChanged(c, start, field, expected, kDriftFields);
         QCOMPARE(c.stallTick, start.stallTick);
         QCOMPARE(c.stallNs, start.stallNs);
     }

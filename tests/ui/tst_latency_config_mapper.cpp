@@ -7,6 +7,7 @@
 #include "ui/widgets/period_editor.h"
 
 #include "tests/common/data_rows.h"
+#include "tests/common/page_test_util.h"
 #include "tests/common/test_main.h"
 #include <QCheckBox>
 #include <QComboBox>
@@ -19,57 +20,19 @@
 #include <sched.h>
 
 using namespace rtscope;
+using rtscope::test::checkOnlyFieldChanged;
+using rtscope::test::onlineCpus;
+using rtscope::test::setControlNamed;
 
 Q_DECLARE_METATYPE(rtscope::LatencyConfig)
 
 namespace {
 
-std::vector<int> onlineCpus()
-{
-    return CpuTopology::current().online;
-}
-
-// The config field a row checks, as a number.
-qlonglong field(const LatencyConfig& c, const QString& name)
-{
-    if (name == "policy")
-        return qlonglong(c.policy);
-    if (name == "priority")
-        return c.priority;
-    if (name == "periodNs")
-        return c.periodNs;
-    if (name == "hogs")
-        return c.hogs;
-    if (name == "cpu")
-        return c.cpu;
-    if (name == "hogCpu")
-        return c.hogCpu;
-    if (name == "waiter")
-        return qlonglong(c.waiter);
-    if (name == "trace")
-        return c.trace ? 1 : 0;
-    qFatal("unknown field %s", qPrintable(name));
-}
-
-// Sets a control the way a user would (its change signal fires).
-void setControl(QWidget* w, qlonglong value)
-{
-    if (auto* box = qobject_cast<QComboBox*>(w)) {
-        const int i = box->findData(int(value));
-        QVERIFY2(i >= 0, qPrintable(QString("%1 has no item %2").arg(w->objectName()).arg(value)));
-        box->setCurrentIndex(i);
-    } else if (auto* spin = qobject_cast<DurationSpinBox*>(w)) {
-        spin->setValueNs(value);
-    } else if (auto* spin = qobject_cast<QSpinBox*>(w)) {
-        spin->setValue(int(value));
-    } else if (auto* slider = qobject_cast<QSlider*>(w)) {
-        slider->setValue(int(value));
-    } else if (auto* box = qobject_cast<QCheckBox*>(w)) {
-        box->setChecked(value != 0);
-    } else {
-        QFAIL("unknown control type");
-    }
-}
+const test::ConfigFields<LatencyConfig> kLatencyFields = {
+    {"policy", &LatencyConfig::policy}, {"priority", &LatencyConfig::priority}, {"periodNs", &LatencyConfig::periodNs},
+    {"hogs", &LatencyConfig::hogs},     {"cpu", &LatencyConfig::cpu},           {"hogCpu", &LatencyConfig::hogCpu},
+    {"waiter", &LatencyConfig::waiter}, {"trace", &LatencyConfig::trace},
+};
 
 } // namespace
 
@@ -125,7 +88,7 @@ private slots:
             start.priority = 10;
         }
         // Start from a different value, so setting the control is a change the user could make.
-        if (field != "priority" && ::field(start, field) == expected) {
+        if (field != "priority" && kLatencyFields.of(start, field) == expected) {
             if (field == "cpu")
                 start.cpu = expected == -1 ? onlineCpus().front() : -1;
             else if (field == "hogCpu")
@@ -139,17 +102,11 @@ private slots:
         }
         controls.mapper().setConfig(start);
         QSignalSpy edited(&controls, &LatencyControls::edited);
-        QWidget* w = controls.findChild<QWidget*>(control);
-        QVERIFY2(w, qPrintable("no control named " + control));
-        setControl(w, value);
+        setControlNamed(controls, control, value);
         // The slider is throttled; everything else reports at once.
         QTRY_COMPARE_WITH_TIMEOUT(edited.count(), 1, 2000);
-        const LatencyConfig c = controls.mapper().config(start);
-        QCOMPARE(::field(c, field), expected);
-        // Nothing else moved.
-        for (const QString other : {"policy", "priority", "periodNs", "hogs", "cpu", "hogCpu", "waiter", "trace"})
-            if (other != field && !(field == "policy" && other == "priority"))
-                QCOMPARE(::field(c, other), ::field(start, other));
+        // The field the row names, and nothing else moved.
+        checkOnlyFieldChanged(controls.mapper().config(start), start, field, expected, kLatencyFields);
     }
 
     void configsShowAndReadBack_data()

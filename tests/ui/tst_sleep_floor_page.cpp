@@ -50,31 +50,23 @@ qlonglong requestHash(const std::vector<int64_t>& r)
     return h;
 }
 
-qlonglong field(const SleepFloorConfig& c, const QString& name)
-{
-    if (name == "requests")
-        return requestHash(c.requestsNs);
-    if (name == "samples")
-        return c.samples;
-    if (name == "methods")
-        return methodMask(c.methods);
-    if (name == "timerSlackNs")
-        return c.timerSlackNs;
-    if (name == "policy")
-        return qlonglong(c.policy);
-    if (name == "priority")
-        return c.priority;
-    if (name == "load")
-        return c.backgroundLoad;
-    if (name == "margin")
-        return c.hybridMarginNs;
-    if (name == "cpu")
-        return c.cpu;
-    qFatal("unknown field %s", qPrintable(name));
-}
-
-const QStringList kFields = {"requests", "samples", "methods", "timerSlackNs", "policy",
-                             "priority", "load",    "margin",  "cpu"};
+const test::ConfigFields<SleepFloorConfig> kSleepFloorFields = {
+    {"requests",
+     [](const SleepFloorConfig& c) {
+         return requestHash(c.requestsNs);
+     }},
+    {"samples", &SleepFloorConfig::samples},
+    {"methods",
+     [](const SleepFloorConfig& c) {
+         return methodMask(c.methods);
+     }},
+    {"timerSlackNs", &SleepFloorConfig::timerSlackNs},
+    {"policy", &SleepFloorConfig::policy},
+    {"priority", &SleepFloorConfig::priority},
+    {"load", &SleepFloorConfig::backgroundLoad},
+    {"margin", &SleepFloorConfig::hybridMarginNs},
+    {"cpu", &SleepFloorConfig::cpu},
+};
 
 SleepFloorConfig smallSweep()
 {
@@ -160,7 +152,7 @@ private slots:
         setControlNamed(controls, control, value);
         QVERIFY(edited.count() >= 1);
         QVERIFY(controls.mapper().textProblems().isEmpty());
-        checkOnlyFieldChanged(controls.mapper().config(start), start, field, expected, kFields, ::field);
+        checkOnlyFieldChanged(controls.mapper().config(start), start, field, expected, kSleepFloorFields);
     }
 
     void configsShowAndReadBack_data()
