@@ -179,6 +179,15 @@ void checkRefusedAsAWhole(Page& page, const ExperimentControls& controls, const 
     QVERIFY(!page.isRunning());
 }
 
+/// @p page's config changed by @p edit is refused as a whole (checkRefusedAsAWhole).
+template <class Page, class Edit>
+void checkEditRefusedAsAWhole(Page& page, const ExperimentControls& controls, const Edit& edit, const QString& sentence)
+{
+    auto bad = page.config();
+    edit(bad);
+    checkRefusedAsAWhole(page, controls, bad, sentence);
+}
+
 /// Shows @p start in @p controls, which must be able to show it and read it back as it was.
 template <class Controls, class Config> void showStartConfig(Controls& controls, const Config& start)
 {

@@ -5,6 +5,7 @@
 #include "engine/rt/system_threads.h"
 
 #include "tests/common/data_rows.h"
+#include "tests/common/sleeping_fifo_thread.h"
 #include "tests/common/test_main.h"
 #include "tests/common/test_util.h"
 
@@ -64,16 +65,9 @@ private slots:
         const SystemProbe probe = probeSystem();
         RTSCOPE_SKIP_IF(rtscope::test::withoutFifo(probe));
         RtThread t;
-        ThreadSpec spec;
-        spec.policy = Policy::Fifo;
-        spec.priority = 42;
-        spec.cpu = probe.allowedCpus.back();
-        spec.name = "rtscope-probe42";
-        QVERIFY(!t.start(spec, [](const std::atomic<bool>& stop) {
-            while (!stop.load())
-                usleep(1000); // sleeps: a FIFO thread that blocks is harmless
-        }));
-        QTRY_VERIFY(t.tid() > 0);
+        const ThreadSpec spec = rtscope::test::startSleepingFifo(t, probe, "rtscope-probe42");
+        if (QTest::currentTestFailed())
+            return;
         const auto threads = listSystemThreads(true);
         auto it = std::find_if(threads.begin(), threads.end(), [&](const SystemThread& x) { return x.tid == t.tid(); });
         QVERIFY2(it != threads.end(), "the FIFO thread is missing from the listing");

@@ -6,6 +6,7 @@
 #include "engine/rt/cpu_topology.h"
 #include "engine/rt/system_probe.h"
 #include "engine/util/clock.h"
+#include "tests/common/data_rows.h"
 #include "tests/common/exposed_widget.h"
 #include "tests/common/page_test_util.h"
 #include "ui/common/gui_thread_affinity.h"
@@ -135,9 +136,7 @@ private slots:
 
     void mapperRoundTripsEveryControl_data()
     {
-        QTest::addColumn<Edit>("edit");
-        QTest::addColumn<UserEdit>("userEdit");
-        QTest::addColumn<Edit>("expectedFromUser");
+        test::addColumns<Edit, UserEdit, Edit>("edit", "userEdit", "expectedFromUser");
         using W = const ContentionControlWidgets&;
         using C = ContentionConfig&;
         QTest::newRow("kinds") << Edit([](C c) {
@@ -208,19 +207,22 @@ private slots:
 
     void invalidValuesShowTheValidationSentence_data()
     {
-        QTest::addColumn<Edit>("edit");
-        QTest::addColumn<QString>("sentence");
-        QTest::newRow("threads") << Edit([](ContentionConfig& c) { c.threads = 33; })
-                                 << "threads must be between 2 and 32 (got 33)";
-        QTest::newRow("hold") << Edit([](ContentionConfig& c) { c.holdNs = 2'000'000; }) << "hold must be between";
-        QTest::newRow("no kinds") << Edit([](ContentionConfig& c) { c.kinds.clear(); }) << "kinds must name 1 to 5";
-        QTest::newRow("ceiling") << Edit([](ContentionConfig& c) { c.kinds = {LockKind::Ceiling}; })
-                                 << "kinds: ceiling is not a contention kind";
-        QTest::newRow("fifo spread") << Edit([](ContentionConfig& c) {
-            c.kinds = {LockKind::Mutex};
-            c.policy = Policy::Fifo;
-            c.priority = 10;
-        }) << "placement must be one-cpu with policy fifo";
+        test::addRows<Edit, QString>(
+            {"edit", "sentence"},
+            {
+                {"threads", [](ContentionConfig& c) { c.threads = 33; }, "threads must be between 2 and 32 (got 33)"},
+                {"hold", [](ContentionConfig& c) { c.holdNs = 2'000'000; }, "hold must be between"},
+                {"no kinds", [](ContentionConfig& c) { c.kinds.clear(); }, "kinds must name 1 to 5"},
+                {"ceiling", [](ContentionConfig& c) { c.kinds = {LockKind::Ceiling}; },
+                 "kinds: ceiling is not a contention kind"},
+                {"fifo spread",
+                 [](ContentionConfig& c) {
+                     c.kinds = {LockKind::Mutex};
+                     c.policy = Policy::Fifo;
+                     c.priority = 10;
+                 },
+                 "placement must be one-cpu with policy fifo"},
+            });
     }
 
     void invalidValuesShowTheValidationSentence()
@@ -228,9 +230,7 @@ private slots:
         QFETCH(Edit, edit);
         QFETCH(QString, sentence);
         ContentionPage page(m_probe);
-        ContentionConfig bad = page.config();
-        edit(bad);
-        rtscope::test::checkRefusedAsAWhole(page, *page.contentionControls(), bad, sentence);
+        rtscope::test::checkEditRefusedAsAWhole(page, *page.contentionControls(), edit, sentence);
     }
 
     void uncheckingEveryKindIsRefusedAtOnce()

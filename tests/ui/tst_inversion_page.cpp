@@ -5,6 +5,7 @@
 #include "engine/experiments/locks/inversion_experiment.h"
 #include "engine/rt/cpu_topology.h"
 #include "engine/rt/system_probe.h"
+#include "tests/common/data_rows.h"
 #include "tests/common/exposed_widget.h"
 #include "tests/common/page_test_util.h"
 #include "ui/common/gui_thread_affinity.h"
@@ -144,9 +145,7 @@ private slots:
 
     void mapperRoundTripsEveryControl_data()
     {
-        QTest::addColumn<Edit>("edit");
-        QTest::addColumn<UserEdit>("userEdit");
-        QTest::addColumn<Edit>("expectedFromUser");
+        test::addColumns<Edit, UserEdit, Edit>("edit", "userEdit", "expectedFromUser");
         using W = const InversionControlWidgets&;
         using C = InversionConfig&;
         QTest::newRow("lock") << Edit([](C c) { c.lock = LockKind::Ceiling; })
@@ -188,16 +187,18 @@ private slots:
 
     void invalidValuesShowTheValidationSentence_data()
     {
-        QTest::addColumn<Edit>("edit");
-        QTest::addColumn<QString>("sentence");
-        QTest::newRow("priorities not rising") << Edit([](InversionConfig& c) { c.mediumPriority = 40; })
-                                               << "priorities must rise from low to medium to high";
-        QTest::newRow("hold above half the period")
-            << Edit([](InversionConfig& c) { c.holdNs = 60 * kNsPerMs; }) << "hold must be at most half the period";
-        QTest::newRow("burst") << Edit([](InversionConfig& c) { c.mediumBurstNs = 2000 * kNsPerMs; })
-                               << "medium-burst must be between";
-        QTest::newRow("priority 99") << Edit([](InversionConfig& c) { c.highPriority = 99; })
-                                     << "high-priority must be between 1 and 98";
+        test::addRows<Edit, QString>(
+            {"edit", "sentence"},
+            {
+                {"priorities not rising", [](InversionConfig& c) { c.mediumPriority = 40; },
+                 "priorities must rise from low to medium to high"},
+                {"hold above half the period", [](InversionConfig& c) { c.holdNs = 60 * kNsPerMs; },
+                 "hold must be at most half the period"},
+                {"burst", [](InversionConfig& c) { c.mediumBurstNs = 2000 * kNsPerMs; },
+                 "medium-burst must be between"},
+                {"priority 99", [](InversionConfig& c) { c.highPriority = 99; },
+                 "high-priority must be between 1 and 98"},
+            });
     }
 
     void invalidValuesShowTheValidationSentence()
@@ -205,9 +206,7 @@ private slots:
         QFETCH(Edit, edit);
         QFETCH(QString, sentence);
         InversionPage page(m_probe);
-        InversionConfig bad = page.config();
-        edit(bad);
-        rtscope::test::checkRefusedAsAWhole(page, *page.inversionControls(), bad, sentence);
+        rtscope::test::checkEditRefusedAsAWhole(page, *page.inversionControls(), edit, sentence);
     }
 
     void theReservedCpuIsOfferedAndRefused()

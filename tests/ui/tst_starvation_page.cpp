@@ -5,6 +5,7 @@
 #include "engine/rt/cpu_topology.h"
 #include "engine/rt/system_probe.h"
 #include "engine/util/clock.h"
+#include "tests/common/data_rows.h"
 #include "tests/common/exposed_widget.h"
 #include "tests/common/page_test_util.h"
 #include "ui/common/gui_thread_affinity.h"
@@ -80,10 +81,7 @@ private slots:
 
     void mapperRoundTripsEveryControl_data()
     {
-        QTest::addColumn<Edit>("edit");
-        QTest::addColumn<Check>("shown");
-        QTest::addColumn<UserEdit>("userEdit");
-        QTest::addColumn<Edit>("expectedFromUser");
+        test::addColumns<Edit, Check, UserEdit, Edit>("edit", "shown", "userEdit", "expectedFromUser");
         using W = const StarvationControlWidgets&;
         using C = const StarvationConfig&;
         QTest::newRow("burst") << Edit([](StarvationConfig& c) { c.burstNs = 1'500'000'000; })
@@ -142,25 +140,20 @@ private slots:
 
     void invalidValuesShowTheValidationSentence_data()
     {
-        QTest::addColumn<Edit>("edit");
-        QTest::addColumn<QString>("sentence");
-        QTest::newRow("priority at the watchdog's")
-            << Edit([](StarvationConfig& c) { c.priority = 99; }) << "priority must be between 1 and 98";
-        QTest::newRow("burst too short") << Edit([](StarvationConfig& c) { c.burstNs = 5'000'000; })
-                                         << "burst must be between";
-        QTest::newRow("burst too long") << Edit([](StarvationConfig& c) { c.burstNs = 6'000'000'000; })
-                                        << "burst must be between";
-        QTest::newRow("gap too short") << Edit([](StarvationConfig& c) { c.gapNs = 1'000'000; })
-                                       << "gap must be between";
-        QTest::newRow("bursts") << Edit([](StarvationConfig& c) { c.bursts = 1001; }) << "bursts must be between";
-        QTest::newRow("counters") << Edit([](StarvationConfig& c) { c.counters = 9; })
-                                  << "counters must be between 1 and 8";
-        QTest::newRow("nice") << Edit([](StarvationConfig& c) { c.counterNice = 20; })
-                              << "counter-nice must be between -20 and 19";
-        QTest::newRow("policy OTHER") << Edit([](StarvationConfig& c) { c.policy = Policy::Other; })
-                                      << "policy must be fifo or rr";
-        QTest::newRow("reserved cpu") << Edit([](StarvationConfig& c) { c.cpu = 0; })
-                                      << "cpu must not be a reserved CPU";
+        test::addRows<Edit, QString>(
+            {"edit", "sentence"},
+            {
+                {"priority at the watchdog's", [](StarvationConfig& c) { c.priority = 99; },
+                 "priority must be between 1 and 98"},
+                {"burst too short", [](StarvationConfig& c) { c.burstNs = 5'000'000; }, "burst must be between"},
+                {"burst too long", [](StarvationConfig& c) { c.burstNs = 6'000'000'000; }, "burst must be between"},
+                {"gap too short", [](StarvationConfig& c) { c.gapNs = 1'000'000; }, "gap must be between"},
+                {"bursts", [](StarvationConfig& c) { c.bursts = 1001; }, "bursts must be between"},
+                {"counters", [](StarvationConfig& c) { c.counters = 9; }, "counters must be between 1 and 8"},
+                {"nice", [](StarvationConfig& c) { c.counterNice = 20; }, "counter-nice must be between -20 and 19"},
+                {"policy OTHER", [](StarvationConfig& c) { c.policy = Policy::Other; }, "policy must be fifo or rr"},
+                {"reserved cpu", [](StarvationConfig& c) { c.cpu = 0; }, "cpu must not be a reserved CPU"},
+            });
     }
 
     void invalidValuesShowTheValidationSentence()
@@ -168,9 +161,7 @@ private slots:
         QFETCH(Edit, edit);
         QFETCH(QString, sentence);
         StarvationPage page(m_probe);
-        StarvationConfig bad = page.config();
-        edit(bad);
-        rtscope::test::checkRefusedAsAWhole(page, *page.starvationControls(), bad, sentence);
+        rtscope::test::checkEditRefusedAsAWhole(page, *page.starvationControls(), edit, sentence);
         QVERIFY2(!page.problems().isEmpty() && page.problems().first().startsWith(sentence),
                  qPrintable(page.problems().join(" | ")));
     }

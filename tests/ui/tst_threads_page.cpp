@@ -10,6 +10,7 @@
 #include "ui/workbench/threads/threads_model.h"
 #include "ui/workbench/threads/threads_page.h"
 
+#include "tests/common/sleeping_fifo_thread.h"
 #include "tests/common/test_main.h"
 #include "tests/common/test_util.h"
 #include <QAbstractItemModelTester>
@@ -57,16 +58,9 @@ private slots:
     {
         RTSCOPE_SKIP_IF(rtscope::test::withoutFifo(m_probe));
         RtThread t;
-        ThreadSpec spec;
-        spec.policy = Policy::Fifo;
-        spec.priority = 42;
-        spec.cpu = m_probe.allowedCpus.back();
-        spec.name = "rtscope-tprio42";
-        QVERIFY(!t.start(spec, [](const std::atomic<bool>& stop) {
-            while (!stop.load())
-                usleep(1000); // sleeps: a FIFO thread that blocks is harmless
-        }));
-        QTRY_VERIFY(t.tid() > 0);
+        const ThreadSpec spec = rtscope::test::startSleepingFifo(t, m_probe, "rtscope-tprio42");
+        if (QTest::currentTestFailed())
+            return;
 
         ThreadsPage page(m_probe);
         page.resize(1400, 900);
