@@ -3,8 +3,8 @@
 // an experiment"). Each entry is a config type with its traits: the name presets and pages use, how its JSON is
 // read, the CPU topology its placement is checked against, and the experiment that runs it (ExperimentHost<Run>).
 // Everything that chooses an experiment by name goes through withExperimentConfigType(), so a new experiment is one
-// ExperimentTraits specialisation and one entry in ExperimentConfigs; the compiler then names every place (the CLI's
-// phase runner, for one) that has no overload for its config yet.
+// ExperimentTraits specialisation and one entry in ExperimentConfigs; the compiler names a page or wire reader that
+// lacks it, and `rtscope run --list` an experiment whose command registers no HeadlessRun (app/cli/experiment_runs.h).
 //
 // The sweep is not an entry: it runs the latency experiment over a list of settings and has no preset form, so
 // presets and `rtscope run` do not name it. It has traits all the same (below the list), which is what the agent and
