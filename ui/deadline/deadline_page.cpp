@@ -182,13 +182,6 @@ void DeadlinePage::restyle()
     m_answer->setFont(plot::chartFont(font(), 1.15));
 }
 
-void DeadlinePage::changeEvent(QEvent* event)
-{
-    ExperimentPage::changeEvent(event);
-    if (event->type() == QEvent::FontChange)
-        restyle();
-}
-
 QStringList DeadlinePage::configProblems(const DeadlineConfig& c, const CpuTopology& topo) const
 {
     // A task list that is not durations never reaches the config: say so before validate()'s sentences.

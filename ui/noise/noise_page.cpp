@@ -171,13 +171,6 @@ void NoisePage::restyle()
     m_demoStatus->setFont(big);
 }
 
-void NoisePage::changeEvent(QEvent* event)
-{
-    ExperimentPage::changeEvent(event);
-    if (event->type() == QEvent::FontChange)
-        restyle();
-}
-
 void NoisePage::setDemoKind(NoiseDemoKind kind)
 {
     selectComboData(m_demoKind, int(kind)); // starts it through currentIndexChanged while running

@@ -180,14 +180,6 @@ void StarvationPage::restyle()
             .arg(colors::css(colors::kAlarmRed)));
 }
 
-void StarvationPage::changeEvent(QEvent* event)
-{
-    ExperimentPage::changeEvent(event);
-    // Presentation mode enlarges the window's font: the big numbers and the table, set explicitly, follow it.
-    if (event->type() == QEvent::FontChange)
-        restyle();
-}
-
 StarvationConfig StarvationPage::adopt(StarvationConfig c) const
 {
     c.reservedCpus = m_base.reservedCpus;

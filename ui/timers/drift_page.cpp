@@ -95,13 +95,6 @@ void DriftPage::restyle()
     m_table->setMinimumHeight(rowHeight * 6 + 2 * m_table->frameWidth() + 4);
 }
 
-void DriftPage::changeEvent(QEvent* event)
-{
-    ExperimentPage::changeEvent(event);
-    if (event->type() == QEvent::FontChange)
-        restyle();
-}
-
 void DriftPage::runStarting(const DriftConfig&)
 {
     m_model->clear();
@@ -185,7 +178,7 @@ void DriftPage::drawFacts(const DriftConfig& c, const DriftSnapshot* s)
 
 QString DriftPage::slackText() const
 {
-    return m_slack->value() + " · " + m_slack->detail();
+    return m_slack->text();
 }
 
 QString DriftPage::policyText() const

@@ -58,7 +58,7 @@ SleepFloorPage::SleepFloorPage(const SystemProbe& probe, QWidget* parent)
     setUpFiguresTable(m_table);
     // The method names take the spare width, so the figures sit next to them rather than across the screen.
     m_table->horizontalHeader()->setSectionResizeMode(SleepFloorTableModel::Method, QHeaderView::Stretch);
-    styleTable();
+    restyle();
 
     auto* splitter = keptVerticalSplitter(m_chart, m_table, 3, 2);
 
@@ -77,17 +77,10 @@ SleepFloorPage::~SleepFloorPage()
     stop();
 }
 
-void SleepFloorPage::styleTable()
+void SleepFloorPage::restyle()
 {
     const int rowHeight = styleTableFont(m_table, font(), 1.1, 6);
     m_table->setMinimumHeight((rowHeight - 6) * 6);
-}
-
-void SleepFloorPage::changeEvent(QEvent* event)
-{
-    ExperimentPage::changeEvent(event);
-    if (event->type() == QEvent::FontChange)
-        styleTable();
 }
 
 QStringList SleepFloorPage::configProblems(const SleepFloorConfig& c, const CpuTopology& topo) const
@@ -242,7 +235,7 @@ QString SleepFloorPage::floorText() const
 
 QString SleepFloorPage::slackText() const
 {
-    return m_slack->value() + " · " + m_slack->detail();
+    return m_slack->text();
 }
 
 QString SleepFloorPage::policyText() const

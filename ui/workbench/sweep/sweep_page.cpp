@@ -316,7 +316,7 @@ void SweepPage::drawFacts(const SweepSnapshot* s, const SweepConfig& c)
 
 QString SweepPage::progressText() const
 {
-    return m_setting->value() + " · " + m_setting->detail() + " · " + m_left->value() + " " + m_left->detail();
+    return m_setting->text() + " · " + m_left->value() + " " + m_left->detail();
 }
 
 QString SweepPage::explanation() const
