@@ -587,14 +587,14 @@ QString LatencyPage::explanation() const
                 "thread, or the task moved to another CPU; interrupts — the IRQ's affinity moved off the CPU "
                 "(/proc/irq/N/smp_affinity); a timer IRQ delay after idle — shallower idle states (cpu_dma_latency); "
                 "all of them — an isolated CPU (isolcpus, nohz_full).");
-    e.thisMachine << kernelSentence(m_probe);
-    if (m_probe.scheduler == "EEVDF")
-        e.thisMachine << tr("EEVDF lets a thread that slept run again soon: with a few hogs SCHED_OTHER can look "
-                            "as good as SCHED_FIFO, so turn the hogs up.");
-    else
-        e.thisMachine << tr("CFS makes a waking SCHED_OTHER thread wait behind the hogs' slices: every hog "
-                            "shows in the tail.");
-    e.thisMachine << slackSentence(m_probe) << vmSentence(m_probe) << rtSentence(m_probe);
+    e.thisMachine << kernelSentence(m_probe)
+                  << schedulerSentence(
+                         m_probe,
+                         tr("EEVDF lets a thread that slept run again soon: with a few hogs SCHED_OTHER can look "
+                            "as good as SCHED_FIFO, so turn the hogs up."),
+                         tr("CFS makes a waking SCHED_OTHER thread wait behind the hogs' slices: every hog "
+                            "shows in the tail."))
+                  << slackSentence(m_probe) << vmSentence(m_probe) << rtSentence(m_probe);
     return explanationHtml(e);
 }
 
