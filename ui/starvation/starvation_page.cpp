@@ -114,13 +114,8 @@ StarvationPage::StarvationPage(const SystemProbe& probe, QWidget* parent)
 
     m_table->setModel(m_model);
     m_table->setObjectName("burstTable");
-    m_table->setSelectionMode(QAbstractItemView::NoSelection);
-    m_table->setFocusPolicy(Qt::NoFocus);
-    m_table->setAlternatingRowColors(true);
-    m_table->setWordWrap(false);
-    m_table->verticalHeader()->hide();
+    setUpFiguresTable(m_table);
     m_table->horizontalHeader()->setStretchLastSection(true);
-    m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
 
     auto* splitter = keptVerticalSplitter(m_chart, m_table, 5, 1);
 
