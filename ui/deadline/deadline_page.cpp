@@ -154,9 +154,7 @@ DeadlinePage::DeadlinePage(const SystemProbe& probe, QWidget* parent)
         m_tiles.push_back(t);
     }
 
-    m_table->setModel(m_model);
-    m_table->setObjectName("deadlineTable");
-    setUpFiguresTable(m_table);
+    setUpFiguresTable(m_table, m_model, "deadlineTable");
     m_table->horizontalHeader()->setStretchLastSection(true);
 
     auto* splitter = keptVerticalSplitter(m_chart, m_table, 4, 1);

@@ -98,9 +98,7 @@ NoisePage::NoisePage(const SystemProbe& probe, QWidget* parent)
     m_histogram->setLogLatencyAxis(true);
     m_histogram->setTitle(QString()); // the axis and the legend say it all; the height goes to the count axis
 
-    m_table->setModel(m_model);
-    m_table->setObjectName("noiseCulprits");
-    setUpFiguresTable(m_table);
+    setUpFiguresTable(m_table, m_model, "noiseCulprits");
     m_table->horizontalHeader()->setSectionResizeMode(NoiseCulpritModel::Name, QHeaderView::Stretch);
 
     // The table takes the page's width (eight columns a room must read); under it the histogram (which needs height

@@ -112,9 +112,7 @@ StarvationPage::StarvationPage(const SystemProbe& probe, QWidget* parent)
     m_kernelLine->setWordWrap(true);
     m_kernelLine->setTextFormat(Qt::RichText);
 
-    m_table->setModel(m_model);
-    m_table->setObjectName("burstTable");
-    setUpFiguresTable(m_table);
+    setUpFiguresTable(m_table, m_model, "burstTable");
     m_table->horizontalHeader()->setStretchLastSection(true);
 
     auto* splitter = keptVerticalSplitter(m_chart, m_table, 5, 1);

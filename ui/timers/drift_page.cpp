@@ -63,9 +63,7 @@ DriftPage::DriftPage(const SystemProbe& probe, QWidget* parent)
     options->addWidget(zoomHint);
     options->addStretch(1);
 
-    m_table->setModel(m_model);
-    m_table->setObjectName("driftTable");
-    setUpFiguresTable(m_table);
+    setUpFiguresTable(m_table, m_model, "driftTable");
     // The method names take the spare width, so the figures sit next to them rather than across the screen.
     m_table->horizontalHeader()->setSectionResizeMode(DriftTableModel::Method, QHeaderView::Stretch);
 

@@ -54,9 +54,7 @@ SleepFloorPage::SleepFloorPage(const SystemProbe& probe, QWidget* parent)
                            {m_policy, "policyTile", 2},
                            {m_progress, "progressTile", 2}});
 
-    m_table->setModel(m_model);
-    m_table->setObjectName("sleepFloorTable");
-    setUpFiguresTable(m_table);
+    setUpFiguresTable(m_table, m_model, "sleepFloorTable");
     // The method names take the spare width, so the figures sit next to them rather than across the screen.
     m_table->horizontalHeader()->setSectionResizeMode(SleepFloorTableModel::Method, QHeaderView::Stretch);
     restyle();
