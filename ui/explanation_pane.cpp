@@ -33,6 +33,11 @@ QString kernelSentence(const SystemProbe& p)
                          : QString());
 }
 
+QString schedulerSentence(const SystemProbe& p, const QString& eevdf, const QString& cfs)
+{
+    return p.scheduler == "EEVDF" ? eevdf : cfs;
+}
+
 QString vmSentence(const SystemProbe& p)
 {
     if (!p.virtualMachine)

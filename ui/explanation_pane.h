@@ -28,6 +28,8 @@ QString explanationHtml(const Explanation& e);
 /// Sentences about this machine that several lessons share, all read from the probe.
 /// "Linux 6.18 with the EEVDF scheduler; preemption model PREEMPT_DYNAMIC (full)."
 QString kernelSentence(const SystemProbe& probe);
+/// What the lesson looks like under this kernel's scheduler: @p eevdf with EEVDF, @p cfs with CFS (older kernels).
+QString schedulerSentence(const SystemProbe& probe, const QString& eevdf, const QString& cfs);
 /// Whether this is a virtual machine, and what that does to every measurement.
 QString vmSentence(const SystemProbe& probe);
 /// Whether this process may use SCHED_FIFO, and why not.

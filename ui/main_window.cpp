@@ -7,6 +7,7 @@
 #include "ui/app/preset_runner.h"
 #include "ui/app/presets_menu.h"
 #include "ui/common/gui_thread_affinity.h"
+#include "ui/common/text_label.h"
 #include "ui/common/unpinned_topology.h"
 #include "ui/experiment_page.h"
 #include "ui/explanation_pane.h"
@@ -76,9 +77,7 @@ MainWindow::MainWindow(std::vector<ExperimentPage*> pages, const SystemProbe& pr
     setDockOptions(QMainWindow::AnimatedDocks | QMainWindow::AllowNestedDocks);
 
     // Central area: the RT banner (only when RT is unavailable), the page selector, the pages.
-    m_rtBanner->setObjectName("rtBanner");
-    m_rtBanner->setWordWrap(true);
-    m_rtBanner->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    initTextLabel(m_rtBanner, "rtBanner");
     m_rtBanner->setStyleSheet("QLabel { background: #fff3cd; color: #5c3c00; border: 2px solid #e0a800; "
                               "border-radius: 4px; padding: 8px; font-weight: bold; }");
     m_rtBanner->setText(SystemPanel::rtBannerText(probe));

@@ -2,6 +2,7 @@
 
 #include "engine/util/json_text.h"
 
+#include <QEvent>
 #include <QHeaderView>
 #include <QSettings>
 #include <QSplitter>
@@ -28,6 +29,13 @@ PolledPage::~PolledPage()
     // The subclass stopped the run in its own destructor (stop() redraws, which needs the whole page).
     if (m_panel && !m_panel->parent())
         delete m_panel;
+}
+
+void PolledPage::changeEvent(QEvent* event)
+{
+    ExperimentPage::changeEvent(event);
+    if (event->type() == QEvent::FontChange)
+        restyle();
 }
 
 void PolledPage::setDisplayPaused(bool paused)

@@ -101,6 +101,11 @@ protected:
     void countFrame() { ++m_frames; }
     /// The display pause ended: by default refreshNow() draws what came in meanwhile.
     virtual void displayResumed() { refreshNow(); }
+    /// Sets what the page styles from its font explicitly (tables, big figures): a page calls it once built, and it
+    /// runs again on every font change (presentation mode enlarges the window's font, which an explicitly set font
+    /// would not follow).
+    virtual void restyle() {}
+    void changeEvent(QEvent* event) override;
 
     /// Hold as reference: the page froze a result as the reference (the toolbar follows); @p status goes to the
     /// status bar.

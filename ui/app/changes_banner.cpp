@@ -1,5 +1,7 @@
 #include "ui/app/changes_banner.h"
 
+#include "ui/common/text_label.h"
+
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QPushButton>
@@ -16,10 +18,7 @@ ChangesBanner::ChangesBanner(QWidget* parent)
     // The colours of a change in progress, not of an error: the machine is as the user asked, for now.
     setStyleSheet("#changesBanner { background: #e3f2fd; border: 2px solid #1565c0; border-radius: 4px; }"
                   "#changesBanner QLabel { color: #0d2c54; }");
-    m_text->setObjectName("changesText");
-    m_text->setWordWrap(true);
-    m_text->setTextFormat(Qt::RichText);
-    m_text->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    initTextLabel(m_text, "changesText", Qt::RichText);
     m_keep->setObjectName("keepChanges");
     m_keep->setToolTip(tr("Leave these settings until the next boot; 'rtscope doctor --undo' puts them back earlier"));
     m_revert->setObjectName("revertChanges");

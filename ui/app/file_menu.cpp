@@ -335,24 +335,17 @@ void FileMenu::showRecording(const QString& path, const ReplayedRun& r, Recordin
 
 // A recording read off the GUI thread: the replay, then the whole run's timeline (two passes over the file; each is
 // half of the progress bar). The thread writes run and timeline, the GUI thread reads them once it has finished.
-struct FileMenu::Opening {
+struct FileMenu::Opening : BackgroundRead {
     QString path;
-    std::atomic<bool> cancel{false};
-    std::atomic<int> permille{0};
     ReplayedRun run;
     RecordingTimeline timeline;
-    std::unique_ptr<QThread> thread;
-    QProgressDialog* dialog = nullptr;
-    QTimer* poll = nullptr;
 };
 
 FileMenu::~FileMenu()
 {
     // The window is going (a SIGTERM, the last window closed): stop the reading at its next block and wait for it.
-    if (m_opening) {
-        m_opening->cancel = true;
-        m_opening->thread->wait();
-    }
+    if (m_opening)
+        m_opening->abandon();
 }
 
 bool FileMenu::openRecordingInBackground(const QString& path, QString* error)
@@ -372,35 +365,26 @@ bool FileMenu::openRecordingInBackground(const QString& path, QString* error)
             return !o->cancel.load();
         };
     };
-    o->thread.reset(QThread::create([o, pass] {
+    const auto read = [o, pass] {
         RecordingReplayOptions options;
         options.progress = pass(0);
         o->run = replayRecordingFile(o->path.toStdString(), options);
         if (o->run.snapshot && !o->cancel)
             o->timeline = readRecordingTimeline(o->path, pass(500));
-    }));
-    o->thread->setObjectName("rtscope-open");
+    };
     // Window-modal and shown with show(), not exec(): the window repaints and the event loop runs (no nested one a
     // SIGTERM would have to unwind), while File › Open cannot start a second reading.
-    const BackgroundReadProgress progress = backgroundReadProgress(m_window, "openingRecording", tr("Open recording"),
-                                                                   tr("Reading %1…").arg(name), o->cancel, o->permille);
-    o->dialog = progress.dialog;
-    o->poll = progress.poll;
-    connect(o->thread.get(), &QThread::finished, this, &FileMenu::finishOpening, Qt::QueuedConnection);
-    o->thread->start();
+    o->start(read, "rtscope-open", m_window, "openingRecording", tr("Open recording"), tr("Reading %1…").arg(name),
+             this, &FileMenu::finishOpening);
     updateActions();
     return true;
 }
 
 void FileMenu::finishOpening()
 {
-    if (!m_opening)
+    const std::unique_ptr<Opening> o = takeEndedRead(m_opening);
+    if (!o)
         return;
-    std::unique_ptr<Opening> o = std::move(m_opening);
-    o->thread->wait();
-    o->poll->stop();
-    o->dialog->hide();
-    o->dialog->deleteLater();
     const QString name = QFileInfo(o->path).fileName();
     const ReplayedRun& r = o->run;
     if (o->cancel) {

@@ -78,6 +78,8 @@ private:
 template <class Row> class RowTableModel : public ColumnTableModel {
 public:
     int rowCount(const QModelIndex& parent = {}) const override { return parent.isValid() ? 0 : int(m_rows.size()); }
+    /// No rows (before a run, or when a new one starts), with a model reset.
+    void clear() { clearRows(m_rows); }
 
 protected:
     using ColumnTableModel::ColumnTableModel;
@@ -94,9 +96,6 @@ protected:
                        [&](const Row& a, const Row& b) { return std::invoke(key, a) == std::invoke(key, b); });
         assignRows(std::move(rows), same);
     }
-    /// clearRows() on this table's rows.
-    void clearAllRows() { clearRows(m_rows); }
-
     std::vector<Row> m_rows;
 };
 

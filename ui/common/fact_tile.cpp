@@ -141,6 +141,11 @@ QString FactTile::detail() const
     return m_detail->text();
 }
 
+QString FactTile::text() const
+{
+    return value() + " · " + detail();
+}
+
 void FactTile::changeEvent(QEvent* event)
 {
     QFrame::changeEvent(event);

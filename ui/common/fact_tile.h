@@ -22,6 +22,8 @@ public:
     void setAccent(const QString& color);
     QString value() const;
     QString detail() const;
+    /// "value · detail": what the tile says, as one line (the pages' text of a tile, for tests and status lines).
+    QString text() const;
     QString title() const;
     /// A page whose tiles mean something else per mode (the deadline lab's lessons) renames them.
     void setTitle(const QString& title);

@@ -1,6 +1,7 @@
 #include "ui/common/problem_list.h"
 
 #include "ui/common/colors.h"
+#include "ui/common/text_label.h"
 
 #include <QLabel>
 
@@ -8,9 +9,7 @@ namespace rtscope {
 
 void initProblemList(QLabel* label)
 {
-    label->setObjectName("problems");
-    label->setWordWrap(true);
-    label->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    initTextLabel(label, "problems");
     label->hide();
 }
 

@@ -38,15 +38,10 @@ QColor compareCurveColor(size_t i)
 
 // The files read off the GUI thread: the thread writes results and problems, the GUI thread reads them once it has
 // finished.
-struct CompareWindow::Loading {
+struct CompareWindow::Loading : BackgroundRead {
     QStringList paths;
-    std::atomic<bool> cancel{false};
-    std::atomic<int> permille{0};
     std::vector<ComparedResult> results;
     QStringList problems;
-    std::unique_ptr<QThread> thread;
-    QProgressDialog* dialog = nullptr;
-    QTimer* poll = nullptr;
 };
 
 CompareWindow::CompareWindow(QWidget* parent)
@@ -95,10 +90,8 @@ CompareWindow::CompareWindow(QWidget* parent)
 CompareWindow::~CompareWindow()
 {
     // The window is going (closed with the main window, a SIGTERM): stop the reading at its next block and wait.
-    if (m_loading) {
-        m_loading->cancel = true;
-        m_loading->thread->wait();
-    }
+    if (m_loading)
+        m_loading->abandon();
 }
 
 const std::vector<ComparedResult>& CompareWindow::results() const
@@ -113,7 +106,7 @@ bool CompareWindow::load(const QStringList& paths)
     m_loading = std::make_unique<Loading>();
     Loading* l = m_loading.get();
     l->paths = paths;
-    l->thread.reset(QThread::create([l] {
+    const auto read = [l] {
         const int n = int(l->paths.size());
         for (int i = 0; i < n && !l->cancel; ++i) {
             const auto progress = [l, i, n](uint64_t done, uint64_t total) {
@@ -128,28 +121,18 @@ bool CompareWindow::load(const QStringList& paths)
                 l->problems << error;
             l->permille = (i + 1) * 1000 / n;
         }
-    }));
-    l->thread->setObjectName("rtscope-compare");
+    };
     // As File › Open recording (ui/common/background_progress.h).
-    const BackgroundReadProgress progress =
-        backgroundReadProgress(this, "comparingFiles", tr("Compare results"),
-                               tr("Reading %n file(s)…", "", int(paths.size())), l->cancel, l->permille);
-    l->dialog = progress.dialog;
-    l->poll = progress.poll;
-    connect(l->thread.get(), &QThread::finished, this, &CompareWindow::finishLoading, Qt::QueuedConnection);
-    l->thread->start();
+    l->start(read, "rtscope-compare", this, "comparingFiles", tr("Compare results"),
+             tr("Reading %n file(s)…", "", int(paths.size())), this, &CompareWindow::finishLoading);
     return true;
 }
 
 void CompareWindow::finishLoading()
 {
-    if (!m_loading)
+    const std::unique_ptr<Loading> l = takeEndedRead(m_loading);
+    if (!l)
         return;
-    std::unique_ptr<Loading> l = std::move(m_loading);
-    l->thread->wait();
-    l->poll->stop();
-    l->dialog->hide();
-    l->dialog->deleteLater();
     QStringList problems = l->problems;
     if (l->cancel) {
         const qsizetype unread = l->paths.size() - qsizetype(l->results.size()) - l->problems.size();

@@ -273,8 +273,8 @@ QStringList DeadlineControls::unrepresentable(const DeadlineConfig& c) const
 
 void DeadlineControls::setConfig(const DeadlineConfig& c)
 {
-    const QSignalBlocker b0(m_w.lesson), b1(m_w.tasks), b2(m_w.counterCpu), b3(m_w.priority), b4(m_w.cpu),
-        b5(m_w.runawayPolicy), b6(m_w.runawayPriority);
+    const BlockedFields block(m_w.lesson, m_w.tasks, m_w.counterCpu, m_w.priority, m_w.cpu, m_w.runawayPolicy,
+                              m_w.runawayPriority);
     selectComboData(m_w.lesson, int(c.lesson));
     m_w.tasks->setText(tasksText(c.tasks));
     const std::pair<DurationSpinBox*, int64_t> spins[] = {{m_w.duration, c.durationNs},

@@ -154,9 +154,7 @@ DeadlinePage::DeadlinePage(const SystemProbe& probe, QWidget* parent)
         m_tiles.push_back(t);
     }
 
-    m_table->setModel(m_model);
-    m_table->setObjectName("deadlineTable");
-    setUpFiguresTable(m_table);
+    setUpFiguresTable(m_table, m_model, "deadlineTable");
     m_table->horizontalHeader()->setStretchLastSection(true);
 
     auto* splitter = keptVerticalSplitter(m_chart, m_table, 4, 1);
@@ -180,13 +178,6 @@ void DeadlinePage::restyle()
 {
     styleFiguresTable(m_table, 1.1, 8);
     m_answer->setFont(plot::chartFont(font(), 1.15));
-}
-
-void DeadlinePage::changeEvent(QEvent* event)
-{
-    ExperimentPage::changeEvent(event);
-    if (event->type() == QEvent::FontChange)
-        restyle();
 }
 
 QStringList DeadlinePage::configProblems(const DeadlineConfig& c, const CpuTopology& topo) const

@@ -51,7 +51,7 @@ public:
     std::shared_ptr<const DeadlineSnapshot> reference() const { return m_reference; }
 
 protected:
-    void changeEvent(QEvent* event) override;
+    void restyle() override;
     QStringList configProblems(const DeadlineConfig& c, const CpuTopology& topo) const override;
     void runStarting(const DeadlineConfig& config) override;
     void configChanged(const DeadlineConfig& config) override;
@@ -64,7 +64,6 @@ private:
     void drawAdmission(const DeadlineSnapshot& s);
     void drawIsolation(const DeadlineSnapshot& s);
     void drawEdf(const DeadlineSnapshot& s);
-    void restyle();
 
     QLabel* m_alerts;
     QLabel* m_answer;

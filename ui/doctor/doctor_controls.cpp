@@ -3,7 +3,6 @@
 #include <QCheckBox>
 #include <QComboBox>
 #include <QFormLayout>
-#include <QSignalBlocker>
 #include <QSpinBox>
 
 namespace rtscope {
@@ -80,8 +79,7 @@ DoctorPlan DoctorControls::plan(DoctorPlan base) const
 
 void DoctorControls::setPlan(const DoctorPlan& plan)
 {
-    const QSignalBlocker b1(m_cpu), b2(m_policy), b3(m_priority), b4(m_periodUs), b5(m_load), b6(m_depth),
-        b7(m_tryFixes);
+    const BlockedFields block(m_cpu, m_policy, m_priority, m_periodUs, m_load, m_depth, m_tryFixes);
     if (!selectComboData(m_cpu, plan.cpu))
         selectComboData(m_cpu, -1);
     selectComboData(m_policy, int(plan.policy));

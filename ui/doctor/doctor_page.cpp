@@ -7,6 +7,7 @@
 #include "ui/common/fact_tile.h"
 #include "ui/common/histogram_data.h"
 #include "ui/common/text_format.h"
+#include "ui/common/text_label.h"
 #include "ui/doctor/doctor_controls.h"
 #include "ui/doctor/findings_model.h"
 #include "ui/explanation_pane.h"
@@ -78,9 +79,7 @@ DoctorPage::DoctorPage(const SystemProbe& probe, doctor::GuardianLaunch guardian
     setObjectName("doctorPage");
     setPanel(m_controls);
 
-    m_stage->setObjectName("doctorStage");
-    m_stage->setWordWrap(true);
-    m_stage->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    initTextLabel(m_stage, "doctorStage");
     QFont big = m_stage->font();
     big.setPointSizeF(big.pointSizeF() * 1.25);
     big.setBold(true);
@@ -115,10 +114,7 @@ DoctorPage::DoctorPage(const SystemProbe& probe, doctor::GuardianLaunch guardian
     header->resizeSection(FindingsModel::Fix, QFontMetrics(m_table->font()).averageCharWidth() * 34);
     keepHeader("findingsHeader", m_table->horizontalHeader());
 
-    m_detail->setObjectName("findingDetail");
-    m_detail->setWordWrap(true);
-    m_detail->setTextFormat(Qt::RichText);
-    m_detail->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    initTextLabel(m_detail, "findingDetail", Qt::RichText);
     m_detail->setAlignment(Qt::AlignTop | Qt::AlignLeft);
     m_try->setObjectName("tryFix");
     m_save->setObjectName("saveReport");

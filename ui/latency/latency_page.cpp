@@ -106,8 +106,8 @@ LatencyPage::LatencyPage(std::unique_ptr<LatencySource> source, const SystemProb
 
     m_table->setModel(m_model);
     useFiguresHeader(m_table);
-    connect(m_model, &QAbstractItemModel::rowsInserted, this, &LatencyPage::styleTable);
-    connect(m_model, &QAbstractItemModel::rowsRemoved, this, &LatencyPage::styleTable);
+    connect(m_model, &QAbstractItemModel::rowsInserted, this, &LatencyPage::restyle);
+    connect(m_model, &QAbstractItemModel::rowsRemoved, this, &LatencyPage::restyle);
     m_table->setObjectName("statsTable");
     m_table->setSelectionMode(QAbstractItemView::NoSelection);
     m_table->setFocusPolicy(Qt::NoFocus);
@@ -118,7 +118,7 @@ LatencyPage::LatencyPage(std::unique_ptr<LatencySource> source, const SystemProb
     m_table->horizontalHeader()->setSectionResizeMode(LatencyStatsModel::Config, QHeaderView::Stretch);
     m_table->verticalHeader()->setSectionResizeMode(QHeaderView::Fixed);
     m_table->setVerticalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
-    styleTable();
+    restyle();
 
     auto* chartSplitter = m_chartSplitter = new QSplitter(Qt::Horizontal, this);
     chartSplitter->addWidget(m_histogram);
@@ -184,7 +184,7 @@ LatencyPage::~LatencyPage()
     stop();
 }
 
-void LatencyPage::styleTable()
+void LatencyPage::restyle()
 {
     // Projected, the numbers matter most: a larger font, and exactly the header and two rows of height.
     const int rowHeight = styleTableFont(m_table, font(), 1.15, 10);
@@ -199,14 +199,6 @@ void LatencyPage::styleTable()
     // The header is two lines (the unit under each latency column's name).
     const int headerHeight = std::max(rowHeight, m_table->horizontalHeader()->sizeHint().height());
     m_table->setFixedHeight(rowHeight * rows + headerHeight + 2 * m_table->frameWidth() + 2);
-}
-
-void LatencyPage::changeEvent(QEvent* event)
-{
-    ExperimentPage::changeEvent(event);
-    // A larger window font (presentation mode) must reach the table, whose font is set explicitly.
-    if (event->type() == QEvent::FontChange)
-        styleTable();
 }
 
 bool LatencyPage::start()
@@ -470,7 +462,7 @@ void LatencyPage::setAnatomyVisible(bool visible)
     if (m_anatomy->isVisibleTo(this) == visible)
         return;
     m_anatomy->setVisible(visible);
-    styleTable();
+    restyle();
     // The panel needs the height: the charts keep a third, or their minimum. Before the page is laid out there is
     // nothing to share; the splitter's stretch does it then.
     const QList<int> sizes = m_mainSplitter->sizes();
@@ -595,14 +587,14 @@ QString LatencyPage::explanation() const
                 "thread, or the task moved to another CPU; interrupts — the IRQ's affinity moved off the CPU "
                 "(/proc/irq/N/smp_affinity); a timer IRQ delay after idle — shallower idle states (cpu_dma_latency); "
                 "all of them — an isolated CPU (isolcpus, nohz_full).");
-    e.thisMachine << kernelSentence(m_probe);
-    if (m_probe.scheduler == "EEVDF")
-        e.thisMachine << tr("EEVDF lets a thread that slept run again soon: with a few hogs SCHED_OTHER can look "
-                            "as good as SCHED_FIFO, so turn the hogs up.");
-    else
-        e.thisMachine << tr("CFS makes a waking SCHED_OTHER thread wait behind the hogs' slices: every hog "
-                            "shows in the tail.");
-    e.thisMachine << slackSentence(m_probe) << vmSentence(m_probe) << rtSentence(m_probe);
+    e.thisMachine << kernelSentence(m_probe)
+                  << schedulerSentence(
+                         m_probe,
+                         tr("EEVDF lets a thread that slept run again soon: with a few hogs SCHED_OTHER can look "
+                            "as good as SCHED_FIFO, so turn the hogs up."),
+                         tr("CFS makes a waking SCHED_OTHER thread wait behind the hogs' slices: every hog "
+                            "shows in the tail."))
+                  << slackSentence(m_probe) << vmSentence(m_probe) << rtSentence(m_probe);
     return explanationHtml(e);
 }
 

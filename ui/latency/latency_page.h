@@ -113,7 +113,7 @@ signals:
     void replayChanged(bool replaying);
 
 protected:
-    void changeEvent(QEvent* event) override;
+    void restyle() override;
 
     CpuTopology topology() const override { return m_cpus; }
     QString startedMessage(const LatencyConfig& config) const override;
@@ -132,7 +132,6 @@ protected:
     QStringList restoreViewSettings(QSettings& settings) override;
 
 private:
-    void styleTable();
     /// A replay of several CPUs: a curve and a row for each, the all-CPU histogram as the run's curve.
     void drawPerCpu(const LatencySnapshot& snapshot);
     std::vector<VerticalMarker> withReferenceMax(std::vector<VerticalMarker> markers) const;

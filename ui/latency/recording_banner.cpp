@@ -1,6 +1,7 @@
 #include "ui/latency/recording_banner.h"
 
 #include "ui/common/colors.h"
+#include "ui/common/text_label.h"
 
 #include <QHBoxLayout>
 #include <QLabel>
@@ -18,10 +19,7 @@ ReplayBanner::ReplayBanner(QWidget* parent)
     setStyleSheet(QString("#replayBanner { background: #e3f0fb; border: 2px solid %1; border-radius: 4px; }"
                           "#replayBanner QLabel { color: #0d2a4a; }")
                       .arg(colors::css(colors::kBlue800)));
-    m_text->setObjectName("replayBannerText");
-    m_text->setWordWrap(true);
-    m_text->setTextFormat(Qt::RichText);
-    m_text->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    initTextLabel(m_text, "replayBannerText", Qt::RichText);
     m_back->setObjectName("backToLive");
     m_back->setToolTip(tr("Leave the replay: the views show the live measurement again (Start does this too)"));
     auto* layout = new QHBoxLayout(this);

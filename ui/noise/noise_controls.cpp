@@ -158,9 +158,7 @@ QStringList NoiseControls::unrepresentable(const NoiseConfig& c) const
 
 void NoiseControls::setConfig(const NoiseConfig& c)
 {
-    std::vector<std::unique_ptr<QSignalBlocker>> blockers;
-    for (QWidget* w : std::initializer_list<QWidget*>{m_policy, m_priority, m_threshold, m_length, m_duration, m_trace})
-        blockers.push_back(std::make_unique<QSignalBlocker>(w));
+    const BlockedFields block(m_policy, m_priority, m_threshold, m_length, m_duration, m_trace);
     for (QToolButton* b : m_cpus) {
         const QSignalBlocker block(b);
         b->setChecked(std::find(c.cpus.begin(), c.cpus.end(), b->text().toInt()) != c.cpus.end());

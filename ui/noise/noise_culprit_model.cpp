@@ -48,11 +48,6 @@ void NoiseCulpritModel::setCulprits(const std::vector<NoiseCulprit>& culprits)
     assignRows(culprits, culprits.size() == m_rows.size());
 }
 
-void NoiseCulpritModel::clear()
-{
-    clearAllRows();
-}
-
 QVariant NoiseCulpritModel::data(const QModelIndex& index, int role) const
 {
     if (!isCell(index))

@@ -26,7 +26,6 @@ public:
     explicit NoiseCulpritModel(QObject* parent = nullptr);
 
     void setCulprits(const std::vector<NoiseCulprit>& culprits);
-    void clear();
     const std::vector<NoiseCulprit>& culprits() const { return m_rows; }
 
     QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;

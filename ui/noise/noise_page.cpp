@@ -5,6 +5,7 @@
 #include "ui/common/colors.h"
 #include "ui/common/problem_list.h"
 #include "ui/common/text_format.h"
+#include "ui/common/text_label.h"
 #include "ui/explanation_pane.h"
 #include "ui/noise/noise_culprit_model.h"
 #include "ui/plot/chart_style.h"
@@ -76,10 +77,7 @@ NoisePage::NoisePage(const SystemProbe& probe, QWidget* parent)
 {
     setObjectName("noisePage");
     styleLossWarning(m_lossWarning);
-    m_status->setObjectName("noiseStatus");
-    m_status->setWordWrap(true);
-    m_status->setTextFormat(Qt::RichText);
-    m_status->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    initTextLabel(m_status, "noiseStatus", Qt::RichText);
 
     m_demoKind->setObjectName("demoLoad");
     for (NoiseDemoKind k : kNoiseDemoKinds)
@@ -87,9 +85,7 @@ NoisePage::NoisePage(const SystemProbe& probe, QWidget* parent)
     m_demoKind->setToolTip(tr("A small load on the measured CPU that makes one kind of noise visible: disk I/O for "
                               "interrupts, a periodic real-time thread, a storm of timers. Each is bounded and stops "
                               "with the run."));
-    m_demoStatus->setObjectName("demoStatus");
-    m_demoStatus->setWordWrap(true);
-    m_demoStatus->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    initTextLabel(m_demoStatus, "demoStatus");
     auto* demoRow = new QHBoxLayout;
     auto* demoLabel = new QLabel(tr("&Demo load:"), this);
     demoLabel->setBuddy(m_demoKind);
@@ -102,9 +98,7 @@ NoisePage::NoisePage(const SystemProbe& probe, QWidget* parent)
     m_histogram->setLogLatencyAxis(true);
     m_histogram->setTitle(QString()); // the axis and the legend say it all; the height goes to the count axis
 
-    m_table->setModel(m_model);
-    m_table->setObjectName("noiseCulprits");
-    setUpFiguresTable(m_table);
+    setUpFiguresTable(m_table, m_model, "noiseCulprits");
     m_table->horizontalHeader()->setSectionResizeMode(NoiseCulpritModel::Name, QHeaderView::Stretch);
 
     // The table takes the page's width (eight columns a room must read); under it the histogram (which needs height
@@ -169,13 +163,6 @@ void NoisePage::restyle()
     big.setPointSizeF(big.pointSizeF() * 1.1);
     m_status->setFont(big);
     m_demoStatus->setFont(big);
-}
-
-void NoisePage::changeEvent(QEvent* event)
-{
-    ExperimentPage::changeEvent(event);
-    if (event->type() == QEvent::FontChange)
-        restyle();
 }
 
 void NoisePage::setDemoKind(NoiseDemoKind kind)

@@ -65,7 +65,7 @@ public:
     static QStringList statusLines(const NoiseSnapshot& snapshot);
 
 protected:
-    void changeEvent(QEvent* event) override;
+    void restyle() override;
     void runStarting(const NoiseConfig& config) override;
     QString finishedMessage() const override { return tr("Noise run finished"); }
     QString runningStatus(const NoiseConfig& config) const override;
@@ -80,7 +80,6 @@ private:
     void showDemoStatus();
     void drawHistogram(const NoiseSnapshot& snapshot);
     void drawHeat(const NoiseSnapshot& snapshot);
-    void restyle();
 
     QLabel* m_status;
     QLabel* m_lossWarning;

@@ -1,5 +1,7 @@
 #include "ui/remote/target_banner.h"
 
+#include "ui/common/text_label.h"
+
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QPushButton>
@@ -25,9 +27,7 @@ TargetBanner::TargetBanner(QWidget* parent)
     , m_disconnect(new QPushButton(tr("Disconnect"), this))
 {
     setObjectName("targetBanner");
-    m_text->setObjectName("targetBannerText");
-    m_text->setWordWrap(true);
-    m_text->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    initTextLabel(m_text, "targetBannerText");
     m_reconnect->setObjectName("targetReconnect");
     m_save->setObjectName("targetSaveRun");
     m_save->setToolTip(tr("Save everything received from the target as a recording (.rtrec) to open later"));

@@ -4,6 +4,7 @@
 #include "engine/rt/cpu_topology.h"
 #include "engine/rt/sched_policy.h"
 #include "ui/common/colors.h"
+#include "ui/common/text_label.h"
 #include "ui/start/lesson_thumbnail.h"
 
 #include <QAbstractButton>
@@ -235,10 +236,8 @@ StartPage::StartPage(const std::vector<Preset>& lessons, const SystemProbe& prob
     layout->addWidget(startPageLabel(tr("Each lesson sets up an experiment, runs it and, where it compares two "
                                         "settings, holds the first as reference. One click starts it."),
                                      content));
-    m_verdict->setObjectName("systemVerdict");
+    initTextLabel(m_verdict, "systemVerdict");
     m_verdict->setText(systemVerdict(probe));
-    m_verdict->setWordWrap(true);
-    m_verdict->setTextInteractionFlags(Qt::TextSelectableByMouse);
     if (!probe.rtAvailable)
         m_verdict->setToolTip(QString::fromStdString(probe.rtUnavailableReason));
     QFont vf = m_verdict->font();

@@ -7,7 +7,6 @@
 #include <QCheckBox>
 #include <QComboBox>
 #include <QFormLayout>
-#include <QSignalBlocker>
 #include <QSpinBox>
 
 namespace rtscope {
@@ -19,16 +18,17 @@ QString rangeSentence(const char* field, int lo, int hi, int got)
 {
     return QString("%1 must be between %2 and %3 in the window (got %4)").arg(field).arg(lo).arg(hi).arg(got);
 }
-} // namespace
 
-StarvationConfigMapper::StarvationConfigMapper(const StarvationControlWidgets& widgets)
-    : m_w(widgets)
-{}
+BlockedFields blocked(const StarvationControlWidgets& w)
+{
+    return BlockedFields(w.burst, w.gap, w.bursts, w.policy, w.priority, w.counters, w.counterNice, w.cpu,
+                         w.controlCounter);
+}
+} // namespace
 
 void StarvationConfigMapper::populate(const std::vector<int>& cpus)
 {
-    const QSignalBlocker b1(m_w.burst), b2(m_w.gap), b3(m_w.bursts), b4(m_w.policy), b5(m_w.priority), b6(m_w.counters),
-        b7(m_w.counterNice), b8(m_w.cpu), b9(m_w.controlCounter);
+    const BlockedFields block = blocked(m_w);
     m_w.burst->setRangeNs(StarvationConfig::kMinBurstNs, StarvationConfig::kMaxBurstNs);
     m_w.gap->setRangeNs(StarvationConfig::kMinGapNs, StarvationConfig::kMaxGapNs);
     m_w.bursts->setRange(0, StarvationConfig::kMaxBursts);
@@ -72,8 +72,7 @@ QStringList StarvationConfigMapper::unrepresentable(const StarvationConfig& c) c
 
 void StarvationConfigMapper::setConfig(const StarvationConfig& c)
 {
-    const QSignalBlocker b1(m_w.burst), b2(m_w.gap), b3(m_w.bursts), b4(m_w.policy), b5(m_w.priority), b6(m_w.counters),
-        b7(m_w.counterNice), b8(m_w.cpu), b9(m_w.controlCounter);
+    const BlockedFields block = blocked(m_w);
     m_w.burst->setValueNs(c.burstNs);
     m_w.gap->setValueNs(c.gapNs);
     m_w.bursts->setValue(c.bursts);

@@ -4,6 +4,7 @@
 // that choosing one is refused with validate()'s sentence instead of silently being impossible.
 #include "engine/experiments/starvation/starvation_config.h"
 #include "ui/widgets/experiment_controls.h"
+#include "ui/widgets/widget_mapper.h"
 
 #include <QStringList>
 
@@ -31,9 +32,9 @@ struct StarvationControlWidgets {
     QCheckBox* controlCounter = nullptr;
 };
 
-class StarvationConfigMapper {
+class StarvationConfigMapper : public WidgetMapper<StarvationControlWidgets> {
 public:
-    explicit StarvationConfigMapper(const StarvationControlWidgets& widgets);
+    using WidgetMapper::WidgetMapper;
 
     /// Fills the choices and ranges from StarvationConfig's limits and the kernel's priority range.
     void populate(const std::vector<int>& cpus);
@@ -44,11 +45,6 @@ public:
     /// The config the controls describe; fields without a control (sampler priority, reserved CPUs, control
     /// CPU) come from @p base.
     StarvationConfig config(const StarvationConfig& base) const;
-
-    const StarvationControlWidgets& widgets() const { return m_w; }
-
-private:
-    StarvationControlWidgets m_w;
 };
 
 /// The frame (problems, run status, the hint, read-only while the spinner runs, edited()) is ExperimentControls'.

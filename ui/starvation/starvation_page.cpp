@@ -112,15 +112,8 @@ StarvationPage::StarvationPage(const SystemProbe& probe, QWidget* parent)
     m_kernelLine->setWordWrap(true);
     m_kernelLine->setTextFormat(Qt::RichText);
 
-    m_table->setModel(m_model);
-    m_table->setObjectName("burstTable");
-    m_table->setSelectionMode(QAbstractItemView::NoSelection);
-    m_table->setFocusPolicy(Qt::NoFocus);
-    m_table->setAlternatingRowColors(true);
-    m_table->setWordWrap(false);
-    m_table->verticalHeader()->hide();
+    setUpFiguresTable(m_table, m_model, "burstTable");
     m_table->horizontalHeader()->setStretchLastSection(true);
-    m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
 
     auto* splitter = keptVerticalSplitter(m_chart, m_table, 5, 1);
 
@@ -178,14 +171,6 @@ void StarvationPage::restyle()
     m_watchdogBanner->setStyleSheet(
         QString("QLabel { color: white; background: %1; padding: 10px; border-radius: 4px; }")
             .arg(colors::css(colors::kAlarmRed)));
-}
-
-void StarvationPage::changeEvent(QEvent* event)
-{
-    ExperimentPage::changeEvent(event);
-    // Presentation mode enlarges the window's font: the big numbers and the table, set explicitly, follow it.
-    if (event->type() == QEvent::FontChange)
-        restyle();
 }
 
 StarvationConfig StarvationPage::adopt(StarvationConfig c) const

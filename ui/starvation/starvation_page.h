@@ -45,7 +45,7 @@ public:
     QString watchdogText() const;
 
 protected:
-    void changeEvent(QEvent* event) override;
+    void restyle() override;
 
     /// The lab's threads are pinned by attribute: the cpuset bounds them, not the GUI thread's affinity.
     CpuTopology topology() const override { return StarvationConfig::placementTopology(); }
@@ -60,7 +60,6 @@ private:
     void drawChart(const StarvationSnapshot& snapshot);
     void drawKernelLine(const StarvationSnapshot& snapshot);
     void drawAlerts(const StarvationSnapshot& snapshot);
-    void restyle();
 
     struct Tile {
         QFrame* frame = nullptr;

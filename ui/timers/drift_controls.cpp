@@ -18,7 +18,6 @@
 #include <QGroupBox>
 #include <QHBoxLayout>
 #include <QLabel>
-#include <QSignalBlocker>
 #include <QSpinBox>
 #include <QVBoxLayout>
 
@@ -26,14 +25,17 @@
 
 namespace rtscope {
 
-DriftConfigMapper::DriftConfigMapper(const DriftControlWidgets& widgets)
-    : m_w(widgets)
-{}
+namespace {
+BlockedFields blocked(const DriftControlWidgets& w)
+{
+    return BlockedFields(w.policy, w.priority, w.cpu, w.slack, w.lengthMode, w.ticks, w.workPercent, w.duration,
+                         w.slackCustom, w.methods);
+}
+} // namespace
 
 void DriftConfigMapper::populate(const std::vector<int>& cpus)
 {
-    const QSignalBlocker b1(m_w.policy), b2(m_w.priority), b3(m_w.cpu), b4(m_w.slack), b5(m_w.lengthMode),
-        b6(m_w.ticks), b7(m_w.workPercent), b8(m_w.duration), b9(m_w.slackCustom);
+    const BlockedFields block = blocked(m_w);
     m_w.policy->clear();
     for (Policy p : kAllPolicies)
         m_w.policy->addItem(QString::fromLatin1(policyKernelName(p)), int(p));
@@ -74,11 +76,7 @@ QStringList DriftConfigMapper::unrepresentable(const DriftConfig& c) const
 
 void DriftConfigMapper::setConfig(const DriftConfig& c)
 {
-    const QSignalBlocker b1(m_w.policy), b2(m_w.priority), b3(m_w.cpu), b4(m_w.slack), b5(m_w.lengthMode),
-        b6(m_w.ticks), b7(m_w.workPercent), b8(m_w.duration), b9(m_w.slackCustom);
-    std::vector<std::unique_ptr<QSignalBlocker>> methodBlockers;
-    for (auto& [k, box] : m_w.methods)
-        methodBlockers.push_back(std::make_unique<QSignalBlocker>(box));
+    const BlockedFields block = blocked(m_w);
 
     m_w.period->setPeriodNs(c.periodNs);
     if (c.periodNs > 0)

@@ -5,6 +5,7 @@
 
 #include "ui/timers/timer_controls.h"
 #include "ui/widgets/experiment_controls.h"
+#include "ui/widgets/widget_mapper.h"
 
 #include <QStringList>
 #include <QWidget>
@@ -38,12 +39,12 @@ struct DriftControlWidgets {
     std::map<WaiterKind, QCheckBox*> methods;
 };
 
-class DriftConfigMapper {
+class DriftConfigMapper : public WidgetMapper<DriftControlWidgets> {
 public:
     static constexpr int kDefaultRtPriority = 80;
     static constexpr int64_t kMinDurationNs = 2 * DriftConfig::kMinPeriodNs;
 
-    explicit DriftConfigMapper(const DriftControlWidgets& widgets);
+    using WidgetMapper::WidgetMapper;
 
     /// Fills choices and ranges from DriftConfig's limits and the kernel's priority range.
     void populate(const std::vector<int>& cpus);
@@ -56,11 +57,7 @@ public:
     /// Priority only for FIFO/RR, the custom slack only when chosen, ticks or duration as selected.
     void updateEnabled();
 
-    const DriftControlWidgets& widgets() const { return m_w; }
     SlackWidgets slackWidgets() const { return {m_w.slack, m_w.slackCustom}; }
-
-private:
-    DriftControlWidgets m_w;
 };
 
 class DriftControls : public MappedControls<DriftConfigMapper> {

@@ -11,6 +11,7 @@
 #include "ui/plot/chart_style.h"
 #include "ui/plot/drift_chart.h"
 #include "ui/timers/drift_table_model.h"
+#include "ui/timers/slack_tile.h"
 #include "ui/widgets/table_style.h"
 
 #include <QCheckBox>
@@ -62,9 +63,7 @@ DriftPage::DriftPage(const SystemProbe& probe, QWidget* parent)
     options->addWidget(zoomHint);
     options->addStretch(1);
 
-    m_table->setModel(m_model);
-    m_table->setObjectName("driftTable");
-    setUpFiguresTable(m_table);
+    setUpFiguresTable(m_table, m_model, "driftTable");
     // The method names take the spare width, so the figures sit next to them rather than across the screen.
     m_table->horizontalHeader()->setSectionResizeMode(DriftTableModel::Method, QHeaderView::Stretch);
 
@@ -93,13 +92,6 @@ void DriftPage::restyle()
     const int rowHeight = styleTableFont(m_table, font(), 1.15, 8);
     // Header and five methods without a scroll bar: the figures must all be on screen.
     m_table->setMinimumHeight(rowHeight * 6 + 2 * m_table->frameWidth() + 4);
-}
-
-void DriftPage::changeEvent(QEvent* event)
-{
-    ExperimentPage::changeEvent(event);
-    if (event->type() == QEvent::FontChange)
-        restyle();
 }
 
 void DriftPage::runStarting(const DriftConfig&)
@@ -149,22 +141,14 @@ void DriftPage::draw(const DriftSnapshot& s)
 void DriftPage::drawFacts(const DriftConfig& c, const DriftSnapshot* s)
 {
     const bool dark = plot::isDarkPalette(palette());
-    if (s && !s->slackNote.empty()) {
+    const int64_t kernelSlack = measuredProbe().timerSlackNs;
+    if (s && !s->slackNote.empty())
         m_slack->setValue(durationQt(s->effectiveSlackNs),
                           tr("%1 — read back in the methods' threads").arg(screenText(s->slackNote)));
-    } else if (isRealtime(c.policy)) {
-        m_slack->setValue(durationQt(0), tr("real-time threads get no slack"));
-    } else if (c.timerSlackNs == 0) {
-        m_slack->setValue(durationQt(measuredProbe().timerSlackNs),
-                          tr("this kernel's default (prctl PR_GET_TIMERSLACK)"));
-    } else {
-        m_slack->setValue(durationQt(c.timerSlackNs), tr("set with prctl(PR_SET_TIMERSLACK)"));
-    }
-    const int64_t slack =
-        s ? s->effectiveSlackNs
-          : (isRealtime(c.policy) ? 0 : (c.timerSlackNs ? c.timerSlackNs : measuredProbe().timerSlackNs));
-    m_slack->setAccent(colors::css(slack >= 10'000 ? (dark ? colors::kOrange300 : colors::kOrange900)
-                                                   : (dark ? colors::kGreen300 : colors::kGreen800)));
+    else
+        showRequestedSlack(m_slack, c.policy, c.timerSlackNs, kernelSlack,
+                           tr("this kernel's default (prctl PR_GET_TIMERSLACK)"));
+    accentSlack(m_slack, s ? s->effectiveSlackNs : requestedSlackNs(c.policy, c.timerSlackNs, kernelSlack), dark);
     m_policy->setValue(QString::fromStdString(policyLabel(c.policy, c.priority)),
                        s && s->config.cpu >= 0 ? tr("every method on CPU %1").arg(s->config.cpu)
                                                : tr("every method on one CPU"));
@@ -185,7 +169,7 @@ void DriftPage::drawFacts(const DriftConfig& c, const DriftSnapshot* s)
 
 QString DriftPage::slackText() const
 {
-    return m_slack->value() + " · " + m_slack->detail();
+    return m_slack->text();
 }
 
 QString DriftPage::policyText() const

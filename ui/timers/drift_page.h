@@ -42,7 +42,7 @@ public:
     QString policyText() const;
 
 protected:
-    void changeEvent(QEvent* event) override;
+    void restyle() override;
 
     void runStarting(const DriftConfig& config) override;
     QString finishedMessage() const override { return tr("Drift run finished"); }
@@ -53,7 +53,6 @@ protected:
 
 private:
     void drawFacts(const DriftConfig& config, const DriftSnapshot* snapshot);
-    void restyle();
 
     QLabel* m_lossWarning;
     FactTile* m_slack;

@@ -54,11 +54,6 @@ void DriftTableModel::setSnapshot(const DriftSnapshot& s)
     emit headerDataChanged(Qt::Horizontal, 0, Count - 1);
 }
 
-void DriftTableModel::clear()
-{
-    clearAllRows();
-}
-
 QVariant DriftTableModel::data(const QModelIndex& index, int role) const
 {
     if (!isCell(index))

@@ -35,7 +35,6 @@ public:
 
     /// Rows are updated in place while the method list stays the same, replaced otherwise.
     void setSnapshot(const DriftSnapshot& snapshot);
-    void clear();
 
     QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
 

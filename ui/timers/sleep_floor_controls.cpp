@@ -17,7 +17,6 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QRegularExpression>
-#include <QSignalBlocker>
 #include <QSpinBox>
 #include <QVBoxLayout>
 
@@ -33,16 +32,17 @@ QStringList requestItems(const QString& text)
         items << part.trimmed();
     return items;
 }
-} // namespace
 
-SleepFloorConfigMapper::SleepFloorConfigMapper(const SleepFloorControlWidgets& widgets)
-    : m_w(widgets)
-{}
+BlockedFields blocked(const SleepFloorControlWidgets& w)
+{
+    return BlockedFields(w.policy, w.priority, w.cpu, w.slack, w.samples, w.slackCustom, w.margin, w.requests, w.load,
+                         w.methods);
+}
+} // namespace
 
 void SleepFloorConfigMapper::populate(const std::vector<int>& cpus)
 {
-    const QSignalBlocker b1(m_w.policy), b2(m_w.priority), b3(m_w.cpu), b4(m_w.slack), b5(m_w.samples),
-        b6(m_w.slackCustom), b7(m_w.margin);
+    const BlockedFields block = blocked(m_w);
     m_w.samples->setRange(1, int(SleepFloorConfig::kMaxSamples));
     slackWidgets().populate(SleepFloorConfig::kMaxSlackNs);
     // The lesson compares the ordinary policy with a real-time one (which the kernel exempts from slack).
@@ -107,11 +107,7 @@ QStringList SleepFloorConfigMapper::unrepresentable(const SleepFloorConfig& c) c
 
 void SleepFloorConfigMapper::setConfig(const SleepFloorConfig& c)
 {
-    const QSignalBlocker b1(m_w.policy), b2(m_w.priority), b3(m_w.cpu), b4(m_w.slack), b5(m_w.samples),
-        b6(m_w.slackCustom), b7(m_w.margin), b8(m_w.requests), b9(m_w.load);
-    std::vector<std::unique_ptr<QSignalBlocker>> methodBlockers;
-    for (auto& [m, box] : m_w.methods)
-        methodBlockers.push_back(std::make_unique<QSignalBlocker>(box));
+    const BlockedFields block = blocked(m_w);
 
     m_w.requests->setText(requestText(c.requestsNs));
     m_w.samples->setValue(int(std::clamp<int64_t>(c.samples, 1, SleepFloorConfig::kMaxSamples)));

@@ -5,6 +5,7 @@
 #include "ui/timers/drift_controls.h"
 
 #include "ui/widgets/experiment_controls.h"
+#include "ui/widgets/widget_mapper.h"
 
 #include <QStringList>
 #include <QWidget>
@@ -37,11 +38,11 @@ struct SleepFloorControlWidgets {
     QComboBox* cpu = nullptr; ///< -1 = auto
 };
 
-class SleepFloorConfigMapper {
+class SleepFloorConfigMapper : public WidgetMapper<SleepFloorControlWidgets> {
 public:
     static constexpr int kDefaultRtPriority = 80;
 
-    explicit SleepFloorConfigMapper(const SleepFloorControlWidgets& widgets);
+    using WidgetMapper::WidgetMapper;
 
     void populate(const std::vector<int>& cpus);
     /// Sentences for the fields of @p config these controls cannot show.
@@ -56,11 +57,7 @@ public:
     /// "0, 1 ns, 10 µs": the list as the field shows it.
     static QString requestText(const std::vector<int64_t>& requestsNs);
 
-    const SleepFloorControlWidgets& widgets() const { return m_w; }
     SlackWidgets slackWidgets() const { return {m_w.slack, m_w.slackCustom}; }
-
-private:
-    SleepFloorControlWidgets m_w;
 };
 
 class SleepFloorControls : public MappedControls<SleepFloorConfigMapper> {

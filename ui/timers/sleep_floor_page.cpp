@@ -9,6 +9,7 @@
 #include "ui/explanation_pane.h"
 #include "ui/plot/chart_style.h"
 #include "ui/plot/sleep_floor_chart.h"
+#include "ui/timers/slack_tile.h"
 #include "ui/timers/sleep_floor_table_model.h"
 #include "ui/widgets/table_style.h"
 
@@ -53,12 +54,10 @@ SleepFloorPage::SleepFloorPage(const SystemProbe& probe, QWidget* parent)
                            {m_policy, "policyTile", 2},
                            {m_progress, "progressTile", 2}});
 
-    m_table->setModel(m_model);
-    m_table->setObjectName("sleepFloorTable");
-    setUpFiguresTable(m_table);
+    setUpFiguresTable(m_table, m_model, "sleepFloorTable");
     // The method names take the spare width, so the figures sit next to them rather than across the screen.
     m_table->horizontalHeader()->setSectionResizeMode(SleepFloorTableModel::Method, QHeaderView::Stretch);
-    styleTable();
+    restyle();
 
     auto* splitter = keptVerticalSplitter(m_chart, m_table, 3, 2);
 
@@ -77,17 +76,10 @@ SleepFloorPage::~SleepFloorPage()
     stop();
 }
 
-void SleepFloorPage::styleTable()
+void SleepFloorPage::restyle()
 {
     const int rowHeight = styleTableFont(m_table, font(), 1.1, 6);
     m_table->setMinimumHeight((rowHeight - 6) * 6);
-}
-
-void SleepFloorPage::changeEvent(QEvent* event)
-{
-    ExperimentPage::changeEvent(event);
-    if (event->type() == QEvent::FontChange)
-        styleTable();
 }
 
 QStringList SleepFloorPage::configProblems(const SleepFloorConfig& c, const CpuTopology& topo) const
@@ -173,21 +165,14 @@ void SleepFloorPage::drawFacts(const SleepFloorConfig& c, const SleepFloorSnapsh
         m_floor->setAccent({});
     }
 
-    if (s && s->timerSlackNs >= 0) {
+    const bool readBack = s && s->timerSlackNs >= 0;
+    const int64_t kernelSlack = measuredProbe().timerSlackNs;
+    if (readBack)
         m_slack->setValue(durationQt(s->effectiveSlackNs), screenText(s->slackNote));
-    } else if (isRealtime(c.policy)) {
-        m_slack->setValue(durationQt(0), tr("real-time threads get no slack"));
-    } else if (c.timerSlackNs == 0) {
-        m_slack->setValue(durationQt(measuredProbe().timerSlackNs), tr("this kernel's default"));
-    } else {
-        m_slack->setValue(durationQt(c.timerSlackNs), tr("set with prctl(PR_SET_TIMERSLACK)"));
-    }
-    const int64_t slack =
-        s && s->timerSlackNs >= 0
-            ? s->effectiveSlackNs
-            : (isRealtime(c.policy) ? 0 : (c.timerSlackNs ? c.timerSlackNs : measuredProbe().timerSlackNs));
-    m_slack->setAccent(colors::css(slack >= 10'000 ? (dark ? colors::kOrange300 : colors::kOrange900)
-                                                   : (dark ? colors::kGreen300 : colors::kGreen800)));
+    else
+        showRequestedSlack(m_slack, c.policy, c.timerSlackNs, kernelSlack, tr("this kernel's default"));
+    accentSlack(m_slack, readBack ? s->effectiveSlackNs : requestedSlackNs(c.policy, c.timerSlackNs, kernelSlack),
+                dark);
 
     m_policy->setValue(QString::fromStdString(policyLabel(c.policy, c.priority)),
                        c.backgroundLoad ? tr("other CPUs kept busy") : tr("other CPUs left alone"));
@@ -242,7 +227,7 @@ QString SleepFloorPage::floorText() const
 
 QString SleepFloorPage::slackText() const
 {
-    return m_slack->value() + " · " + m_slack->detail();
+    return m_slack->text();
 }
 
 QString SleepFloorPage::policyText() const

@@ -44,7 +44,7 @@ public:
     QString policyText() const;
 
 protected:
-    void changeEvent(QEvent* event) override;
+    void restyle() override;
 
     /// Every problem with the controls' config: unreadable request text first, then validate()'s sentences.
     QStringList configProblems(const SleepFloorConfig& config, const CpuTopology& topo) const override;
@@ -54,7 +54,6 @@ protected:
     void draw(const SleepFloorSnapshot& snapshot) override;
 
 private:
-    void styleTable();
     void drawFacts(const SleepFloorConfig& config, const SleepFloorSnapshot* snapshot);
 
     QLabel* m_lossWarning;

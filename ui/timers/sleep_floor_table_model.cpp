@@ -38,11 +38,6 @@ void SleepFloorTableModel::setSnapshot(const SleepFloorSnapshot& s)
     assignRows(s.cells, sameShape);
 }
 
-void SleepFloorTableModel::clear()
-{
-    clearAllRows();
-}
-
 QVariant SleepFloorTableModel::data(const QModelIndex& index, int role) const
 {
     if (!isCell(index))

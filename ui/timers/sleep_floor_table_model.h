@@ -18,7 +18,6 @@ public:
     explicit SleepFloorTableModel(QObject* parent = nullptr);
 
     void setSnapshot(const SleepFloorSnapshot& snapshot);
-    void clear();
 
     QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
 

@@ -2,6 +2,7 @@
 
 #include "ui/common/colors.h"
 #include "ui/common/text_format.h"
+#include "ui/common/text_label.h"
 #include "ui/widgets/anatomy_view_data.h"
 #include "ui/widgets/culprits_model.h"
 #include "ui/widgets/table_style.h"
@@ -32,11 +33,8 @@ AnatomyView::AnatomyView(QWidget* parent)
     m_swimlane->setObjectName("anatomySwimlane");
     m_breakdown->setObjectName("anatomyBreakdown");
     m_title->setObjectName("anatomyTitle");
-    m_verdict->setObjectName("anatomyVerdict");
+    initTextLabel(m_verdict, "anatomyVerdict", Qt::RichText);
     m_title->setTextFormat(Qt::RichText);
-    m_verdict->setWordWrap(true);
-    m_verdict->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    m_verdict->setTextFormat(Qt::RichText);
 
     auto* row = new QHBoxLayout;
     row->setContentsMargins(0, 0, 0, 0);

@@ -16,13 +16,16 @@
 
 namespace rtscope {
 
-LatencyConfigMapper::LatencyConfigMapper(const LatencyControlWidgets& widgets)
-    : m_w(widgets)
-{}
+namespace {
+BlockedFields blocked(const LatencyControlWidgets& w)
+{
+    return BlockedFields(w.policy, w.priority, w.hogs, w.cpu, w.hogCpu, w.waiter);
+}
+} // namespace
 
 void LatencyConfigMapper::populate(const std::vector<int>& cpus)
 {
-    const QSignalBlocker b1(m_w.policy), b2(m_w.priority), b3(m_w.hogs), b4(m_w.cpu), b5(m_w.hogCpu), b6(m_w.waiter);
+    const BlockedFields block = blocked(m_w);
     m_w.policy->clear();
     for (Policy p : kLatencyPolicies) // the latency experiment implements SCHED_DEADLINE
         m_w.policy->addItem(QString::fromLatin1(policyKernelName(p)), int(p));
@@ -90,7 +93,7 @@ QStringList LatencyConfigMapper::unrepresentable(const LatencyConfig& c) const
 
 void LatencyConfigMapper::setConfig(const LatencyConfig& c)
 {
-    const QSignalBlocker b1(m_w.policy), b2(m_w.priority), b3(m_w.hogs), b4(m_w.cpu), b5(m_w.hogCpu), b6(m_w.waiter);
+    const BlockedFields block = blocked(m_w);
     m_w.policy->setCurrentIndex(m_w.policy->findData(int(c.policy)));
     // A non-RT config has priority 0, which the spin box cannot show; it keeps the last RT priority instead,
     // greyed out, ready for a switch back to FIFO.

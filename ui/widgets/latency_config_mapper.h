@@ -3,6 +3,7 @@
 // Ranges the window offers are checked here too, so a value the controls cannot show is reported, never
 // clamped behind the user's back.
 #include "engine/experiments/latency/latency_config.h"
+#include "ui/widgets/widget_mapper.h"
 
 #include <QStringList>
 
@@ -32,7 +33,7 @@ struct LatencyControlWidgets {
     DurationSpinBox* deadline = nullptr;
 };
 
-class LatencyConfigMapper {
+class LatencyConfigMapper : public WidgetMapper<LatencyControlWidgets> {
 public:
     // The window's ranges, 10 µs … 1 s period and 0 … 64 hogs, inside validate()'s wider limits (the CLI's): a live
     // view with periods over a second would hardly move, and 64 hogs are far past the 16 that show the lesson.
@@ -46,7 +47,7 @@ public:
     static constexpr int64_t kMinRuntimeNs = 1'000;
     static constexpr int64_t kMaxDeadlineNs = kMaxPeriodNs;
 
-    explicit LatencyConfigMapper(const LatencyControlWidgets& widgets);
+    using WidgetMapper::WidgetMapper;
 
     /// Fills the choices: policies, the priority range from sched_get_priority_min/max, the CPUs, the waiters.
     void populate(const std::vector<int>& cpus);
@@ -63,11 +64,6 @@ public:
 
     /// Priority is editable only for FIFO and RR; the runtime and deadline rows are shown only for deadline.
     void updateEnabled();
-
-    const LatencyControlWidgets& widgets() const { return m_w; }
-
-private:
-    LatencyControlWidgets m_w;
 };
 
 } // namespace rtscope

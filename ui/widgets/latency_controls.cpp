@@ -1,5 +1,6 @@
 #include "ui/widgets/latency_controls.h"
 
+#include "ui/common/text_label.h"
 #include "ui/widgets/duration_spin_box.h"
 #include "ui/widgets/period_editor.h"
 
@@ -34,9 +35,7 @@ LatencyControls::LatencyControls(const std::vector<int>& cpus, QWidget* parent)
     w.trace = new QCheckBox(tr("E&xplain spikes (kernel tracing)"), m_traceRow);
     w.trace->setObjectName("trace");
     m_traceNote = new QLabel(m_traceRow);
-    m_traceNote->setObjectName("traceNote");
-    m_traceNote->setWordWrap(true);
-    m_traceNote->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    initTextLabel(m_traceNote, "traceNote");
     auto* traceLayout = new QVBoxLayout(m_traceRow);
     traceLayout->setContentsMargins(0, 4, 0, 0);
     traceLayout->setSpacing(2);

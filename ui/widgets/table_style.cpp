@@ -409,6 +409,13 @@ void setUpFiguresTable(QTableView* table)
     table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
 }
 
+void setUpFiguresTable(QTableView* table, QAbstractItemModel* model, const char* name)
+{
+    table->setModel(model);
+    table->setObjectName(QString::fromLatin1(name));
+    setUpFiguresTable(table);
+}
+
 int styleFiguresTable(QTableView* table, double scale, int padding, int* headerLineHeight)
 {
     setUpFiguresTable(table);

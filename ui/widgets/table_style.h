@@ -4,6 +4,7 @@
 #include <QFont>
 #include <QString>
 
+class QAbstractItemModel;
 class QModelIndex;
 class QTableView;
 
@@ -18,6 +19,8 @@ int styleTableFont(QTableView* table, const QFont& base, double scale, int paddi
 /// A table of figures to be read, not edited: no selection or focus, alternating rows, no wrapping, no row numbers,
 /// columns as wide as their contents.
 void setUpFiguresTable(QTableView* table);
+/// setUpFiguresTable() of @p table showing @p model, named @p name (tests find it by that name).
+void setUpFiguresTable(QTableView* table, QAbstractItemModel* model, const char* name);
 /// Gives @p table a header that new figures in its model do not repaint (only a column sized to its contents that
 /// changes width does): a live table's model reports new data with every frame. Call before configuring the header.
 void useFiguresHeader(QTableView* table);

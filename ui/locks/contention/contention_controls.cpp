@@ -7,7 +7,6 @@
 #include <QComboBox>
 #include <QFormLayout>
 #include <QGroupBox>
-#include <QSignalBlocker>
 #include <QSpinBox>
 #include <QVBoxLayout>
 
@@ -26,28 +25,18 @@ QString kindList(const std::vector<LockKind>& kinds)
     return names.join(", ");
 }
 
-// Blocks every widget's signals for the lifetime of the object: showing a config is not a user's edit.
-struct ContentionBlockers {
-    explicit ContentionBlockers(const ContentionControlWidgets& w)
-    {
-        for (QObject* o : std::initializer_list<QObject*>{w.threads, w.placement, w.cpu, w.policy, w.priority, w.nice,
-                                                          w.hold, w.work, w.duration, w.spinLimit, w.stealing})
-            blockers.push_back(std::make_unique<QSignalBlocker>(o));
-        for (const auto& [k, box] : w.kinds)
-            blockers.push_back(std::make_unique<QSignalBlocker>(box));
-    }
-    std::vector<std::unique_ptr<QSignalBlocker>> blockers;
-};
+// Every widget's signals blocked while it lives: showing a config is not a user's edit.
+BlockedFields blocked(const ContentionControlWidgets& w)
+{
+    return BlockedFields(w.threads, w.placement, w.cpu, w.policy, w.priority, w.nice, w.hold, w.work, w.duration,
+                         w.spinLimit, w.stealing, w.kinds);
+}
 } // namespace
-
-ContentionConfigMapper::ContentionConfigMapper(const ContentionControlWidgets& widgets)
-    : m_w(widgets)
-{}
 
 void ContentionConfigMapper::populate(const std::vector<int>& cpus)
 {
     {
-        const ContentionBlockers block(m_w);
+        const BlockedFields block = blocked(m_w);
         m_w.threads->setRange(ContentionConfig::kMinThreads, ContentionConfig::kMaxThreads);
         m_w.placement->clear();
         m_w.placement->addItem(QObject::tr("spread: pinned round-robin"), int(Placement::Spread));
@@ -91,7 +80,7 @@ QStringList ContentionConfigMapper::unrepresentable(const ContentionConfig& c) c
 void ContentionConfigMapper::setConfig(const ContentionConfig& c)
 {
     {
-        const ContentionBlockers block(m_w);
+        const BlockedFields block = blocked(m_w);
         for (auto& [k, box] : m_w.kinds)
             box->setChecked(std::find(c.kinds.begin(), c.kinds.end(), k) != c.kinds.end());
         m_w.threads->setValue(c.threads);

@@ -3,6 +3,7 @@
 // meet. The widgets offer ContentionConfig's own limits; a config they cannot show is reported, never clamped.
 #include "engine/experiments/locks/contention_config.h"
 #include "ui/widgets/experiment_controls.h"
+#include "ui/widgets/widget_mapper.h"
 
 #include <map>
 #include <memory>
@@ -32,9 +33,9 @@ struct ContentionControlWidgets {
     QCheckBox* stealing = nullptr;
 };
 
-class ContentionConfigMapper {
+class ContentionConfigMapper : public WidgetMapper<ContentionControlWidgets> {
 public:
-    explicit ContentionConfigMapper(const ContentionControlWidgets& widgets);
+    using WidgetMapper::WidgetMapper;
 
     /// Fills choices and ranges from ContentionConfig's limits and the kernel's priority range.
     void populate(const std::vector<int>& cpus);
@@ -48,11 +49,6 @@ public:
     /// Priority only for FIFO/RR, nice only for the others, CPU only for one-cpu, the adaptive tunables only
     /// when rtscope's adaptive lock is ticked.
     void updateEnabled();
-
-    const ContentionControlWidgets& widgets() const { return m_w; }
-
-private:
-    ContentionControlWidgets m_w;
 };
 
 class ContentionControls : public MappedControls<ContentionConfigMapper> {

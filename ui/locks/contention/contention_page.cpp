@@ -208,17 +208,17 @@ void ContentionPage::drawSetup(const ContentionConfig& c, const std::vector<int>
 
 QString ContentionPage::progressText() const
 {
-    return m_progress->value() + " · " + m_progress->detail();
+    return m_progress->text();
 }
 
 QString ContentionPage::fastestText() const
 {
-    return m_fastest->value() + " · " + m_fastest->detail();
+    return m_fastest->text();
 }
 
 QString ContentionPage::setupText() const
 {
-    return m_setup->value() + " · " + m_setup->detail();
+    return m_setup->text();
 }
 
 QString ContentionPage::noteText() const

@@ -62,11 +62,6 @@ void ContentionTableModel::setKinds(const std::vector<ContentionKindSummary>& ki
     assignRowsBy(std::move(rows), &ContentionKindSummary::kind);
 }
 
-void ContentionTableModel::clear()
-{
-    clearAllRows();
-}
-
 QVariant ContentionTableModel::raw(const ContentionKindSummary& k, int column) const
 {
     switch (Column(column)) {

@@ -35,7 +35,6 @@ public:
     /// @p kinds in run order; the rows follow throughputRanking(). Rows are updated in place while the order
     /// stays the same, reset otherwise.
     void setKinds(const std::vector<ContentionKindSummary>& kinds);
-    void clear();
     const ContentionKindSummary& row(int r) const { return m_rows[size_t(r)]; }
 
     QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;

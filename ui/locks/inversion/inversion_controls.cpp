@@ -8,7 +8,6 @@
 #include <QFormLayout>
 #include <QHBoxLayout>
 #include <QLabel>
-#include <QSignalBlocker>
 #include <QSpinBox>
 
 namespace rtscope {
@@ -16,24 +15,17 @@ namespace rtscope {
 namespace {
 constexpr int kNoCompare = -1;
 
-struct InversionBlockers {
-    explicit InversionBlockers(const InversionControlWidgets& w)
-        : b{QSignalBlocker(w.lock),        QSignalBlocker(w.burst),          QSignalBlocker(w.hold),
-            QSignalBlocker(w.period),      QSignalBlocker(w.duration),       QSignalBlocker(w.cpu),
-            QSignalBlocker(w.lowPriority), QSignalBlocker(w.mediumPriority), QSignalBlocker(w.highPriority)}
-    {}
-    QSignalBlocker b[9];
-};
+BlockedFields blocked(const InversionControlWidgets& w)
+{
+    return BlockedFields(w.lock, w.burst, w.hold, w.period, w.duration, w.cpu, w.lowPriority, w.mediumPriority,
+                         w.highPriority);
+}
 } // namespace
-
-InversionConfigMapper::InversionConfigMapper(const InversionControlWidgets& widgets)
-    : m_w(widgets)
-{}
 
 void InversionConfigMapper::populate(const std::vector<int>& cpus)
 {
     {
-        const InversionBlockers block(m_w);
+        const BlockedFields block = blocked(m_w);
         m_w.lock->clear();
         for (LockKind k : InversionConfig::inversionKinds())
             m_w.lock->addItem(inversionLockText(k), int(k));
@@ -60,7 +52,7 @@ QStringList InversionConfigMapper::unrepresentable(const InversionConfig& c) con
 
 void InversionConfigMapper::setConfig(const InversionConfig& c)
 {
-    const InversionBlockers block(m_w);
+    const BlockedFields block = blocked(m_w);
     selectComboData(m_w.lock, int(c.lock));
     m_w.burst->setValueNs(c.mediumBurstNs);
     m_w.hold->setValueNs(c.holdNs);

@@ -5,6 +5,7 @@
 // finished run as the reference and run again with another lock, so one Start shows both.
 #include "engine/experiments/locks/inversion_config.h"
 #include "ui/widgets/experiment_controls.h"
+#include "ui/widgets/widget_mapper.h"
 
 #include <memory>
 #include <optional>
@@ -30,9 +31,9 @@ struct InversionControlWidgets {
     QSpinBox* highPriority = nullptr;
 };
 
-class InversionConfigMapper {
+class InversionConfigMapper : public WidgetMapper<InversionControlWidgets> {
 public:
-    explicit InversionConfigMapper(const InversionControlWidgets& widgets);
+    using WidgetMapper::WidgetMapper;
 
     void populate(const std::vector<int>& cpus);
     /// Sentences for the fields of @p config these controls cannot show (validate() covers the ranges).
@@ -40,11 +41,6 @@ public:
     /// Shows @p config without emitting the widgets' change signals. Call unrepresentable() first.
     void setConfig(const InversionConfig& config);
     InversionConfig config(const InversionConfig& base) const;
-
-    const InversionControlWidgets& widgets() const { return m_w; }
-
-private:
-    InversionControlWidgets m_w;
 };
 
 class InversionControls : public MappedControls<InversionConfigMapper> {

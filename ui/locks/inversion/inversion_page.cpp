@@ -351,17 +351,17 @@ QString InversionPage::watchdogText() const
 
 QString InversionPage::waitText() const
 {
-    return m_waitTile->value() + " · " + m_waitTile->detail();
+    return m_waitTile->text();
 }
 
 QString InversionPage::inversionText() const
 {
-    return m_inversionTile->value() + " · " + m_inversionTile->detail();
+    return m_inversionTile->text();
 }
 
 QString InversionPage::missedText() const
 {
-    return m_missedTile->value() + " · " + m_missedTile->detail();
+    return m_missedTile->text();
 }
 
 QString InversionPage::explanation() const

@@ -354,14 +354,14 @@ QString CpusPage::explanation() const
                          .arg(list(probe.onlineCpus), list(probe.isolatedCpus), list(probe.nohzFullCpus));
     if (probe.isolatedCpus.empty() && probe.nohzFullCpus.empty())
         e.thisMachine << tr("No CPU is kept apart: every one takes the tick, interrupts and ordinary work.");
-    e.thisMachine << kernelSentence(probe);
-    if (probe.scheduler == "EEVDF")
-        e.thisMachine << tr("EEVDF lets a waking SCHED_OTHER thread past a few hogs quickly: with few hogs the "
-                            "difference is in the tail, narrow clusters at the hogs' time slices.");
-    else
-        e.thisMachine << tr("CFS makes a waking SCHED_OTHER thread wait behind the hogs' slices: even a few hogs "
-                            "show.");
-    e.thisMachine << vmSentence(probe) << rtSentence(probe);
+    e.thisMachine << kernelSentence(probe)
+                  << schedulerSentence(
+                         probe,
+                         tr("EEVDF lets a waking SCHED_OTHER thread past a few hogs quickly: with few hogs the "
+                            "difference is in the tail, narrow clusters at the hogs' time slices."),
+                         tr("CFS makes a waking SCHED_OTHER thread wait behind the hogs' slices: even a few hogs "
+                            "show."))
+                  << vmSentence(probe) << rtSentence(probe);
     return explanationHtml(e);
 }
 

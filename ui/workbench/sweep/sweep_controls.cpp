@@ -1,12 +1,12 @@
 #include "ui/workbench/sweep/sweep_controls.h"
 
 #include "ui/widgets/duration_spin_box.h"
+#include "ui/widgets/field_edits.h"
 #include "ui/widgets/latency_controls.h"
 #include "ui/widgets/period_editor.h"
 
 #include <QComboBox>
 #include <QLineEdit>
-#include <QSignalBlocker>
 #include <QSpinBox>
 #include <QVBoxLayout>
 
@@ -127,7 +127,7 @@ QStringList SweepControls::unrepresentable(const SweepConfig& c) const
 void SweepControls::setConfig(const SweepConfig& c)
 {
     m_latency->mapper().setConfig(c.base);
-    const QSignalBlocker b1(m_settings), b2(m_each), b3(m_load), b4(m_command);
+    const BlockedFields block(m_settings, m_each, m_load, m_command);
     m_settings->setText(QString::fromStdString(sweepSettingsText(c.settings)));
     m_each->setValueNs(c.eachNs);
     const Load l = !c.loadCmd.empty() ? Load::Command : c.base.hogs > 0 ? Load::Hogs : Load::None;

@@ -316,7 +316,7 @@ void SweepPage::drawFacts(const SweepSnapshot* s, const SweepConfig& c)
 
 QString SweepPage::progressText() const
 {
-    return m_setting->value() + " · " + m_setting->detail() + " · " + m_left->value() + " " + m_left->detail();
+    return m_setting->text() + " · " + m_left->value() + " " + m_left->detail();
 }
 
 QString SweepPage::explanation() const
@@ -334,14 +334,14 @@ QString SweepPage::explanation() const
     e.why = tr("SCHED_FIFO preempts every SCHED_OTHER thread at once, whatever its priority; priorities matter only "
                "among real-time threads. Your command runs in its own process group and is stopped (SIGTERM, then "
                "SIGKILL) and reaped whatever happens, so the next sweep starts clean.");
-    e.thisMachine << kernelSentence(m_probe);
-    if (m_probe.scheduler == "EEVDF")
-        e.thisMachine << tr("EEVDF lets a waking SCHED_OTHER thread in soon: with light load OTHER's median is close "
-                            "to FIFO's, and the difference is in the tail.");
-    else
-        e.thisMachine << tr("CFS makes a waking SCHED_OTHER thread wait for the load's slices: OTHER's tail shows "
-                            "with little load.");
-    e.thisMachine << rtSentence(m_probe) << vmSentence(m_probe);
+    e.thisMachine << kernelSentence(m_probe)
+                  << schedulerSentence(
+                         m_probe,
+                         tr("EEVDF lets a waking SCHED_OTHER thread in soon: with light load OTHER's median is close "
+                            "to FIFO's, and the difference is in the tail."),
+                         tr("CFS makes a waking SCHED_OTHER thread wait for the load's slices: OTHER's tail shows "
+                            "with little load."))
+                  << rtSentence(m_probe) << vmSentence(m_probe);
     return explanationHtml(e);
 }
 

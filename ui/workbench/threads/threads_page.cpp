@@ -6,6 +6,7 @@
 #include "ui/common/colors.h"
 #include "ui/common/config_json.h"
 #include "ui/common/text_format.h"
+#include "ui/common/text_label.h"
 #include "ui/common/unpinned_topology.h"
 #include "ui/explanation_pane.h"
 #include "ui/plot/chart_style.h"
@@ -67,9 +68,7 @@ ThreadsPage::ThreadsPage(const SystemProbe& probe, QWidget* parent)
     m_model->setReference(m_controls->policy(), m_controls->priority());
     m_filter->setSourceModel(m_model);
 
-    m_placement->setObjectName("placement");
-    m_placement->setWordWrap(true);
-    m_placement->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    initTextLabel(m_placement, "placement");
 
     m_filterEdit->setObjectName("threadFilter");
     m_filterEdit->setPlaceholderText(tr("name or policy, e.g. irq/ or irq/|fifo (regular expression)"));
