@@ -387,7 +387,7 @@ int run(const DeadlineOptions& o)
 {
     return runTableCommand<DeadlineConfig>(
         "deadline", o.target, o.output.runOutput(),
-        [&](const CpuTopology&, std::vector<std::string>& problems) { return toConfig(o, problems); }, deadlineTable);
+        [&](const CpuTopology&, std::vector<std::string>& problems) { return toConfig(o, problems); });
 }
 
 Command addDeadlineCommand(CLI::App& app)
@@ -447,6 +447,7 @@ const HeadlessRegistration<DeadlineConfig> kDeadlineHeadless({
             c.lesson == DeadlineLesson::Isolation ? c.good : c.admissionTasks(DeadlineLimits::read()).front();
         return spec;
     },
+    .onTarget = tableOnTarget<deadlineTable>,
 });
 
 } // namespace rtscope::cli

@@ -130,7 +130,7 @@ int run(const DriftOptions& o)
 {
     return runTableCommand<DriftConfig>(
         "drift", o.target, o.output.runOutput(),
-        [&](const CpuTopology&, std::vector<std::string>& problems) { return toConfig(o, problems); }, driftTable);
+        [&](const CpuTopology&, std::vector<std::string>& problems) { return toConfig(o, problems); });
 }
 
 Command addDriftCommand(CLI::App& app)
@@ -168,6 +168,7 @@ const HeadlessRegistration<DriftConfig> kDriftHeadless({
         [](const DriftConfig& c, const CpuTopology& topo) {
             return threadSpec(c.policy, c.priority, 0, c.resolvedCpu(topo), "rtscope-drift");
         },
+    .onTarget = tableOnTarget<driftTable>,
 });
 
 } // namespace rtscope::cli

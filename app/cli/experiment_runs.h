@@ -20,6 +20,8 @@ struct ThreadSpec;
 
 namespace rtscope::cli {
 
+class CliTarget;
+
 /// Where a run writes besides stdout. Empty paths write nothing.
 struct RunOutput {
     bool quiet = false;
@@ -65,6 +67,10 @@ template <class Config> struct HeadlessRun {
     /// A phase has a length: a run that would go on until stopped is bounded by @p phaseNs here (null: the
     /// experiment's runs end by themselves). @p report: the caller keeps the run's report (`rtscope run --json`).
     void (*fitToPhase)(Config&, RunOutput&, int64_t phaseNs, bool report) = nullptr;
+    /// Runs a config in the agent at the other end of an open link, printed and exported as run() does here, with the
+    /// target's line after the header and its probe and name in the report (docs/remote.md). The subcommand's own
+    /// `--target` path is this function, so `rtscope run --target-cmd` and `rtscope X --target-cmd` are one code.
+    RunResult (*onTarget)(CliTarget&, const Config&, const RunOutput&) = nullptr;
 };
 
 /// The registered HeadlessRun of each config type; empty (null run) until its command file registers it.

@@ -161,9 +161,13 @@ int run(const InversionOptions& o)
 {
     return runTableCommand<InversionConfig>(
         "inversion", o.target, o.output.runOutput(),
-        [&](const CpuTopology&, std::vector<std::string>& problems) { return toConfig(o, problems); }, inversionTable,
-        // The exports carry the run's timeline: as much of it as the agent keeps (docs/remote.md, Start).
-        nlohmann::json{{"timeline_window_ns", kAgentViewMaxNs}});
+        [&](const CpuTopology&, std::vector<std::string>& problems) { return toConfig(o, problems); });
+}
+
+RunResult runInversionOn(CliTarget& link, const InversionConfig& config, const RunOutput& out)
+{
+    // The exports carry the run's timeline: as much of it as the agent keeps (docs/remote.md, Start).
+    return runTableOnTarget(link, config, out, inversionTable, nlohmann::json{{"timeline_window_ns", kAgentViewMaxNs}});
 }
 
 Command addInversionCommand(CLI::App& app)
@@ -206,6 +210,7 @@ const HeadlessRegistration<InversionConfig> kInversionHeadless({
         [](const InversionConfig& c, const CpuTopology& topo) {
             return threadSpec(Policy::Fifo, c.highPriority, 0, c.resolvedCpu(topo), "rtscope-inv-high");
         },
+    .onTarget = runInversionOn,
 });
 
 } // namespace rtscope::cli

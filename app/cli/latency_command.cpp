@@ -517,6 +517,8 @@ const HeadlessRegistration<LatencyConfig> kLatencyHeadless({
             if (report && c.histogramUs == 0)
                 c.histogramUs = kDefaultHistogramUs;
         },
+    .onTarget = [](CliTarget& link, const LatencyConfig& c,
+                   const RunOutput& out) { return runLatencyOn(link, c, out); },
 });
 
 } // namespace rtscope::cli

@@ -191,7 +191,7 @@ int run(const LocksOptions& o)
 {
     return runTableCommand<ContentionConfig>(
         "locks", o.target, o.output.runOutput(),
-        [&](const CpuTopology&, std::vector<std::string>& problems) { return toConfig(o, problems); }, contentionTable);
+        [&](const CpuTopology&, std::vector<std::string>& problems) { return toConfig(o, problems); });
 }
 
 Command addLocksCommand(CLI::App& app)
@@ -235,6 +235,7 @@ const HeadlessRegistration<ContentionConfig> kLocksHeadless({
         [](const ContentionConfig& c, const CpuTopology& topo) {
             return threadSpec(c.policy, c.priority, c.nice, c.workerCpus(topo).front(), "rtscope-lock");
         },
+    .onTarget = tableOnTarget<contentionTable>,
 });
 
 } // namespace rtscope::cli

@@ -204,11 +204,22 @@ TableRun<NoiseSnapshot> noiseTable(std::function<std::string()> header, const Ru
     };
 }
 
+// The TableRun of a noise run writing @p out (its osnoise summary is shown beside the run).
+auto noiseTableFor(const RunOutput& out)
+{
+    return [&out](std::function<std::string()> header, const NoiseConfig&) {
+        return noiseTable(std::move(header), out);
+    };
+}
+
 RunResult runNoise(const NoiseConfig& config, const RunOutput& out)
 {
-    return runTableHere<NoiseExperiment>(config, out, [&](std::function<std::string()> header, const NoiseConfig&) {
-        return noiseTable(std::move(header), out);
-    });
+    return runTableHere<NoiseExperiment>(config, out, noiseTableFor(out));
+}
+
+RunResult runNoiseOn(CliTarget& link, const NoiseConfig& config, const RunOutput& out)
+{
+    return runTableOnTarget(link, config, out, noiseTableFor(out));
 }
 
 int run(const NoiseOptions& o)
@@ -230,9 +241,7 @@ int run(const NoiseOptions& o)
         return c;
     };
     out.osnoise = osnoise;
-    return runTableCommand<NoiseConfig>(
-        "noise", o.target, out, configFor,
-        [&](std::function<std::string()> header, const NoiseConfig&) { return noiseTable(std::move(header), out); });
+    return runTableCommand<NoiseConfig>("noise", o.target, out, configFor);
 }
 
 Command addNoiseCommand(CLI::App& app)
@@ -282,6 +291,7 @@ const HeadlessRegistration<NoiseConfig> kNoiseHeadless({
             if (c.durationNs == 0)
                 c.durationNs = phaseNs;
         },
+    .onTarget = runNoiseOn,
 });
 
 } // namespace rtscope::cli

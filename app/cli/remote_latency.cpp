@@ -60,10 +60,16 @@ bool writeRemoteRecording(const AgentClient& client, const std::string& path)
 RunResult runRemoteLatency(const LatencyConfig& config, const RunOutput& out, const std::optional<LatencyLimit>& limit,
                            const RemoteTarget& target, const std::string& cpuList)
 {
-    RunResult result;
     CliTarget link("latency");
     if (!link.open(target))
-        return result;
+        return {};
+    return runLatencyOn(link, config, out, limit, cpuList);
+}
+
+RunResult runLatencyOn(CliTarget& link, const LatencyConfig& config, const RunOutput& out,
+                       const std::optional<LatencyLimit>& limit, const std::string& cpuList)
+{
+    RunResult result;
     AgentClient& client = link.agent();
     const nlohmann::json hello = link.hello();
     // --cpus stands for the target's CPUs: "all" is read again against its probe, not this machine's (an explicit CPU
@@ -212,6 +218,7 @@ RunResult runRemoteLatency(const LatencyConfig& config, const RunOutput& out, co
         }
     }
     result.report = std::move(outputs.report);
+    describeTarget(result.report, link); // "target" names the host and the agent, as every command's remote report
     const int code = finishWithLimit(limit, snap, runExitCode(snap.error, written && complete), result.report);
     written = writeJsonFile(out.json, result.report) && written;
     if (!snap.threads.empty() && snap.threads.front().histogram.count() > 0) {

@@ -145,36 +145,32 @@ int runOwnCommandOnTarget(const std::string& command, const RemoteTarget& target
     return run(link, config).exitCode;
 }
 
-/// @brief For a table command given --target: checks the target flags, opens the link, reads the flags into a
-/// config against the target's CPUs (@p toConfig), and runs it there (runTableOnTarget). The agent validates the
-/// config as a local run does; its refusal is this command's, exit code and all. @p view: the agent's view options
-/// for the run (docs/remote.md, Start).
-template <class Config, class ToConfig, class MakeTable>
-int runCommandOnTarget(const std::string& command, const RemoteTarget& target, const RunOutput& out,
-                       ToConfig&& toConfig, MakeTable&& makeTable,
-                       const nlohmann::json& view = nlohmann::json::object())
-{
-    return runOwnCommandOnTarget<Config>(command, target, toConfig, [&](CliTarget& link, const Config& config) {
-        return runTableOnTarget(link, config, out, makeTable, view);
-    });
-}
-
-/// @brief A table command's whole run: on @p target when one is given (runCommandOnTarget()), else here — the flags
-/// read against this computer's CPUs by @p configFor(topology, problems), validated (runIfValid()), and run by the
-/// HeadlessRun the command registered (experiment_runs.h), the one `rtscope run` uses. @p view: as
-/// runCommandOnTarget()'s.
-template <class Config, class ConfigFor, class MakeTable>
-int runTableCommand(const std::string& command, const RemoteTarget& target, const RunOutput& out, ConfigFor&& configFor,
-                    MakeTable&& makeTable, const nlohmann::json& view = nlohmann::json::object())
+/// @brief A command's whole run: on @p target when one is given — the target flags checked, the link opened, the flags
+/// read against the target's CPUs by @p configFor(topology, problems) and the config run there by the HeadlessRun's
+/// onTarget (the agent validates it as a local run does; its refusal is this command's, exit code and all) — else
+/// here: the flags read against this computer's CPUs, validated (runIfValid()) and run by the HeadlessRun's run.
+/// Both are what `rtscope run` calls for a preset's phase (experiment_runs.h).
+template <class Config, class ConfigFor>
+int runTableCommand(const std::string& command, const RemoteTarget& target, const RunOutput& out, ConfigFor&& configFor)
 {
     if (target.given())
-        return runCommandOnTarget<Config>(command, target, out, configFor, makeTable, view);
+        return runOwnCommandOnTarget<Config>(command, target, configFor, [&](CliTarget& link, const Config& config) {
+            return headlessRun<Config>.onTarget(link, config, out);
+        });
     std::vector<std::string> problems;
     const CpuTopology here = CpuTopology::current();
     const Config config = configFor(here, problems);
     return runIfValid(command, config, std::move(problems), here,
                       [&](const Config& c) { return headlessRun<Config>.run(c, out).exitCode; });
 }
+
+/// @brief A table command's HeadlessRun::onTarget: runTableOnTarget() with the TableRun @p MakeTable(label, config)
+/// builds, as `.onTarget = tableOnTarget<driftTable>` (a capture-free generic lambda: it becomes the function
+/// pointer of the config's type).
+template <auto MakeTable>
+inline constexpr auto tableOnTarget = [](CliTarget& link, const auto& config, const RunOutput& out) {
+    return runTableOnTarget(link, config, out, MakeTable);
+};
 
 /// @brief A run of @p config here by a new @p Experiment (its memory locked) through runTable(), with the TableRun
 /// @p makeTable(label, config) builds — the local twin of runTableOnTarget(). @p prepare(exp) sets what the command
@@ -193,5 +189,8 @@ RunResult runTableHere(
 /// given): "all" is the target's CPUs, read from its hello's probe.
 RunResult runRemoteLatency(const LatencyConfig& config, const RunOutput& out, const std::optional<LatencyLimit>& limit,
                            const RemoteTarget& target, const std::string& cpuList);
+/// @brief runRemoteLatency() on a link already open: the run ends it (the agent leaves).
+RunResult runLatencyOn(CliTarget& link, const LatencyConfig& config, const RunOutput& out,
+                       const std::optional<LatencyLimit>& limit = std::nullopt, const std::string& cpuList = {});
 
 } // namespace rtscope::cli

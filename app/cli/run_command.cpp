@@ -2,6 +2,7 @@
 // through the experiment's own subcommand code. A comparison preset runs both phases and ends with one line
 // that sets their headline figures side by side.
 #include "app/cli/command_util.h"
+#include "app/cli/remote_target.h"
 
 #include "engine/experiments/registry.h"
 #include "engine/presets/preset.h"
@@ -25,13 +26,15 @@ struct RunOptions {
     bool list = false;
     std::string json;
     bool quiet = false;
+    RemoteTarget target; ///< --target, --target-cmd, …: every phase runs in an agent there (docs/remote.md)
 };
 
 // A command file that does not register its experiment's HeadlessRun (experiment_runs.h) is named before anything
 // runs (and by `--list`, which the CLI tests check), rather than crashing on a null function.
 template <class Config> bool isHeadlessRunRegistered()
 {
-    return headlessRun<Config>.run != nullptr && headlessRun<Config>.firstThread != nullptr;
+    const HeadlessRun<Config>& h = headlessRun<Config>;
+    return h.run != nullptr && h.firstThread != nullptr && h.onTarget != nullptr;
 }
 
 // Reads a phase the preset parser has already validated (so nothing is refused) and hands it to @p f as its
@@ -54,7 +57,14 @@ RunResult runPhase(const Preset& p, size_t phase, const RunOptions& o)
         const HeadlessRun<Config>& h = headlessRun<Config>;
         if (h.fitToPhase)
             h.fitToPhase(c, out, phaseNs, !o.json.empty());
-        result = h.run(c, out);
+        if (!o.target.given()) {
+            result = h.run(c, out);
+            return;
+        }
+        // A link a phase: a run's end closes its link, and the agent leaves with it.
+        CliTarget link("run");
+        if (link.open(o.target))
+            result = h.onTarget(link, c, out);
     });
     return result;
 }
@@ -71,8 +81,9 @@ std::optional<ThreadSpec> privilegedThread(const Preset& p, size_t phase)
 }
 
 // Every phase's privileged thread is tried before the first phase runs: a comparison whose second phase cannot
-// start must not first spend the reference phase's run time to find out.
-Error checkPhases(const Preset& p)
+// start must not first spend the reference phase's run time to find out. On a target (@p here false) the agent is
+// the one to refuse, with the same sentence, when the phase starts.
+Error checkPhases(const Preset& p, bool here)
 {
     bool registered = false;
     withExperimentConfigType(p.experiment, [&]<class Config>(std::type_identity<Config>) {
@@ -81,7 +92,7 @@ Error checkPhases(const Preset& p)
     if (!registered)
         return Error{ErrorKind::System,
                      "rtscope cannot run a " + p.experiment + " preset headless: its command registers no HeadlessRun"};
-    for (size_t i = 0; i < p.phases.size(); ++i)
+    for (size_t i = 0; here && i < p.phases.size(); ++i)
         if (const std::optional<ThreadSpec> spec = privilegedThread(p, i))
             if (Error e = tryThreadSpec(*spec))
                 return e;
@@ -160,6 +171,8 @@ int run(const RunOptions& o)
     if (o.list) {
         return printList() ? ExitOk : ExitFailure;
     }
+    if (const std::vector<std::string> problems = remoteTargetProblems(o.target); !problems.empty())
+        return reportInvalid("run", problems);
     if (o.preset.empty()) {
         std::fprintf(stderr, "rtscope run: give --preset NAME or FILE, or --list to see the built-in presets\n");
         return ExitBadInput;
@@ -173,7 +186,7 @@ int run(const RunOptions& o)
         return reportInvalid("run", problems);
     }
     const Preset& p = *loaded.preset;
-    if (Error e = checkPhases(p))
+    if (Error e = checkPhases(p, !o.target.given()))
         return notStarted("run", e).exitCode;
 
     // A preset file's texts reach the terminal through printable(): a title must not retitle the window.
@@ -240,6 +253,7 @@ Command addRunCommand(CLI::App& app)
     outputFile(
         sub->add_option("--json", o->json, "write every phase's configuration, figures and full report as JSON"));
     sub->add_flag("-q,--quiet", o->quiet, "no progress lines, only each phase's table and the comparison");
+    addTargetOptions(sub, o->target);
     sub->footer("Presets are validated exactly like the subcommands' flags; docs/presets.md describes the format.");
     return {sub, catchingExceptions("run", [o] { return run(*o); })};
 }

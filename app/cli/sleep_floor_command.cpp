@@ -140,7 +140,7 @@ int run(const SleepFloorOptions& o)
 {
     return runTableCommand<SleepFloorConfig>(
         "sleep-floor", o.target, o.output.runOutput(),
-        [&](const CpuTopology&, std::vector<std::string>& problems) { return toConfig(o, problems); }, sleepFloorTable);
+        [&](const CpuTopology&, std::vector<std::string>& problems) { return toConfig(o, problems); });
 }
 
 Command addSleepFloorCommand(CLI::App& app)
@@ -177,6 +177,7 @@ const HeadlessRegistration<SleepFloorConfig> kSleepFloorHeadless({
         [](const SleepFloorConfig& c, const CpuTopology& topo) {
             return threadSpec(c.policy, c.priority, 0, c.resolvedCpu(topo), "rtscope-sleep");
         },
+    .onTarget = tableOnTarget<sleepFloorTable>,
 });
 
 } // namespace rtscope::cli

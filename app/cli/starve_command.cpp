@@ -331,6 +331,16 @@ RunResult runStarvation(const StarvationConfig& config, const RunOutput& out)
     return finishStarvation(exp, config, out, {}, {});
 }
 
+RunResult runStarvationOn(CliTarget& link, const StarvationConfig& config, const RunOutput& out)
+{
+    RemoteExperiment<StarvationConfig> exp(link);
+    prepareRemoteRun(exp, {{"series_window_ns", seriesWindowNs(config, kAgentViewMaxNs)}});
+    if (Error e = exp.start(config, link.topology()))
+        return link.refused(e);
+    return finishStarvation(exp, config, out, link.targetLine(),
+                            [&](nlohmann::json& report) { describeTarget(report, link); });
+}
+
 int run(const StarveOptions& o)
 {
     if (o.target.given())
@@ -340,12 +350,7 @@ int run(const StarveOptions& o)
                 return toConfig(o, target, problems);
             },
             [&](CliTarget& link, const StarvationConfig& config) {
-                RemoteExperiment<StarvationConfig> exp(link);
-                prepareRemoteRun(exp, {{"series_window_ns", seriesWindowNs(config, kAgentViewMaxNs)}});
-                if (Error e = exp.start(config, link.topology()))
-                    return link.refused(e);
-                return finishStarvation(exp, config, o.output.runOutput(), link.targetLine(),
-                                        [&](nlohmann::json& report) { describeTarget(report, link); });
+                return runStarvationOn(link, config, o.output.runOutput());
             });
     std::vector<std::string> problems;
     const CpuTopology cpus = StarvationConfig::placementTopology();
@@ -403,6 +408,7 @@ const HeadlessRegistration<StarvationConfig> kStarveHeadless({
             if (c.bursts == 0)
                 out.stopAfterNs = phaseNs;
         },
+    .onTarget = runStarvationOn,
 });
 
 } // namespace rtscope::cli

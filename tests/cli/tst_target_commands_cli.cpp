@@ -12,6 +12,7 @@
 #include "tests/common/test_main.h"
 
 #include <QDir>
+#include <QFile>
 #include <QFileInfo>
 #include <QTemporaryDir>
 #include <QtTest>
@@ -250,6 +251,8 @@ private slots:
         QCOMPARE(r["identity"].value("host", std::string("?")), l["identity"].value("host", std::string("!")));
         QCOMPARE(r["identity"].value("kernel_cmdline", std::string("?")), std::string());
         QCOMPARE(r["sysinfo"].value("nodename", std::string("?")), l["sysinfo"].value("nodename", std::string("!")));
+        QCOMPARE(QString::fromStdString(r["rtscope"]["target"].value("agent_version", std::string())),
+                 QString(RTSCOPE_VERSION));
         for (const std::string& k : targetCommandsKeysOf(path("local.json")))
             // The probe is the target's (read by another process); a histogram's keys are its non-empty bins.
             if (k.rfind("/rtscope/probe", 0) != 0 && k.find("/histogram/") == std::string::npos)
@@ -309,6 +312,104 @@ private slots:
                  targetCommandsLineStarting(p.local.out, "hostname:"));
     }
 
+    // `rtscope run --preset` on a target: every experiment a preset can name, as a comparison of two short phases, here
+    // and on the agent. Each phase on the agent opens its own link (the run's end closes it): the same phase lines,
+    // each phase's header followed by the target's line, the same comparison, and each phase's report with the local
+    // one's keys plus its "target" (the probe and the histogram's bins are the run's own).
+    void runPresets_data()
+    {
+        QTest::addColumn<QString>("experiment");
+        QTest::addColumn<QString>("phase"); // the JSON of both phases
+        QTest::addColumn<QString>("needs"); // "fifo", "deadline" or empty
+        QTest::newRow("latency") << "latency"
+                                 << R"({"duration_ns": 300000000})"
+                                 << "";
+        QTest::newRow("starvation") << "starvation"
+                                    << R"({"bursts": 1, "burst_ns": 30000000, "gap_ns": 40000000})"
+                                    << "fifo";
+        QTest::newRow("drift") << "drift"
+                               << R"({"period_ns": 1000000, "ticks": 40, "methods": ["naive", "abs"]})"
+                               << "";
+        QTest::newRow("sleep-floor") << "sleep-floor"
+                                     << R"({"requests_ns": [100000, 1000000], "samples": 10, "methods": ["nanosleep"]})"
+                                     << "";
+        QTest::newRow("inversion") << "inversion"
+                                   << R"({"duration_ns": 400000000})"
+                                   << "fifo";
+        QTest::newRow("contention") << "contention"
+                                    << R"({"duration_ns": 200000000, "kinds": ["spin", "mutex"]})"
+                                    << "";
+        QTest::newRow("deadline") << "deadline"
+                                  << R"({"lesson": "isolation", "duration_ns": 300000000})"
+                                  << "deadline";
+        QTest::newRow("noise") << "noise"
+                               << R"({"duration_ns": 300000000, "trace": false})"
+                               << "";
+    }
+
+    void runPresets()
+    {
+        QFETCH(QString, experiment);
+        QFETCH(QString, phase);
+        QFETCH(QString, needs);
+        if (needs == "fifo")
+            RTSCOPE_SKIP_IF(withoutFifo(probeSystem()));
+        if (needs == "deadline")
+            RTSCOPE_SKIP_IF(withoutDeadline());
+        if (experiment == "starvation" && probeSystem().onlineCpus.size() < 2)
+            RTSCOPE_SKIP(Cpus, "the watchdog needs a CPU other than the spinner's");
+        const nlohmann::json config = nlohmann::json::parse(phase.toStdString());
+        const nlohmann::json preset = {{"title", "on a target"},
+                                       {"experiment", experiment.toStdString()},
+                                       {"labels", {"first", "second"}},
+                                       {"phases", {config, config}}};
+        const QString file = path(experiment + "-preset.json");
+        QFile f(file);
+        QVERIFY(f.open(QIODevice::WriteOnly | QIODevice::Truncate));
+        f.write(QByteArray::fromStdString(preset.dump()));
+        f.close();
+
+        const Pair p = runBoth("run", {"--preset", file});
+        QVERIFY2(p.local.exitCode == 0, qPrintable(p.local.err + p.local.out));
+        QVERIFY2(p.remote.exitCode == 0, qPrintable(p.remote.err + p.remote.out));
+        QCOMPARE(targetCommandsAgentsLeft(), 0);
+        QCOMPARE(p.local.out.count("# target: "), 0);
+        QCOMPARE(p.remote.out.count("# target: "), 2);
+        for (const QString& line : {QString("== phase 1 of 2: first (reference) =="),
+                                    QString("== phase 2 of 2: second =="), QString("Comparison, first → second: ")}) {
+            QVERIFY2(p.local.out.contains(line), qPrintable(line + "\n" + p.local.out));
+            QVERIFY2(p.remote.out.contains(line), qPrintable(line + "\n" + p.remote.out));
+        }
+
+        const nlohmann::json local = nlohmann::json::parse(readAll(path("local.json")).toStdString(), nullptr, false);
+        const nlohmann::json remote = nlohmann::json::parse(readAll(path("remote.json")).toStdString(), nullptr, false);
+        QVERIFY(!local.is_discarded() && !remote.is_discarded());
+        QCOMPARE(remote["phases"].size(), size_t(2));
+        for (size_t i = 0; i < 2; ++i) {
+            const nlohmann::json& report = remote["phases"][i]["report"];
+            const nlohmann::json& body =
+                report.contains("rtscope") && report["rtscope"].is_object() && report["rtscope"].contains("target")
+                    ? report["rtscope"]
+                    : report;
+            QVERIFY2(body.contains("target"), report.dump().substr(0, 800).c_str());
+            QCOMPARE(QString::fromStdString(body["target"].value("agent_version", std::string())),
+                     QString(RTSCOPE_VERSION));
+            std::set<std::string> here;
+            std::set<std::string> there;
+            targetCommandsKeys(local["phases"][i]["report"], "", here);
+            targetCommandsKeys(report, "", there);
+            for (const std::string& k : here)
+                if (k.find("/probe") == std::string::npos && k.find("/histogram/") == std::string::npos)
+                    QVERIFY2(there.count(k),
+                             ("phase " + std::to_string(i + 1) + ": the remote report lacks " + k).c_str());
+            for (const std::string& k : there)
+                if (!here.count(k) && k.find("/probe") == std::string::npos &&
+                    k.find("/histogram/") == std::string::npos)
+                    QVERIFY2(k.find("/target") != std::string::npos,
+                             ("phase " + std::to_string(i + 1) + ": the remote report adds " + k).c_str());
+        }
+    }
+
     // A config the agent refuses: the local run's sentence, exit code 2, nothing measured.
     void refusalIsTheLocalOne()
     {
@@ -324,6 +425,8 @@ private slots:
         QVERIFY2(remote.err.contains(sentence), qPrintable(remote.err));
         // Flags that cannot name a target are the command's own bad input, before anything is started.
         QCOMPARE(refusalProblem({"noise", "--target", "ftp://x", "-D", "1s"}, "is not a target"), QString());
+        QCOMPARE(refusalProblem({"run", "--preset", "drift-vs-absolute", "--target", "ftp://x"}, "is not a target"),
+                 QString());
         QCOMPARE(refusalProblem({"starve", "--target-cmd", "true", "--target", "tcp://127.0.0.1:1"}, "twice"),
                  QString());
     }
