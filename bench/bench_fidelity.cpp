@@ -22,24 +22,17 @@
 #include <unistd.h>
 #include <vector>
 
-extern char** environ;
 using namespace rtscope;
 
 namespace {
 
 using namespace rtscope::bench;
 
-struct Options {
-    std::string rtscope = "build/release/app/rtscope";
-    int seconds = 5;
+// --self-check: cyclictest against itself in the same alternation.
+struct Options : BenchRunOptions {
     int rounds = 10;
-    int hogs = 4;
-    int cpu = 1;
     int periodUs = 1000;
     std::vector<std::string> policies = {"fifo", "other"};
-    /// cyclictest against itself in the same alternation: how far apart two runs of one instrument land on this
-    /// machine, the noise floor the rtscope/cyclictest ratios have to be read against.
-    bool selfCheck = false;
 };
 
 // Under SCHED_OTHER with hogs about 1 % of wake-ups wait for a hog's slice (milliseconds), so p99 sits on the
@@ -80,13 +73,7 @@ std::vector<std::string> splitComma(const std::string& s)
 std::string spread(std::vector<double> v)
 {
     std::sort(v.begin(), v.end());
-    std::string out;
-    for (double x : v) {
-        char buf[32];
-        std::snprintf(buf, sizeof buf, "%s%.2f", out.empty() ? "" : " ", x);
-        out += buf;
-    }
-    return out;
+    return fixed2List(v);
 }
 
 } // namespace
@@ -95,12 +82,8 @@ int main(int argc, char** argv)
 {
     Options o;
     const BenchArgs args = readBenchArgs(argc, argv, {"--self-check"});
-    o.selfCheck = args.has("--self-check");
-    o.rtscope = args.text("--rtscope", o.rtscope);
-    o.seconds = args.integer("--seconds", o.seconds);
+    o.readRunOptions(args);
     o.rounds = args.integer("--rounds", o.rounds);
-    o.hogs = args.integer("--hogs", o.hogs);
-    o.cpu = args.integer("--cpu", o.cpu);
     if (args.values.count("--policy")) // fifo, other, or fifo,other (the default)
         o.policies = splitComma(args.text("--policy", ""));
     if (!rtscopeExecutable(o.rtscope))

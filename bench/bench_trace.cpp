@@ -21,24 +21,17 @@
 #include <unistd.h>
 #include <vector>
 
-extern char** environ;
 using namespace rtscope;
 
 namespace {
 
 using namespace rtscope::bench;
 
-struct Options {
-    std::string rtscope = "build/release/app/rtscope";
-    int seconds = 5;
+// --self-check: untraced in both slots.
+struct Options : BenchRunOptions {
     int pairs = 6;
-    int hogs = 4;
-    int cpu = 1;
     int rateSeconds = 5;
     int rateRuns = 2;
-    /// Untraced in both slots: how far two runs of the same configuration land apart here, the noise floor the
-    /// traced/untraced ratios have to be read against.
-    bool selfCheck = false;
     bool skipRates = false;
 };
 
@@ -77,17 +70,6 @@ bool readJson(const std::string& path, nlohmann::json& out)
     return true;
 }
 
-std::string list(const std::vector<double>& v)
-{
-    std::string out;
-    for (double x : v) {
-        char buf[32];
-        std::snprintf(buf, sizeof buf, "%s%.2f", out.empty() ? "" : " ", x);
-        out += buf;
-    }
-    return out;
-}
-
 const char* verdict(double ratio, double target)
 {
     return ratio > 0 && ratio <= target ? "PASS" : "MISS";
@@ -123,13 +105,9 @@ int main(int argc, char** argv)
 {
     Options o;
     const BenchArgs args = readBenchArgs(argc, argv, {"--self-check", "--no-rates"});
-    o.selfCheck = args.has("--self-check");
+    o.readRunOptions(args);
     o.skipRates = args.has("--no-rates");
-    o.rtscope = args.text("--rtscope", o.rtscope);
-    o.seconds = args.integer("--seconds", o.seconds);
     o.pairs = args.integer("--pairs", args.integer("--rounds", o.pairs));
-    o.hogs = args.integer("--hogs", o.hogs);
-    o.cpu = args.integer("--cpu", o.cpu);
     o.rateSeconds = args.integer("--rate-seconds", o.rateSeconds);
     o.rateRuns = args.integer("--rate-runs", o.rateRuns);
     if (!rtscopeExecutable(o.rtscope))
@@ -185,10 +163,10 @@ int main(int argc, char** argv)
         const double u50 = percentileUs(plain.pooled, 50), t50 = percentileUs(traced.pooled, 50);
         const double u99 = percentileUs(plain.pooled, 99), t99 = percentileUs(traced.pooled, 99);
         std::printf("%s, %d hogs, 1 ms:\n", config.name, o.hogs);
-        std::printf("  per run p50, us:  untraced %s | %s %s\n", list(plain.p50).c_str(), second,
-                    list(traced.p50).c_str());
-        std::printf("  per run p99, us:  untraced %s | %s %s\n", list(plain.p99).c_str(), second,
-                    list(traced.p99).c_str());
+        std::printf("  per run p50, us:  untraced %s | %s %s\n", fixed2List(plain.p50).c_str(), second,
+                    fixed2List(traced.p50).c_str());
+        std::printf("  per run p99, us:  untraced %s | %s %s\n", fixed2List(plain.p99).c_str(), second,
+                    fixed2List(traced.p99).c_str());
         std::printf("  pooled  untraced p50 %8.2f us  p99 %8.2f us  max %6lld us  (%llu samples)\n", u50, u99,
                     (long long)plain.pooled.maxUs, (unsigned long long)plain.samples);
         std::printf("  pooled  %-8s p50 %8.2f us  p99 %8.2f us  max %6lld us  (%llu samples)\n", second, t50, t99,

@@ -56,6 +56,38 @@ inline BenchArgs readBenchArgs(int argc, char** argv, std::initializer_list<std:
     return a;
 }
 
+/// The options of both: the rtscope binary, the length of a run, the hogs and the measured CPU, and --self-check (the
+/// same instrument in both slots of the alternation: the noise floor the ratios have to be read against).
+struct BenchRunOptions {
+    std::string rtscope = "build/release/app/rtscope";
+    int seconds = 5;
+    int hogs = 4;
+    int cpu = 1;
+    bool selfCheck = false;
+
+    /// --rtscope, --seconds, --hogs, --cpu and --self-check from @p args; the defaults where absent.
+    void readRunOptions(const BenchArgs& args)
+    {
+        selfCheck = args.has("--self-check");
+        rtscope = args.text("--rtscope", rtscope);
+        seconds = args.integer("--seconds", seconds);
+        hogs = args.integer("--hogs", hogs);
+        cpu = args.integer("--cpu", cpu);
+    }
+};
+
+/// @p values with two decimals, separated by spaces, in their order.
+inline std::string fixed2List(const std::vector<double>& values)
+{
+    std::string out;
+    for (double x : values) {
+        char buf[32];
+        std::snprintf(buf, sizeof buf, "%s%.2f", out.empty() ? "" : " ", x);
+        out += buf;
+    }
+    return out;
+}
+
 /// Whether @p path is an executable rtscope; if not, says so on stderr.
 inline bool rtscopeExecutable(const std::string& path)
 {

@@ -7,6 +7,7 @@
 #include "engine/experiments/noise/noise_experiment.h"
 #include "engine/rt/load_process.h"
 #include "engine/util/clock.h"
+#include "engine/util/name_list.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -38,27 +39,8 @@ std::string ioLoadCommand()
 
 const char* stageName(DoctorStage stage)
 {
-    switch (stage) {
-    case DoctorStage::Idle:
-        return "idle";
-    case DoctorStage::Baseline:
-        return "baseline";
-    case DoctorStage::Diagnosis:
-        return "diagnosis";
-    case DoctorStage::Trials:
-        return "trials";
-    case DoctorStage::Combined:
-        return "combined";
-    case DoctorStage::Keeping:
-        return "keeping";
-    case DoctorStage::Done:
-        return "done";
-    case DoctorStage::Stopped:
-        return "stopped";
-    case DoctorStage::Failed:
-        return "failed";
-    }
-    return "?";
+    return enumName<DoctorStage::Failed>(
+        stage, {"idle", "baseline", "diagnosis", "trials", "combined", "keeping", "done", "stopped", "failed"});
 }
 
 std::vector<std::string> DoctorPlan::validate(const CpuTopology& topology) const

@@ -1,5 +1,7 @@
 #include "engine/doctor/findings.h"
 
+#include "engine/util/name_list.h"
+
 #include <cstdio>
 
 namespace rtscope::doctor {
@@ -33,46 +35,14 @@ std::string shareText(double share)
 
 const char* fixKindName(FixKind kind)
 {
-    switch (kind) {
-    case FixKind::ThreadAffinity:
-        return "thread-affinity";
-    case FixKind::ThreadPriority:
-        return "thread-priority";
-    case FixKind::IrqAffinity:
-        return "irq-affinity";
-    case FixKind::Sysctl:
-        return "sysctl";
-    case FixKind::Thp:
-        return "thp";
-    case FixKind::WorkqueueCpumask:
-        return "workqueue-cpumask";
-    case FixKind::CpuDmaLatency:
-        return "cpu-dma-latency";
-    case FixKind::CpuidleState:
-        return "cpuidle-state";
-    case FixKind::PreemptMode:
-        return "preempt-mode";
-    case FixKind::CpusetPartition:
-        return "cpuset-partition";
-    case FixKind::KernelCmdline:
-        return "kernel-cmdline";
-    }
-    return "?";
+    return enumName<FixKind::KernelCmdline>(kind, {"thread-affinity", "thread-priority", "irq-affinity", "sysctl",
+                                                   "thp", "workqueue-cpumask", "cpu-dma-latency", "cpuidle-state",
+                                                   "preempt-mode", "cpuset-partition", "kernel-cmdline"});
 }
 
 const char* verdictName(Verdict verdict)
 {
-    switch (verdict) {
-    case Verdict::Helped:
-        return "helped";
-    case Verdict::NoEffect:
-        return "no_effect";
-    case Verdict::Hurt:
-        return "hurt";
-    case Verdict::NotTried:
-        return "not_tried";
-    }
-    return "?";
+    return enumName<Verdict::NotTried>(verdict, {"helped", "no_effect", "hurt", "not_tried"});
 }
 
 } // namespace rtscope::doctor

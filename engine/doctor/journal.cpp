@@ -4,6 +4,7 @@
 #include "engine/rt/system_threads.h"
 #include "engine/util/json_fields.h"
 #include "engine/util/json_text.h"
+#include "engine/util/name_list.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -81,15 +82,7 @@ bool ProcessIdentity::alive() const
 
 const char* entryStateName(EntryState s)
 {
-    switch (s) {
-    case EntryState::Applying:
-        return "applying";
-    case EntryState::Applied:
-        return "applied";
-    case EntryState::Reverted:
-        return "reverted";
-    }
-    return "?";
+    return enumName<EntryState::Reverted>(s, {"applying", "applied", "reverted"});
 }
 
 size_t Journal::pending() const

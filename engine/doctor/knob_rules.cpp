@@ -3,9 +3,9 @@
 
 #include "engine/rt/cpu_topology.h"
 #include "engine/util/units.h"
+#include "engine/util/whole_number.h"
 
 #include <algorithm>
-#include <charconv>
 #include <climits>
 #include <cstdint>
 #include <cstdio>
@@ -27,11 +27,7 @@ std::optional<int64_t> parseInteger(std::string_view s)
     const std::string_view body = !s.empty() && s.front() == '-' ? s.substr(1) : s;
     if (!isDigits(body))
         return std::nullopt;
-    int64_t v = 0;
-    const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-    if (ec != std::errc() || end != s.data() + s.size())
-        return std::nullopt;
-    return v;
+    return wholeNumber<int64_t>(s);
 }
 
 std::optional<std::string> integerIn(std::string_view text, int64_t lo, int64_t hi)

@@ -1,5 +1,7 @@
 #include "engine/doctor/trial.h"
 
+#include "engine/util/name_list.h"
+
 #include <algorithm>
 #include <cstdio>
 
@@ -7,15 +9,7 @@ namespace rtscope::doctor {
 
 const char* depthName(DoctorDepth depth)
 {
-    switch (depth) {
-    case DoctorDepth::Quick:
-        return "quick";
-    case DoctorDepth::Default:
-        return "default";
-    case DoctorDepth::Thorough:
-        return "thorough";
-    }
-    return "?";
+    return enumName<DoctorDepth::Thorough>(depth, {"quick", "default", "thorough"});
 }
 
 int64_t PhasePlan::budgetNs() const

@@ -4,6 +4,7 @@
 /// the agent, the remote run, the host's collector) reads them here, whatever the experiment.
 #include <concepts>
 #include <cstdint>
+#include <memory>
 #include <string>
 
 namespace rtscope {
@@ -24,6 +25,20 @@ template <class Config> struct SnapshotOf : RunStatus {
     using ConfigType = Config;
     Config config;
 };
+
+/// @brief A new snapshot of a run of @p config, its header filled in as far as these say (@p publishedNs: the time of
+/// this publish); the experiment adds the rest.
+template <class S>
+std::shared_ptr<S> newRunSnapshot(const typename S::ConfigType& config, bool running, int64_t startNs,
+                                  int64_t publishedNs)
+{
+    auto snap = std::make_shared<S>();
+    snap->config = config;
+    snap->running = running;
+    snap->startNs = startNs;
+    snap->publishedNs = publishedNs;
+    return snap;
+}
 
 /// @brief A snapshot type with the common header.
 template <class S>

@@ -3,8 +3,8 @@
 #include "engine/experiments/latency/latency_run.h"
 #include "engine/pipeline/histogram.h"
 #include "engine/util/units.h"
+#include "engine/util/whole_number.h"
 
-#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <nlohmann/json.hpp>
@@ -33,11 +33,7 @@ std::optional<double> parseLimitPercentile(std::string_view text)
     // anyone writes.
     if (text.empty() || text.find_first_not_of("0123456789.") != std::string_view::npos)
         return std::nullopt;
-    double v = 0;
-    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
-    if (ec != std::errc() || end != text.data() + text.size())
-        return std::nullopt;
-    return v;
+    return wholeNumber<double>(text);
 }
 
 std::string limitPercentileName(double percentile)

@@ -2,6 +2,7 @@
 
 #include "engine/pipeline/histogram.h"
 #include "engine/util/json_text.h"
+#include "engine/util/whole_number.h"
 
 #include <algorithm>
 #include <charconv>
@@ -32,6 +33,22 @@ std::string tooLarge(size_t size)
 {
     return "input is " + std::to_string(size) + " bytes, more than the " + std::to_string(kMaxInputBytes >> 20) +
            " MiB a cyclictest file can plausibly be";
+}
+
+// What both parsers do around @p parse(): an input past kMaxInputBytes is refused unread, and an exception becomes
+// the error (only allocation failure can throw, but "never throws" is the contract).
+template <class Parse> bool parseGuarded(std::string_view text, std::string& error, Parse&& parse)
+{
+    if (text.size() > kMaxInputBytes) {
+        error = tooLarge(text.size());
+        return false;
+    }
+    try {
+        return parse();
+    } catch (const std::exception& e) {
+        error = std::string("cannot parse: ") + e.what();
+        return false;
+    }
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -128,8 +145,7 @@ bool parseU64(std::string_view s, uint64_t& value)
 {
     if (s.empty() || !std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; }))
         return false;
-    const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), value);
-    return ec == std::errc() && end == s.data() + s.size();
+    return readWholeNumber(s, value);
 }
 
 bool checkedAdd(uint64_t& acc, uint64_t v)
@@ -660,11 +676,7 @@ std::string writeCyclictestHistogram(const CyclictestData& data, const std::func
 
 bool parseCyclictestHistogram(std::string_view text, CyclictestData& out, std::string& error)
 {
-    if (text.size() > kMaxInputBytes) {
-        error = tooLarge(text.size());
-        return false;
-    }
-    try {
+    return parseGuarded(text, error, [&] {
         TextParser parser(text);
         if (!parser.parse(out)) {
             error = parser.error();
@@ -672,10 +684,7 @@ bool parseCyclictestHistogram(std::string_view text, CyclictestData& out, std::s
         }
         error.clear();
         return true;
-    } catch (const std::exception& e) { // std::bad_alloc is the only one we can meet
-        error = std::string("cannot parse: ") + e.what();
-        return false;
-    }
+    });
 }
 
 nlohmann::json cyclictestJson(const CyclictestData& data, const std::string& cmdline, int64_t startUnixSec,
@@ -729,17 +738,8 @@ nlohmann::json cyclictestJson(const CyclictestData& data, const std::string& cmd
 
 bool parseCyclictestJson(std::string_view text, CyclictestData& out, std::string& error)
 {
-    if (text.size() > kMaxInputBytes) {
-        error = tooLarge(text.size());
-        return false;
-    }
-    try {
-        return parseJsonImpl(text, out, error);
-    } catch (const std::exception& e) {
-        // Checked accessors above leave only allocation failure, but "never throws" is the contract.
-        error = std::string("cannot parse: ") + e.what();
-        return false;
-    }
+    // The checked accessors of parseJsonImpl leave only allocation failure to throw.
+    return parseGuarded(text, error, [&] { return parseJsonImpl(text, out, error); });
 }
 
 } // namespace rtscope

@@ -66,30 +66,12 @@ const std::vector<LockKind>& allLockKinds()
 
 const char* acquirePathName(AcquirePath p)
 {
-    switch (p) {
-    case AcquirePath::Uncontended:
-        return "uncontended";
-    case AcquirePath::Spun:
-        return "spun";
-    case AcquirePath::Slept:
-        return "slept";
-    }
-    return "?";
+    return enumName<AcquirePath::Slept>(p, {"uncontended", "spun", "slept"});
 }
 
 const char* sleepReasonName(SleepReason r)
 {
-    switch (r) {
-    case SleepReason::None:
-        return "none";
-    case SleepReason::OwnerNotRunning:
-        return "owner-not-running";
-    case SleepReason::OwnerOnThisCpu:
-        return "owner-on-this-cpu";
-    case SleepReason::SpinLimit:
-        return "spin-limit";
-    }
-    return "?";
+    return enumName<SleepReason::SpinLimit>(r, {"none", "owner-not-running", "owner-on-this-cpu", "spin-limit"});
 }
 
 std::unique_ptr<Lock> makeLock(LockKind kind, const LockOptions& options, Error* error)

@@ -1,5 +1,7 @@
 #include "engine/pipeline/contention_aggregator.h"
 
+#include "engine/util/name_list.h"
+
 #include <algorithm>
 #include <utility>
 
@@ -20,19 +22,7 @@ void AcquisitionCounts::add(const AcquisitionCounts& o)
 
 const char* kindRunStateName(KindRunState s)
 {
-    switch (s) {
-    case KindRunState::Pending:
-        return "pending";
-    case KindRunState::Running:
-        return "running";
-    case KindRunState::Done:
-        return "done";
-    case KindRunState::Stopped:
-        return "stopped";
-    case KindRunState::Failed:
-        return "failed";
-    }
-    return "?";
+    return enumName<KindRunState::Failed>(s, {"pending", "running", "done", "stopped", "failed"});
 }
 
 double jainFairness(const std::vector<uint64_t>& counts)

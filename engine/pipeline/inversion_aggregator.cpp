@@ -1,5 +1,7 @@
 #include "engine/pipeline/inversion_aggregator.h"
 
+#include "engine/util/name_list.h"
+
 #include <algorithm>
 
 namespace rtscope {
@@ -39,28 +41,12 @@ int64_t inversionOverlapNs(const std::vector<TimelineSegment>& a, const std::vec
 
 const char* inversionLaneName(InversionLane l)
 {
-    switch (l) {
-    case InversionLane::Low:
-        return "low";
-    case InversionLane::Medium:
-        return "medium";
-    case InversionLane::High:
-        return "high";
-    }
-    return "?";
+    return enumName<InversionLane::High>(l, {"low", "medium", "high"});
 }
 
 const char* segmentStateName(SegmentState s)
 {
-    switch (s) {
-    case SegmentState::Running:
-        return "running";
-    case SegmentState::HoldingLock:
-        return "holding";
-    case SegmentState::WaitingForLock:
-        return "waiting";
-    }
-    return "?";
+    return enumName<SegmentState::WaitingForLock>(s, {"running", "holding", "waiting"});
 }
 
 InversionAggregator::InversionAggregator(size_t maxSegmentsPerLane, size_t maxPeriods)

@@ -1,5 +1,7 @@
 #include "engine/pipeline/trace_event.h"
 
+#include "engine/util/name_list.h"
+
 #include <algorithm>
 #include <iterator>
 
@@ -9,56 +11,27 @@ static_assert(sizeof(TraceEvent) == 72, "TraceEvent is copied by the hundred tho
 
 const char* traceEventTypeName(TraceEventType type)
 {
-    switch (type) {
-    case TraceEventType::SchedSwitch:
-        return "sched_switch";
-    case TraceEventType::SchedWaking:
-        return "sched_waking";
-    case TraceEventType::SchedWakeup:
-        return "sched_wakeup";
-    case TraceEventType::SchedMigrate:
-        return "sched_migrate_task";
-    case TraceEventType::IrqEntry:
-        return "irq_handler_entry";
-    case TraceEventType::IrqExit:
-        return "irq_handler_exit";
-    case TraceEventType::SoftirqEntry:
-        return "softirq_entry";
-    case TraceEventType::SoftirqExit:
-        return "softirq_exit";
-    case TraceEventType::HrtimerExpireEntry:
-        return "hrtimer_expire_entry";
-    case TraceEventType::HrtimerExpireExit:
-        return "hrtimer_expire_exit";
-    case TraceEventType::VectorEntry:
-        return "vector_entry";
-    case TraceEventType::VectorExit:
-        return "vector_exit";
-    case TraceEventType::Marker:
-        return "print";
-    case TraceEventType::Timerlat:
-        return "timerlat";
-    case TraceEventType::Lost:
-        return "lost";
-    case TraceEventType::Nmi:
-        return "nmi_handler";
-    }
-    return "?";
+    return enumName<TraceEventType::Nmi>(
+        type, {"sched_switch", "sched_waking", "sched_wakeup", "sched_migrate_task", "irq_handler_entry",
+               "irq_handler_exit", "softirq_entry", "softirq_exit", "hrtimer_expire_entry", "hrtimer_expire_exit",
+               "vector_entry", "vector_exit", "print", "timerlat", "lost", "nmi_handler"});
+}
+
+TracePayload tracePayload(TraceEventType type)
+{
+    using P = TracePayload;
+    // In TraceEventType's order, as its comments name them.
+    static constexpr TracePayload kPayloads[] = {P::Sw,     P::Wake,     P::Wake,    P::Wake,    P::Irq, P::Irq,
+                                                 P::Irq,    P::Irq,      P::Hrtimer, P::Hrtimer, P::Irq, P::Irq,
+                                                 P::Marker, P::Timerlat, P::Lost,    P::Nmi};
+    static_assert(std::size(kPayloads) == size_t(TraceEventType::Nmi) + 1, "one payload for every event type");
+    return kPayloads[size_t(type)];
 }
 
 const char* traceVectorName(TraceVector vector)
 {
-    switch (vector) {
-    case TraceVector::LocalTimer:
-        return "local_timer";
-    case TraceVector::Reschedule:
-        return "reschedule";
-    case TraceVector::CallFunction:
-        return "call_function";
-    case TraceVector::CallFunctionSingle:
-        return "call_function_single";
-    }
-    return "?";
+    return enumName<TraceVector::CallFunctionSingle>(
+        vector, {"local_timer", "reschedule", "call_function", "call_function_single"});
 }
 
 const char* softirqName(int vector)

@@ -34,6 +34,12 @@ enum class TraceEventType : uint8_t {
     Nmi,                ///< nmi:nmi_handler, when an NMI handler ends: payload nmi (it ran nmi.deltaNs before ts)
 };
 
+/// @brief The member of TraceEvent's payload union that an event type fills (the "payload" named above): the types
+/// that share one are written, read and kept alike.
+enum class TracePayload : uint8_t { Sw, Wake, Irq, Hrtimer, Marker, Timerlat, Lost, Nmi };
+/// @brief @p type's payload.
+TracePayload tracePayload(TraceEventType type);
+
 /// @brief The x86 interrupt vectors traced by irq_vectors.
 enum class TraceVector : uint8_t { LocalTimer, Reschedule, CallFunction, CallFunctionSingle };
 

@@ -1,6 +1,7 @@
 #include "engine/pipeline/wakeup_anatomy.h"
 
 #include "engine/pipeline/wakeup_anatomy_steps.h"
+#include "engine/util/name_list.h"
 #include "engine/util/units.h"
 
 #include <algorithm>
@@ -99,19 +100,7 @@ std::optional<int64_t> waitStart(const WakeupAnatomy& a)
 
 const char* culpritKindName(CulpritKind kind)
 {
-    switch (kind) {
-    case CulpritKind::Task:
-        return "task";
-    case CulpritKind::Irq:
-        return "irq";
-    case CulpritKind::Softirq:
-        return "softirq";
-    case CulpritKind::Vector:
-        return "vector";
-    case CulpritKind::Hrtimer:
-        return "hrtimer";
-    }
-    return "?";
+    return enumName<CulpritKind::Hrtimer>(kind, {"task", "irq", "softirq", "vector", "hrtimer"});
 }
 
 std::span<const TraceEvent> wakeupWindow(std::span<const TraceEvent> sorted, const WakeupQuery& query,

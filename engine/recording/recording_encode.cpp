@@ -51,6 +51,16 @@ void encodeTraceText(Encoder& e, std::string_view text, size_t max)
     e.bytes(text.substr(0, n));
 }
 
+// A list cut to its first @p max items: their count, written by @p count (&Encoder::u16 …), then each item.
+template <class List, class Count, class EncodeItem>
+void encodeCapped(Encoder& e, const List& items, size_t max, void (Encoder::*count)(Count), EncodeItem&& encodeItem)
+{
+    const size_t n = std::min(items.size(), max);
+    (e.*count)(Count(n));
+    for (size_t i = 0; i < n; ++i)
+        encodeItem(items[i]);
+}
+
 } // namespace
 
 std::string encodeAnatomy(const LatencyTracing& t, size_t worst, size_t over)
@@ -63,10 +73,8 @@ std::string encodeAnatomy(const LatencyTracing& t, size_t worst, size_t over)
     e.i64(t.updatedNs);
     encodeTraceText(e, t.unavailable, kMaxTraceTextBytes);
     encodeTraceText(e, t.stopError, kMaxTraceTextBytes);
-    const size_t missing = std::min(t.missingEvents.size(), kMaxMissingEvents);
-    e.u16(uint16_t(missing));
-    for (size_t i = 0; i < missing; ++i)
-        encodeTraceText(e, t.missingEvents[i], kMaxTraceNameBytes);
+    encodeCapped(e, t.missingEvents, kMaxMissingEvents, &Encoder::u16,
+                 [&e](const std::string& name) { encodeTraceText(e, name, kMaxTraceNameBytes); });
     const TraceStats& st = t.stats;
     for (uint64_t v : {st.events, st.subBuffers, st.bytes, st.batches, st.lostEvents, st.lossReports, st.undecoded,
                        st.handlerErrors, st.kernelOverrun, st.kernelDropped, st.unreadAtStop})
@@ -80,10 +88,7 @@ std::string encodeAnatomy(const LatencyTracing& t, size_t worst, size_t over)
         e.u64(v);
     e.u16(uint16_t(worst));
     e.u16(uint16_t(over));
-    const size_t rows = std::min(f.culprits.size(), kMaxRecordedCulprits);
-    e.u32(uint32_t(rows));
-    for (size_t i = 0; i < rows; ++i) {
-        const CulpritRow& r = f.culprits[i];
+    encodeCapped(e, f.culprits, kMaxRecordedCulprits, &Encoder::u32, [&e](const CulpritRow& r) {
         e.u8(uint8_t(r.kind));
         e.i64(r.id);
         encodeTraceText(e, r.name, kMaxTraceNameBytes);
@@ -91,7 +96,7 @@ std::string encodeAnatomy(const LatencyTracing& t, size_t worst, size_t over)
         e.u64(r.wakeups);
         e.i64(r.totalNs);
         e.i64(r.worstNs);
-    }
+    });
     return payload;
 }
 
@@ -134,49 +139,41 @@ void encodeTraceEvent(Encoder& e, TraceStrings& strings, const TraceEvent& ev, i
     e.u8(ev.flags);
     e.varint(ev.cpu);
     e.zigzag(ev.pid);
-    switch (ev.type) {
-    case TraceEventType::SchedSwitch:
+    switch (tracePayload(ev.type)) {
+    case TracePayload::Sw:
         encodeTraceTask(e, strings, ev.sw.prev);
         encodeTraceTask(e, strings, ev.sw.next);
         e.zigzag(ev.sw.prevState);
         break;
-    case TraceEventType::SchedWaking:
-    case TraceEventType::SchedWakeup:
-    case TraceEventType::SchedMigrate:
+    case TracePayload::Wake:
         encodeTraceTask(e, strings, ev.wake.task);
         e.zigzag(ev.wake.targetCpu);
         e.zigzag(ev.wake.origCpu);
         break;
-    case TraceEventType::IrqEntry:
-    case TraceEventType::IrqExit:
-    case TraceEventType::SoftirqEntry:
-    case TraceEventType::SoftirqExit:
-    case TraceEventType::VectorEntry:
-    case TraceEventType::VectorExit:
+    case TracePayload::Irq:
         e.zigzag(ev.irq.number);
         e.zigzag(ev.irq.ret);
         e.u8(uint8_t(ev.irq.vector));
         e.varint(strings.index(traceText(ev.irq.name)));
         break;
-    case TraceEventType::HrtimerExpireEntry:
-    case TraceEventType::HrtimerExpireExit:
+    case TracePayload::Hrtimer:
         e.varint(ev.hrtimer.timer);
         e.varint(ev.hrtimer.function);
         e.zigzag(ev.hrtimer.nowNs);
         break;
-    case TraceEventType::Marker:
+    case TracePayload::Marker:
         e.varint(strings.index(traceText(ev.marker.text)));
         break;
-    case TraceEventType::Timerlat:
+    case TracePayload::Timerlat:
         e.varint(ev.timerlat.seq);
         e.zigzag(ev.timerlat.latencyNs);
         e.zigzag(ev.timerlat.context);
         break;
-    case TraceEventType::Lost:
+    case TracePayload::Lost:
         e.varint(ev.lost.count);
         e.zigzag(ev.lost.sinceNs);
         break;
-    case TraceEventType::Nmi:
+    case TracePayload::Nmi:
         e.varint(ev.nmi.handler);
         e.zigzag(ev.nmi.deltaNs);
         e.zigzag(ev.nmi.handled);
@@ -216,21 +213,15 @@ std::string encodeTracedWakeup(bool over, const TracedWakeup& w, size_t keep)
                  (a.consistent ? 8 : 0)));
     e.i64(a.unaccountedNs);
     encodeTraceText(e, a.note, kMaxTraceTextBytes);
-    const size_t interrupts = std::min(a.interrupts.size(), kMaxAnatomyInterrupts);
-    e.u16(uint16_t(interrupts));
-    for (size_t i = 0; i < interrupts; ++i) {
-        const AnatomyInterrupt& in = a.interrupts[i];
+    encodeCapped(e, a.interrupts, kMaxAnatomyInterrupts, &Encoder::u16, [&e](const AnatomyInterrupt& in) {
         e.u8(uint8_t(in.kind));
         e.i64(in.id);
         encodeTraceText(e, in.name, kMaxTraceNameBytes);
         e.u8(in.ownTimer ? 1 : 0);
         e.i64(in.ns);
         e.i32(in.count);
-    }
-    const size_t slices = std::min(a.tasks.size(), kMaxAnatomySlices);
-    e.u16(uint16_t(slices));
-    for (size_t i = 0; i < slices; ++i) {
-        const AnatomySlice& t = a.tasks[i];
+    });
+    encodeCapped(e, a.tasks, kMaxAnatomySlices, &Encoder::u16, [&e](const AnatomySlice& t) {
         e.i32(t.pid);
         encodeTraceText(e, t.comm, kMaxTraceNameBytes);
         e.i32(t.prio);
@@ -238,7 +229,7 @@ std::string encodeTracedWakeup(bool over, const TracedWakeup& w, size_t keep)
         e.i64(t.toNs);
         e.i64(t.ns);
         e.u8(t.switchInSeen ? 1 : 0);
-    }
+    });
     // The events go after the string table they name, so they are encoded first, aside.
     TraceStrings strings;
     std::string events;

@@ -402,19 +402,12 @@ bool Parser::traceEvent(Payload& p, const std::vector<std::string>& strings, int
         return fail(at + ": CPU number out of range");
     ev.type = TraceEventType(type);
     ev.cpu = uint16_t(cpu);
-    switch (ev.type) {
-    case TraceEventType::SchedSwitch:
+    switch (tracePayload(ev.type)) {
+    case TracePayload::Sw:
         return task(ev.sw.prev) && task(ev.sw.next) && (p.zigzag(ev.sw.prevState) || malformed());
-    case TraceEventType::SchedWaking:
-    case TraceEventType::SchedWakeup:
-    case TraceEventType::SchedMigrate:
+    case TracePayload::Wake:
         return task(ev.wake.task) && ((i32(ev.wake.targetCpu) && i32(ev.wake.origCpu)) || malformed());
-    case TraceEventType::IrqEntry:
-    case TraceEventType::IrqExit:
-    case TraceEventType::SoftirqEntry:
-    case TraceEventType::SoftirqExit:
-    case TraceEventType::VectorEntry:
-    case TraceEventType::VectorExit: {
+    case TracePayload::Irq: {
         uint8_t vector = 0;
         if (!i32(ev.irq.number) || !i32(ev.irq.ret) || !p.u8(vector))
             return malformed();
@@ -423,22 +416,21 @@ bool Parser::traceEvent(Payload& p, const std::vector<std::string>& strings, int
         ev.irq.vector = TraceVector(vector);
         return text(ev.irq.name, "an IRQ name");
     }
-    case TraceEventType::HrtimerExpireEntry:
-    case TraceEventType::HrtimerExpireExit:
+    case TracePayload::Hrtimer:
         return (p.varint(ev.hrtimer.timer) && p.varint(ev.hrtimer.function) && p.zigzag(ev.hrtimer.nowNs)) ||
                malformed();
-    case TraceEventType::Marker:
+    case TracePayload::Marker:
         return text(ev.marker.text, "a marker text");
-    case TraceEventType::Timerlat:
+    case TracePayload::Timerlat:
         return (p.varint(ev.timerlat.seq) && p.zigzag(ev.timerlat.latencyNs) && i32(ev.timerlat.context)) ||
                malformed();
-    case TraceEventType::Lost:
+    case TracePayload::Lost:
         if (!p.varint(ev.lost.count) || !p.zigzag(ev.lost.sinceNs))
             return malformed();
         if (ev.lost.sinceNs != 0 && !validTime(ev.lost.sinceNs))
             return fail(at + ": the lost span's start is out of range");
         return true;
-    case TraceEventType::Nmi:
+    case TracePayload::Nmi:
         if (!p.varint(ev.nmi.handler) || !p.zigzag(ev.nmi.deltaNs) || !i32(ev.nmi.handled))
             return malformed();
         if (ev.nmi.deltaNs < 0 || ev.nmi.deltaNs > kMaxNmiNs)

@@ -200,17 +200,20 @@ int wakeSignal()
     return SIGRTMAX - 1;
 }
 
+void setSignalHandler(int sig, void (*handler)(int), int flags)
+{
+    struct sigaction sa {};
+    sa.sa_handler = handler;
+    sigemptyset(&sa.sa_mask);
+    sa.sa_flags = flags;
+    sigaction(sig, &sa, nullptr);
+}
+
 void installWakeSignalHandler()
 {
     static std::once_flag once;
-    std::call_once(once, [] {
-        struct sigaction sa {};
-        sa.sa_handler = onWakeSignal;
-        sigemptyset(&sa.sa_mask);
-        // No SA_RESTART: the whole point is that clock_nanosleep/read/sigwaitinfo return EINTR.
-        sa.sa_flags = 0;
-        sigaction(wakeSignal(), &sa, nullptr);
-    });
+    // No SA_RESTART: the whole point is that clock_nanosleep/read/sigwaitinfo return EINTR.
+    std::call_once(once, [] { setSignalHandler(wakeSignal(), onWakeSignal, 0); });
 }
 
 unsigned wakeSignalCount()

@@ -63,6 +63,9 @@ std::shared_ptr<RealtimeGrant> realtimeGrant();
 /// its stop flag. Installed once per process by installWakeSignalHandler().
 int wakeSignal();
 void installWakeSignalHandler();
+/// @brief Sets @p handler for @p sig, process-wide, with nothing else blocked while it runs and @p flags
+/// (sigaction(2): SA_RESTART or 0).
+void setSignalHandler(int sig, void (*handler)(int), int flags);
 /// @brief How many wake signals the calling thread has taken. The handler counts them, so a wait that makes
 /// no syscall (the busy waiter) can notice a stop request by watching this number change.
 unsigned wakeSignalCount();

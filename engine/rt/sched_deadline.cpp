@@ -1,6 +1,7 @@
 #include "engine/rt/sched_deadline.h"
 
 #include "engine/rt/rt_environment.h"
+#include "engine/rt/rt_thread.h"
 #include "engine/rt/throttle_settings.h"
 #include "engine/util/units.h"
 
@@ -114,15 +115,9 @@ DeadlineOverrunFigure figureOf(const DeadlineOverrunCounter& c)
 void installDeadlineOverrunHandler()
 {
     static std::once_flag once;
-    std::call_once(once, [] {
-        struct sigaction sa {};
-        sa.sa_handler = onDeadlineOverrun;
-        sigemptyset(&sa.sa_mask);
-        // SA_RESTART: a read() or a futex wait resumes; a clock_nanosleep still returns EINTR, which every wait of
-        // the engine already treats as "look at the stop flag and wait again".
-        sa.sa_flags = SA_RESTART;
-        sigaction(SIGXCPU, &sa, nullptr);
-    });
+    // SA_RESTART: a read() or a futex wait resumes; a clock_nanosleep still returns EINTR, which every wait of the
+    // engine already treats as "look at the stop flag and wait again".
+    std::call_once(once, [] { setSignalHandler(SIGXCPU, onDeadlineOverrun, SA_RESTART); });
 }
 
 void countDeadlineOverrunsInto(std::atomic<uint64_t>* slot)

@@ -384,13 +384,9 @@ public:
         g_itimerWaiterTid.store(gettid(), std::memory_order_relaxed);
         struct sigaction old {};
         sigaction(SIGALRM, nullptr, &old);
-        if (old.sa_handler == SIG_DFL || old.sa_handler == SIG_IGN) {
-            struct sigaction sa {};
-            sa.sa_handler = forwardAlarm;
-            sigemptyset(&sa.sa_mask);
-            sa.sa_flags = SA_RESTART; // the interrupted thread is not ours: do not make its syscalls fail
-            sigaction(SIGALRM, &sa, nullptr);
-        }
+        // SA_RESTART: the interrupted thread is not ours, so its syscalls must not fail.
+        if (old.sa_handler == SIG_DFL || old.sa_handler == SIG_IGN)
+            setSignalHandler(SIGALRM, forwardAlarm, SA_RESTART);
         drainPending(SIGALRM);
         if (!arm(firstDeadlineNs, periodNs))
             return stopAfterFailure(*this, "setitimer");

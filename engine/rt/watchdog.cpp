@@ -209,14 +209,13 @@ void Watchdog::demote(int slot, int64_t deadlineNs, int64_t now, bool atStop, in
         if (ok)
             setpriority(PRIO_PROCESS, id_t(tid), 0);
     }
-    WatchdogTrip trip;
-    trip.slot = slot;
-    trip.tid = tid;
-    trip.deadlineNs = deadlineNs;
-    trip.demotedNs = now;
-    trip.demoted = ok;
-    trip.atStop = atStop;
-    trip.ranPastDeadlineNs = ranPastDeadlineNs;
+    const WatchdogTrip trip{.slot = slot,
+                            .tid = tid,
+                            .deadlineNs = deadlineNs,
+                            .demotedNs = now,
+                            .demoted = ok,
+                            .atStop = atStop,
+                            .ranPastDeadlineNs = ranPastDeadlineNs};
     const uint32_t logged = m_tripsLogged.load(std::memory_order_relaxed);
     if (logged < kMaxTrips) {
         m_trips[logged] = trip;

@@ -36,6 +36,20 @@ struct WatchdogConfig {
     std::vector<std::string> validate(const CpuTopology& cpus) const;
 };
 
+/// @brief The watchdog of an experiment whose spinners the kernel may throttle (starvation, deadline): on @p cpu at
+/// @p priority, with @p Limits' kWatchdogMarginNs and kWatchdogPollNs, counting only the CPU time a thread ran past
+/// its deadline (cpuTimeOverrun).
+template <class Limits> WatchdogConfig throttledSpinnerWatchdog(int cpu, int priority)
+{
+    WatchdogConfig wd;
+    wd.cpu = cpu;
+    wd.priority = priority;
+    wd.marginNs = Limits::kWatchdogMarginNs;
+    wd.pollNs = Limits::kWatchdogPollNs;
+    wd.cpuTimeOverrun = true;
+    return wd;
+}
+
 /// @brief One demotion the watchdog made.
 struct WatchdogTrip {
     int slot = -1;

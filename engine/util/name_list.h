@@ -68,6 +68,16 @@ constexpr const char* labelOf(const NamedValue<E> (&rows)[N], E value, const cha
     return rowField(rows, &NamedValue<E>::value, value, &NamedValue<E>::label, none);
 }
 
+/// @brief @p value's name in @p names, which names every value of its enum in declaration order, from the first
+/// (0) to @p Last; "?" for a value past them. The count is checked when it compiles: a value added to the enum must
+/// be named too.
+template <auto Last, size_t N> constexpr const char* enumName(decltype(Last) value, const char* const (&names)[N])
+{
+    static_assert(size_t(Last) + 1 == N, "one name for every value of the enum, in its order");
+    const auto i = size_t(value);
+    return i < N ? names[i] : "?";
+}
+
 /// @brief The value whose short name is @p name exactly; nullopt when none is.
 template <class E, size_t N, class Name>
 constexpr std::optional<E> valueNamed(const NamedValue<E> (&rows)[N], const Name& name)

@@ -14,40 +14,37 @@ void appendHexEscape(std::string& out, uint8_t byte)
     out += kHex[byte & 0xf];
 }
 
-// The length of the well-formed UTF-8 sequence that starts at @p i (2 to 4), or 0 when there is none. The ranges
-// of the second byte are those of the Unicode standard's table of well-formed sequences, which is what rules out
-// overlong forms, surrogates and code points above U+10FFFF.
+// The Unicode standard's table of well-formed UTF-8 byte sequences, by their first byte: the sequence's length and
+// the range of its second byte (every later one is 80..BF). Those ranges are what rule out overlong forms,
+// surrogates and code points above U+10FFFF.
+struct Utf8Lead {
+    uint8_t firstLo, firstHi;
+    size_t length;
+    uint8_t secondLo, secondHi;
+};
+constexpr Utf8Lead kUtf8Leads[] = {
+    {0xc2, 0xdf, 2, 0x80, 0xbf}, {0xe0, 0xe0, 3, 0xa0, 0xbf}, {0xe1, 0xec, 3, 0x80, 0xbf}, {0xed, 0xed, 3, 0x80, 0x9f},
+    {0xee, 0xef, 3, 0x80, 0xbf}, {0xf0, 0xf0, 4, 0x90, 0xbf}, {0xf1, 0xf3, 4, 0x80, 0xbf}, {0xf4, 0xf4, 4, 0x80, 0x8f}};
+
+// The length of the well-formed UTF-8 sequence that starts at @p i (2 to 4), or 0 when there is none.
 size_t wellFormedUtf8Length(std::string_view s, size_t i)
 {
     const auto b0 = uint8_t(s[i]);
-    size_t n = 0;
-    uint8_t lo = 0x80, hi = 0xbf;
-    if (b0 >= 0xc2 && b0 <= 0xdf) {
-        n = 2;
-    } else if (b0 >= 0xe0 && b0 <= 0xef) {
-        n = 3;
-        if (b0 == 0xe0)
-            lo = 0xa0;
-        else if (b0 == 0xed)
-            hi = 0x9f;
-    } else if (b0 >= 0xf0 && b0 <= 0xf4) {
-        n = 4;
-        if (b0 == 0xf0)
-            lo = 0x90;
-        else if (b0 == 0xf4)
-            hi = 0x8f;
-    } else {
-        return 0;
-    }
-    if (s.size() - i < n)
-        return 0;
-    const auto b1 = uint8_t(s[i + 1]);
-    if (b1 < lo || b1 > hi)
-        return 0;
-    for (size_t k = 2; k < n; ++k)
-        if ((uint8_t(s[i + k]) & 0xc0) != 0x80)
+    for (const Utf8Lead& lead : kUtf8Leads) {
+        if (b0 < lead.firstLo || b0 > lead.firstHi)
+            continue;
+        const size_t n = lead.length;
+        if (s.size() - i < n)
             return 0;
-    return n;
+        const auto b1 = uint8_t(s[i + 1]);
+        if (b1 < lead.secondLo || b1 > lead.secondHi)
+            return 0;
+        for (size_t k = 2; k < n; ++k)
+            if ((uint8_t(s[i + k]) & 0xc0) != 0x80)
+                return 0;
+        return n;
+    }
+    return 0;
 }
 
 // The code points that reorder or break the text around them on a terminal without being C0/C1 controls: the

@@ -1,8 +1,9 @@
 #include "engine/util/units.h"
 
+#include "engine/util/whole_number.h"
+
 #include <algorithm>
 #include <cctype>
-#include <charconv>
 #include <cstdio>
 #include <sstream>
 
@@ -56,9 +57,8 @@ std::optional<int> parseCpuNumber(std::string_view s)
 {
     if (s.empty() || !std::all_of(s.begin(), s.end(), isDigit))
         return std::nullopt;
-    int value = 0;
-    const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), value);
-    if (ec != std::errc() || end != s.data() + s.size() || value > kMaxCpu)
+    const std::optional<int> value = wholeNumber<int>(s);
+    if (!value || *value > kMaxCpu)
         return std::nullopt;
     return value;
 }

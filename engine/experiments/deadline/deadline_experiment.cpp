@@ -235,15 +235,10 @@ Error DeadlineRun::startIsolation()
 {
     const int64_t t0 = m_startNs + kLeadInNs;
     m_endNs = t0 + m_config.durationNs;
-    WatchdogConfig wd;
-    wd.cpu = m_controllerCpu;
-    wd.priority = DeadlineConfig::kWatchdogPriority;
-    wd.marginNs = DeadlineConfig::kWatchdogMarginNs;
-    wd.pollNs = DeadlineConfig::kWatchdogPollNs;
     // The runaway is throttled for most of every period: at the run's end it may be off the CPU through no fault
     // of its own, so only the CPU time it uses past the end counts.
-    wd.cpuTimeOverrun = true;
-    if (Error e = m_watchdog.start(wd))
+    if (Error e = m_watchdog.start(
+            throttledSpinnerWatchdog<DeadlineConfig>(m_controllerCpu, DeadlineConfig::kWatchdogPriority)))
         return e;
     m_watchdogSlot = m_watchdog.addSlot();
 
@@ -491,12 +486,8 @@ size_t DeadlineRun::drain()
 
 std::shared_ptr<DeadlineSnapshot> DeadlineRun::makeSnapshot(bool running)
 {
-    auto s = std::make_shared<DeadlineSnapshot>();
-    s->config = m_config;
-    s->running = running;
+    auto s = newRunSnapshot<DeadlineSnapshot>(m_config, running, m_startNs, nowNs());
     s->finished = finished();
-    s->startNs = m_startNs;
-    s->publishedNs = nowNs();
     s->tickNs = m_tickNs;
     s->slotNames = m_slotNames;
     s->slotDeclared = m_slotDeclared;

@@ -229,6 +229,20 @@ Error LatencyRun::startWorker(Worker& w)
     return e;
 }
 
+Error LatencyRun::restartWorkers(const std::vector<int>& cpus, bool sameCpus)
+{
+    if (!sameCpus)
+        return startAllWorkers(cpus);
+    if (m_tracer.sessionRunning()) {
+        std::lock_guard guard(m_workersMutex);
+        drainLocked();
+    }
+    for (auto& w : m_workers)
+        if (Error e = startWorker(*w))
+            return e;
+    return {};
+}
+
 void LatencyRun::requestWorkerStop(Worker& w, int64_t requestNs)
 {
     // The time first, then the flag: the loop drops a wake-up at or after the time even if it has not seen the
@@ -410,19 +424,7 @@ LatencyRun::Change LatencyRun::reconfigure(const LatencyConfig& requested, const
         m_config.cpu = next.cpu;
         m_config.cpus = next.cpus;
         m_cpus = nextCpus;
-        Error e;
-        if (nextCpus == prevCpus) {
-            // Traced: the replaced threads' last samples go to the anatomy now, each under its own thread's tid.
-            if (m_tracer.sessionRunning()) {
-                std::lock_guard guard(m_workersMutex);
-                drainLocked();
-            }
-            for (auto& w : m_workers)
-                if (!e)
-                    e = startWorker(*w); // same CPUs: the aggregates and sequence numbers continue
-        } else {
-            e = startAllWorkers(nextCpus);
-        }
+        const Error e = restartWorkers(nextCpus, nextCpus == prevCpus);
         if (e) {
             // Put back what worked, so a refused change does not stop the measurement.
             stopAllWorkers();
@@ -451,19 +453,7 @@ LatencyRun::Change LatencyRun::reconfigure(const LatencyConfig& requested, const
                 else if (prev.trace)
                     m_tracer.configure(m_config);
             }
-            Error restored;
-            if (nextCpus == prevCpus) {
-                if (m_tracer.sessionRunning()) {
-                    std::lock_guard guard(m_workersMutex);
-                    drainLocked();
-                }
-                for (auto& w : m_workers)
-                    if (!restored)
-                        restored = startWorker(*w);
-            } else {
-                restored = startAllWorkers(prevCpus);
-            }
-            if (restored)
+            if (const Error restored = restartWorkers(prevCpus, nextCpus == prevCpus))
                 return endAfterFailedRestore(e, restored);
             configChanged();
             return {e};

@@ -136,6 +136,10 @@ private:
     /// Replaces the workers (none of them running) by new ones on @p cpus and starts them.
     Error startAllWorkers(const std::vector<int>& cpus);
     Error startWorker(Worker& w);
+    /// @brief The workers again after stopAllWorkers(), on @p cpus. On the same CPUs as before (@p sameCpus) the
+    /// existing ones restart and their aggregates and sequence numbers continue (traced, the replaced threads' last
+    /// samples go to the anatomy first, each under its own thread's tid); on others, a new set starts.
+    Error restartWorkers(const std::vector<int>& cpus, bool sameCpus);
     /// Marks the moment from which @p w measures nothing more and asks it to stop (does not wait).
     static void requestWorkerStop(Worker& w, int64_t requestNs);
     void stopWorker(Worker& w);

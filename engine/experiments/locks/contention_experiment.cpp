@@ -436,13 +436,9 @@ size_t ContentionRun::drain()
 
 std::shared_ptr<ContentionSnapshot> ContentionRun::makeSnapshot(bool running)
 {
-    auto snap = std::make_shared<ContentionSnapshot>();
-    snap->config = m_config;
+    auto snap = newRunSnapshot<ContentionSnapshot>(m_config, running, m_startNs, nowNs());
     snap->workerCpus = m_workerCpus;
-    snap->running = running;
     snap->finished = finished();
-    snap->startNs = m_startNs;
-    snap->publishedNs = nowNs();
     std::lock_guard lock(m_runMutex);
     snap->memoryLock = m_memoryLock.detail;
     snap->kinds = m_results;

@@ -265,27 +265,15 @@ void InversionRun::highLoop(const std::atomic<bool>& stop)
 size_t InversionRun::drain()
 {
     size_t total = 0;
-    TimelineSegment segs[256];
-    for (auto& ring : m_segmentRings) {
-        for (;;) {
-            const size_t n = ring->popBatch(segs, std::size(segs));
-            for (size_t i = 0; i < n; ++i)
-                m_aggregator.addSegment(segs[i]);
-            total += n;
-            if (n < std::size(segs))
-                break;
-        }
-    }
-    InversionPeriod periods[64];
-    for (;;) {
-        const size_t n = m_periodRing->popBatch(periods, std::size(periods));
-        for (size_t i = 0; i < n; ++i)
-            m_aggregator.addPeriod(periods[i]);
-        total += n;
-        if (n < std::size(periods))
-            break;
-    }
-    return total;
+    for (auto& ring : m_segmentRings)
+        total += m_segmentBatch.drain(*ring, [this](std::span<const TimelineSegment> batch) {
+            for (const TimelineSegment& s : batch)
+                m_aggregator.addSegment(s);
+        });
+    return total + m_periodBatch.drain(*m_periodRing, [this](std::span<const InversionPeriod> batch) {
+        for (const InversionPeriod& p : batch)
+            m_aggregator.addPeriod(p);
+    });
 }
 
 std::shared_ptr<InversionSnapshot> InversionRun::makeSnapshot(bool running)

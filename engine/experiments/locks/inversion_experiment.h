@@ -111,6 +111,8 @@ private:
     std::unique_ptr<Lock> m_lock;
     std::array<std::unique_ptr<SpscRing<TimelineSegment>>, 3> m_segmentRings;
     std::unique_ptr<SpscRing<InversionPeriod>> m_periodRing;
+    DrainBuffer<TimelineSegment, 256> m_segmentBatch;
+    DrainBuffer<InversionPeriod, 64> m_periodBatch;
     std::array<RtThread, 3> m_threads; ///< low, medium, high
     std::array<int, 3> m_slots{-1, -1, -1};
     std::array<std::atomic<int>, 3> m_tids{};

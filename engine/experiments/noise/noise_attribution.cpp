@@ -19,19 +19,8 @@ constexpr int noiseFrameMatch(NoiseFrameSource source, int number)
 // The events the attribution reads; the others (wake-ups, hrtimers, markers) are not kept.
 bool noiseKeepsEvent(TraceEventType t)
 {
-    switch (t) {
-    case TraceEventType::SchedSwitch:
-    case TraceEventType::IrqEntry:
-    case TraceEventType::IrqExit:
-    case TraceEventType::SoftirqEntry:
-    case TraceEventType::SoftirqExit:
-    case TraceEventType::VectorEntry:
-    case TraceEventType::VectorExit:
-    case TraceEventType::Nmi:
-        return true;
-    default:
-        return false;
-    }
+    const TracePayload p = tracePayload(t);
+    return p == TracePayload::Sw || p == TracePayload::Irq || p == TracePayload::Nmi;
 }
 
 std::string noiseVectorCulprit(TraceVector v)

@@ -470,11 +470,7 @@ std::string NoiseRun::traceNote() const
 
 std::shared_ptr<NoiseSnapshot> NoiseRun::makeSnapshot(bool running)
 {
-    auto snap = std::make_shared<NoiseSnapshot>();
-    snap->config = m_config;
-    snap->running = running;
-    snap->startNs = m_startNs.load();
-    snap->publishedNs = nowNs();
+    auto snap = newRunSnapshot<NoiseSnapshot>(m_config, running, m_startNs.load(), nowNs());
     snap->memoryLock = m_memoryLock.detail;
     if (!m_attribution)
         return snap;

@@ -1,10 +1,10 @@
 #include "engine/experiments/noise/osnoise_trace.h"
 
 #include "engine/util/input_file.h"
+#include "engine/util/whole_number.h"
 
 #include <algorithm>
 #include <cctype>
-#include <charconv>
 #include <cstdlib>
 
 namespace rtscope {
@@ -32,10 +32,7 @@ std::string_view nextToken(std::string_view& rest)
 
 template <class T> bool readWhole(std::string_view token, T& out)
 {
-    if (token.empty())
-        return false;
-    const auto [end, ec] = std::from_chars(token.data(), token.data() + token.size(), out);
-    return ec == std::errc() && end == token.data() + token.size();
+    return !token.empty() && readWholeNumber(token, out);
 }
 
 bool readPercent(std::string_view token, double& out)

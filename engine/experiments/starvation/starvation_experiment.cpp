@@ -88,15 +88,10 @@ Error StarvationRun::start()
 
     // Whatever starts below and is left behind by a failure, an exception included, is stopped by stop(): the
     // host calls it after a failed start(), and the destructor does.
-    WatchdogConfig wd;
-    wd.cpu = m_controllerCpu;
-    wd.priority = watchdogPriority >= 1 ? watchdogPriority : StarvationConfig::kWatchdogPriority;
-    wd.marginNs = StarvationConfig::kWatchdogMarginNs;
-    wd.pollNs = StarvationConfig::kWatchdogPollNs;
     // A burst can end inside a throttling window (~50 ms, docs/experiments/starvation.md): the spinner then resumes
     // late without having run, and must not be blamed for the kernel's pause.
-    wd.cpuTimeOverrun = true;
-    if (Error e = m_watchdog.start(wd))
+    if (Error e = m_watchdog.start(throttledSpinnerWatchdog<StarvationConfig>(
+            m_controllerCpu, watchdogPriority >= 1 ? watchdogPriority : StarvationConfig::kWatchdogPriority)))
         return e;
     m_watchdogSlot = m_watchdog.addSlot();
 
@@ -185,12 +180,7 @@ bool StarvationRun::sleepUntil(int64_t tNs, const std::atomic<bool>& stop)
 
 void StarvationRun::pushEvent(StarvationSpinnerEvent::Kind kind, int burst, int64_t tNs, bool demoted, bool interrupted)
 {
-    StarvationSpinnerEvent ev;
-    ev.kind = kind;
-    ev.burst = burst;
-    ev.tNs = tNs;
-    ev.demoted = demoted;
-    ev.interrupted = interrupted;
+    StarvationSpinnerEvent ev{.kind = kind, .demoted = demoted, .interrupted = interrupted, .burst = burst, .tNs = tNs};
     for (int i = 0; i < m_threads; ++i)
         ev.counts[i] = m_counters[i].ops.load(std::memory_order_relaxed);
     (void)m_events->tryPush(ev); // a full ring counts the drop: the snapshot's droppedEvents

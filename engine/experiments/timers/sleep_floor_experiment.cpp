@@ -230,11 +230,7 @@ size_t SleepFloorRun::drain()
 
 std::shared_ptr<SleepFloorSnapshot> SleepFloorRun::makeSnapshot(bool running)
 {
-    auto snap = std::make_shared<SleepFloorSnapshot>();
-    snap->config = m_config;
-    snap->running = running;
-    snap->startNs = m_startNs;
-    snap->publishedNs = nowNs();
+    auto snap = newRunSnapshot<SleepFloorSnapshot>(m_config, running, m_startNs, nowNs());
     snap->clockResolutionNs = m_clockResolutionNs;
     snap->timerSlackNs = m_slackNs.load(std::memory_order_relaxed);
     snap->cpuClockOverheadNs = m_cpuOverheadNs.load(std::memory_order_relaxed);
