@@ -8,7 +8,6 @@ class QAbstractAxis;
 class QAbstractSeries;
 class QChart;
 class QChartView;
-class QEvent;
 class QLogValueAxis;
 class QObject;
 class QValueAxis;
@@ -34,7 +33,5 @@ void addSeries(QChart* chart, QAbstractSeries* series);
 void swapAxis(QChart* chart, QAbstractAxis* hidden, QAbstractAxis* shown, Qt::Alignment alignment, QObject* keeper);
 /// Shows the legend entry of each series of @p chart only while the series is visible.
 void hideLegendOfHiddenSeries(QChart* chart);
-/// Whether a chart restyles for @p event: a palette, font or style change, or null (the first styling).
-bool restylesFor(const QEvent* event);
 
 } // namespace rtscope::plot

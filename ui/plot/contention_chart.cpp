@@ -26,6 +26,19 @@
 namespace rtscope {
 
 namespace {
+
+/// Puts @p series, bars 0.7 wide, on @p chart over @p categories on the left and @p axis (about five ticks) along the
+/// bottom.
+void setUpBars(QChart* chart, QHorizontalStackedBarSeries* series, QBarCategoryAxis* categories, QValueAxis* axis)
+{
+    series->setBarWidth(0.7);
+    axis->setLabelFormat("%g");
+    axis->setTickCount(5);
+    chart->addAxis(categories, Qt::AlignLeft);
+    chart->addAxis(axis, Qt::AlignBottom);
+    plot::addSeries(chart, series);
+}
+
 constexpr int kBinsPerDecade = 20;
 // The throughput axis counts thousands: "674" reads better than "674200" from the back of a room.
 constexpr double kRateScale = 1e3;
@@ -296,40 +309,26 @@ ContentionChart::ContentionChart(QWidget* parent)
     d->rateChart = plot::newChart(tr("Throughput (higher is better)"));
     d->rateChart->legend()->hide();
     d->rateSeries = new QHorizontalStackedBarSeries;
-    d->rateSeries->setBarWidth(0.7);
     for (int c = 0; c < kMaxKinds; ++c) {
         auto* set = new QBarSet(QString::number(c));
         d->rateSets.push_back(set);
         d->rateSeries->append(set);
     }
-    d->rateChart->addSeries(d->rateSeries);
     d->rateCategories = new QBarCategoryAxis;
     d->rateAxis = new QValueAxis;
     d->rateAxis->setTitleText(tr("k acquisitions / s, all threads"));
-    d->rateAxis->setLabelFormat("%g");
-    d->rateAxis->setTickCount(5);
-    d->rateChart->addAxis(d->rateCategories, Qt::AlignLeft);
-    d->rateChart->addAxis(d->rateAxis, Qt::AlignBottom);
-    d->rateSeries->attachAxis(d->rateCategories);
-    d->rateSeries->attachAxis(d->rateAxis);
+    setUpBars(d->rateChart, d->rateSeries, d->rateCategories, d->rateAxis);
 
     d->switchChart = plot::newChart(tr("Context switches per 1000 acquisitions"));
     d->switchChart->legend()->setAlignment(Qt::AlignBottom);
     d->switchSeries = new QHorizontalStackedBarSeries;
-    d->switchSeries->setBarWidth(0.7);
     d->voluntary = new QBarSet(tr("voluntary (it slept)"));
     d->involuntary = new QBarSet(tr("involuntary (preempted)"));
     d->switchSeries->append(d->voluntary);
     d->switchSeries->append(d->involuntary);
-    d->switchChart->addSeries(d->switchSeries);
     d->switchCategories = new QBarCategoryAxis;
     d->switchAxis = new QValueAxis;
-    d->switchAxis->setLabelFormat("%g");
-    d->switchAxis->setTickCount(5);
-    d->switchChart->addAxis(d->switchCategories, Qt::AlignLeft);
-    d->switchChart->addAxis(d->switchAxis, Qt::AlignBottom);
-    d->switchSeries->attachAxis(d->switchCategories);
-    d->switchSeries->attachAxis(d->switchAxis);
+    setUpBars(d->switchChart, d->switchSeries, d->switchCategories, d->switchAxis);
 
     d->waitChart = plot::newChart(tr("Wait from request to holding the lock"));
     d->waitChart->legend()->setAlignment(Qt::AlignBottom);
@@ -363,16 +362,11 @@ ContentionChart::ContentionChart(QWidget* parent)
     connect(d->rateChart, &QChart::plotAreaChanged, this, [this] { d->relayoutLabels(); });
     connect(d->switchChart, &QChart::plotAreaChanged, this, [this] { d->relayoutLabels(); });
 
-    d->restyle();
+    setRestyle([this] { d->restyle(); });
     clear();
 }
 
 ContentionChart::~ContentionChart() = default;
-
-void ContentionChart::restyle()
-{
-    d->restyle();
-}
 
 void ContentionChart::setData(const ContentionChartData& data)
 {

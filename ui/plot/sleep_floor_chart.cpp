@@ -232,16 +232,13 @@ SleepFloorChart::SleepFloorChart(QWidget* parent)
     d->view->setRenderHint(QPainter::Antialiasing);
     d->rebuildAxes({0, 1, 10, 100, 1'000, 10'000, 100'000, 1'000'000, 10'000'000}, 0, 8);
     connect(d->chart, &QChart::plotAreaChanged, this, [this] { d->refit(); });
-    restyle();
+    setRestyle([this] {
+        plot::styleChart(d->chart, palette(), font());
+        d->style();
+    });
 }
 
 SleepFloorChart::~SleepFloorChart() = default;
-
-void SleepFloorChart::restyle()
-{
-    plot::styleChart(d->chart, palette(), font());
-    d->style();
-}
 
 double SleepFloorChart::durationPosition(int64_t ns)
 {

@@ -208,22 +208,19 @@ SweepChart::SweepChart(QWidget* parent)
     connect(d->chart, &QChart::plotAreaChanged, this, [this] { d->placeFailedLabels(); });
     for (size_t r = 0; r < kRoles.size(); ++r)
         d->segment(r, 0);
-    restyle();
+    setRestyle([this] {
+        d->palette = palette();
+        d->font = font();
+        plot::styleChart(d->chart, d->palette, d->font);
+        for (size_t r = 0; r < kRoles.size(); ++r)
+            for (QLineSeries* s : d->segments[r])
+                d->style(s, kRoles[r]);
+        d->placeFailedLabels();
+    });
     setPoints({});
 }
 
 SweepChart::~SweepChart() = default;
-
-void SweepChart::restyle()
-{
-    d->palette = palette();
-    d->font = font();
-    plot::styleChart(d->chart, d->palette, d->font);
-    for (size_t r = 0; r < kRoles.size(); ++r)
-        for (QLineSeries* s : d->segments[r])
-            d->style(s, kRoles[r]);
-    d->placeFailedLabels();
-}
 
 void SweepChart::setPoints(const std::vector<SweepChartPoint>& points)
 {
