@@ -59,33 +59,12 @@ QVariant DriftTableModel::data(const QModelIndex& index, int role) const
     if (!isCell(index))
         return {};
     const DriftTableRow& r = rowAt(index);
-    if (role == RawValueRole) {
-        switch (Column(index.column())) {
-        case Method:
-            return QString::fromLatin1(driftMethodName(r.method));
-        case Ticks:
-            return qlonglong(r.lastTick);
-        case Drift:
-            return qlonglong(r.driftNs);
-        case Slope:
-            return r.slopeNs;
-        case RateHz:
-            return r.rateHz;
-        case RatePercent:
-            return r.ratePercent;
-        case Missed:
-            return qulonglong(r.missed);
-        case LatenessP50:
-            return qlonglong(r.p50Ns);
-        case LatenessP99:
-            return qlonglong(r.p99Ns);
-        case Dropped:
-            return qulonglong(r.drops);
-        case Count:
-            break;
-        }
-        return {};
-    }
+    if (role == RawValueRole)
+        return rawColumn(
+            r, index.column(), [](const DriftTableRow& r) { return QString::fromLatin1(driftMethodName(r.method)); },
+            &DriftTableRow::lastTick, &DriftTableRow::driftNs, &DriftTableRow::slopeNs, &DriftTableRow::rateHz,
+            &DriftTableRow::ratePercent, &DriftTableRow::missed, &DriftTableRow::p50Ns, &DriftTableRow::p99Ns,
+            &DriftTableRow::drops);
     if (role == Qt::DisplayRole) {
         const bool any = r.wakes > 0;
         switch (Column(index.column())) {
