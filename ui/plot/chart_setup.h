@@ -15,6 +15,12 @@ class QWidget;
 
 namespace rtscope::plot {
 
+/// What the private part of a widget that shows one chart starts from: the chart, and the view that shows it.
+struct ChartAndView {
+    QChart* chart = nullptr;
+    QChartView* view = nullptr;
+};
+
 /// A chart without animation, titled @p title, with @p margins round the plot.
 QChart* newChart(const QString& title, const QMargins& margins = QMargins(4, 4, 8, 4));
 /// A base-10 log axis titled @p title, labelled with @p labelFormat, with @p minorTicks minor ticks a decade.

@@ -38,10 +38,8 @@ QColor curveColor(int index, bool relative, bool dark)
 }
 } // namespace
 
-struct DriftChart::Impl {
+struct DriftChart::Impl : plot::ChartAndView {
     DriftChart* owner = nullptr;
-    QChart* chart = nullptr;
-    QChartView* view = nullptr;
     std::vector<QLineSeries*> series;
     QValueAxis* x = nullptr;
     QValueAxis* yLinear = nullptr;

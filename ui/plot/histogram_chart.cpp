@@ -28,10 +28,8 @@ constexpr int kLinearBins = 200;
 constexpr int kLogBinsPerDecade = 50;
 } // namespace
 
-struct HistogramChart::Impl {
+struct HistogramChart::Impl : plot::ChartAndView {
     QObject* owner = nullptr;
-    QChart* chart = nullptr;
-    QChartView* view = nullptr;
     QLineSeries* live = nullptr;
     QLineSeries* reference = nullptr;
     QValueAxis* xLinear = nullptr;

@@ -55,10 +55,8 @@ int sleepFloorDecadeStep(double axisPx, int decades, double labelPx)
 }
 } // namespace
 
-struct SleepFloorChart::Impl {
+struct SleepFloorChart::Impl : plot::ChartAndView {
     SleepFloorChart* owner = nullptr;
-    QChart* chart = nullptr;
-    QChartView* view = nullptr;
     QCategoryAxis* x = nullptr;
     QCategoryAxis* y = nullptr;
     QLineSeries* identity = nullptr;

@@ -42,9 +42,7 @@ struct Band {
 };
 } // namespace
 
-struct StarvationChart::Impl {
-    QChart* chart = nullptr;
-    QChartView* view = nullptr;
+struct StarvationChart::Impl : plot::ChartAndView {
     QValueAxis* x = nullptr;
     QValueAxis* y = nullptr;
     std::vector<QLineSeries*> series;

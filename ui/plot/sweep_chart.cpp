@@ -58,9 +58,7 @@ constexpr double kLowestUs = 0.1;
 
 } // namespace
 
-struct SweepChart::Impl {
-    QChart* chart = nullptr;
-    QChartView* view = nullptr;
+struct SweepChart::Impl : plot::ChartAndView {
     QCategoryAxis* x = nullptr;
     QLogValueAxis* y = nullptr;
     plot::AxisAutoRange yRange{plot::AxisAutoRange::Scale::Log};

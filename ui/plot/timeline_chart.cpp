@@ -22,10 +22,8 @@
 
 namespace rtscope {
 
-struct TimelineChart::Impl {
+struct TimelineChart::Impl : plot::ChartAndView {
     QObject* owner = nullptr;
-    QChart* chart = nullptr;
-    QChartView* view = nullptr;
     QLineSeries* series = nullptr;     ///< the first curve
     std::vector<QLineSeries*> more;    ///< the others, made on demand and kept
     std::vector<TimelineCurve> curves; ///< at least one
