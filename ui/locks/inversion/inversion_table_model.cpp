@@ -22,19 +22,21 @@ InversionTableModel::InversionTableModel(QObject* parent)
 
 void InversionTableModel::setLive(const std::optional<InversionRunSummary>& live)
 {
-    const bool countChanged = live.has_value() != m_live.has_value();
-    if (countChanged)
-        beginResetModel();
-    m_live = live;
-    rowsChanged(countChanged);
+    setRun(m_live, live);
 }
 
 void InversionTableModel::setReference(const std::optional<InversionRunSummary>& reference)
 {
-    const bool countChanged = reference.has_value() != m_reference.has_value();
+    setRun(m_reference, reference);
+}
+
+void InversionTableModel::setRun(std::optional<InversionRunSummary>& run,
+                                 const std::optional<InversionRunSummary>& summary)
+{
+    const bool countChanged = summary.has_value() != run.has_value();
     if (countChanged)
         beginResetModel();
-    m_reference = reference;
+    run = summary;
     rowsChanged(countChanged);
 }
 
