@@ -7,6 +7,7 @@
 #include <QSettings>
 #include <QSplitter>
 #include <QTimer>
+#include <QVBoxLayout>
 
 namespace rtscope {
 
@@ -110,6 +111,18 @@ QSplitter* PolledPage::keptVerticalSplitter(QWidget* top, QWidget* bottom, int t
     splitter->setChildrenCollapsible(false);
     keepSplitter("splitter", splitter);
     return splitter;
+}
+
+void PolledPage::stackRows(std::initializer_list<Row> rows)
+{
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(4, 4, 4, 4);
+    for (const Row& r : rows) {
+        if (r.widget)
+            layout->addWidget(r.widget, r.stretch);
+        else
+            layout->addLayout(r.layout, r.stretch);
+    }
 }
 
 void PolledPage::keepHeader(const QString& key, QHeaderView* header)

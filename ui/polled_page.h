@@ -36,6 +36,7 @@
 #include <nlohmann/json.hpp>
 
 #include <functional>
+#include <initializer_list>
 #include <memory>
 #include <string>
 #include <type_traits>
@@ -43,6 +44,7 @@
 #include <vector>
 
 class QHeaderView;
+class QLayout;
 class QSplitter;
 class QTimer;
 
@@ -120,6 +122,22 @@ protected:
     QSplitter* keptVerticalSplitter(QWidget* top, QWidget* bottom, int topStretch, int bottomStretch,
                                     QWidget* parent = nullptr);
     void keepHeader(const QString& key, QHeaderView* header);
+    /// One row of the page (stackRows()): a widget or a layout, and its share of the spare height.
+    struct Row {
+        Row(QWidget* w, int s = 0)
+            : widget(w)
+            , stretch(s)
+        {}
+        Row(QLayout* l, int s = 0)
+            : layout(l)
+            , stretch(s)
+        {}
+        QWidget* widget = nullptr;
+        QLayout* layout = nullptr;
+        int stretch = 0;
+    };
+    /// Lays the page out as @p rows, top to bottom, 4 px from its edges.
+    void stackRows(std::initializer_list<Row> rows);
     /// The page in "The saved … settings were not applied:"; name() unless a page says it otherwise.
     virtual QString settingsName() const { return name(); }
     /// Whether saveSettings() keeps configJson() under "config" (restored through applyConfigJson()). A page whose
@@ -375,18 +393,12 @@ protected:
     /// The run in progress, here or on the target.
     bool experimentRunning() const
     {
-        if constexpr (kRemotable)
-            if (m_remote)
-                return m_remote->running();
-        return m_experiment->running();
+        return onRunner([](auto& e) { return e.running(); });
     }
     /// The newest snapshot of the run, here or on the target (null before any).
     std::shared_ptr<const Snapshot> latestSnapshot() const
     {
-        if constexpr (kRemotable)
-            if (m_remote)
-                return m_remote->snapshot();
-        return m_experiment->snapshot();
+        return onRunner([](auto& e) { return e.snapshot(); });
     }
     /// A view option the agent's experiment takes for a run on a target ("series_window_ns", docs/remote.md): kept
     /// for every target, and sent with the next Start there.
@@ -503,10 +515,7 @@ private:
     /// Starts @p c here or on the target.
     Error startExperiment(const Config& c, const CpuTopology& topo)
     {
-        if constexpr (kRemotable)
-            if (m_remote)
-                return m_remote->start(c, topo);
-        return m_experiment->start(c, topo);
+        return onRunner([&](auto& e) { return e.start(c, topo); });
     }
     QString runLabel(const Config& c) const
     {
@@ -536,10 +545,15 @@ private:
     }
     bool endedByItself() const
     {
+        return onRunner([](auto& e) { return e.finished(); });
+    }
+    /// @p f of what runs: the experiment on the target while one is connected (setTarget()), else this computer's.
+    template <class F> auto onRunner(F f) const -> decltype(f(*m_experiment))
+    {
         if constexpr (kRemotable)
             if (m_remote)
-                return m_remote->finished();
-        return m_experiment->finished();
+                return f(*m_remote);
+        return f(*m_experiment);
     }
     /// Whether the run that stopped had ended by itself, as the last snapshot drawn (or the experiment) says.
     bool ranToEnd() const { return m_lastDrawn && m_lastDrawn->finished; }
@@ -550,5 +564,11 @@ private:
     std::unique_ptr<Remote> m_remote; ///< set while a target is connected: Start runs there
     nlohmann::json m_remoteView = nlohmann::json::object();
 };
+
+/// The page of an experiment of the engine's registry: its factory and its reader are the registry's
+/// (ExperimentTraits<Config>), @p Controls the panel.
+template <RegisteredExperiment Config, class Controls, PageCapabilities kCapabilities = {}>
+using RegisteredExperimentPage = PolledExperimentPage<Config, typename ExperimentTraits<Config>::Experiment, Controls,
+                                                      ExperimentTraits<Config>::fromJson, kCapabilities>;
 
 } // namespace rtscope

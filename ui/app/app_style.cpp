@@ -24,52 +24,68 @@ void initUiResources()
 }
 
 namespace {
-QPalette darkPalette()
+/// The colours a theme chooses: both themes fill the same roles with them.
+struct ThemeColors {
+    QColor window;
+    QColor base;
+    QColor alternateBase;
+    QColor toolTipBase;
+    QColor text;
+    QColor button;
+    QColor highlight;
+    QColor placeholder;
+    QColor disabled; ///< the text of a disabled widget
+};
+
+QPalette themePalette(const ThemeColors& c)
 {
     QPalette p;
-    const QColor window(0x2b, 0x2d, 0x31), base(0x1e, 0x1f, 0x22), text(0xe8, 0xe8, 0xe8);
-    p.setColor(QPalette::Window, window);
-    p.setColor(QPalette::WindowText, text);
-    p.setColor(QPalette::Base, base);
-    p.setColor(QPalette::AlternateBase, QColor(0x27, 0x29, 0x2d));
-    p.setColor(QPalette::ToolTipBase, window);
-    p.setColor(QPalette::ToolTipText, text);
-    p.setColor(QPalette::Text, text);
-    p.setColor(QPalette::Button, QColor(0x35, 0x37, 0x3c));
-    p.setColor(QPalette::ButtonText, text);
+    p.setColor(QPalette::Window, c.window);
+    p.setColor(QPalette::WindowText, c.text);
+    p.setColor(QPalette::Base, c.base);
+    p.setColor(QPalette::AlternateBase, c.alternateBase);
+    p.setColor(QPalette::ToolTipBase, c.toolTipBase);
+    p.setColor(QPalette::ToolTipText, c.text);
+    p.setColor(QPalette::Text, c.text);
+    p.setColor(QPalette::Button, c.button);
+    p.setColor(QPalette::ButtonText, c.text);
+    p.setColor(QPalette::Highlight, c.highlight);
+    p.setColor(QPalette::HighlightedText, Qt::white);
+    p.setColor(QPalette::PlaceholderText, c.placeholder);
+    p.setColor(QPalette::Disabled, QPalette::Text, c.disabled);
+    p.setColor(QPalette::Disabled, QPalette::WindowText, c.disabled);
+    p.setColor(QPalette::Disabled, QPalette::ButtonText, c.disabled);
+    return p;
+}
+
+QPalette darkPalette()
+{
+    const QColor window(0x2b, 0x2d, 0x31);
+    QPalette p = themePalette({.window = window,
+                               .base = QColor(0x1e, 0x1f, 0x22),
+                               .alternateBase = QColor(0x27, 0x29, 0x2d),
+                               .toolTipBase = window,
+                               .text = QColor(0xe8, 0xe8, 0xe8),
+                               .button = QColor(0x35, 0x37, 0x3c),
+                               .highlight = QColor(0x42, 0x7f, 0xc8),
+                               .placeholder = QColor(0x9a, 0x9a, 0x9a),
+                               .disabled = QColor(0x80, 0x80, 0x80)});
     p.setColor(QPalette::BrightText, Qt::red);
     p.setColor(QPalette::Link, QColor(0x64, 0xb5, 0xf6));
-    p.setColor(QPalette::Highlight, QColor(0x42, 0x7f, 0xc8));
-    p.setColor(QPalette::HighlightedText, Qt::white);
-    p.setColor(QPalette::PlaceholderText, QColor(0x9a, 0x9a, 0x9a));
-    const QColor disabled(0x80, 0x80, 0x80);
-    p.setColor(QPalette::Disabled, QPalette::Text, disabled);
-    p.setColor(QPalette::Disabled, QPalette::WindowText, disabled);
-    p.setColor(QPalette::Disabled, QPalette::ButtonText, disabled);
     return p;
 }
 
 QPalette lightPalette()
 {
-    QPalette p;
-    const QColor window(0xf3, 0xf4, 0xf6), text(0x14, 0x14, 0x14);
-    p.setColor(QPalette::Window, window);
-    p.setColor(QPalette::WindowText, text);
-    p.setColor(QPalette::Base, Qt::white);
-    p.setColor(QPalette::AlternateBase, QColor(0xf0, 0xf3, 0xf8));
-    p.setColor(QPalette::ToolTipBase, QColor(0xff, 0xff, 0xe0));
-    p.setColor(QPalette::ToolTipText, text);
-    p.setColor(QPalette::Text, text);
-    p.setColor(QPalette::Button, QColor(0xe6, 0xe8, 0xec));
-    p.setColor(QPalette::ButtonText, text);
-    p.setColor(QPalette::Highlight, QColor(0x1e, 0x6f, 0xd9));
-    p.setColor(QPalette::HighlightedText, Qt::white);
-    p.setColor(QPalette::PlaceholderText, QColor(0x70, 0x70, 0x70));
-    const QColor disabled(0x90, 0x90, 0x90);
-    p.setColor(QPalette::Disabled, QPalette::Text, disabled);
-    p.setColor(QPalette::Disabled, QPalette::WindowText, disabled);
-    p.setColor(QPalette::Disabled, QPalette::ButtonText, disabled);
-    return p;
+    return themePalette({.window = QColor(0xf3, 0xf4, 0xf6),
+                         .base = Qt::white,
+                         .alternateBase = QColor(0xf0, 0xf3, 0xf8),
+                         .toolTipBase = QColor(0xff, 0xff, 0xe0),
+                         .text = QColor(0x14, 0x14, 0x14),
+                         .button = QColor(0xe6, 0xe8, 0xec),
+                         .highlight = QColor(0x1e, 0x6f, 0xd9),
+                         .placeholder = QColor(0x70, 0x70, 0x70),
+                         .disabled = QColor(0x90, 0x90, 0x90)});
 }
 } // namespace
 

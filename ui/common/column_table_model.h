@@ -8,7 +8,10 @@
 #include <QStringList>
 
 #include <algorithm>
+#include <cstdint>
 #include <functional>
+#include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -73,6 +76,52 @@ protected:
 private:
     QStringList m_headers;
 };
+
+/// A field as its cell's RawValueRole gives it: ns and other signed 64-bit figures as qlonglong, 64-bit counts as
+/// qulonglong, an enumerator as its int; ints, ratios and text as they are.
+inline QVariant rawValue(int64_t v)
+{
+    return qlonglong(v);
+}
+inline QVariant rawValue(uint64_t v)
+{
+    return qulonglong(v);
+}
+inline QVariant rawValue(int v)
+{
+    return v;
+}
+inline QVariant rawValue(double v)
+{
+    return v;
+}
+inline QVariant rawValue(const QString& v)
+{
+    return v;
+}
+inline QVariant rawValue(const std::string& v)
+{
+    return QString::fromStdString(v);
+}
+inline QVariant rawValue(const QVariantList& v)
+{
+    return v;
+}
+template <class E>
+requires std::is_enum_v<E> QVariant rawValue(E v)
+{
+    return int(v);
+}
+
+/// The RawValueRole of column @p column of @p row: @p fields are the columns in order, each a member of the row or a
+/// function of it, given to rawValue(); nothing past the last.
+template <class Row, class... Fields> QVariant rawColumn(const Row& row, int column, const Fields&... fields)
+{
+    QVariant value;
+    int i = 0;
+    ((i++ == column ? void(value = rawValue(std::invoke(fields, row))) : void()), ...);
+    return value;
+}
 
 /// A ColumnTableModel whose rows are a vector of @p Row: rowCount() is their count.
 template <class Row> class RowTableModel : public ColumnTableModel {

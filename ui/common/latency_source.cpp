@@ -39,26 +39,6 @@ void LiveLatencySource::resetStatistics()
     m_experiment.resetStatistics();
 }
 
-bool LiveLatencySource::running() const
-{
-    return m_experiment.running();
-}
-
-void LiveLatencySource::setSeriesWindow(int64_t ns)
-{
-    m_experiment.setSeriesWindow(ns);
-}
-
-std::shared_ptr<const LatencySnapshot> LiveLatencySource::snapshot() const
-{
-    return m_experiment.snapshot();
-}
-
-std::vector<int> LiveLatencySource::busyCpus() const
-{
-    return m_experiment.busyCpus();
-}
-
 ReplayLatencySource::ReplayLatencySource() = default;
 
 Error ReplayLatencySource::start(const LatencyConfig& config, const CpuTopology& cpus)
@@ -94,21 +74,6 @@ Error ReplayLatencySource::reconfigure(const LatencyConfig& config)
 void ReplayLatencySource::resetStatistics()
 {
     m_replay.resetStatistics(nowNs());
-}
-
-bool ReplayLatencySource::running() const
-{
-    return m_replay.running();
-}
-
-void ReplayLatencySource::setSeriesWindow(int64_t ns)
-{
-    m_replay.setSeriesWindow(ns);
-}
-
-std::shared_ptr<const LatencySnapshot> ReplayLatencySource::snapshot() const
-{
-    return m_replay.snapshot();
 }
 
 void ReplayLatencySource::publish(int64_t nowNsValue)

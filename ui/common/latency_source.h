@@ -46,11 +46,11 @@ public:
     void stop() override;
     Error reconfigure(const LatencyConfig& config) override;
     void resetStatistics() override;
-    bool running() const override;
+    bool running() const override { return m_experiment.running(); }
     LatencyConfig config() const override { return m_experiment.config(); }
-    void setSeriesWindow(int64_t ns) override;
-    std::shared_ptr<const LatencySnapshot> snapshot() const override;
-    std::vector<int> busyCpus() const override;
+    void setSeriesWindow(int64_t ns) override { m_experiment.setSeriesWindow(ns); }
+    std::shared_ptr<const LatencySnapshot> snapshot() const override { return m_experiment.snapshot(); }
+    std::vector<int> busyCpus() const override { return m_experiment.busyCpus(); }
 
     /// A frame every 16 ms (LatencyPage::kRefreshMs, both window modes) needs a snapshot newer than the last one at
     /// each: published at twice the frame rate (docs/BENCHMARKS.md, "The desktop app fed at 20 kHz").
@@ -71,10 +71,10 @@ public:
     void stop() override;
     Error reconfigure(const LatencyConfig& config) override;
     void resetStatistics() override;
-    bool running() const override;
+    bool running() const override { return m_replay.running(); }
     LatencyConfig config() const override { return m_replay.config(); }
-    void setSeriesWindow(int64_t ns) override;
-    std::shared_ptr<const LatencySnapshot> snapshot() const override;
+    void setSeriesWindow(int64_t ns) override { m_replay.setSeriesWindow(ns); }
+    std::shared_ptr<const LatencySnapshot> snapshot() const override { return m_replay.snapshot(); }
     std::vector<int> busyCpus() const override { return {}; }
 
     LatencyReplay& replay() { return m_replay; }

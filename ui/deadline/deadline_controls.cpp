@@ -1,5 +1,6 @@
 #include "ui/deadline/deadline_controls.h"
 
+#include "engine/util/clock.h"
 #include "engine/util/units.h"
 #include "ui/common/text_format.h"
 #include "ui/widgets/duration_spin_box.h"

@@ -9,13 +9,7 @@
 
 #include <vector>
 
-class QComboBox;
-class QLineEdit;
-class QSpinBox;
-
 namespace rtscope {
-
-class DurationSpinBox;
 
 struct DeadlineControlWidgets {
     QComboBox* lesson = nullptr;

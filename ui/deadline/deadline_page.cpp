@@ -130,7 +130,7 @@ void edfMarks(const DeadlineSnapshot& s, int slot, double y, double span, QList<
 } // namespace
 
 DeadlinePage::DeadlinePage(const SystemProbe& probe, QWidget* parent)
-    : DeadlinePageBase(probe, kRefreshMs, unpinnedTopology(), parent)
+    : PolledExperimentPage(probe, kRefreshMs, unpinnedTopology(), parent)
     , m_alerts(new QLabel(this))
     , m_answer(new QLabel(this))
     , m_chart(new DeadlineChart(this))
@@ -159,12 +159,7 @@ DeadlinePage::DeadlinePage(const SystemProbe& probe, QWidget* parent)
 
     auto* splitter = keptVerticalSplitter(m_chart, m_table, 4, 1);
 
-    auto* layout = new QVBoxLayout(this);
-    layout->setContentsMargins(4, 4, 4, 4);
-    layout->addWidget(m_alerts);
-    layout->addLayout(tiles);
-    layout->addWidget(m_answer);
-    layout->addWidget(splitter, 1);
+    stackRows({m_alerts, tiles, m_answer, {splitter, 1}});
     restyle();
     drawIdle(m_base);
 }
@@ -183,7 +178,7 @@ void DeadlinePage::restyle()
 QStringList DeadlinePage::configProblems(const DeadlineConfig& c, const CpuTopology& topo) const
 {
     // A task list that is not durations never reaches the config: say so before validate()'s sentences.
-    return m_controls->tasksProblems() + DeadlinePageBase::configProblems(c, topo);
+    return m_controls->tasksProblems() + PolledExperimentPage::configProblems(c, topo);
 }
 
 void DeadlinePage::runStarting(const DeadlineConfig& config)

@@ -23,10 +23,7 @@ class DeadlineChart;
 class DeadlineTableModel;
 class FactTile;
 
-using DeadlinePageBase =
-    PolledExperimentPage<DeadlineConfig, DeadlineExperiment, DeadlineControls, deadlineConfigFromJson>;
-
-class DeadlinePage : public DeadlinePageBase {
+class DeadlinePage : public RegisteredExperimentPage<DeadlineConfig, DeadlineControls> {
     Q_OBJECT
 public:
     static constexpr int kRefreshMs = 100;

@@ -5,10 +5,6 @@
 #include "engine/doctor/doctor_run.h"
 #include "ui/widgets/experiment_controls.h"
 
-class QCheckBox;
-class QComboBox;
-class QSpinBox;
-
 namespace rtscope {
 
 class DoctorControls : public ExperimentControls {

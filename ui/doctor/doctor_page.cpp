@@ -145,12 +145,7 @@ DoctorPage::DoctorPage(const SystemProbe& probe, doctor::GuardianLaunch guardian
     split->setStretchFactor(1, 3);
     keepSplitter("splitter", split);
 
-    auto* layout = new QVBoxLayout(this);
-    layout->setContentsMargins(4, 4, 4, 4);
-    layout->addWidget(m_stage);
-    layout->addWidget(m_progress);
-    layout->addLayout(tiles);
-    layout->addWidget(split, 1);
+    stackRows({m_stage, m_progress, tiles, {split, 1}});
 
     connect(m_table->selectionModel(), &QItemSelectionModel::selectionChanged, this, &DoctorPage::showSelected);
     connect(m_try, &QPushButton::clicked, this, [this] {

@@ -147,14 +147,9 @@ LatencyPage::LatencyPage(std::unique_ptr<LatencySource> source, const SystemProb
     keepSplitter("anatomyTablesSplitter", m_anatomy->tablesSplitter());
     keepSplitter("anatomySplitter", m_anatomy->viewSplitter());
 
-    auto* layout = new QVBoxLayout(this);
-    layout->setContentsMargins(4, 4, 4, 4);
-    layout->addWidget(m_lossWarning);
-    layout->addWidget(m_replayBanner);
+    stackRows({m_lossWarning, m_replayBanner, options, {mainSplitter, 1}});
     m_replayBanner->hide();
     connect(m_replayBanner, &ReplayBanner::backToLive, this, &LatencyPage::leaveReplay);
-    layout->addLayout(options);
-    layout->addWidget(mainSplitter, 1);
 
     connect(m_logAxis, &QCheckBox::toggled, this, &LatencyPage::setLogLatencyAxis);
     connect(m_window, &QSpinBox::valueChanged, this, &LatencyPage::setTimelineSeconds);

@@ -113,31 +113,9 @@ void LatencyStatsModel::setReference(const std::optional<LatencyRunSummary>& s)
 
 QVariant LatencyStatsModel::raw(const LatencyRunSummary& s, int column) const
 {
-    switch (column) {
-    case Samples:
-        return QVariant::fromValue<qulonglong>(s.samples);
-    case Min:
-        return QVariant::fromValue<qlonglong>(s.minNs);
-    case Avg:
-        return s.avgNs;
-    case P50:
-        return QVariant::fromValue<qlonglong>(s.p50Ns);
-    case P90:
-        return QVariant::fromValue<qlonglong>(s.p90Ns);
-    case P99:
-        return QVariant::fromValue<qlonglong>(s.p99Ns);
-    case P999:
-        return QVariant::fromValue<qlonglong>(s.p999Ns);
-    case Max:
-        return QVariant::fromValue<qlonglong>(s.maxNs);
-    case Skipped:
-        return QVariant::fromValue<qulonglong>(s.skipped);
-    case Dropped:
-        return QVariant::fromValue<qulonglong>(s.drops);
-    case Config:
-        return s.label;
-    }
-    return {};
+    using S = LatencyRunSummary;
+    return rawColumn(s, column, &S::samples, &S::minNs, &S::avgNs, &S::p50Ns, &S::p90Ns, &S::p99Ns, &S::p999Ns,
+                     &S::maxNs, &S::skipped, &S::drops, &S::label);
 }
 
 QVariant LatencyStatsModel::data(const QModelIndex& index, int role) const

@@ -10,15 +10,9 @@
 
 #include <vector>
 
-class QCheckBox;
-class QComboBox;
 class QGridLayout;
-class QSpinBox;
-class QToolButton;
 
 namespace rtscope {
-
-class DurationSpinBox;
 
 class NoiseControls : public ExperimentControls {
     Q_OBJECT

@@ -58,29 +58,10 @@ QVariant NoiseCulpritModel::data(const QModelIndex& index, int role) const
     if (role == Qt::TextAlignmentRole)
         return int((index.column() >= Count || index.column() == Cpu ? Qt::AlignRight : Qt::AlignLeft) |
                    Qt::AlignVCenter);
-    if (role == RawValueRole) {
-        switch (Column(index.column())) {
-        case Kind:
-            return int(r.kind);
-        case Name:
-            return QString::fromStdString(r.name);
-        case Cpu:
-            return r.cpu;
-        case PidSched:
-            return r.pid;
-        case Count:
-            return qulonglong(r.count);
-        case Total:
-            return qlonglong(r.totalNs);
-        case Percent:
-            return r.percent;
-        case MaxSingle:
-            return qlonglong(r.maxNs);
-        case Columns:
-            break;
-        }
-        return {};
-    }
+    if (role == RawValueRole)
+        return rawColumn(r, index.column(), &NoiseCulprit::kind, &NoiseCulprit::name, &NoiseCulprit::cpu,
+                         &NoiseCulprit::pid, &NoiseCulprit::count, &NoiseCulprit::totalNs, &NoiseCulprit::percent,
+                         &NoiseCulprit::maxNs);
     if (role == Qt::ToolTipRole && index.column() == PidSched && r.pid > 0)
         return QString("%1 · %2").arg(r.pid).arg(screenText(r.sched));
     if (role != Qt::DisplayRole && role != Qt::ToolTipRole)

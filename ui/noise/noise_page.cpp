@@ -64,7 +64,7 @@ NoiseDemoConfig noiseDemoFor(NoiseDemoKind kind, const NoiseConfig& run)
 } // namespace
 
 NoisePage::NoisePage(const SystemProbe& probe, QWidget* parent)
-    : NoisePageBase(probe, kRefreshMs, unpinnedTopology(), parent)
+    : PolledExperimentPage(probe, kRefreshMs, unpinnedTopology(), parent)
     , m_status(new QLabel(this))
     , m_lossWarning(new QLabel(this))
     , m_demoKind(new QComboBox(this))
@@ -123,12 +123,7 @@ NoisePage::NoisePage(const SystemProbe& probe, QWidget* parent)
     keepSplitter("splitter", splitter);
     keepHeader("culpritHeader", m_table->horizontalHeader());
 
-    auto* layout = new QVBoxLayout(this);
-    layout->setContentsMargins(4, 4, 4, 4);
-    layout->addWidget(m_lossWarning);
-    layout->addWidget(m_status);
-    layout->addLayout(demoRow);
-    layout->addWidget(splitter, 1);
+    stackRows({m_lossWarning, m_status, demoRow, {splitter, 1}});
 
     connect(m_demoKind, &QComboBox::currentIndexChanged, this, [this] {
         if (isRunning())
@@ -150,7 +145,7 @@ void NoisePage::stop()
 {
     // Both asked at once and joined, so the page's stop stays within one join budget.
     m_demo.requestStop();
-    NoisePageBase::stop();
+    PolledExperimentPage::stop();
     m_demo.stop();
     showDemoStatus();
 }

@@ -22,9 +22,7 @@ class NoiseCpuBars;
 class NoiseCulpritModel;
 struct NoiseBarsData;
 
-using NoisePageBase = PolledExperimentPage<NoiseConfig, NoiseExperiment, NoiseControls, noiseConfigFromJson>;
-
-class NoisePage : public NoisePageBase {
+class NoisePage : public RegisteredExperimentPage<NoiseConfig, NoiseControls> {
     Q_OBJECT
 public:
     static constexpr int kRefreshMs = 100;

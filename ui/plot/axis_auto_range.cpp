@@ -57,37 +57,24 @@ bool AxisAutoRange::update(double dataMin, double dataMax)
         m_shrinkUpperVotes = m_shrinkLowerVotes = 0;
         return true;
     }
-    bool changed = false;
-    // Widen at once: data outside the axis would be clipped.
-    if (up > m_upper) {
-        m_upper = up;
-        m_shrinkUpperVotes = 0;
-        changed = true;
-    } else if (up < m_upper / (m_scale == Scale::Log ? 4.99 : 2.49)) {
-        // Narrow only when the data would fill less than ~40 % of a linear axis (or leave out more than two
-        // 1-2-5 steps of a log one), and only after it has done so for a while.
-        if (++m_shrinkUpperVotes >= kShrinkAfterUpdates) {
-            m_upper = up;
-            m_shrinkUpperVotes = 0;
-            changed = true;
-        }
-    } else {
-        m_shrinkUpperVotes = 0;
+    // Widen at once: data outside the axis would be clipped. Narrow only when the data would fill less than ~40 % of
+    // a linear axis (or leave out more than two 1-2-5 steps of a log one), and only after it has done so for a while.
+    const bool log = m_scale == Scale::Log;
+    const bool upper = follow(m_upper, m_shrinkUpperVotes, up, up > m_upper, up < m_upper / (log ? 4.99 : 2.49));
+    const bool lower = follow(m_lower, m_shrinkLowerVotes, lo, lo<m_lower, lo> m_lower * (log ? 4.99 : 1.0));
+    return upper || lower;
+}
+
+bool AxisAutoRange::follow(double& bound, int& shrinkVotes, double candidate, bool widens, bool narrows)
+{
+    if (widens || (narrows && ++shrinkVotes >= kShrinkAfterUpdates)) {
+        bound = candidate;
+        shrinkVotes = 0;
+        return true;
     }
-    if (lo < m_lower) {
-        m_lower = lo;
-        m_shrinkLowerVotes = 0;
-        changed = true;
-    } else if (lo > m_lower * (m_scale == Scale::Log ? 4.99 : 1.0)) {
-        if (++m_shrinkLowerVotes >= kShrinkAfterUpdates) {
-            m_lower = lo;
-            m_shrinkLowerVotes = 0;
-            changed = true;
-        }
-    } else {
-        m_shrinkLowerVotes = 0;
-    }
-    return changed;
+    if (!narrows)
+        shrinkVotes = 0;
+    return false;
 }
 
 } // namespace rtscope::plot

@@ -32,6 +32,9 @@ public:
 private:
     double candidateUpper(double dataMax) const;
     double candidateLower(double dataMin) const;
+    /// Moves @p bound to @p candidate when the data @p widens the axis, or when it @p narrows it for the
+    /// kShrinkAfterUpdates-th update running (counted in @p shrinkVotes); returns whether @p bound moved.
+    static bool follow(double& bound, int& shrinkVotes, double candidate, bool widens, bool narrows);
 
     Scale m_scale;
     bool m_valid = false;

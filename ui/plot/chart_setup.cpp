@@ -1,6 +1,5 @@
 #include "ui/plot/chart_setup.h"
 
-#include <QEvent>
 #include <QVBoxLayout>
 #include <QWidget>
 #include <QtCharts/QAbstractSeries>
@@ -89,12 +88,6 @@ void hideLegendOfHiddenSeries(QChart* chart)
     const QList<QLegendMarker*> markers = chart->legend()->markers();
     for (QLegendMarker* m : markers)
         m->setVisible(m->series()->isVisible());
-}
-
-bool restylesFor(const QEvent* event)
-{
-    return !event || event->type() == QEvent::PaletteChange || event->type() == QEvent::FontChange ||
-           event->type() == QEvent::StyleChange;
 }
 
 } // namespace rtscope::plot

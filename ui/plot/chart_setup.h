@@ -8,13 +8,18 @@ class QAbstractAxis;
 class QAbstractSeries;
 class QChart;
 class QChartView;
-class QEvent;
 class QLogValueAxis;
 class QObject;
 class QValueAxis;
 class QWidget;
 
 namespace rtscope::plot {
+
+/// What the private part of a widget that shows one chart starts from: the chart, and the view that shows it.
+struct ChartAndView {
+    QChart* chart = nullptr;
+    QChartView* view = nullptr;
+};
 
 /// A chart without animation, titled @p title, with @p margins round the plot.
 QChart* newChart(const QString& title, const QMargins& margins = QMargins(4, 4, 8, 4));
@@ -34,7 +39,5 @@ void addSeries(QChart* chart, QAbstractSeries* series);
 void swapAxis(QChart* chart, QAbstractAxis* hidden, QAbstractAxis* shown, Qt::Alignment alignment, QObject* keeper);
 /// Shows the legend entry of each series of @p chart only while the series is visible.
 void hideLegendOfHiddenSeries(QChart* chart);
-/// Whether a chart restyles for @p event: a palette, font or style change, or null (the first styling).
-bool restylesFor(const QEvent* event);
 
 } // namespace rtscope::plot

@@ -94,7 +94,7 @@ QFont labelFont(const QFont& base, double scale, bool bold)
     return f;
 }
 
-void styleChart(QChart* chart, const QPalette& palette, const QFont& base)
+void styleChart(QChart* chart, const QPalette& palette, const QFont& base, std::initializer_list<QAbstractAxis*> twins)
 {
     const ChartColors c = chartColors(palette);
     chart->setBackgroundBrush(c.background);
@@ -106,6 +106,8 @@ void styleChart(QChart* chart, const QPalette& palette, const QFont& base)
     chart->legend()->setLabelColor(c.text);
     chart->legend()->setFont(chartFont(base, 1.05));
     for (QAbstractAxis* axis : chart->axes())
+        styleAxis(axis, palette, base);
+    for (QAbstractAxis* axis : twins)
         styleAxis(axis, palette, base);
 }
 

@@ -8,6 +8,8 @@
 #include <QPalette>
 #include <QPen>
 
+#include <initializer_list>
+
 class QChart;
 class QAbstractAxis;
 
@@ -41,7 +43,10 @@ double lineWidth(double base);
 /// The pen of a plotted line: lineWidth(@p baseWidth) wide and cosmetic (pixels, whatever the view's transform).
 QPen chartPen(const QColor& color, double baseWidth, Qt::PenStyle style = Qt::SolidLine);
 
-void styleChart(QChart* chart, const QPalette& palette, const QFont& base);
+/// Styles @p chart and its axes, and @p twins too: the linear or log twins of its axes, off the chart while the other
+/// shows (swapAxis()), so that either is styled when it comes back.
+void styleChart(QChart* chart, const QPalette& palette, const QFont& base,
+                std::initializer_list<QAbstractAxis*> twins = {});
 void styleAxis(QAbstractAxis* axis, const QPalette& palette, const QFont& base);
 
 } // namespace rtscope::plot

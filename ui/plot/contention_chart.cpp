@@ -26,6 +26,7 @@
 namespace rtscope {
 
 namespace {
+
 constexpr int kBinsPerDecade = 20;
 // The throughput axis counts thousands: "674" reads better than "674200" from the back of a room.
 constexpr double kRateScale = 1e3;
@@ -70,6 +71,28 @@ struct BarLabels {
         for (size_t j = n; j-- > 0;)
             out << items[j]->text();
         return out;
+    }
+};
+
+/// One of the bar charts: horizontal stacked bars, one a kind, named on the left, their figure along the bottom and
+/// written beside each bar.
+struct BarPanel {
+    QChart* chart = nullptr;
+    QHorizontalStackedBarSeries* series = nullptr;
+    QBarCategoryAxis* categories = nullptr;
+    QValueAxis* axis = nullptr;
+    BarLabels labels;
+
+    /// Puts the series, bars 0.7 wide, on the chart over the categories on the left and the axis (about five ticks)
+    /// along the bottom.
+    void setUp()
+    {
+        series->setBarWidth(0.7);
+        axis->setLabelFormat("%g");
+        axis->setTickCount(5);
+        chart->addAxis(categories, Qt::AlignLeft);
+        chart->addAxis(axis, Qt::AlignBottom);
+        plot::addSeries(chart, series);
     }
 };
 
@@ -118,20 +141,12 @@ struct ContentionChart::Impl {
     ContentionChart* owner = nullptr;
     ContentionChartData data;
 
-    QChart* rateChart = nullptr;
-    QHorizontalStackedBarSeries* rateSeries = nullptr;
+    BarPanel rate;
     std::vector<QBarSet*> rateSets; ///< one per colour: a stacked series gives each kind its own colour
-    QBarCategoryAxis* rateCategories = nullptr;
-    QValueAxis* rateAxis = nullptr;
-    BarLabels rateLabels;
 
-    QChart* switchChart = nullptr;
-    QHorizontalStackedBarSeries* switchSeries = nullptr;
+    BarPanel switches;
     QBarSet* voluntary = nullptr;
     QBarSet* involuntary = nullptr;
-    QBarCategoryAxis* switchCategories = nullptr;
-    QValueAxis* switchAxis = nullptr;
-    BarLabels switchLabels;
 
     QChart* waitChart = nullptr;
     QLogValueAxis* waitX = nullptr;
@@ -147,10 +162,10 @@ struct ContentionChart::Impl {
         if (names == categories)
             return;
         categories = names;
-        rateCategories->clear();
-        rateCategories->append(names);
-        switchCategories->clear();
-        switchCategories->append(names);
+        rate.categories->clear();
+        rate.categories->append(names);
+        switches.categories->clear();
+        switches.categories->append(names);
     }
 
     static void setValues(QBarSet* set, const QList<qreal>& values)
@@ -195,11 +210,11 @@ struct ContentionChart::Impl {
         setValues(voluntary, vol);
         setValues(involuntary, invol);
         const double rateTop = plot::niceCeil(std::max(maxRate * 1.05, 1.0));
-        if (rateAxis->max() != rateTop)
-            rateAxis->setRange(0, rateTop);
+        if (rate.axis->max() != rateTop)
+            rate.axis->setRange(0, rateTop);
         const double switchTop = plot::niceCeil(std::max(maxSwitch * 1.05, 1.0));
-        if (switchAxis->max() != switchTop)
-            switchAxis->setRange(0, switchTop);
+        if (switches.axis->max() != switchTop)
+            switches.axis->setRange(0, switchTop);
         relayoutLabels();
     }
 
@@ -210,16 +225,16 @@ struct ContentionChart::Impl {
         const int n = int(data.bars.size());
         for (int j = 0; j < n; ++j) {
             const ContentionBar& b = data.bars[size_t(n - 1 - j)];
-            placeLabel(rateChart, rateSeries, rateLabels.at(rateChart, size_t(j)), b.acquisitionsPerSec / kRateScale, j,
-                       b.label, text, Qt::white);
+            placeLabel(rate.chart, rate.series, rate.labels.at(rate.chart, size_t(j)),
+                       b.acquisitionsPerSec / kRateScale, j, b.label, text, Qt::white);
         }
-        rateLabels.hideFrom(size_t(n));
+        rate.labels.hideFrom(size_t(n));
         for (int j = 0; j < n; ++j) {
             const ContentionBar& b = data.bars[size_t(n - 1 - j)];
-            placeLabel(switchChart, switchSeries, switchLabels.at(switchChart, size_t(j)),
+            placeLabel(switches.chart, switches.series, switches.labels.at(switches.chart, size_t(j)),
                        b.voluntaryPer1k + b.involuntaryPer1k, j, switchLabel(b), text, Qt::white);
         }
-        switchLabels.hideFrom(size_t(n));
+        switches.labels.hideFrom(size_t(n));
     }
 
     void updateWaits()
@@ -268,7 +283,7 @@ struct ContentionChart::Impl {
     {
         const QPalette pal = owner->palette();
         const QFont font = owner->font();
-        for (QChart* c : {rateChart, switchChart, waitChart})
+        for (QChart* c : {rate.chart, switches.chart, waitChart})
             plot::styleChart(c, pal, font);
         for (size_t c = 0; c < rateSets.size(); ++c) {
             const QColor color = lockKindColor(int(c), pal);
@@ -280,8 +295,8 @@ struct ContentionChart::Impl {
         voluntary->setBorderColor(colors.live);
         involuntary->setColor(colors.reference);
         involuntary->setBorderColor(colors.reference);
-        rateLabels.setFont(plot::chartFont(font, 1.0));
-        switchLabels.setFont(plot::chartFont(font, 0.95));
+        rate.labels.setFont(plot::chartFont(font, 1.0));
+        switches.labels.setFont(plot::chartFont(font, 0.95));
         updateWaits();
         relayoutLabels();
     }
@@ -293,43 +308,29 @@ ContentionChart::ContentionChart(QWidget* parent)
 {
     d->owner = this;
 
-    d->rateChart = plot::newChart(tr("Throughput (higher is better)"));
-    d->rateChart->legend()->hide();
-    d->rateSeries = new QHorizontalStackedBarSeries;
-    d->rateSeries->setBarWidth(0.7);
+    d->rate.chart = plot::newChart(tr("Throughput (higher is better)"));
+    d->rate.chart->legend()->hide();
+    d->rate.series = new QHorizontalStackedBarSeries;
     for (int c = 0; c < kMaxKinds; ++c) {
         auto* set = new QBarSet(QString::number(c));
         d->rateSets.push_back(set);
-        d->rateSeries->append(set);
+        d->rate.series->append(set);
     }
-    d->rateChart->addSeries(d->rateSeries);
-    d->rateCategories = new QBarCategoryAxis;
-    d->rateAxis = new QValueAxis;
-    d->rateAxis->setTitleText(tr("k acquisitions / s, all threads"));
-    d->rateAxis->setLabelFormat("%g");
-    d->rateAxis->setTickCount(5);
-    d->rateChart->addAxis(d->rateCategories, Qt::AlignLeft);
-    d->rateChart->addAxis(d->rateAxis, Qt::AlignBottom);
-    d->rateSeries->attachAxis(d->rateCategories);
-    d->rateSeries->attachAxis(d->rateAxis);
+    d->rate.categories = new QBarCategoryAxis;
+    d->rate.axis = new QValueAxis;
+    d->rate.axis->setTitleText(tr("k acquisitions / s, all threads"));
+    d->rate.setUp();
 
-    d->switchChart = plot::newChart(tr("Context switches per 1000 acquisitions"));
-    d->switchChart->legend()->setAlignment(Qt::AlignBottom);
-    d->switchSeries = new QHorizontalStackedBarSeries;
-    d->switchSeries->setBarWidth(0.7);
+    d->switches.chart = plot::newChart(tr("Context switches per 1000 acquisitions"));
+    d->switches.chart->legend()->setAlignment(Qt::AlignBottom);
+    d->switches.series = new QHorizontalStackedBarSeries;
     d->voluntary = new QBarSet(tr("voluntary (it slept)"));
     d->involuntary = new QBarSet(tr("involuntary (preempted)"));
-    d->switchSeries->append(d->voluntary);
-    d->switchSeries->append(d->involuntary);
-    d->switchChart->addSeries(d->switchSeries);
-    d->switchCategories = new QBarCategoryAxis;
-    d->switchAxis = new QValueAxis;
-    d->switchAxis->setLabelFormat("%g");
-    d->switchAxis->setTickCount(5);
-    d->switchChart->addAxis(d->switchCategories, Qt::AlignLeft);
-    d->switchChart->addAxis(d->switchAxis, Qt::AlignBottom);
-    d->switchSeries->attachAxis(d->switchCategories);
-    d->switchSeries->attachAxis(d->switchAxis);
+    d->switches.series->append(d->voluntary);
+    d->switches.series->append(d->involuntary);
+    d->switches.categories = new QBarCategoryAxis;
+    d->switches.axis = new QValueAxis;
+    d->switches.setUp();
 
     d->waitChart = plot::newChart(tr("Wait from request to holding the lock"));
     d->waitChart->legend()->setAlignment(Qt::AlignBottom);
@@ -342,8 +343,8 @@ ContentionChart::ContentionChart(QWidget* parent)
     d->yRange.setFixedLower(plot::kCountFloor);
     d->yRange.setMinimumUpper(10);
 
-    auto* rateView = makeView(d->rateChart, this);
-    auto* switchView = makeView(d->switchChart, this);
+    auto* rateView = makeView(d->rate.chart, this);
+    auto* switchView = makeView(d->switches.chart, this);
     auto* waitView = makeView(d->waitChart, this);
     rateView->setObjectName("throughputChart");
     switchView->setObjectName("switchChart");
@@ -360,19 +361,14 @@ ContentionChart::ContentionChart(QWidget* parent)
     grid->addWidget(waitView, 0, 1, 2, 1);
     grid->setColumnStretch(0, 4);
     grid->setColumnStretch(1, 5);
-    connect(d->rateChart, &QChart::plotAreaChanged, this, [this] { d->relayoutLabels(); });
-    connect(d->switchChart, &QChart::plotAreaChanged, this, [this] { d->relayoutLabels(); });
+    connect(d->rate.chart, &QChart::plotAreaChanged, this, [this] { d->relayoutLabels(); });
+    connect(d->switches.chart, &QChart::plotAreaChanged, this, [this] { d->relayoutLabels(); });
 
-    d->restyle();
+    setRestyle([this] { d->restyle(); });
     clear();
 }
 
 ContentionChart::~ContentionChart() = default;
-
-void ContentionChart::restyle()
-{
-    d->restyle();
-}
 
 void ContentionChart::setData(const ContentionChartData& data)
 {
@@ -412,7 +408,7 @@ QList<double> ContentionChart::throughputValues() const
 
 QStringList ContentionChart::throughputLabels() const
 {
-    return d->rateLabels.topFirst(d->data.bars.size());
+    return d->rate.labels.topFirst(d->data.bars.size());
 }
 
 QList<double> ContentionChart::switchValues(bool voluntary) const
@@ -426,7 +422,7 @@ QList<double> ContentionChart::switchValues(bool voluntary) const
 
 QStringList ContentionChart::switchLabels() const
 {
-    return d->switchLabels.topFirst(d->data.bars.size());
+    return d->switches.labels.topFirst(d->data.bars.size());
 }
 
 int ContentionChart::waitCurveCount() const

@@ -66,9 +66,6 @@ public:
     double waitAxisMin() const; ///< µs
     double waitAxisMax() const;
 
-protected:
-    void restyle() override;
-
 private:
     struct Impl;
     std::unique_ptr<Impl> d;

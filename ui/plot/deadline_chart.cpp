@@ -51,9 +51,7 @@ QColor deadlineRoleColor(DeadlineRole role, const QPalette& palette)
 }
 } // namespace
 
-struct DeadlineChart::Impl {
-    QChart* chart = nullptr;
-    QChartView* view = nullptr;
+struct DeadlineChart::Impl : plot::ChartAndView {
     QLabel* empty = nullptr;
     QStackedLayout* stack = nullptr;
     DeadlineChartData data;

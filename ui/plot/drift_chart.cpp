@@ -38,10 +38,8 @@ QColor curveColor(int index, bool relative, bool dark)
 }
 } // namespace
 
-struct DriftChart::Impl {
+struct DriftChart::Impl : plot::ChartAndView {
     DriftChart* owner = nullptr;
-    QChart* chart = nullptr;
-    QChartView* view = nullptr;
     std::vector<QLineSeries*> series;
     QValueAxis* x = nullptr;
     QValueAxis* yLinear = nullptr;
@@ -210,20 +208,15 @@ DriftChart::DriftChart(QWidget* parent)
         d->redraw();
     });
     connect(d->chart, &QChart::plotAreaChanged, this, [this] { d->redraw(); });
-    restyle();
+    setRestyle([this] {
+        const QPalette pal = palette();
+        plot::styleChart(d->chart, pal, font(), {d->yLinear, d->yLog});
+        d->style();
+    });
     d->redraw();
 }
 
 DriftChart::~DriftChart() = default;
-
-void DriftChart::restyle()
-{
-    const QPalette pal = palette();
-    plot::styleChart(d->chart, pal, font());
-    plot::styleAxis(d->yLinear, pal, font());
-    plot::styleAxis(d->yLog, pal, font());
-    d->style();
-}
 
 void DriftChart::setCurves(std::vector<DriftCurve> curves, std::shared_ptr<const void> keepAlive, int64_t totalTicks)
 {

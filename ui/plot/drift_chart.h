@@ -51,9 +51,6 @@ public:
     double driftAxisMax() const;
     int columns() const;
 
-protected:
-    void restyle() override;
-
 private:
     struct Impl;
     std::unique_ptr<Impl> d;

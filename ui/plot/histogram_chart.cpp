@@ -28,10 +28,8 @@ constexpr int kLinearBins = 200;
 constexpr int kLogBinsPerDecade = 50;
 } // namespace
 
-struct HistogramChart::Impl {
+struct HistogramChart::Impl : plot::ChartAndView {
     QObject* owner = nullptr;
-    QChart* chart = nullptr;
-    QChartView* view = nullptr;
     QLineSeries* live = nullptr;
     QLineSeries* reference = nullptr;
     QValueAxis* xLinear = nullptr;
@@ -196,7 +194,18 @@ HistogramChart::HistogramChart(QWidget* parent)
     d->canvas->setClickHandler([this](QPointF value) { emit clicked(value.x()); });
 
     d->configureRanges();
-    restyle();
+    setRestyle([this] {
+        const QPalette pal = palette();
+        plot::styleChart(d->chart, pal, font(), {d->xLinear, d->xLog});
+        const plot::ChartColors c = plot::chartColors(pal);
+        d->live->setPen(plot::chartPen(c.live, 2.6));
+        d->reference->setPen(plot::chartPen(c.reference, 3.2));
+        for (QLineSeries* s : d->overlaySeries)
+            d->styleOverlay(s, s->pen().color());
+        d->copyPens();
+        d->canvas->markers().setStyle(pal, plot::chartFont(font(), 1.0));
+        d->canvas->refresh();
+    });
     d->redraw(true);
     d->reference->setVisible(false);
     d->copyPens();
@@ -213,22 +222,6 @@ void HistogramChart::setValueAxisName(const QString& quantity)
 QString HistogramChart::valueAxisTitle() const
 {
     return d->logX ? d->xLog->titleText() : d->xLinear->titleText();
-}
-
-void HistogramChart::restyle()
-{
-    const QPalette pal = palette();
-    plot::styleChart(d->chart, pal, font());
-    plot::styleAxis(d->xLinear, pal, font());
-    plot::styleAxis(d->xLog, pal, font());
-    const plot::ChartColors c = plot::chartColors(pal);
-    d->live->setPen(plot::chartPen(c.live, 2.6));
-    d->reference->setPen(plot::chartPen(c.reference, 3.2));
-    for (QLineSeries* s : d->overlaySeries)
-        d->styleOverlay(s, s->pen().color());
-    d->copyPens();
-    d->canvas->markers().setStyle(pal, plot::chartFont(font(), 1.0));
-    d->canvas->refresh();
 }
 
 void HistogramChart::setLogLatencyAxis(bool log)

@@ -71,9 +71,6 @@ signals:
     /// A click on the plot area at latency @p latencyUs (the latency page picks the traced wake-up nearest to it).
     void clicked(double latencyUs);
 
-protected:
-    void restyle() override;
-
 private:
     struct Impl;
     std::unique_ptr<Impl> d;

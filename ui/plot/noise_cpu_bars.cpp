@@ -162,24 +162,26 @@ void NoiseCpuBars::relayout()
     }
 }
 
-QRectF NoiseCpuBars::lostBlock(int row, NoisePart part) const
+const NoiseCpuBars::Block* NoiseCpuBars::block(int row, NoisePart part) const
 {
     if (row < 0 || row >= int(m_layout.size()))
-        return {};
+        return nullptr;
     for (const Block& b : m_layout[size_t(row)].blocks)
         if (b.part == part)
-            return b.rect;
-    return {};
+            return &b;
+    return nullptr;
+}
+
+QRectF NoiseCpuBars::lostBlock(int row, NoisePart part) const
+{
+    const Block* b = block(row, part);
+    return b ? b->rect : QRectF();
 }
 
 QString NoiseCpuBars::lostLabel(int row, NoisePart part) const
 {
-    if (row < 0 || row >= int(m_layout.size()))
-        return {};
-    for (const Block& b : m_layout[size_t(row)].blocks)
-        if (b.part == part)
-            return b.label;
-    return {};
+    const Block* b = block(row, part);
+    return b ? b->label : QString();
 }
 
 void NoiseCpuBars::paintEvent(QPaintEvent*)

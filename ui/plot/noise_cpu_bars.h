@@ -81,6 +81,8 @@ private:
         std::vector<Block> blocks;
     };
     void relayout() override;
+    /// The lost-time block of @p part in row @p row, or null.
+    const Block* block(int row, NoisePart part) const;
     int rowHeight() const;
     int legendHeight() const;
     void drawLegend(QPainter& p) const;

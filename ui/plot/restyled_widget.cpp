@@ -1,14 +1,21 @@
 #include "ui/plot/restyled_widget.h"
 
-#include "ui/plot/chart_setup.h"
+#include <QEvent>
 
 namespace rtscope::plot {
+
+void RestyledWidget::setRestyle(std::function<void()> restyle)
+{
+    m_restyle = std::move(restyle);
+    m_restyle();
+}
 
 void RestyledWidget::changeEvent(QEvent* event)
 {
     QWidget::changeEvent(event);
-    if (restylesFor(event))
-        restyle();
+    const QEvent::Type t = event->type();
+    if (m_restyle && (t == QEvent::PaletteChange || t == QEvent::FontChange || t == QEvent::StyleChange))
+        m_restyle();
 }
 
 } // namespace rtscope::plot

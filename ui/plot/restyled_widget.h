@@ -2,6 +2,8 @@
 // The base of the Qt Charts widgets: their colours, fonts and pens follow every palette, font and style change.
 #include <QWidget>
 
+#include <functional>
+
 namespace rtscope::plot {
 
 class RestyledWidget : public QWidget {
@@ -10,10 +12,13 @@ public:
     using QWidget::QWidget;
 
 protected:
+    /// Styles the widget with @p restyle from its palette and font as they are now, and again after every palette,
+    /// font or style change. The subclass's constructor calls it once its chart is built.
+    void setRestyle(std::function<void()> restyle);
     void changeEvent(QEvent* event) override;
-    /// Styles the widget from its palette and font as they are now. The subclass's constructor calls it once its
-    /// chart is built: this base's constructor could not reach the override.
-    virtual void restyle() = 0;
+
+private:
+    std::function<void()> m_restyle;
 };
 
 } // namespace rtscope::plot

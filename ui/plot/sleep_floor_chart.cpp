@@ -55,10 +55,8 @@ int sleepFloorDecadeStep(double axisPx, int decades, double labelPx)
 }
 } // namespace
 
-struct SleepFloorChart::Impl {
+struct SleepFloorChart::Impl : plot::ChartAndView {
     SleepFloorChart* owner = nullptr;
-    QChart* chart = nullptr;
-    QChartView* view = nullptr;
     QCategoryAxis* x = nullptr;
     QCategoryAxis* y = nullptr;
     QLineSeries* identity = nullptr;
@@ -232,16 +230,13 @@ SleepFloorChart::SleepFloorChart(QWidget* parent)
     d->view->setRenderHint(QPainter::Antialiasing);
     d->rebuildAxes({0, 1, 10, 100, 1'000, 10'000, 100'000, 1'000'000, 10'000'000}, 0, 8);
     connect(d->chart, &QChart::plotAreaChanged, this, [this] { d->refit(); });
-    restyle();
+    setRestyle([this] {
+        plot::styleChart(d->chart, palette(), font());
+        d->style();
+    });
 }
 
 SleepFloorChart::~SleepFloorChart() = default;
-
-void SleepFloorChart::restyle()
-{
-    plot::styleChart(d->chart, palette(), font());
-    d->style();
-}
 
 double SleepFloorChart::durationPosition(int64_t ns)
 {

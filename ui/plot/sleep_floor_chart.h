@@ -52,9 +52,6 @@ public:
     QStringList requestAxisLabels() const;
     QStringList durationAxisLabels() const;
 
-protected:
-    void restyle() override;
-
 private:
     struct Impl;
     std::unique_ptr<Impl> d;

@@ -42,9 +42,7 @@ struct Band {
 };
 } // namespace
 
-struct StarvationChart::Impl {
-    QChart* chart = nullptr;
-    QChartView* view = nullptr;
+struct StarvationChart::Impl : plot::ChartAndView {
     QValueAxis* x = nullptr;
     QValueAxis* y = nullptr;
     std::vector<QLineSeries*> series;
@@ -231,21 +229,18 @@ StarvationChart::StarvationChart(QWidget* parent)
     d->view->setRenderHint(QPainter::Antialiasing);
     connect(d->chart, &QChart::plotAreaChanged, this, [this] { d->redraw(); });
 
-    restyle();
+    setRestyle([this] {
+        d->palette = palette();
+        d->font = plot::labelFont(font(), 1.05, true);
+        plot::styleChart(d->chart, d->palette, font());
+        d->restyleLines();
+        d->relayoutBands();
+    });
     d->applyY();
     d->redraw();
 }
 
 StarvationChart::~StarvationChart() = default;
-
-void StarvationChart::restyle()
-{
-    d->palette = palette();
-    d->font = plot::labelFont(font(), 1.05, true);
-    plot::styleChart(d->chart, d->palette, font());
-    d->restyleLines();
-    d->relayoutBands();
-}
 
 void StarvationChart::setData(const StarvationChartData& data)
 {

@@ -57,9 +57,6 @@ public:
     double xAxisMax() const;
     double yAxisMax() const; ///< in ops/s
 
-protected:
-    void restyle() override;
-
 private:
     struct Impl;
     std::unique_ptr<Impl> d;

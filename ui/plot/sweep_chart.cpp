@@ -58,9 +58,7 @@ constexpr double kLowestUs = 0.1;
 
 } // namespace
 
-struct SweepChart::Impl {
-    QChart* chart = nullptr;
-    QChartView* view = nullptr;
+struct SweepChart::Impl : plot::ChartAndView {
     QCategoryAxis* x = nullptr;
     QLogValueAxis* y = nullptr;
     plot::AxisAutoRange yRange{plot::AxisAutoRange::Scale::Log};
@@ -208,22 +206,19 @@ SweepChart::SweepChart(QWidget* parent)
     connect(d->chart, &QChart::plotAreaChanged, this, [this] { d->placeFailedLabels(); });
     for (size_t r = 0; r < kRoles.size(); ++r)
         d->segment(r, 0);
-    restyle();
+    setRestyle([this] {
+        d->palette = palette();
+        d->font = font();
+        plot::styleChart(d->chart, d->palette, d->font);
+        for (size_t r = 0; r < kRoles.size(); ++r)
+            for (QLineSeries* s : d->segments[r])
+                d->style(s, kRoles[r]);
+        d->placeFailedLabels();
+    });
     setPoints({});
 }
 
 SweepChart::~SweepChart() = default;
-
-void SweepChart::restyle()
-{
-    d->palette = palette();
-    d->font = font();
-    plot::styleChart(d->chart, d->palette, d->font);
-    for (size_t r = 0; r < kRoles.size(); ++r)
-        for (QLineSeries* s : d->segments[r])
-            d->style(s, kRoles[r]);
-    d->placeFailedLabels();
-}
 
 void SweepChart::setPoints(const std::vector<SweepChartPoint>& points)
 {

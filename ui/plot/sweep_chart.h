@@ -42,9 +42,6 @@ public:
     double latencyAxisMin() const;
     double latencyAxisMax() const;
 
-protected:
-    void restyle() override;
-
 private:
     struct Impl;
     std::unique_ptr<Impl> d;

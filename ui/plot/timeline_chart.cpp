@@ -22,10 +22,8 @@
 
 namespace rtscope {
 
-struct TimelineChart::Impl {
+struct TimelineChart::Impl : plot::ChartAndView {
     QObject* owner = nullptr;
-    QChart* chart = nullptr;
-    QChartView* view = nullptr;
     QLineSeries* series = nullptr;     ///< the first curve
     std::vector<QLineSeries*> more;    ///< the others, made on demand and kept
     std::vector<TimelineCurve> curves; ///< at least one
@@ -193,23 +191,18 @@ TimelineChart::TimelineChart(QWidget* parent)
     });
     d->canvas->setClickHandler([this](QPointF value) { emit clicked(value.x(), value.y()); });
 
-    restyle();
+    setRestyle([this] {
+        const QPalette pal = palette();
+        plot::styleChart(d->chart, pal, font(), {d->yLinear, d->yLog});
+        d->restyleCurves(pal);
+        d->canvas->markers().setStyle(pal, plot::chartFont(font(), 1.0));
+        d->canvas->refresh();
+    });
     d->applyX();
     d->redraw(true);
 }
 
 TimelineChart::~TimelineChart() = default;
-
-void TimelineChart::restyle()
-{
-    const QPalette pal = palette();
-    plot::styleChart(d->chart, pal, font());
-    plot::styleAxis(d->yLinear, pal, font());
-    plot::styleAxis(d->yLog, pal, font());
-    d->restyleCurves(pal);
-    d->canvas->markers().setStyle(pal, plot::chartFont(font(), 1.0));
-    d->canvas->refresh();
-}
 
 void TimelineChart::setWindowSeconds(double seconds)
 {

@@ -58,9 +58,6 @@ signals:
     /// A click on the plot area: where, in relative seconds and µs (the latency page picks the traced wake-up there).
     void clicked(double tSec, double latencyUs);
 
-protected:
-    void restyle() override;
-
 private:
     struct Impl;
     std::unique_ptr<Impl> d;

@@ -1,10 +1,6 @@
 #include "ui/remote/target_banner.h"
 
-#include "ui/common/text_label.h"
-
-#include <QHBoxLayout>
 #include <QLabel>
-#include <QPushButton>
 
 namespace rtscope {
 
@@ -20,28 +16,13 @@ constexpr const char* kTargetBannerLocal = "QFrame#targetBanner { background: #e
 } // namespace
 
 TargetBanner::TargetBanner(QWidget* parent)
-    : QFrame(parent)
-    , m_text(new QLabel(this))
-    , m_reconnect(new QPushButton(tr("Reconnect"), this))
-    , m_save(new QPushButton(tr("Save run so far…"), this))
-    , m_disconnect(new QPushButton(tr("Disconnect"), this))
+    : ActionBanner("targetBanner", "targetBannerText", Qt::AutoText, 4, parent)
 {
-    setObjectName("targetBanner");
-    initTextLabel(m_text, "targetBannerText");
-    m_reconnect->setObjectName("targetReconnect");
-    m_save->setObjectName("targetSaveRun");
+    m_reconnect = addButton(tr("Reconnect"), "targetReconnect", &TargetBanner::reconnectRequested);
+    m_save = addButton(tr("Save run so far…"), "targetSaveRun", &TargetBanner::saveRequested);
     m_save->setToolTip(tr("Save everything received from the target as a recording (.rtrec) to open later"));
-    m_disconnect->setObjectName("targetDisconnect");
+    m_disconnect = addButton(tr("Disconnect"), "targetDisconnect", &TargetBanner::disconnectRequested);
     m_disconnect->setToolTip(tr("Close the link (the agent stops and leaves) and measure this machine again"));
-    auto* layout = new QHBoxLayout(this);
-    layout->setContentsMargins(8, 4, 8, 4);
-    layout->addWidget(m_text, 1);
-    layout->addWidget(m_reconnect);
-    layout->addWidget(m_save);
-    layout->addWidget(m_disconnect);
-    connect(m_reconnect, &QPushButton::clicked, this, &TargetBanner::reconnectRequested);
-    connect(m_save, &QPushButton::clicked, this, &TargetBanner::saveRequested);
-    connect(m_disconnect, &QPushButton::clicked, this, &TargetBanner::disconnectRequested);
     hide();
 }
 
@@ -75,11 +56,6 @@ void TargetBanner::showLocalPage(const QString& page, const QString& localHost, 
     m_reconnect->setVisible(!lostText.isEmpty());
     m_save->hide(); // a received recording is the Latency page's: saved from there
     show();
-}
-
-QString TargetBanner::text() const
-{
-    return m_text->text();
 }
 
 } // namespace rtscope

@@ -2,14 +2,11 @@
 // The line over the pages while a remote target is connected: which machine is measured and through what, or that
 // the link was lost (with Reconnect and Save run so far), and on every page but Latency that the page measures this
 // computer, not the target (docs/remote.md, Desktop app).
-#include <QFrame>
-
-class QLabel;
-class QPushButton;
+#include "ui/common/action_banner.h"
 
 namespace rtscope {
 
-class TargetBanner : public QFrame {
+class TargetBanner : public ActionBanner {
     Q_OBJECT
 public:
     explicit TargetBanner(QWidget* parent = nullptr);
@@ -23,7 +20,6 @@ public:
     /// would not): "Local only: this page measures this computer (ws-1), not board-7 (…): it does not run on a target
     /// yet." (and the lost link, with Reconnect, if it is lost).
     void showLocalPage(const QString& page, const QString& localHost, const QString& machine, const QString& lostText);
-    QString text() const;
     QPushButton* reconnectButton() const { return m_reconnect; }
     QPushButton* disconnectButton() const { return m_disconnect; }
     QPushButton* saveButton() const { return m_save; }
@@ -35,7 +31,6 @@ signals:
     void disconnectRequested();
 
 private:
-    QLabel* m_text;
     QPushButton* m_reconnect;
     QPushButton* m_save;
     QPushButton* m_disconnect;

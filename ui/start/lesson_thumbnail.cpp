@@ -7,9 +7,11 @@
 #include <QPainter>
 #include <QPainterPath>
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <functional>
+#include <utility>
 
 namespace rtscope {
 
@@ -196,25 +198,23 @@ QPixmap lessonThumbnail(const QString& experiment, QSize size, const QPalette& p
     const ThumbCanvas canvas{p, area, c, plot::isDarkPalette(palette)};
     p.save();
     p.setClipRect(area.adjusted(-2, -2, 2, 2));
-    if (experiment == "latency")
-        drawLatency(canvas);
-    else if (experiment == "starvation")
-        drawStarvation(canvas);
-    else if (experiment == "drift")
-        drawDrift(canvas);
-    else if (experiment == "sleep-floor")
-        drawSleepFloor(canvas);
-    else if (experiment == "inversion")
-        drawInversion(canvas);
-    else if (experiment == "contention")
-        drawContention(canvas);
-    else if (experiment == "deadline")
-        drawDeadline(canvas);
-    else if (experiment == "doctor")
-        drawDoctor(canvas);
-    else if (experiment == "noise")
-        drawNoise(canvas);
-    else {
+    // The drawing of each lesson's experiment, by its name.
+    static const std::array<std::pair<const char*, void (*)(const ThumbCanvas&)>, 9> kDrawings = {{
+        {"latency", drawLatency},
+        {"starvation", drawStarvation},
+        {"drift", drawDrift},
+        {"sleep-floor", drawSleepFloor},
+        {"inversion", drawInversion},
+        {"contention", drawContention},
+        {"deadline", drawDeadline},
+        {"doctor", drawDoctor},
+        {"noise", drawNoise},
+    }};
+    const auto drawing = std::find_if(kDrawings.begin(), kDrawings.end(),
+                                      [&](const auto& d) { return experiment == QLatin1String(d.first); });
+    if (drawing != kDrawings.end()) {
+        drawing->second(canvas);
+    } else {
         p.setPen(c.text);
         p.drawText(area, Qt::AlignCenter, experiment);
     }

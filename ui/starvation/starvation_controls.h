@@ -11,13 +11,7 @@
 #include <memory>
 #include <vector>
 
-class QCheckBox;
-class QComboBox;
-class QSpinBox;
-
 namespace rtscope {
-
-class DurationSpinBox;
 
 /// The widgets a StarvationConfig maps to (owned by StarvationControls).
 struct StarvationControlWidgets {

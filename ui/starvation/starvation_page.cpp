@@ -70,7 +70,7 @@ QFont scaled(const QFont& base, double factor, bool bold)
 } // namespace
 
 StarvationPage::StarvationPage(const SystemProbe& probe, QWidget* parent)
-    : StarvationPageBase(probe, kRefreshMs, StarvationConfig::placementTopology(), parent)
+    : PolledExperimentPage(probe, kRefreshMs, StarvationConfig::placementTopology(), parent)
     , m_watchdogBanner(new QLabel(this))
     , m_lossWarning(new QLabel(this))
     , m_tileLayout(new QHBoxLayout)
@@ -117,13 +117,7 @@ StarvationPage::StarvationPage(const SystemProbe& probe, QWidget* parent)
 
     auto* splitter = keptVerticalSplitter(m_chart, m_table, 5, 1);
 
-    auto* layout = new QVBoxLayout(this);
-    layout->setContentsMargins(4, 4, 4, 4);
-    layout->addWidget(m_watchdogBanner);
-    layout->addWidget(m_lossWarning);
-    layout->addLayout(m_tileLayout);
-    layout->addWidget(m_kernelLine);
-    layout->addWidget(splitter, 1);
+    stackRows({m_watchdogBanner, m_lossWarning, m_tileLayout, m_kernelLine, {splitter, 1}});
 
     restyle();
     drawKernelLine(StarvationSnapshot{});

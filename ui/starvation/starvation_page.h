@@ -20,10 +20,7 @@ namespace rtscope {
 class BurstTableModel;
 class StarvationChart;
 
-using StarvationPageBase =
-    PolledExperimentPage<StarvationConfig, StarvationExperiment, StarvationControls, starvationConfigFromJson>;
-
-class StarvationPage : public StarvationPageBase {
+class StarvationPage : public RegisteredExperimentPage<StarvationConfig, StarvationControls> {
     Q_OBJECT
 public:
     static constexpr int kRefreshMs = 25;

@@ -14,15 +14,9 @@
 #include <memory>
 #include <vector>
 
-class QCheckBox;
-class QComboBox;
 class QLabel;
-class QSpinBox;
 
 namespace rtscope {
-
-class DurationSpinBox;
-class PeriodEditor;
 
 /// The widgets a DriftConfig maps to (owned by DriftControls).
 struct DriftControlWidgets {

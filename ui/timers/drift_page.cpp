@@ -30,7 +30,7 @@ namespace rtscope {
 namespace {} // namespace
 
 DriftPage::DriftPage(const SystemProbe& probe, QWidget* parent)
-    : DriftPageBase(probe, kRefreshMs, unpinnedTopology(), parent)
+    : PolledExperimentPage(probe, kRefreshMs, unpinnedTopology(), parent)
     , m_lossWarning(new QLabel(this))
     , m_slack(new FactTile(tr("Timer slack in force"), this))
     , m_policy(new FactTile(tr("Scheduling policy"), this))
@@ -69,12 +69,7 @@ DriftPage::DriftPage(const SystemProbe& probe, QWidget* parent)
 
     auto* splitter = keptVerticalSplitter(m_chart, m_table, 3, 0);
 
-    auto* layout = new QVBoxLayout(this);
-    layout->setContentsMargins(4, 4, 4, 4);
-    layout->addWidget(m_lossWarning);
-    layout->addLayout(facts);
-    layout->addLayout(options);
-    layout->addWidget(splitter, 1);
+    stackRows({m_lossWarning, facts, options, {splitter, 1}});
 
     connect(m_logAxis, &QCheckBox::toggled, this, &DriftPage::setLogDriftAxis);
     connect(m_resetZoom, &QPushButton::clicked, m_chart, &DriftChart::resetZoom);
@@ -165,16 +160,6 @@ void DriftPage::drawFacts(const DriftConfig& c, const DriftSnapshot* s)
         done = std::max(done, m.lastTick);
     const QString state = s->running ? tr("running") : s->finished ? tr("finished") : tr("stopped");
     m_progress->setValue(tr("%1 / %2").arg(std::min(done, ticks)).arg(ticks), tr("ticks · %1").arg(state));
-}
-
-QString DriftPage::slackText() const
-{
-    return m_slack->text();
-}
-
-QString DriftPage::policyText() const
-{
-    return m_policy->value();
 }
 
 QString DriftPage::explanation() const

@@ -4,6 +4,7 @@
 // (drift after N ticks, slope, effective rate, missed ticks, lateness), and the slack and policy in force are
 // shown in large text above them.
 #include "engine/experiments/timers/drift_experiment.h"
+#include "ui/common/fact_tile.h"
 #include "ui/polled_page.h"
 #include "ui/timers/drift_controls.h"
 
@@ -16,11 +17,8 @@ namespace rtscope {
 
 class DriftChart;
 class DriftTableModel;
-class FactTile;
 
-using DriftPageBase = PolledExperimentPage<DriftConfig, DriftExperiment, DriftControls, driftConfigFromJson>;
-
-class DriftPage : public DriftPageBase {
+class DriftPage : public RegisteredExperimentPage<DriftConfig, DriftControls> {
     Q_OBJECT
 public:
     static constexpr int kRefreshMs = 25;
@@ -38,8 +36,8 @@ public:
     DriftTableModel* tableModel() const { return m_model; }
     DriftChart* chart() const { return m_chart; }
     /// The large facts line: slack in force, policy, period.
-    QString slackText() const;
-    QString policyText() const;
+    QString slackText() const { return m_slack->text(); }
+    QString policyText() const { return m_policy->value(); }
 
 protected:
     void restyle() override;

@@ -31,26 +31,8 @@ DriftTableModel::DriftTableModel(QObject* parent)
 
 void DriftTableModel::setSnapshot(const DriftSnapshot& s)
 {
-    std::vector<DriftTableRow> rows;
-    rows.reserve(s.methods.size());
-    for (const DriftMethodStats& m : s.methods) {
-        DriftTableRow r;
-        r.method = m.method;
-        r.lastTick = m.lastTick;
-        r.driftNs = m.driftNs;
-        r.slopeNs = m.slopeNsPerTick;
-        r.rateHz = m.rateHz;
-        r.ratePercent = m.ratePercent;
-        r.missed = m.missedTicks;
-        r.p50Ns = m.latenessP50Ns;
-        r.p99Ns = m.latenessP99Ns;
-        r.drops = m.drops;
-        r.wakes = m.wakes;
-        r.error = m.error;
-        rows.push_back(std::move(r));
-    }
     m_nominalHz = s.nominalHz;
-    assignRowsBy(std::move(rows), &DriftTableRow::method);
+    assignRowsBy(s.methods, &DriftMethodStats::method);
     emit headerDataChanged(Qt::Horizontal, 0, Count - 1);
 }
 
@@ -58,34 +40,13 @@ QVariant DriftTableModel::data(const QModelIndex& index, int role) const
 {
     if (!isCell(index))
         return {};
-    const DriftTableRow& r = rowAt(index);
-    if (role == RawValueRole) {
-        switch (Column(index.column())) {
-        case Method:
-            return QString::fromLatin1(driftMethodName(r.method));
-        case Ticks:
-            return qlonglong(r.lastTick);
-        case Drift:
-            return qlonglong(r.driftNs);
-        case Slope:
-            return r.slopeNs;
-        case RateHz:
-            return r.rateHz;
-        case RatePercent:
-            return r.ratePercent;
-        case Missed:
-            return qulonglong(r.missed);
-        case LatenessP50:
-            return qlonglong(r.p50Ns);
-        case LatenessP99:
-            return qlonglong(r.p99Ns);
-        case Dropped:
-            return qulonglong(r.drops);
-        case Count:
-            break;
-        }
-        return {};
-    }
+    const DriftMethodStats& r = rowAt(index);
+    if (role == RawValueRole)
+        return rawColumn(
+            r, index.column(), [](const DriftMethodStats& r) { return QString::fromLatin1(driftMethodName(r.method)); },
+            &DriftMethodStats::lastTick, &DriftMethodStats::driftNs, &DriftMethodStats::slopeNsPerTick,
+            &DriftMethodStats::rateHz, &DriftMethodStats::ratePercent, &DriftMethodStats::missedTicks,
+            &DriftMethodStats::latenessP50Ns, &DriftMethodStats::latenessP99Ns, &DriftMethodStats::drops);
     if (role == Qt::DisplayRole) {
         const bool any = r.wakes > 0;
         switch (Column(index.column())) {
@@ -97,17 +58,17 @@ QVariant DriftTableModel::data(const QModelIndex& index, int role) const
         case Drift:
             return any ? signedDurationQt(r.driftNs) : QString("–");
         case Slope:
-            return r.lastTick >= 2 ? slopeText(r.slopeNs) : QString("–");
+            return r.lastTick >= 2 ? slopeText(r.slopeNsPerTick) : QString("–");
         case RateHz:
             return any ? QString("%1 Hz").arg(r.rateHz, 0, 'f', r.rateHz < 100 ? 2 : 1) : QString("–");
         case RatePercent:
             return any ? QString("%1 %").arg(r.ratePercent, 0, 'f', 1) : QString("–");
         case Missed:
-            return QString::number(r.missed);
+            return QString::number(r.missedTicks);
         case LatenessP50:
-            return any ? signedDurationQt(r.p50Ns) : QString("–");
+            return any ? signedDurationQt(r.latenessP50Ns) : QString("–");
         case LatenessP99:
-            return any ? signedDurationQt(r.p99Ns) : QString("–");
+            return any ? signedDurationQt(r.latenessP99Ns) : QString("–");
         case Dropped:
             return QString::number(r.drops);
         case Count:

@@ -9,23 +9,8 @@
 
 namespace rtscope {
 
-/// One method's row of the drift table.
-struct DriftTableRow {
-    WaiterKind method = WaiterKind::Absolute;
-    int64_t lastTick = 0;
-    int64_t driftNs = 0;
-    double slopeNs = 0;
-    double rateHz = 0;
-    double ratePercent = 0;
-    uint64_t missed = 0;
-    int64_t p50Ns = 0;
-    int64_t p99Ns = 0;
-    uint64_t drops = 0;
-    uint64_t wakes = 0;
-    std::string error;
-};
-
-class DriftTableModel : public RowTableModel<DriftTableRow> {
+/// One row per method: its DriftMethodStats.
+class DriftTableModel : public RowTableModel<DriftMethodStats> {
     Q_OBJECT
 public:
     // RawValueRole: ns as qlonglong, slope and rates as double, counts as qulonglong.

@@ -14,15 +14,9 @@
 #include <memory>
 #include <vector>
 
-class QCheckBox;
-class QComboBox;
 class QLabel;
-class QLineEdit;
-class QSpinBox;
 
 namespace rtscope {
-
-class DurationSpinBox;
 
 /// The widgets a SleepFloorConfig maps to (owned by SleepFloorControls).
 struct SleepFloorControlWidgets {

@@ -34,7 +34,7 @@ bool sleeps(SleepMethod m)
 } // namespace
 
 SleepFloorPage::SleepFloorPage(const SystemProbe& probe, QWidget* parent)
-    : SleepFloorPageBase(probe, kRefreshMs, unpinnedTopology(), parent)
+    : PolledExperimentPage(probe, kRefreshMs, unpinnedTopology(), parent)
     , m_lossWarning(new QLabel(this))
     , m_resolution(new FactTile(tr("clock_getres(CLOCK_MONOTONIC)"), this))
     , m_floor(new FactTile(tr("Measured sleep floor"), this))
@@ -61,11 +61,7 @@ SleepFloorPage::SleepFloorPage(const SystemProbe& probe, QWidget* parent)
 
     auto* splitter = keptVerticalSplitter(m_chart, m_table, 3, 2);
 
-    auto* layout = new QVBoxLayout(this);
-    layout->setContentsMargins(4, 4, 4, 4);
-    layout->addWidget(m_lossWarning);
-    layout->addLayout(facts);
-    layout->addWidget(splitter, 1);
+    stackRows({m_lossWarning, facts, {splitter, 1}});
 
     m_chart->setData({}, m_base.requestsNs, measuredProbe().clockResolutionNs);
     drawFacts(m_base, nullptr);
@@ -213,26 +209,6 @@ void SleepFloorPage::clearReference()
     m_reference.clear();
     drawFacts(config(), m_lastDrawn.get());
     emit referenceChanged(false);
-}
-
-QString SleepFloorPage::resolutionText() const
-{
-    return m_resolution->value();
-}
-
-QString SleepFloorPage::floorText() const
-{
-    return m_floor->value();
-}
-
-QString SleepFloorPage::slackText() const
-{
-    return m_slack->text();
-}
-
-QString SleepFloorPage::policyText() const
-{
-    return m_policy->value();
 }
 
 QString SleepFloorPage::explanation() const

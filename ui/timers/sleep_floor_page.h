@@ -3,6 +3,7 @@
 // precisely a thread is woken. The chart puts requested against actual duration on log-log axes; the table gives every
 // request × method; clock_getres, the measured floor, the slack and the policy in force are shown in large text.
 #include "engine/experiments/timers/sleep_floor_experiment.h"
+#include "ui/common/fact_tile.h"
 #include "ui/polled_page.h"
 #include "ui/timers/sleep_floor_controls.h"
 
@@ -11,14 +12,10 @@ class QTableView;
 
 namespace rtscope {
 
-class FactTile;
 class SleepFloorChart;
 class SleepFloorTableModel;
 
-using SleepFloorPageBase =
-    PolledExperimentPage<SleepFloorConfig, SleepFloorExperiment, SleepFloorControls, sleepFloorConfigFromJson>;
-
-class SleepFloorPage : public SleepFloorPageBase {
+class SleepFloorPage : public RegisteredExperimentPage<SleepFloorConfig, SleepFloorControls> {
     Q_OBJECT
 public:
     static constexpr int kRefreshMs = 25;
@@ -38,10 +35,10 @@ public:
     SleepFloorControls* sleepFloorControls() const { return m_controls; }
     SleepFloorTableModel* tableModel() const { return m_model; }
     SleepFloorChart* chart() const { return m_chart; }
-    QString resolutionText() const;
-    QString floorText() const;
-    QString slackText() const;
-    QString policyText() const;
+    QString resolutionText() const { return m_resolution->value(); }
+    QString floorText() const { return m_floor->value(); }
+    QString slackText() const { return m_slack->text(); }
+    QString policyText() const { return m_policy->value(); }
 
 protected:
     void restyle() override;

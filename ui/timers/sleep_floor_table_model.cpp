@@ -44,33 +44,13 @@ QVariant SleepFloorTableModel::data(const QModelIndex& index, int role) const
         return {};
     const SleepFloorCell& c = rowAt(index);
     const bool any = c.samples > 0;
-    if (role == RawValueRole) {
-        switch (Column(index.column())) {
-        case Request:
-            return qlonglong(c.requestNs);
-        case Method:
-            return QString::fromLatin1(sleepMethodName(c.method));
-        case Samples:
-            return qulonglong(c.samples);
-        case Median:
-            return qlonglong(c.p50Ns);
-        case P99:
-            return qlonglong(c.p99Ns);
-        case Max:
-            return qlonglong(c.maxNs);
-        case Overshoot:
-            return qlonglong(c.overshootNs);
-        case Ratio:
-            return c.overshootRatio;
-        case CpuPerWait:
-            return c.cpuPerWaitNs;
-        case CpuShare:
-            return c.cpuShare;
-        case Count:
-            break;
-        }
-        return {};
-    }
+    if (role == RawValueRole)
+        return rawColumn(
+            c, index.column(), &SleepFloorCell::requestNs,
+            [](const SleepFloorCell& c) { return QString::fromLatin1(sleepMethodName(c.method)); },
+            &SleepFloorCell::samples, &SleepFloorCell::p50Ns, &SleepFloorCell::p99Ns, &SleepFloorCell::maxNs,
+            &SleepFloorCell::overshootNs, &SleepFloorCell::overshootRatio, &SleepFloorCell::cpuPerWaitNs,
+            &SleepFloorCell::cpuShare);
     if (role == Qt::DisplayRole) {
         switch (Column(index.column())) {
         case Request:

@@ -119,10 +119,7 @@ AnatomyPanel::AnatomyPanel(QWidget* parent)
     m_worstTable->setModel(m_worst);
     m_worstTable->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_worstTable->setSelectionMode(QAbstractItemView::SingleSelection);
-    m_worstTable->setAlternatingRowColors(true);
-    m_worstTable->setWordWrap(false);
-    m_worstTable->verticalHeader()->hide();
-    m_worstTable->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    styleTableRows(m_worstTable);
     m_worstTable->horizontalHeader()->setSectionResizeMode(WorstWakeupsModel::Verdict, QHeaderView::Stretch);
     m_worstTable->horizontalHeader()->setStretchLastSection(true);
     m_worstTable->horizontalHeader()->setMinimumSectionSize(40);

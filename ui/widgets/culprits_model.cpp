@@ -29,20 +29,11 @@ QVariant CulpritsModel::data(const QModelIndex& index, int role) const
     const CulpritRow& r = rowAt(index);
     const bool task = r.kind == CulpritKind::Task;
     if (role == RawValueRole) {
-        switch (index.column()) {
-        case Id:
-            return qlonglong(r.id);
-        case Prio:
-            return task ? r.prio : -2;
-        case Wakeups:
-            return qulonglong(r.wakeups);
-        case Total:
-            return qlonglong(r.totalNs);
-        case Worst:
-            return qlonglong(r.worstNs);
-        default:
+        if (index.column() < Id) // the kind and the name: as shown
             return data(index, Qt::DisplayRole);
-        }
+        return rawColumn(
+            r, index.column() - Id, &CulpritRow::id, [task](const CulpritRow& r) { return task ? r.prio : -2; },
+            &CulpritRow::wakeups, &CulpritRow::totalNs, &CulpritRow::worstNs);
     }
     if (role == Qt::DisplayRole) {
         switch (index.column()) {

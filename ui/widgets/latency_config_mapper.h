@@ -9,14 +9,7 @@
 
 #include <vector>
 
-class QCheckBox;
-class QComboBox;
-class QSpinBox;
-
 namespace rtscope {
-
-class DurationSpinBox;
-class PeriodEditor;
 
 /// The widgets a LatencyConfig maps to (owned by LatencyControls).
 struct LatencyControlWidgets {

@@ -398,15 +398,20 @@ void useFiguresHeader(QTableView* table)
     table->setHorizontalHeader(header); // the table deletes the old one
 }
 
+void styleTableRows(QTableView* table)
+{
+    table->setAlternatingRowColors(true);
+    table->setWordWrap(false);
+    table->verticalHeader()->hide();
+    table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+}
+
 void setUpFiguresTable(QTableView* table)
 {
     useFiguresHeader(table);
     table->setSelectionMode(QAbstractItemView::NoSelection);
     table->setFocusPolicy(Qt::NoFocus);
-    table->setAlternatingRowColors(true);
-    table->setWordWrap(false);
-    table->verticalHeader()->hide();
-    table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    styleTableRows(table);
 }
 
 void setUpFiguresTable(QTableView* table, QAbstractItemModel* model, const char* name)

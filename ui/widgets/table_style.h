@@ -16,8 +16,9 @@ namespace rtscope {
 /// fitColumnsAndTipElided()).
 int styleTableFont(QTableView* table, const QFont& base, double scale, int padding, int* headerLineHeight = nullptr);
 
-/// A table of figures to be read, not edited: no selection or focus, alternating rows, no wrapping, no row numbers,
-/// columns as wide as their contents.
+/// Rows to read: alternating colours, no wrapping, no row numbers, columns as wide as their contents.
+void styleTableRows(QTableView* table);
+/// A table of figures to be read, not edited: no selection or focus, and styleTableRows().
 void setUpFiguresTable(QTableView* table);
 /// setUpFiguresTable() of @p table showing @p model, named @p name (tests find it by that name).
 void setUpFiguresTable(QTableView* table, QAbstractItemModel* model, const char* name);

@@ -1,6 +1,8 @@
 #pragma once
 // What every config mapper of a control panel starts from (ui/widgets/experiment_controls.h, MappedControls): the
-// struct of the panel's fields it maps a config to and from, handed over by the panel, which owns the widgets.
+// struct of the panel's fields it maps a config to and from, handed over by the panel, which owns the widgets. The
+// field types (check and combo boxes, spin boxes, duration and period editors…) are field_edits.h's.
+#include "ui/widgets/field_edits.h"
 
 namespace rtscope {
 

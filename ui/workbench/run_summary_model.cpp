@@ -46,31 +46,9 @@ QVariant RunSummaryModel::raw(const SummaryRow& r, int column) const
         return r.note;
     if (!r.summary)
         return {};
-    const LatencyRunSummary& s = *r.summary;
-    switch (column) {
-    case Samples:
-        return qulonglong(s.samples);
-    case Min:
-        return qlonglong(s.minNs);
-    case Avg:
-        return s.avgNs;
-    case P50:
-        return qlonglong(s.p50Ns);
-    case P99:
-        return qlonglong(s.p99Ns);
-    case P999:
-        return qlonglong(s.p999Ns);
-    case Max:
-        return qlonglong(s.maxNs);
-    case Skipped:
-        return qulonglong(s.skipped);
-    case Dropped:
-        return qulonglong(s.drops);
-    case Gaps:
-        return qulonglong(s.seqGaps);
-    default:
-        return {};
-    }
+    using S = LatencyRunSummary;
+    return rawColumn(*r.summary, column - Samples, &S::samples, &S::minNs, &S::avgNs, &S::p50Ns, &S::p99Ns, &S::p999Ns,
+                     &S::maxNs, &S::skipped, &S::drops, &S::seqGaps);
 }
 
 QVariant RunSummaryModel::display(const SummaryRow& r, int column) const

@@ -9,13 +9,7 @@
 #include <memory>
 #include <vector>
 
-class QCheckBox;
-class QComboBox;
-class QSpinBox;
-
 namespace rtscope {
-
-class DurationSpinBox;
 
 /// The widgets a ContentionConfig maps to (owned by ContentionControls).
 struct ContentionControlWidgets {

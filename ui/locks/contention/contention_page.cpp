@@ -42,7 +42,7 @@ QString glibcSpinCount()
 } // namespace
 
 ContentionPage::ContentionPage(const SystemProbe& probe, QWidget* parent)
-    : ContentionPageBase(probe, kRefreshMs, unpinnedTopology(), parent)
+    : PolledExperimentPage(probe, kRefreshMs, unpinnedTopology(), parent)
     , m_view(new QWidget(this))
     , m_warning(new QLabel(m_view))
     , m_progress(new FactTile(tr("Progress"), m_view))
@@ -83,9 +83,7 @@ ContentionPage::ContentionPage(const SystemProbe& probe, QWidget* parent)
     viewLayout->addWidget(m_warning);
     viewLayout->addLayout(facts);
     viewLayout->addWidget(splitter, 1);
-    auto* layout = new QVBoxLayout(this);
-    layout->setContentsMargins(4, 4, 4, 4);
-    layout->addWidget(m_view);
+    stackRows({m_view});
 
     configChanged(m_base);
 }
@@ -204,21 +202,6 @@ void ContentionPage::drawSetup(const ContentionConfig& c, const std::vector<int>
                       tr("hold %1 · work %2 · %3%4")
                           .arg(durationText(c.holdNs), durationText(c.workNs),
                                QString::fromStdString(policyLabel(c.policy, c.priority, c.nice)), cpus));
-}
-
-QString ContentionPage::progressText() const
-{
-    return m_progress->text();
-}
-
-QString ContentionPage::fastestText() const
-{
-    return m_fastest->text();
-}
-
-QString ContentionPage::setupText() const
-{
-    return m_setup->text();
 }
 
 QString ContentionPage::noteText() const

@@ -4,6 +4,7 @@
 // histograms overlaid, and a table with every figure (wait percentiles, CPU per acquisition, fairness, spun
 // and won vs slept).
 #include "engine/experiments/locks/contention_experiment.h"
+#include "ui/common/fact_tile.h"
 #include "ui/locks/contention/contention_controls.h"
 #include "ui/polled_page.h"
 
@@ -14,12 +15,8 @@ namespace rtscope {
 
 class ContentionChart;
 class ContentionTableModel;
-class FactTile;
 
-using ContentionPageBase =
-    PolledExperimentPage<ContentionConfig, ContentionExperiment, ContentionControls, contentionConfigFromJson>;
-
-class ContentionPage : public ContentionPageBase {
+class ContentionPage : public RegisteredExperimentPage<ContentionConfig, ContentionControls> {
     Q_OBJECT
 public:
     static constexpr int kRefreshMs = 40;
@@ -37,9 +34,9 @@ public:
     ContentionControls* contentionControls() const { return m_controls; }
     ContentionTableModel* tableModel() const { return m_model; }
     ContentionChart* chart() const { return m_chart; }
-    QString progressText() const;
-    QString fastestText() const;
-    QString setupText() const;
+    QString progressText() const { return m_progress->text(); }
+    QString fastestText() const { return m_fastest->text(); }
+    QString setupText() const { return m_setup->text(); }
     QString noteText() const;
 
 protected:

@@ -13,23 +13,6 @@ namespace rtscope {
 
 namespace {
 const QString kNone = QStringLiteral("–");
-
-QString stateText(KindRunState s)
-{
-    switch (s) {
-    case KindRunState::Pending:
-        return QObject::tr("pending");
-    case KindRunState::Running:
-        return QObject::tr("running");
-    case KindRunState::Done:
-        return QObject::tr("done");
-    case KindRunState::Stopped:
-        return QObject::tr("stopped");
-    case KindRunState::Failed:
-        return QObject::tr("failed");
-    }
-    return {};
-}
 } // namespace
 
 QString sleepReasonsText(const ContentionKindSummary& k)
@@ -64,35 +47,19 @@ void ContentionTableModel::setKinds(const std::vector<ContentionKindSummary>& ki
 
 QVariant ContentionTableModel::raw(const ContentionKindSummary& k, int column) const
 {
-    switch (Column(column)) {
-    case Kind:
-        return QString::fromLatin1(lockKindName(k.kind));
-    case State:
-        return QString::fromLatin1(kindRunStateName(k.state));
-    case Throughput:
-        return k.acquisitionsPerSec;
-    case VsMutex:
-        return k.vsMutex;
-    case WaitP50:
-        return qlonglong(k.waitP50Ns);
-    case WaitP99:
-        return qlonglong(k.waitP99Ns);
-    case WaitMax:
-        return qlonglong(k.waitMaxNs);
-    case Switches:
-        return QVariantList{k.voluntaryPer1k, k.involuntaryPer1k};
-    case CpuPerAcquisition:
-        return k.cpuNsPerAcquisition;
-    case Fairness:
-        return k.fairness;
-    case Paths:
-        return QVariantList{k.uncontendedPercent, k.spunPercent, k.sleptPercent};
-    case Dropped:
-        return qulonglong(k.samplesDropped);
-    case Count:
-        break;
-    }
-    return {};
+    using K = ContentionKindSummary;
+    return rawColumn(
+        k, column, [](const K& k) { return QString::fromLatin1(lockKindName(k.kind)); },
+        [](const K& k) { return QString::fromLatin1(kindRunStateName(k.state)); }, &K::acquisitionsPerSec, &K::vsMutex,
+        &K::waitP50Ns, &K::waitP99Ns, &K::waitMaxNs,
+        [](const K& k) {
+            return QVariantList{k.voluntaryPer1k, k.involuntaryPer1k};
+        },
+        &K::cpuNsPerAcquisition, &K::fairness,
+        [](const K& k) {
+            return QVariantList{k.uncontendedPercent, k.spunPercent, k.sleptPercent};
+        },
+        &K::samplesDropped);
 }
 
 QVariant ContentionTableModel::display(const ContentionKindSummary& k, int column) const
@@ -103,7 +70,7 @@ QVariant ContentionTableModel::display(const ContentionKindSummary& k, int colum
     case Kind:
         return QString::fromLatin1(lockKindName(k.kind));
     case State:
-        return stateText(k.state);
+        return QObject::tr(kindRunStateName(k.state)); // the engine's names, translated
     case Throughput:
         return figures ? formatRate(k.acquisitionsPerSec) : kNone;
     case VsMutex:

@@ -11,12 +11,7 @@
 #include <optional>
 #include <vector>
 
-class QComboBox;
-class QSpinBox;
-
 namespace rtscope {
-
-class DurationSpinBox;
 
 /// The widgets an InversionConfig maps to (owned by InversionControls).
 struct InversionControlWidgets {

@@ -34,7 +34,7 @@ QString lat(double ns)
 } // namespace
 
 InversionPage::InversionPage(const SystemProbe& probe, QWidget* parent)
-    : InversionPageBase(probe, kRefreshMs, unpinnedTopology(), parent)
+    : PolledExperimentPage(probe, kRefreshMs, unpinnedTopology(), parent)
     , m_view(new QWidget(this))
     , m_watchdogBanner(new QLabel(m_view))
     , m_warning(new QLabel(m_view))
@@ -107,9 +107,7 @@ InversionPage::InversionPage(const SystemProbe& probe, QWidget* parent)
     viewLayout->addWidget(m_refTimeline, 1);
     viewLayout->addWidget(m_liveTimeline, 1);
     viewLayout->addWidget(m_table);
-    auto* layout = new QVBoxLayout(this);
-    layout->setContentsMargins(4, 4, 4, 4);
-    layout->addWidget(m_view);
+    stackRows({m_view});
 
     connect(m_periods, &QSpinBox::valueChanged, this, &InversionPage::setPeriodsShown);
     connect(m_clearReference, &QPushButton::clicked, this, &InversionPage::clearReference);
@@ -138,13 +136,13 @@ void InversionPage::runStarting(const InversionConfig& c)
 void InversionPage::stop()
 {
     m_followUp.reset();
-    InversionPageBase::stop();
+    PolledExperimentPage::stop();
 }
 
 void InversionPage::runFinished()
 {
     const std::optional<LockKind> next = m_followUp;
-    InversionPageBase::stop();
+    PolledExperimentPage::stop();
     m_followUp.reset();
     if (!next || !m_live || !m_live->error.empty())
         return;
@@ -347,21 +345,6 @@ QString InversionPage::watchdogText() const
                      .arg(who, how, t.demoted ? QString() : tr(" (it had already gone)"));
     }
     return lines.join('\n');
-}
-
-QString InversionPage::waitText() const
-{
-    return m_waitTile->text();
-}
-
-QString InversionPage::inversionText() const
-{
-    return m_inversionTile->text();
-}
-
-QString InversionPage::missedText() const
-{
-    return m_missedTile->text();
 }
 
 QString InversionPage::explanation() const

@@ -4,6 +4,7 @@
 // when (three lanes from the threads' own timestamps), and a table. The comparison is the point: a finished run
 // (a plain mutex) is held as a frozen reference — its lanes above the live ones, its row above the live row.
 #include "engine/experiments/locks/inversion_experiment.h"
+#include "ui/common/fact_tile.h"
 #include "ui/locks/inversion/inversion_controls.h"
 #include "ui/polled_page.h"
 
@@ -16,14 +17,10 @@ class QTableView;
 
 namespace rtscope {
 
-class FactTile;
 class InversionTableModel;
 class InversionTimeline;
 
-using InversionPageBase =
-    PolledExperimentPage<InversionConfig, InversionExperiment, InversionControls, inversionConfigFromJson>;
-
-class InversionPage : public InversionPageBase {
+class InversionPage : public RegisteredExperimentPage<InversionConfig, InversionControls> {
     Q_OBJECT
 public:
     static constexpr int kRefreshMs = 40;
@@ -56,9 +53,9 @@ public:
     InversionTableModel* tableModel() const { return m_model; }
     InversionTimeline* liveTimeline() const { return m_liveTimeline; }
     InversionTimeline* referenceTimeline() const { return m_refTimeline; }
-    QString waitText() const;
-    QString inversionText() const;
-    QString missedText() const;
+    QString waitText() const { return m_waitTile->text(); }
+    QString inversionText() const { return m_inversionTile->text(); }
+    QString missedText() const { return m_missedTile->text(); }
     QString watchdogText() const;
 
 protected:

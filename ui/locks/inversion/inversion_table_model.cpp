@@ -22,19 +22,21 @@ InversionTableModel::InversionTableModel(QObject* parent)
 
 void InversionTableModel::setLive(const std::optional<InversionRunSummary>& live)
 {
-    const bool countChanged = live.has_value() != m_live.has_value();
-    if (countChanged)
-        beginResetModel();
-    m_live = live;
-    rowsChanged(countChanged);
+    setRun(m_live, live);
 }
 
 void InversionTableModel::setReference(const std::optional<InversionRunSummary>& reference)
 {
-    const bool countChanged = reference.has_value() != m_reference.has_value();
+    setRun(m_reference, reference);
+}
+
+void InversionTableModel::setRun(std::optional<InversionRunSummary>& run,
+                                 const std::optional<InversionRunSummary>& summary)
+{
+    const bool countChanged = summary.has_value() != run.has_value();
     if (countChanged)
         beginResetModel();
-    m_reference = reference;
+    run = summary;
     rowsChanged(countChanged);
 }
 
@@ -76,33 +78,12 @@ QVariant InversionTableModel::data(const QModelIndex& index, int role) const
     if (!r)
         return {};
     const bool any = r->periods > 0;
-    if (role == RawValueRole) {
-        switch (Column(index.column())) {
-        case Run:
-            return reference ? QString("reference") : QString("live");
-        case Lock:
-            return QString::fromLatin1(lockKindName(r->lock));
-        case Periods:
-            return qulonglong(r->periods);
-        case Contended:
-            return qulonglong(r->contended);
-        case Missed:
-            return qulonglong(r->missed);
-        case WaitP50:
-            return qlonglong(r->waitP50Ns);
-        case WaitP99:
-            return qlonglong(r->waitP99Ns);
-        case WaitMax:
-            return qlonglong(r->waitMaxNs);
-        case MediumRan:
-            return qlonglong(r->mediumRanWhileHighWaitedNs);
-        case Dropped:
-            return qulonglong(r->drops);
-        case Count:
-            break;
-        }
-        return {};
-    }
+    using S = InversionRunSummary;
+    if (role == RawValueRole)
+        return rawColumn(
+            *r, index.column(), [reference](const S&) { return reference ? QString("reference") : QString("live"); },
+            [](const S& r) { return QString::fromLatin1(lockKindName(r.lock)); }, &S::periods, &S::contended,
+            &S::missed, &S::waitP50Ns, &S::waitP99Ns, &S::waitMaxNs, &S::mediumRanWhileHighWaitedNs, &S::drops);
     if (role == Qt::DisplayRole) {
         switch (Column(index.column())) {
         case Run:

@@ -29,6 +29,8 @@ public:
 
 private:
     const InversionRunSummary* rowAt(int row, bool* reference) const;
+    /// @p run (the live one or the reference) becomes @p summary.
+    void setRun(std::optional<InversionRunSummary>& run, const std::optional<InversionRunSummary>& summary);
     void rowsChanged(bool countChanged);
 
     std::optional<InversionRunSummary> m_reference;

@@ -92,10 +92,7 @@ CpusPage::CpusPage(std::unique_ptr<LatencySource> source, const SystemProbe& pro
     splitter->setStretchFactor(2, 0);
     splitter->setChildrenCollapsible(false);
     keepSplitter("splitter", splitter);
-    auto* layout = new QVBoxLayout(this);
-    layout->setContentsMargins(4, 4, 4, 4);
-    layout->addWidget(m_lossWarning);
-    layout->addWidget(splitter, 1);
+    stackRows({m_lossWarning, {splitter, 1}});
 
     connect(m_model, &RunSummaryModel::checkedChanged, this, [this] {
         if (m_lastDrawn)

@@ -54,7 +54,7 @@ SweepChartPoint donePoint(const QString& label, const Histogram& h)
 } // namespace
 
 SweepPage::SweepPage(const SystemProbe& probe, QWidget* parent)
-    : SweepPageBase(probe, kRefreshMs, unpinnedTopology(), parent)
+    : PolledExperimentPage(probe, kRefreshMs, unpinnedTopology(), parent)
     , m_lossWarning(new QLabel(this))
     , m_setting(new FactTile(tr("Setting"), this))
     , m_left(new FactTile(tr("Time left"), this))
@@ -94,12 +94,7 @@ SweepPage::SweepPage(const SystemProbe& probe, QWidget* parent)
     keepSplitter("chartSplitter", chartSplitter);
     keepSplitter("mainSplitter", mainSplitter);
 
-    auto* layout = new QVBoxLayout(this);
-    layout->setContentsMargins(4, 4, 4, 4);
-    layout->addWidget(m_lossWarning);
-    layout->addLayout(facts);
-    layout->addWidget(m_progress);
-    layout->addWidget(mainSplitter, 1);
+    stackRows({m_lossWarning, facts, m_progress, {mainSplitter, 1}});
 
     connect(m_model, &RunSummaryModel::checkedChanged, this, [this] {
         if (m_last)
@@ -160,7 +155,7 @@ void SweepPage::endSweep(bool userStopped)
 {
     m_userStopped = userStopped;
     // stop() joins the controller, which stops the running setting and stops and reaps the load command.
-    SweepPageBase::stop();
+    PolledExperimentPage::stop();
     // The result is shown even while the display is paused: it is the sweep's outcome, not one frame of it.
     if (displayPaused())
         if (const std::shared_ptr<const SweepSnapshot> s = latestSnapshot())

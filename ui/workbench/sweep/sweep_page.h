@@ -22,9 +22,7 @@ class HistogramChart;
 class RunSummaryModel;
 class SweepChart;
 
-using SweepPageBase = PolledExperimentPage<SweepConfig, SweepExperiment, SweepControls, sweepConfigFromJson>;
-
-class SweepPage : public SweepPageBase {
+class SweepPage : public RegisteredExperimentPage<SweepConfig, SweepControls> {
     Q_OBJECT
 public:
     static constexpr int kRefreshMs = 100;

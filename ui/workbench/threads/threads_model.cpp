@@ -88,30 +88,11 @@ QString ThreadsModel::kindText(const SystemThread& t)
 
 QVariant ThreadsModel::raw(const SystemThread& t, int column) const
 {
-    switch (column) {
-    case Pid:
-        return int(t.pid);
-    case Tid:
-        return int(t.tid);
-    case Name:
-        return QString::fromStdString(t.name);
-    case Policy:
-        return QString::fromStdString(t.policy);
-    case Priority:
-        return t.rtPriority;
-    case Nice:
-        return t.nice;
-    case Cpus:
-        return QString::fromStdString(t.allowedCpus);
-    case State:
-        return QString(QChar::fromLatin1(t.state));
-    case Kind:
-        return kindText(t);
-    case Relation:
-        return int(standing(t));
-    default:
-        return {};
-    }
+    using T = SystemThread;
+    return rawColumn(
+        t, column, &T::pid, &T::tid, &T::name, &T::policy, &T::rtPriority, &T::nice, &T::allowedCpus,
+        [](const T& t) { return QString(QChar::fromLatin1(t.state)); }, &ThreadsModel::kindText,
+        [this](const T& t) { return standing(t); });
 }
 
 QVariant ThreadsModel::data(const QModelIndex& index, int role) const

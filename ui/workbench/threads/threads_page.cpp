@@ -129,14 +129,7 @@ ThreadsPage::ThreadsPage(const SystemProbe& probe, QWidget* parent)
     m_footer->setEnabled(false);
     m_footer->setWordWrap(true);
 
-    auto* layout = new QVBoxLayout(this);
-    layout->setContentsMargins(4, 4, 4, 4);
-    layout->addWidget(m_machine);
-    layout->addWidget(m_placement);
-    layout->addLayout(filterRow);
-    layout->addWidget(m_table, 1);
-    layout->addLayout(commands);
-    layout->addWidget(m_footer);
+    stackRows({m_machine, m_placement, filterRow, {m_table, 1}, commands, m_footer});
 
     connect(m_reader, &ThreadListReader::finished, this, &ThreadsPage::listRead);
     connect(m_controls, &ThreadsControls::edited, this, &ThreadsPage::referenceEdited);
