@@ -68,43 +68,45 @@ int runAgentListen(const AgentOptions& o)
     return listener.serve();
 }
 
-Command addAgentCommand(CLI::App& app)
+int run(const AgentOptions& o)
 {
-    auto o = std::make_shared<AgentOptions>();
-    auto* sub = app.add_subcommand("agent", "Run experiments for a controller on another machine (rtscope latency "
-                                            "--target-cmd, docs/remote.md)");
-    sub->add_flag("--stdio", o->stdio,
+    if (o.stdio && !o.listen.address.empty())
+        return reportInvalid("agent", {"agent takes --stdio or --listen, not both"});
+    if (o.listen.listenAny && o.listen.address.empty())
+        return reportInvalid("agent", {"listen-any is only meaningful with --listen HOST:PORT"});
+    if (!o.listen.tokenFile.empty() && o.listen.address.empty())
+        return reportInvalid("agent", {"token-file is only meaningful with --listen HOST:PORT"});
+    if (!o.listen.address.empty())
+        return runAgentListen(o);
+    if (!o.stdio)
+        return reportInvalid("agent", {"agent needs a transport: --stdio (through ssh or any command), "
+                                       "--listen HOST:PORT or --listen unix:PATH (docs/remote.md)"});
+    return runAgentStdio(o);
+}
+
+void addAgentFlags(CLI::App* sub, AgentOptions& o)
+{
+    sub->add_flag("--stdio", o.stdio,
                   "speak the agent protocol on stdin/stdout (run it through ssh or any command that carries both)");
-    sub->add_option("--listen", o->listen.address,
+    sub->add_option("--listen", o.listen.address,
                     "speak it on a socket instead: HOST:PORT (TCP, loopback only unless --listen-any; port 0: any "
                     "free port, printed; controllers show the token the agent writes at start) or unix:PATH (a Unix "
                     "socket for this user and root); one controller at a time");
-    sub->add_flag("--listen-any", o->listen.listenAny,
+    sub->add_flag("--listen-any", o.listen.listenAny,
                   "allow --listen on an address other machines can reach (the token and the frames are not encrypted)");
-    sub->add_option("--token-file", o->listen.tokenFile,
+    sub->add_option("--token-file", o.listen.tokenFile,
                     "with --listen HOST:PORT, where the token is written (a new file, mode 0600; default: a new "
                     "private directory under $TMPDIR or /tmp, printed)");
-    sub->add_flag("--allow-commands", o->listen.allowCommands,
+    sub->add_flag("--allow-commands", o.listen.allowCommands,
                   "let a controller run a command string here with the agent's privileges (the sweep's load_cmd); "
                   "refused without it");
-    return {sub, [o] {
-                if (o->stdio && !o->listen.address.empty())
-                    return reportInvalid("agent", {"agent takes --stdio or --listen, not both"});
-                if (o->listen.listenAny && o->listen.address.empty())
-                    return reportInvalid("agent", {"listen-any is only meaningful with --listen HOST:PORT"});
-                if (!o->listen.tokenFile.empty() && o->listen.address.empty())
-                    return reportInvalid("agent", {"token-file is only meaningful with --listen HOST:PORT"});
-                if (!o->listen.address.empty())
-                    return runAgentListen(*o);
-                if (!o->stdio)
-                    return reportInvalid("agent", {"agent needs a transport: --stdio (through ssh or any command), "
-                                                   "--listen HOST:PORT or --listen unix:PATH (docs/remote.md)"});
-                return runAgentStdio(*o);
-            }};
 }
 
 } // namespace
 
-const CommandRegistration kAgentRegistration("agent", 90, &addAgentCommand);
+const OptionsCommand<AgentOptions> kAgentCommand("agent", 90,
+                                                 "Run experiments for a controller on another machine (rtscope latency "
+                                                 "--target-cmd, docs/remote.md)",
+                                                 addAgentFlags, run);
 
 } // namespace rtscope::cli

@@ -5,6 +5,7 @@
 
 #include <CLI/CLI.hpp>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -29,9 +30,37 @@ int runCommandProcess(int argc, char** argv);
 
 /// Each subcommand registers itself from its own file in app/cli/ with a static CommandRegistration, so
 /// adding an experiment touches no shared list. @p order sorts the help listing.
-using AddCommandFn = Command (*)(CLI::App& app);
+using AddCommandFn = std::function<Command(CLI::App& app)>;
 struct CommandRegistration {
     CommandRegistration(const char* name, int order, AddCommandFn add);
+};
+
+/// @p run, with an exception it lets out turned into "rtscope CMD: what" on stderr and exit code 1. The
+/// experiments' destructors have stopped and joined their threads during the unwinding.
+CommandRunner catchingExceptions(const std::string& command, CommandRunner run);
+
+/// The registration of the usual subcommand: `rtscope NAME` (@p description in the help) with the flags @p addFlags
+/// registers into an @p Options, which lives as long as the command line, run by @p run with them once parsed.
+/// With Exceptions::Catch an exception @p run lets out ends the command as catchingExceptions() says.
+template <class Options> struct OptionsCommand : CommandRegistration {
+    using AddFlags = void (*)(CLI::App* sub, Options& o);
+    using Run = int (*)(const Options& o);
+    enum class Exceptions { LetOut, Catch };
+
+    OptionsCommand(const char* name, int order, const char* description, AddFlags addFlags, Run run,
+                   Exceptions exceptions = Exceptions::LetOut)
+        : CommandRegistration(name, order, [=](CLI::App& app) -> Command {
+            auto o = std::make_shared<Options>();
+            CLI::App* sub = app.add_subcommand(name, description);
+            addFlags(sub, *o);
+            CommandRunner runner = [o, run] {
+                return run(*o);
+            };
+            if (exceptions == Exceptions::Catch)
+                runner = catchingExceptions(name, std::move(runner));
+            return {sub, std::move(runner)};
+        })
+    {}
 };
 
 // Helpers shared by the subcommands.

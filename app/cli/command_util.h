@@ -84,10 +84,6 @@ int runIfValid(const std::string& command, const Config& config, std::vector<std
     return run(config);
 }
 
-/// @p run, with an exception it lets out turned into "rtscope CMD: what" on stderr and exit code 1. The
-/// experiments' destructors have stopped and joined their threads during the unwinding.
-CommandRunner catchingExceptions(const std::string& command, CommandRunner run);
-
 // ---- A run ----
 
 /// Prints otherMeasurementWarnings() for @p cpus on stderr ("rtscope CMD: warning: another rtscope (PID …) …").

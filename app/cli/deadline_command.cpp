@@ -378,76 +378,57 @@ TableRun<DeadlineSnapshot> deadlineTable(std::function<std::string()> header, co
     };
 }
 
-RunResult runDeadline(const DeadlineConfig& config, const RunOutput& out)
+// The lab's first privileged thread: the edf lesson's FIFO task; the others' first deadline task (never pinned).
+ThreadSpec firstThread(const DeadlineConfig& c, const CpuTopology& topo)
 {
-    return runTableHere<DeadlineExperiment>(config, out, deadlineTable);
+    if (c.lesson == DeadlineLesson::Edf)
+        return threadSpec(Policy::Fifo, c.priority, 0, c.resolvedCpu(topo), "rtscope-dl-fifo");
+    ThreadSpec spec = threadSpec(Policy::Deadline, 0, 0, -1, "rtscope-dl-probe");
+    spec.deadline = c.lesson == DeadlineLesson::Isolation ? c.good : c.admissionTasks(DeadlineLimits::read()).front();
+    return spec;
 }
 
-int run(const DeadlineOptions& o)
+void addDeadlineFlags(CLI::App* sub, DeadlineOptions& o)
 {
-    return runTableCommand<DeadlineConfig>(
-        "deadline", o.target, o.output.runOutput(),
-        [&](const CpuTopology&, std::vector<std::string>& problems) { return toConfig(o, problems); });
-}
-
-Command addDeadlineCommand(CLI::App& app)
-{
-    auto o = std::make_shared<DeadlineOptions>();
-    auto* sub = app.add_subcommand("deadline", "SCHED_DEADLINE lab: admission control, a throttled runaway, EDF vs "
-                                               "inverted fixed priorities");
-    sub->add_option("--lesson", o->lesson, "admission, isolation or edf")->capture_default_str();
-    sub->add_option("--task", o->tasks,
+    sub->add_option("--lesson", o.lesson, "admission, isolation or edf")->capture_default_str();
+    sub->add_option("--task", o.tasks,
                     "admission: a task RUNTIME/PERIOD (deadline = period), repeat for more, at most 16 "
                     "(default: 5ms/10ms tasks, one more than the CPUs hold)");
-    sub->add_option("-D,--duration", o->duration, "isolation: the run; edf: each phase; 100ms..10min (bare: s)")
+    sub->add_option("-D,--duration", o.duration, "isolation: the run; edf: each phase; 100ms..10min (bare: s)")
         ->capture_default_str();
-    sub->add_option("--runaway", o->runaway,
+    sub->add_option("--runaway", o.runaway,
                     "isolation: the runaway's RUNTIME/PERIOD, at least 1ms of the period unused, period ≤ 1s")
         ->capture_default_str();
-    sub->add_option("--good", o->good, "isolation: the well-behaved task's RUNTIME/PERIOD")->capture_default_str();
-    sub->add_option("--good-work", o->goodWork, "isolation: CPU time per job of the good task, 10us..its runtime")
+    sub->add_option("--good", o.good, "isolation: the well-behaved task's RUNTIME/PERIOD")->capture_default_str();
+    sub->add_option("--good-work", o.goodWork, "isolation: CPU time per job of the good task, 10us..its runtime")
         ->capture_default_str();
-    noValueBelow(sub->add_option("--counter-cpu", o->counterCpu,
+    noValueBelow(sub->add_option("--counter-cpu", o.counterCpu,
                                  "isolation: the SCHED_OTHER counter's CPU (default: the highest usable CPU)"));
-    sub->add_option("--runaway-policy", o->runawayPolicy,
+    sub->add_option("--runaway-policy", o.runawayPolicy,
                     "isolation: deadline (throttled to --runaway, unpinned) or fifo (SCHED_FIFO, pinned to the "
                     "counter's CPU: the starvation lab's trap)")
         ->capture_default_str();
-    sub->add_option("--runaway-priority", o->runawayPriority, "isolation: the FIFO runaway's priority, 1..97")
+    sub->add_option("--runaway-priority", o.runawayPriority, "isolation: the FIFO runaway's priority, 1..97")
         ->capture_default_str();
-    sub->add_option("--short", o->shortTask, "edf: the short-period task's WORK/PERIOD")->capture_default_str();
-    sub->add_option("--long", o->longTask, "edf: the long-period task's WORK/PERIOD (together below 95 %)")
+    sub->add_option("--short", o.shortTask, "edf: the short-period task's WORK/PERIOD")->capture_default_str();
+    sub->add_option("--long", o.longTask, "edf: the long-period task's WORK/PERIOD (together below 95 %)")
         ->capture_default_str();
-    sub->add_option("-p,--priority", o->priority,
+    sub->add_option("-p,--priority", o.priority,
                     "edf: SCHED_FIFO priority of the short task, 1..97 (the long one runs one above)")
         ->capture_default_str();
-    noValueBelow(sub->add_option("-a,--cpu", o->cpu, "edf: both FIFO tasks' CPU (default: the highest usable CPU)"));
-    addTargetOptions(sub, o->target);
-    addTableOutputOptions(sub, o->output, "write the lesson's figures (and every job) as JSON",
+    noValueBelow(sub->add_option("-a,--cpu", o.cpu, "edf: both FIFO tasks' CPU (default: the highest usable CPU)"));
+    addTargetOptions(sub, o.target);
+    addTableOutputOptions(sub, o.output, "write the lesson's figures (and every job) as JSON",
                           "write every job: task,cpu,start_s,end_s,ran_us,off_cpu_us,late_us,missed",
                           "no progress line, only the report");
-    return {sub, [o] {
-                return run(*o);
-            }};
 }
 
 } // namespace
 
-const CommandRegistration kDeadlineRegistration("deadline", 45, &addDeadlineCommand);
-const HeadlessRegistration<DeadlineConfig> kDeadlineHeadless({
-    .run = runDeadline,
-    .firstThread =
-        // The lab's first privileged thread: the edf lesson's FIFO task; the others' first deadline task (never
-        // pinned).
-    [](const DeadlineConfig& c, const CpuTopology& topo) {
-        if (c.lesson == DeadlineLesson::Edf)
-            return threadSpec(Policy::Fifo, c.priority, 0, c.resolvedCpu(topo), "rtscope-dl-fifo");
-        ThreadSpec spec = threadSpec(Policy::Deadline, 0, 0, -1, "rtscope-dl-probe");
-        spec.deadline =
-            c.lesson == DeadlineLesson::Isolation ? c.good : c.admissionTasks(DeadlineLimits::read()).front();
-        return spec;
-    },
-    .onTarget = tableOnTarget<deadlineTable>,
-});
+const TableCommand<DeadlineExperiment, DeadlineOptions> kDeadlineCommand(
+    "deadline", 45,
+    "SCHED_DEADLINE lab: admission control, a throttled runaway, EDF vs "
+    "inverted fixed priorities",
+    {.addFlags = addDeadlineFlags, .toConfig = toConfig, .table = deadlineTable, .firstThread = firstThread});
 
 } // namespace rtscope::cli

@@ -234,56 +234,59 @@ int runDoctor(const DoctorOptions& o)
     return ExitOk;
 }
 
-Command addDoctorCommand(CLI::App& app)
+int run(const DoctorOptions& o)
 {
-    auto o = std::make_shared<DoctorOptions>();
-    auto* sub = app.add_subcommand("doctor", "Diagnose this machine's real-time latency, try each fix temporarily "
-                                             "against the baseline, put everything back (--undo: what a doctor left)");
-    sub->add_flag("--undo", o->undo,
+    if (o.guardian->parsed())
+        return runGuardianCommand(o);
+    return o.undo ? runUndo(o) : runDoctor(o);
+}
+
+void addDoctorFlags(CLI::App* sub, DoctorOptions& o)
+{
+    sub->add_flag("--undo", o.undo,
                   "restore every setting a doctor left changed (a journal in /run/rtscope), then remove the journal");
-    noValueBelow(sub->add_option("-a,--cpu", o->cpu, "the CPU to measure and tune (default: the highest usable)"));
-    sub->add_option("-p,--priority", o->priority, "the measuring thread's SCHED_FIFO priority, 1..98")
+    noValueBelow(sub->add_option("-a,--cpu", o.cpu, "the CPU to measure and tune (default: the highest usable)"));
+    sub->add_option("-p,--priority", o.priority, "the measuring thread's SCHED_FIFO priority, 1..98")
         ->capture_default_str();
-    sub->add_option("-i,--period", o->period, "the measuring period, 100us..100ms (bare number: us)")
+    sub->add_option("-i,--period", o.period, "the measuring period, 100us..100ms (bare number: us)")
         ->capture_default_str();
-    sub->add_option("--load", o->load,
+    sub->add_option("--load", o.load,
                     "the load during the whole run: hogs (a CPU hog on the measured CPU), io (a file written and "
                     "synced in a loop) or a shell command (default: what the machine is doing)");
-    auto* quick = sub->add_flag("--quick", o->quick, "shorter: 5 s baseline, 3 trials of 3 pairs of 1 s phases");
-    sub->add_flag("--thorough", o->thorough,
+    auto* quick = sub->add_flag("--quick", o.quick, "shorter: 5 s baseline, 3 trials of 3 pairs of 1 s phases");
+    sub->add_flag("--thorough", o.thorough,
                   "longer: 30 s baseline, every run-time fix (also those that explained nothing), 5 pairs of 3 s")
         ->excludes(quick);
-    sub->add_flag("--no-trials", o->noTrials, "diagnose only: change nothing");
-    sub->add_flag("--noise", o->noise,
+    sub->add_flag("--no-trials", o.noTrials, "diagnose only: change nothing");
+    sub->add_flag("--noise", o.noise,
                   "the workload polls: take the evidence from the noise lab (who takes the CPU from a busy poller) "
                   "instead of the wake-up anatomy");
-    sub->add_option("--only", o->only, "try only the finding with this id (repeatable), e.g. irq-36");
-    sub->add_flag("--keep", o->keep,
+    sub->add_option("--only", o.only, "try only the finding with this id (repeatable), e.g. irq-36");
+    sub->add_flag("--keep", o.keep,
                   "leave the fixes that helped applied until reboot (rtscope doctor --undo puts them back)");
-    outputFile(sub->add_option("--json", o->json, "write the findings, fixes and trials as JSON (docs/doctor.md)"));
-    outputFile(sub->add_option("--report", o->report,
+    outputFile(sub->add_option("--json", o.json, "write the findings, fixes and trials as JSON (docs/doctor.md)"));
+    outputFile(sub->add_option("--report", o.report,
                                "write a self-contained HTML page (facts, findings, before/after histograms)"));
-    sub->add_option("--recipe", o->recipe,
+    sub->add_option("--recipe", o.recipe,
                     "write into this directory what would make the helpful fixes permanent (sysctl.d, a systemd "
                     "unit, kernel command-line words, a tuned profile); nothing is installed");
-    sub->add_flag("-q,--quiet", o->quiet, "no progress on standard error, only the table");
-    sub->add_option("--journal-dir", o->journalDir, "the journal's directory")->group("");
-    sub->add_option("--root", o->root, "the root of /proc and /sys")->group("");
-    sub->add_option("--baseline-length", o->baseline, "")->group("");
-    sub->add_option("--phase-length", o->phase, "")->group("");
-    sub->add_option("--pairs", o->pairs, "")->group("");
-    o->guardian = sub->add_subcommand("guardian", "")->group("");
-    o->guardian->add_option("--journal-dir", o->journalDir)->required();
-    o->guardian->add_option("--root", o->root)->required();
-    return {sub, [o] {
-                if (o->guardian->parsed())
-                    return runGuardianCommand(*o);
-                return o->undo ? runUndo(*o) : runDoctor(*o);
-            }};
+    sub->add_flag("-q,--quiet", o.quiet, "no progress on standard error, only the table");
+    sub->add_option("--journal-dir", o.journalDir, "the journal's directory")->group("");
+    sub->add_option("--root", o.root, "the root of /proc and /sys")->group("");
+    sub->add_option("--baseline-length", o.baseline, "")->group("");
+    sub->add_option("--phase-length", o.phase, "")->group("");
+    sub->add_option("--pairs", o.pairs, "")->group("");
+    o.guardian = sub->add_subcommand("guardian", "")->group("");
+    o.guardian->add_option("--journal-dir", o.journalDir)->required();
+    o.guardian->add_option("--root", o.root)->required();
 }
 
 } // namespace
 
-const CommandRegistration kDoctorRegistration("doctor", 75, &addDoctorCommand);
+const OptionsCommand<DoctorOptions>
+    kDoctorCommand("doctor", 75,
+                   "Diagnose this machine's real-time latency, try each fix temporarily "
+                   "against the baseline, put everything back (--undo: what a doctor left)",
+                   addDoctorFlags, run);
 
 } // namespace rtscope::cli

@@ -121,54 +121,37 @@ TableRun<DriftSnapshot> driftTable(std::function<std::string()> header, const Dr
     };
 }
 
-RunResult runDrift(const DriftConfig& config, const RunOutput& out)
+// The measuring thread, the run's only one.
+ThreadSpec firstThread(const DriftConfig& c, const CpuTopology& topo)
 {
-    return runTableHere<DriftExperiment>(config, out, driftTable);
+    return threadSpec(c.policy, c.priority, 0, c.resolvedCpu(topo), "rtscope-drift");
 }
 
-int run(const DriftOptions& o)
+void addDriftFlags(CLI::App* sub, DriftOptions& o)
 {
-    return runTableCommand<DriftConfig>(
-        "drift", o.target, o.output.runOutput(),
-        [&](const CpuTopology&, std::vector<std::string>& problems) { return toConfig(o, problems); });
-}
-
-Command addDriftCommand(CLI::App& app)
-{
-    auto o = std::make_shared<DriftOptions>();
-    auto* sub = app.add_subcommand("drift", "Timer drift: a naive sleep loop against absolute-deadline timers");
-    sub->add_option("-i,--period", o->period, "period 100us..1s; units ns, us, ms, s (bare number: us)")
+    sub->add_option("-i,--period", o.period, "period 100us..1s; units ns, us, ms, s (bare number: us)")
         ->capture_default_str();
-    auto* ticks = sub->add_option("-n,--ticks", o->ticks, "ticks per method, 2..200000")->capture_default_str();
-    auto* dur = sub->add_option("-D,--duration", o->duration, "run time instead of ticks, e.g. 2s (bare number: s)");
+    auto* ticks = sub->add_option("-n,--ticks", o.ticks, "ticks per method, 2..200000")->capture_default_str();
+    auto* dur = sub->add_option("-D,--duration", o.duration, "run time instead of ticks, e.g. 2s (bare number: s)");
     dur->excludes(ticks);
-    sub->add_option("-w,--work", o->work, "busy work after every wake-up, 0..90% of the period")->capture_default_str();
-    sub->add_option("-m,--methods", o->methods, "comma-separated: " + driftMethodList())->capture_default_str();
-    sub->add_option("--slack", o->slack,
+    sub->add_option("-w,--work", o.work, "busy work after every wake-up, 0..90% of the period")->capture_default_str();
+    sub->add_option("-m,--methods", o.methods, "comma-separated: " + driftMethodList())->capture_default_str();
+    sub->add_option("--slack", o.slack,
                     "timer slack: default (0 means the same), 1ns or a duration up to 1s (prctl PR_SET_TIMERSLACK)")
         ->capture_default_str();
-    addPolicyOptions(sub, o->policy, o->priority);
-    noValueBelow(sub->add_option("-a,--cpu", o->cpu, "CPU every method runs on (default: the highest usable CPU)"));
-    sub->add_option("--stall-at", o->stallAt, "tick after which every method stalls once, 1..ticks-1 (0: never)");
-    sub->add_option("--stall", o->stall, "length of that stall, e.g. 10ms: timers count the ticks it misses");
-    addTargetOptions(sub, o->target);
-    addTableOutputOptions(sub, o->output, "write config, probe and per-method figures as JSON",
+    addPolicyOptions(sub, o.policy, o.priority);
+    noValueBelow(sub->add_option("-a,--cpu", o.cpu, "CPU every method runs on (default: the highest usable CPU)"));
+    sub->add_option("--stall-at", o.stallAt, "tick after which every method stalls once, 1..ticks-1 (0: never)");
+    sub->add_option("--stall", o.stall, "length of that stall, e.g. 10ms: timers count the ticks it misses");
+    addTargetOptions(sub, o.target);
+    addTableOutputOptions(sub, o.output, "write config, probe and per-method figures as JSON",
                           "write one row per tick per method", "only the table");
-    return {sub, [o] {
-                return run(*o);
-            }};
 }
 
 } // namespace
 
-const CommandRegistration kDriftRegistration("drift", 20, &addDriftCommand);
-const HeadlessRegistration<DriftConfig> kDriftHeadless({
-    .run = runDrift,
-    .firstThread =
-        [](const DriftConfig& c, const CpuTopology& topo) {
-            return threadSpec(c.policy, c.priority, 0, c.resolvedCpu(topo), "rtscope-drift");
-        },
-    .onTarget = tableOnTarget<driftTable>,
-});
+const TableCommand<DriftExperiment, DriftOptions>
+    kDriftCommand("drift", 20, "Timer drift: a naive sleep loop against absolute-deadline timers",
+                  {.addFlags = addDriftFlags, .toConfig = toConfig, .table = driftTable, .firstThread = firstThread});
 
 } // namespace rtscope::cli

@@ -76,7 +76,8 @@ template <class Config> struct HeadlessRun {
 /// The registered HeadlessRun of each config type; empty (null run) until its command file registers it.
 template <class Config> inline HeadlessRun<Config> headlessRun{};
 
-/// `const HeadlessRegistration<XConfig> kXHeadless({.run = …, .firstThread = …});` in app/cli/x_command.cpp.
+/// `const HeadlessRegistration<XConfig> kXHeadless({.run = …, .firstThread = …});` in app/cli/x_command.cpp (a
+/// TableCommand, app/cli/remote_target.h, registers one for a table command).
 template <class Config> struct HeadlessRegistration {
     explicit HeadlessRegistration(const HeadlessRun<Config>& run) { headlessRun<Config> = run; }
 };

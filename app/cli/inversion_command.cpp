@@ -149,68 +149,48 @@ TableRun<InversionSnapshot> inversionTable(std::function<std::string()> header, 
     };
 }
 
-RunResult runInversion(const InversionConfig& config, const RunOutput& out)
+void addInversionFlags(CLI::App* sub, InversionOptions& o)
 {
-    return runTableHere<InversionExperiment>(config, out, inversionTable, [](InversionExperiment& exp) {
-        exp.setTimelineWindow(0); // the exports carry the whole run
-        exp.setPublishInterval(250'000'000);
-    });
-}
-
-int run(const InversionOptions& o)
-{
-    return runTableCommand<InversionConfig>(
-        "inversion", o.target, o.output.runOutput(),
-        [&](const CpuTopology&, std::vector<std::string>& problems) { return toConfig(o, problems); });
-}
-
-RunResult runInversionOn(CliTarget& link, const InversionConfig& config, const RunOutput& out)
-{
-    // The exports carry the run's timeline: as much of it as the agent keeps (docs/remote.md, Start).
-    return runTableOnTarget(link, config, out, inversionTable, nlohmann::json{{"timeline_window_ns", kAgentViewMaxNs}});
-}
-
-Command addInversionCommand(CLI::App& app)
-{
-    auto o = std::make_shared<InversionOptions>();
-    auto* sub = app.add_subcommand("inversion",
-                                   "Priority inversion (Mars Pathfinder): three SCHED_FIFO threads, one lock, one CPU");
-    sub->add_option("--lock", o->lock, "mutex, pi (priority inheritance) or ceiling (priority protect)")
+    sub->add_option("--lock", o.lock, "mutex, pi (priority inheritance) or ceiling (priority protect)")
         ->capture_default_str();
-    sub->add_option("--medium-burst", o->burst, "the medium thread's spin per period, 100us..1s (bare: us)")
+    sub->add_option("--medium-burst", o.burst, "the medium thread's spin per period, 100us..1s (bare: us)")
         ->capture_default_str();
-    sub->add_option("--hold", o->hold, "the low thread's critical section, 100us..100ms, at most period/2 (bare: us)")
+    sub->add_option("--hold", o.hold, "the low thread's critical section, 100us..100ms, at most period/2 (bare: us)")
         ->capture_default_str();
-    sub->add_option("--period", o->period, "release period of all three threads, 10ms..10s (bare: us)")
+    sub->add_option("--period", o.period, "release period of all three threads, 10ms..10s (bare: us)")
         ->capture_default_str();
-    sub->add_option("-D,--duration", o->duration, "run time, 100ms..10min (bare: s)")->capture_default_str();
+    sub->add_option("-D,--duration", o.duration, "run time, 100ms..10min (bare: s)")->capture_default_str();
     noValueBelow(
-        sub->add_option("-a,--cpu", o->cpu, "the threads' CPU (default: the highest usable CPU; never the first one)"));
-    sub->add_option("--low-priority", o->lowPriority, "SCHED_FIFO priority of the low thread, 1..98")
+        sub->add_option("-a,--cpu", o.cpu, "the threads' CPU (default: the highest usable CPU; never the first one)"));
+    sub->add_option("--low-priority", o.lowPriority, "SCHED_FIFO priority of the low thread, 1..98")
         ->capture_default_str();
-    sub->add_option("--medium-priority", o->mediumPriority, "... of the medium thread, above low")
+    sub->add_option("--medium-priority", o.mediumPriority, "... of the medium thread, above low")
         ->capture_default_str();
-    sub->add_option("--high-priority", o->highPriority, "... of the high thread (also the ceiling), at most 98")
+    sub->add_option("--high-priority", o.highPriority, "... of the high thread (also the ceiling), at most 98")
         ->capture_default_str();
-    addTargetOptions(sub, o->target);
-    addTableOutputOptions(sub, o->output, "write the figures, every period and the whole timeline as JSON",
+    addTargetOptions(sub, o.target);
+    addTableOutputOptions(sub, o.output, "write the figures, every period and the whole timeline as JSON",
                           "write the timeline: one row per segment (lane,state,start_s,end_s,duration_us)",
                           "no progress line, only the summary");
-    return {sub, [o] {
-                return run(*o);
-            }};
 }
 
 } // namespace
 
-const CommandRegistration kInversionRegistration("inversion", 60, &addInversionCommand);
-const HeadlessRegistration<InversionConfig> kInversionHeadless({
-    .run = runInversion,
-    .firstThread =
-        [](const InversionConfig& c, const CpuTopology& topo) {
-            return threadSpec(Policy::Fifo, c.highPriority, 0, c.resolvedCpu(topo), "rtscope-inv-high");
-        },
-    .onTarget = runInversionOn,
-});
+const TableCommand<InversionExperiment, InversionOptions> kInversionCommand(
+    "inversion", 60, "Priority inversion (Mars Pathfinder): three SCHED_FIFO threads, one lock, one CPU",
+    {.addFlags = addInversionFlags,
+     .toConfig = toConfig,
+     .table = inversionTable,
+     .firstThread =
+         [](const InversionConfig& c, const CpuTopology& topo) {
+             return threadSpec(Policy::Fifo, c.highPriority, 0, c.resolvedCpu(topo), "rtscope-inv-high");
+         },
+     .prepare =
+         [](InversionExperiment& exp) {
+             exp.setTimelineWindow(0); // the exports carry the whole run
+             exp.setPublishInterval(250'000'000);
+         },
+     // The exports carry the run's timeline: as much of it as the agent keeps (docs/remote.md, Start).
+     .view = {{"timeline_window_ns", kAgentViewMaxNs}}});
 
 } // namespace rtscope::cli

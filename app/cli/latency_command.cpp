@@ -445,60 +445,57 @@ RunResult runLatency(const LatencyConfig& config, const RunOutput& out, const st
 }
 
 namespace {
-Command addLatencyCommand(CLI::App& app)
+void addLatencyFlags(CLI::App* sub, LatencyOptions& o)
 {
-    auto o = std::make_shared<LatencyOptions>();
-    auto* sub = app.add_subcommand("latency", "Measure wake-up latency of a periodic thread (cyclictest's method)");
-    addLatencyOptions(sub, o->thread, kLatencyFlags);
-    sub->add_option("--nice", o->nice, "nice -20..19 for other/batch/idle (with fifo/rr use -p)");
-    sub->add_option("--runtime", o->runtime,
+    addLatencyOptions(sub, o.thread, kLatencyFlags);
+    sub->add_option("--nice", o.nice, "nice -20..19 for other/batch/idle (with fifo/rr use -p)");
+    sub->add_option("--runtime", o.runtime,
                     "policy deadline: CPU time per period, 1us..deadline (required with it; bare number: us)");
-    sub->add_option("--deadline", o->deadline,
+    sub->add_option("--deadline", o.deadline,
                     "policy deadline: relative deadline, runtime..period (default: the period; bare number: us)");
-    sub->add_option("--hog-policy", o->hogPolicy, "hog policy: other, batch or idle")->capture_default_str();
-    sub->add_option("--hog-nice", o->hogNice, "hog nice -20..19")->capture_default_str();
-    noValueBelow(sub->add_option("--hog-cpu", o->hogCpu, latency_flag_help::hogCpu()));
-    sub->add_option("--waiter", o->waiter, latency_flag_help::waiter())->capture_default_str();
-    auto* dur = sub->add_option("-D,--duration", o->duration,
-                                "run time 1ms..30 days, e.g. 10s or 500ms (bare number: seconds)");
-    auto* smp = sub->add_option("-l,--samples", o->samples, "stop after N samples, 1..1e12");
-    o->samplesFlag = smp;
+    sub->add_option("--hog-policy", o.hogPolicy, "hog policy: other, batch or idle")->capture_default_str();
+    sub->add_option("--hog-nice", o.hogNice, "hog nice -20..19")->capture_default_str();
+    noValueBelow(sub->add_option("--hog-cpu", o.hogCpu, latency_flag_help::hogCpu()));
+    sub->add_option("--waiter", o.waiter, latency_flag_help::waiter())->capture_default_str();
+    auto* dur =
+        sub->add_option("-D,--duration", o.duration, "run time 1ms..30 days, e.g. 10s or 500ms (bare number: seconds)");
+    auto* smp = sub->add_option("-l,--samples", o.samples, "stop after N samples, 1..1e12");
+    o.samplesFlag = smp;
     dur->excludes(smp);
-    noValueBelow(sub->add_option("--histogram", o->histogram,
+    noValueBelow(sub->add_option("--histogram", o.histogram,
                                  "keep exact 1 us bins up to US, 0..1000000 (cyclictest -h); default 10000 when "
                                  "--histfile/--json is given"));
-    outputFile(sub->add_option("--histfile", o->histfile, "write the histogram in cyclictest's -h text format"));
-    outputFile(sub->add_option("--json", o->json, "write cyclictest's --json layout plus an \"rtscope\" object"));
+    outputFile(sub->add_option("--histfile", o.histfile, "write the histogram in cyclictest's -h text format"));
+    outputFile(sub->add_option("--json", o.json, "write cyclictest's --json layout plus an \"rtscope\" object"));
     outputFile(
-        sub->add_option("--csv", o->csv, "write every raw sample as CSV (cpu,seq,deadline_ns,wake_ns,latency_ns,...)"));
-    outputFile(sub->add_option("--record", o->record,
+        sub->add_option("--csv", o.csv, "write every raw sample as CSV (cpu,seq,deadline_ns,wake_ns,latency_ns,...)"));
+    outputFile(sub->add_option("--record", o.record,
                                "record the run (every raw sample, change and drop, and the probe) for rtscope replay "
                                "or the desktop app"));
-    sub->add_flag("-q,--quiet", o->quiet, "no status line, only the summary (with --trace: no anatomy, see --json)");
-    sub->add_flag("--dma-latency", o->dmaLatency, "hold /dev/cpu_dma_latency at 0 while running");
-    sub->add_flag("--trace", o->trace,
+    sub->add_flag("-q,--quiet", o.quiet, "no status line, only the summary (with --trace: no anatomy, see --json)");
+    sub->add_flag("--dma-latency", o.dmaLatency, "hold /dev/cpu_dma_latency at 0 while running");
+    sub->add_flag("--trace", o.trace,
                   "explain late wake-ups from the kernel's trace events (a private tracefs instance on the measured "
                   "CPUs): who delayed the measuring thread, and the anatomy of the worst wake-ups");
-    o->traceThresholdFlag = sub->add_option(
-        "--trace-threshold", o->traceThreshold,
+    o.traceThresholdFlag = sub->add_option(
+        "--trace-threshold", o.traceThreshold,
         "with --trace, also keep every wake-up later than this, e.g. 100us or 1ms (bare number: us); default: none");
-    o->traceTopFlag =
-        sub->add_option("--trace-top", o->traceTop,
+    o.traceTopFlag =
+        sub->add_option("--trace-top", o.traceTop,
                         "with --trace, the worst wake-ups explained, 1.." + std::to_string(LatencyConfig::kMaxTraceTop))
             ->capture_default_str();
-    addFailLimitOptions(sub, o->limit);
-    addTargetOptions(sub, o->target);
-    outputFile(sub->add_option("--trace-dat", o->traceDat,
+    addFailLimitOptions(sub, o.limit);
+    addTargetOptions(sub, o.target);
+    outputFile(sub->add_option("--trace-dat", o.traceDat,
                                "with --trace, also write the run's raw kernel trace as a trace-cmd .dat file "
                                "(trace-cmd report, KernelShark)"));
-    return {sub, [o] {
-                return run(*o);
-            }};
 }
 
 } // namespace
 
-const CommandRegistration kLatencyRegistration("latency", 10, &addLatencyCommand);
+const OptionsCommand<LatencyOptions>
+    kLatencyCommand("latency", 10, "Measure wake-up latency of a periodic thread (cyclictest's method)",
+                    addLatencyFlags, run);
 const HeadlessRegistration<LatencyConfig> kLatencyHeadless({
     .run = [](const LatencyConfig& c, const RunOutput& out) { return runLatency(c, out); },
     .firstThread =

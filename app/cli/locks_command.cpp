@@ -182,60 +182,42 @@ TableRun<ContentionSnapshot> contentionTable(std::function<std::string()> header
     };
 }
 
-RunResult runContention(const ContentionConfig& config, const RunOutput& out)
+void addLocksFlags(CLI::App* sub, LocksOptions& o)
 {
-    return runTableHere<ContentionExperiment>(config, out, contentionTable);
-}
-
-int run(const LocksOptions& o)
-{
-    return runTableCommand<ContentionConfig>(
-        "locks", o.target, o.output.runOutput(),
-        [&](const CpuTopology&, std::vector<std::string>& problems) { return toConfig(o, problems); });
-}
-
-Command addLocksCommand(CLI::App& app)
-{
-    auto o = std::make_shared<LocksOptions>();
-    auto* sub = app.add_subcommand(
-        "locks", "Lock contention: spinning, sleeping, adaptive and priority-inheriting locks, one kind after another");
-    sub->add_option("--kinds", o->kinds, "comma-separated: spin, mutex, adaptive-glibc, adaptive, pi (or all)")
+    sub->add_option("--kinds", o.kinds, "comma-separated: spin, mutex, adaptive-glibc, adaptive, pi (or all)")
         ->capture_default_str();
-    sub->add_option("-t,--threads", o->threads, "worker threads, 2..32")->capture_default_str();
-    sub->add_option("--hold", o->hold, "critical section: busy work while holding the lock, 0..1ms (bare: us)")
+    sub->add_option("-t,--threads", o.threads, "worker threads, 2..32")->capture_default_str();
+    sub->add_option("--hold", o.hold, "critical section: busy work while holding the lock, 0..1ms (bare: us)")
         ->capture_default_str();
-    sub->add_option("--work", o->work, "non-critical busy work between acquisitions, 0..1ms (bare: us)")
+    sub->add_option("--work", o.work, "non-critical busy work between acquisitions, 0..1ms (bare: us)")
         ->capture_default_str();
-    sub->add_option("-D,--duration", o->duration, "run time per kind, 10ms..1h (60s with fifo/rr; bare: s)")
+    sub->add_option("-D,--duration", o.duration, "run time per kind, 10ms..1h (60s with fifo/rr; bare: s)")
         ->capture_default_str();
-    sub->add_option("--placement", o->placement, "spread (pinned round-robin) or one-cpu")->capture_default_str();
+    sub->add_option("--placement", o.placement, "spread (pinned round-robin) or one-cpu")->capture_default_str();
     noValueBelow(
-        sub->add_option("-a,--cpu", o->cpu, "the CPU for --placement one-cpu (default: the highest usable CPU)"));
-    addPolicyOptions(sub, o->policy, o->priority,
+        sub->add_option("-a,--cpu", o.cpu, "the CPU for --placement one-cpu (default: the highest usable CPU)"));
+    addPolicyOptions(sub, o.policy, o.priority,
                      "workers' policy: " + policyNameList() + " (fifo/rr: one-cpu, not CPU 0, no spin)");
-    sub->add_option("--nice", o->nice, "nice -20..19 for other/batch/idle (with fifo/rr use -p)");
-    sub->add_option("--spin-limit", o->spinLimit, "rtscope adaptive lock: spin iterations before sleeping, 0..1e7")
+    sub->add_option("--nice", o.nice, "nice -20..19 for other/batch/idle (with fifo/rr use -p)");
+    sub->add_option("--spin-limit", o.spinLimit, "rtscope adaptive lock: spin iterations before sleeping, 0..1e7")
         ->capture_default_str();
-    sub->add_flag("--no-steal", o->noSteal,
+    sub->add_flag("--no-steal", o.noSteal,
                   "rtscope adaptive lock: hand the lock to a sleeping waiter instead of letting a running one take it");
-    addTargetOptions(sub, o->target);
-    addTableOutputOptions(sub, o->output, "write every figure, per kind and per worker, as JSON",
+    addTargetOptions(sub, o.target);
+    addTableOutputOptions(sub, o.output, "write every figure, per kind and per worker, as JSON",
                           "write one CSV row per kind", "no progress line, only the summary");
-    return {sub, [o] {
-                return run(*o);
-            }};
 }
 
 } // namespace
 
-const CommandRegistration kLocksRegistration("locks", 50, &addLocksCommand);
-const HeadlessRegistration<ContentionConfig> kLocksHeadless({
-    .run = runContention,
-    .firstThread =
-        [](const ContentionConfig& c, const CpuTopology& topo) {
-            return threadSpec(c.policy, c.priority, c.nice, c.workerCpus(topo).front(), "rtscope-lock");
-        },
-    .onTarget = tableOnTarget<contentionTable>,
-});
+const TableCommand<ContentionExperiment, LocksOptions>
+    kLocksCommand("locks", 50,
+                  "Lock contention: spinning, sleeping, adaptive and priority-inheriting locks, one kind after another",
+                  {.addFlags = addLocksFlags,
+                   .toConfig = toConfig,
+                   .table = contentionTable,
+                   .firstThread = [](const ContentionConfig& c, const CpuTopology& topo) {
+                       return threadSpec(c.policy, c.priority, c.nice, c.workerCpus(topo).front(), "rtscope-lock");
+                   }});
 
 } // namespace rtscope::cli

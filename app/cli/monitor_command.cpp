@@ -223,28 +223,25 @@ int run(const MonitorOptions& o)
                       [&](const LatencyConfig& c) { return runMonitor(c, noise, *listen, o); });
 }
 
-Command addMonitorCommand(CLI::App& app)
+void addMonitorFlags(CLI::App* sub, MonitorOptions& o)
 {
-    auto o = std::make_shared<MonitorOptions>();
-    auto* sub = app.add_subcommand(
-        "monitor", "Measure wake-up latency until stopped and serve it as OpenMetrics for Prometheus (/metrics)");
-    addLatencyOptions(sub, o->thread);
-    sub->add_option("--noise-cpus", o->noiseCpus,
+    addLatencyOptions(sub, o.thread);
+    sub->add_option("--noise-cpus", o.noiseCpus,
                     "also run the noise lab on these CPUs (not the measuring ones) and serve rtscope_noise_*: a list "
                     "like 0 or 0,2-3");
-    sub->add_option("--metrics-listen", o->listen,
+    sub->add_option("--metrics-listen", o.listen,
                     "where /metrics is served: a numeric IP and port, e.g. 127.0.0.1:9464 or [::1]:9464")
         ->capture_default_str();
-    sub->add_flag("--metrics-listen-any", o->listenAny,
+    sub->add_flag("--metrics-listen-any", o.listenAny,
                   "allow a --metrics-listen address that is not loopback (the endpoint has no authentication)");
-    sub->add_flag("-q,--quiet", o->quiet, "no header, only the summary when stopped");
-    return {sub, [o] {
-                return run(*o);
-            }};
+    sub->add_flag("-q,--quiet", o.quiet, "no header, only the summary when stopped");
 }
 
 } // namespace
 
-const CommandRegistration kMonitorRegistration("monitor", 12, &addMonitorCommand);
+const OptionsCommand<MonitorOptions>
+    kMonitorCommand("monitor", 12,
+                    "Measure wake-up latency until stopped and serve it as OpenMetrics for Prometheus (/metrics)",
+                    addMonitorFlags, run);
 
 } // namespace rtscope::cli

@@ -244,42 +244,39 @@ int run(const NoiseOptions& o)
     return runTableCommand<NoiseConfig>("noise", o.target, out, configFor);
 }
 
-Command addNoiseCommand(CLI::App& app)
+void addNoiseFlags(CLI::App* sub, NoiseOptions& o)
 {
-    auto o = std::make_shared<NoiseOptions>();
-    auto* sub = app.add_subcommand("noise", "OS and hardware noise: a busy-polling thread per CPU, every lost "
-                                            "moment attributed (osnoise's summary, oslat's histogram)");
-    sub->add_option("--cpus", o->cpus,
+    sub->add_option("--cpus", o.cpus,
                     "CPUs to measure, one polling thread each: all, or a list like 0,2-3 "
                     "(default: the highest usable CPU)");
-    sub->add_option("-D,--duration", o->duration,
+    sub->add_option("-D,--duration", o.duration,
                     "run time " + formatDurationRange(NoiseConfig::kMinDurationNs, NoiseConfig::kMaxDurationNs) +
                         ", e.g. 5s (bare number: seconds)")
         ->capture_default_str();
-    sub->add_option("-T,--threshold", o->threshold,
+    sub->add_option("-T,--threshold", o.threshold,
                     "a loop at least this long is noise, " +
                         formatDurationRange(NoiseConfig::kMinThresholdNs, NoiseConfig::kMaxThresholdNs) +
                         " (bare number: us)")
         ->capture_default_str();
-    addPolicyOptions(sub, o->policy, o->priority,
+    addPolicyOptions(sub, o.policy, o.priority,
                      policyNameList(false, " or ") +
                          " for the polling threads (default: other, as osnoise; fifo if -p is given)");
-    sub->add_flag("--no-trace", o->noTrace, "do not read the kernel's trace events: no attribution");
-    sub->add_option("--histfile", o->histfile, "write the loop-length histogram (1 us bins, cyclictest's -h layout)");
-    sub->add_option("--osnoise-file", o->osnoiseFile,
+    sub->add_flag("--no-trace", o.noTrace, "do not read the kernel's trace events: no attribution");
+    sub->add_option("--histfile", o.histfile, "write the loop-length histogram (1 us bins, cyclictest's -h layout)");
+    sub->add_option("--osnoise-file", o.osnoiseFile,
                     "show the kernel osnoise tracer's summary from FILE (its trace, saved) beside this run, in the "
                     "same columns");
-    addTargetOptions(sub, o->target);
-    addTableOutputOptions(sub, o->output, "write config, probe, per-CPU figures and every culprit as JSON",
+    addTargetOptions(sub, o.target);
+    addTableOutputOptions(sub, o.output, "write config, probe, per-CPU figures and every culprit as JSON",
                           "write one row per culprit (unexplained and untraced time included)", "only the table");
-    return {sub, [o] {
-                return run(*o);
-            }};
 }
 
 } // namespace
 
-const CommandRegistration kNoiseRegistration("noise", 35, &addNoiseCommand);
+const OptionsCommand<NoiseOptions> kNoiseCommand("noise", 35,
+                                                 "OS and hardware noise: a busy-polling thread per CPU, every lost "
+                                                 "moment attributed (osnoise's summary, oslat's histogram)",
+                                                 addNoiseFlags, run);
 const HeadlessRegistration<NoiseConfig> kNoiseHeadless({
     .run = runNoise,
     .firstThread =

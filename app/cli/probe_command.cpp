@@ -49,19 +49,15 @@ int run(const ProbeOptions& o)
     return ExitOk;
 }
 
-Command addProbeCommand(CLI::App& app)
+void addProbeFlags(CLI::App* sub, ProbeOptions& o)
 {
-    auto o = std::make_shared<ProbeOptions>();
-    auto* sub = app.add_subcommand("probe", "Print what this machine and process can do for RT measurement");
-    sub->add_flag("--json", o->json, "Print the probe as JSON");
-    addTargetOptions(sub, o->target);
-    return {sub, [o] {
-                return run(*o);
-            }};
+    sub->add_flag("--json", o.json, "Print the probe as JSON");
+    addTargetOptions(sub, o.target);
 }
 
 } // namespace
 
-const CommandRegistration kProbeRegistration("probe", 90, &addProbeCommand);
+const OptionsCommand<ProbeOptions>
+    kProbeCommand("probe", 90, "Print what this machine and process can do for RT measurement", addProbeFlags, run);
 
 } // namespace rtscope::cli

@@ -164,14 +164,6 @@ int runTableCommand(const std::string& command, const RemoteTarget& target, cons
                       [&](const Config& c) { return headlessRun<Config>.run(c, out).exitCode; });
 }
 
-/// @brief A table command's HeadlessRun::onTarget: runTableOnTarget() with the TableRun @p MakeTable(label, config)
-/// builds, as `.onTarget = tableOnTarget<driftTable>` (a capture-free generic lambda: it becomes the function
-/// pointer of the config's type).
-template <auto MakeTable>
-inline constexpr auto tableOnTarget = [](CliTarget& link, const auto& config, const RunOutput& out) {
-    return runTableOnTarget(link, config, out, MakeTable);
-};
-
 /// @brief A run of @p config here by a new @p Experiment (its memory locked) through runTable(), with the TableRun
 /// @p makeTable(label, config) builds — the local twin of runTableOnTarget(). @p prepare(exp) sets what the command
 /// sets before the start.
@@ -184,6 +176,65 @@ RunResult runTableHere(
     prepare(exp);
     return runTable(exp, config, out, makeTable([&exp] { return exp.config().label(); }, config));
 }
+
+/// @brief A table subcommand whose flags make its config by themselves (drift, sleep-floor, locks, inversion,
+/// deadline), registered whole from its file. The subcommand `rtscope NAME` (OptionsCommand) has the flags
+/// @p addFlags registers; its run reads them into a config (@p toConfig) and runs it here or on the target by
+/// runTableCommand() with the TableRun @p table builds. Its HeadlessRun, the one `rtscope run` finds by the config's
+/// type, runs a config here by a new @p Experiment through runTableHere() and starts @p firstThread first. @p prepare
+/// and @p view: what runTableHere() sets before the start, and the agent's view options for a run on a target
+/// (runTableOnTarget(), also the HeadlessRun's onTarget). One per experiment: its command file's static object.
+template <class Experiment, class Options> class TableCommand {
+public:
+    using Config = typename Experiment::Config;
+    using Snapshot = typename Experiment::Snapshot;
+    struct Parts {
+        void (*addFlags)(CLI::App* sub, Options& o) = nullptr;
+        Config (*toConfig)(const Options& o, std::vector<std::string>& problems) = nullptr;
+        TableRun<Snapshot> (*table)(std::function<std::string()> label, const Config& config) = nullptr;
+        ThreadSpec (*firstThread)(const Config& config, const CpuTopology& topology) = nullptr;
+        void (*prepare)(Experiment& exp) = nullptr;     ///< what the command sets before the start; null: nothing
+        nlohmann::json view = nlohmann::json::object(); ///< the agent's view options (runOnTarget())
+    };
+
+    TableCommand(const char* name, int order, const char* description, Parts parts)
+        : m_name(name)
+        , m_parts(std::move(parts))
+        , m_command(name, order, description, m_parts.addFlags, &runCommand)
+        , m_headless({.run = &runHere, .firstThread = m_parts.firstThread, .onTarget = &runOnTarget})
+    {
+        s_registered = this;
+    }
+
+private:
+    static int runCommand(const Options& o)
+    {
+        const TableCommand& t = *s_registered;
+        return runTableCommand<Config>(
+            t.m_name, o.target, o.output.runOutput(),
+            [&](const CpuTopology&, std::vector<std::string>& problems) { return t.m_parts.toConfig(o, problems); });
+    }
+    static RunResult runHere(const Config& config, const RunOutput& out)
+    {
+        const Parts& p = s_registered->m_parts;
+        return runTableHere<Experiment>(config, out, p.table, [&](Experiment& exp) {
+            if (p.prepare)
+                p.prepare(exp);
+        });
+    }
+
+    static RunResult runOnTarget(CliTarget& link, const Config& config, const RunOutput& out)
+    {
+        const Parts& p = s_registered->m_parts;
+        return runTableOnTarget(link, config, out, p.table, p.view);
+    }
+
+    static inline const TableCommand* s_registered = nullptr;
+    const char* m_name;
+    Parts m_parts;
+    OptionsCommand<Options> m_command;
+    HeadlessRegistration<Config> m_headless;
+};
 
 /// @brief A run in the agent @p target reaches, printed as a local run is. @p cpuList is --cpus as given (empty: not
 /// given): "all" is the target's CPUs, read from its hello's probe.

@@ -217,29 +217,27 @@ int run(const ReplayOptions& o)
     return written && r.read.ok && !r.read.lost ? ExitOk : ExitFailure;
 }
 
-Command addReplayCommand(CLI::App& app)
+void addReplayFlags(CLI::App* sub, ReplayOptions& o)
 {
-    auto o = std::make_shared<ReplayOptions>();
-    auto* sub = app.add_subcommand("replay", "Replay a recording (rtscope latency --record, or the desktop app's) "
-                                             "and convert it to cyclictest's formats");
-    inputFile(sub->add_option("file", o->file, "the recording")->required()->check(CLI::ExistingFile),
+    inputFile(sub->add_option("file", o.file, "the recording")->required()->check(CLI::ExistingFile),
               "the recording FILE");
     noValueBelow(
-        sub->add_option("--histogram", o->histogram,
+        sub->add_option("--histogram", o.histogram,
                         "exact 1 us bins up to US, 1..1000000, for --histfile/--json (default: 10000, or the recorded "
                         "size if larger)"),
         1);
-    outputFile(sub->add_option("--histfile", o->histfile, "write the histogram in cyclictest's -h text format"));
-    outputFile(sub->add_option("--json", o->json, "write cyclictest's --json layout plus an \"rtscope\" object"));
-    outputFile(sub->add_option("--csv", o->csv, "write every recorded sample as CSV"));
-    sub->add_flag("-q,--quiet", o->quiet, "no header and marker lines, only the summary");
-    return {sub, [o] {
-                return run(*o);
-            }};
+    outputFile(sub->add_option("--histfile", o.histfile, "write the histogram in cyclictest's -h text format"));
+    outputFile(sub->add_option("--json", o.json, "write cyclictest's --json layout plus an \"rtscope\" object"));
+    outputFile(sub->add_option("--csv", o.csv, "write every recorded sample as CSV"));
+    sub->add_flag("-q,--quiet", o.quiet, "no header and marker lines, only the summary");
 }
 
 } // namespace
 
-const CommandRegistration kReplayRegistration("replay", 15, &addReplayCommand);
+const OptionsCommand<ReplayOptions>
+    kReplayCommand("replay", 15,
+                   "Replay a recording (rtscope latency --record, or the desktop app's) "
+                   "and convert it to cyclictest's formats",
+                   addReplayFlags, run);
 
 } // namespace rtscope::cli

@@ -242,24 +242,22 @@ int run(const RunOptions& o)
     return exitCode;
 }
 
-Command addRunCommand(CLI::App& app)
+void addRunFlags(CLI::App* sub, RunOptions& o)
 {
-    auto o = std::make_shared<RunOptions>();
-    auto* sub = app.add_subcommand("run", "Run a lesson preset (built-in name or JSON file); comparisons run both "
-                                          "settings and compare them");
-    inputFile(sub->add_option("--preset", o->preset, "a built-in preset's name (see --list) or a preset file (.json)"),
+    inputFile(sub->add_option("--preset", o.preset, "a built-in preset's name (see --list) or a preset file (.json)"),
               "--preset");
-    sub->add_flag("--list", o->list, "list the built-in presets: name, title, experiment");
-    outputFile(
-        sub->add_option("--json", o->json, "write every phase's configuration, figures and full report as JSON"));
-    sub->add_flag("-q,--quiet", o->quiet, "no progress lines, only each phase's table and the comparison");
-    addTargetOptions(sub, o->target);
+    sub->add_flag("--list", o.list, "list the built-in presets: name, title, experiment");
+    outputFile(sub->add_option("--json", o.json, "write every phase's configuration, figures and full report as JSON"));
+    sub->add_flag("-q,--quiet", o.quiet, "no progress lines, only each phase's table and the comparison");
+    addTargetOptions(sub, o.target);
     sub->footer("Presets are validated exactly like the subcommands' flags; docs/presets.md describes the format.");
-    return {sub, catchingExceptions("run", [o] { return run(*o); })};
 }
 
 } // namespace
 
-const CommandRegistration kRunRegistration("run", 65, &addRunCommand);
+const OptionsCommand<RunOptions> kRunCommand("run", 65,
+                                             "Run a lesson preset (built-in name or JSON file); comparisons run both "
+                                             "settings and compare them",
+                                             addRunFlags, run, OptionsCommand<RunOptions>::Exceptions::Catch);
 
 } // namespace rtscope::cli

@@ -131,53 +131,36 @@ TableRun<SleepFloorSnapshot> sleepFloorTable(std::function<std::string()> label,
     };
 }
 
-RunResult runSleepFloor(const SleepFloorConfig& config, const RunOutput& out)
+// The measuring thread, the run's only one.
+ThreadSpec firstThread(const SleepFloorConfig& c, const CpuTopology& topo)
 {
-    return runTableHere<SleepFloorExperiment>(config, out, sleepFloorTable);
+    return threadSpec(c.policy, c.priority, 0, c.resolvedCpu(topo), "rtscope-sleep");
 }
 
-int run(const SleepFloorOptions& o)
+void addSleepFloorFlags(CLI::App* sub, SleepFloorOptions& o)
 {
-    return runTableCommand<SleepFloorConfig>(
-        "sleep-floor", o.target, o.output.runOutput(),
-        [&](const CpuTopology&, std::vector<std::string>& problems) { return toConfig(o, problems); });
-}
-
-Command addSleepFloorCommand(CLI::App& app)
-{
-    auto o = std::make_shared<SleepFloorOptions>();
-    auto* sub = app.add_subcommand("sleep-floor", "The sleep floor: requested against actual sleep lengths");
-    sub->add_option("-r,--requests", o->requests,
+    sub->add_option("-r,--requests", o.requests,
                     "comma-separated lengths, 0..100ms each, at most 32 (bare numbers: us)")
         ->capture_default_str();
-    sub->add_option("-l,--samples", o->samples, "samples per request and method, 1..100000")->capture_default_str();
-    sub->add_option("-m,--methods", o->methods, "comma-separated: " + sleepMethodList())->capture_default_str();
-    sub->add_option("--slack", o->slack,
+    sub->add_option("-l,--samples", o.samples, "samples per request and method, 1..100000")->capture_default_str();
+    sub->add_option("-m,--methods", o.methods, "comma-separated: " + sleepMethodList())->capture_default_str();
+    sub->add_option("--slack", o.slack,
                     "timer slack: default (0 means the same), 1ns or a duration up to 10ms (prctl PR_SET_TIMERSLACK)")
         ->capture_default_str();
-    addPolicyOptions(sub, o->policy, o->priority);
-    noValueBelow(sub->add_option("-a,--cpu", o->cpu, "measuring CPU (default: the highest usable CPU)"));
-    sub->add_flag("--load", o->load, "background load: a SCHED_OTHER spinner on every other usable CPU");
-    sub->add_option("--margin", o->margin, "hybrid: sleep until this long before the deadline, then spin (0..10ms)")
+    addPolicyOptions(sub, o.policy, o.priority);
+    noValueBelow(sub->add_option("-a,--cpu", o.cpu, "measuring CPU (default: the highest usable CPU)"));
+    sub->add_flag("--load", o.load, "background load: a SCHED_OTHER spinner on every other usable CPU");
+    sub->add_option("--margin", o.margin, "hybrid: sleep until this long before the deadline, then spin (0..10ms)")
         ->capture_default_str();
-    addTargetOptions(sub, o->target);
-    addTableOutputOptions(sub, o->output, "write config, probe, clock_getres, floors and every request x method",
+    addTargetOptions(sub, o.target);
+    addTableOutputOptions(sub, o.output, "write config, probe, clock_getres, floors and every request x method",
                           "write one row per sample", "only the table");
-    return {sub, [o] {
-                return run(*o);
-            }};
 }
 
 } // namespace
 
-const CommandRegistration kSleepFloorRegistration("sleep-floor", 30, &addSleepFloorCommand);
-const HeadlessRegistration<SleepFloorConfig> kSleepFloorHeadless({
-    .run = runSleepFloor,
-    .firstThread =
-        [](const SleepFloorConfig& c, const CpuTopology& topo) {
-            return threadSpec(c.policy, c.priority, 0, c.resolvedCpu(topo), "rtscope-sleep");
-        },
-    .onTarget = tableOnTarget<sleepFloorTable>,
-});
+const TableCommand<SleepFloorExperiment, SleepFloorOptions> kSleepFloorCommand(
+    "sleep-floor", 30, "The sleep floor: requested against actual sleep lengths",
+    {.addFlags = addSleepFloorFlags, .toConfig = toConfig, .table = sleepFloorTable, .firstThread = firstThread});
 
 } // namespace rtscope::cli

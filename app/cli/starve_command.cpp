@@ -359,43 +359,42 @@ int run(const StarveOptions& o)
                       [&](const StarvationConfig& c) { return runStarvation(c, o.output.runOutput()).exitCode; });
 }
 
-Command addStarveCommand(CLI::App& app)
+void addStarveFlags(CLI::App* sub, StarveOptions& o)
 {
-    auto o = std::make_shared<StarveOptions>();
-    auto* sub = app.add_subcommand(
-        "starve", "Show how a SCHED_FIFO thread that never blocks starves its CPU (bounded bursts, watchdog)");
-    sub->add_option("--burst", o->burst, "how long the spinner busy-loops, 10ms..5s (bare number: ms)")
+    sub->add_option("--burst", o.burst, "how long the spinner busy-loops, 10ms..5s (bare number: ms)")
         ->capture_default_str();
-    sub->add_option("--gap", o->gap, "sleep before the first burst and after each, 10ms..60s (bare number: ms)")
+    sub->add_option("--gap", o.gap, "sleep before the first burst and after each, 10ms..60s (bare number: ms)")
         ->capture_default_str();
-    sub->add_option("--bursts", o->bursts, "number of bursts 1..1000; 0 repeats until Ctrl-C")->capture_default_str();
-    sub->add_option("--policy", o->policy, "spinner policy: fifo or rr")->capture_default_str();
-    sub->add_option("-p,--priority", o->priority, "spinner priority 1..98 (the watchdog runs above it)")
+    sub->add_option("--bursts", o.bursts, "number of bursts 1..1000; 0 repeats until Ctrl-C")->capture_default_str();
+    sub->add_option("--policy", o.policy, "spinner policy: fifo or rr")->capture_default_str();
+    sub->add_option("-p,--priority", o.priority, "spinner priority 1..98 (the watchdog runs above it)")
         ->capture_default_str();
-    sub->add_option("--counters", o->counters, "SCHED_OTHER counter threads on the spinner's CPU, 1..8")
+    sub->add_option("--counters", o.counters, "SCHED_OTHER counter threads on the spinner's CPU, 1..8")
         ->capture_default_str();
-    sub->add_option("--nice", o->nice, "nice of the counter threads, -20..19")->capture_default_str();
-    noValueBelow(sub->add_option("-a,--cpu", o->cpu, "spinner CPU (default: the highest CPU that is not reserved)"));
-    sub->add_flag("--control", o->control, "add a control counter on another CPU: the bursts must not touch it");
-    noValueBelow(sub->add_option("--control-cpu", o->controlCpu,
+    sub->add_option("--nice", o.nice, "nice of the counter threads, -20..19")->capture_default_str();
+    noValueBelow(sub->add_option("-a,--cpu", o.cpu, "spinner CPU (default: the highest CPU that is not reserved)"));
+    sub->add_flag("--control", o.control, "add a control counter on another CPU: the bursts must not touch it");
+    noValueBelow(sub->add_option("--control-cpu", o.controlCpu,
                                  "CPU of the control counter (implies --control; default: the controller's CPU)"));
-    sub->add_option("--sampler-priority", o->samplerPriority,
+    sub->add_option("--sampler-priority", o.samplerPriority,
                     "0: SCHED_OTHER sampler (default); 1..priority-1: SCHED_FIFO below the spinner")
         ->capture_default_str();
-    sub->add_option("--reserve", o->reserve,
+    sub->add_option("--reserve", o.reserve,
                     "online CPUs the spinner must never take, e.g. 0,2 (default: 0 and any CPU this shell pinned "
                     "rtscope to)");
-    addTargetOptions(sub, o->target);
-    addTableOutputOptions(sub, o->output, "write the run as JSON (bursts, windows, rate series, kernel settings)",
+    addTargetOptions(sub, o.target);
+    addTableOutputOptions(sub, o.output, "write the run as JSON (bursts, windows, rate series, kernel settings)",
                           "write one row per burst and counter as CSV", "no table, only the summary");
     sub->footer("Safety: the spinner checks its own deadline every few thousand iterations, a SCHED_FIFO watchdog "
                 "on another CPU demotes it 50 ms past its deadline, and Ctrl-C stops it at once.");
-    return {sub, catchingExceptions("starve", [o] { return run(*o); })};
 }
 
 } // namespace
 
-const CommandRegistration kStarveRegistration("starve", 40, &addStarveCommand);
+const OptionsCommand<StarveOptions>
+    kStarveCommand("starve", 40,
+                   "Show how a SCHED_FIFO thread that never blocks starves its CPU (bounded bursts, watchdog)",
+                   addStarveFlags, run, OptionsCommand<StarveOptions>::Exceptions::Catch);
 const HeadlessRegistration<StarvationConfig> kStarveHeadless({
     .run = runStarvation,
     .firstThread =

@@ -166,26 +166,22 @@ int run(const SweepOptions& o)
     return finishSweep(sweep, c, o, {}, [](nlohmann::json& j) { j["probe"] = toJson(probeSystem()); });
 }
 
-Command addSweepCommand(CLI::App& app)
+void addSweepFlags(CLI::App* sub, SweepOptions& o)
 {
-    auto o = std::make_shared<SweepOptions>();
-    auto* sub = app.add_subcommand("sweep", "Run the latency experiment over a list of policies/priorities");
-    sub->add_option("--settings", o->settings,
+    sub->add_option("--settings", o.settings,
                     "comma list: other, batch, idle, fifo:PRIO, rr:PRIO, deadline:RUNTIME[/DEADLINE]")
         ->capture_default_str();
-    sub->add_option("--each", o->each, "time per setting, 100ms..1h (bare number: seconds)")->capture_default_str();
-    CLI::Option* hogs = addLatencyOptions(sub, o->base, kSweepLatencyFlags);
-    sub->add_option("--load-cmd", o->loadCmd, "your own load, run with /bin/sh -c for the whole sweep, then stopped")
+    sub->add_option("--each", o.each, "time per setting, 100ms..1h (bare number: seconds)")->capture_default_str();
+    CLI::Option* hogs = addLatencyOptions(sub, o.base, kSweepLatencyFlags);
+    sub->add_option("--load-cmd", o.loadCmd, "your own load, run with /bin/sh -c for the whole sweep, then stopped")
         ->excludes(hogs);
-    addTargetOptions(sub, o->target);
-    outputFile(sub->add_option("--json", o->json, "write every setting's figures as JSON"));
-    return {sub, [o] {
-                return run(*o);
-            }};
+    addTargetOptions(sub, o.target);
+    outputFile(sub->add_option("--json", o.json, "write every setting's figures as JSON"));
 }
 
 } // namespace
 
-const CommandRegistration kSweepRegistration("sweep", 80, &addSweepCommand);
+const OptionsCommand<SweepOptions>
+    kSweepCommand("sweep", 80, "Run the latency experiment over a list of policies/priorities", addSweepFlags, run);
 
 } // namespace rtscope::cli

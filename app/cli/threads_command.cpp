@@ -132,24 +132,21 @@ int run(const ThreadsOptions& o)
     return ExitOk;
 }
 
-Command addThreadsCommand(CLI::App& app)
+void addThreadsFlags(CLI::App* sub, ThreadsOptions& o)
 {
-    auto o = std::make_shared<ThreadsOptions>();
-    auto* sub = app.add_subcommand("threads", "List the machine's real-time and interrupt threads (read from /proc)");
-    sub->add_flag("--json", o->json, "print JSON, with the chrt/taskset command of every row");
-    sub->add_flag("--all", o->all, "every thread, not only the non-SCHED_OTHER and interrupt threads");
-    sub->add_option("--policy", o->placePolicy, "policy of the thread to place among them")->capture_default_str();
-    o->priorityFlag = sub->add_option("-p,--priority", o->placePriority,
-                                      "priority of the thread to place among them: 1-99 for fifo/rr, 0 otherwise")
-                          ->capture_default_str();
-    addTargetOptions(sub, o->target);
-    return {sub, [o] {
-                return run(*o);
-            }};
+    sub->add_flag("--json", o.json, "print JSON, with the chrt/taskset command of every row");
+    sub->add_flag("--all", o.all, "every thread, not only the non-SCHED_OTHER and interrupt threads");
+    sub->add_option("--policy", o.placePolicy, "policy of the thread to place among them")->capture_default_str();
+    o.priorityFlag = sub->add_option("-p,--priority", o.placePriority,
+                                     "priority of the thread to place among them: 1-99 for fifo/rr, 0 otherwise")
+                         ->capture_default_str();
+    addTargetOptions(sub, o.target);
 }
 
 } // namespace
 
-const CommandRegistration kThreadsRegistration("threads", 70, &addThreadsCommand);
+const OptionsCommand<ThreadsOptions>
+    kThreadsCommand("threads", 70, "List the machine's real-time and interrupt threads (read from /proc)",
+                    addThreadsFlags, run);
 
 } // namespace rtscope::cli

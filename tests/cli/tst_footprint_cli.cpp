@@ -37,11 +37,7 @@ class FootprintCli : public QObject {
     Q_OBJECT
 
 private slots:
-    void initTestCase()
-    {
-        if (binary().isEmpty())
-            RTSCOPE_SKIP(Tool, "RTSCOPE_BINARY is not set (run through ctest)");
-    }
+    void initTestCase() { RTSCOPE_SKIP_IF(rtscope::test::withoutBinary(binary())); }
 
     // A running `rtscope latency` maps no Qt or ICU library, and stays under kMaxResidentKib with its memory locked
     // (the same figure cyclictest's -m gives it, so the two measure the same machine).

@@ -35,12 +35,7 @@ class TestRecordingAnatomyCli : public QObject {
     }
 
 private slots:
-    void initTestCase()
-    {
-        QVERIFY2(QFile::exists(binary()), "RTSCOPE_BINARY must point at the built rtscope");
-        QVERIFY(m_dir.isValid());
-        m_noTrace = test::tracedRunUnavailable(m_cpu);
-    }
+    void initTestCase() { setUpTracedCliTest(binary(), m_dir, m_cpu, m_noTrace); }
 
     void replayShowsTheRunsAnatomy()
     {

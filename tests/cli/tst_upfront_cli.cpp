@@ -33,6 +33,17 @@ QString sentenceAfter(const QString& err, const QString& command)
     return {};
 }
 
+// @p r, the run of `rtscope @p command` without real-time privilege, was refused with the sentence `rtscope latency`
+// gives a FIFO run without it.
+void refusedAsLatencyRefuses(const Run& r, const QString& command)
+{
+    MaybeSkip skip;
+    const Run latency = runWithoutRtPrivilege({"latency", "--policy", "fifo", "-p", "80", "-l", "10"}, skip);
+    const QString expected = sentenceAfter(latency.err, "latency");
+    QVERIFY2(!expected.isEmpty(), qPrintable(latency.err));
+    QCOMPARE(sentenceAfter(r.err, command), expected);
+}
+
 bool canHoldDmaLatency()
 {
     const int fd = ::open("/dev/cpu_dma_latency", O_WRONLY | O_CLOEXEC);
@@ -54,10 +65,7 @@ private slots:
         RTSCOPE_SKIP_IF(skip);
         QVERIFY2(r.exitCode == 3,
                  qPrintable(QString("exit %1; stdout %2; stderr %3").arg(r.exitCode).arg(r.out, r.err)));
-        const Run latency = runWithoutRtPrivilege({"latency", "--policy", "fifo", "-p", "80", "-l", "10"}, skip);
-        const QString expected = sentenceAfter(latency.err, "latency");
-        QVERIFY2(!expected.isEmpty(), qPrintable(latency.err));
-        QCOMPARE(sentenceAfter(r.err, "sweep"), expected);
+        refusedAsLatencyRefuses(r, "sweep");
     }
 
     void presetRefusesBeforeTheFirstPhaseWithoutPrivilege()
@@ -72,10 +80,7 @@ private slots:
         // The first phase (SCHED_OTHER) would take 8 s; nothing of it may run.
         QVERIFY2(ms < 2000, qPrintable(QString("took %1 ms").arg(ms)));
         QVERIFY2(!r.out.contains("== phase"), qPrintable(r.out));
-        const Run latency = runWithoutRtPrivilege({"latency", "--policy", "fifo", "-p", "80", "-l", "10"}, skip);
-        const QString expected = sentenceAfter(latency.err, "latency");
-        QVERIFY2(!expected.isEmpty(), qPrintable(latency.err));
-        QCOMPARE(sentenceAfter(r.err, "run"), expected);
+        refusedAsLatencyRefuses(r, "run");
     }
 
     void aSecondRunOnTheSameCpuNamesTheFirst()

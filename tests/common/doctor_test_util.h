@@ -5,6 +5,7 @@
 // knobs that puts them back even when a test fails, and the session options that start the real guardian
 // (RTSCOPE_BINARY doctor guardian).
 #include "engine/doctor/session.h"
+#include "tests/common/test_util.h"
 
 #include <QByteArray>
 #include <QDir>
@@ -290,19 +291,6 @@ struct FakeDoctorDirs {
     QTemporaryDir journalDir;
     FakeMachine machine{machineDir.path()};
 };
-
-/// The CPUs thread @p tid may run on (sched_getaffinity), sorted.
-inline std::vector<int> threadCpus(pid_t tid)
-{
-    cpu_set_t set;
-    CPU_ZERO(&set);
-    std::vector<int> cpus;
-    if (sched_getaffinity(tid, sizeof set, &set) == 0)
-        for (int c = 0; c < CPU_SETSIZE; ++c)
-            if (CPU_ISSET(c, &set))
-                cpus.push_back(c);
-    return cpus;
-}
 
 /// The first line of a file of the real machine, as a person would cat it.
 inline std::string realValue(const std::string& path)

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include <string>
+#include <tuple>
 
 namespace rtscope::test {
 
@@ -59,12 +60,18 @@ inline ContentionConfig shortContentionConfig()
     return c;
 }
 
-inline DeadlineConfig shortDeadlineConfig()
+/// @brief The deadline lab's @p lesson with its default tasks, run for @p durationNs.
+inline DeadlineConfig deadlineLessonConfig(DeadlineLesson lesson, int64_t durationNs)
 {
     DeadlineConfig c;
-    c.lesson = DeadlineLesson::Isolation;
-    c.durationNs = 300'000'000;
+    c.lesson = lesson;
+    c.durationNs = durationNs;
     return c;
+}
+
+inline DeadlineConfig shortDeadlineConfig()
+{
+    return deadlineLessonConfig(DeadlineLesson::Isolation, 300'000'000);
 }
 
 /// @brief 300 ms of polling on the highest usable CPU, untraced (a trace session takes longer to start than the run).
@@ -94,28 +101,17 @@ inline SweepConfig shortSweepConfig()
     return c;
 }
 
+/// The short config of each experiment of ExperimentConfigs, found by its type (shortExperimentConfig()).
+inline constexpr auto kShortConfigs =
+    std::tuple{&shortLatencyConfig,   &shortStarvationConfig, &shortDriftConfig,    &shortSleepFloorConfig,
+               &shortInversionConfig, &shortContentionConfig, &shortDeadlineConfig, &shortNoiseConfig};
+
 /// @brief The short config of the experiment @p name (a registry name) as JSON; null for an unknown name.
 inline nlohmann::json shortExperimentConfig(const std::string& name)
 {
     nlohmann::json j;
-    withExperimentConfigType(name, [&]<class Config>(std::type_identity<Config>) {
-        if constexpr (std::is_same_v<Config, StarvationConfig>)
-            j = toJson(shortStarvationConfig());
-        else if constexpr (std::is_same_v<Config, DriftConfig>)
-            j = toJson(shortDriftConfig());
-        else if constexpr (std::is_same_v<Config, SleepFloorConfig>)
-            j = toJson(shortSleepFloorConfig());
-        else if constexpr (std::is_same_v<Config, InversionConfig>)
-            j = toJson(shortInversionConfig());
-        else if constexpr (std::is_same_v<Config, ContentionConfig>)
-            j = toJson(shortContentionConfig());
-        else if constexpr (std::is_same_v<Config, DeadlineConfig>)
-            j = toJson(shortDeadlineConfig());
-        else if constexpr (std::is_same_v<Config, NoiseConfig>)
-            j = toJson(shortNoiseConfig());
-        else
-            j = toJson(shortLatencyConfig());
-    });
+    withExperimentConfigType(
+        name, [&]<class Config>(std::type_identity<Config>) { j = toJson(std::get<Config (*)()>(kShortConfigs)()); });
     return j;
 }
 

@@ -136,26 +136,25 @@ Found tryRoot()
     return {false, geteuid() == 0 ? "this process is root without CAP_SYS_ADMIN" : "this process is not root"};
 }
 
+// What @p tryIt finds, tried once, on the first question.
+template <Found (*tryIt)()> const Found& foundOnce()
+{
+    static const Found f = tryIt();
+    return f;
+}
+
 const Found& found(SkipKind kind)
 {
     static const Found none{false, "not a strict kind"};
     switch (kind) {
-    case SkipKind::RtPrivilege: {
-        static const Found f = tryFifo();
-        return f;
-    }
-    case SkipKind::Deadline: {
-        static const Found f = tryDeadline();
-        return f;
-    }
-    case SkipKind::Tracefs: {
-        static const Found f = tryTracefs();
-        return f;
-    }
-    case SkipKind::Root: {
-        static const Found f = tryRoot();
-        return f;
-    }
+    case SkipKind::RtPrivilege:
+        return foundOnce<tryFifo>();
+    case SkipKind::Deadline:
+        return foundOnce<tryDeadline>();
+    case SkipKind::Tracefs:
+        return foundOnce<tryTracefs>();
+    case SkipKind::Root:
+        return foundOnce<tryRoot>();
     default:
         return none;
     }

@@ -63,6 +63,15 @@ struct Skip {
 /// would return from the helper only, and the test would go on.)
 using MaybeSkip = std::optional<Skip>;
 
+/// A skip when @p binary, the built rtscope a test runs (RTSCOPE_BINARY), is not set: the test was not run through
+/// ctest.
+inline MaybeSkip withoutBinary(const QString& binary)
+{
+    if (!binary.isEmpty())
+        return std::nullopt;
+    return Skip{SkipKind::Tool, "RTSCOPE_BINARY is not set (run through ctest)"};
+}
+
 /// What RTSCOPE_SKIP does with @p skip: records it as a skip of the running test function and returns its message,
 /// or, for a strict kind the machine has, records nothing and returns fail = true with a message saying so.
 struct SkipOutcome {

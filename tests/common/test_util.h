@@ -3,6 +3,7 @@
 // (tests/CMakeLists.txt), so a helper two units define for themselves under one name does not compile: it lives
 // here instead.
 #include "engine/rt/cpu_topology.h"
+#include "engine/rt/rt_thread.h"
 #include "engine/rt/sched_deadline.h"
 #include "engine/rt/system_probe.h"
 #include "engine/util/clock.h"
@@ -147,5 +148,28 @@ private:
     cpu_set_t m_old;
     bool m_saved = false;
 };
+
+/// The CPUs thread @p tid may run on (sched_getaffinity), sorted.
+inline std::vector<int> threadCpus(pid_t tid)
+{
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    std::vector<int> cpus;
+    if (sched_getaffinity(tid, sizeof set, &set) == 0)
+        for (int c = 0; c < CPU_SETSIZE; ++c)
+            if (CPU_ISSET(c, &set))
+                cpus.push_back(c);
+    return cpus;
+}
+
+/// The set-up of a test of real-time threads: the stop signals blocked in the calling thread, and so in every thread
+/// it starts (blockProcessSignals), and the machine probed into @p probe; @p cpu is the last CPU it allows.
+inline void blockSignalsAndProbe(SystemProbe& probe, int& cpu)
+{
+    blockProcessSignals(false);
+    probe = probeSystem();
+    QVERIFY(!probe.allowedCpus.empty());
+    cpu = probe.allowedCpus.back();
+}
 
 } // namespace rtscope::test

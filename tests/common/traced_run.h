@@ -5,8 +5,11 @@
 #include "engine/trace/trace_session.h"
 #include "tests/common/test_skip.h"
 
+#include <QFile>
 #include <QRegularExpression>
 #include <QString>
+#include <QTemporaryDir>
+#include <QTest>
 
 #include <unistd.h>
 
@@ -23,6 +26,15 @@ inline MaybeSkip tracedRunUnavailable(int& cpu)
     if (geteuid() != 0)
         return Skip{SkipKind::Tracefs, "a traced run needs root here (tracefs): " + p.reason};
     return std::nullopt;
+}
+
+/// The initTestCase of a CLI test of traced runs: @p rtscope (the built binary) is there and @p dir was made; @p cpu
+/// and @p noTrace are tracedRunUnavailable()'s.
+inline void setUpTracedCliTest(const QString& rtscope, const QTemporaryDir& dir, int& cpu, MaybeSkip& noTrace)
+{
+    QVERIFY2(QFile::exists(rtscope), "RTSCOPE_BINARY must point at the built rtscope");
+    QVERIFY(dir.isValid());
+    noTrace = tracedRunUnavailable(cpu);
 }
 
 /// Where the anatomy stands in a traced run's output @p out (a local run's, or a remote one's, which must print it

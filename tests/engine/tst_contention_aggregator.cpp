@@ -242,11 +242,13 @@ private slots:
 
     void namesAndSums()
     {
-        QCOMPARE(kindRunStateName(KindRunState::Pending), "pending");
-        QCOMPARE(kindRunStateName(KindRunState::Running), "running");
-        QCOMPARE(kindRunStateName(KindRunState::Done), "done");
-        QCOMPARE(kindRunStateName(KindRunState::Stopped), "stopped");
-        QCOMPARE(kindRunStateName(KindRunState::Failed), "failed");
+        const std::pair<KindRunState, const char*> names[] = {{KindRunState::Pending, "pending"},
+                                                              {KindRunState::Running, "running"},
+                                                              {KindRunState::Done, "done"},
+                                                              {KindRunState::Stopped, "stopped"},
+                                                              {KindRunState::Failed, "failed"}};
+        for (const auto& [state, name] : names)
+            QCOMPARE(kindRunStateName(state), name);
         AcquisitionCounts a{1, 2, 3, 4, 5, 6, 7, 8, 9};
         a.add(AcquisitionCounts{10, 20, 30, 40, 50, 60, 70, 80, 90});
         QCOMPARE(a, (AcquisitionCounts{11, 22, 33, 44, 55, 66, 77, 88, 99}));

@@ -7,6 +7,7 @@
 #include "engine/rt/rt_thread.h"
 #include "engine/util/clock.h"
 
+#include "tests/common/short_experiment_configs.h"
 #include "tests/common/test_main.h"
 #include "tests/common/thread_census.h"
 
@@ -84,9 +85,7 @@ private slots:
 
     void runawayIsThrottledWhileTheCounterProgresses()
     {
-        DeadlineConfig c;
-        c.lesson = DeadlineLesson::Isolation;
-        c.durationNs = 600'000'000;
+        const DeadlineConfig c = deadlineLessonConfig(DeadlineLesson::Isolation, 600'000'000);
         DeadlineExperiment exp;
         DEADLINE_RUN_OR_SKIP(s, exp, c);
         const DeadlineTaskStats& runaway = s->tasks[kDeadlineRunaway];
@@ -146,9 +145,7 @@ private slots:
 
     void edfMeetsTheDeadlinesInvertedFifoMisses()
     {
-        DeadlineConfig c;
-        c.lesson = DeadlineLesson::Edf;
-        c.durationNs = 400'000'000;
+        const DeadlineConfig c = deadlineLessonConfig(DeadlineLesson::Edf, 400'000'000);
         DeadlineExperiment exp;
         DEADLINE_RUN_OR_SKIP(s, exp, c);
         QVERIFY2(s->deadlinePhaseRan, s->deadlinePhaseNote.c_str());
@@ -171,9 +168,7 @@ private slots:
 
     void stopJoinsEveryThreadWithinTheBudget()
     {
-        DeadlineConfig c;
-        c.lesson = DeadlineLesson::Isolation;
-        c.durationNs = 10'000'000'000;
+        const DeadlineConfig c = deadlineLessonConfig(DeadlineLesson::Isolation, 10'000'000'000);
         DeadlineExperiment exp;
         Error e = exp.start(c, CpuTopology::current());
         if (e.kind == ErrorKind::Permission)

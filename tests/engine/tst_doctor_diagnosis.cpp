@@ -31,21 +31,8 @@ MachineFacts facts()
     f.workqueueCpumask = "0-1";
     f.cpusets.v1 = "/sys/fs/cgroup/cpuset";
     f.idleDriver = "none";
-    IrqFact disk;
-    disk.irq = 36;
-    disk.name = "virtio1-req.0";
-    disk.affinity = "0-1";
-    disk.effective = "1";
-    disk.counts = {0, 5000};
-    disk.runCount = 412;
-    IrqFact net;
-    net.irq = 41;
-    net.name = "virtio3-rx";
-    net.affinity = "0-1";
-    net.effective = "0";
-    net.counts = {900, 3};
-    net.runCount = 3;
-    f.irqs = {disk, net};
+    // irq, name, chip, affinity, effective affinity, counts by CPU, count on the measured CPU during the baseline
+    f.irqs = {{36, "virtio1-req.0", "", "0-1", "1", {0, 5000}, 412}, {41, "virtio3-rx", "", "0-1", "0", {900, 3}, 3}};
     SystemThread culprit;
     culprit.tid = culprit.pid = 4242;
     culprit.name = "xq7burst";

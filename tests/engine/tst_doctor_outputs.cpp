@@ -112,6 +112,14 @@ const RecipeFile* file(const std::vector<RecipeFile>& files, const std::string& 
     return rtscope::test::findBy(files, &RecipeFile::name, name);
 }
 
+// Every line of @p f matches @p pattern.
+void checkEveryLineMatches(const RecipeFile& f, const char* pattern)
+{
+    const QRegularExpression format(pattern);
+    for (const QString& l : QString::fromStdString(f.text).split('\n'))
+        QVERIFY2(format.match(l).hasMatch(), qPrintable(l));
+}
+
 } // namespace
 
 class TestDoctorOutputs : public QObject {
@@ -187,9 +195,7 @@ private slots:
         // sysctl.d(5): comments and "key = value" lines only; the helped sysctl is there, with its measured effect.
         const RecipeFile* sysctl = file(files, "99-rtscope-doctor.conf");
         QVERIFY(sysctl);
-        const QRegularExpression line("^(#.*|[a-z0-9_.]+ = [-0-9A-Za-z_,]+|)$");
-        for (const QString& l : QString::fromStdString(sysctl->text).split('\n'))
-            QVERIFY2(line.match(l).hasMatch(), qPrintable(l));
+        checkEveryLineMatches(*sysctl, "^(#.*|[a-z0-9_.]+ = [-0-9A-Za-z_,]+|)$");
         QVERIFY(sysctl->text.find("kernel.timer_migration = 0\n") != std::string::npos);
         QVERIFY(sysctl->text.find("p99 60.0 -> 50.0 us") != std::string::npos);
         // The unit: the IRQ that helped, not the one that did not; THP; the workqueue as the kernel's hex mask.
@@ -225,9 +231,7 @@ private slots:
         // tuned: INI sections and key = value lines; force_latency for the idle exits that cpu_dma_latency fixed.
         const RecipeFile* tuned = file(files, "tuned/rtscope-doctor/tuned.conf");
         QVERIFY(tuned);
-        const QRegularExpression ini("^(#.*|\\[[a-z]+\\]|[a-z_0-9./]+ ?= ?.+|)$");
-        for (const QString& l : QString::fromStdString(tuned->text).split('\n'))
-            QVERIFY2(ini.match(l).hasMatch(), qPrintable(l));
+        checkEveryLineMatches(*tuned, "^(#.*|\\[[a-z]+\\]|[a-z_0-9./]+ ?= ?.+|)$");
         QVERIFY(tuned->text.find("[cpu]\n") != std::string::npos);
         QVERIFY(tuned->text.find("\nforce_latency = 0\n") != std::string::npos);
         QVERIFY(tuned->text.find("[sysfs]\n/sys/kernel/mm/transparent_hugepage/defrag = never\n") != std::string::npos);

@@ -23,6 +23,24 @@ bool driftAggClose(double a, double b)
     return std::fabs(a - b) <= 1e-9 * std::max(1.0, std::fabs(b));
 }
 
+// What a method's figures count of its ticks, and its drift: now, at its least and at its most.
+struct TicksAndDrift {
+    uint64_t wakes;
+    int64_t lastTick;
+    uint64_t missedTicks;
+    int64_t driftNs, minDriftNs, maxDriftNs;
+};
+
+void compareTicksAndDrift(const DriftMethodFigures& f, const TicksAndDrift& want)
+{
+    QCOMPARE(f.wakes, want.wakes);
+    QCOMPARE(f.lastTick, want.lastTick);
+    QCOMPARE(f.missedTicks, want.missedTicks);
+    QCOMPARE(f.driftNs, want.driftNs);
+    QCOMPARE(f.minDriftNs, want.minDriftNs);
+    QCOMPARE(f.maxDriftNs, want.maxDriftNs);
+}
+
 } // namespace
 
 class TestDriftAggregator : public QObject {
@@ -61,12 +79,8 @@ private slots:
         agg.setOrigin(10'000);
         QVERIFY(agg.add(0, driftAggSample(1, 11'200, 11'000)));
         const DriftMethodFigures f = agg.figures(0);
-        QCOMPARE(f.wakes, uint64_t(1));
-        QCOMPARE(f.lastTick, int64_t(1));
-        QCOMPARE(f.missedTicks, uint64_t(0));
-        QCOMPARE(f.driftNs, int64_t(200));
-        QCOMPARE(f.minDriftNs, int64_t(200));
-        QCOMPARE(f.maxDriftNs, int64_t(200));
+        compareTicksAndDrift(
+            f, {.wakes = 1, .lastTick = 1, .missedTicks = 0, .driftNs = 200, .minDriftNs = 200, .maxDriftNs = 200});
         QCOMPARE(f.slopeNsPerTick, 0.0); // a slope needs two ticks
         // One wake-up in the 1200 ns since t0: 833 333.3 Hz, 83.3 % of the nominal 1 MHz.
         QVERIFY(driftAggClose(f.rateHz, 1e9 / 1200.0));
@@ -94,12 +108,8 @@ private slots:
             agg.add(0, driftAggSample(k, wake, wake - 10));
         }
         const DriftMethodFigures f = agg.figures(0);
-        QCOMPARE(f.wakes, uint64_t(4));
-        QCOMPARE(f.lastTick, int64_t(4));
-        QCOMPARE(f.missedTicks, uint64_t(0));
-        QCOMPARE(f.driftNs, int64_t(400));
-        QCOMPARE(f.minDriftNs, int64_t(100));
-        QCOMPARE(f.maxDriftNs, int64_t(400));
+        compareTicksAndDrift(
+            f, {.wakes = 4, .lastTick = 4, .missedTicks = 0, .driftNs = 400, .minDriftNs = 100, .maxDriftNs = 400});
         QVERIFY2(driftAggClose(f.slopeNsPerTick, 100.0), qPrintable(QString::number(f.slopeNsPerTick)));
         QVERIFY(driftAggClose(f.rateHz, 4e9 / 4400.0));
         QVERIFY(driftAggClose(f.ratePercent, 100.0 / 1.1));

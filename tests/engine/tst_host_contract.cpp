@@ -48,23 +48,9 @@ enum class HostCall { Construct, Start, Drain, Snapshot, Stop, Ended, Destroy };
 
 const char* hostCallName(HostCall c)
 {
-    switch (c) {
-    case HostCall::Construct:
-        return "construct";
-    case HostCall::Start:
-        return "start";
-    case HostCall::Drain:
-        return "drain";
-    case HostCall::Snapshot:
-        return "makeSnapshot";
-    case HostCall::Stop:
-        return "stop";
-    case HostCall::Ended:
-        return "ended";
-    case HostCall::Destroy:
-        return "destroy";
-    }
-    return "?";
+    static constexpr const char* kNames[] = {"construct", "start", "drain", "makeSnapshot", "stop", "ended", "destroy"};
+    static_assert(std::size(kNames) == size_t(HostCall::Destroy) + 1, "a name for every HostCall, in its order");
+    return kNames[size_t(c)];
 }
 
 struct HostCallRecord {

@@ -175,6 +175,18 @@ class TestLatencyAnatomy : public QObject {
         }
     }
 
+private:
+    // Starts @p c with tracing off and waits for more than @p samples samples: no tracing in the snapshots, no
+    // instance of ours in tracefs.
+    void startUntraced(LatencyExperiment& exp, LatencyConfig c, uint64_t samples)
+    {
+        c.trace = false;
+        QVERIFY(!exp.start(c, m_topology));
+        QTRY_VERIFY(exp.snapshot() && exp.snapshot()->threads.front().samples > samples);
+        QVERIFY(!exp.snapshot()->tracing);
+        QVERIFY(test::tracefsOurInstances(m_dir).empty());
+    }
+
 private slots:
     void initTestCase()
     {
@@ -201,12 +213,9 @@ private slots:
     void untracedRunHasNoTracing()
     {
         LatencyExperiment exp;
-        LatencyConfig c = lanConfig(m_cpu, Policy::Other, 0, 100);
-        c.trace = false;
-        QVERIFY(!exp.start(c, m_topology));
-        QTRY_VERIFY(exp.snapshot() && exp.snapshot()->threads.front().samples > 10);
-        QVERIFY(!exp.snapshot()->tracing);
-        QVERIFY(test::tracefsOurInstances(m_dir).empty());
+        startUntraced(exp, lanConfig(m_cpu, Policy::Other, 0, 100), 10);
+        if (QTest::currentTestFailed())
+            return;
         QCOMPARE(test::threadsAlive("rtscope-trace", true), 0);
         const auto snap = test::runExperimentToEnd(exp, 20000);
         QVERIFY(!snap->tracing);
@@ -472,11 +481,9 @@ private slots:
     {
         LatencyExperiment exp;
         LatencyConfig c = lanConfig(m_cpu, Policy::Other, 0, 0);
-        c.trace = false;
-        QVERIFY(!exp.start(c, m_topology));
-        QTRY_VERIFY(exp.snapshot() && exp.snapshot()->threads.front().samples > 20);
-        QVERIFY(!exp.snapshot()->tracing);
-        QVERIFY(test::tracefsOurInstances(m_dir).empty());
+        startUntraced(exp, c, 20);
+        if (QTest::currentTestFailed())
+            return;
 
         c.trace = true;
         QVERIFY(!exp.reconfigure(c));

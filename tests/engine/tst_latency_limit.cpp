@@ -36,10 +36,7 @@ std::vector<int64_t> limitTestValues(int64_t worstNs)
 
 LatencyLimit limitOf(int64_t ns, double percentile = 100)
 {
-    LatencyLimit l;
-    l.limitNs = ns;
-    l.percentile = percentile;
-    return l;
+    return LatencyLimit{.limitNs = ns, .percentile = percentile};
 }
 
 } // namespace

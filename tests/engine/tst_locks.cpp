@@ -12,6 +12,7 @@
 #include "engine/rt/system_probe.h"
 #include "engine/util/clock.h"
 
+#include "tests/common/data_rows.h"
 #include "tests/common/experiment_run.h"
 #include "tests/common/test_main.h"
 #include "tests/common/test_util.h"
@@ -151,6 +152,23 @@ QString hammer(Lock& lock, const HammerSpec& spec, Shared& s)
     return {};
 }
 
+// A skip unless this process may use SCHED_FIFO and has a CPU to spare: real-time test threads take the last usable
+// CPU, never the only one.
+rtscope::test::MaybeSkip withoutFifoOrASpareCpu(const SystemProbe& probe)
+{
+    if (rtscope::test::MaybeSkip noFifo = rtscope::test::withoutFifo(probe))
+        return noFifo;
+    if (rtscope::test::usableCpus().size() < 2)
+        return rtscope::test::Skip{rtscope::test::SkipKind::Cpus, "real-time test threads must not take the only CPU"};
+    return std::nullopt;
+}
+
+// A priority-protect lock with its ceiling at @p priority.
+std::unique_ptr<Lock> ceilingLock(int priority)
+{
+    return makeLock(LockKind::Ceiling, {.ceilingPriority = priority});
+}
+
 } // namespace
 
 class TestLocks : public QObject {
@@ -216,26 +234,22 @@ private slots:
 
     void mutualExclusionUnderContention_data()
     {
-        QTest::addColumn<int>("kind");
-        QTest::addColumn<int>("spinLimit");
-        QTest::addColumn<bool>("stealing");
-        QTest::newRow("spin") << int(LockKind::Spin) << 0 << true;
-        QTest::newRow("mutex") << int(LockKind::Mutex) << 0 << true;
-        QTest::newRow("adaptive-glibc") << int(LockKind::AdaptiveGlibc) << 0 << true;
-        QTest::newRow("adaptive") << int(LockKind::Adaptive) << LockOptions::kDefaultSpinLimit << true;
-        QTest::newRow("adaptive, no stealing") << int(LockKind::Adaptive) << LockOptions::kDefaultSpinLimit << false;
-        QTest::newRow("adaptive, never spins") << int(LockKind::Adaptive) << 0 << true;
-        QTest::newRow("pi") << int(LockKind::Pi) << 0 << true;
+        const int spins = LockOptions::kDefaultSpinLimit;
+        rtscope::test::addRows<int, int, bool>({"kind", "spinLimit", "stealing"},
+                                               {{"spin", int(LockKind::Spin), 0, true},
+                                                {"mutex", int(LockKind::Mutex), 0, true},
+                                                {"adaptive-glibc", int(LockKind::AdaptiveGlibc), 0, true},
+                                                {"adaptive", int(LockKind::Adaptive), spins, true},
+                                                {"adaptive, no stealing", int(LockKind::Adaptive), spins, false},
+                                                {"adaptive, never spins", int(LockKind::Adaptive), 0, true},
+                                                {"pi", int(LockKind::Pi), 0, true}});
     }
     void mutualExclusionUnderContention()
     {
         QFETCH(int, kind);
         QFETCH(int, spinLimit);
         QFETCH(bool, stealing);
-        LockOptions o;
-        o.spinLimit = spinLimit;
-        o.stealing = stealing;
-        auto lock = makeLock(LockKind(kind), o);
+        auto lock = makeLock(LockKind(kind), {.spinLimit = spinLimit, .stealing = stealing});
         QVERIFY(lock);
         HammerSpec spec;
         spec.cpus = rtscope::test::usableCpus();
@@ -259,19 +273,15 @@ private slots:
     // different priorities; they sleep now and then so that higher ones wake while a lower one holds the lock.
     void ceilingExcludesAndRaisesThePriority()
     {
-        RTSCOPE_SKIP_IF(rtscope::test::withoutFifo(m_probe));
-        const std::vector<int> cpus = rtscope::test::usableCpus();
-        if (cpus.size() < 2)
-            RTSCOPE_SKIP(Cpus, "real-time test threads must not take the only CPU");
-        LockOptions o;
-        o.ceilingPriority = 30;
-        auto lock = makeLock(LockKind::Ceiling, o);
+        RTSCOPE_SKIP_IF(withoutFifoOrASpareCpu(m_probe));
+        const int cpu = rtscope::test::usableCpus().back();
+        auto lock = ceilingLock(30);
         QVERIFY(lock);
         HammerSpec spec;
         spec.perThread = 5'000;
         spec.policy = Policy::Fifo;
         spec.priority = 10;
-        spec.cpus = {cpus.back()};
+        spec.cpus = {cpu};
         spec.sleepEvery = 50;
         spec.barrierEvery = 0; // yielding does not let a lower real-time priority run
         spec.expectCeiling = 30;
@@ -294,20 +304,16 @@ private slots:
             "TSan's pthread_mutex_lock interceptor reports a lock that glibc refuses (EINVAL) as the use of an "
             "invalid mutex; the refusal itself is checked in the plain build");
 #endif
-        RTSCOPE_SKIP_IF(rtscope::test::withoutFifo(m_probe));
-        const std::vector<int> cpus = rtscope::test::usableCpus();
-        if (cpus.size() < 2)
-            RTSCOPE_SKIP(Cpus, "real-time test threads must not take the only CPU");
-        LockOptions o;
-        o.ceilingPriority = 20;
-        auto lock = makeLock(LockKind::Ceiling, o);
+        RTSCOPE_SKIP_IF(withoutFifoOrASpareCpu(m_probe));
+        const int cpu = rtscope::test::usableCpus().back();
+        auto lock = ceilingLock(20);
         QVERIFY(lock);
         int error = -1;
         RtThread t;
         ThreadSpec ts;
         ts.policy = Policy::Fifo;
         ts.priority = 40;
-        ts.cpu = cpus.back();
+        ts.cpu = cpu;
         ts.name = "rtscope-tst-ceil";
         QVERIFY(!t.start(ts, [&](const std::atomic<bool>&) {
             const Acquisition a = lock->lock();

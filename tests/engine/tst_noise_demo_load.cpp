@@ -21,18 +21,6 @@ using namespace rtscope;
 
 namespace {
 
-std::vector<int> threadCpus(int tid)
-{
-    cpu_set_t set;
-    CPU_ZERO(&set);
-    std::vector<int> out;
-    if (sched_getaffinity(tid, sizeof set, &set) == 0)
-        for (int c = 0; c < CPU_SETSIZE; ++c)
-            if (CPU_ISSET(c, &set))
-                out.push_back(c);
-    return out;
-}
-
 /// Runs @p load until it has done @p rounds rounds (or 3 s passed), then stops it; returns the stop's time in ms.
 double runUntilRounds(NoiseDemoLoad& load, uint64_t rounds)
 {
@@ -105,7 +93,7 @@ private slots:
         const SchedState s = schedulingOf(load.tid());
         QCOMPARE(s.policy, Policy::Fifo);
         QCOMPARE(s.priority, 50);
-        QCOMPARE(threadCpus(load.tid()), std::vector<int>{cpu});
+        QCOMPARE(test::threadCpus(load.tid()), std::vector<int>{cpu});
         QVERIFY(QString::fromStdString(c.describe()).contains("1.5 % of the CPU"));
         const double ms = runUntilRounds(load, 5); // five bursts: 100 ms
         QVERIFY2(load.rounds() >= 5, qPrintable(QString::fromStdString(load.status())));
@@ -131,7 +119,7 @@ private slots:
         QVERIFY2(!e, e.message.c_str());
         const SchedState s = schedulingOf(load.tid());
         QCOMPARE(s.policy, Policy::Other);
-        QCOMPARE(threadCpus(load.tid()), std::vector<int>{cpu});
+        QCOMPARE(test::threadCpus(load.tid()), std::vector<int>{cpu});
         QVERIFY(QString::fromStdString(load.tempPath()).startsWith(dir.path() + "/rtscope-noise-demo-"));
         // The file is unlinked as soon as it is open: nothing is in the directory even while the load runs.
         QVERIFY(QDir(dir.path()).entryList(QDir::Files | QDir::Hidden).isEmpty());
@@ -153,7 +141,7 @@ private slots:
         NoiseDemoLoad load;
         const Error e = load.start(c);
         QVERIFY2(!e, e.message.c_str());
-        QCOMPARE(threadCpus(load.tid()), std::vector<int>{cpu});
+        QCOMPARE(test::threadCpus(load.tid()), std::vector<int>{cpu});
         const double ms = runUntilRounds(load, 1000); // 8 timers at 2 ms: a quarter of a second
         QVERIFY2(load.rounds() >= 1000, qPrintable(QString::fromStdString(load.status())));
         QVERIFY2(ms < kJoinBudgetMs, qPrintable(QString::number(ms)));

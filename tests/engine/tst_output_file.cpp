@@ -1,6 +1,7 @@
 #include "engine/formats/output_file.h"
 
 #include "tests/common/data_rows.h"
+#include "tests/common/forked_child.h"
 #include "tests/common/test_main.h"
 #include "tests/common/test_util.h"
 
@@ -279,27 +280,15 @@ private slots:
         if (::geteuid() != 0) {
             all = joined(checkOutput("--json", path));
         } else {
-            int fds[2];
-            QVERIFY(::pipe(fds) == 0);
-            const pid_t child = ::fork();
-            QVERIFY(child >= 0);
-            if (child == 0) {
-                ::close(fds[0]);
-                const bool nobody = ::setresgid(65534, 65534, 65534) == 0 && ::setresuid(65534, 65534, 65534) == 0;
-                const QByteArray out =
-                    nobody ? joined(checkOutput("--json", path)).toUtf8() : "could not become nobody";
-                (void)!::write(fds[1], out.constData(), size_t(out.size()));
-                ::_exit(0);
-            }
-            ::close(fds[1]);
             QByteArray out;
-            char buf[512];
-            for (ssize_t n; (n = ::read(fds[0], buf, sizeof buf)) > 0;)
-                out.append(buf, qsizetype(n));
-            ::close(fds[0]);
-            int status = 0;
-            QCOMPARE(::waitpid(child, &status, 0), child);
-            QVERIFY(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+            rtscope::test::answerOfForkedChild(
+                [&path]() -> QByteArray {
+                    const bool nobody = ::setresgid(65534, 65534, 65534) == 0 && ::setresuid(65534, 65534, 65534) == 0;
+                    return nobody ? joined(checkOutput("--json", path)).toUtf8() : "could not become nobody";
+                },
+                out);
+            if (QTest::currentTestFailed())
+                return;
             all = QString::fromUtf8(out);
         }
         QVERIFY2(all.contains("--json: cannot create files in the directory"), qPrintable(all));

@@ -126,13 +126,7 @@ private:
     }
 
 private slots:
-    void initTestCase()
-    {
-        blockProcessSignals(false);
-        m_probe = probeSystem();
-        QVERIFY(!m_probe.allowedCpus.empty());
-        m_cpu = m_probe.allowedCpus.back();
-    }
+    void initTestCase() { rtscope::test::blockSignalsAndProbe(m_probe, m_cpu); }
 
     void wakeSignalIsAPrivateRealtimeSignal()
     {

@@ -58,6 +58,13 @@ class TestSleepFloorExperiment : public QObject {
         return true;
     }
 
+    // measure() of @p c, in SCHED_FIFO when allowed (useRealtimeIfAllowed()).
+    std::shared_ptr<const SleepFloorSnapshot> measureRealtimeIfAllowed(SleepFloorConfig c) const
+    {
+        useRealtimeIfAllowed(c);
+        return measure(c);
+    }
+
 private slots:
     void initTestCase()
     {
@@ -132,8 +139,7 @@ private slots:
         c.requestsNs = {0, 100'000};
         c.methods = {SleepMethod::Busy, SleepMethod::Relative};
         c.samples = 200;
-        useRealtimeIfAllowed(c);
-        auto snap = measure(c);
+        auto snap = measureRealtimeIfAllowed(c);
         QVERIFY(snap && snap->finished);
         const SleepFloorCell& busy = snap->cell(1, 0);
         const SleepFloorCell& sleep = snap->cell(1, 1);
@@ -160,8 +166,7 @@ private slots:
         c.methods = {SleepMethod::Hybrid, SleepMethod::Busy, SleepMethod::Absolute};
         c.hybridMarginNs = 200'000;
         c.samples = 40;
-        useRealtimeIfAllowed(c);
-        auto snap = measure(c);
+        auto snap = measureRealtimeIfAllowed(c);
         QVERIFY(snap && snap->finished);
         const SleepFloorCell& hybrid = snap->cell(0, 0);
         const SleepFloorCell& busy = snap->cell(0, 1);

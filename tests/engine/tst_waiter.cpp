@@ -6,6 +6,7 @@
 #include "engine/util/name_list.h"
 
 #include "tests/common/test_main.h"
+#include "tests/common/test_util.h"
 
 #include <QtTest>
 
@@ -47,6 +48,13 @@ void addAllKinds()
     QTest::addColumn<WaiterKind>("kind");
     for (WaiterKind k : waiterKinds())
         QTest::newRow(waiterName(k)) << k;
+}
+
+// Appends @p w's wake-ups to @p results until it holds @p count of them or @p stop is set.
+void waitInto(Waiter& w, std::vector<WaitResult>& results, int count, const std::atomic<bool>& stop)
+{
+    while (int(results.size()) < count && !stop.load())
+        results.push_back(w.waitNext());
 }
 
 } // namespace
@@ -96,10 +104,7 @@ private slots:
     void initTestCase()
     {
         // ITIMER_REAL's SIGALRM goes to any thread that does not block it: block it (and the rest) here.
-        blockProcessSignals(false);
-        m_probe = probeSystem();
-        QVERIFY(!m_probe.allowedCpus.empty());
-        m_cpu = m_probe.allowedCpus.back();
+        rtscope::test::blockSignalsAndProbe(m_probe, m_cpu);
         if (!m_probe.rtAvailable)
             qWarning("waiters run as SCHED_OTHER: %s", m_probe.rtUnavailableReason.c_str());
     }
@@ -165,8 +170,7 @@ private slots:
                 startError = w->start(t0, kPeriod);
                 if (startError)
                     return;
-                while (int(results.size()) < kTicks && !stop.load())
-                    results.push_back(w->waitNext());
+                waitInto(*w, results, kTicks, stop);
                 w->stop();
             },
             10000));
@@ -326,11 +330,9 @@ private slots:
                 startError = w->start(nowNs() + kPeriod, kPeriod);
                 if (startError)
                     return;
-                while (int(before.size()) < kEach && !stop.load())
-                    before.push_back(w->waitNext());
+                waitInto(*w, before, kEach, stop);
                 w->setPeriod(kNewPeriod);
-                while (int(after.size()) < kEach && !stop.load())
-                    after.push_back(w->waitNext());
+                waitInto(*w, after, kEach, stop);
                 w->stop();
             },
             5000));

@@ -79,6 +79,15 @@ AnatomySwimlaneData vdLayoutData()
     return d;
 }
 
+// A tracing that is on and has read @p events events.
+LatencyTracing vdActiveTracing(uint64_t events)
+{
+    LatencyTracing t;
+    t.active = true;
+    t.stats.events = events;
+    return t;
+}
+
 } // namespace
 
 class TestAnatomyViewData : public QObject {
@@ -99,9 +108,7 @@ private slots:
 
     void tracingStatusCountsEventsAndWakeups()
     {
-        LatencyTracing t;
-        t.active = true;
-        t.stats.events = 1000;
+        LatencyTracing t = vdActiveTracing(1000);
         t.figures.wakeupsSeen = 9;
         t.figures.wakeupsAnalysed = 7;
         t.figures.wakeupsComplete = 5;
@@ -122,9 +129,7 @@ private slots:
 
     void tracingStatusWarnsOfLostEvents()
     {
-        LatencyTracing t;
-        t.active = true;
-        t.stats.events = 10;
+        LatencyTracing t = vdActiveTracing(10);
         t.stats.lostEvents = 3;
         t.stats.lossReports = 1;
         t.queueDroppedEvents = 2;

@@ -5,6 +5,7 @@
 #include "engine/formats/cyclictest_format.h"
 #include "engine/util/clock.h"
 #include "tests/common/fifo_guard.h"
+#include "tests/common/forked_child.h"
 #include "tests/common/recording_bytes.h"
 #include "tests/common/test_main.h"
 #include "ui/app/gui_options.h"
@@ -270,33 +271,23 @@ private slots:
             f.write("\n");
         }
         const qint64 fileBytes = QFileInfo(path).size();
-        int pipeFds[2];
-        QCOMPARE(::pipe(pipeFds), 0);
-        const pid_t child = ::fork();
-        QVERIFY(child >= 0);
-        if (child == 0) {
-            ::close(pipeFds[0]);
-            QFile clear("/proc/self/clear_refs");
-            const bool reset = clear.open(QIODevice::WriteOnly) && clear.write("5") == 1;
-            clear.close();
-            const long long before = peakResidentKib();
-            ComparedResult r;
-            QString error;
-            const bool read = readComparedResult(path, r, error);
-            const long long grown = reset && before >= 0 ? peakResidentKib() - before : -1;
-            const std::string line = std::to_string(grown) + " " + (read ? "read" : error.toStdString()) + "\n";
-            (void)!::write(pipeFds[1], line.data(), line.size());
-            ::_exit(0);
-        }
-        ::close(pipeFds[1]);
         QByteArray answer;
-        char buf[4096];
-        for (ssize_t n; (n = ::read(pipeFds[0], buf, sizeof buf)) > 0;)
-            answer.append(buf, qsizetype(n));
-        ::close(pipeFds[0]);
-        int status = 0;
-        QCOMPARE(::waitpid(child, &status, 0), child);
-        QVERIFY2(WIFEXITED(status) && WEXITSTATUS(status) == 0, answer.constData());
+        rtscope::test::answerOfForkedChild(
+            [&path] {
+                QFile clear("/proc/self/clear_refs");
+                const bool reset = clear.open(QIODevice::WriteOnly) && clear.write("5") == 1;
+                clear.close();
+                const long long before = peakResidentKib();
+                ComparedResult r;
+                QString error;
+                const bool read = readComparedResult(path, r, error);
+                const long long grown = reset && before >= 0 ? peakResidentKib() - before : -1;
+                return QByteArray::fromStdString(std::to_string(grown) + " " + (read ? "read" : error.toStdString()) +
+                                                 "\n");
+            },
+            answer);
+        if (QTest::currentTestFailed())
+            return;
         const qsizetype space = answer.indexOf(' ');
         QVERIFY2(space > 0, answer.constData());
         const long long grownKib = answer.left(space).toLongLong();

@@ -3,6 +3,7 @@
 // Stop joins every thread within 100 ms; a finished isolation run held as the reference is drawn under the next.
 #include "engine/experiments/deadline/deadline_experiment.h"
 #include "tests/common/page_test_util.h"
+#include "tests/common/short_experiment_configs.h"
 #include "ui/common/fact_tile.h"
 #include "ui/common/unpinned_topology.h"
 #include "ui/deadline/deadline_controls.h"
@@ -166,9 +167,7 @@ private slots:
     {
         RTSCOPE_SKIP_IF(m_noDeadline);
         DeadlinePage page(m_probe);
-        DeadlineConfig c;
-        c.lesson = DeadlineLesson::Isolation;
-        c.durationNs = 300'000'000;
+        const DeadlineConfig c = test::deadlineLessonConfig(DeadlineLesson::Isolation, 300'000'000);
         if (const QStringList p = toQt(c.validate(unpinnedTopology())); !p.isEmpty())
             RTSCOPE_SKIP(Cpus, p.join(' ')); // the isolation lesson's two CPUs
         QVERIFY(rtscope::test::startRun(page, c));
@@ -208,9 +207,7 @@ private slots:
     {
         RTSCOPE_SKIP_IF(m_noDeadline);
         DeadlinePage page(m_probe);
-        DeadlineConfig c;
-        c.lesson = DeadlineLesson::Edf;
-        c.durationNs = 200'000'000;
+        const DeadlineConfig c = test::deadlineLessonConfig(DeadlineLesson::Edf, 200'000'000);
         QVERIFY(rtscope::test::startRun(page, c));
         QVERIFY(deadlineRunToEnd(page, 3000));
         const auto s = page.experiment().snapshot();
@@ -241,9 +238,7 @@ private slots:
     {
         RTSCOPE_SKIP_IF(m_noDeadline);
         DeadlinePage page(m_probe);
-        DeadlineConfig c;
-        c.lesson = DeadlineLesson::Isolation;
-        c.durationNs = 5'000'000'000;
+        const DeadlineConfig c = test::deadlineLessonConfig(DeadlineLesson::Isolation, 5'000'000'000);
         if (const QStringList p = toQt(c.validate(unpinnedTopology())); !p.isEmpty())
             RTSCOPE_SKIP(Cpus, p.join(' ')); // the isolation lesson's two CPUs
         QVERIFY(rtscope::test::startRun(page, c));

@@ -48,8 +48,7 @@ class TestGuiProcess : public QObject {
 private slots:
     void initTestCase()
     {
-        if (binary().isEmpty())
-            RTSCOPE_SKIP(Tool, "RTSCOPE_BINARY is not set (run through ctest)");
+        RTSCOPE_SKIP_IF(rtscope::test::withoutBinary(binary()));
         QVERIFY(m_dir.isValid());
     }
 

@@ -73,6 +73,18 @@ SystemProbe fakeProbe(bool eevdf, bool vm, int64_t slackNs)
     return p;
 }
 
+// A main window that keeps its layout in the settings file @p ini, shown.
+struct SavedWindow {
+    SavedWindow(const QString& ini, const SystemProbe& probe)
+        : settings(ini, QSettings::IniFormat)
+        , window(createExperimentPages(probe), probe, &settings)
+    {
+        window.show();
+    }
+    QSettings settings;
+    MainWindow window;
+};
+
 } // namespace
 
 class TestPresentationMode : public rtscope::test::ProbedTest {
@@ -172,9 +184,8 @@ private slots:
     {
         const QString ini = m_dir.filePath("close.ini");
         {
-            QSettings settings(ini, QSettings::IniFormat);
-            MainWindow window(createExperimentPages(m_probe), m_probe, &settings);
-            window.show();
+            SavedWindow saved(ini, m_probe);
+            MainWindow& window = saved.window;
             QVERIFY(QTest::qWaitForWindowExposed(&window));
             window.presentationMode()->setActive(true);
             const double big = QApplication::font().pointSizeF();
@@ -182,9 +193,8 @@ private slots:
             QVERIFY(QApplication::font().pointSizeF() < big);
             QVERIFY(!window.presentationMode()->isActive());
         }
-        QSettings settings(ini, QSettings::IniFormat);
-        MainWindow again(createExperimentPages(m_probe), m_probe, &settings);
-        again.show();
+        SavedWindow saved(ini, m_probe);
+        MainWindow& again = saved.window;
         QVERIFY(QTest::qWaitForWindowExposed(&again));
         QVERIFY(dock(again, "controlsDock")->isVisible());
         QVERIFY(!again.isFullScreen());
@@ -250,9 +260,8 @@ private slots:
     {
         const QString ini = m_dir.filePath("pane.ini");
         {
-            QSettings settings(ini, QSettings::IniFormat);
-            MainWindow window(createExperimentPages(m_probe), m_probe, &settings);
-            window.show();
+            SavedWindow saved(ini, m_probe);
+            MainWindow& window = saved.window;
             QVERIFY(QTest::qWaitForWindowExposed(&window));
             ExplanationPane* pane = window.explanationPane();
             QVERIFY(pane && !pane->isVisible());
@@ -268,9 +277,8 @@ private slots:
             window.close();
         }
         {
-            QSettings settings(ini, QSettings::IniFormat);
-            MainWindow window(createExperimentPages(m_probe), m_probe, &settings);
-            window.show();
+            SavedWindow saved(ini, m_probe);
+            MainWindow& window = saved.window;
             QVERIFY(QTest::qWaitForWindowExposed(&window));
             QVERIFY(window.explanationPane()->isVisible());
             QVERIFY(window.explainAction()->isChecked());
@@ -279,9 +287,8 @@ private slots:
             QVERIFY(!window.explanationPane()->isVisible());
             window.close();
         }
-        QSettings settings(ini, QSettings::IniFormat);
-        MainWindow window(createExperimentPages(m_probe), m_probe, &settings);
-        window.show();
+        SavedWindow saved(ini, m_probe);
+        MainWindow& window = saved.window;
         QVERIFY(QTest::qWaitForWindowExposed(&window));
         QVERIFY(!window.explanationPane()->isVisible());
     }

@@ -172,8 +172,7 @@ class TestRemoteTarget : public QObject {
 private slots:
     void initTestCase()
     {
-        if (remoteTargetBinary().isEmpty())
-            RTSCOPE_SKIP(Tool, "RTSCOPE_BINARY is not set (run through ctest)");
+        RTSCOPE_SKIP_IF(rtscope::test::withoutBinary(remoteTargetBinary()));
         QVERIFY(m_dir.isValid());
     }
 
