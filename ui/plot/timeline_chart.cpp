@@ -120,6 +120,17 @@ struct TimelineChart::Impl : plot::ChartAndView {
         ++axisUpdates;
     }
 
+    /// A view setting: @p field becomes @p value, @p apply puts it on the axes and the chart is drawn again; nothing
+    /// when the setting is already so.
+    template <class T> void setView(T& field, T value, void (Impl::*apply)())
+    {
+        if (field == value)
+            return;
+        field = value;
+        (this->*apply)();
+        redraw(true);
+    }
+
     void redraw(bool forceAxes)
     {
         double lo = 0, hi = 0;
@@ -206,12 +217,7 @@ TimelineChart::~TimelineChart() = default;
 
 void TimelineChart::setWindowSeconds(double seconds)
 {
-    seconds = std::clamp(seconds, 1.0, 7.0 * 24 * 3600);
-    if (seconds == d->window)
-        return;
-    d->window = seconds;
-    d->applyX();
-    d->redraw(true);
+    d->setView(d->window, std::clamp(seconds, 1.0, 7.0 * 24 * 3600), &Impl::applyX);
 }
 
 double TimelineChart::windowSeconds() const
@@ -221,11 +227,7 @@ double TimelineChart::windowSeconds() const
 
 void TimelineChart::setLogLatencyAxis(bool log)
 {
-    if (log == d->logY)
-        return;
-    d->logY = log;
-    d->attachY();
-    d->redraw(true);
+    d->setView(d->logY, log, &Impl::attachY);
 }
 
 bool TimelineChart::logLatencyAxis() const
