@@ -77,6 +77,13 @@ const LatencyTracing* anatomyTracing(const LatencySnapshot& s)
     return s.tracing.get();
 }
 
+// The run's tracing when it is active (its anatomy figures are the run's), else null.
+const LatencyTracing* activeTracing(const LatencySnapshot& s)
+{
+    const LatencyTracing* t = anatomyTracing(s);
+    return t && t->active ? t : nullptr;
+}
+
 // One wake-up: its verdict, then where it was and its parts, one per line.
 std::string anatomyWakeup(const LatencySnapshot& s, const TracedWakeup& w, size_t rank)
 {
@@ -184,8 +191,8 @@ std::string anatomyStatusText(const LatencySnapshot& s)
 
 std::string culpritTableText(const LatencySnapshot& s)
 {
-    const LatencyTracing* t = anatomyTracing(s);
-    if (!t || !t->active)
+    const LatencyTracing* t = activeTracing(s);
+    if (!t)
         return {};
     const AnatomyFigures& f = t->figures;
     std::string out = "Who delayed the measuring thread (" + std::to_string(f.wakeupsAnalysed) +
@@ -215,8 +222,8 @@ std::string culpritTableText(const LatencySnapshot& s)
 
 std::string worstWakeupsText(const LatencySnapshot& s)
 {
-    const LatencyTracing* t = anatomyTracing(s);
-    if (!t || !t->active)
+    const LatencyTracing* t = activeTracing(s);
+    if (!t)
         return {};
     const AnatomyFigures& f = t->figures;
     std::string out;
@@ -236,8 +243,8 @@ std::string worstWakeupsText(const LatencySnapshot& s)
 
 std::string anatomyText(const LatencySnapshot& s)
 {
-    const LatencyTracing* t = anatomyTracing(s);
-    if (!t || !t->active)
+    const LatencyTracing* t = activeTracing(s);
+    if (!t)
         return {};
     return anatomyStatusText(s) + "\n" + culpritTableText(s) + "\n" + worstWakeupsText(s);
 }

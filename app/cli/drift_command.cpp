@@ -36,10 +36,7 @@ struct DriftOptions {
 DriftConfig toConfig(const DriftOptions& o, std::vector<std::string>& problems)
 {
     DriftConfig c;
-    if (auto p = parseSignedDuration(o.period))
-        c.periodNs = *p;
-    else
-        problems.push_back(notADuration("period", o.period));
+    readSignedDuration("period", o.period, c.periodNs, problems);
     c.ticks = o.ticks;
     bool zeroDuration = false;
     if (!o.duration.empty()) {
@@ -48,20 +45,14 @@ DriftConfig toConfig(const DriftOptions& o, std::vector<std::string>& problems)
                      problems);
         zeroDuration = problems.size() == before && c.durationNs == 0;
     }
-    if (auto w = parseSignedDuration(o.work))
-        c.workNs = *w;
-    else
-        problems.push_back(notADuration("work", o.work));
+    readSignedDuration("work", o.work, c.workNs, problems);
     c.methods = parseMethodList<WaiterKind>(o.methods, parseDriftMethod, driftMethodList(), problems);
     readSlack(o.slack, c.timerSlackNs, problems);
     readPolicy(o.policy, o.priority, c.policy, problems);
     c.priority = o.priority;
     c.cpu = o.cpu;
     c.stallTick = o.stallAt;
-    if (auto s = parseSignedDuration(o.stall))
-        c.stallNs = *s;
-    else
-        problems.push_back(notADuration("stall", o.stall));
+    readSignedDuration("stall", o.stall, c.stallNs, problems);
     // 0 means "count ticks instead" inside; on the command line that is leaving -D out, and a given 0 is a run
     // length out of range.
     if (zeroDuration)

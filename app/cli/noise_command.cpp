@@ -49,10 +49,7 @@ NoiseConfig toConfig(const NoiseOptions& o, const CpuTopology& topology, std::ve
         problems.push_back("duration must be between " +
                            formatDurationRange(NoiseConfig::kMinDurationNs, NoiseConfig::kMaxDurationNs) + " (got '" +
                            o.duration + "')");
-    if (auto t = parseSignedDuration(o.threshold))
-        c.thresholdNs = *t;
-    else
-        problems.push_back(notADuration("threshold", o.threshold, kBareMicroseconds));
+    readSignedDuration("threshold", o.threshold, c.thresholdNs, problems);
     readPolicy(o.policy, o.priority, c.policy, problems);
     c.priority = o.priority;
     c.trace = !o.noTrace;

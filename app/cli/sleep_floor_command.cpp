@@ -48,10 +48,7 @@ SleepFloorConfig toConfig(const SleepFloorOptions& o, std::vector<std::string>& 
     c.priority = o.priority;
     c.cpu = o.cpu;
     c.backgroundLoad = o.load;
-    if (auto m = parseSignedDuration(o.margin))
-        c.hybridMarginNs = *m;
-    else
-        problems.push_back(notADuration("margin", o.margin));
+    readSignedDuration("margin", o.margin, c.hybridMarginNs, problems);
     return c;
 }
 

@@ -30,6 +30,17 @@ inline std::string notADuration(const char* field, const std::string& text)
     return notADuration(field, text, kBareMicroseconds);
 }
 
+// @p text (bare numbers are microseconds, a leading minus kept for validate()) into @p dst, or notADuration() into
+// @p problems.
+inline void readSignedDuration(const char* field, const std::string& text, int64_t& dst,
+                               std::vector<std::string>& problems)
+{
+    if (auto d = parseSignedDuration(text))
+        dst = *d;
+    else
+        problems.push_back(notADuration(field, text));
+}
+
 // "default" (or 0) keeps the thread's default slack; anything else is a duration.
 inline std::optional<int64_t> parseSlack(const std::string& text)
 {

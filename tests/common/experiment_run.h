@@ -4,12 +4,14 @@
 #include "engine/rt/rt_thread.h"
 #include "engine/rt/system_probe.h"
 #include "engine/util/clock.h"
+#include "tests/common/test_util.h"
 #include "tests/common/thread_census.h"
 
 #include <QString>
 #include <QTest>
 
 #include <initializer_list>
+#include <string>
 
 namespace rtscope::test {
 
@@ -20,6 +22,18 @@ inline SystemProbe setUpExperimentTest()
     installWakeSignalHandler();
     blockProcessSignals(false);
     return probeSystem();
+}
+
+/// setUpExperimentTest() for a unit whose own thread stays on CPU @p ownCpu while CPU 1 may be starved (the
+/// starvation lab's controller, the watchdog's poller): fills @p probe, pins this thread, and returns why the
+/// real-time tests cannot run here (withoutFifoOrCpus01() against @p cpus, read before the pin, with @p roles).
+inline MaybeSkip setUpPinnedExperimentTest(SystemProbe& probe, const CpuTopology& cpus, const std::string& roles,
+                                           int ownCpu)
+{
+    probe = setUpExperimentTest();
+    MaybeSkip missing = withoutFifoOrCpus01(probe, cpus, roles);
+    pinCallingThread(ownCpu);
+    return missing;
 }
 
 /// Waits (handling events every @p pollMs) until @p exp has finished or @p timeoutMs has passed, stops it, and

@@ -69,12 +69,9 @@ class TestStarvationExperiment : public QObject {
 private slots:
     void initTestCase()
     {
-        m_probe = rtscope::test::setUpExperimentTest();
-        // Before this thread pins itself below, while its affinity still shows every CPU the process may use.
-        const CpuTopology cpus = StarvationConfig::placementTopology();
-        m_missing = rtscope::test::withoutFifoOrCpus01(m_probe, cpus, "the spinner on 1, the controller on 0");
         // This thread is the controller: it must keep running while CPU 1 is starved.
-        rtscope::test::pinCallingThread(kControllerCpu);
+        m_missing = rtscope::test::setUpPinnedExperimentTest(m_probe, StarvationConfig::placementTopology(),
+                                                             "the spinner on 1, the controller on 0", kControllerCpu);
     }
 
     void windowsFromRunSegments_data()

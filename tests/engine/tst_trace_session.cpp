@@ -188,6 +188,14 @@ class TestTraceSession : public QObject {
     int m_cpu = -1;
     CpuTopology m_topology;
 
+    // @p session with the default config on the test's CPU, its events into @p log.
+    Error startOnTestCpu(TraceSession& session, TrsLog& log) const
+    {
+        TraceConfig c;
+        c.cpus = {m_cpu};
+        return session.start(c, m_topology, log.handler());
+    }
+
 private slots:
     void initTestCase()
     {
@@ -580,9 +588,7 @@ private slots:
         std::atomic<int> sampled{0}, spun{0};
         TrsLog log;
         TraceSession session;
-        TraceConfig c;
-        c.cpus = {m_cpu};
-        const Error e = session.start(c, m_topology, log.handler());
+        const Error e = startOnTestCpu(session, log);
         QVERIFY2(!e, e.message.c_str());
         const int64_t base = nowNs() + 20 * kNsPerMs;
 
@@ -612,7 +618,7 @@ private slots:
         QVERIFY(spinner.stop());
         QVERIFY(measuring.stop());
         QCOMPARE(sampled.load(), kPeriods);
-        std::this_thread::sleep_for(std::chrono::milliseconds(2 * c.pollMs));
+        std::this_thread::sleep_for(std::chrono::milliseconds(2 * TraceConfig{}.pollMs));
         QVERIFY(!session.stop());
         const TraceStats st = session.stats();
         QCOMPARE(st.lostEvents, uint64_t(0));
@@ -731,9 +737,7 @@ private slots:
         std::atomic<int> sampled{0};
         TrsLog log;
         TraceSession session;
-        TraceConfig c;
-        c.cpus = {m_cpu};
-        const Error e = session.start(c, m_topology, log.handler());
+        const Error e = startOnTestCpu(session, log);
         QVERIFY2(!e, e.message.c_str());
         const int64_t base = nowNs() + 20 * kNsPerMs;
         const int64_t end = base + (kPeriods + 50) * kPeriodNs; // the spinners' bound, should the test stop early
@@ -751,7 +755,7 @@ private slots:
         const std::set<pid_t> hogs = {hogA.tid(), hogB.tid()};
         trsAwait(measuring, 10000);
         QVERIFY(RtThread::stopAll({&hogA, &hogB, &measuring}));
-        std::this_thread::sleep_for(std::chrono::milliseconds(2 * c.pollMs));
+        std::this_thread::sleep_for(std::chrono::milliseconds(2 * TraceConfig{}.pollMs));
         QVERIFY(!session.stop());
         const int n = sampled.load();
         QVERIFY2(n > kPeriods / 2, qPrintable(QString("%1 wake-ups of %2").arg(n).arg(kPeriods)));

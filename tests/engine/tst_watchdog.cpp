@@ -81,13 +81,9 @@ class TestWatchdog : public QObject {
 private slots:
     void initTestCase()
     {
-        m_probe = rtscope::test::setUpExperimentTest();
-        // Before this thread pins itself below, while its affinity still shows every CPU the process may use.
-        const CpuTopology cpus = CpuTopology::current();
-        m_missing =
-            rtscope::test::withoutFifoOrCpus01(m_probe, cpus, "the watchdog on one, the watched thread on the other");
         // The test thread polls while CPU 1 may be starved: it lives on CPU 0 with the watchdog.
-        rtscope::test::pinCallingThread(kWatchdogCpu);
+        m_missing = rtscope::test::setUpPinnedExperimentTest(
+            m_probe, CpuTopology::current(), "the watchdog on one, the watched thread on the other", kWatchdogCpu);
     }
 
     void validateNamesTheField_data()
