@@ -128,8 +128,9 @@ RunResult runTableOnTarget(CliTarget& target, const Config& config, const RunOut
     return runTable(exp, config, out, run);
 }
 
-/// @brief runCommandOnTarget() for a command with a run of its own (starve, sweep): @p run(link, config) runs the
-/// config read against the target's CPUs on the open link.
+/// @brief A command given --target: checks the target flags, opens the link, reads the flags into a config against
+/// the target's CPUs (@p toConfig), and runs it there by @p run(link, config) (runTableCommand()'s path, and starve's
+/// and sweep's own).
 template <class Config, class ToConfig, class Run>
 int runOwnCommandOnTarget(const std::string& command, const RemoteTarget& target, ToConfig&& toConfig, Run&& run)
 {
