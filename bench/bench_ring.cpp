@@ -164,8 +164,10 @@ int main(int argc, char** argv)
         round(batched, r, true, n, prodCpu, consCpu);
     }
     std::printf(
-        "ring throughput, %zu-byte items, capacity %zu, %llu items x %d rounds, producer CPU %d, consumer CPU %d\n",
-        sizeof(LatencySample), kCapacity, (unsigned long long)n, rounds, prodCpu, consCpu);
+        "ring throughput, %zu-byte items (%zu-byte slots in rtscope's ring), capacity %zu, %llu items x %d rounds, "
+        "producer CPU %d, consumer CPU %d\n",
+        sizeof(LatencySample), SpscRing<LatencySample>::slotBytes(), kCapacity, (unsigned long long)n, rounds, prodCpu,
+        consCpu);
     std::printf("  CPU: %s, %d CPUs\n", cpuModel().c_str(), ncpu);
     print("one item per pop (tryPop / pop(T&))", single);
     print("batch drain, up to 256 items per call (popBatch / pop(T*, n)), as the engine's collectors drain", batched);

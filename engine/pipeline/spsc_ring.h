@@ -5,7 +5,6 @@
 #include <bit>
 #include <cstddef>
 #include <cstdint>
-#include <cstring>
 #include <memory>
 #include <new>
 #include <span>
@@ -18,21 +17,35 @@ inline constexpr size_t kCacheLine = 64;
 
 /// @brief Lock-free SPSC ring of trivially copyable items, capacity a power of two.
 ///
-/// Design (after rigtorp's SPSCQueue): the write index, the producer's cached copy of the read index and
-/// the drop counter live on the producer's cache line; the read index and the consumer's cached copy of
-/// the write index on the consumer's. Each side re-reads the other side's index (one shared cache line
-/// transfer) only when its cached copy says the ring is full/empty. Indices grow without wrapping (64-bit),
-/// the slot is index & mask. Only acquire/release ordering: the release store of the write index publishes
-/// the slot contents to the consumer's acquire load, and vice versa for freeing slots.
+/// Design (rigtorp's SPSCQueue for the free slots, FastForward's for the full ones): each slot carries its own
+/// sequence number, so the consumer learns that a slot is filled from the slot itself and never reads the producer's
+/// write index on its way; the producer learns that slots are free from the consumer's read index, which it re-reads
+/// (one shared cache line transfer) only when its cached copy says the ring is full. Slots are padded to a power of
+/// two up to a cache line (a 40-byte sample and its sequence fill 64 bytes), so no slot straddles two lines and a
+/// sample the producer writes never shares a line with the one the consumer is reading. Measured on AMD EPYC (10 runs
+/// each, docs/BENCHMARKS.md, bench/bench_ring): the previous layout (40-byte slots, a shared write index) drained in
+/// batches at a median 1.3x boost's spsc_queue, this one at 2.1x (one item a pop: 2.1x before, 2.9x now). Memory: a
+/// 40-byte item takes 64 bytes. Indices grow without wrapping (64-bit); the slot is
+/// index & mask and its sequence is index + 1 once filled, so a slot left from the previous lap never reads as full.
+/// Only acquire/release ordering: the release store of a slot's sequence publishes its contents to the consumer's
+/// acquire load, and the consumer's release store of the read index hands the slots back.
 template <class T> class SpscRing {
     static_assert(std::is_trivially_copyable_v<T>, "ring items are copied with plain stores");
+
+    struct alignas(std::bit_ceil(sizeof(T) + sizeof(uint64_t)) < kCacheLine
+                       ? std::bit_ceil(sizeof(T) + sizeof(uint64_t))
+                       : kCacheLine) Slot {
+        T item;
+        std::atomic<uint64_t> seq{0}; ///< index + 1 of the item in it; anything else: not filled yet
+    };
+    static_assert(sizeof(Slot) % kCacheLine == 0 || kCacheLine % sizeof(Slot) == 0, "no slot straddles a cache line");
 
 public:
     /// @param capacity rounded up to a power of two (minimum 2).
     explicit SpscRing(size_t capacity)
         : m_capacity(std::bit_ceil(capacity < 2 ? size_t(2) : capacity))
         , m_mask(m_capacity - 1)
-        , m_slots(new T[m_capacity]())
+        , m_slots(new Slot[m_capacity]())
     {}
     SpscRing(const SpscRing&) = delete;
     SpscRing& operator=(const SpscRing&) = delete;
@@ -51,47 +64,33 @@ public:
                 return false;
             }
         }
-        m_slots[w & m_mask] = item;
-        m_prod.write.store(w + 1, std::memory_order_release);
+        Slot& slot = m_slots[w & m_mask];
+        slot.item = item;
+        slot.seq.store(w + 1, std::memory_order_release);
+        // Read by pushed() and sizeApprox() only, never on the consumer's way: this line stays the producer's.
+        m_prod.write.store(w + 1, std::memory_order_relaxed);
         return true;
     }
 
     /// @brief Consumer only. Pops one item into @p out; false when empty (after a back-off of a few `pause`s, well
     /// under a microsecond; the producer is never delayed by it).
-    [[nodiscard]] bool tryPop(T& out) noexcept
-    {
-        const uint64_t r = m_cons.read.load(std::memory_order_relaxed);
-        if (r == m_cons.cachedWrite) {
-            m_cons.cachedWrite = m_prod.write.load(std::memory_order_acquire);
-            if (r == m_cons.cachedWrite) {
-                backOff();
-                return false;
-            }
-        }
-        out = m_slots[r & m_mask];
-        m_cons.read.store(r + 1, std::memory_order_release);
-        return true;
-    }
+    [[nodiscard]] bool tryPop(T& out) noexcept { return popBatch(&out, 1) == 1; }
 
     /// @brief Consumer only. Pops up to @p max items into @p out; returns how many. One index publish per batch.
     size_t popBatch(T* out, size_t max) noexcept
     {
         const uint64_t r = m_cons.read.load(std::memory_order_relaxed);
-        if (m_cons.cachedWrite - r < max)
-            m_cons.cachedWrite = m_prod.write.load(std::memory_order_acquire);
-        size_t n = size_t(m_cons.cachedWrite - r);
-        if (n > max)
-            n = max;
+        size_t n = 0;
+        for (; n < max; ++n) {
+            const Slot& slot = m_slots[(r + n) & m_mask];
+            if (slot.seq.load(std::memory_order_acquire) != r + n + 1)
+                break;
+            out[n] = slot.item;
+        }
         if (n == 0) {
             backOff();
             return 0;
         }
-        // At most two contiguous spans (the second when the batch wraps), each copied as one block.
-        const size_t first = size_t(r & m_mask);
-        const size_t head = n < m_capacity - first ? n : m_capacity - first;
-        std::memcpy(static_cast<void*>(out), &m_slots[first], head * sizeof(T));
-        if (head < n)
-            std::memcpy(static_cast<void*>(out + head), &m_slots[0], (n - head) * sizeof(T));
         m_cons.read.store(r + n, std::memory_order_release);
         return n;
     }
@@ -110,13 +109,15 @@ public:
 
     /// @brief Slot storage, for mlock() by the owner before the RT path starts.
     void* storage() const noexcept { return m_slots.get(); }
-    size_t storageBytes() const noexcept { return m_capacity * sizeof(T); }
+    size_t storageBytes() const noexcept { return m_capacity * sizeof(Slot); }
+    /// @brief Bytes a slot takes: the item, its sequence number and the padding to a power of two.
+    static constexpr size_t slotBytes() noexcept { return sizeof(Slot); }
 
 private:
-    /// Called when a pop found the ring empty: a consumer that polls in a loop would otherwise re-read the
-    /// producer's cache line as fast as it can, taking it away from the producer before each of its stores
-    /// and keeping both sides in lock step, one item (and several cache-line transfers) at a time. A short
-    /// pause lets the producer fill a few slots, which the consumer then takes from its cached write index.
+    /// Called when a pop found the ring empty: a consumer that polls in a loop would otherwise re-read the slot the
+    /// producer is about to fill as fast as it can, taking its cache line away from the producer before each store
+    /// and keeping both sides in lock step, one item (and several cache-line transfers) at a time. A short pause lets
+    /// the producer fill a few slots, which the consumer then takes in one go.
     static constexpr int kEmptyPauses =
         4; ///< chosen from 0/1/4/8/16 on AMD EPYC under load: noisy (docs/BENCHMARKS.md)
     static void backOff() noexcept
@@ -132,7 +133,7 @@ private:
 
     const size_t m_capacity;
     const size_t m_mask;
-    std::unique_ptr<T[]> m_slots;
+    std::unique_ptr<Slot[]> m_slots;
 
     struct alignas(kCacheLine) Producer {
         std::atomic<uint64_t> write{0};
@@ -141,7 +142,6 @@ private:
     } m_prod;
     struct alignas(kCacheLine) Consumer {
         std::atomic<uint64_t> read{0};
-        uint64_t cachedWrite = 0;
     } m_cons;
 
     static_assert(sizeof(Producer) == kCacheLine && sizeof(Consumer) == kCacheLine, "one cache line per side");

@@ -126,6 +126,46 @@ private slots:
             QCOMPARE(buf[i], 100 + i);
     }
 
+    // A slot keeps the sequence of the item it held on the previous lap: a drained ring reads as empty, and after one
+    // more push exactly that item comes out, however many are asked for.
+    void previousLapReadsAsEmpty()
+    {
+        SpscRing<int> ring(4);
+        int buf[8];
+        for (int lap = 0; lap < 3; ++lap) {
+            for (int i = 0; i < 4; ++i)
+                QVERIFY(ring.tryPush(lap * 10 + i));
+            QCOMPARE(ring.popBatch(buf, 8), size_t(4));
+            QCOMPARE(buf[3], lap * 10 + 3);
+            QCOMPARE(ring.popBatch(buf, 8), size_t(0));
+        }
+        QVERIFY(ring.tryPush(77));
+        QCOMPARE(ring.popBatch(buf, 8), size_t(1));
+        QCOMPARE(buf[0], 77);
+        QCOMPARE(ring.drops(), uint64_t(0));
+    }
+
+    // Slots are the item and its sequence padded to a power of two up to a cache line (a multiple of lines above),
+    // and the storage starts on a slot boundary: no slot straddles two cache lines.
+    void slotsNeverStraddleACacheLine()
+    {
+        struct Sample40 {
+            uint64_t w[5];
+        };
+        struct Event88 {
+            uint64_t w[11];
+        };
+        QCOMPARE(SpscRing<uint64_t>::slotBytes(), size_t(16));
+        QCOMPARE(SpscRing<Item>::slotBytes(), size_t(32));
+        QCOMPARE(SpscRing<Sample40>::slotBytes(), size_t(64));
+        QCOMPARE(SpscRing<Event88>::slotBytes(), size_t(128));
+        SpscRing<Sample40> ring(1000);
+        QCOMPARE(ring.storageBytes(), size_t(1024 * 64));
+        QCOMPARE(reinterpret_cast<uintptr_t>(ring.storage()) % 64, uintptr_t(0));
+        SpscRing<Item> small(16);
+        QCOMPARE(reinterpret_cast<uintptr_t>(small.storage()) % 32, uintptr_t(0));
+    }
+
     // The producer never retries (as on the RT path): every push is either delivered, in order, or counted as a
     // drop, and the consumer sees nothing else. Benchmark-sized items (5 words), each word a function of seq.
     void droppedPlusDeliveredIsEverything()
