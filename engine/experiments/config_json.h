@@ -29,6 +29,20 @@ Config configFromJson(const nlohmann::json& j, std::vector<std::string>& errors,
     return c;
 }
 
+/// @brief Defines the two JSON functions a config with a field table has, both from @p table:
+/// `nlohmann::json toJson(const Config&)` and `Config reader(const nlohmann::json&, std::vector<std::string>& errors)`,
+/// whose refusals start with @p subject ("drift config must be a JSON object"). Both are declared in the config's
+/// header; a config whose JSON is more than its table (latency, deadline) writes them out instead.
+#define RTSCOPE_CONFIG_JSON(Config, reader, subject, table)                                                            \
+    nlohmann::json toJson(const Config& c)                                                                             \
+    {                                                                                                                  \
+        return tableToJson(c, table);                                                                                  \
+    }                                                                                                                  \
+    Config reader(const nlohmann::json& j, std::vector<std::string>& errors)                                           \
+    {                                                                                                                  \
+        return configFromJson<Config>(j, errors, subject, table);                                                      \
+    }
+
 /// @brief A scheduling policy by its name ("fifo"); @p choices is what a refusal lists.
 template <class Access, class Choices = std::string (*)()>
 constexpr auto jsonPolicy(

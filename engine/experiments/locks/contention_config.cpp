@@ -209,14 +209,6 @@ constexpr auto kContentionFields = std::tuple{
 
 } // namespace
 
-nlohmann::json toJson(const ContentionConfig& c)
-{
-    return tableToJson(c, kContentionFields);
-}
-
-ContentionConfig contentionConfigFromJson(const nlohmann::json& j, std::vector<std::string>& errors)
-{
-    return configFromJson<ContentionConfig>(j, errors, "contention config", kContentionFields);
-}
+RTSCOPE_CONFIG_JSON(ContentionConfig, contentionConfigFromJson, "contention config", kContentionFields)
 
 } // namespace rtscope

@@ -117,14 +117,6 @@ constexpr auto kInversionFields = std::tuple{
 
 } // namespace
 
-nlohmann::json toJson(const InversionConfig& c)
-{
-    return tableToJson(c, kInversionFields);
-}
-
-InversionConfig inversionConfigFromJson(const nlohmann::json& j, std::vector<std::string>& errors)
-{
-    return configFromJson<InversionConfig>(j, errors, "inversion config", kInversionFields);
-}
+RTSCOPE_CONFIG_JSON(InversionConfig, inversionConfigFromJson, "inversion config", kInversionFields)
 
 } // namespace rtscope

@@ -123,14 +123,6 @@ constexpr auto kNoiseFields = std::tuple{
 
 } // namespace
 
-nlohmann::json toJson(const NoiseConfig& c)
-{
-    return tableToJson(c, kNoiseFields);
-}
-
-NoiseConfig noiseConfigFromJson(const nlohmann::json& j, std::vector<std::string>& errors)
-{
-    return configFromJson<NoiseConfig>(j, errors, "noise config", kNoiseFields);
-}
+RTSCOPE_CONFIG_JSON(NoiseConfig, noiseConfigFromJson, "noise config", kNoiseFields)
 
 } // namespace rtscope

@@ -247,14 +247,6 @@ constexpr auto kStarvationFields = std::tuple{
 
 } // namespace
 
-nlohmann::json toJson(const StarvationConfig& c)
-{
-    return tableToJson(c, kStarvationFields);
-}
-
-StarvationConfig starvationConfigFromJson(const nlohmann::json& j, std::vector<std::string>& errors)
-{
-    return configFromJson<StarvationConfig>(j, errors, "starvation config", kStarvationFields);
-}
+RTSCOPE_CONFIG_JSON(StarvationConfig, starvationConfigFromJson, "starvation config", kStarvationFields)
 
 } // namespace rtscope

@@ -172,14 +172,6 @@ constexpr auto kDriftFields = std::tuple{
 
 } // namespace
 
-nlohmann::json toJson(const DriftConfig& c)
-{
-    return tableToJson(c, kDriftFields);
-}
-
-DriftConfig driftConfigFromJson(const nlohmann::json& j, std::vector<std::string>& errors)
-{
-    return configFromJson<DriftConfig>(j, errors, "drift config", kDriftFields);
-}
+RTSCOPE_CONFIG_JSON(DriftConfig, driftConfigFromJson, "drift config", kDriftFields)
 
 } // namespace rtscope

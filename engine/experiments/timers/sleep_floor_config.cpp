@@ -156,14 +156,6 @@ constexpr auto kSleepFloorFields = std::tuple{
 
 } // namespace
 
-nlohmann::json toJson(const SleepFloorConfig& c)
-{
-    return tableToJson(c, kSleepFloorFields);
-}
-
-SleepFloorConfig sleepFloorConfigFromJson(const nlohmann::json& j, std::vector<std::string>& errors)
-{
-    return configFromJson<SleepFloorConfig>(j, errors, "sleep-floor config", kSleepFloorFields);
-}
+RTSCOPE_CONFIG_JSON(SleepFloorConfig, sleepFloorConfigFromJson, "sleep-floor config", kSleepFloorFields)
 
 } // namespace rtscope
