@@ -1,6 +1,7 @@
 // ui/plot: display bins conserve every count, a single spike survives per-pixel decimation, auto-ranging does
 // not jump on jitter, and the charts draw what they are given (whole series, frozen reference kept).
 #include "ui/plot/axis_auto_range.h"
+#include "ui/plot/chart_canvas.h"
 #include "ui/plot/histogram_chart.h"
 #include "ui/plot/plot_math.h"
 #include "ui/plot/timeline_chart.h"
@@ -13,7 +14,10 @@
 #include <QGraphicsScene>
 #include <QGraphicsSimpleTextItem>
 #include <QGraphicsView>
+#include <QImage>
+#include <QPainter>
 #include <QtTest>
+#include <cmath>
 
 using namespace rtscope;
 using namespace rtscope::plot;
@@ -224,6 +228,85 @@ private slots:
         QVERIFY(chart.latencyAxisMax() >= 3000);
         chart.setWindowSeconds(30);
         QCOMPARE(chart.windowSeconds(), 30.0);
+    }
+
+    // The timeline's envelope is filled a column at a time (plot::drawColumns) instead of stroked as its zigzag of
+    // lines. Against the zigzag drawn by the raster engine with the same pen: every pixel either draws lies within one
+    // pixel of the other's ink, the ink differs by at most a tenth, and a one-column spike reaches the same top row.
+    void columnsDrawTheEnvelopeTheLinesDrew_data()
+    {
+        QTest::addColumn<double>("width");
+        QTest::addColumn<double>("step");
+        for (double w : {1.0, 2.0, 3.0})
+            for (double step : {1.0, 1.5}) // a column a pixel (the timeline), and columns a pixel and a half apart
+                QTest::addRow("%.0f px pen, columns %.1f px apart", w, step) << w << step;
+    }
+    void columnsDrawTheEnvelopeTheLinesDrew()
+    {
+        QFETCH(double, width);
+        QFETCH(double, step);
+        std::vector<TimelinePoint> columns;
+        for (int i = 0; 20 + i * step < 280; ++i) {
+            const double x = 20 + i * step;
+            const double lo = 150 + 10 * std::sin(i * 0.3), hi = i == 60 ? 20 : lo - 5 - (i % 9) * 2.5;
+            columns.push_back({x, 200 - hi, 200 - lo}); // values upward; pixels downward: y = 200 - value
+        }
+        const QList<QPointF> zigzag = envelopePoints(columns, -1e300);
+        std::vector<QPointF> pixels;
+        for (const QPointF& v : zigzag)
+            pixels.emplace_back(v.x(), 200 - v.y());
+        auto render = [&](bool filled) {
+            QImage image(300, 200, QImage::Format_RGB32);
+            image.fill(Qt::white);
+            QPainter p(&image);
+            QPen pen(Qt::black, width);
+            pen.setCosmetic(true);
+            if (filled) {
+                drawColumns(p, pen, pixels);
+            } else {
+                std::vector<QLineF> lines;
+                for (size_t i = 1; i < pixels.size(); ++i)
+                    lines.emplace_back(pixels[i - 1], pixels[i]);
+                p.setPen(pen);
+                p.drawLines(lines.data(), int(lines.size()));
+            }
+            return image;
+        };
+        const QImage lines = render(false), filled = render(true);
+        auto ink = [](const QImage& i, int x, int y) {
+            return x >= 0 && y >= 0 && x < i.width() && y < i.height() && qGray(i.pixel(x, y)) < 128;
+        };
+        auto near = [&](const QImage& i, int x, int y) {
+            for (int dy = -1; dy <= 1; ++dy)
+                for (int dx = -1; dx <= 1; ++dx)
+                    if (ink(i, x + dx, y + dy))
+                        return true;
+            return false;
+        };
+        int inkLines = 0, inkFilled = 0, off = 0, topLines = 200, topFilled = 200;
+        for (int y = 0; y < 200; ++y)
+            for (int x = 0; x < 300; ++x) {
+                const bool a = ink(lines, x, y), b = ink(filled, x, y);
+                inkLines += a;
+                inkFilled += b;
+                off += (a && !b && !near(filled, x, y)) || (b && !a && !near(lines, x, y));
+                if (a)
+                    topLines = std::min(topLines, y);
+                if (b)
+                    topFilled = std::min(topFilled, y);
+            }
+        const QString counts =
+            QString("lines %1 pixels, columns %2; %3 more than a pixel off the other; top row %4 / %5")
+                .arg(inkLines)
+                .arg(inkFilled)
+                .arg(off)
+                .arg(topLines)
+                .arg(topFilled);
+        qInfo("%s", qPrintable(counts));
+        QVERIFY2(inkLines > 0 && off == 0, qPrintable(counts));
+        QVERIFY2(std::abs(inkLines - inkFilled) * 10 <= inkLines, qPrintable(counts));
+        QVERIFY2(std::abs(topLines - topFilled) <= 1, qPrintable(counts));
+        QVERIFY2(topFilled <= 200 - 20 + 1, qPrintable(counts)); // the spike at 20 (its pixel row 180) is drawn
     }
 };
 

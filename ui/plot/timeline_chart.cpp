@@ -159,6 +159,7 @@ struct TimelineChart::Impl : plot::ChartAndView {
             }
             const std::vector<TimelinePoint> cols = plot::decimateColumns(curves[i].points, -window, 0, columns);
             canvas->curve(i).points = plot::envelopePoints(cols, logY ? yRange.lower() : -1e300);
+            canvas->curve(i).columns = true;
         }
         canvas->setAxes({-window, 0, false}, {yRange.lower(), yRange.upper(), logY});
         canvas->refresh();
