@@ -41,7 +41,7 @@ public:
     using Snapshot = LatencySnapshot;
     static constexpr std::string_view kName = "latency";
     /// @brief Samples a ring holds before it drops (for tests and the benchmark).
-    static constexpr size_t kRingCapacity = 1 << 17; ///< 1.3 s at the shortest period (10 µs): 8 MiB a ring (64-byte slots)
+    static constexpr size_t kRingCapacity = 1 << 17; ///< 1.3 s at the 10 µs shortest period; 8 MiB (64-byte slots)
     /// @brief Resolves the CPUs of @p config against the environment's topology and allocates the rings and hog
     /// counters; starts no thread. @p config must be valid for that topology (the host validated it).
     LatencyRun(const LatencyConfig& config, const RunEnvironment& env);
