@@ -4,6 +4,7 @@
 
 #include <QFontMetricsF>
 #include <QPainter>
+#include <QTransform>
 
 #include <algorithm>
 #include <array>
@@ -27,7 +28,24 @@ void MarkerOverlay::setAxis(double lo, double hi, bool log)
 void MarkerOverlay::setStyle(const QPalette& palette, const QFont& font)
 {
     m_palette = palette;
+    if (font != m_font)
+        m_laid.clear();
     m_font = font;
+}
+
+const MarkerOverlay::Laid& MarkerOverlay::laidOut(const QString& label)
+{
+    auto it = m_laid.find(label);
+    if (it != m_laid.end())
+        return *it;
+    if (m_laid.size() >= 64) // the live percentiles' labels change as the figures do: keep only recent ones
+        m_laid.clear();
+    Laid laid;
+    laid.width = QFontMetricsF(m_font).horizontalAdvance(label);
+    laid.text.setText(label);
+    laid.text.setTextFormat(Qt::PlainText);
+    laid.text.prepare(QTransform(), m_font);
+    return *m_laid.insert(label, laid);
 }
 
 double MarkerOverlay::toPixel(double x, double left, double width) const
@@ -69,7 +87,7 @@ void MarkerOverlay::relayout(const QRectF& area)
                                       : Qt::DashDotLine);
         placed.line = QLineF(px, area.top(), px, area.bottom());
         placed.text = m.label;
-        const double w = fm.horizontalAdvance(m.label) + 8;
+        const double w = laidOut(m.label).width + 8;
         // Right of the line unless that runs off the plot area.
         double left = px + 3;
         if (left + w > area.right())
@@ -100,7 +118,12 @@ void MarkerOverlay::paint(QPainter& painter) const
     for (const Placed& p : m_placed) {
         painter.fillRect(p.box, background);
         painter.setPen(p.color);
-        painter.drawText(p.box.adjusted(4, 1, 0, 0), Qt::AlignLeft | Qt::AlignTop | Qt::TextSingleLine, p.text);
+        // Laid out by relayout(), which every paint follows; a label it has not seen is drawn as text.
+        const auto laid = m_laid.constFind(p.text);
+        if (laid != m_laid.cend())
+            painter.drawStaticText(p.box.topLeft() + QPointF(4, 1), laid->text);
+        else
+            painter.drawText(p.box.adjusted(4, 1, 0, 0), Qt::AlignLeft | Qt::AlignTop | Qt::TextSingleLine, p.text);
     }
 }
 

@@ -4,9 +4,11 @@
 #include "ui/plot/plot_data.h"
 
 #include <QFont>
+#include <QHash>
 #include <QPalette>
 #include <QPen>
 #include <QRectF>
+#include <QStaticText>
 #include <QString>
 
 #include <vector>
@@ -41,6 +43,13 @@ private:
         QColor color;
     };
     double toPixel(double x, double left, double width) const;
+    /// A label laid out once for the font: its width and its glyphs. Relaid out and repainted every frame, a label
+    /// cost its text shaping twice a frame (measuring, then drawing); most labels keep their text for many frames.
+    struct Laid {
+        double width = 0;
+        QStaticText text;
+    };
+    const Laid& laidOut(const QString& label);
 
     std::vector<VerticalMarker> m_markers;
     std::vector<Placed> m_placed;
@@ -49,6 +58,7 @@ private:
     bool m_log = false;
     QPalette m_palette;
     QFont m_font;
+    QHash<QString, Laid> m_laid; ///< by label text, for m_font; emptied when the font changes or it grows past 64
 };
 
 } // namespace rtscope::plot
