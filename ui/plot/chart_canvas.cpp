@@ -30,18 +30,16 @@ void drawColumns(QPainter& painter, const QPen& pen, const std::vector<QPointF>&
     for (size_t i = 0; i < n; ++i) {
         const QPointF low = pixels[2 * i], high = pixels[2 * i + 1];
         double top = std::min(low.y(), high.y()), bottom = std::max(low.y(), high.y());
+        auto reach = [&](double y) {
+            top = std::min(top, y);
+            bottom = std::max(bottom, y);
+        };
         // The zigzag joins this column's second point to the next one's first and its first to the previous one's
         // second: each column takes the half of that join nearer to it.
-        if (i + 1 < n) {
-            const double join = (high.y() + pixels[2 * i + 2].y()) / 2;
-            top = std::min(top, join);
-            bottom = std::max(bottom, join);
-        }
-        if (i > 0) {
-            const double join = (low.y() + pixels[2 * i - 1].y()) / 2;
-            top = std::min(top, join);
-            bottom = std::max(bottom, join);
-        }
+        if (i + 1 < n)
+            reach((high.y() + pixels[2 * i + 2].y()) / 2);
+        if (i > 0)
+            reach((low.y() + pixels[2 * i - 1].y()) / 2);
         const int left = first(low.x() - half), right = first(low.x() + half);
         const int y0 = first(top - half), y1 = first(bottom + half);
         if (right > left && y1 > y0)
