@@ -36,14 +36,6 @@ bool containsProblem(const std::vector<std::string>& problems, const QString& st
     return false;
 }
 
-QString joined(const std::vector<std::string>& problems)
-{
-    QStringList out;
-    for (const std::string& p : problems)
-        out << QString::fromStdString(p);
-    return out.join(" | ");
-}
-
 } // namespace
 
 class TestSchedDeadline : public QObject {
@@ -67,19 +59,19 @@ private slots:
         auto p = deadlineProblems({2'000'000, 1'000'000, 1'000'000}, limits);
         QVERIFY2(
             containsProblem(p, "runtime must not exceed deadline (runtime ≤ deadline ≤ period; got runtime 2.00 ms"),
-            qPrintable(joined(p)));
+            qPrintable(test::joined(p)));
         p = deadlineProblems({100'000, 2'000'000, 1'000'000}, limits, "dl-");
-        QVERIFY2(containsProblem(p, "dl-deadline must not exceed dl-period"), qPrintable(joined(p)));
+        QVERIFY2(containsProblem(p, "dl-deadline must not exceed dl-period"), qPrintable(test::joined(p)));
         p = deadlineProblems({500, 1'000'000, 1'000'000}, limits);
-        QVERIFY2(containsProblem(p, "runtime must be at least 1.0 us"), qPrintable(joined(p)));
+        QVERIFY2(containsProblem(p, "runtime must be at least 1.0 us"), qPrintable(test::joined(p)));
         p = deadlineProblems({10'000, 50'000, 50'000}, limits);
         QVERIFY2(containsProblem(p, "period must be at least 100.0 us (kernel.sched_deadline_period_min_us"),
-                 qPrintable(joined(p)));
+                 qPrintable(test::joined(p)));
         p = deadlineProblems({10'000, 1'000'000, 5'000'000'000}, limits);
-        QVERIFY2(containsProblem(p, "period must be at most"), qPrintable(joined(p)));
+        QVERIFY2(containsProblem(p, "period must be at most"), qPrintable(test::joined(p)));
         p = deadlineProblems({100'000, 0, 0}, limits);
         QVERIFY2(containsProblem(p, "deadline must be positive") && containsProblem(p, "period must be positive"),
-                 qPrintable(joined(p)));
+                 qPrintable(test::joined(p)));
     }
 
     void deadlineIsOfferedOnlyWhereImplemented()
@@ -105,10 +97,10 @@ private slots:
         c.runtimeNs = 2'000'000;
         c.deadlineNs = 1'000'000;
         QVERIFY2(containsProblem(c.validate(topo), "runtime must not exceed deadline"),
-                 qPrintable(joined(c.validate(topo))));
+                 qPrintable(test::joined(c.validate(topo))));
         c.runtimeNs = 100'000;
         c.deadlineNs = 0;
-        QVERIFY2(c.validate(topo).empty(), qPrintable(joined(c.validate(topo))));
+        QVERIFY2(c.validate(topo).empty(), qPrintable(test::joined(c.validate(topo))));
         QCOMPARE(c.deadlineParams(), (DeadlineParams{100'000, 1'000'000, 1'000'000}));
         c.trace = true;
         QVERIFY(containsProblem(c.validate(topo), "trace cannot follow policy deadline"));
@@ -133,7 +125,7 @@ private slots:
         h["hog_policy"] = "deadline";
         (void)latencyConfigFromJson(h, errors);
         QVERIFY2(!errors.empty() && QString::fromStdString(errors.front()).contains("hog_policy"),
-                 qPrintable(joined(errors)));
+                 qPrintable(test::joined(errors)));
     }
 
     void sweepSettingsTakeDeadline()
@@ -157,7 +149,7 @@ private slots:
         c.eachNs = SweepConfig::kMinEachNs;
         const auto problems = c.validate(CpuTopology::current());
         QVERIFY2(containsProblem(problems, "DEADLINE 2.00 ms/1.00 ms: runtime must not exceed deadline"),
-                 qPrintable(joined(problems)));
+                 qPrintable(test::joined(problems)));
     }
 
     void deadlineThreadIsDeclaredDemotedAndJoined()
