@@ -1,7 +1,7 @@
 // `rtscope-gui`: the desktop app. A command given to it runs headless as in `rtscope` (the doctor page starts
 // `rtscope-gui doctor guardian` through /proc/self/exe).
 #include "ui/gui_main.h"
-#include "app/cli/cli.h"
+#include "app/cli/entry.h"
 #include "engine/rt/rt_thread.h"
 
 int main(int argc, char** argv)

@@ -1,6 +1,6 @@
 // `rtscope`: every command, headless, in a small process (no Qt: docs/architecture.md, "Two programs"). With no
 // command it becomes the desktop app, rtscope-gui from the same directory, by exec (same process id, same arguments).
-#include "app/cli/cli.h"
+#include "app/cli/entry.h"
 
 #include <cerrno>
 #include <climits>

@@ -39,3 +39,5 @@ std::vector<ExperimentPage*> createExperimentPages(const SystemProbe& probe)
 }
 
 } // namespace rtscope
+
+#include "moc_experiment_page.cpp"

@@ -89,3 +89,5 @@ QString ExplanationPane::text() const
 }
 
 } // namespace rtscope
+
+#include "moc_explanation_pane.cpp"

@@ -763,3 +763,5 @@ void MainWindow::restoreSettings()
 }
 
 } // namespace rtscope
+
+#include "moc_main_window.cpp"

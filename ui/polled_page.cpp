@@ -161,3 +161,5 @@ void PolledPage::restoreSettings(QSettings& settings)
 }
 
 } // namespace rtscope
+
+#include "moc_polled_page.cpp"

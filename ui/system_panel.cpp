@@ -82,3 +82,5 @@ SystemPanel::SystemPanel(const SystemProbe& probe, QWidget* parent)
 }
 
 } // namespace rtscope
+
+#include "moc_system_panel.cpp"

@@ -1,5 +1,6 @@
 #pragma once
 // The headless command line: `rtscope <experiment> …`. No Qt, no display needed.
+#include "app/cli/entry.h"
 #include "engine/util/error.h"
 #include "engine/util/exit_code.h"
 
@@ -17,16 +18,6 @@ struct Command {
     CLI::App* app = nullptr;
     CommandRunner run;
 };
-
-/// True when argv names a subcommand or a CLI-only flag (--help, --version): the GUI is not started.
-bool wantsCli(int argc, char** argv);
-/// Parses and runs; returns the process exit code.
-int runCli(int argc, char** argv);
-/// @brief runCli() as a process's main: installs the wake signal handler, blocks the stop signals (taken by the thread
-/// that waits for them) and gives the threads a command starts without a stack size of their own 1 MiB instead of
-/// glibc's 8 MiB (under mlockall every byte of a stack is resident: docs/BENCHMARKS.md, "The far tail"). Call it before
-/// any thread exists.
-int runCommandProcess(int argc, char** argv);
 
 /// Each subcommand registers itself from its own file in app/cli/ with a static CommandRegistration, so
 /// adding an experiment touches no shared list. @p order sorts the help listing.

@@ -84,7 +84,7 @@ std::string percent(uint64_t part, uint64_t whole)
     return buf;
 }
 
-std::string progressLine(const ContentionSnapshot& s)
+std::string locksProgressLine(const ContentionSnapshot& s)
 {
     if (s.currentKind < 0 || size_t(s.currentKind) >= s.kinds.size())
         return {};
@@ -166,7 +166,7 @@ TableRun<ContentionSnapshot> contentionTable(std::function<std::string()> header
         .command = "locks",
         .header = std::move(header),
         .progressInLog = Progress::InLog::EverySecond,
-        .progress = progressLine,
+        .progress = locksProgressLine,
         .printTable = printContentionTable,
         .report = [](const ContentionSnapshot& s) { return withProbeAndCommandLine(contentionReportJson(s)); },
         .csv = contentionCsv,

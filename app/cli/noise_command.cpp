@@ -145,7 +145,7 @@ void printOsnoiseTable(const OsnoiseTrace& t, const NoiseSnapshot& s)
                     (unsigned long long)t.problemCount, t.problems.front().c_str());
 }
 
-std::string progressLine(const NoiseSnapshot& s)
+std::string noiseProgressLine(const NoiseSnapshot& s)
 {
     std::string line = formatDuration(s.elapsedNs) + " of " + formatDuration(s.config.durationNs);
     for (const NoiseCpuStats& c : s.cpus) {
@@ -168,7 +168,7 @@ TableRun<NoiseSnapshot> noiseTable(std::function<std::string()> header, const Ru
         .command = "noise",
         .header = std::move(header),
         .progressInLog = Progress::InLog::EverySecond,
-        .progress = progressLine,
+        .progress = noiseProgressLine,
         .stoppedLineWhenQuiet = false,
         .printTable =
             [osnoise](const NoiseSnapshot& s) {

@@ -1,23 +1,12 @@
 #include "engine/rt/cpu_topology.h"
 
+#include "engine/rt/rt_environment.h"
 #include "engine/rt/system_probe.h"
 
 #include <algorithm>
-#include <fstream>
 #include <sched.h>
-#include <sstream>
 
 namespace rtscope {
-
-namespace {
-std::string readFirstLine(const char* path)
-{
-    std::ifstream in(path);
-    std::string line;
-    std::getline(in, line);
-    return line;
-}
-} // namespace
 
 CpuTopology CpuTopology::current()
 {

@@ -34,3 +34,5 @@ void ChangesBanner::setChanges(const QStringList& changes)
 }
 
 } // namespace rtscope
+
+#include "moc_changes_banner.cpp"

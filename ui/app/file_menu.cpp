@@ -723,3 +723,5 @@ void FileMenu::showProbe(const SystemProbe& probe, bool recorded)
 }
 
 } // namespace rtscope
+
+#include "moc_file_menu.cpp"

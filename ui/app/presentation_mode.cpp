@@ -205,3 +205,5 @@ void PresentationMode::showKeyboardHelp()
 }
 
 } // namespace rtscope
+
+#include "moc_presentation_mode.cpp"

@@ -177,3 +177,5 @@ QStringList PresetRunner::applyPhase(int index, bool live)
 }
 
 } // namespace rtscope
+
+#include "moc_preset_runner.cpp"

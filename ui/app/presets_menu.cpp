@@ -76,3 +76,5 @@ void PresetsMenu::showRefusal(const QStringList& problems)
 }
 
 } // namespace rtscope
+
+#include "moc_presets_menu.cpp"

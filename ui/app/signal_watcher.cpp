@@ -37,3 +37,5 @@ void SignalWatcher::readPending()
 }
 
 } // namespace rtscope
+
+#include "moc_signal_watcher.cpp"

@@ -33,3 +33,5 @@ QPushButton* ActionBanner::newButton(const QString& text, const char* name, Qt::
 }
 
 } // namespace rtscope
+
+#include "moc_action_banner.cpp"

@@ -50,3 +50,5 @@ QFont ColumnTableModel::boldFont()
 }
 
 } // namespace rtscope
+
+#include "moc_column_table_model.cpp"

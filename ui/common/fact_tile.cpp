@@ -175,3 +175,5 @@ QHBoxLayout* tileRow(std::initializer_list<TilePlace> tiles)
 }
 
 } // namespace rtscope
+
+#include "moc_fact_tile.cpp"

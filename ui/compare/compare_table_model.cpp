@@ -87,3 +87,5 @@ QVariant CompareTableModel::data(const QModelIndex& index, int role) const
 }
 
 } // namespace rtscope
+
+#include "moc_compare_table_model.cpp"

@@ -161,3 +161,5 @@ void CompareWindow::showResults(std::vector<ComparedResult> results, QStringList
 }
 
 } // namespace rtscope
+
+#include "moc_compare_window.cpp"

@@ -301,3 +301,5 @@ void DeadlineControls::setConfig(const DeadlineConfig& c)
 }
 
 } // namespace rtscope
+
+#include "moc_deadline_controls.cpp"

@@ -603,3 +603,5 @@ QString DeadlinePage::explanation() const
 }
 
 } // namespace rtscope
+
+#include "moc_deadline_page.cpp"

@@ -43,3 +43,5 @@ QVariant DeadlineTableModel::data(const QModelIndex& index, int role) const
 }
 
 } // namespace rtscope
+
+#include "moc_deadline_table_model.cpp"

@@ -92,3 +92,5 @@ void DoctorControls::setPlan(const DoctorPlan& plan)
 }
 
 } // namespace rtscope
+
+#include "moc_doctor_controls.cpp"

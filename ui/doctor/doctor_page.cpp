@@ -641,3 +641,5 @@ QString DoctorPage::explanation() const
 }
 
 } // namespace rtscope
+
+#include "moc_doctor_page.cpp"

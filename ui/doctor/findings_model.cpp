@@ -122,3 +122,5 @@ QVariant FindingsModel::headerToolTip(int column) const
 }
 
 } // namespace rtscope
+
+#include "moc_findings_model.cpp"

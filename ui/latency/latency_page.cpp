@@ -609,3 +609,5 @@ QStringList LatencyPage::restoreViewSettings(QSettings& settings)
 }
 
 } // namespace rtscope
+
+#include "moc_latency_page.cpp"

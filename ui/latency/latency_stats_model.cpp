@@ -203,3 +203,5 @@ QVariant LatencyStatsModel::headerToolTip(int column) const
 }
 
 } // namespace rtscope
+
+#include "moc_latency_stats_model.cpp"

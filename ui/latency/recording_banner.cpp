@@ -23,3 +23,5 @@ void ReplayBanner::setText(const QString& text)
 }
 
 } // namespace rtscope
+
+#include "moc_recording_banner.cpp"

@@ -64,3 +64,5 @@ QString RecordingSpool::path() const
 }
 
 } // namespace rtscope
+
+#include "moc_recording_spool.cpp"

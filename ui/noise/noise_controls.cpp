@@ -182,3 +182,5 @@ void NoiseControls::updateEnabled()
 }
 
 } // namespace rtscope
+
+#include "moc_noise_controls.cpp"

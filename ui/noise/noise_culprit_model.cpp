@@ -114,3 +114,5 @@ QVariant NoiseCulpritModel::headerToolTip(int column) const
 }
 
 } // namespace rtscope
+
+#include "moc_noise_culprit_model.cpp"

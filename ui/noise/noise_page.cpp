@@ -466,3 +466,5 @@ QStringList NoisePage::restoreViewSettings(QSettings& settings)
 }
 
 } // namespace rtscope
+
+#include "moc_noise_page.cpp"

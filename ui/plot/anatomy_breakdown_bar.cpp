@@ -199,3 +199,5 @@ void AnatomyBreakdownBar::paintEvent(QPaintEvent*)
 }
 
 } // namespace rtscope
+
+#include "moc_anatomy_breakdown_bar.cpp"

@@ -436,3 +436,5 @@ void AnatomySwimlane::drawAxis(QPainter& p) const
 }
 
 } // namespace rtscope
+
+#include "moc_anatomy_swimlane.cpp"

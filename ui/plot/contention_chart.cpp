@@ -456,3 +456,5 @@ double ContentionChart::waitAxisMax() const
 }
 
 } // namespace rtscope
+
+#include "moc_contention_chart.cpp"

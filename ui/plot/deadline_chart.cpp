@@ -282,3 +282,5 @@ void DeadlineChart::changeEvent(QEvent* event)
 }
 
 } // namespace rtscope
+
+#include "moc_deadline_chart.cpp"

@@ -307,3 +307,5 @@ int DriftChart::columns() const
 }
 
 } // namespace rtscope
+
+#include "moc_drift_chart.cpp"

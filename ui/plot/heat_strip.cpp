@@ -458,3 +458,5 @@ void HeatStrip::drawSwatches(QPainter& p, const Geometry& g) const
 }
 
 } // namespace rtscope
+
+#include "moc_heat_strip.cpp"

@@ -382,3 +382,5 @@ QString HistogramChart::referenceName() const
 }
 
 } // namespace rtscope
+
+#include "moc_histogram_chart.cpp"

@@ -384,3 +384,5 @@ void InversionTimeline::paintEvent(QPaintEvent*)
 }
 
 } // namespace rtscope
+
+#include "moc_inversion_timeline.cpp"

@@ -21,3 +21,5 @@ void LaidOutWidget::changeEvent(QEvent* event)
 }
 
 } // namespace rtscope::plot
+
+#include "moc_laid_out_widget.cpp"

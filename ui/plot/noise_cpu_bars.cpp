@@ -321,3 +321,5 @@ void NoiseCpuBars::drawRow(QPainter& p, const NoiseBarRow& row, const RowLayout&
 }
 
 } // namespace rtscope
+
+#include "moc_noise_cpu_bars.cpp"

@@ -19,3 +19,5 @@ void RestyledWidget::changeEvent(QEvent* event)
 }
 
 } // namespace rtscope::plot
+
+#include "moc_restyled_widget.cpp"

@@ -323,3 +323,5 @@ QStringList SleepFloorChart::durationAxisLabels() const
 }
 
 } // namespace rtscope
+
+#include "moc_sleep_floor_chart.cpp"

@@ -298,3 +298,5 @@ double StarvationChart::yAxisMax() const
 }
 
 } // namespace rtscope
+
+#include "moc_starvation_chart.cpp"

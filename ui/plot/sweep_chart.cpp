@@ -260,3 +260,5 @@ double SweepChart::latencyAxisMax() const
 }
 
 } // namespace rtscope
+
+#include "moc_sweep_chart.cpp"

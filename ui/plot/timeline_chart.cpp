@@ -325,3 +325,5 @@ QPoint TimelineChart::viewPosition(double tSec, double latencyUs) const
 }
 
 } // namespace rtscope
+
+#include "moc_timeline_chart.cpp"

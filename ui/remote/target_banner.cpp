@@ -59,3 +59,5 @@ void TargetBanner::showLocalPage(const QString& page, const QString& localHost, 
 }
 
 } // namespace rtscope
+
+#include "moc_target_banner.cpp"

@@ -332,3 +332,5 @@ void TargetConnection::watch()
 }
 
 } // namespace rtscope
+
+#include "moc_target_connection.cpp"

@@ -446,3 +446,5 @@ void StartPage::setOpenActions(const QList<QAction*>& actions)
 }
 
 } // namespace rtscope
+
+#include "moc_start_page.cpp"

@@ -170,3 +170,5 @@ QVariant BurstTableModel::headerData(int section, Qt::Orientation orientation, i
 }
 
 } // namespace rtscope
+
+#include "moc_burst_table_model.cpp"

@@ -147,3 +147,5 @@ StarvationControls::StarvationControls(const std::vector<int>& cpus, QWidget* pa
 }
 
 } // namespace rtscope
+
+#include "moc_starvation_controls.cpp"

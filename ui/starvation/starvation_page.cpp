@@ -397,3 +397,5 @@ QString StarvationPage::explanation() const
 }
 
 } // namespace rtscope
+
+#include "moc_starvation_page.cpp"

@@ -174,3 +174,5 @@ DriftControls::DriftControls(const std::vector<int>& cpus, QWidget* parent)
 }
 
 } // namespace rtscope
+
+#include "moc_drift_controls.cpp"

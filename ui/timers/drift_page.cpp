@@ -194,3 +194,5 @@ QStringList DriftPage::restoreViewSettings(QSettings& settings)
 }
 
 } // namespace rtscope
+
+#include "moc_drift_page.cpp"

@@ -95,3 +95,5 @@ QVariant DriftTableModel::headerText(int column) const
 }
 
 } // namespace rtscope
+
+#include "moc_drift_table_model.cpp"

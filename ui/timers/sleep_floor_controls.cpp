@@ -194,3 +194,5 @@ SleepFloorControls::SleepFloorControls(const std::vector<int>& cpus, QWidget* pa
 }
 
 } // namespace rtscope
+
+#include "moc_sleep_floor_controls.cpp"

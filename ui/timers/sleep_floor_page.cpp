@@ -236,3 +236,5 @@ QString SleepFloorPage::explanation() const
 }
 
 } // namespace rtscope
+
+#include "moc_sleep_floor_page.cpp"

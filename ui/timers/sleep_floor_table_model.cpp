@@ -88,3 +88,5 @@ QVariant SleepFloorTableModel::data(const QModelIndex& index, int role) const
 }
 
 } // namespace rtscope
+
+#include "moc_sleep_floor_table_model.cpp"

@@ -342,3 +342,5 @@ bool AnatomyPanel::showNearestLatency(double latencyUs, double factor)
 }
 
 } // namespace rtscope
+
+#include "moc_anatomy_view.cpp"

@@ -116,3 +116,5 @@ QVariant CulpritsModel::headerToolTip(int column) const
 }
 
 } // namespace rtscope
+
+#include "moc_culprits_model.cpp"

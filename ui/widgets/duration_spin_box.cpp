@@ -83,3 +83,5 @@ QAbstractSpinBox::StepEnabled DurationSpinBox::stepEnabled() const
 }
 
 } // namespace rtscope
+
+#include "moc_duration_spin_box.cpp"

@@ -127,3 +127,5 @@ bool refillCpuCombo(QComboBox* box, const std::vector<int>& cpus, const QString&
 }
 
 } // namespace rtscope
+
+#include "moc_experiment_controls.cpp"

@@ -126,3 +126,5 @@ QString LatencyControls::traceNote() const
 }
 
 } // namespace rtscope
+
+#include "moc_latency_controls.cpp"

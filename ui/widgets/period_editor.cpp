@@ -86,3 +86,5 @@ void PeriodEditor::sliderMoved(int position)
 }
 
 } // namespace rtscope
+
+#include "moc_period_editor.cpp"

@@ -200,3 +200,5 @@ QVariant WorstWakeupsModel::headerToolTip(int column) const
 }
 
 } // namespace rtscope
+
+#include "moc_worst_wakeups_model.cpp"

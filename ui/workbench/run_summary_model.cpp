@@ -151,3 +151,5 @@ QVariant RunSummaryModel::headerData(int section, Qt::Orientation orientation, i
 }
 
 } // namespace rtscope
+
+#include "moc_run_summary_model.cpp"

@@ -1,6 +1,7 @@
 #include "engine/experiments/noise/noise_demo_load.h"
 
 #include "engine/rt/cpu_topology.h"
+#include "engine/rt/rt_environment.h"
 #include "engine/util/clock.h"
 #include "engine/util/name_list.h"
 #include "engine/util/units.h"
@@ -109,14 +110,6 @@ std::vector<int> blockDeviceIrqs(dev_t dev, std::string& why)
     }
     why = "no interrupt line was found for the block device " + link + " (no msi_irqs or irq file above it in sysfs)";
     return {};
-}
-
-std::string readFirstLine(const std::string& path)
-{
-    std::ifstream in(path);
-    std::string line;
-    std::getline(in, line);
-    return line;
 }
 
 /// Sleeps until @p deadlineNs (CLOCK_MONOTONIC); a wake signal (a stop) ends it early.

@@ -201,3 +201,5 @@ ContentionControls::ContentionControls(const std::vector<int>& cpus, QWidget* pa
 }
 
 } // namespace rtscope
+
+#include "moc_contention_controls.cpp"

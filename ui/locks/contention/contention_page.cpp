@@ -282,3 +282,5 @@ QString ContentionPage::explanation() const
 }
 
 } // namespace rtscope
+
+#include "moc_contention_page.cpp"

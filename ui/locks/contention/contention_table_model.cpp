@@ -159,3 +159,5 @@ QVariant ContentionTableModel::data(const QModelIndex& index, int role) const
 }
 
 } // namespace rtscope
+
+#include "moc_contention_table_model.cpp"

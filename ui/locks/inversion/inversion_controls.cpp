@@ -152,3 +152,5 @@ void InversionControls::setCompareWith(std::optional<LockKind> lock)
 }
 
 } // namespace rtscope
+
+#include "moc_inversion_controls.cpp"

@@ -448,3 +448,5 @@ QStringList InversionPage::restoreViewSettings(QSettings& settings)
 }
 
 } // namespace rtscope
+
+#include "moc_inversion_page.cpp"

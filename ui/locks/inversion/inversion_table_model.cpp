@@ -136,3 +136,5 @@ QVariant InversionTableModel::data(const QModelIndex& index, int role) const
 }
 
 } // namespace rtscope
+
+#include "moc_inversion_table_model.cpp"

@@ -90,3 +90,5 @@ QString CpuListEdit::text() const
 }
 
 } // namespace rtscope
+
+#include "moc_cpu_list_edit.cpp"

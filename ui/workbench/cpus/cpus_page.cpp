@@ -363,3 +363,5 @@ QString CpusPage::explanation() const
 }
 
 } // namespace rtscope
+
+#include "moc_cpus_page.cpp"

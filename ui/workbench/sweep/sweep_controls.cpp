@@ -169,3 +169,5 @@ void SweepControls::setStatus(const QString& text)
 }
 
 } // namespace rtscope
+
+#include "moc_sweep_controls.cpp"

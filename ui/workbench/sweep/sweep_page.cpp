@@ -341,3 +341,5 @@ QString SweepPage::explanation() const
 }
 
 } // namespace rtscope
+
+#include "moc_sweep_page.cpp"

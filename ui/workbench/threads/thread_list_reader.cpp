@@ -61,3 +61,5 @@ void ThreadListReader::deliver(std::vector<SystemThread> threads, double ms, uns
 }
 
 } // namespace rtscope
+
+#include "moc_thread_list_reader.cpp"

@@ -84,3 +84,5 @@ void ThreadsControls::setRefreshSeconds(int seconds)
 }
 
 } // namespace rtscope
+
+#include "moc_threads_controls.cpp"

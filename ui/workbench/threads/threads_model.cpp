@@ -197,3 +197,5 @@ bool ThreadsFilterModel::filterAcceptsRow(int sourceRow, const QModelIndex& sour
 }
 
 } // namespace rtscope
+
+#include "moc_threads_model.cpp"

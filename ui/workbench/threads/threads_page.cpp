@@ -591,3 +591,5 @@ QStringList ThreadsPage::restoreViewSettings(QSettings& settings)
 }
 
 } // namespace rtscope
+
+#include "moc_threads_page.cpp"
