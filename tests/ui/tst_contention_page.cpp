@@ -36,8 +36,8 @@ using namespace rtscope;
 
 namespace {
 
-using Edit = std::function<void(ContentionConfig&)>;
-using UserEdit = std::function<void(const ContentionControlWidgets&)>;
+using ContentionEdit = std::function<void(ContentionConfig&)>;
+using ContentionUserEdit = std::function<void(const ContentionControlWidgets&)>;
 
 int lastUsableCpu()
 {
@@ -111,8 +111,8 @@ ContentionSnapshot knownSnapshot()
 
 } // namespace
 
-Q_DECLARE_METATYPE(Edit)
-Q_DECLARE_METATYPE(UserEdit)
+Q_DECLARE_METATYPE(ContentionEdit)
+Q_DECLARE_METATYPE(ContentionUserEdit)
 
 class TestContentionPage : public QObject {
     Q_OBJECT
@@ -136,48 +136,53 @@ private slots:
 
     void mapperRoundTripsEveryControl_data()
     {
-        test::addColumns<Edit, UserEdit, Edit>("edit", "userEdit", "expectedFromUser");
+        test::addColumns<ContentionEdit, ContentionUserEdit, ContentionEdit>("edit", "userEdit", "expectedFromUser");
         using W = const ContentionControlWidgets&;
         using C = ContentionConfig&;
-        QTest::newRow("kinds") << Edit([](C c) {
+        QTest::newRow("kinds") << ContentionEdit([](C c) {
             c.kinds = {LockKind::Pi, LockKind::Mutex};
-        }) << UserEdit([](W w) {
+        }) << ContentionUserEdit([](W w) {
             w.kinds.at(LockKind::Spin)->setChecked(false);
-        }) << Edit([](C c) {
+        }) << ContentionEdit([](C c) {
             c.kinds = {LockKind::Mutex, LockKind::AdaptiveGlibc, LockKind::Adaptive, LockKind::Pi};
         });
-        QTest::newRow("threads") << Edit([](C c) { c.threads = 32; }) << UserEdit([](W w) { w.threads->setValue(7); })
-                                 << Edit([](C c) { c.threads = 7; });
-        QTest::newRow("placement") << Edit([](C c) {
+        QTest::newRow("threads") << ContentionEdit([](C c) { c.threads = 32; })
+                                 << ContentionUserEdit([](W w) { w.threads->setValue(7); })
+                                 << ContentionEdit([](C c) { c.threads = 7; });
+        QTest::newRow("placement") << ContentionEdit([](C c) {
             c.placement = Placement::OneCpu;
             c.cpu = 0;
-        }) << UserEdit([](W w) { w.placement->setCurrentIndex(w.placement->findData(int(Placement::OneCpu))); })
-                                   << Edit([](C c) { c.placement = Placement::OneCpu; });
-        QTest::newRow("policy") << Edit([](C c) { c.policy = Policy::Batch; }) << UserEdit([](W w) {
+        }) << ContentionUserEdit([](W w) {
+            w.placement->setCurrentIndex(w.placement->findData(int(Placement::OneCpu)));
+        }) << ContentionEdit([](C c) { c.placement = Placement::OneCpu; });
+        QTest::newRow("policy") << ContentionEdit([](C c) { c.policy = Policy::Batch; }) << ContentionUserEdit([](W w) {
             w.policy->setCurrentIndex(w.policy->findData(int(Policy::Idle)));
-        }) << Edit([](C c) { c.policy = Policy::Idle; });
-        QTest::newRow("nice") << Edit([](C c) { c.nice = 19; }) << UserEdit([](W w) { w.nice->setValue(-5); })
-                              << Edit([](C c) { c.nice = -5; });
-        QTest::newRow("hold") << Edit([](C c) { c.holdNs = 1'000'000; }) << UserEdit([](W w) { w.hold->setValueNs(0); })
-                              << Edit([](C c) { c.holdNs = 0; });
-        QTest::newRow("work") << Edit([](C c) { c.workNs = 0; }) << UserEdit([](W w) { w.work->setValueNs(250'000); })
-                              << Edit([](C c) { c.workNs = 250'000; });
-        QTest::newRow("duration") << Edit([](C c) { c.durationNs = 3600LL * 1'000'000'000; })
-                                  << UserEdit([](W w) { w.duration->setValueNs(10'000'000); })
-                                  << Edit([](C c) { c.durationNs = 10'000'000; });
-        QTest::newRow("spin limit") << Edit([](C c) { c.spinLimit = 10'000'000; })
-                                    << UserEdit([](W w) { w.spinLimit->setValue(100); })
-                                    << Edit([](C c) { c.spinLimit = 100; });
-        QTest::newRow("stealing") << Edit([](C c) { c.stealing = false; })
-                                  << UserEdit([](W w) { w.stealing->setChecked(false); })
-                                  << Edit([](C c) { c.stealing = false; });
+        }) << ContentionEdit([](C c) { c.policy = Policy::Idle; });
+        QTest::newRow("nice") << ContentionEdit([](C c) { c.nice = 19; })
+                              << ContentionUserEdit([](W w) { w.nice->setValue(-5); })
+                              << ContentionEdit([](C c) { c.nice = -5; });
+        QTest::newRow("hold") << ContentionEdit([](C c) { c.holdNs = 1'000'000; })
+                              << ContentionUserEdit([](W w) { w.hold->setValueNs(0); })
+                              << ContentionEdit([](C c) { c.holdNs = 0; });
+        QTest::newRow("work") << ContentionEdit([](C c) { c.workNs = 0; })
+                              << ContentionUserEdit([](W w) { w.work->setValueNs(250'000); })
+                              << ContentionEdit([](C c) { c.workNs = 250'000; });
+        QTest::newRow("duration") << ContentionEdit([](C c) { c.durationNs = 3600LL * 1'000'000'000; })
+                                  << ContentionUserEdit([](W w) { w.duration->setValueNs(10'000'000); })
+                                  << ContentionEdit([](C c) { c.durationNs = 10'000'000; });
+        QTest::newRow("spin limit") << ContentionEdit([](C c) { c.spinLimit = 10'000'000; })
+                                    << ContentionUserEdit([](W w) { w.spinLimit->setValue(100); })
+                                    << ContentionEdit([](C c) { c.spinLimit = 100; });
+        QTest::newRow("stealing") << ContentionEdit([](C c) { c.stealing = false; })
+                                  << ContentionUserEdit([](W w) { w.stealing->setChecked(false); })
+                                  << ContentionEdit([](C c) { c.stealing = false; });
     }
 
     void mapperRoundTripsEveryControl()
     {
-        QFETCH(Edit, edit);
-        QFETCH(UserEdit, userEdit);
-        QFETCH(Edit, expectedFromUser);
+        QFETCH(ContentionEdit, edit);
+        QFETCH(ContentionUserEdit, userEdit);
+        QFETCH(ContentionEdit, expectedFromUser);
         ContentionPage page(m_probe);
         QVERIFY(page.config() == ContentionConfig{});
         // Exactly, a preset's kind order included.
@@ -207,7 +212,7 @@ private slots:
 
     void invalidValuesShowTheValidationSentence_data()
     {
-        test::addRows<Edit, QString>(
+        test::addRows<ContentionEdit, QString>(
             {"edit", "sentence"},
             {
                 {"threads", [](ContentionConfig& c) { c.threads = 33; }, "threads must be between 2 and 32 (got 33)"},
@@ -227,7 +232,7 @@ private slots:
 
     void invalidValuesShowTheValidationSentence()
     {
-        QFETCH(Edit, edit);
+        QFETCH(ContentionEdit, edit);
         QFETCH(QString, sentence);
         ContentionPage page(m_probe);
         rtscope::test::checkEditRefusedAsAWhole(page, *page.contentionControls(), edit, sentence);

@@ -8,6 +8,7 @@
 #include "engine/rt/system_probe.h"
 #include "engine/util/clock.h"
 #include "tests/common/exposed_widget.h"
+#include "tests/common/model_cell.h"
 #include "tests/common/probed_test.h"
 #include "tests/common/thread_census.h"
 #include "ui/common/latency_source.h"
@@ -109,11 +110,6 @@ private:
     bool m_running = false;
 };
 
-QVariant cell(const RunSummaryModel& m, int row, int column)
-{
-    return m.data(m.index(row, column), RunSummaryModel::RawValueRole);
-}
-
 std::vector<int> allowedCpus()
 {
     return CpuTopology::current().allowed;
@@ -169,18 +165,18 @@ private slots:
         for (size_t k = 0; k < cpus.size(); ++k) {
             const int row = int(k);
             const Histogram& h = expected[cpus[k]];
-            QCOMPARE(cell(m, row, RunSummaryModel::Name).toString(), QString("CPU %1").arg(cpus[k]));
-            QCOMPARE(cell(m, row, RunSummaryModel::Samples).toULongLong(), snap->threads[k].samples);
-            QCOMPARE(cell(m, row, RunSummaryModel::Samples).toULongLong(), qulonglong(h.count()));
-            QCOMPARE(cell(m, row, RunSummaryModel::Max).toLongLong(), qlonglong(k + 1) * kNsPerMs);
-            QCOMPARE(cell(m, row, RunSummaryModel::P50).toLongLong(), h.percentile(50));
-            QCOMPARE(cell(m, row, RunSummaryModel::P999).toLongLong(), h.percentile(99.9));
-            QCOMPARE(cell(m, row, RunSummaryModel::Dropped).toULongLong(), 0ULL);
+            QCOMPARE(test::rawCell(m, row, RunSummaryModel::Name).toString(), QString("CPU %1").arg(cpus[k]));
+            QCOMPARE(test::rawCell(m, row, RunSummaryModel::Samples).toULongLong(), snap->threads[k].samples);
+            QCOMPARE(test::rawCell(m, row, RunSummaryModel::Samples).toULongLong(), qulonglong(h.count()));
+            QCOMPARE(test::rawCell(m, row, RunSummaryModel::Max).toLongLong(), qlonglong(k + 1) * kNsPerMs);
+            QCOMPARE(test::rawCell(m, row, RunSummaryModel::P50).toLongLong(), h.percentile(50));
+            QCOMPARE(test::rawCell(m, row, RunSummaryModel::P999).toLongLong(), h.percentile(99.9));
+            QCOMPARE(test::rawCell(m, row, RunSummaryModel::Dropped).toULongLong(), 0ULL);
             QVERIFY(page.histogramChart()->overlayName(row).startsWith(QString("CPU %1").arg(cpus[k])));
             QVERIFY(!page.histogramChart()->overlayPoints(row).isEmpty());
             // The hog CPU is named in the table and on the strip.
             const bool hogs = cpus[k] == cpus.back();
-            QCOMPARE(cell(m, row, RunSummaryModel::Note).toString().contains("2 hogs"), hogs);
+            QCOMPARE(test::rawCell(m, row, RunSummaryModel::Note).toString().contains("2 hogs"), hogs);
             const HeatRow& heat = page.heatStrip()->data().rows[k];
             QCOMPARE(heat.label, QString("CPU %1").arg(cpus[k]));
             QCOMPARE(heat.note.contains("2 hogs"), hogs);
@@ -229,7 +225,8 @@ private slots:
         QVERIFY(page.start());
         QTRY_COMPARE(rtscope::test::threadsAlive("rtscope-measure"), int(cpus.size()));
         QTRY_VERIFY(page.framesDrawn() > 3 && page.statsModel()->rowCount() == int(cpus.size()) &&
-                    cell(*page.statsModel(), int(cpus.size()) - 1, RunSummaryModel::Samples).toULongLong() > 20);
+                    test::rawCell(*page.statsModel(), int(cpus.size()) - 1, RunSummaryModel::Samples).toULongLong() >
+                        20);
         page.stop();
         QCOMPARE(rtscope::test::threadsAlive(), 0);
         QCOMPARE(running.count(), 2);
@@ -242,8 +239,10 @@ private slots:
             const auto it = std::find(cpus.begin(), cpus.end(), t.cpu);
             QVERIFY(it != cpus.end());
             const int row = int(it - cpus.begin());
-            QCOMPARE(cell(*page.statsModel(), row, RunSummaryModel::Samples).toULongLong(), qulonglong(t.samples));
-            QCOMPARE(cell(*page.statsModel(), row, RunSummaryModel::Max).toLongLong(), qlonglong(t.histogram.max()));
+            QCOMPARE(test::rawCell(*page.statsModel(), row, RunSummaryModel::Samples).toULongLong(),
+                     qulonglong(t.samples));
+            QCOMPARE(test::rawCell(*page.statsModel(), row, RunSummaryModel::Max).toLongLong(),
+                     qlonglong(t.histogram.max()));
             QVERIFY(t.samples > 0);
         }
         QCOMPARE(page.heatStrip()->data().rows.size(), cpus.size());

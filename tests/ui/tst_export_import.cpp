@@ -13,6 +13,8 @@
 #include "tests/common/board_probe.h"
 #include "tests/common/fifo_guard.h"
 #include "tests/common/latency_samples.h"
+#include "tests/common/latency_window.h"
+#include "tests/common/model_cell.h"
 #include "tests/common/probed_test.h"
 #include "tests/common/thread_census.h"
 #include "ui/app/file_menu.h"
@@ -54,32 +56,11 @@ QString dataFile(const char* name)
     return qEnvironmentVariable("RTSCOPE_SOURCE_DIR") + "/tests/data/" + name;
 }
 
-QVariant cell(const LatencyStatsModel& m, int row, int column)
-{
-    return m.data(m.index(row, column), LatencyStatsModel::RawValueRole);
-}
-
 QByteArray readAll(const QString& path)
 {
     QFile f(path);
     return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
 }
-
-// A window with the latency page over the given source, plus a second page for the "elsewhere" cases.
-struct Window {
-    std::unique_ptr<MainWindow> window;
-    LatencyPage* latency = nullptr;
-    FileMenu* files = nullptr;
-
-    Window(std::unique_ptr<LatencySource> source, const SystemProbe& probe)
-    {
-        latency = new LatencyPage(std::move(source), probe);
-        window =
-            std::make_unique<MainWindow>(std::vector<ExperimentPage*>{latency, new DriftPage(probe)}, probe, nullptr);
-        files = window->fileMenu();
-        window->resize(1400, 900);
-    }
-};
 
 } // namespace
 
@@ -93,7 +74,7 @@ private slots:
 
     void theFileMenuComesFirst()
     {
-        Window w(std::make_unique<ReplayLatencySource>(), m_probe);
+        test::LatencyWindow w(std::make_unique<ReplayLatencySource>(), m_probe);
         QVERIFY(w.files);
         const QList<QAction*> menus = w.window->menuBar()->actions();
         QVERIFY(!menus.isEmpty());
@@ -153,7 +134,7 @@ private slots:
         if (samples)
             QCOMPARE(qulonglong(cycles), samples);
 
-        Window w(std::make_unique<ReplayLatencySource>(), m_probe);
+        test::LatencyWindow w(std::make_unique<ReplayLatencySource>(), m_probe);
         QSignalSpy held(w.latency, &ExperimentPage::referenceChanged);
         QVERIFY2(w.files->importCyclictest(dataFile(file.toUtf8()), thread, &error), qPrintable(error));
         QCOMPARE(held.count(), 1);
@@ -161,11 +142,11 @@ private slots:
         const LatencyStatsModel& m = *w.latency->statsModel();
         QCOMPARE(m.rowCount(), 1);
         QCOMPARE(m.rowKind(0), LatencyStatsModel::RowKind::Reference);
-        QCOMPARE(cell(m, 0, LatencyStatsModel::Samples).toULongLong(), qulonglong(cycles));
-        QCOMPARE(cell(m, 0, LatencyStatsModel::Min).toLongLong(), minUs * 1000);
-        QCOMPARE(cell(m, 0, LatencyStatsModel::Max).toLongLong(), maxUs * 1000);
-        QVERIFY2(cell(m, 0, LatencyStatsModel::Config).toString().contains(label),
-                 qPrintable(cell(m, 0, LatencyStatsModel::Config).toString()));
+        QCOMPARE(test::rawCell(m, 0, LatencyStatsModel::Samples).toULongLong(), qulonglong(cycles));
+        QCOMPARE(test::rawCell(m, 0, LatencyStatsModel::Min).toLongLong(), minUs * 1000);
+        QCOMPARE(test::rawCell(m, 0, LatencyStatsModel::Max).toLongLong(), maxUs * 1000);
+        QVERIFY2(test::rawCell(m, 0, LatencyStatsModel::Config).toString().contains(label),
+                 qPrintable(test::rawCell(m, 0, LatencyStatsModel::Config).toString()));
         auto* refLabel = w.latency->findChild<QLabel*>("referenceLabel");
         QVERIFY(refLabel->text().startsWith("Reference: " + file));
         // Every sample in the file's bins is on the reference curve; the overflows, whose latencies the file does
@@ -175,7 +156,7 @@ private slots:
         for (qsizetype i = 0; i < pts.size(); i += 2)
             onCurve += pts[i].y() >= 1 ? pts[i].y() : 0;
         const QString legend = w.latency->histogramChart()->referenceName();
-        const QString config = cell(m, 0, LatencyStatsModel::Config).toString();
+        const QString config = test::rawCell(m, 0, LatencyStatsModel::Config).toString();
         if (inBins < cycles) {
             QCOMPARE(qulonglong(onCurve), qulonglong(inBins + 1)); // and the maximum, the one overflow known
             QVERIFY2(legend.contains(QString("%1 > ").arg(cycles - inBins - 1)), qPrintable(legend));
@@ -192,7 +173,7 @@ private slots:
     {
         auto owned = std::make_unique<ReplayLatencySource>();
         ReplayLatencySource& src = *owned;
-        Window w(std::move(owned), m_probe);
+        test::LatencyWindow w(std::move(owned), m_probe);
         QVERIFY(w.files->importCyclictest(dataFile("cyclictest_t2.json"), 0));
         QVERIFY(w.latency->start());
         std::vector<LatencySample> batch;
@@ -203,8 +184,8 @@ private slots:
         w.latency->refreshNow();
         const LatencyStatsModel& m = *w.latency->statsModel();
         QCOMPARE(m.rowCount(), 2); // live and reference, side by side
-        QCOMPARE(cell(m, 0, LatencyStatsModel::Samples).toULongLong(), 200ULL);
-        QCOMPARE(cell(m, 1, LatencyStatsModel::Samples).toULongLong(), 300ULL);
+        QCOMPARE(test::rawCell(m, 0, LatencyStatsModel::Samples).toULongLong(), 200ULL);
+        QCOMPARE(test::rawCell(m, 1, LatencyStatsModel::Samples).toULongLong(), 300ULL);
         QVERIFY(!w.latency->histogramChart()->livePoints().isEmpty());
         QVERIFY(!w.latency->histogramChart()->referencePoints().isEmpty());
         w.latency->stop();
@@ -239,7 +220,7 @@ private slots:
         QVERIFY(f.open(QIODevice::WriteOnly | QIODevice::Truncate));
         f.write(bytes);
         f.close();
-        Window w(std::make_unique<ReplayLatencySource>(), m_probe);
+        test::LatencyWindow w(std::make_unique<ReplayLatencySource>(), m_probe);
         QString error;
         QVERIFY(!w.files->open(path("bad.txt"), &error));
         QVERIFY2(error.contains(expected), qPrintable(error));
@@ -272,7 +253,7 @@ private slots:
     // --open and File › Open of a FIFO (and the cyclictest import behind them): a sentence, never a wait in open().
     void aFifoIsRefusedNotWaitedFor()
     {
-        Window w(std::make_unique<ReplayLatencySource>(), m_probe);
+        test::LatencyWindow w(std::make_unique<ReplayLatencySource>(), m_probe);
         test::FifoGuard guard(path("fifo.rtrec"));
         QVERIFY(guard.made());
         QString error;
@@ -290,7 +271,7 @@ private slots:
     {
         auto owned = std::make_unique<ReplayLatencySource>();
         ReplayLatencySource& src = *owned;
-        Window w(std::move(owned), m_probe);
+        test::LatencyWindow w(std::move(owned), m_probe);
         w.window->show();
         QVERIFY(QTest::qWaitForWindowExposed(w.window.get()));
         QVERIFY(w.latency->start());
@@ -333,7 +314,7 @@ private slots:
 
     void runExportsAreDisabledElsewhereAndBeforeARun()
     {
-        Window w(std::make_unique<LiveLatencySource>(), m_probe);
+        test::LatencyWindow w(std::make_unique<LiveLatencySource>(), m_probe);
         QVERIFY(w.files->spool());
         QVERIFY(w.files->runExportBlocker().startsWith("Nothing measured yet"));
         w.window->setCurrentPage(1);
@@ -354,7 +335,7 @@ private slots:
 
     void aLiveRunExportsEverySample()
     {
-        Window w(std::make_unique<LiveLatencySource>(), m_probe);
+        test::LatencyWindow w(std::make_unique<LiveLatencySource>(), m_probe);
         LatencyConfig c = w.latency->config();
         c.policy = Policy::Other;
         c.priority = 0;
@@ -452,7 +433,7 @@ private slots:
             writer.onRunEnd(t0 + 310 * kNsPerMs);
             QVERIFY(writer.status().complete);
         }
-        Window w(std::make_unique<ReplayLatencySource>(), m_probe);
+        test::LatencyWindow w(std::make_unique<ReplayLatencySource>(), m_probe);
         QSignalSpy replay(w.latency, &LatencyPage::replayChanged);
         QString error;
         QVERIFY2(w.files->open(path("board.rtrec"), &error), qPrintable(error));
@@ -463,9 +444,9 @@ private slots:
                      banner.contains("6.6.21-rt26") && banner.contains("300 samples"),
                  qPrintable(banner));
         const LatencyStatsModel& m = *w.latency->statsModel();
-        QCOMPARE(cell(m, 0, LatencyStatsModel::Samples).toULongLong(), 300ULL);
-        QCOMPARE(cell(m, 0, LatencyStatsModel::Max).toLongLong(), 2'000'000LL);
-        QCOMPARE(cell(m, 0, LatencyStatsModel::Min).toLongLong(), 20'000LL);
+        QCOMPARE(test::rawCell(m, 0, LatencyStatsModel::Samples).toULongLong(), 300ULL);
+        QCOMPARE(test::rawCell(m, 0, LatencyStatsModel::Max).toLongLong(), 2'000'000LL);
+        QCOMPARE(test::rawCell(m, 0, LatencyStatsModel::Min).toLongLong(), 20'000LL);
         // The System dock shows the board, not this machine.
         auto* dock = w.window->findChild<QDockWidget*>("systemDock");
         QCOMPARE(dock->windowTitle(), QString("System (recorded run)"));
@@ -520,7 +501,7 @@ private slots:
             writer.onRunEnd(t0 + 200 * kNsPerSec);
             QVERIFY(writer.status().complete);
         }
-        Window w(std::make_unique<ReplayLatencySource>(), m_probe);
+        test::LatencyWindow w(std::make_unique<ReplayLatencySource>(), m_probe);
         QString error;
         QVERIFY2(w.files->open(path("two-cpus.rtrec"), &error), qPrintable(error));
 
@@ -529,10 +510,10 @@ private slots:
         QCOMPARE(m.liveRowCount(), 2);
         QCOMPARE(m.headerData(0, Qt::Vertical).toString(), QString("CPU 1"));
         QCOMPARE(m.headerData(1, Qt::Vertical).toString(), QString("CPU 3"));
-        QCOMPARE(cell(m, 0, LatencyStatsModel::Samples).toULongLong(), 2000ULL);
-        QCOMPARE(cell(m, 0, LatencyStatsModel::Max).toLongLong(), 20'000LL);
-        QCOMPARE(cell(m, 1, LatencyStatsModel::Samples).toULongLong(), 2000ULL);
-        QCOMPARE(cell(m, 1, LatencyStatsModel::Max).toLongLong(), 3'000'000LL);
+        QCOMPARE(test::rawCell(m, 0, LatencyStatsModel::Samples).toULongLong(), 2000ULL);
+        QCOMPARE(test::rawCell(m, 0, LatencyStatsModel::Max).toLongLong(), 20'000LL);
+        QCOMPARE(test::rawCell(m, 1, LatencyStatsModel::Samples).toULongLong(), 2000ULL);
+        QCOMPARE(test::rawCell(m, 1, LatencyStatsModel::Max).toLongLong(), 3'000'000LL);
         // A histogram curve per CPU, and the run's curve is both together.
         HistogramChart* histogram = w.latency->histogramChart();
         QCOMPARE(histogram->overlayCount(), 2);
@@ -557,8 +538,8 @@ private slots:
         // Held as the reference, the run is every CPU's samples together, like its blue curve.
         QVERIFY(w.latency->holdAsReference());
         QCOMPARE(m.rowKind(2), LatencyStatsModel::RowKind::Reference);
-        QCOMPARE(cell(m, 2, LatencyStatsModel::Samples).toULongLong(), 4000ULL);
-        QCOMPARE(cell(m, 2, LatencyStatsModel::Max).toLongLong(), 3'000'000LL);
+        QCOMPARE(test::rawCell(m, 2, LatencyStatsModel::Samples).toULongLong(), 4000ULL);
+        QCOMPARE(test::rawCell(m, 2, LatencyStatsModel::Max).toLongLong(), 3'000'000LL);
 
         // Back to live: one row and one curve again.
         w.latency->leaveReplay();
@@ -575,11 +556,11 @@ private slots:
         QVERIFY(cut.open(QIODevice::WriteOnly | QIODevice::Truncate));
         cut.write(full.left(full.size() - 10)); // inside the end block: every sample is there
         cut.close();
-        Window w(std::make_unique<ReplayLatencySource>(), m_probe);
+        test::LatencyWindow w(std::make_unique<ReplayLatencySource>(), m_probe);
         QString error;
         QVERIFY2(w.files->openRecording(path("cut.rtrec"), &error), qPrintable(error));
         QVERIFY(w.latency->replayBanner().contains("truncated after 300 samples"));
-        QCOMPARE(cell(*w.latency->statsModel(), 0, LatencyStatsModel::Samples).toULongLong(), 300ULL);
+        QCOMPARE(test::rawCell(*w.latency->statsModel(), 0, LatencyStatsModel::Samples).toULongLong(), 300ULL);
     }
 };
 

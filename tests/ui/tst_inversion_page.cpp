@@ -34,8 +34,8 @@ using namespace rtscope;
 
 namespace {
 
-using Edit = std::function<void(InversionConfig&)>;
-using UserEdit = std::function<void(const InversionControlWidgets&)>;
+using InversionEdit = std::function<void(InversionConfig&)>;
+using InversionUserEdit = std::function<void(const InversionControlWidgets&)>;
 
 CpuTopology topology()
 {
@@ -109,8 +109,8 @@ std::vector<InversionTimeline::Block> laneBlocks(const InversionTimeline* t, int
 
 } // namespace
 
-Q_DECLARE_METATYPE(Edit)
-Q_DECLARE_METATYPE(UserEdit)
+Q_DECLARE_METATYPE(InversionEdit)
+Q_DECLARE_METATYPE(InversionUserEdit)
 
 class TestInversionPage : public QObject {
     Q_OBJECT
@@ -145,37 +145,37 @@ private slots:
 
     void mapperRoundTripsEveryControl_data()
     {
-        test::addColumns<Edit, UserEdit, Edit>("edit", "userEdit", "expectedFromUser");
+        test::addColumns<InversionEdit, InversionUserEdit, InversionEdit>("edit", "userEdit", "expectedFromUser");
         using W = const InversionControlWidgets&;
         using C = InversionConfig&;
-        QTest::newRow("lock") << Edit([](C c) { c.lock = LockKind::Ceiling; })
-                              << UserEdit([](W w) { w.lock->setCurrentIndex(w.lock->findData(int(LockKind::Pi))); })
-                              << Edit([](C c) { c.lock = LockKind::Pi; });
-        QTest::newRow("burst") << Edit([](C c) { c.mediumBurstNs = 1000 * kNsPerMs; })
-                               << UserEdit([](W w) { w.burst->setValueNs(120 * kNsPerMs); })
-                               << Edit([](C c) { c.mediumBurstNs = 120 * kNsPerMs; });
-        QTest::newRow("hold") << Edit([](C c) { c.holdNs = 100'000; })
-                              << UserEdit([](W w) { w.hold->setValueNs(2 * kNsPerMs); })
-                              << Edit([](C c) { c.holdNs = 2 * kNsPerMs; });
-        QTest::newRow("period") << Edit([](C c) { c.periodNs = 10'000 * kNsPerMs; })
-                                << UserEdit([](W w) { w.period->setValueNs(40 * kNsPerMs); })
-                                << Edit([](C c) { c.periodNs = 40 * kNsPerMs; });
-        QTest::newRow("duration") << Edit([](C c) { c.durationNs = 600'000 * kNsPerMs; })
-                                  << UserEdit([](W w) { w.duration->setValueNs(1000 * kNsPerMs); })
-                                  << Edit([](C c) { c.durationNs = 1000 * kNsPerMs; });
-        QTest::newRow("priorities") << Edit([](C c) {
+        QTest::newRow("lock") << InversionEdit([](C c) { c.lock = LockKind::Ceiling; }) << InversionUserEdit([](W w) {
+            w.lock->setCurrentIndex(w.lock->findData(int(LockKind::Pi)));
+        }) << InversionEdit([](C c) { c.lock = LockKind::Pi; });
+        QTest::newRow("burst") << InversionEdit([](C c) { c.mediumBurstNs = 1000 * kNsPerMs; })
+                               << InversionUserEdit([](W w) { w.burst->setValueNs(120 * kNsPerMs); })
+                               << InversionEdit([](C c) { c.mediumBurstNs = 120 * kNsPerMs; });
+        QTest::newRow("hold") << InversionEdit([](C c) { c.holdNs = 100'000; })
+                              << InversionUserEdit([](W w) { w.hold->setValueNs(2 * kNsPerMs); })
+                              << InversionEdit([](C c) { c.holdNs = 2 * kNsPerMs; });
+        QTest::newRow("period") << InversionEdit([](C c) { c.periodNs = 10'000 * kNsPerMs; })
+                                << InversionUserEdit([](W w) { w.period->setValueNs(40 * kNsPerMs); })
+                                << InversionEdit([](C c) { c.periodNs = 40 * kNsPerMs; });
+        QTest::newRow("duration") << InversionEdit([](C c) { c.durationNs = 600'000 * kNsPerMs; })
+                                  << InversionUserEdit([](W w) { w.duration->setValueNs(1000 * kNsPerMs); })
+                                  << InversionEdit([](C c) { c.durationNs = 1000 * kNsPerMs; });
+        QTest::newRow("priorities") << InversionEdit([](C c) {
             c.lowPriority = 1;
             c.mediumPriority = 50;
             c.highPriority = 98;
-        }) << UserEdit([](W w) { w.highPriority->setValue(40); })
-                                    << Edit([](C c) { c.highPriority = 40; });
+        }) << InversionUserEdit([](W w) { w.highPriority->setValue(40); })
+                                    << InversionEdit([](C c) { c.highPriority = 40; });
     }
 
     void mapperRoundTripsEveryControl()
     {
-        QFETCH(Edit, edit);
-        QFETCH(UserEdit, userEdit);
-        QFETCH(Edit, expectedFromUser);
+        QFETCH(InversionEdit, edit);
+        QFETCH(InversionUserEdit, userEdit);
+        QFETCH(InversionEdit, expectedFromUser);
         if (InversionConfig{}.resolvedCpu(topology()) < 0)
             RTSCOPE_SKIP(Cpus, "needs two usable CPUs: validate() refuses every config on one");
         InversionPage page(m_probe);
@@ -187,7 +187,7 @@ private slots:
 
     void invalidValuesShowTheValidationSentence_data()
     {
-        test::addRows<Edit, QString>(
+        test::addRows<InversionEdit, QString>(
             {"edit", "sentence"},
             {
                 {"priorities not rising", [](InversionConfig& c) { c.mediumPriority = 40; },
@@ -203,7 +203,7 @@ private slots:
 
     void invalidValuesShowTheValidationSentence()
     {
-        QFETCH(Edit, edit);
+        QFETCH(InversionEdit, edit);
         QFETCH(QString, sentence);
         InversionPage page(m_probe);
         rtscope::test::checkEditRefusedAsAWhole(page, *page.inversionControls(), edit, sentence);

@@ -6,6 +6,7 @@
 #include "engine/util/clock.h"
 #include "tests/common/exposed_widget.h"
 #include "tests/common/latency_samples.h"
+#include "tests/common/model_cell.h"
 #include "tests/common/page_test_util.h"
 #include "tests/common/privilege_drop.h"
 #include "tests/common/probed_test.h"
@@ -68,11 +69,6 @@ double latencyPageStepAt(const QList<QPointF>& points, double x)
     return -1;
 }
 
-QVariant cell(const LatencyStatsModel& m, int row, int column, int role = LatencyStatsModel::RawValueRole)
-{
-    return m.data(m.index(row, column), role);
-}
-
 // A source that refuses real-time policies the way the engine does without the privilege.
 class RefusingSource : public ReplayLatencySource {
 public:
@@ -130,7 +126,7 @@ private slots:
         }
         std::sort(columns.begin(), columns.end());
         QCOMPARE(columns, (QList<int>{LatencyStatsModel::Samples, LatencyStatsModel::Max}));
-        QCOMPARE(cell(m, 0, LatencyStatsModel::Samples).toULongLong(), 1001ULL);
+        QCOMPARE(test::rawCell(m, 0, LatencyStatsModel::Samples).toULongLong(), 1001ULL);
     }
 
     void initTestCase() { m_probe = rtscope::test::probeWithWakeSignal(); }
@@ -154,23 +150,23 @@ private slots:
             expected.record(v);
         const LatencyStatsModel& m = *page.statsModel();
         QCOMPARE(m.rowCount(), 1);
-        QCOMPARE(cell(m, 0, LatencyStatsModel::Samples).toULongLong(), 1000ULL);
-        QCOMPARE(cell(m, 0, LatencyStatsModel::Min).toLongLong(), 10'000LL);
-        QCOMPARE(cell(m, 0, LatencyStatsModel::Max).toLongLong(), 3'000'000LL);
-        QCOMPARE(cell(m, 0, LatencyStatsModel::P50).toLongLong(), expected.percentile(50));
-        QCOMPARE(cell(m, 0, LatencyStatsModel::P90).toLongLong(), expected.percentile(90));
-        QCOMPARE(cell(m, 0, LatencyStatsModel::P99).toLongLong(), expected.percentile(99));
-        QCOMPARE(cell(m, 0, LatencyStatsModel::P999).toLongLong(), expected.percentile(99.9));
+        QCOMPARE(test::rawCell(m, 0, LatencyStatsModel::Samples).toULongLong(), 1000ULL);
+        QCOMPARE(test::rawCell(m, 0, LatencyStatsModel::Min).toLongLong(), 10'000LL);
+        QCOMPARE(test::rawCell(m, 0, LatencyStatsModel::Max).toLongLong(), 3'000'000LL);
+        QCOMPARE(test::rawCell(m, 0, LatencyStatsModel::P50).toLongLong(), expected.percentile(50));
+        QCOMPARE(test::rawCell(m, 0, LatencyStatsModel::P90).toLongLong(), expected.percentile(90));
+        QCOMPARE(test::rawCell(m, 0, LatencyStatsModel::P99).toLongLong(), expected.percentile(99));
+        QCOMPARE(test::rawCell(m, 0, LatencyStatsModel::P999).toLongLong(), expected.percentile(99.9));
         // Within the histogram's 0.4 % bucket precision of the values put in.
-        QVERIFY(qAbs(cell(m, 0, LatencyStatsModel::P50).toLongLong() - 10'000) <= 40);
-        QVERIFY(qAbs(cell(m, 0, LatencyStatsModel::P90).toLongLong() - 20'000) <= 80);
-        QVERIFY(qAbs(cell(m, 0, LatencyStatsModel::P999).toLongLong() - 100'000) <= 400);
-        QCOMPARE(cell(m, 0, LatencyStatsModel::Avg).toDouble(), expected.mean());
-        QCOMPARE(cell(m, 0, LatencyStatsModel::Dropped).toULongLong(), 0ULL);
-        QCOMPARE(cell(m, 0, LatencyStatsModel::Samples, Qt::DisplayRole).toString(), QString("1000"));
-        QCOMPARE(cell(m, 0, LatencyStatsModel::Max, Qt::DisplayRole).toString(), QString("3000"));
-        QCOMPARE(cell(m, 0, LatencyStatsModel::Min, Qt::DisplayRole).toString(), QString("10.0"));
-        QVERIFY(cell(m, 0, LatencyStatsModel::Config).toString().startsWith("OTHER · 1.00 ms · 0 hogs"));
+        QVERIFY(qAbs(test::rawCell(m, 0, LatencyStatsModel::P50).toLongLong() - 10'000) <= 40);
+        QVERIFY(qAbs(test::rawCell(m, 0, LatencyStatsModel::P90).toLongLong() - 20'000) <= 80);
+        QVERIFY(qAbs(test::rawCell(m, 0, LatencyStatsModel::P999).toLongLong() - 100'000) <= 400);
+        QCOMPARE(test::rawCell(m, 0, LatencyStatsModel::Avg).toDouble(), expected.mean());
+        QCOMPARE(test::rawCell(m, 0, LatencyStatsModel::Dropped).toULongLong(), 0ULL);
+        QCOMPARE(test::rawCell(m, 0, LatencyStatsModel::Samples, Qt::DisplayRole).toString(), QString("1000"));
+        QCOMPARE(test::rawCell(m, 0, LatencyStatsModel::Max, Qt::DisplayRole).toString(), QString("3000"));
+        QCOMPARE(test::rawCell(m, 0, LatencyStatsModel::Min, Qt::DisplayRole).toString(), QString("10.0"));
+        QVERIFY(test::rawCell(m, 0, LatencyStatsModel::Config).toString().startsWith("OTHER · 1.00 ms · 0 hogs"));
 
         // The histogram: each value in its bin with its count, nothing lost, the four markers drawn.
         const QList<QPointF> pts = page.histogramChart()->livePoints();
@@ -227,12 +223,12 @@ private slots:
         const LatencyStatsModel& m = *page.statsModel();
         QCOMPARE(m.rowCount(), 2);
         QCOMPARE(m.rowKind(1), LatencyStatsModel::RowKind::Reference);
-        QCOMPARE(cell(m, 0, LatencyStatsModel::Samples).toULongLong(), 500ULL);
-        QCOMPARE(cell(m, 0, LatencyStatsModel::Max).toLongLong(), 4'000LL);
-        QVERIFY(cell(m, 0, LatencyStatsModel::Config).toString().startsWith("FIFO 80"));
-        QCOMPARE(cell(m, 1, LatencyStatsModel::Samples).toULongLong(), 1000ULL);
-        QCOMPARE(cell(m, 1, LatencyStatsModel::Max).toLongLong(), 3'000'000LL);
-        QVERIFY(cell(m, 1, LatencyStatsModel::Config).toString().startsWith("OTHER"));
+        QCOMPARE(test::rawCell(m, 0, LatencyStatsModel::Samples).toULongLong(), 500ULL);
+        QCOMPARE(test::rawCell(m, 0, LatencyStatsModel::Max).toLongLong(), 4'000LL);
+        QVERIFY(test::rawCell(m, 0, LatencyStatsModel::Config).toString().startsWith("FIFO 80"));
+        QCOMPARE(test::rawCell(m, 1, LatencyStatsModel::Samples).toULongLong(), 1000ULL);
+        QCOMPARE(test::rawCell(m, 1, LatencyStatsModel::Max).toLongLong(), 3'000'000LL);
+        QVERIFY(test::rawCell(m, 1, LatencyStatsModel::Config).toString().startsWith("OTHER"));
         QCOMPARE(m.headerData(1, Qt::Vertical).toString(), QString("Reference"));
         QCOMPARE(page.histogramChart()->referencePoints(), frozen);
         QVERIFY(page.histogramChart()->referenceName().startsWith("reference: OTHER"));
@@ -262,8 +258,8 @@ private slots:
         QVERIFY2(warning.contains("7 samples dropped") && warning.contains("10 missing"), qPrintable(warning));
         QVERIFY(page.findChild<QLabel*>("dataLossWarning")->isVisible());
         const LatencyStatsModel& m = *page.statsModel();
-        QCOMPARE(cell(m, 0, LatencyStatsModel::Dropped).toULongLong(), 7ULL);
-        QVERIFY(cell(m, 0, LatencyStatsModel::Dropped, Qt::ForegroundRole).isValid());
+        QCOMPARE(test::rawCell(m, 0, LatencyStatsModel::Dropped).toULongLong(), 7ULL);
+        QVERIFY(test::rawCell(m, 0, LatencyStatsModel::Dropped, Qt::ForegroundRole).isValid());
     }
 
     void pausedDisplayDoesNotRedraw()
@@ -281,10 +277,10 @@ private slots:
         src.publish();
         page.refreshNow();
         QCOMPARE(page.framesDrawn(), frames);
-        QCOMPARE(cell(*page.statsModel(), 0, LatencyStatsModel::Samples).toULongLong(), 10ULL);
+        QCOMPARE(test::rawCell(*page.statsModel(), 0, LatencyStatsModel::Samples).toULongLong(), 10ULL);
         page.setDisplayPaused(false);
         QCOMPARE(page.framesDrawn(), frames + 1);
-        QCOMPARE(cell(*page.statsModel(), 0, LatencyStatsModel::Samples).toULongLong(), 20ULL);
+        QCOMPARE(test::rawCell(*page.statsModel(), 0, LatencyStatsModel::Samples).toULongLong(), 20ULL);
     }
 
     void invalidConfigIsShownAndNothingChanges()

@@ -2,6 +2,7 @@
 // moves while the event loop keeps running, and Cancel ends the reading at once and leaves the page showing what it
 // showed before; a recording that reads to its end is shown as a synchronous open would show it.
 #include "engine/util/clock.h"
+#include "tests/common/latency_window.h"
 #include "tests/common/recording_bytes.h"
 #include "ui/app/file_menu.h"
 #include "ui/common/latency_source.h"
@@ -43,20 +44,6 @@ std::string smallRecording(int samples)
     return b.end(kT0 + int64_t(samples + 1) * kNsPerMs);
 }
 
-struct Window {
-    std::unique_ptr<MainWindow> window;
-    LatencyPage* latency = nullptr;
-    FileMenu* files = nullptr;
-    explicit Window(const SystemProbe& probe)
-    {
-        latency = new LatencyPage(std::make_unique<ReplayLatencySource>(), probe);
-        window =
-            std::make_unique<MainWindow>(std::vector<ExperimentPage*>{latency, new DriftPage(probe)}, probe, nullptr);
-        files = window->fileMenu();
-        window->resize(1200, 800);
-    }
-};
-
 } // namespace
 
 class TestOpenRecording : public QObject {
@@ -78,7 +65,7 @@ private slots:
 
     void aRecordingOpensInTheBackground()
     {
-        Window w(m_probe);
+        test::LatencyWindow w(std::make_unique<ReplayLatencySource>(), m_probe);
         QSignalSpy finished(w.files, &FileMenu::openingFinished);
         QString error;
         QVERIFY2(w.files->openRecordingInBackground(path("after.rtrec"), &error), qPrintable(error));
@@ -94,7 +81,7 @@ private slots:
 
     void cancelLeavesThePageAsItWas()
     {
-        Window w(m_probe);
+        test::LatencyWindow w(std::make_unique<ReplayLatencySource>(), m_probe);
         w.window->show();
         QVERIFY(QTest::qWaitForWindowExposed(w.window.get()));
         QString error;

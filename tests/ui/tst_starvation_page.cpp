@@ -33,9 +33,9 @@ using namespace rtscope;
 
 namespace {
 
-using Edit = std::function<void(StarvationConfig&)>;
+using StarvationEdit = std::function<void(StarvationConfig&)>;
 using Check = std::function<bool(const StarvationControlWidgets&, const StarvationConfig&)>;
-using UserEdit = std::function<void(const StarvationControlWidgets&)>;
+using StarvationUserEdit = std::function<void(const StarvationControlWidgets&)>;
 
 bool spinnerCpuAvailable()
 {
@@ -45,9 +45,9 @@ bool spinnerCpuAvailable()
 
 } // namespace
 
-Q_DECLARE_METATYPE(Edit)
+Q_DECLARE_METATYPE(StarvationEdit)
 Q_DECLARE_METATYPE(Check)
-Q_DECLARE_METATYPE(UserEdit)
+Q_DECLARE_METATYPE(StarvationUserEdit)
 
 class TestStarvationPage : public QObject {
     Q_OBJECT
@@ -81,54 +81,56 @@ private slots:
 
     void mapperRoundTripsEveryControl_data()
     {
-        test::addColumns<Edit, Check, UserEdit, Edit>("edit", "shown", "userEdit", "expectedFromUser");
+        test::addColumns<StarvationEdit, Check, StarvationUserEdit, StarvationEdit>("edit", "shown", "userEdit",
+                                                                                    "expectedFromUser");
         using W = const StarvationControlWidgets&;
         using C = const StarvationConfig&;
-        QTest::newRow("burst") << Edit([](StarvationConfig& c) { c.burstNs = 1'500'000'000; })
+        QTest::newRow("burst") << StarvationEdit([](StarvationConfig& c) { c.burstNs = 1'500'000'000; })
                                << Check([](W w, C c) { return w.burst->valueNs() == c.burstNs; })
-                               << UserEdit([](W w) { w.burst->setValueNs(50'000'000); })
-                               << Edit([](StarvationConfig& c) { c.burstNs = 50'000'000; });
-        QTest::newRow("gap") << Edit([](StarvationConfig& c) { c.gapNs = 2'000'000'000; })
+                               << StarvationUserEdit([](W w) { w.burst->setValueNs(50'000'000); })
+                               << StarvationEdit([](StarvationConfig& c) { c.burstNs = 50'000'000; });
+        QTest::newRow("gap") << StarvationEdit([](StarvationConfig& c) { c.gapNs = 2'000'000'000; })
                              << Check([](W w, C c) { return w.gap->valueNs() == c.gapNs; })
-                             << UserEdit([](W w) { w.gap->setValueNs(20'000'000); })
-                             << Edit([](StarvationConfig& c) { c.gapNs = 20'000'000; });
-        QTest::newRow("bursts") << Edit([](StarvationConfig& c) { c.bursts = 7; })
+                             << StarvationUserEdit([](W w) { w.gap->setValueNs(20'000'000); })
+                             << StarvationEdit([](StarvationConfig& c) { c.gapNs = 20'000'000; });
+        QTest::newRow("bursts") << StarvationEdit([](StarvationConfig& c) { c.bursts = 7; })
                                 << Check([](W w, C c) { return w.bursts->value() == c.bursts; })
-                                << UserEdit([](W w) { w.bursts->setValue(0); })
-                                << Edit([](StarvationConfig& c) { c.bursts = 0; });
-        QTest::newRow("policy") << Edit([](StarvationConfig& c) { c.policy = Policy::RR; })
+                                << StarvationUserEdit([](W w) { w.bursts->setValue(0); })
+                                << StarvationEdit([](StarvationConfig& c) { c.bursts = 0; });
+        QTest::newRow("policy") << StarvationEdit([](StarvationConfig& c) { c.policy = Policy::RR; })
                                 << Check([](W w, C c) { return Policy(w.policy->currentData().toInt()) == c.policy; })
-                                << UserEdit([](W w) { w.policy->setCurrentIndex(w.policy->findData(int(Policy::RR))); })
-                                << Edit([](StarvationConfig& c) { c.policy = Policy::RR; });
-        QTest::newRow("priority") << Edit([](StarvationConfig& c) { c.priority = 98; })
+                                << StarvationUserEdit(
+                                       [](W w) { w.policy->setCurrentIndex(w.policy->findData(int(Policy::RR))); })
+                                << StarvationEdit([](StarvationConfig& c) { c.policy = Policy::RR; });
+        QTest::newRow("priority") << StarvationEdit([](StarvationConfig& c) { c.priority = 98; })
                                   << Check([](W w, C c) { return w.priority->value() == c.priority; })
-                                  << UserEdit([](W w) { w.priority->setValue(10); })
-                                  << Edit([](StarvationConfig& c) { c.priority = 10; });
-        QTest::newRow("counters") << Edit([](StarvationConfig& c) { c.counters = 8; })
+                                  << StarvationUserEdit([](W w) { w.priority->setValue(10); })
+                                  << StarvationEdit([](StarvationConfig& c) { c.priority = 10; });
+        QTest::newRow("counters") << StarvationEdit([](StarvationConfig& c) { c.counters = 8; })
                                   << Check([](W w, C c) { return w.counters->value() == c.counters; })
-                                  << UserEdit([](W w) { w.counters->setValue(3); })
-                                  << Edit([](StarvationConfig& c) { c.counters = 3; });
-        QTest::newRow("counter nice") << Edit([](StarvationConfig& c) { c.counterNice = -20; })
+                                  << StarvationUserEdit([](W w) { w.counters->setValue(3); })
+                                  << StarvationEdit([](StarvationConfig& c) { c.counters = 3; });
+        QTest::newRow("counter nice") << StarvationEdit([](StarvationConfig& c) { c.counterNice = -20; })
                                       << Check([](W w, C c) { return w.counterNice->value() == c.counterNice; })
-                                      << UserEdit([](W w) { w.counterNice->setValue(19); })
-                                      << Edit([](StarvationConfig& c) { c.counterNice = 19; });
-        QTest::newRow("cpu") << Edit([](StarvationConfig& c) { c.cpu = 1; })
+                                      << StarvationUserEdit([](W w) { w.counterNice->setValue(19); })
+                                      << StarvationEdit([](StarvationConfig& c) { c.counterNice = 19; });
+        QTest::newRow("cpu") << StarvationEdit([](StarvationConfig& c) { c.cpu = 1; })
                              << Check([](W w, C c) { return w.cpu->currentData().toInt() == c.cpu; })
-                             << UserEdit([](W w) { w.cpu->setCurrentIndex(w.cpu->findData(1)); })
-                             << Edit([](StarvationConfig& c) { c.cpu = 1; });
-        QTest::newRow("control counter") << Edit([](StarvationConfig& c) {
+                             << StarvationUserEdit([](W w) { w.cpu->setCurrentIndex(w.cpu->findData(1)); })
+                             << StarvationEdit([](StarvationConfig& c) { c.cpu = 1; });
+        QTest::newRow("control counter") << StarvationEdit([](StarvationConfig& c) {
             c.controlCounter = true;
         }) << Check([](W w, C c) { return w.controlCounter->isChecked() == c.controlCounter; })
-                                         << UserEdit([](W w) { w.controlCounter->setChecked(true); })
-                                         << Edit([](StarvationConfig& c) { c.controlCounter = true; });
+                                         << StarvationUserEdit([](W w) { w.controlCounter->setChecked(true); })
+                                         << StarvationEdit([](StarvationConfig& c) { c.controlCounter = true; });
     }
 
     void mapperRoundTripsEveryControl()
     {
-        QFETCH(Edit, edit);
+        QFETCH(StarvationEdit, edit);
         QFETCH(Check, shown);
-        QFETCH(UserEdit, userEdit);
-        QFETCH(Edit, expectedFromUser);
+        QFETCH(StarvationUserEdit, userEdit);
+        QFETCH(StarvationEdit, expectedFromUser);
         if (!spinnerCpuAvailable())
             RTSCOPE_SKIP(Cpus, "needs CPU 1 usable: the configs below place the spinner there");
         StarvationPage page(m_probe);
@@ -140,7 +142,7 @@ private slots:
 
     void invalidValuesShowTheValidationSentence_data()
     {
-        test::addRows<Edit, QString>(
+        test::addRows<StarvationEdit, QString>(
             {"edit", "sentence"},
             {
                 {"priority at the watchdog's", [](StarvationConfig& c) { c.priority = 99; },
@@ -158,7 +160,7 @@ private slots:
 
     void invalidValuesShowTheValidationSentence()
     {
-        QFETCH(Edit, edit);
+        QFETCH(StarvationEdit, edit);
         QFETCH(QString, sentence);
         StarvationPage page(m_probe);
         rtscope::test::checkEditRefusedAsAWhole(page, *page.starvationControls(), edit, sentence);

@@ -5,6 +5,7 @@
 #include "engine/rt/system_probe.h"
 #include "engine/util/clock.h"
 #include "tests/common/exposed_widget.h"
+#include "tests/common/model_cell.h"
 #include "tests/common/page_test_util.h"
 #include "tests/common/privilege_drop.h"
 #include "ui/plot/histogram_chart.h"
@@ -42,11 +43,6 @@ SweepConfig sweepOf(const char* settings, int64_t eachNs)
     return c;
 }
 
-QVariant cell(const RunSummaryModel& m, int row, int column, int role = RunSummaryModel::RawValueRole)
-{
-    return m.data(m.index(row, column), role);
-}
-
 // Processes of group @p pgid that still run (a zombie waiting for init to reap it does not).
 int liveMembersOfGroup(pid_t pgid)
 {
@@ -69,11 +65,11 @@ void checkFailedRow(const SweepPage& page, int row)
     const RunSummaryModel& m = *page.tableModel();
     QVERIFY(m.rows()[size_t(row)].failed);
     QVERIFY(!m.rows()[size_t(row)].summary);
-    QVERIFY2(cell(m, row, RunSummaryModel::Note).toString().startsWith("failed: "),
-             qPrintable(cell(m, row, RunSummaryModel::Note).toString()));
+    QVERIFY2(test::rawCell(m, row, RunSummaryModel::Note).toString().startsWith("failed: "),
+             qPrintable(test::rawCell(m, row, RunSummaryModel::Note).toString()));
     // Dashes, not zeros.
-    QVERIFY(!cell(m, row, RunSummaryModel::Samples).isValid());
-    QCOMPARE(cell(m, row, RunSummaryModel::Max, Qt::DisplayRole).toString(), QString("–"));
+    QVERIFY(!test::rawCell(m, row, RunSummaryModel::Samples).isValid());
+    QCOMPARE(test::rawCell(m, row, RunSummaryModel::Max, Qt::DisplayRole).toString(), QString("–"));
     QVERIFY(page.chart()->categoryLabels()[row].contains(QString::fromUtf8("\u2717")));
     for (const QPointF& p : page.chart()->points(MarkerRole::Max))
         QVERIFY(p.x() != row);
@@ -117,13 +113,14 @@ private slots:
         QCOMPARE(maxima.size(), 3);
         for (int i = 0; i < 3; ++i) {
             const SweepResult& r = s.results[size_t(i)];
-            QCOMPARE(cell(m, i, RunSummaryModel::Name).toString(), order[i]);
+            QCOMPARE(test::rawCell(m, i, RunSummaryModel::Name).toString(), order[i]);
             QVERIFY2(r.error.empty(), r.error.c_str());
             QVERIFY(r.stats.samples > 0);
-            QCOMPARE(cell(m, i, RunSummaryModel::Samples).toULongLong(), qulonglong(r.stats.samples));
-            QCOMPARE(cell(m, i, RunSummaryModel::P99).toLongLong(), qlonglong(r.stats.histogram.percentile(99)));
-            QCOMPARE(cell(m, i, RunSummaryModel::Max).toLongLong(), qlonglong(r.stats.histogram.max()));
-            QVERIFY(cell(m, i, RunSummaryModel::Note).toString().startsWith("ran "));
+            QCOMPARE(test::rawCell(m, i, RunSummaryModel::Samples).toULongLong(), qulonglong(r.stats.samples));
+            QCOMPARE(test::rawCell(m, i, RunSummaryModel::P99).toLongLong(),
+                     qlonglong(r.stats.histogram.percentile(99)));
+            QCOMPARE(test::rawCell(m, i, RunSummaryModel::Max).toLongLong(), qlonglong(r.stats.histogram.max()));
+            QVERIFY(test::rawCell(m, i, RunSummaryModel::Note).toString().startsWith("ran "));
             QCOMPARE(maxima[i].x(), double(i));
             QCOMPARE(maxima[i].y(), std::max(double(r.stats.histogram.max()) / 1e3, 0.1));
         }
@@ -165,8 +162,8 @@ private slots:
         const RunSummaryModel& m = *page.tableModel();
         QCOMPARE(m.rowCount(), 2);
         QVERIFY(m.rows()[0].summary && m.rows()[0].summary->samples > 0);
-        QVERIFY(cell(m, 0, RunSummaryModel::Note).toString().startsWith("stopped after"));
-        QCOMPARE(cell(m, 1, RunSummaryModel::Note).toString(), QString("not run: stopped"));
+        QVERIFY(test::rawCell(m, 0, RunSummaryModel::Note).toString().startsWith("stopped after"));
+        QCOMPARE(test::rawCell(m, 1, RunSummaryModel::Note).toString(), QString("not run: stopped"));
         QVERIFY(!m.rows()[1].failed);
         QVERIFY(page.progressText().contains("stopped by you"));
     }
@@ -192,7 +189,7 @@ private slots:
         QVERIFY(s.results[0].error.empty());
         QVERIFY(!s.results[1].error.empty());
         checkFailedRow(page, 1);
-        QVERIFY(cell(*page.tableModel(), 1, RunSummaryModel::Note).toString().contains("EPERM"));
+        QVERIFY(test::rawCell(*page.tableModel(), 1, RunSummaryModel::Note).toString().contains("EPERM"));
         QCOMPARE(page.chart()->failedLabels(), 1);
         QCOMPARE(page.chart()->points(MarkerRole::Max).size(), 1);
         QCOMPARE(page.histogramChart()->overlayCount(), 1);
@@ -217,8 +214,8 @@ private slots:
         s.results = {ok, refused};
         page.showSnapshot(s, c);
         checkFailedRow(page, 1);
-        QCOMPARE(cell(*page.tableModel(), 0, RunSummaryModel::Samples).toULongLong(), 1000ULL);
-        QCOMPARE(cell(*page.tableModel(), 2, RunSummaryModel::Note).toString(), QString("not run yet"));
+        QCOMPARE(test::rawCell(*page.tableModel(), 0, RunSummaryModel::Samples).toULongLong(), 1000ULL);
+        QCOMPARE(test::rawCell(*page.tableModel(), 2, RunSummaryModel::Note).toString(), QString("not run yet"));
         QCOMPARE(page.chart()->failedLabels(), 1);
         QCOMPARE(page.chart()->points(MarkerRole::Median).size(), 1);
         QCOMPARE(page.chart()->points(MarkerRole::Median).front().y(), double(ok.stats.histogram.percentile(50)) / 1e3);
