@@ -160,10 +160,13 @@ private slots:
     void initTestCase() { m_probe = probeSystem(); }
 
     // A SCHED_FIFO 90 thread spins 300 us every 20 ms on the measured CPU: 1.5 % of it. The run names it as a thread
-    // by its comm and pid, with a share near 1.5 % and its longest stretch near 300 us. The band is generous
-    // (0.8-3 %): the thread spins 300 us of wall-clock time, so a host preemption inside a burst does not lengthen
-    // it, but its wake-up and switch cost, a burst that the run cut in two at its start or end, and the interrupts
+    // by its comm and pid, with a share near 1.5 % and its longest stretch at least 300 us. The band is generous
+    // (0.8-3 %): the thread spins 300 us of wall-clock time, so a host preemption inside a burst does not add to its
+    // share, but its wake-up and switch cost, a burst that the run cut in two at its start or end, and the interrupts
     // inside its bursts (charged to themselves, not to it) move its share by tenths of a percent on a virtual CPU.
+    // Its longest stretch has no tight upper bound on a virtual CPU: a host preemption that begins near a burst's
+    // end holds the thread on the CPU until the host gives the vCPU back (2.5 ms seen). It stays under half the
+    // period, or two bursts were merged into one.
     void plantedThreadIsNamed()
     {
         int cpu = -1;
@@ -201,7 +204,7 @@ private slots:
             QCOMPARE(planted->cpu, cpu);
             QCOMPARE(QString::fromStdString(planted->sched), QString("RT 90 (FIFO/RR)"));
             QVERIFY2(planted->percent >= 0.8 && planted->percent <= 3.0, qPrintable(QString::number(planted->percent)));
-            QVERIFY2(planted->maxNs >= 250'000 && planted->maxNs <= 1'000'000,
+            QVERIFY2(planted->maxNs >= 250'000 && planted->maxNs < 10'000'000,
                      qPrintable(QString::number(planted->maxNs)));
             QVERIFY2(planted->count >= 60 && planted->count <= 200, qPrintable(QString::number(planted->count)));
             QVERIFY(s.maxSingleNs >= planted->maxNs);
