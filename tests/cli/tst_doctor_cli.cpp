@@ -96,7 +96,7 @@ private slots:
         const std::vector<int> cpusBefore = test::threadCpus(culprit.tid());
         QTemporaryDir dir;
         const QString id = QString("thread-%1").arg(culprit.tid());
-        const test::Run r = test::run({"doctor", "--only", id, "--baseline-length", "4s", "--phase-length", "500ms",
+        const test::Run r = test::run({"doctor", "--only", id, "--baseline-length", "2s", "--phase-length", "250ms",
                                        "--pairs", "7", "--json", dir.filePath("d.json"), "--report",
                                        dir.filePath("d.html"), "--recipe", dir.filePath("recipe")},
                                       120000);
@@ -192,8 +192,8 @@ private slots:
         const std::vector<int> cpusBefore = test::threadCpus(culprit.tid());
         QVERIFY(std::find(cpusBefore.begin(), cpusBefore.end(), cpu) != cpusBefore.end());
         const QString id = QString("thread-%1").arg(culprit.tid());
-        const test::Run r = test::run({"doctor", "--only", id, "--keep", "-q", "--baseline-length", "3s",
-                                       "--phase-length", "500ms", "--pairs", "7"},
+        const test::Run r = test::run({"doctor", "--only", id, "--keep", "-q", "--baseline-length", "2s",
+                                       "--phase-length", "250ms", "--pairs", "7"},
                                       120000);
         qInfo("%s", qPrintable(r.out));
         QVERIFY2(r.exitCode == 0, qPrintable(r.err + r.out));

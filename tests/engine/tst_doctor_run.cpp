@@ -28,10 +28,11 @@ DoctorPlan shortPlan(int cpu)
 {
     DoctorPlan p;
     p.cpu = cpu;
-    p.phases.baselineNs = 4'000'000'000;
+    p.phases.baselineNs = 2'000'000'000;
     // Seven short pairs rather than five long ones: this VM stalls for milliseconds now and then, which can lift one
-    // phase's p99 whatever the fix; the rank test over 7 + 7 phases takes one or two such phases in its stride.
-    p.phases.phaseNs = 500'000'000;
+    // phase's p99 whatever the fix; the rank test over 7 + 7 phases takes one or two such phases in its stride. A
+    // phase of 250 wake-ups is enough against the planted culprit, which delays four in ten of them by milliseconds.
+    p.phases.phaseNs = 250'000'000;
     p.phases.pairs = 7;
     p.phases.settleNs = 50'000'000;
     p.journal.dir = kDefaultJournalDir; // the tests that change the real machine take turns through its lock
@@ -187,7 +188,6 @@ private slots:
         RTSCOPE_PLANTED_CULPRIT(culprit, cpu);
         const std::vector<int> cpusBefore = test::threadCpus(culprit.tid());
         DoctorPlan plan = shortPlan(cpu);
-        plan.phases.baselineNs = 2'500'000'000;
         const std::string id = "thread-" + std::to_string(culprit.tid());
         plan.only = {id};
         plan.hold = true;

@@ -42,8 +42,8 @@ doctor::GuardianLaunch guardian()
 doctor::PhasePlan shortPhases()
 {
     doctor::PhasePlan p = doctor::phasePlan(doctor::DoctorDepth::Quick);
-    p.baselineNs = 2'500'000'000;
-    p.phaseNs = 500'000'000;
+    p.baselineNs = 2'000'000'000;
+    p.phaseNs = 250'000'000;
     p.pairs = 7; // as tst_doctor_run's: a VM's stall in one phase does not decide
     p.settleNs = 50'000'000;
     return p;
