@@ -1,3 +1,4 @@
+// ctest: parallel. Agents on 127.0.0.1:0 or temp unix sockets; functional checks; 5 s protocol budgets.
 // Who may drive `rtscope agent` (docs/remote.md, "Security model"), tried as a hostile local user: the agent runs
 // as root, the controller as nobody (a child of this test that drops to uid 65534 before it touches the socket).
 // Over TCP a controller without the agent's token, or with a wrong one, gets one sentence and the connection

@@ -47,11 +47,12 @@ template <class F> bool waitFor(F&& done, int ms)
 }
 
 // A doctor trying timer migration (a knob that outlives the process), started in the background; returns once the fix
-// is applied (a B phase).
+// is applied (a B phase, after the first A phase). The B phase lasts 2 s, and what the callers do in it takes
+// milliseconds.
 bool startTimerTrial(QProcess& doctor)
 {
     doctor.start(test::binary(), QStringList{"doctor", "--only", "timer-migration", "-q", "--baseline-length", "1s",
-                                             "--phase-length", "5s", "--pairs", "2"});
+                                             "--phase-length", "2s", "--pairs", "2"});
     return doctor.waitForStarted() && waitFor([] { return timerMigration() == "0"; }, 30000);
 }
 

@@ -1,3 +1,4 @@
+// ctest: parallel. One SCHED_OTHER latency run; checks mapped libraries and RSS only.
 // The measuring process is small (issue 27, item 15). `rtscope latency` was 100 MiB resident under mlockall (Qt, ICU
 // and their data, 8 MiB helper stacks), and a kernel that samples memory (DAMON's kdamond, every 512 ms on the VM of
 // docs/BENCHMARKS.md "The far tail") stalled its measuring thread in proportion: p99.9 2.2-2.7x cyclictest's (3 MiB).
@@ -47,7 +48,7 @@ private slots:
         RTSCOPE_SKIP(Tool, "a sanitizer's shadow memory is resident too");
 #endif
         QProcess p;
-        p.start(binary(), {"latency", "--policy", "other", "-i", "1ms", "-D", "4s", "-q"});
+        p.start(binary(), {"latency", "--policy", "other", "-i", "1ms", "-D", "2s", "-q"});
         QVERIFY(p.waitForStarted());
         const qint64 pid = p.processId();
         // The run is measuring when its measuring thread exists; give it a moment to settle (the collector and

@@ -1,3 +1,4 @@
+// ctest: parallel. Refuses hostile files and frames; short SCHED_OTHER runs; private TMPDIR.
 // What rtscope reads from outside cannot crash or hang it, and what it writes cannot be redirected or wasted:
 // JSON nested 100 000 deep in a recording, a start frame sent to the agent and the frames of a fake agent is refused
 // with a sentence (engine/util/json_text.h); a FIFO given as a recording or a preset is refused at once

@@ -1,3 +1,4 @@
+// ctest: parallel. Every case is refused at parse time (exit 2); nothing runs.
 // Flag values every subcommand must refuse with exit 2 and one sentence that names the flag, what was given and the
 // allowed range or rule: explicit empty values, values that mean "automatic" or "until stopped" inside rtscope,
 // integers that are not integers, rules between flags, and lists whose many problems must be summarised rather

@@ -1,3 +1,4 @@
+// ctest: parallel. Output-path refusals; 1 s bound where a refusal takes ms; runs are fixed-count.
 // Every output of the CLI is checked before anything runs, never written through a symbolic link, never over a file
 // the command reads or another output, and put in place by a rename: with the real binary.
 #include "tests/common/cli_process.h"

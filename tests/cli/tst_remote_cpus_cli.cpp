@@ -1,3 +1,4 @@
+// ctest: parallel. Fixed-count SCHED_OTHER runs through a private stdio agent; functional.
 // `rtscope latency --target-cmd … --cpus` (docs/remote.md): "all" is the target's CPUs as its hello's probe lists
 // them, not this machine's, and a CPU the target lacks gets the sentence a local run gives for a CPU this machine
 // lacks. The target here is this build's own agent on this machine, so its probe is read first, the way the client

@@ -1,3 +1,4 @@
+// ctest: parallel. Recording with a fixed sample count, replayed and compared byte for byte.
 // `rtscope latency --record/--csv` and `rtscope replay` end to end with the real binary: a recorded run converts
 // to the very histogram the run itself wrote, the CSV holds every sample, and a file that is not a recording,
 // or is cut short, gets a sentence and its exit code.

@@ -1,3 +1,4 @@
+// ctest: parallel. Thread listing and escaping; its own sleeping FIFO 1 thread only.
 // `rtscope threads` prints names any user chooses (prctl PR_SET_NAME, /proc/PID/task/TID/comm): one that carries a
 // terminal escape sequence (retitle the window, clear the screen) or a right-to-left override reaches the terminal
 // escaped, as text from a file does, never raw; `--json` stays the real name.

@@ -1,3 +1,4 @@
+// ctest: parallel. Escaping and refusal checks; 2 s and 5 s bounds only guard hangs.
 // Files a user is handed, through the real binary: a recording or a preset whose texts carry terminal escape
 // sequences prints none of them raw; a small recording that asks for 128 threads with the largest histogram is
 // refused with exit code 2 and a sentence, at once; Ctrl-C stops a long replay within a bound, with exit code 1.

@@ -172,4 +172,14 @@ inline void blockSignalsAndProbe(SystemProbe& probe, int& cpu)
     cpu = probe.allowedCpus.back();
 }
 
+/// An RtThread body that sleeps in long blocking waits until asked to stop: only the wake signal can end a wait
+/// early.
+inline void sleepUntilStopped(const std::atomic<bool>& stop)
+{
+    while (!stop.load(std::memory_order_relaxed)) {
+        const timespec tenSeconds{10, 0};
+        clock_nanosleep(CLOCK_MONOTONIC, 0, &tenSeconds, nullptr);
+    }
+}
+
 } // namespace rtscope::test

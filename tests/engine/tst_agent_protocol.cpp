@@ -1,3 +1,4 @@
+// ctest: parallel. Framing; one fixed-count SCHED_OTHER run with a 5 s guard.
 // The agent protocol's framing (docs/remote.md): frames survive any split of the byte stream; truncated, oversized
 // and garbage input is named and leaves the decoder usable; a version mismatch names both versions; and a
 // RecordingWriter given a byte sink streams exactly the recording it would have written to a file.

@@ -1,3 +1,4 @@
+// ctest: parallel. Pure JSON round trip.
 // Tracing over the agent link (docs/remote.md, "Tracing on the target"): the latency Status frame carries the
 // target's reason when --trace could not start there ("tracing_unavailable"), so the controller says it as soon as
 // a local run would; absent otherwise, bounded, and a frame with a bad one is not read (untrusted input).

@@ -1,3 +1,4 @@
+// ctest: parallel. Pure aggregation of hand-made events.
 // The anatomy aggregator (engine/pipeline/anatomy_aggregator.h) on wake-ups and events written by hand: when a
 // wake-up is analysed (its CPU's events past its wake time are in, in whatever order batches and samples come),
 // what is kept (top N, the latest over a threshold, with their windows), the bounds (window, pending, lists) and

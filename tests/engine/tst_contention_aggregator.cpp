@@ -1,3 +1,4 @@
+// ctest: parallel. Pure aggregation.
 // The contention lab's aggregator without threads or locks: made-up waits and worker counters in, the kind's
 // figures out, each checked against a value worked out by hand in the comments (docs/experiments/locks.md, "How it
 // is measured", says what the figures mean).

@@ -1,3 +1,4 @@
+// ctest: parallel. Pure parsing and formatting.
 #include "engine/formats/cyclictest_format.h"
 #include "engine/pipeline/histogram.h"
 

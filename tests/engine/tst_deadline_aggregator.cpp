@@ -1,3 +1,4 @@
+// ctest: parallel. Pure aggregation.
 // The deadline lab's aggregator on synthetic input: admission totals against the limit, job statistics per task
 // (runtime per job, time off the CPU, misses, CPUs) and the counter's progress per window.
 #include "engine/pipeline/deadline_aggregator.h"

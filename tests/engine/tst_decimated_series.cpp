@@ -1,3 +1,4 @@
+// ctest: parallel. Pure data structure.
 // DecimatedSeries keeps min and max per bucket, so one spike survives among thousands of small values.
 #include "engine/pipeline/decimated_series.h"
 

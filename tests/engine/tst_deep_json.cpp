@@ -1,3 +1,4 @@
+// ctest: parallel. Pure JSON depth limits.
 // JSON from outside nested deeper than kMaxJsonDepth (engine/util/json_text.h) is refused with one sentence that
 // names where it came from and the limit, at every entry point in the engine: a recording's header (its probe) and
 // a marker's config, an agent frame of either direction, a cyclictest JSON file. Nested 100 000 deep, such a value

@@ -1,3 +1,4 @@
+// ctest: parallel. Fake device file in a temp dir, never the real one.
 // DmaLatencyHold says what a run had: "held at 0 us" while and after it held the device (a run reports once it has
 // let go of it), "NOT held: why" when the device could not be opened.
 #include "engine/rt/dma_latency.h"

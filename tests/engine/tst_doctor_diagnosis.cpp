@@ -1,3 +1,4 @@
+// ctest: parallel. Pure diagnosis and verdict functions.
 // The doctor's diagnosis and its trial verdict as pure functions (engine/doctor/diagnosis.h, trial.h): fixtures of
 // facts and anatomy in, findings out — which rule names which culprit, with what fix, in what order; the verdict of
 // alternated phases from their spread; /proc/interrupts parsed.

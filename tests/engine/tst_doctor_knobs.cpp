@@ -1,3 +1,4 @@
+// ctest: parallel. Fake /proc and /sys tree; knobs applied only to its own sleeping thread.
 // Every knob of the doctor against a fake /proc and /sys (tests/common/doctor_test_util.h): the value read back before,
 // while applied and after the revert, and the file as the kernel would show it; the refusals (a managed IRQ, a sysctl
 // off the list, a value a knob does not take, a CPU without idle states) change nothing. The thread knobs act on a

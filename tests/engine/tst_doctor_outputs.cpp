@@ -1,3 +1,4 @@
+// ctest: parallel. Report formatting; systemd-analyze verify on a temp file.
 // The doctor's outputs from a report built by hand (engine/doctor/doctor_report.h, recipe.h): the JSON has exactly the
 // documented schema, the HTML page is self-contained and escapes what the machine names, the table names the
 // culprits, and the recipe files are well formed — sysctl.d syntax, a unit `systemd-analyze verify` accepts, one line

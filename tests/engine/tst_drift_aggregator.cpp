@@ -1,3 +1,4 @@
+// ctest: parallel. Pure aggregation.
 // The drift aggregator on synthetic wake-ups whose figures are worked out by hand (docs/experiments/drift.md):
 // cumulative drift against t0 + k·P, lateness against each wake-up's own deadline, gaps counted as missed ticks,
 // the least-squares slope, the rate against the nominal 1/P, and the tick log shared with snapshots.

@@ -1,3 +1,4 @@
+// ctest: parallel. Config round trips; experiments constructed, never started.
 // The experiment registry (engine/experiments/registry.h): every name leads to its own config type, an unknown
 // name to none, and every experiment's default config survives its own JSON and validation, the path every preset
 // phase takes.

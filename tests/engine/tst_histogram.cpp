@@ -1,3 +1,4 @@
+// ctest: parallel. Pure data structure.
 #include "engine/pipeline/histogram.h"
 
 #include "tests/common/test_main.h"

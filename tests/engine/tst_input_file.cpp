@@ -1,3 +1,4 @@
+// ctest: parallel. File-type refusals; FIFO made in a temp dir.
 // Only a regular file is read (engine/util/input_file.h): a FIFO, a device, a directory is refused at once with a
 // sentence naming what it is. Had open() blocked on the FIFO, the guard below would open its other end after a few
 // seconds to let it return, and the test fails instead of hanging the suite.

@@ -1,3 +1,4 @@
+// ctest: parallel. Pure aggregation.
 // The inversion lab's aggregator without threads: made-up segments and period records in, the high thread's wait
 // figures, the overlaps and the windowed timeline out, each checked against a value worked out by hand in the
 // comments (docs/experiments/inversion.md, "What it shows", says what they mean).

@@ -1,3 +1,4 @@
+// ctest: parallel. Pure JSON field readers.
 // JsonFields: the typed JSON field reader of every config and the recording header. Each problem is one sentence
 // that starts with the field's path; a refused field keeps its default; problems are collected.
 #include "engine/experiments/latency/latency_config.h"

@@ -1,3 +1,4 @@
+// ctest: parallel. Pure aggregation.
 // LatencyAggregator on samples written by hand: every figure below is worked out from the samples fed, not taken
 // from the code (min/avg/max, the exact µs bins and their overflow bin, overflow sequence numbers, skipped periods,
 // sequence gaps, the timeline's 1 ms buckets, reset and clear).

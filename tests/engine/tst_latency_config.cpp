@@ -1,3 +1,4 @@
+// ctest: parallel. Pure validation.
 // LatencyConfig::validate(): every field's bounds, one row per boundary; messages name the field and range.
 #include "engine/experiments/latency/latency_config.h"
 #include "engine/rt/cpu_topology.h"

@@ -1,3 +1,4 @@
+// ctest: parallel. Pure flag parsing.
 // The latency flags as the CLI (`latency`, `monitor`, `sweep`) and the desktop app read them: one reading
 // (engine/experiments/latency/latency_flags.h). Each rule the two command lines share, the one they differ in, and a
 // sentence naming the flag and what it accepts for every value that does not parse, with the field left as it was.

@@ -1,3 +1,4 @@
+// ctest: parallel. Pure limit logic.
 // The pass/fail limit of `rtscope latency --fail-above` (engine/export/latency_limit.*): the percentile is the
 // summary's, the line names the worst CPU, and an unknown percentile (no samples, lost samples, a rank among the values
 // beyond the histogram's range) fails with its reason instead of a number.

@@ -1,3 +1,4 @@
+// ctest: parallel. Replay aggregator, no threads.
 // LatencyReplay: known samples in, the live experiment's snapshot shape out (figures from the same aggregator,
 // markers in the same words, the timeline window ending at the publish time).
 #include "engine/experiments/latency/latency_replay.h"

@@ -1,3 +1,4 @@
+// ctest: parallel. Pure attribution of hand-made events.
 // The noise lab's attribution with trace events written by hand: each gap's time goes to the innermost traced context
 // (an interrupt inside a thread's time is the interrupt's), what nothing traced covers is unexplained, the kinds add
 // up to the gap exactly, late batches and lost events are handled. No threads, no tracefs.

@@ -1,3 +1,4 @@
+// ctest: parallel. Pure validation.
 // The noise lab's config: every bad field gives one sentence naming the field and its range, valid configs give none,
 // the JSON form round-trips and unknown keys are reported. No threads, no timing.
 #include "engine/experiments/noise/noise_config.h"

@@ -1,3 +1,4 @@
+// ctest: parallel. Pure exposition formatting.
 // The OpenMetrics exposition of `rtscope monitor` (engine/export/openmetrics.*): the bucket bounds, the rule for bins
 // that straddle a bound (never a sample counted below a bound it exceeds), the text's families and their
 // self-consistency, label escaping, and the per-scrape maximum.

@@ -1,3 +1,4 @@
+// ctest: parallel. Parses files in a temp dir.
 // The noise lab's second method: the osnoise tracer's text output read and summed per CPU
 // (engine/experiments/noise/osnoise_trace.h). The tracer's lines are written here in the layout the kernel prints
 // (Documentation/trace/osnoise-tracer.rst) and trace-cmd report prints; this kernel has no osnoise tracer, so no

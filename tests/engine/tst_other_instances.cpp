@@ -1,3 +1,4 @@
+// ctest: parallel. Forks a fake 'rtscope-measure' process; checks by PID.
 // Another rtscope measuring on the same CPU is found in /proc: a child process whose thread is named like
 // rtscope's measuring thread and pinned to a CPU is reported for that CPU, with its PID, and not for a CPU it
 // cannot run on; the calling process's own measuring threads are not "another instance".

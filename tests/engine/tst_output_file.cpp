@@ -1,3 +1,4 @@
+// ctest: parallel. Output-path checks in temp dirs.
 #include "engine/formats/output_file.h"
 
 #include "tests/common/data_rows.h"

@@ -1,3 +1,4 @@
+// ctest: parallel. Pure preset parsing.
 // Presets: every built-in preset passes the experiments' own validation, and a malformed, out-of-range or
 // hostile preset is refused with sentences naming the file, the field and the allowed range — never a crash,
 // never a half-read preset. No threads are started.

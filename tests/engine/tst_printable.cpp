@@ -1,3 +1,4 @@
+// ctest: parallel. Pure escaping.
 // printable(): text from a file reaches a terminal with every control byte, every byte of malformed UTF-8 and the
 // bidirectional controls written as \xNN, and everything else, valid UTF-8 such as "µ" included, as it was.
 #include "engine/util/printable.h"

@@ -38,8 +38,8 @@ SystemProbe testProbe()
     return p;
 }
 
-std::vector<LatencySample> samples(const std::vector<int64_t>& latencies, uint64_t firstSeq, int64_t startNs,
-                                   int64_t periodNs = kNsPerMs)
+std::vector<LatencySample> recordedSamples(const std::vector<int64_t>& latencies, uint64_t firstSeq, int64_t startNs,
+                                           int64_t periodNs = kNsPerMs)
 {
     std::vector<LatencySample> out = rtscope::test::periodicSamples(latencies, firstSeq, startNs, periodNs);
     for (LatencySample& s : out)
@@ -96,7 +96,7 @@ struct KnownRun {
             reference.add(batch);
             samplesSent += batch.size();
         };
-        send(samples(spread(3000, 8'000, 1'500), 0, kRecordingT0));
+        send(recordedSamples(spread(3000, 8'000, 1'500), 0, kRecordingT0));
         sink.onDrops(0, 3);
         reference.setDrops(3);
         sink.onHogWork(kRecordingT0 + 3 * kNsPerSec, 123'456'789, 4.1e7);
@@ -112,7 +112,7 @@ struct KnownRun {
         sink.onReset(tChange + 2 * kNsPerMs);
         reference.resetStatistics(tChange + 2 * kNsPerMs);
         // A gap of 10 sequence numbers, a skipped period and a 3.2 ms stall among microsecond wake-ups.
-        auto after = samples(spread(2000, 3'000, 20), 3010, tChange + 5 * kNsPerMs);
+        auto after = recordedSamples(spread(2000, 3'000, 20), 3010, tChange + 5 * kNsPerMs);
         after[500].latencyNs = 3'200'000;
         after[500].wakeNs = after[500].deadlineNs + after[500].latencyNs;
         after[500].skipped = 3;

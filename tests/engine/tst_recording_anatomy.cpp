@@ -1,3 +1,4 @@
+// ctest: parallel. Recording blocks made in code.
 // The anatomy blocks of a recording (docs/recording-format.md, Anatomy): a traced run's tracing status, culprit
 // table and kept wake-ups with their windows of kernel events are written at the run's end and come back from a
 // replay field by field; hostile anatomy blocks (counts above their limits or beyond the payload, a wake-up without

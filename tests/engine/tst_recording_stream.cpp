@@ -1,3 +1,4 @@
+// ctest: parallel. Recording stream written in memory.
 // A recording fed piece by piece (the agent's results stream, docs/remote.md) replays to the same figures as the
 // whole file, whatever the pieces' sizes, across a thread restart; a cut stream keeps what arrived, a broken one
 // says where and why.

@@ -64,15 +64,6 @@ template <class Prepare> void fifoStartInAChild(Prepare prepare, std::string& ou
     waitpid(child, &status, 0);
 }
 
-// A body that sleeps in long blocking waits until asked to stop: only the wake signal can end a wait early.
-void sleepUntilStopped(const std::atomic<bool>& stop)
-{
-    while (!stop.load(std::memory_order_relaxed)) {
-        const timespec tenSeconds{10, 0};
-        clock_nanosleep(CLOCK_MONOTONIC, 0, &tenSeconds, nullptr);
-    }
-}
-
 // VmLck of /proc/self/status: what this process has mlock()ed, in kB.
 int64_t lockedKiB()
 {
@@ -167,7 +158,7 @@ private slots:
             affinityExact = CPU_COUNT(&set) == 1 && CPU_ISSET(m_cpu, &set);
             pthread_getname_np(pthread_self(), nameSeen, sizeof nameSeen);
             cpuSeen = cpu; // last: the test reads the rest once this is published
-            sleepUntilStopped(stop);
+            test::sleepUntilStopped(stop);
         });
         QVERIFY2(!e, e.message.c_str());
         QVERIFY(t.running());
@@ -203,7 +194,7 @@ private slots:
         RtThread t;
         const Error e = t.start(spec(policy, priority, 0, m_cpu), [&](const std::atomic<bool>& stop) {
             kernelPolicy = sched_getscheduler(0);
-            sleepUntilStopped(stop);
+            test::sleepUntilStopped(stop);
         });
         QVERIFY2(!e, e.message.c_str());
         QTRY_VERIFY(kernelPolicy.load() != -1);
@@ -285,7 +276,7 @@ private slots:
         std::atomic<bool> returned{false};
         const Error e =
             t.start(spec(policy, isRealtime(policy) ? 10 : 0, 0, m_cpu), [&](const std::atomic<bool>& stop) {
-                sleepUntilStopped(stop);
+                test::sleepUntilStopped(stop);
                 returned = true;
             });
         QVERIFY2(!e, e.message.c_str());
@@ -305,7 +296,7 @@ private slots:
     {
         for (int i = 0; i < 40; ++i) {
             RtThread t;
-            const Error e = t.start(spec(Policy::Other, 0, 0, m_cpu), sleepUntilStopped);
+            const Error e = t.start(spec(Policy::Other, 0, 0, m_cpu), test::sleepUntilStopped);
             QVERIFY2(!e, e.message.c_str());
             const int64_t t0 = nowNs();
             QVERIFY(t.stop(100));
@@ -320,7 +311,7 @@ private slots:
         for (int i = 0; i < 3; ++i) {
             const Error e = t.start(spec(Policy::Other, 0), [&](const std::atomic<bool>& stop) {
                 ++runs;
-                sleepUntilStopped(stop);
+                test::sleepUntilStopped(stop);
             });
             QVERIFY2(!e, e.message.c_str());
             QVERIFY(t.stop());
@@ -342,8 +333,8 @@ private slots:
     void startTwiceIsRefused()
     {
         RtThread t;
-        QVERIFY(!t.start(spec(Policy::Other, 0), sleepUntilStopped));
-        const Error e = t.start(spec(Policy::Other, 0), sleepUntilStopped);
+        QVERIFY(!t.start(spec(Policy::Other, 0), test::sleepUntilStopped));
+        const Error e = t.start(spec(Policy::Other, 0), test::sleepUntilStopped);
         QCOMPARE(e.kind, ErrorKind::InvalidConfig);
         QVERIFY(t.stop());
     }
@@ -351,7 +342,7 @@ private slots:
     void moveKeepsTheThread()
     {
         RtThread a;
-        QVERIFY(!a.start(spec(Policy::Other, 0), sleepUntilStopped));
+        QVERIFY(!a.start(spec(Policy::Other, 0), test::sleepUntilStopped));
         const pid_t tid = a.tid();
         RtThread b(std::move(a));
         QVERIFY(b.running());
@@ -365,7 +356,7 @@ private slots:
     void setSchedulingOnARunningThread()
     {
         RtThread t;
-        QVERIFY(!t.start(spec(Policy::Other, 0, 0, m_cpu), sleepUntilStopped));
+        QVERIFY(!t.start(spec(Policy::Other, 0, 0, m_cpu), test::sleepUntilStopped));
         Error e = t.setScheduling(Policy::Other, 0, 7);
         QVERIFY2(!e, e.message.c_str());
         QCOMPARE(schedulingOf(t.tid()).nice, 7);
@@ -392,7 +383,7 @@ private slots:
     {
         RTSCOPE_SKIP_IF(rtscope::test::withoutFifo(m_probe));
         RtThread t;
-        QVERIFY(!t.start(spec(Policy::Fifo, 30, 0, m_cpu), sleepUntilStopped));
+        QVERIFY(!t.start(spec(Policy::Fifo, 30, 0, m_cpu), test::sleepUntilStopped));
         QCOMPARE(schedulingOf(t.tid()).policy, Policy::Fifo);
         t.demote();
         const SchedState st = schedulingOf(t.tid());
@@ -509,7 +500,7 @@ private slots:
         s.prefaultBytes = 128 * 1024;
         QVERIFY(!t.start(s, [&](const std::atomic<bool>& stop) {
             during = lockedKiB();
-            sleepUntilStopped(stop);
+            test::sleepUntilStopped(stop);
         }));
         QTRY_VERIFY(during.load() >= 0);
         if (during.load() == before)

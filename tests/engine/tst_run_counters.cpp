@@ -1,3 +1,4 @@
+// ctest: parallel. Pure counters.
 // CounterRate and ReportedTotals on numbers written by hand: the latency run's hog rate (resampled every 250 ms) and
 // the drop totals its sink hears of only when they change.
 #include "engine/pipeline/run_counters.h"

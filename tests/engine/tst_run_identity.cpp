@@ -1,3 +1,4 @@
+// ctest: parallel. Pure formatting.
 // The machine identity of a run (engine/export/run_identity.*) as comment lines after cyclictest's footer: rtscope's
 // own importer reads the histogram unchanged (and keeps the lines), a grep-style reader of cyclictest's text finds its
 // lines and the identity's, and a hostile value stays on one line.

@@ -1,3 +1,4 @@
+// ctest: parallel. Pure aggregation.
 // The sleep-floor aggregator on synthetic waits whose figures are worked out by hand
 // (docs/experiments/sleep-floor.md): exact nearest-rank percentiles per request and method, the overshoot and its
 // ratio, the CPU share of a busy wait against a sleep, the floor per method at the smallest request, and the raw

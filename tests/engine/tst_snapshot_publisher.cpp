@@ -1,3 +1,4 @@
+// ctest: parallel. In-process writer/reader race; generous 10 s QTRY.
 // SnapshotPublisher (engine/pipeline/snapshot_publisher.h): null before the first publish, the latest one wins, a
 // reader's snapshot stays valid and unchanged whatever is published after it, an old snapshot is destroyed outside
 // the lock, and a reader that races a writer never sees the generation go back nor a snapshot half written.

@@ -1,3 +1,4 @@
+// ctest: parallel. In-process producer/consumer fuzz; no time bounds.
 // SpscRing: single-thread semantics, and a two-thread fuzz run where every sequence-numbered item must
 // arrive exactly once and in order.
 #include "engine/pipeline/spsc_ring.h"

@@ -1,3 +1,4 @@
+// ctest: parallel. Pure aggregation.
 // StarvationAggregator on synthetic runs whose figures are worked out by hand in the comments: the lead-in, progress
 // during and after a burst, the throttling windows (clipping, merging at kWindowMergeNs, offsets and spacing, when
 // they become final), the rate lines and live rate, the burst-record and segment bounds, interrupted and demoted

@@ -1,3 +1,4 @@
+// ctest: parallel. Read-only probe; compares repeatable fields.
 #include "engine/rt/system_probe.h"
 
 #include "tests/common/test_main.h"

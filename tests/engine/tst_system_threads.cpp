@@ -1,3 +1,4 @@
+// ctest: parallel. Its own sleeping FIFO 42 thread, found by tid; parser tests.
 // The system's RT threads from /proc: a SCHED_FIFO thread started here is found with its priority and
 // affinity; the stat parser copes with hostile thread names; placement reads right.
 #include "engine/rt/rt_thread.h"

@@ -1,3 +1,4 @@
+// ctest: parallel. Pure validation.
 // The timer lab's two configs: every limit gives one sentence naming the field and its range, valid configs give
 // none, and the JSON form round-trips. No threads, no timing.
 #include "engine/experiments/timers/drift_config.h"

@@ -1,3 +1,4 @@
+// ctest: parallel. Pure unit formatting.
 #include "engine/util/units.h"
 
 #include "tests/common/data_rows.h"

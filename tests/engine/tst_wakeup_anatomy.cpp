@@ -1,3 +1,4 @@
+// ctest: parallel. Pure analysis of hand-made events.
 // The wake-up anatomy (engine/pipeline/wakeup_anatomy.h) on event sequences written by hand, each worked out in the
 // comment above it: which events make each part, what every part must be, and that they add up to the latency.
 #include "engine/pipeline/wakeup_anatomy.h"

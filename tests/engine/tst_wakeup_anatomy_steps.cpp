@@ -1,3 +1,4 @@
+// ctest: parallel. Pure analysis of hand-made events.
 // The steps of analyzeWakeup() (engine/pipeline/wakeup_anatomy_steps.h), each on a short event sequence written by
 // hand: the lost spans, the switch-in, the note when it is missing, the waking, the timer that woke the thread, the
 // task names and the sweep that splits the wait into interrupts and tasks. The whole analysis on the same kind of

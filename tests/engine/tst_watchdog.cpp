@@ -25,7 +25,7 @@ using namespace rtscope;
 namespace {
 
 constexpr int kWatchdogCpu = 0;
-constexpr int kSpinnerCpu = 1;
+constexpr int kWatchdogSpinnerCpu = 1;
 constexpr int64_t kMarginNs = 50 * kNsPerMs;
 constexpr int64_t kPollNs = 5 * kNsPerMs;
 // Allowed lateness of a demotion beyond margin + poll: the watchdog is SCHED_FIFO 99 on an otherwise
@@ -42,20 +42,12 @@ WatchdogConfig watchdogConfig()
     return c;
 }
 
-void sleepUntilStopped(const std::atomic<bool>& stop)
-{
-    while (!stop.load(std::memory_order_relaxed)) {
-        const timespec tenSeconds{10, 0};
-        clock_nanosleep(CLOCK_MONOTONIC, 0, &tenSeconds, nullptr);
-    }
-}
-
 ThreadSpec fifoOnSpinnerCpu(const char* name)
 {
     ThreadSpec s;
     s.policy = Policy::Fifo;
     s.priority = 10;
-    s.cpu = kSpinnerCpu;
+    s.cpu = kWatchdogSpinnerCpu;
     s.name = name;
     return s;
 }
@@ -66,7 +58,7 @@ void startWatchedSleeper(Watchdog& w, const WatchdogConfig& config, RtThread& sl
 {
     QVERIFY(!w.start(config));
     slot = w.addSlot();
-    QVERIFY(!sleeper.start(fifoOnSpinnerCpu("wd-sleeper"), sleepUntilStopped));
+    QVERIFY(!sleeper.start(fifoOnSpinnerCpu("wd-sleeper"), test::sleepUntilStopped));
     w.bindThread(slot, sleeper.tid());
 }
 
@@ -200,7 +192,7 @@ private slots:
         std::atomic<uint64_t> counted{0};
         RtThread counter;
         ThreadSpec cs;
-        cs.cpu = kSpinnerCpu;
+        cs.cpu = kWatchdogSpinnerCpu;
         cs.name = "wd-counter";
         QVERIFY(!counter.start(cs, [&counted](const std::atomic<bool>& stop) {
             uint64_t n = 0;

@@ -1,3 +1,4 @@
+// ctest: parallel. Anatomy layout from hand-made events.
 // The latency anatomy's view data and the swimlane's layout as plain functions (ui/widgets/anatomy_view_data.h,
 // ui/plot/anatomy_swimlane_layout.h), fed by hand: the tracing status line, the latency parts lane, and where the
 // swimlane puts its lanes, pieces, lines, ticks and legend for a given size. The same wake-ups through the widgets

@@ -1,3 +1,4 @@
+// ctest: parallel. Result comparison; memory ratio measured in a forked child.
 // The compare window (File › Compare results…, `rtscope --compare`): three results made here — two histfiles with
 // different maxima written with the engine's own writer, one JSON — give three rows sorted by the worst maximum, with
 // the figures worked out by hand from the bins below, one curve each; a file that is no result gets its sentence and

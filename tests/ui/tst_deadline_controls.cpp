@@ -1,3 +1,4 @@
+// ctest: parallel. Controls-to-config mapping only.
 // The latency controls with policy deadline (ui/widgets/latency_controls.*, latency_config_mapper.*): SCHED_DEADLINE
 // is offered, its runtime and deadline rows appear only for it, a config shows and reads back through them, and the
 // problems come from the one validation path, LatencyConfig::validate().

@@ -36,7 +36,7 @@ Q_DECLARE_METATYPE(rtscope::DriftConfig)
 
 namespace {
 
-qlonglong methodMask(const std::vector<WaiterKind>& methods)
+qlonglong driftMethodMask(const std::vector<WaiterKind>& methods)
 {
     return rtscope::test::enumMask(methods);
 }
@@ -52,7 +52,7 @@ const test::ConfigFields<DriftConfig> kDriftFields = {
     {"cpu", &DriftConfig::cpu},
     {"methods",
      [](const DriftConfig& c) {
-         return methodMask(c.methods);
+         return driftMethodMask(c.methods);
      }},
 };
 
@@ -109,7 +109,7 @@ private slots:
         QTest::newRow("cpu auto") << "cpu" << -1LL << "cpu" << -1LL << "cpu";
         for (int cpu : onlineCpus())
             QTest::addRow("cpu %d", cpu) << "cpu" << qlonglong(cpu) << "cpu" << qlonglong(cpu) << "";
-        const qlonglong all = methodMask({std::begin(kDriftMethods), std::end(kDriftMethods)});
+        const qlonglong all = driftMethodMask({std::begin(kDriftMethods), std::end(kDriftMethods)});
         for (WaiterKind k : kDriftMethods)
             QTest::addRow("method %s off", driftMethodName(k))
                 << QString("method_%1").arg(driftMethodName(k)) << 0LL << "methods" << (all & ~(1LL << int(k))) << "";

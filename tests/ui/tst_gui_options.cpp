@@ -1,3 +1,4 @@
+// ctest: parallel. Option parsing; one temp JSON file.
 // The desktop app's command line: a lone file argument (what the desktop entry's "Exec=rtscope %f" passes) opens
 // the file like --open, whatever kind it is; a missing file, a second file or a file next to --open is refused
 // with a sentence naming it.

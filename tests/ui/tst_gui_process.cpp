@@ -207,7 +207,7 @@ private slots:
             QProcess p;
             p.setProcessEnvironment(env);
             p.start(binary(), {"--compare", data + "cyclictest_t1.hist", data + "cyclictest_t2.json", "--settings",
-                               settings, "--quit-after", "1.5"});
+                               settings, "--quit-after", "0.5"}); // shown, laid out and painted by then
             QVERIFY(p.waitForFinished(30000));
             QVERIFY2(p.exitStatus() == QProcess::NormalExit && p.exitCode() == 0,
                      qPrintable(QString("start %1: %2, exit code %3: %4")

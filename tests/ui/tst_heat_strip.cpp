@@ -1,3 +1,4 @@
+// ctest: parallel. LatencyReplay (no threads) and painting.
 // The heat strip and its history: known per-interval maxima, fed as latency samples through the replay (the live
 // experiment's aggregator), land in the right cells; intervals without a wake-up are marked as such, never as a
 // small latency; overlapping snapshots never count a wake-up twice; lost samples flag their interval; the widget

@@ -1,3 +1,4 @@
+// ctest: parallel. Timeline widget from hand-made data.
 // The inversion timeline widget: known segments land at the pixels their times say, the medium thread's time
 // inside high's waits (and only that) is marked as the inversion, segments outside the window cost nothing,
 // and many sub-pixel segments merge into few blocks without losing any of them.

@@ -1,3 +1,4 @@
+// ctest: parallel. Maps controls to config and back; nothing started.
 // The latency controls ↔ LatencyConfig mapping, data-driven over every control: a user change of each control
 // reaches the config field it names (and says so), and every config shows in the controls and reads back.
 #include "engine/rt/cpu_topology.h"

@@ -1,3 +1,4 @@
+// ctest: parallel. Fake experiment; refresh logic is deterministic.
 // The page template's contract (ui/polled_page.h, PolledExperimentPage), pinned with a fake experiment, a fake panel
 // and its fake mapper instead of a lab, so that a page's author can read here what the template does for a page:
 // Start runs the experiment with the controls' config (the fields without a control kept from the last valid

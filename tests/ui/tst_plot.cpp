@@ -1,3 +1,4 @@
+// ctest: parallel. Chart widgets from hand-made data.
 // ui/plot: display bins conserve every count, a single spike survives per-pixel decimation, auto-ranging does
 // not jump on jitter, and the charts draw what they are given (whole series, frozen reference kept).
 #include "ui/plot/axis_auto_range.h"

@@ -1,3 +1,4 @@
+// ctest: parallel. Keys, palette and settings in temp INI files; nothing measured.
 // Presentation mode and the keys of a talk: F11 enlarges the fonts, thickens every chart line, switches to a
 // high-contrast palette, hides the controls and goes full screen, and F11 again restores each of those exactly;
 // C shows and hides the controls; Space pauses the display unless a focused button or check box wants it; S

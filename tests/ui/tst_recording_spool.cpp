@@ -1,3 +1,4 @@
+// ctest: parallel. Stale-spool logic in temp dirs and a test-mode cache dir.
 // The spools of live runs name their owner, and the spools of an app that was killed are removed at the next start:
 // only those whose process is gone or whose PID now belongs to another process, never a live one.
 #include "engine/rt/system_probe.h"

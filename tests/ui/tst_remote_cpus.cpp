@@ -1,3 +1,4 @@
+// ctest: parallel. CPU-choice mapping; stdio agent connected, nothing measured.
 // The controls' CPU choices follow the measured machine (docs/remote.md, Desktop app): every panel's setCpus() offers
 // another machine's CPUs, keeps a choice that is still offered, and falls back to auto (telling the page, once) when
 // the chosen CPU is gone. A target with more CPUs than this 2-CPU machine is not at hand, so the panels are given a

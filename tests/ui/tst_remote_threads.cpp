@@ -1,3 +1,4 @@
+// ctest: parallel. Thread list read through a stdio agent; functional.
 // The RT-threads page on a remote target (docs/remote.md, ThreadsRequest): the agent is this build's own
 // `rtscope agent --stdio`, another process, started through TargetConnection as the target command. The page lists
 // the threads the agent reads (the kernel's per-CPU threads at their real policy), names the agent's machine, keeps

@@ -37,7 +37,7 @@ Q_DECLARE_METATYPE(rtscope::SleepFloorConfig)
 
 namespace {
 
-qlonglong methodMask(const std::vector<SleepMethod>& methods)
+qlonglong sleepMethodMask(const std::vector<SleepMethod>& methods)
 {
     return rtscope::test::enumMask(methods);
 }
@@ -58,7 +58,7 @@ const test::ConfigFields<SleepFloorConfig> kSleepFloorFields = {
     {"samples", &SleepFloorConfig::samples},
     {"methods",
      [](const SleepFloorConfig& c) {
-         return methodMask(c.methods);
+         return sleepMethodMask(c.methods);
      }},
     {"timerSlackNs", &SleepFloorConfig::timerSlackNs},
     {"policy", &SleepFloorConfig::policy},
@@ -97,7 +97,7 @@ private slots:
             << "requests" << QVariant("10 100") << "requests" << requestHash({10'000, 100'000}) << "";
         for (int n : {1, 500, 100'000})
             QTest::addRow("samples %d", n) << "samples" << QVariant(n) << "samples" << qlonglong(n) << "";
-        const qlonglong all = methodMask({std::begin(kSleepMethods), std::end(kSleepMethods)});
+        const qlonglong all = sleepMethodMask({std::begin(kSleepMethods), std::end(kSleepMethods)});
         for (SleepMethod m : kSleepMethods)
             QTest::addRow("method %s off", sleepMethodName(m))
                 << QString("method_%1").arg(sleepMethodName(m)) << QVariant(false) << "methods"

@@ -1,3 +1,4 @@
+// ctest: parallel. Layout and tooltip checks; temp settings; no measurement.
 // Tables and fact tiles on a small screen (issue #20, "every table column readable at 1366×768 or elided with a
 // tooltip"): a table wider than its room loses no column behind a scroll bar, its headers give way before its
 // figures, every elided header and cell shows its whole text as a tooltip, and the page's own column modes come

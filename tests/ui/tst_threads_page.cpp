@@ -1,3 +1,4 @@
+// ctest: parallel. /proc thread listing, finds its own sleeping FIFO 42 thread.
 // The RT-threads page: a SCHED_FIFO thread started here is found (name, priority, affinity) in the list the page
 // reads from /proc off the GUI thread, with the exact chrt and taskset lines that reproduce it; its standing against
 // "your" priority, the filter, the copy to the clipboard, and the join on Stop.
